@@ -1,0 +1,164 @@
+// Applies the commands of a completed workflow task, in order, writing their
+// events. Side effects on other runs (child start, external signal/cancel) are
+// recorded as "initiated" here and carried out by effects.ts right after.
+import type { Engine } from './engine';
+import type { Execution } from './state';
+import { CommandType, EventType, WftFailedCause } from '../proto';
+import { scheduleActivity, requestCancelActivity, validateScheduleActivity, validateCancelActivity } from './activities';
+import { startTimer, cancelTimer, validateStartTimer, validateCancelTimer } from './timers';
+import { completeRun, failRun, cancelRun, continueAsNew } from './lifecycle';
+import { initiateChild, initiateSignalExternal, initiateCancelExternal, validateStartChild } from './effects';
+import { applyProtocolMessage } from './updates';
+import { upsertSearchAttributes, upsertMemo, validateUpsert } from './search-attributes';
+
+const CLOSE = new Set([
+  CommandType.COMPLETE_WORKFLOW_EXECUTION,
+  CommandType.FAIL_WORKFLOW_EXECUTION,
+  CommandType.CANCEL_WORKFLOW_EXECUTION,
+  CommandType.CONTINUE_AS_NEW_WORKFLOW_EXECUTION,
+]);
+
+export function isCloseCommand(c: any): boolean {
+  return CLOSE.has(c.commandType);
+}
+
+/** Thrown while applying a command the server must refuse; fails the workflow task. */
+export class BadCommand extends Error {
+  constructor(
+    readonly reason: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function applyCommands(eng: Engine, e: Execution, commands: any[], completedEventId: number, messages: Map<string, any>, identity?: string): void {
+  for (const c of commands) {
+    if (!eng.isOpen(e)) break;
+    const metadata = c.userMetadata;
+    const before = e.nextEventId;
+    switch (c.commandType) {
+      case CommandType.SCHEDULE_ACTIVITY_TASK:
+        scheduleActivity(eng, e, c.scheduleActivityTaskCommandAttributes ?? {}, completedEventId);
+        break;
+      case CommandType.REQUEST_CANCEL_ACTIVITY_TASK:
+        requestCancelActivity(eng, e, c.requestCancelActivityTaskCommandAttributes ?? {}, completedEventId);
+        break;
+      case CommandType.START_TIMER:
+        startTimer(eng, e, c.startTimerCommandAttributes ?? {}, completedEventId);
+        break;
+      case CommandType.CANCEL_TIMER:
+        cancelTimer(eng, e, c.cancelTimerCommandAttributes ?? {}, completedEventId, identity);
+        break;
+      case CommandType.COMPLETE_WORKFLOW_EXECUTION:
+        completeRun(eng, e, c.completeWorkflowExecutionCommandAttributes?.result, completedEventId);
+        break;
+      case CommandType.FAIL_WORKFLOW_EXECUTION:
+        failRun(eng, e, c.failWorkflowExecutionCommandAttributes?.failure ?? {}, completedEventId);
+        break;
+      case CommandType.CANCEL_WORKFLOW_EXECUTION:
+        cancelRun(eng, e, c.cancelWorkflowExecutionCommandAttributes?.details, completedEventId);
+        break;
+      case CommandType.CONTINUE_AS_NEW_WORKFLOW_EXECUTION:
+        continueAsNew(eng, e, c.continueAsNewWorkflowExecutionCommandAttributes ?? {}, completedEventId);
+        break;
+      case CommandType.RECORD_MARKER: {
+        const a = c.recordMarkerCommandAttributes ?? {};
+        eng.appendEvent(
+          e,
+          eng.event(EventType.MARKER_RECORDED, 'markerRecordedEventAttributes', {
+            markerName: a.markerName,
+            details: a.details,
+            workflowTaskCompletedEventId: completedEventId,
+            header: a.header,
+            failure: a.failure,
+          }),
+        );
+        break;
+      }
+      case CommandType.START_CHILD_WORKFLOW_EXECUTION:
+        initiateChild(eng, e, c.startChildWorkflowExecutionCommandAttributes ?? {}, completedEventId);
+        break;
+      case CommandType.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION:
+        initiateSignalExternal(eng, e, c.signalExternalWorkflowExecutionCommandAttributes ?? {}, completedEventId);
+        break;
+      case CommandType.REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION:
+        initiateCancelExternal(eng, e, c.requestCancelExternalWorkflowExecutionCommandAttributes ?? {}, completedEventId);
+        break;
+      case CommandType.UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
+        upsertSearchAttributes(eng, e, c.upsertWorkflowSearchAttributesCommandAttributes ?? {}, completedEventId);
+        break;
+      case CommandType.MODIFY_WORKFLOW_PROPERTIES:
+        upsertMemo(eng, e, c.modifyWorkflowPropertiesCommandAttributes ?? {}, completedEventId);
+        break;
+      case CommandType.PROTOCOL_MESSAGE:
+        applyProtocolMessage(eng, e, messages, c.protocolMessageCommandAttributes?.messageId, completedEventId);
+        break;
+      default:
+        throw new BadCommand(0, `command type ${c.commandType} is not supported by the embedded dev server`);
+    }
+    if (metadata && e.nextEventId > before) {
+      const ev = e.history.find((h) => h.eventId === before);
+      if (ev) ev.userMetadata = metadata;
+    }
+  }
+}
+
+/** Validates every command before any is applied, so a bad one fails the task atomically. */
+export function validateCommands(eng: Engine, e: Execution, commands: any[]): void {
+  const activityIds = new Set<string>();
+  const timerIds = new Set<string>();
+  let closed = false;
+  for (const c of commands) {
+    if (closed) throw new BadCommand(WftFailedCause.UNHANDLED_COMMAND, 'commands follow a command that closed the workflow');
+    switch (c.commandType) {
+      case CommandType.SCHEDULE_ACTIVITY_TASK:
+        validateScheduleActivity(e, c.scheduleActivityTaskCommandAttributes ?? {}, activityIds);
+        break;
+      case CommandType.REQUEST_CANCEL_ACTIVITY_TASK:
+        validateCancelActivity(e, c.requestCancelActivityTaskCommandAttributes ?? {});
+        break;
+      case CommandType.START_TIMER:
+        validateStartTimer(e, c.startTimerCommandAttributes ?? {}, timerIds);
+        break;
+      case CommandType.CANCEL_TIMER:
+        if (!timerIds.has(c.cancelTimerCommandAttributes?.timerId)) validateCancelTimer(e, c.cancelTimerCommandAttributes ?? {});
+        break;
+      case CommandType.START_CHILD_WORKFLOW_EXECUTION:
+        validateStartChild(eng, e, c.startChildWorkflowExecutionCommandAttributes ?? {});
+        break;
+      case CommandType.UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
+        validateUpsert(eng, e, c.upsertWorkflowSearchAttributesCommandAttributes ?? {});
+        break;
+      case CommandType.CONTINUE_AS_NEW_WORKFLOW_EXECUTION: {
+        const a = c.continueAsNewWorkflowExecutionCommandAttributes ?? {};
+        if (a.searchAttributes) validateUpsert(eng, e, { searchAttributes: a.searchAttributes });
+        break;
+      }
+      case CommandType.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION:
+        if (!c.signalExternalWorkflowExecutionCommandAttributes?.execution?.workflowId) {
+          throw new BadCommand(WftFailedCause.BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES, 'WorkflowId is not set on command.');
+        }
+        break;
+      case CommandType.REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION:
+        if (!c.requestCancelExternalWorkflowExecutionCommandAttributes?.workflowId) {
+          throw new BadCommand(WftFailedCause.BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES, 'WorkflowId is not set on command.');
+        }
+        break;
+      case CommandType.COMPLETE_WORKFLOW_EXECUTION:
+      case CommandType.FAIL_WORKFLOW_EXECUTION:
+      case CommandType.CANCEL_WORKFLOW_EXECUTION:
+        closed = true;
+        break;
+      case CommandType.RECORD_MARKER:
+        if (!c.recordMarkerCommandAttributes?.markerName) throw new BadCommand(WftFailedCause.BAD_RECORD_MARKER_ATTRIBUTES, 'MarkerName is not set on command.');
+        break;
+      case CommandType.MODIFY_WORKFLOW_PROPERTIES:
+      case CommandType.PROTOCOL_MESSAGE:
+        break;
+      default:
+        throw new BadCommand(WftFailedCause.UNSPECIFIED, `command type ${c.commandType} is not supported by the embedded dev server`);
+    }
+    if (c.commandType === CommandType.CONTINUE_AS_NEW_WORKFLOW_EXECUTION) closed = true;
+  }
+}

@@ -1,0 +1,279 @@
+// Commands that act on other runs: start child workflow, signal and cancel
+// external workflows; and the child/parent relationship when runs close.
+// The "initiated" event is part of the workflow task's transaction; the effect
+// runs right after it as its own transaction and is redone after a crash.
+import type { Engine } from './engine';
+import type { Execution } from './state';
+import { EventType, ParentClosePolicy, StartChildFailedCause, SignalExternalFailedCause, CancelExternalFailedCause, WfStatus, WftFailedCause, msFromDur } from '../proto';
+import { BadCommand } from './commands';
+import { scheduleWorkflowTask } from './workflow-tasks';
+import { paramsFromRequest, startWorkflow } from './start';
+import { signalRun, requestCancelRun } from './signals';
+import { terminateRun } from './lifecycle';
+import { RpcError } from '../errors';
+
+export function validateStartChild(eng: Engine, e: Execution, a: any): void {
+  const bad = (m: string) => new BadCommand(WftFailedCause.BAD_START_CHILD_EXECUTION_ATTRIBUTES, m);
+  if (!a.workflowId) throw bad('Required field WorkflowId is not set on command.');
+  if (!a.workflowType?.name) throw bad('Required field WorkflowType is not set on command.');
+  if (a.namespace && a.namespace !== e.namespace && !eng.namespaces.has(a.namespace)) throw bad(`Namespace ${a.namespace} is not found.`);
+}
+
+function pushEffect(eng: Engine, e: Execution, kind: 'child' | 'signal' | 'cancel', initiatedEventId: number): void {
+  (e.pendingEffects ??= []).push({ kind, initiatedEventId });
+  const key = eng.key(e);
+  queueMicrotask(() => runEffect(eng, key, kind, initiatedEventId));
+}
+
+export function runEffect(eng: Engine, key: string, kind: string, initiatedEventId: number): void {
+  const e = eng.byKey(key);
+  if (!e) return;
+  const idx = e.pendingEffects?.findIndex((x) => x.initiatedEventId === initiatedEventId) ?? -1;
+  if (idx < 0) return;
+  e.pendingEffects!.splice(idx, 1);
+  eng.markDirty(e);
+  try {
+    if (kind === 'child') startChild(eng, e, initiatedEventId);
+    else if (kind === 'signal') signalExternal(eng, e, initiatedEventId);
+    else cancelExternal(eng, e, initiatedEventId);
+  } catch (err) {
+    eng.logger.error({ err, workflowId: e.workflowId, kind }, 'effect failed');
+  }
+  void eng.flush().catch((err) => eng.logger.error({ err }, 'flush after effect failed'));
+}
+
+export function initiateChild(eng: Engine, e: Execution, a: any, completedEventId: number): void {
+  const ns = eng.namespace(a.namespace || e.namespace);
+  const id = eng.appendEvent(
+    e,
+    eng.event(EventType.START_CHILD_WORKFLOW_EXECUTION_INITIATED, 'startChildWorkflowExecutionInitiatedEventAttributes', {
+      ...a,
+      namespace: ns.name,
+      namespaceId: ns.id,
+      taskQueue: { name: a.taskQueue?.name || e.taskQueue, kind: 1 },
+      workflowTaskCompletedEventId: completedEventId,
+    }),
+  );
+  e.children[id] = {
+    initiatedEventId: id,
+    namespace: ns.name,
+    workflowId: a.workflowId,
+    workflowType: a.workflowType.name,
+    parentClosePolicy: a.parentClosePolicy || ParentClosePolicy.TERMINATE,
+  };
+  pushEffect(eng, e, 'child', id);
+}
+
+function startChild(eng: Engine, parent: Execution, initiatedEventId: number): void {
+  const child = parent.children[initiatedEventId];
+  const a = parent.history[initiatedEventId - 1]?.startChildWorkflowExecutionInitiatedEventAttributes;
+  if (!child || !a || !eng.isOpen(parent)) return;
+  const ns = eng.namespace(child.namespace);
+  try {
+    const p = paramsFromRequest(eng, { ...a, namespace: ns.name, requestId: `${parent.runId}:${initiatedEventId}` });
+    p.parent = { namespace: parent.namespace, namespaceId: eng.namespace(parent.namespace).id, workflowId: parent.workflowId, runId: parent.runId, initiatedEventId };
+    p.root = parent.root ?? { workflowId: parent.workflowId, runId: parent.runId };
+    const { run } = startWorkflow(eng, p, a.workflowIdReusePolicy, 0);
+    child.runId = run.runId;
+    eng.addWorkflowEvent(
+      parent,
+      eng.event(EventType.CHILD_WORKFLOW_EXECUTION_STARTED, 'childWorkflowExecutionStartedEventAttributes', {
+        namespace: ns.name,
+        namespaceId: ns.id,
+        initiatedEventId,
+        workflowExecution: { workflowId: run.workflowId, runId: run.runId },
+        workflowType: { name: run.workflowType },
+        header: a.header,
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof RpcError)) throw err;
+    delete parent.children[initiatedEventId];
+    eng.addWorkflowEvent(
+      parent,
+      eng.event(EventType.START_CHILD_WORKFLOW_EXECUTION_FAILED, 'startChildWorkflowExecutionFailedEventAttributes', {
+        namespace: ns.name,
+        namespaceId: ns.id,
+        workflowId: a.workflowId,
+        workflowType: a.workflowType,
+        cause: StartChildFailedCause.WORKFLOW_ALREADY_EXISTS,
+        control: a.control,
+        initiatedEventId,
+        workflowTaskCompletedEventId: a.workflowTaskCompletedEventId,
+      }),
+    );
+  }
+  scheduleWorkflowTask(eng, parent);
+}
+
+export function initiateSignalExternal(eng: Engine, e: Execution, a: any, completedEventId: number): void {
+  const ns = eng.namespace(a.namespace || e.namespace);
+  const id = eng.appendEvent(
+    e,
+    eng.event(EventType.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED, 'signalExternalWorkflowExecutionInitiatedEventAttributes', {
+      namespace: ns.name,
+      namespaceId: ns.id,
+      workflowExecution: a.execution,
+      signalName: a.signalName,
+      input: a.input,
+      control: a.control,
+      childWorkflowOnly: a.childWorkflowOnly,
+      header: a.header,
+      workflowTaskCompletedEventId: completedEventId,
+    }),
+  );
+  pushEffect(eng, e, 'signal', id);
+}
+
+function findTarget(eng: Engine, namespace: string, execution: any): Execution | undefined {
+  if (!execution?.workflowId || !eng.namespaces.has(namespace)) return undefined;
+  const run = execution.runId
+    ? eng.executions.get(eng.key({ namespace, workflowId: execution.workflowId, runId: execution.runId } as Execution))
+    : eng.currentRun(namespace, execution.workflowId);
+  return run && eng.isOpen(run) ? run : undefined;
+}
+
+function signalExternal(eng: Engine, e: Execution, initiatedEventId: number): void {
+  const a = e.history[initiatedEventId - 1]?.signalExternalWorkflowExecutionInitiatedEventAttributes;
+  if (!a || !eng.isOpen(e)) return;
+  const target = findTarget(eng, a.namespace, a.workflowExecution);
+  if (target) {
+    signalRun(eng, target, {
+      signalName: a.signalName,
+      input: a.input,
+      header: a.header,
+      requestId: `${e.runId}:${initiatedEventId}`,
+      external: { namespace: e.namespace, workflowId: e.workflowId, runId: e.runId },
+    });
+    eng.addWorkflowEvent(
+      e,
+      eng.event(EventType.EXTERNAL_WORKFLOW_EXECUTION_SIGNALED, 'externalWorkflowExecutionSignaledEventAttributes', {
+        initiatedEventId,
+        namespace: a.namespace,
+        namespaceId: a.namespaceId,
+        workflowExecution: { workflowId: target.workflowId, runId: target.runId },
+        control: a.control,
+      }),
+    );
+  } else {
+    eng.addWorkflowEvent(
+      e,
+      eng.event(EventType.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED, 'signalExternalWorkflowExecutionFailedEventAttributes', {
+        cause: SignalExternalFailedCause.EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
+        workflowTaskCompletedEventId: a.workflowTaskCompletedEventId,
+        namespace: a.namespace,
+        namespaceId: a.namespaceId,
+        workflowExecution: a.workflowExecution,
+        initiatedEventId,
+        control: a.control,
+      }),
+    );
+  }
+  scheduleWorkflowTask(eng, e);
+}
+
+export function initiateCancelExternal(eng: Engine, e: Execution, a: any, completedEventId: number): void {
+  const ns = eng.namespace(a.namespace || e.namespace);
+  const id = eng.appendEvent(
+    e,
+    eng.event(EventType.REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED, 'requestCancelExternalWorkflowExecutionInitiatedEventAttributes', {
+      workflowTaskCompletedEventId: completedEventId,
+      namespace: ns.name,
+      namespaceId: ns.id,
+      workflowExecution: { workflowId: a.workflowId, runId: a.runId },
+      control: a.control,
+      childWorkflowOnly: a.childWorkflowOnly,
+      reason: a.reason,
+    }),
+  );
+  pushEffect(eng, e, 'cancel', id);
+}
+
+function cancelExternal(eng: Engine, e: Execution, initiatedEventId: number): void {
+  const a = e.history[initiatedEventId - 1]?.requestCancelExternalWorkflowExecutionInitiatedEventAttributes;
+  if (!a || !eng.isOpen(e)) return;
+  const target = findTarget(eng, a.namespace, a.workflowExecution);
+  if (target) {
+    requestCancelRun(eng, target, {
+      requestId: `${e.runId}:${initiatedEventId}`,
+      reason: a.reason,
+      external: { namespace: e.namespace, workflowId: e.workflowId, runId: e.runId, initiatedEventId },
+    });
+    eng.addWorkflowEvent(
+      e,
+      eng.event(EventType.EXTERNAL_WORKFLOW_EXECUTION_CANCEL_REQUESTED, 'externalWorkflowExecutionCancelRequestedEventAttributes', {
+        initiatedEventId,
+        namespace: a.namespace,
+        namespaceId: a.namespaceId,
+        workflowExecution: { workflowId: target.workflowId, runId: target.runId },
+      }),
+    );
+  } else {
+    eng.addWorkflowEvent(
+      e,
+      eng.event(EventType.REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED, 'requestCancelExternalWorkflowExecutionFailedEventAttributes', {
+        cause: CancelExternalFailedCause.EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
+        workflowTaskCompletedEventId: a.workflowTaskCompletedEventId,
+        namespace: a.namespace,
+        namespaceId: a.namespaceId,
+        workflowExecution: a.workflowExecution,
+        initiatedEventId,
+        control: a.control,
+      }),
+    );
+  }
+  scheduleWorkflowTask(eng, e);
+}
+
+const CHILD_CLOSE: Record<number, [number, string]> = {
+  [WfStatus.COMPLETED]: [EventType.CHILD_WORKFLOW_EXECUTION_COMPLETED, 'childWorkflowExecutionCompletedEventAttributes'],
+  [WfStatus.FAILED]: [EventType.CHILD_WORKFLOW_EXECUTION_FAILED, 'childWorkflowExecutionFailedEventAttributes'],
+  [WfStatus.CANCELED]: [EventType.CHILD_WORKFLOW_EXECUTION_CANCELED, 'childWorkflowExecutionCanceledEventAttributes'],
+  [WfStatus.TIMED_OUT]: [EventType.CHILD_WORKFLOW_EXECUTION_TIMED_OUT, 'childWorkflowExecutionTimedOutEventAttributes'],
+  [WfStatus.TERMINATED]: [EventType.CHILD_WORKFLOW_EXECUTION_TERMINATED, 'childWorkflowExecutionTerminatedEventAttributes'],
+};
+
+/** Close hook: tell the parent its child finished, and apply this run's parent close policy. */
+export function onRunClosed(eng: Engine, e: Execution): void {
+  if (!e.newRunId && e.parent) {
+    const parentKey = eng.key({ namespace: e.parent.namespace, workflowId: e.parent.workflowId, runId: e.parent.runId } as Execution);
+    const childKey = eng.key(e);
+    const initiatedEventId = e.parent.initiatedEventId;
+    queueMicrotask(() => notifyParent(eng, parentKey, childKey, initiatedEventId));
+  }
+  for (const child of Object.values(e.children)) {
+    if (!child.runId || child.parentClosePolicy === ParentClosePolicy.ABANDON) continue;
+    const run = eng.currentRun(child.namespace, child.workflowId);
+    if (!run || !eng.isOpen(run)) continue;
+    if (child.parentClosePolicy === ParentClosePolicy.REQUEST_CANCEL) requestCancelRun(eng, run, { reason: 'by parent close policy' });
+    else terminateRun(eng, run, 'by parent close policy', undefined);
+  }
+}
+
+function notifyParent(eng: Engine, parentKey: string, childKey: string, initiatedEventId: number): void {
+  const parent = eng.byKey(parentKey);
+  const child = eng.byKey(childKey);
+  if (!parent || !child || !eng.isOpen(parent) || !parent.children[initiatedEventId]) return;
+  delete parent.children[initiatedEventId];
+  const [type, attr] = CHILD_CLOSE[child.status];
+  const close = child.history[child.history.length - 1] ?? {};
+  const started = parent.history.find((h) => h.eventType === EventType.CHILD_WORKFLOW_EXECUTION_STARTED && h.childWorkflowExecutionStartedEventAttributes?.initiatedEventId === initiatedEventId);
+  const ns = eng.namespace(child.namespace);
+  const common = {
+    namespace: ns.name,
+    namespaceId: ns.id,
+    workflowExecution: { workflowId: child.workflowId, runId: child.runId },
+    workflowType: { name: child.workflowType },
+    initiatedEventId,
+    startedEventId: started?.eventId,
+  };
+  const c = close.workflowExecutionCompletedEventAttributes ?? close.workflowExecutionFailedEventAttributes ?? close.workflowExecutionCanceledEventAttributes ?? close.workflowExecutionTimedOutEventAttributes ?? close.workflowExecutionTerminatedEventAttributes ?? {};
+  eng.addWorkflowEvent(
+    parent,
+    eng.event(type, attr, { ...common, result: c.result, failure: c.failure, details: c.details, retryState: c.retryState }),
+  );
+  scheduleWorkflowTask(eng, parent);
+  void eng.flush().catch((err) => eng.logger.error({ err }, 'flush after child close failed'));
+}
+
+export { msFromDur };

@@ -1,0 +1,322 @@
+// The engine: all namespaces, workflow runs and task queues of one server, and
+// the primitives the feature modules build on (append events, timers, locks,
+// durable flush). Every RPC runs its mutation synchronously and then awaits
+// flush(), so nothing is acknowledged before it is durable.
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { Clock, TimerHandle } from '../clock';
+import { namespaceNotFound, notFound, workflowNotFound } from '../errors';
+import { EventType, WfStatus, tsFromMs } from '../proto';
+import type { Store } from '../storage/store';
+import { TaskQueues } from './matching';
+import { Execution, HistoryEvent, execKey } from './state';
+import { NamespaceRecord, newNamespace } from './namespaces';
+import { serializeExecution, historyBatch, namespaceValue } from './persistence';
+
+export type Task =
+  | { t: 'wft'; key: string; scheduledEventId: number }
+  | { t: 'query'; key: string; queryId: string }
+  | { t: 'act'; key: string; scheduledEventId: number; attempt: number };
+
+export type PollResponse = Record<string, any>;
+
+/** In-memory companions of a run that are never persisted. */
+export interface RunSide {
+  timers: Map<string, TimerHandle>;
+  locks: Map<string, () => void>;
+  waiters: Set<() => void>;
+  persistedEvents: number;
+  queries: Map<string, import('./queries').PendingQuery>;
+  updates: Map<string, import('./updates').PendingUpdate>;
+}
+
+export interface EngineOptions {
+  clock: Clock;
+  logger: Logger;
+  store: Store;
+  /** Long-poll expiry for task polls. Default 60 s, like the real server. */
+  pollTimeoutMs?: number;
+  /** Long-poll expiry for history waits. Default 20 s. */
+  historyWaitMs?: number;
+}
+
+export class Engine {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly store: Store;
+  readonly pollTimeoutMs: number;
+  readonly historyWaitMs: number;
+  readonly namespaces = new Map<string, NamespaceRecord>();
+  readonly executions = new Map<string, Execution>();
+  /** namespace\0workflowId -> runId of the newest run */
+  readonly current = new Map<string, string>();
+  readonly side = new Map<string, RunSide>();
+  readonly matching: TaskQueues<Task, PollResponse>;
+  private readonly dirty = new Set<Execution>();
+  private readonly dirtyNamespaces = new Set<NamespaceRecord>();
+  private readonly extraMutations: import('../storage/store').Mutation[] = [];
+  private lastWrite: Promise<void> = Promise.resolve();
+  /** Registered by feature modules: turns a queued task into a poll response. */
+  dispatchers: { [K in Task['t']]?: (task: Extract<Task, { t: K }>, identity: string) => PollResponse | undefined } = {};
+  /** Hooks run when a run closes (parent notification, cron, schedules...). */
+  readonly closeHooks: ((e: Execution) => void)[] = [];
+  readonly closedListeners = new Set<(e: Execution) => void>();
+
+  constructor(opts: EngineOptions) {
+    this.clock = opts.clock;
+    this.logger = opts.logger;
+    this.store = opts.store;
+    this.pollTimeoutMs = opts.pollTimeoutMs ?? 60_000;
+    this.historyWaitMs = opts.historyWaitMs ?? 20_000;
+    this.matching = new TaskQueues<Task, PollResponse>((task, identity) => {
+      const d = this.dispatchers[task.t] as ((t: Task, id: string) => PollResponse | undefined) | undefined;
+      return d ? d(task, identity) : undefined;
+    });
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  newId(): string {
+    return randomUUID();
+  }
+
+  // ---- namespaces -------------------------------------------------------
+
+  ensureNamespace(name: string, retentionMs = 24 * 3600_000): NamespaceRecord {
+    let ns = this.namespaces.get(name);
+    if (!ns) {
+      ns = newNamespace(name, retentionMs);
+      this.namespaces.set(name, ns);
+      this.markNamespaceDirty(ns);
+    }
+    return ns;
+  }
+
+  namespace(name: string | undefined): NamespaceRecord {
+    const ns = name ? this.namespaces.get(name) : undefined;
+    if (!ns) throw namespaceNotFound(name ?? '');
+    return ns;
+  }
+
+  namespaceById(id: string): NamespaceRecord | undefined {
+    for (const ns of this.namespaces.values()) if (ns.id === id) return ns;
+    return undefined;
+  }
+
+  markNamespaceDirty(ns: NamespaceRecord): void {
+    this.dirtyNamespaces.add(ns);
+  }
+
+  // ---- runs -------------------------------------------------------------
+
+  sideOf(e: Execution): RunSide {
+    const k = execKey(e.namespace, e.workflowId, e.runId);
+    let s = this.side.get(k);
+    if (!s) {
+      s = { timers: new Map(), locks: new Map(), waiters: new Set(), persistedEvents: 0, queries: new Map(), updates: new Map() };
+      this.side.set(k, s);
+    }
+    return s;
+  }
+
+  key(e: Execution): string {
+    return execKey(e.namespace, e.workflowId, e.runId);
+  }
+
+  byKey(key: string): Execution | undefined {
+    return this.executions.get(key);
+  }
+
+  currentRun(namespace: string, workflowId: string): Execution | undefined {
+    const runId = this.current.get(`${namespace}\u0000${workflowId}`);
+    return runId ? this.executions.get(execKey(namespace, workflowId, runId)) : undefined;
+  }
+
+  /** Finds a run; an empty runId means the newest run. Throws NOT_FOUND like the real frontend. */
+  getRun(namespace: string, workflowId: string | undefined, runId?: string): Execution {
+    this.namespace(namespace);
+    if (!workflowId) throw workflowNotFound('');
+    const e = runId ? this.executions.get(execKey(namespace, workflowId, runId)) : this.currentRun(namespace, workflowId);
+    if (!e) throw workflowNotFound(workflowId, runId);
+    return e;
+  }
+
+  addRun(e: Execution): void {
+    this.executions.set(this.key(e), e);
+    this.current.set(`${e.namespace}\u0000${e.workflowId}`, e.runId);
+    this.markDirty(e);
+  }
+
+  markDirty(e: Execution): void {
+    e.stateTransitions++;
+    this.dirty.add(e);
+  }
+
+  addMutation(m: import('../storage/store').Mutation): void {
+    this.extraMutations.push(m);
+  }
+
+  // ---- history ----------------------------------------------------------
+
+  /** A history event with id/time filled in later by appendEvent. */
+  event(eventType: number, attrName: string, attrs: object): HistoryEvent {
+    return { eventId: 0, eventType, [attrName]: attrs } as HistoryEvent;
+  }
+
+  /** Appends directly to history (ignores buffering). Returns the event id. */
+  appendEvent(e: Execution, ev: HistoryEvent): number {
+    ev.eventId = e.nextEventId++;
+    ev.eventTime = tsFromMs(this.now());
+    ev.version = 0;
+    ev.taskId = ev.eventId;
+    e.history.push(ev);
+    this.markDirty(e);
+    this.notifyHistory(e);
+    return ev.eventId;
+  }
+
+  /**
+   * Adds an event that the workflow must see: written now when no workflow task is
+   * running, else buffered until the running task ends (the real server's rule).
+   */
+  addWorkflowEvent(e: Execution, ev: HistoryEvent): void {
+    if (e.wft?.startedEventId !== undefined) {
+      e.buffered.push(ev);
+      this.markDirty(e);
+    } else this.appendEvent(e, ev);
+  }
+
+  flushBuffered(e: Execution): number {
+    const n = e.buffered.length;
+    const events = e.buffered.splice(0);
+    for (const ev of events) {
+      const link = (ev as any).__startedFromPrev;
+      if (link) {
+        ev[link].startedEventId = e.nextEventId - 1;
+        delete (ev as any).__startedFromPrev;
+      }
+      this.appendEvent(e, ev);
+    }
+    return n;
+  }
+
+  notifyHistory(e: Execution): void {
+    const s = this.side.get(this.key(e));
+    if (!s || s.waiters.size === 0) return;
+    const ws = [...s.waiters];
+    s.waiters.clear();
+    // After the current mutation completes, so waiters see a consistent run.
+    queueMicrotask(() => ws.forEach((w) => w()));
+  }
+
+  // ---- timers and time-skipping locks ---------------------------------------
+
+  setTimer(e: Execution, name: string, at: number, fn: (e: Execution) => void): void {
+    const side = this.sideOf(e);
+    side.timers.get(name)?.cancel();
+    const key = this.key(e);
+    side.timers.set(
+      name,
+      this.clock.at(at, () => {
+        side.timers.delete(name);
+        const run = this.executions.get(key);
+        if (!run) return;
+        try {
+          fn(run);
+        } catch (err) {
+          this.logger.error({ err, timer: name, workflowId: run.workflowId }, 'timer callback failed');
+        }
+        void this.flush().catch((err) => this.logger.error({ err }, 'flush after timer failed'));
+      }),
+    );
+  }
+
+  clearTimer(e: Execution, name: string): void {
+    const side = this.side.get(this.key(e));
+    const t = side?.timers.get(name);
+    if (t) {
+      t.cancel();
+      side!.timers.delete(name);
+    }
+  }
+
+  hold(e: Execution, name: string): void {
+    const side = this.sideOf(e);
+    if (!side.locks.has(name)) side.locks.set(name, this.clock.lock());
+  }
+
+  release(e: Execution, name: string): void {
+    const side = this.side.get(this.key(e));
+    const unlock = side?.locks.get(name);
+    if (unlock) {
+      side!.locks.delete(name);
+      unlock();
+    }
+  }
+
+  /** Drops every timer and lock of a closed run. */
+  releaseAll(e: Execution): void {
+    const side = this.side.get(this.key(e));
+    if (!side) return;
+    side.timers.forEach((t) => t.cancel());
+    side.timers.clear();
+    side.locks.forEach((u) => u());
+    side.locks.clear();
+  }
+
+  // ---- close ------------------------------------------------------------
+
+  /** Marks the run closed; the close event must already be appended. */
+  closeRun(e: Execution, status: number): void {
+    e.status = status;
+    e.closeTime = this.now();
+    e.wft = undefined;
+    this.releaseAll(e);
+    this.markDirty(e);
+    for (const hook of this.closeHooks) hook(e);
+    for (const l of this.closedListeners) l(e);
+  }
+
+  isOpen(e: Execution): boolean {
+    return e.status === WfStatus.RUNNING;
+  }
+
+  // ---- durability ---------------------------------------------------------
+
+  /** Makes every mutation so far durable; resolves once it is (and all before it). */
+  flush(): Promise<void> {
+    if (this.dirty.size === 0 && this.dirtyNamespaces.size === 0 && this.extraMutations.length === 0) return this.lastWrite;
+    const batch: import('../storage/store').Mutation[] = [];
+    for (const ns of this.dirtyNamespaces) batch.push({ op: 'put', key: `n/${ns.name}`, value: namespaceValue(ns) });
+    this.dirtyNamespaces.clear();
+    for (const e of this.dirty) {
+      const side = this.sideOf(e);
+      const key = this.key(e);
+      if (e.history.length > side.persistedEvents) {
+        batch.push({ op: 'append', key: `h/${key}`, value: historyBatch(e.history.slice(side.persistedEvents)) });
+        side.persistedEvents = e.history.length;
+      }
+      batch.push({ op: 'put', key: `h/${key}`, value: serializeExecution(e) });
+    }
+    this.dirty.clear();
+    batch.push(...this.extraMutations.splice(0));
+    this.lastWrite = this.store.write(batch);
+    // Right after a write nothing is dirty, so memory equals what is on disk: the
+    // one moment a compaction snapshot cannot duplicate or miss events.
+    if (this.store.shouldCompact()) this.lastWrite = this.store.compact(this.liveState());
+    return this.lastWrite;
+  }
+
+  /** Supplied by recovery.ts (kept there to avoid a dependency cycle). */
+  liveState: () => Iterable<import('../storage/store').Mutation> = () => [];
+
+  requireTaskRun(namespace: string, workflowId: string, runId: string): Execution {
+    const e = this.executions.get(execKey(namespace, workflowId, runId));
+    if (!e) throw notFound('workflow execution not found');
+    return e;
+  }
+
+  static readonly EventType = EventType;
+}

@@ -1,0 +1,132 @@
+// Task queues: pending tasks waiting for pollers, and pollers waiting for tasks
+// (long poll). A task is only a reference; whether it is still valid is decided at
+// dispatch time by the engine (a task may have been cancelled or timed out while
+// queued), exactly like the real matching service's "task is stale" check.
+
+export type TaskKind = 'workflow' | 'activity';
+
+export interface Waiter<R> {
+  /** Tries to hand the task over; returns the poll response, or undefined if stale. */
+  resolve(response: R | undefined): void;
+  done: boolean;
+}
+
+interface Queue<T, R> {
+  tasks: T[];
+  pollers: Waiter<R>[];
+  lastPollTime: number;
+  lastIdentity?: string;
+}
+
+export class TaskQueues<T, R> {
+  private readonly queues = new Map<string, Queue<T, R>>();
+
+  constructor(private readonly dispatch: (task: T, identity: string) => R | undefined) {}
+
+  private key(namespace: string, kind: TaskKind, name: string): string {
+    return `${namespace}\u0000${kind}\u0000${name}`;
+  }
+
+  private queue(namespace: string, kind: TaskKind, name: string): Queue<T, R> {
+    const k = this.key(namespace, kind, name);
+    let q = this.queues.get(k);
+    if (!q) {
+      q = { tasks: [], pollers: [], lastPollTime: 0 };
+      this.queues.set(k, q);
+    }
+    return q;
+  }
+
+  /** Adds a task; hands it to a waiting poller at once when there is one. */
+  add(namespace: string, kind: TaskKind, name: string, task: T): void {
+    const q = this.queue(namespace, kind, name);
+    while (q.pollers.length) {
+      const poller = q.pollers.shift()!;
+      if (poller.done) continue;
+      const res = this.dispatch(task, q.lastIdentity ?? '');
+      if (res === undefined) return; // stale already; drop it
+      poller.done = true;
+      poller.resolve(res);
+      return;
+    }
+    q.tasks.push(task);
+  }
+
+  /**
+   * Long-polls for a task. Resolves with a response, or undefined when the poll
+   * expires or is cancelled (the SDK then simply polls again).
+   */
+  poll(namespace: string, kind: TaskKind, name: string, identity: string, timeoutMs: number, cancelled: Promise<void>): Promise<R | undefined> {
+    const q = this.queue(namespace, kind, name);
+    q.lastPollTime = Date.now();
+    q.lastIdentity = identity;
+    while (q.tasks.length) {
+      const task = q.tasks.shift()!;
+      const res = this.dispatch(task, identity);
+      if (res !== undefined) return Promise.resolve(res);
+    }
+    return new Promise<R | undefined>((resolve) => {
+      const waiter: Waiter<R> = { done: false, resolve };
+      const timer = setTimeout(() => finish(), timeoutMs);
+      const finish = () => {
+        if (waiter.done) return;
+        waiter.done = true;
+        const i = q.pollers.indexOf(waiter);
+        if (i >= 0) q.pollers.splice(i, 1);
+        resolve(undefined);
+      };
+      waiter.resolve = (r) => {
+        clearTimeout(timer);
+        resolve(r);
+      };
+      q.pollers.push(waiter);
+      void cancelled.then(() => {
+        clearTimeout(timer);
+        finish();
+      });
+    });
+  }
+
+  /** Moves every queued task of one queue to another (sticky worker went away). */
+  drainTo(namespace: string, kind: TaskKind, from: string, redirect: (task: T) => void): void {
+    const k = this.key(namespace, kind, from);
+    const q = this.queues.get(k);
+    if (!q) return;
+    const tasks = q.tasks.splice(0);
+    for (const p of q.pollers) {
+      if (!p.done) {
+        p.done = true;
+        p.resolve(undefined);
+      }
+    }
+    this.queues.delete(k);
+    tasks.forEach(redirect);
+  }
+
+  hasPollers(namespace: string, kind: TaskKind, name: string): boolean {
+    const q = this.queues.get(this.key(namespace, kind, name));
+    return !!q && q.pollers.some((p) => !p.done);
+  }
+
+  backlog(namespace: string, kind: TaskKind, name: string): number {
+    return this.queues.get(this.key(namespace, kind, name))?.tasks.length ?? 0;
+  }
+
+  describe(namespace: string, kind: TaskKind, name: string): { lastPollTime: number; identity?: string } | undefined {
+    const q = this.queues.get(this.key(namespace, kind, name));
+    return q ? { lastPollTime: q.lastPollTime, identity: q.lastIdentity } : undefined;
+  }
+
+  /** Ends every waiting poll (server shutdown). */
+  closeAll(): void {
+    for (const q of this.queues.values()) {
+      for (const p of q.pollers) {
+        if (!p.done) {
+          p.done = true;
+          p.resolve(undefined);
+        }
+      }
+      q.pollers = [];
+    }
+  }
+}

@@ -1,0 +1,135 @@
+// The mutable state of one workflow run: what Temporal's history service keeps
+// beside the history itself. Everything here is persisted as one JSON value per
+// run (see persistence.ts); history events are appended separately.
+
+export type Payloads = { payloads?: Payload[] };
+export type Payload = { metadata?: Record<string, Uint8Array>; data?: Uint8Array };
+export type Failure = Record<string, any>;
+export type HistoryEvent = Record<string, any> & { eventId: number; eventType: number };
+
+export interface RetryPolicy {
+  initialIntervalMs: number;
+  backoffCoefficient: number;
+  maximumIntervalMs: number;
+  /** 0 = unlimited */
+  maximumAttempts: number;
+  nonRetryableErrorTypes: string[];
+}
+
+export interface ActivityInfo {
+  scheduledEventId: number;
+  activityId: string;
+  activityType: string;
+  taskQueue: string;
+  attempt: number;
+  /** First attempt's schedule time; schedule-to-close runs from here. */
+  scheduledTime: number;
+  currentAttemptScheduledTime: number;
+  startedTime?: number;
+  startedIdentity?: string;
+  startedRequestId?: string;
+  scheduleToCloseMs: number;
+  scheduleToStartMs: number;
+  startToCloseMs: number;
+  heartbeatMs: number;
+  retryPolicy?: RetryPolicy;
+  heartbeatDetails?: Payloads;
+  lastHeartbeatTime?: number;
+  lastFailure?: Failure;
+  cancelRequested: boolean;
+  /** Set while waiting for the next attempt (server-side retry backoff). */
+  retryAt?: number;
+}
+
+export interface TimerInfo {
+  timerId: string;
+  startedEventId: number;
+  fireTime: number;
+}
+
+export interface ChildInfo {
+  initiatedEventId: number;
+  startedEventId?: number;
+  namespace: string;
+  workflowId: string;
+  runId?: string;
+  workflowType: string;
+  parentClosePolicy: number;
+}
+
+export interface WorkflowTaskInfo {
+  scheduledEventId: number;
+  startedEventId?: number;
+  attempt: number;
+  /** Dispatched through the sticky queue of the last worker. */
+  sticky: boolean;
+  taskQueue: string;
+  scheduledTime: number;
+  startedTime?: number;
+  identity?: string;
+  requestId?: string;
+}
+
+export interface ParentInfo {
+  namespace: string;
+  namespaceId: string;
+  workflowId: string;
+  runId: string;
+  initiatedEventId: number;
+}
+
+export interface Execution {
+  namespace: string;
+  workflowId: string;
+  runId: string;
+  firstRunId: string;
+  workflowType: string;
+  taskQueue: string;
+  status: number;
+  startTime: number;
+  /** When the first workflow task may run (start delay, cron or retry backoff). */
+  executionTime: number;
+  closeTime?: number;
+  nextEventId: number;
+  history: HistoryEvent[];
+  /** Events that arrived while a workflow task was running; written when it ends. */
+  buffered: HistoryEvent[];
+  requestIds: string[];
+  startRequestId: string;
+  runTimeoutMs: number;
+  executionTimeoutMs: number;
+  /** Absolute end of the whole chain of runs (0 = none). */
+  executionExpirationTime: number;
+  workflowTaskTimeoutMs: number;
+  attempt: number;
+  retryPolicy?: RetryPolicy;
+  cronSchedule?: string;
+  memo?: Record<string, Payload>;
+  searchAttributes?: Record<string, Payload>;
+  parent?: ParentInfo;
+  root?: { workflowId: string; runId: string };
+  wft?: WorkflowTaskInfo;
+  /** Attempt number for the next workflow task (grows while tasks fail or time out). */
+  wftAttempt: number;
+  /** Sticky queue of the worker that completed the last workflow task. */
+  sticky?: { queue: string; scheduleToStartMs: number };
+  lastCompletedWftStartedEventId: number;
+  activities: Record<number, ActivityInfo>;
+  timers: Record<string, TimerInfo>;
+  children: Record<number, ChildInfo>;
+  cancelRequested: boolean;
+  /** Initiated child starts / external signals / external cancels not yet carried out. */
+  pendingEffects?: { kind: 'child' | 'signal' | 'cancel'; initiatedEventId: number }[];
+  /** The run this one continued into (continue-as-new, retry, cron). */
+  newRunId?: string;
+  stateTransitions: number;
+  historySizeBytes: number;
+}
+
+export function execKey(namespace: string, workflowId: string, runId: string): string {
+  return `${namespace}\u0000${workflowId}\u0000${runId}`;
+}
+
+export function isOpen(e: Execution): boolean {
+  return e.status === 1;
+}

@@ -1,0 +1,36 @@
+// Task tokens: opaque to SDKs, self-describing to us. A token names the run and
+// the exact task attempt, so a late or repeated response is recognised as stale.
+import { invalidArgument } from '../errors';
+
+export interface TaskToken {
+  /** namespace, workflowId, runId */
+  n: string;
+  w: string;
+  r: string;
+  /** w = workflow task, a = activity, q = legacy query */
+  k: 'w' | 'a' | 'q';
+  /** scheduled event id of the task */
+  s?: number;
+  /** attempt (activities) */
+  a?: number;
+  /** query id */
+  q?: string;
+}
+
+export function encodeToken(t: TaskToken): Buffer {
+  return Buffer.from(JSON.stringify(t));
+}
+
+export function decodeToken(b: Uint8Array | undefined, expect: TaskToken['k']): TaskToken {
+  if (!b || b.length === 0) throw invalidArgument('Task token not set on request.');
+  let t: TaskToken;
+  try {
+    t = JSON.parse(Buffer.from(b).toString('utf8'));
+  } catch {
+    throw invalidArgument('Error deserializing task token.');
+  }
+  if (!t || typeof t !== 'object' || typeof t.n !== 'string' || typeof t.w !== 'string' || typeof t.r !== 'string' || t.k !== expect) {
+    throw invalidArgument('Error deserializing task token.');
+  }
+  return t;
+}

@@ -1,0 +1,285 @@
+// Workflow task lifecycle: schedule, dispatch to a poller (sticky or normal
+// queue), complete, fail, time out. Commands are applied by commands.ts.
+import { Engine, PollResponse } from './engine';
+import { Execution, WorkflowTaskInfo } from './state';
+import { EventType, TaskQueueKind, TimeoutType, WftFailedCause, durFromMs, msFromDur, tsFromMs } from '../proto';
+import { encodeToken, decodeToken } from './task-token';
+import { notFound, workflowCompleted } from '../errors';
+import { applyCommands, isCloseCommand, validateCommands, BadCommand } from './commands';
+import { attachQueries, answerQueries, dispatchQueuedQueries, failAttachedQueries } from './queries';
+import { attachUpdates, updatesWaitingForTask, processUpdateMessages, requeueUpdates } from './updates';
+
+const STICKY = 'wft-s2s';
+const TIMEOUT = 'wft-timeout';
+const BACKOFF = 'wft-backoff';
+
+export function scheduleWorkflowTask(eng: Engine, e: Execution): void {
+  if (!eng.isOpen(e) || e.wft) return;
+  const now = eng.now();
+  if (e.executionTime > now) return; // first task waits for start delay / backoff
+  const sticky = !!e.sticky;
+  const queue = sticky ? e.sticky!.queue : e.taskQueue;
+  const attempt = e.wftAttempt || 1;
+  const scheduledEventId = eng.appendEvent(
+    e,
+    eng.event(EventType.WORKFLOW_TASK_SCHEDULED, 'workflowTaskScheduledEventAttributes', {
+      taskQueue: { name: queue, kind: sticky ? TaskQueueKind.STICKY : TaskQueueKind.NORMAL, normalName: sticky ? e.taskQueue : undefined },
+      startToCloseTimeout: durFromMs(e.workflowTaskTimeoutMs),
+      attempt,
+    }),
+  );
+  e.wft = { scheduledEventId, attempt, sticky, taskQueue: queue, scheduledTime: now };
+  eng.hold(e, 'wft');
+  if (sticky) {
+    eng.setTimer(e, STICKY, now + e.sticky!.scheduleToStartMs, (run) => stickyTimeout(eng, run, scheduledEventId));
+  }
+  enqueueWft(eng, e);
+}
+
+function enqueueWft(eng: Engine, e: Execution): void {
+  const wft = e.wft!;
+  const task = { t: 'wft' as const, key: eng.key(e), scheduledEventId: wft.scheduledEventId };
+  // Deferred so the mutation that scheduled the task finishes before a poller sees it.
+  queueMicrotask(() => eng.matching.add(e.namespace, 'workflow', wft.taskQueue, task));
+}
+
+/** Schedules a workflow task after a retry backoff (repeatedly failing tasks). */
+function scheduleWithBackoff(eng: Engine, e: Execution): void {
+  const attempt = e.wftAttempt;
+  if (attempt <= 2) return scheduleWorkflowTask(eng, e);
+  const delay = Math.min(1000 * 2 ** (attempt - 3), 60_000);
+  eng.setTimer(e, BACKOFF, eng.now() + delay, (run) => {
+    scheduleWorkflowTask(eng, run);
+  });
+}
+
+function historyFor(e: Execution, sticky: boolean): object[] {
+  if (!sticky) return e.history;
+  return e.history.filter((ev) => ev.eventId > e.lastCompletedWftStartedEventId);
+}
+
+export function dispatchWorkflowTask(eng: Engine, key: string, scheduledEventId: number, identity: string): PollResponse | undefined {
+  const e = eng.byKey(key);
+  if (!e || !eng.isOpen(e) || !e.wft || e.wft.scheduledEventId !== scheduledEventId || e.wft.startedEventId !== undefined) {
+    return undefined;
+  }
+  const now = eng.now();
+  eng.clearTimer(e, STICKY);
+  const requestId = eng.newId();
+  const startedEventId = eng.appendEvent(
+    e,
+    eng.event(EventType.WORKFLOW_TASK_STARTED, 'workflowTaskStartedEventAttributes', {
+      scheduledEventId,
+      identity,
+      requestId,
+      historySizeBytes: e.historySizeBytes,
+    }),
+  );
+  Object.assign(e.wft, { startedEventId, startedTime: now, identity, requestId });
+  eng.setTimer(e, TIMEOUT, now + e.workflowTaskTimeoutMs, (run) => timeoutStarted(eng, run, scheduledEventId));
+  const queries = attachQueries(eng, e, scheduledEventId);
+  const messages = attachUpdates(eng, e, scheduledEventId, startedEventId);
+  return {
+    taskToken: encodeToken({ n: e.namespace, w: e.workflowId, r: e.runId, k: 'w', s: scheduledEventId }),
+    workflowExecution: { workflowId: e.workflowId, runId: e.runId },
+    workflowType: { name: e.workflowType },
+    previousStartedEventId: e.lastCompletedWftStartedEventId,
+    startedEventId,
+    attempt: e.wft.attempt,
+    history: { events: historyFor(e, e.wft.sticky) },
+    workflowExecutionTaskQueue: { name: e.taskQueue, kind: TaskQueueKind.NORMAL },
+    scheduledTime: tsFromMs(e.wft.scheduledTime),
+    startedTime: tsFromMs(now),
+    queries,
+    messages,
+  };
+}
+
+function startedTaskOf(eng: Engine, token: Uint8Array | undefined): Execution {
+  const t = decodeToken(token, 'w');
+  const e = eng.executions.get(eng.key({ namespace: t.n, workflowId: t.w, runId: t.r } as Execution));
+  if (!e) throw notFound('Workflow task not found.');
+  if (!eng.isOpen(e)) throw workflowCompleted();
+  if (!e.wft || e.wft.scheduledEventId !== t.s || e.wft.startedEventId === undefined) throw notFound('Workflow task not found.');
+  return e;
+}
+
+export interface CompleteResult {
+  newTask?: PollResponse;
+}
+
+export function completeWorkflowTask(eng: Engine, req: any): CompleteResult {
+  const e = startedTaskOf(eng, req.taskToken);
+  const wft = e.wft!;
+  eng.clearTimer(e, TIMEOUT);
+  const commands: any[] = req.commands ?? [];
+  answerQueries(eng, e, wft.scheduledEventId, req.queryResults ?? {});
+
+  // A completion that closes the run while new events wait would lose them: the
+  // real server rejects it with UNHANDLED_COMMAND and hands the events to a new task.
+  if (commands.some(isCloseCommand) && (e.buffered.length > 0 || updatesWaitingForTask(eng, e))) {
+    failTask(eng, e, WftFailedCause.UNHANDLED_COMMAND, req.identity, undefined, 'UnhandledCommand');
+    return {};
+  }
+
+  try {
+    validateCommands(eng, e, commands);
+  } catch (err) {
+    if (!(err instanceof BadCommand)) throw err;
+    failTask(eng, e, err.reason, req.identity, undefined, err.message);
+    return {};
+  }
+
+  eng.appendEvent(
+    e,
+    eng.event(EventType.WORKFLOW_TASK_COMPLETED, 'workflowTaskCompletedEventAttributes', {
+      scheduledEventId: wft.scheduledEventId,
+      startedEventId: wft.startedEventId,
+      identity: req.identity,
+      binaryChecksum: req.binaryChecksum,
+      sdkMetadata: req.sdkMetadata,
+      meteringMetadata: req.meteringMetadata,
+      workerVersion: req.workerVersionStamp,
+    }),
+  );
+  const completedEventId = e.nextEventId - 1;
+  e.lastCompletedWftStartedEventId = wft.startedEventId!;
+  e.wft = undefined;
+  e.wftAttempt = 1;
+  eng.release(e, 'wft');
+  const sa = req.stickyAttributes;
+  e.sticky = sa?.workerTaskQueue?.name
+    ? { queue: sa.workerTaskQueue.name, scheduleToStartMs: msOr(sa.scheduleToStartTimeout, 10_000) }
+    : undefined;
+
+  const messages = new Map<string, any>((req.messages ?? []).map((m: any) => [m.id, m]));
+  applyCommands(eng, e, commands, completedEventId, messages, req.identity);
+  processUpdateMessages(eng, e, messages, completedEventId, commands);
+  requeueUpdates(eng, e, wft.scheduledEventId);
+
+  if (!eng.isOpen(e)) return {};
+  const flushed = eng.flushBuffered(e);
+  if (flushed > 0 || req.forceCreateNewWorkflowTask || updatesWaitingForTask(eng, e)) {
+    scheduleWorkflowTask(eng, e);
+  }
+  const next = e.wft as WorkflowTaskInfo | undefined;
+  if (!next) dispatchQueuedQueries(eng, e);
+  let newTask: PollResponse | undefined;
+  if (req.returnNewWorkflowTask && req.forceCreateNewWorkflowTask && next && next.startedEventId === undefined) {
+    newTask = dispatchWorkflowTask(eng, eng.key(e), next.scheduledEventId, req.identity ?? '');
+  }
+  return { newTask };
+}
+
+function msOr(d: unknown, dflt: number): number {
+  const ms = msFromDur(d);
+  return ms > 0 ? ms : dflt;
+}
+
+export function failWorkflowTask(eng: Engine, req: any): void {
+  const e = startedTaskOf(eng, req.taskToken);
+  eng.clearTimer(e, TIMEOUT);
+  failTask(eng, e, req.cause ?? WftFailedCause.UNSPECIFIED, req.identity, req.failure);
+}
+
+function failTask(eng: Engine, e: Execution, cause: number, identity?: string, failure?: object, message?: string): void {
+  const wft = e.wft!;
+  eng.appendEvent(
+    e,
+    eng.event(EventType.WORKFLOW_TASK_FAILED, 'workflowTaskFailedEventAttributes', {
+      scheduledEventId: wft.scheduledEventId,
+      startedEventId: wft.startedEventId,
+      cause,
+      failure: failure ?? (message ? { message, source: 'Server' } : undefined),
+      identity,
+    }),
+  );
+  endTaskAndRetry(eng, e);
+}
+
+function endTaskAndRetry(eng: Engine, e: Execution): void {
+  const wft = e.wft!;
+  failAttachedQueries(eng, e, wft.scheduledEventId);
+  requeueUpdates(eng, e, wft.scheduledEventId);
+  e.wft = undefined;
+  e.wftAttempt = wft.attempt + 1;
+  // A worker whose task failed may hold a stale cache: route the retry to the normal queue.
+  e.sticky = undefined;
+  eng.release(e, 'wft');
+  eng.clearTimer(e, TIMEOUT);
+  eng.clearTimer(e, STICKY);
+  eng.flushBuffered(e);
+  scheduleWithBackoff(eng, e);
+}
+
+function timeoutStarted(eng: Engine, e: Execution, scheduledEventId: number): void {
+  if (!eng.isOpen(e) || e.wft?.scheduledEventId !== scheduledEventId || e.wft.startedEventId === undefined) return;
+  eng.appendEvent(
+    e,
+    eng.event(EventType.WORKFLOW_TASK_TIMED_OUT, 'workflowTaskTimedOutEventAttributes', {
+      scheduledEventId,
+      startedEventId: e.wft.startedEventId,
+      timeoutType: TimeoutType.START_TO_CLOSE,
+    }),
+  );
+  endTaskAndRetry(eng, e);
+}
+
+/** Sticky worker did not pick the task up in time: fall back to the normal queue. */
+function stickyTimeout(eng: Engine, e: Execution, scheduledEventId: number): void {
+  if (!eng.isOpen(e) || e.wft?.scheduledEventId !== scheduledEventId || e.wft.startedEventId !== undefined) return;
+  eng.appendEvent(
+    e,
+    eng.event(EventType.WORKFLOW_TASK_TIMED_OUT, 'workflowTaskTimedOutEventAttributes', {
+      scheduledEventId,
+      timeoutType: TimeoutType.SCHEDULE_TO_START,
+    }),
+  );
+  const attempt = e.wft.attempt;
+  requeueUpdates(eng, e, scheduledEventId);
+  e.wft = undefined;
+  e.sticky = undefined;
+  e.wftAttempt = attempt;
+  eng.release(e, 'wft');
+  scheduleWorkflowTask(eng, e);
+}
+
+/** The worker owning a sticky queue shut down: move its pending tasks to the normal queue. */
+export function resetStickyQueue(eng: Engine, namespace: string, stickyQueue: string): void {
+  for (const e of eng.executions.values()) {
+    if (e.namespace !== namespace || e.sticky?.queue !== stickyQueue || !eng.isOpen(e)) continue;
+    e.sticky = undefined;
+    eng.markDirty(e);
+    if (e.wft && e.wft.startedEventId === undefined && e.wft.sticky) {
+      eng.clearTimer(e, STICKY);
+      e.wft.sticky = false;
+      e.wft.taskQueue = e.taskQueue;
+      enqueueWft(eng, e);
+    }
+  }
+  eng.matching.drainTo(namespace, 'workflow', stickyQueue, () => undefined);
+}
+
+/** Re-arms timers and queues for a recovered run's workflow task. */
+export function recoverWorkflowTask(eng: Engine, e: Execution): void {
+  const wft = e.wft;
+  if (!wft) {
+    if (e.executionTime > eng.now()) return;
+    if (e.buffered.length) {
+      eng.flushBuffered(e);
+      scheduleWorkflowTask(eng, e);
+    }
+    return;
+  }
+  eng.hold(e, 'wft');
+  if (wft.startedEventId !== undefined) {
+    const at = (wft.startedTime ?? eng.now()) + e.workflowTaskTimeoutMs;
+    eng.setTimer(e, TIMEOUT, at, (run) => timeoutStarted(eng, run, wft.scheduledEventId));
+  } else {
+    // The sticky worker is gone after a restart: go straight to the normal queue.
+    wft.sticky = false;
+    wft.taskQueue = e.taskQueue;
+    e.sticky = undefined;
+    enqueueWft(eng, e);
+  }
+}

@@ -1,0 +1,220 @@
+// WorkflowService handlers for clients: namespaces, start, signal, cancel,
+// terminate, describe, history, query, update.
+import type { Engine } from '../engine/engine';
+import type { Execution } from '../engine/state';
+import type { CallContext, Handlers } from './grpc-service';
+import { HistoryFilter, UpdateStage, WfStatus, QueryRejectCondition, durFromMs, tsFromMs } from '../proto';
+import { alreadyExists, invalidArgument, workflowCompleted, failedPrecondition } from '../errors';
+import { describeNamespace } from '../engine/namespaces';
+import { paramsFromRequest, startWorkflow } from '../engine/start';
+import { signalRun, requestCancelRun } from '../engine/signals';
+import { terminateRun } from '../engine/lifecycle';
+import { queryRun } from '../engine/queries';
+import { admitUpdate, findUpdate, waitForStage } from '../engine/updates';
+import { describeExecution } from './describe';
+
+const SERVER_VERSION = '1.29.1';
+
+/** How long a request may wait server-side: the client's deadline minus a margin, capped. */
+export function waitBudget(ctx: CallContext, cap: number): number {
+  const byDeadline = ctx.deadline ? ctx.deadline - Date.now() - 500 : cap;
+  return Math.max(0, Math.min(cap, byDeadline));
+}
+
+export function workflowHandlers(eng: Engine): Handlers {
+  const commit = async <T>(v: T): Promise<T> => {
+    await eng.flush();
+    return v;
+  };
+  return {
+    getSystemInfo: () => ({
+      serverVersion: SERVER_VERSION,
+      capabilities: {
+        signalAndQueryHeader: true,
+        internalErrorDifferentiation: true,
+        activityFailureIncludeHeartbeat: true,
+        supportsSchedules: true,
+        encodedFailureAttributes: true,
+        buildIdBasedVersioning: false,
+        upsertMemo: true,
+        eagerWorkflowStart: false,
+        sdkMetadata: true,
+        countGroupByExecutionStatus: true,
+        nexus: false,
+      },
+    }),
+
+    registerNamespace: (req) => {
+      if (!req.namespace) throw invalidArgument('Namespace is not set on request.');
+      if (eng.namespaces.has(req.namespace)) throw alreadyExists('Namespace already exists.');
+      const ns = eng.ensureNamespace(req.namespace);
+      ns.description = req.description ?? '';
+      ns.ownerEmail = req.ownerEmail ?? '';
+      ns.data = req.data ?? {};
+      const { msFromDur } = require('../proto');
+      if (req.workflowExecutionRetentionPeriod) ns.retentionMs = msFromDur(req.workflowExecutionRetentionPeriod);
+      return commit({});
+    },
+    describeNamespace: (req) => {
+      const ns = req.id ? eng.namespaceById(req.id) : undefined;
+      return describeNamespace(ns ?? eng.namespace(req.namespace));
+    },
+    listNamespaces: () => ({ namespaces: [...eng.namespaces.values()].map(describeNamespace) }),
+    updateNamespace: (req) => {
+      const ns = eng.namespace(req.namespace);
+      if (req.updateInfo?.description !== undefined) ns.description = req.updateInfo.description;
+      if (req.updateInfo?.ownerEmail !== undefined) ns.ownerEmail = req.updateInfo.ownerEmail;
+      if (req.updateInfo?.data) Object.assign(ns.data, req.updateInfo.data);
+      const { msFromDur } = require('../proto');
+      if (req.config?.workflowExecutionRetentionTtl) ns.retentionMs = msFromDur(req.config.workflowExecutionRetentionTtl);
+      eng.markNamespaceDirty(ns);
+      return commit(describeNamespace(ns));
+    },
+
+    startWorkflowExecution: (req) => {
+      const p = paramsFromRequest(eng, req);
+      const { run, started } = startWorkflow(eng, p, req.workflowIdReusePolicy, req.workflowIdConflictPolicy);
+      return commit({ runId: run.runId, started, status: run.status });
+    },
+
+    signalWorkflowExecution: (req) => {
+      if (!req.signalName) throw invalidArgument('SignalName is not set on request.');
+      const e = eng.getRun(req.namespace, req.workflowExecution?.workflowId, req.workflowExecution?.runId || undefined);
+      signalRun(eng, e, { signalName: req.signalName, input: req.input, identity: req.identity, header: req.header, requestId: req.requestId });
+      return commit({});
+    },
+
+    signalWithStartWorkflowExecution: (req) => {
+      if (!req.signalName) throw invalidArgument('SignalName is not set on request.');
+      const p = paramsFromRequest(eng, req);
+      const signal = { signalName: req.signalName, input: req.signalInput, identity: req.identity, header: req.header, requestId: req.requestId };
+      const cur = eng.currentRun(p.namespace, p.workflowId);
+      if (cur && eng.isOpen(cur)) {
+        signalRun(eng, cur, signal);
+        return commit({ runId: cur.runId, started: false });
+      }
+      p.signal = signal;
+      const { run } = startWorkflow(eng, p, req.workflowIdReusePolicy, req.workflowIdConflictPolicy);
+      return commit({ runId: run.runId, started: true });
+    },
+
+    requestCancelWorkflowExecution: (req) => {
+      const e = eng.getRun(req.namespace, req.workflowExecution?.workflowId, req.workflowExecution?.runId || undefined);
+      if (req.firstExecutionRunId && e.firstRunId !== req.firstExecutionRunId) throw workflowCompleted();
+      requestCancelRun(eng, e, { identity: req.identity, requestId: req.requestId, reason: req.reason });
+      return commit({});
+    },
+
+    terminateWorkflowExecution: (req) => {
+      const e = eng.getRun(req.namespace, req.workflowExecution?.workflowId, req.workflowExecution?.runId || undefined);
+      if (req.firstExecutionRunId && e.firstRunId !== req.firstExecutionRunId) throw workflowCompleted();
+      if (!eng.isOpen(e)) throw workflowCompleted();
+      terminateRun(eng, e, req.reason, req.details, req.identity);
+      return commit({});
+    },
+
+    describeWorkflowExecution: (req) => {
+      const e = eng.getRun(req.namespace, req.execution?.workflowId, req.execution?.runId || undefined);
+      return describeExecution(eng, e);
+    },
+
+    getWorkflowExecutionHistory: (req, ctx) => getHistory(eng, req, ctx),
+
+    getWorkflowExecutionHistoryReverse: (req) => {
+      const e = eng.getRun(req.namespace, req.execution?.workflowId, req.execution?.runId || undefined);
+      const size = req.maximumPageSize || 1000;
+      const end = req.nextPageToken?.length ? Number(Buffer.from(req.nextPageToken).toString()) : e.history.length;
+      const start = Math.max(0, end - size);
+      const events = e.history.slice(start, end).reverse();
+      return { history: { events }, nextPageToken: start > 0 ? Buffer.from(String(start)) : undefined };
+    },
+
+    queryWorkflow: async (req, ctx) => {
+      const e = eng.getRun(req.namespace, req.execution?.workflowId, req.execution?.runId || undefined);
+      if (!req.query?.queryType) throw invalidArgument('QueryType is not set on request.');
+      const cond = req.queryRejectCondition ?? 0;
+      const open = eng.isOpen(e);
+      if ((cond === QueryRejectCondition.NOT_OPEN && !open) || (cond === QueryRejectCondition.NOT_COMPLETED_CLEANLY && !open && e.status !== WfStatus.COMPLETED)) {
+        return { queryRejected: { status: e.status } };
+      }
+      return queryRun(eng, e, req.query, waitBudget(ctx, 60_000));
+    },
+
+    updateWorkflowExecution: async (req, ctx) => {
+      const exec = req.workflowExecution ?? {};
+      const e = eng.getRun(req.namespace, exec.workflowId, exec.runId || undefined);
+      if (req.firstExecutionRunId && e.firstRunId !== req.firstExecutionRunId) throw workflowCompleted();
+      const u = admitUpdate(eng, e, req.request);
+      await eng.flush();
+      const want = req.waitPolicy?.lifecycleStage || UpdateStage.ACCEPTED;
+      if (want === UpdateStage.ADMITTED && u.stage < UpdateStage.ADMITTED) throw failedPrecondition('update not admitted');
+      await waitForStage(u, want, waitBudget(ctx, 20_000));
+      await eng.flush();
+      return {
+        updateRef: { workflowExecution: { workflowId: e.workflowId, runId: e.runId }, updateId: u.id },
+        outcome: u.stage === UpdateStage.COMPLETED ? u.outcome : undefined,
+        stage: u.stage,
+      };
+    },
+
+    pollWorkflowExecutionUpdate: async (req, ctx) => {
+      const ref = req.updateRef ?? {};
+      const e = eng.getRun(req.namespace, ref.workflowExecution?.workflowId, ref.workflowExecution?.runId || undefined);
+      const u = findUpdate(eng, e, ref.updateId);
+      const want = req.waitPolicy?.lifecycleStage || UpdateStage.ACCEPTED;
+      await waitForStage(u, want, waitBudget(ctx, 20_000));
+      return {
+        outcome: u.stage === UpdateStage.COMPLETED ? u.outcome : undefined,
+        stage: u.stage,
+        updateRef: { workflowExecution: { workflowId: e.workflowId, runId: e.runId }, updateId: u.id },
+      };
+    },
+  };
+}
+
+interface PageToken {
+  r: string;
+  n: number;
+}
+
+async function getHistory(eng: Engine, req: any, ctx: CallContext): Promise<object> {
+  const token: PageToken | undefined = req.nextPageToken?.length ? JSON.parse(Buffer.from(req.nextPageToken).toString()) : undefined;
+  const e = eng.getRun(req.namespace, req.execution?.workflowId, token?.r ?? (req.execution?.runId || undefined));
+  const closeOnly = req.historyEventFilterType === HistoryFilter.CLOSE_EVENT;
+  const from = token?.n ?? 1;
+  const pageSize = req.maximumPageSize > 0 ? req.maximumPageSize : 1000;
+  const mkToken = (n: number) => Buffer.from(JSON.stringify({ r: e.runId, n }));
+  if (req.waitNewEvent && eng.isOpen(e) && (closeOnly || from >= e.nextEventId)) {
+    await waitForChange(eng, e, waitBudget(ctx, eng.historyWaitMs), closeOnly);
+    if (eng.isOpen(e) && (closeOnly || from >= e.nextEventId)) return { history: { events: [] }, nextPageToken: mkToken(from) };
+  }
+  if (closeOnly) {
+    if (eng.isOpen(e)) return { history: { events: [] }, nextPageToken: mkToken(from) };
+    return { history: { events: [e.history[e.history.length - 1]] } };
+  }
+  const events = e.history.slice(from - 1, from - 1 + pageSize);
+  const next = from + events.length;
+  const more = next < e.nextEventId || (req.waitNewEvent && eng.isOpen(e));
+  return { history: { events }, nextPageToken: more ? mkToken(next) : undefined };
+}
+
+function waitForChange(eng: Engine, e: Execution, ms: number, untilClosed: boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const side = eng.sideOf(e);
+    const timer = setTimeout(() => {
+      side.waiters.delete(wake);
+      resolve();
+    }, ms);
+    const wake = () => {
+      if (untilClosed && eng.isOpen(e)) {
+        side.waiters.add(wake);
+        return;
+      }
+      clearTimeout(timer);
+      resolve();
+    };
+    side.waiters.add(wake);
+  });
+}
+
+export { durFromMs, tsFromMs };

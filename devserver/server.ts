@@ -1,0 +1,106 @@
+// Assembles the embedded Temporal server: engine (in memory or on a durable
+// log), feature hooks, and the gRPC services on one port.
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { Clock } from './clock';
+import { Engine } from './engine/engine';
+import { FileStore, MemoryStore, Store } from './storage/store';
+import { recoverEngine, liveState } from './engine/recovery';
+import { dispatchWorkflowTask } from './engine/workflow-tasks';
+import { dispatchActivity } from './engine/activities';
+import { dispatchQueryTask, dispatchQueuedQueries } from './engine/queries';
+import { onRunClosed } from './engine/effects';
+import { abandonUpdates } from './engine/updates';
+import { buildService, Handlers } from './rpc/grpc-service';
+import { workflowHandlers } from './rpc/workflow-service';
+import { workerHandlers } from './rpc/worker-service';
+import { visibilityHandlers } from './rpc/visibility-service';
+import { operatorHandlers } from './rpc/operator-service';
+import { testHandlers } from './rpc/test-service';
+import { scheduleHandlers, startScheduler } from './schedules/scheduler';
+
+export interface DevServerOptions {
+  /** Port to listen on; 0 picks a free one. Default 7233. */
+  port?: number;
+  /** Address to bind. Default 127.0.0.1. */
+  ip?: string;
+  /** Namespace registered at start besides "default". */
+  namespace?: string;
+  /** Durable log file; absent means in memory. */
+  dbFilename?: string;
+  /** Serve the TestService and skip time when idle (the time-skipping test server). Default false. */
+  timeSkipping?: boolean;
+  /** fdatasync each commit (default true); off only for benchmarks comparing the cost. */
+  fsync?: boolean;
+  logger: Logger;
+}
+
+export interface DevServer {
+  port: number;
+  engine: Engine;
+  close(): Promise<void>;
+}
+
+const MAX_MESSAGE = 128 * 1024 * 1024;
+
+export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const clock = new Clock({ timeSkipping: opts.timeSkipping });
+  let store: Store;
+  let recovered: Awaited<ReturnType<typeof FileStore.open>>['state'] | undefined;
+  if (opts.dbFilename) {
+    const opened = await FileStore.open(opts.dbFilename, { fsync: opts.fsync ?? true });
+    store = opened.store;
+    recovered = opened.state;
+  } else store = new MemoryStore();
+
+  const engine = new Engine({ clock, logger: opts.logger, store });
+  engine.liveState = () => liveState(engine);
+  engine.dispatchers.wft = (t, identity) => dispatchWorkflowTask(engine, t.key, t.scheduledEventId, identity);
+  engine.dispatchers.act = (t, identity) => dispatchActivity(engine, t.key, t.scheduledEventId, t.attempt, identity);
+  engine.dispatchers.query = (t) => dispatchQueryTask(engine, t.key, t.queryId);
+  engine.closeHooks.push((e) => onRunClosed(engine, e));
+  engine.closeHooks.push((e) => abandonUpdates(engine, e));
+  engine.closeHooks.push((e) => dispatchQueuedQueries(engine, e));
+  if (recovered) {
+    recoverEngine(engine, recovered);
+    opts.logger.info({ runs: engine.executions.size, file: opts.dbFilename }, 'recovered state');
+  }
+  engine.ensureNamespace('default');
+  if (opts.namespace) engine.ensureNamespace(opts.namespace);
+  const scheduler = startScheduler(engine);
+  await engine.flush();
+
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_MESSAGE, 'grpc.max_send_message_length': MAX_MESSAGE });
+  const wf: Handlers = {
+    ...workflowHandlers(engine),
+    ...workerHandlers(engine),
+    ...visibilityHandlers(engine),
+    ...scheduleHandlers(engine, scheduler),
+  };
+  const add = (name: string, handlers: Handlers) => {
+    const svc = buildService(name, handlers, opts.logger);
+    server.addService(svc.definition, svc.implementation);
+  };
+  add('temporal.api.workflowservice.v1.WorkflowService', wf);
+  add('temporal.api.operatorservice.v1.OperatorService', operatorHandlers(engine));
+  if (opts.timeSkipping) add('temporal.api.testservice.v1.TestService', testHandlers(clock));
+
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${opts.ip ?? '127.0.0.1'}:${opts.port ?? 7233}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  let closed = false;
+  return {
+    port,
+    engine,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      scheduler.stop();
+      engine.matching.closeAll();
+      clock.stop();
+      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      await engine.flush();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// Public shapes of the visibility query module. They live apart from query.ts so the
+// internal modules can share them without importing the entry point (no cycles).
+
+export type SearchAttributeType = 'Keyword' | 'Text' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
+
+export type ExecutionStatusName =
+  | 'Running'
+  | 'Completed'
+  | 'Failed'
+  | 'Canceled'
+  | 'Terminated'
+  | 'ContinuedAsNew'
+  | 'TimedOut';
+
+export interface VisibilityRecord {
+  workflowId: string;
+  runId: string;
+  workflowType: string;
+  taskQueue: string;
+  status: ExecutionStatusName;
+  startTime: number; // epoch ms
+  executionTime: number; // epoch ms
+  closeTime?: number; // epoch ms, absent while running
+  historyLength?: number;
+  parentWorkflowId?: string;
+  rootWorkflowId?: string;
+  // Optional extras: the real server exposes these as system search attributes, so
+  // queries naming them compile; records that leave them out simply never match.
+  parentRunId?: string;
+  rootRunId?: string;
+  historySizeBytes?: number;
+  stateTransitionCount?: number;
+  /** custom search attributes, decoded: string | number | boolean | string[] | Date-as-ISO-string */
+  searchAttributes: Record<string, unknown>;
+}
+
+export interface OrderByItem {
+  /** attribute name as written in the query */
+  attribute: string;
+  direction: 'ASC' | 'DESC';
+}
+
+export interface CompiledQuery {
+  matches(r: VisibilityRecord): boolean;
+  /** comparator for ORDER BY if given, else undefined (engine then sorts StartTime DESC, RunId) */
+  compare?: (a: VisibilityRecord, b: VisibilityRecord) => number;
+  /** the parsed ORDER BY list, present only when the query had one */
+  orderBy?: readonly OrderByItem[];
+  /** GROUP BY attributes (only ever ['ExecutionStatus']); present only when compiled with allowGroupBy */
+  groupBy?: readonly string[];
+}
+
+export interface CompileOptions {
+  /**
+   * CountWorkflowExecutions accepts `GROUP BY ExecutionStatus`; ListWorkflowExecutions rejects
+   * it. The engine says which one it is serving, so the error comes from one place.
+   */
+  allowGroupBy?: boolean;
+}

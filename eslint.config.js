@@ -1,0 +1,28 @@
+// Lint: TypeScript recommended rules, plus the sandbox line — workflow code may
+// not import node builtins or I/O clients (it must stay deterministic).
+const tseslint = require('typescript-eslint');
+
+const forbiddenInWorkflows = ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process', 'os', 'openai', 'ioredis', 'pino', '@temporalio/activity', '@temporalio/client', '@temporalio/worker'];
+
+module.exports = tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**', '**/*.js', '!eslint.config.js'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-require-imports': 'off',
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['workflows/**/*.ts', 'test/**/workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: forbiddenInWorkflows.map((group) => ({ group: [group], message: 'workflow code must stay deterministic: no I/O or node builtins here' })) }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'scripts/**/*.ts'],
+    rules: { 'no-console': 'off' },
+  },
+);

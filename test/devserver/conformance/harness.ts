@@ -1,0 +1,123 @@
+// Shared set-up for the conformance suite: the embedded server (or a real
+// Temporal when TEMPORAL_ADDRESS is set), a client, and a worker on a fresh
+// task queue per test file.
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, Runtime, DefaultLogger, bundleWorkflowCode, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Client, Connection, WorkflowHandle } from '@temporalio/client';
+
+export const DEV_SERVER = path.resolve(__dirname, '../../../bin/temporal-dev');
+
+let runtimeInstalled = false;
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+}
+
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
+/** Bundles a workflows module once per test process. */
+export function workflowBundle(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
+  let b = bundles.get(workflowsPath);
+  if (!b) {
+    b = bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+    bundles.set(workflowsPath, b);
+  }
+  return b;
+}
+
+export interface WorkerOptions {
+  /** Default: the env's own task queue. */
+  taskQueue?: string;
+  maxCachedWorkflows?: number;
+  /** Default: the workflows/activities given to createEnv. */
+  workflowsPath?: string;
+  activities?: object;
+}
+
+export interface Env {
+  client: Client;
+  connection: Connection;
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  teardown(): Promise<void>;
+  /** Runs fn with a worker polling taskQueue. */
+  withWorker<T>(fn: () => Promise<T>, opts?: WorkerOptions): Promise<T>;
+  /** Replays a workflow's whole history through the SDK: it must replay cleanly. */
+  replay(handle: WorkflowHandle): Promise<void>;
+  env?: TestWorkflowEnvironment;
+}
+
+export interface EnvOptions {
+  /** Absolute path of the workflows module (require.resolve('./workflows/x')). */
+  workflowsPath: string;
+  activities?: object;
+  /** The time-skipping test server (createTimeSkipping). */
+  timeSkipping?: boolean;
+  dbFilename?: string;
+}
+
+/** Starts the embedded server through @temporalio/testing, or connects to TEMPORAL_ADDRESS. */
+export async function createEnv(opts: EnvOptions): Promise<Env> {
+  quietRuntime();
+  let env: TestWorkflowEnvironment | undefined;
+  let connection: Connection;
+  let address: string;
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
+  if (process.env.TEMPORAL_ADDRESS && !opts.timeSkipping) {
+    address = process.env.TEMPORAL_ADDRESS;
+    connection = await Connection.connect({ address });
+  } else if (opts.timeSkipping) {
+    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: DEV_SERVER } } });
+    connection = env.connection;
+    address = env.address;
+  } else {
+    env = await TestWorkflowEnvironment.createLocal({
+      server: { executable: { type: 'existing-path', path: DEV_SERVER }, dbFilename: opts.dbFilename, extraArgs: ['--search-attribute', 'CustomKeyword=Keyword', '--search-attribute', 'CustomInt=Int'] },
+    });
+    connection = env.connection;
+    address = env.address;
+  }
+  const client = env ? env.client : new Client({ connection, namespace });
+  const taskQueue = `tq-${randomUUID()}`;
+  const nativeConnection = env?.nativeConnection;
+  return {
+    client,
+    connection,
+    address,
+    namespace,
+    taskQueue,
+    env,
+    async replay(handle: WorkflowHandle) {
+      const history = await handle.fetchHistory();
+      await Worker.runReplayHistory({ workflowBundle: await workflowBundle(opts.workflowsPath) }, history, handle.workflowId);
+    },
+    async withWorker<T>(fn: () => Promise<T>, wopts: WorkerOptions = {}) {
+      const { NativeConnection } = await import('@temporalio/worker');
+      const conn = nativeConnection ?? (await NativeConnection.connect({ address }));
+      const worker = await Worker.create({
+        connection: conn,
+        namespace,
+        taskQueue: wopts.taskQueue ?? taskQueue,
+        workflowBundle: await workflowBundle(wopts.workflowsPath ?? opts.workflowsPath),
+        activities: wopts.activities ?? opts.activities,
+        maxCachedWorkflows: wopts.maxCachedWorkflows,
+      });
+      try {
+        return await worker.runUntil(fn());
+      } finally {
+        if (!nativeConnection) await conn.close();
+      }
+    },
+    async teardown() {
+      if (env) await env.teardown();
+      else await connection.close();
+    },
+  };
+}
+
+export function uid(prefix: string): string {
+  return `${prefix}-${randomUUID()}`;
+}
