@@ -1,0 +1,4 @@
+export async function slowAdd(a: number, b: number): Promise<number> {
+  await new Promise((r) => setTimeout(r, 300));
+  return a + b;
+}

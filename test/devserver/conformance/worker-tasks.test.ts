@@ -1,0 +1,164 @@
+// Workflow tasks at the protocol level: sticky queues and their fallbacks,
+// events that arrive while a task runs, UNHANDLED_COMMAND, task failure and
+// task timeout with retry. Raw WorkflowService calls play the worker where the
+// SDK would hide the behaviour.
+import { randomUUID } from 'node:crypto';
+import { temporal } from '@temporalio/proto';
+import { createEnv, Env, uid } from './harness';
+import { waitForSignals, go, seen } from './workflows/worker-tasks';
+
+const ET = temporal.api.enums.v1.EventType;
+const CT = temporal.api.enums.v1.CommandType;
+
+let env: Env;
+beforeAll(async () => {
+  env = await createEnv({ workflowsPath: require.resolve('./workflows/worker-tasks') });
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+const svc = () => env.connection.workflowService;
+const ns = () => env.namespace;
+
+async function startRaw(taskQueue: string, workflowId = uid('raw')) {
+  const res = await svc().startWorkflowExecution({
+    namespace: ns(),
+    workflowId,
+    workflowType: { name: 'rawWorkflow' },
+    taskQueue: { name: taskQueue },
+    requestId: randomUUID(),
+    workflowTaskTimeout: { seconds: 2 },
+  });
+  return { workflowId, runId: res.runId! };
+}
+
+async function poll(taskQueue: string, kind = temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL) {
+  return svc().pollWorkflowTaskQueue({ namespace: ns(), taskQueue: { name: taskQueue, kind }, identity: 'raw-worker' });
+}
+
+async function history(workflowId: string) {
+  const h = await svc().getWorkflowExecutionHistory({ namespace: ns(), execution: { workflowId } });
+  return h.history!.events!;
+}
+
+test('later workflow tasks go to the sticky queue of the worker that ran the first', async () => {
+  await env.withWorker(async () => {
+    const h = await env.client.workflow.start(waitForSignals, { args: [2], taskQueue: env.taskQueue, workflowId: uid('sticky') });
+    await h.signal(go, 'a');
+    await h.signal(go, 'b');
+    expect(await h.result()).toEqual(['a', 'b']);
+    const scheduled = (await h.fetchHistory()).events!.filter((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED);
+    expect(scheduled[0].workflowTaskScheduledEventAttributes!.taskQueue!.kind).toBe(temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL);
+    const later = scheduled.slice(1).map((e) => e.workflowTaskScheduledEventAttributes!.taskQueue!.kind);
+    expect(later).toContain(temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY);
+    await env.replay(h);
+  });
+});
+
+test('a worker that shuts down hands its sticky workflows back to the normal queue at once', async () => {
+  const workflowId = uid('handoff');
+  await env.withWorker(async () => {
+    const h = await env.client.workflow.start(waitForSignals, { args: [2], taskQueue: env.taskQueue, workflowId });
+    await h.signal(go, 'first');
+    expect(await h.query(seen)).toEqual(['first']);
+  });
+  // First worker is gone (ShutdownWorker sent). A new worker must get the next task well
+  // before the 10 s sticky schedule-to-start timeout.
+  const h = env.client.workflow.getHandle(workflowId);
+  await h.signal(go, 'second');
+  const started = Date.now();
+  await env.withWorker(async () => {
+    expect(await h.result()).toEqual(['first', 'second']);
+  });
+  expect(Date.now() - started).toBeLessThan(8000);
+  await env.replay(h);
+});
+
+test('a sticky task nobody picks up falls back to the normal queue after its schedule-to-start timeout', async () => {
+  const tq = `raw-${randomUUID()}`;
+  const { workflowId } = await startRaw(tq);
+  const t1 = await poll(tq);
+  await svc().respondWorkflowTaskCompleted({
+    taskToken: t1.taskToken,
+    identity: 'raw-worker',
+    namespace: ns(),
+    commands: [],
+    stickyAttributes: { workerTaskQueue: { name: `${tq}-sticky-nobody`, kind: 2 }, scheduleToStartTimeout: { seconds: 1 } },
+  });
+  await svc().signalWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId }, signalName: 's', requestId: randomUUID() });
+  const t2 = await poll(tq); // arrives after ~1 s on the normal queue
+  expect(t2.taskToken?.length).toBeGreaterThan(0);
+  const types = (await history(workflowId)).map((e) => e.eventType);
+  expect(types).toContain(ET.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT);
+  const timedOut = (await history(workflowId)).find((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT)!;
+  expect(timedOut.workflowTaskTimedOutEventAttributes!.timeoutType).toBe(temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START);
+  await svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });
+});
+
+test('events arriving during a running task are buffered after it, and a completion that ignores them is rejected', async () => {
+  const tq = `raw-${randomUUID()}`;
+  const { workflowId } = await startRaw(tq);
+  const t1 = await poll(tq);
+  // A signal lands while the task is running.
+  await svc().signalWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId }, signalName: 'late', requestId: randomUUID() });
+  let before = (await history(workflowId)).map((e) => e.eventType);
+  expect(before[before.length - 1]).toBe(ET.EVENT_TYPE_WORKFLOW_TASK_STARTED); // not written yet
+  // Completing the workflow now would lose the signal: UNHANDLED_COMMAND.
+  await svc()
+    .respondWorkflowTaskCompleted({
+      taskToken: t1.taskToken,
+      identity: 'raw-worker',
+      namespace: ns(),
+      commands: [{ commandType: CT.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION, completeWorkflowExecutionCommandAttributes: {} }],
+    })
+    .catch(() => undefined); // real servers may also answer with an error; the history is what matters
+  before = (await history(workflowId)).map((e) => e.eventType);
+  expect(before.slice(3)).toEqual([
+    ET.EVENT_TYPE_WORKFLOW_TASK_FAILED,
+    ET.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+    ET.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+  ]);
+  const failed = (await history(workflowId))[3].workflowTaskFailedEventAttributes!;
+  expect(failed.cause).toBe(temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND);
+  // The retry carries the signal and may now complete.
+  const t2 = await poll(tq);
+  expect(t2.history!.events!.some((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)).toBe(true);
+  await svc().respondWorkflowTaskCompleted({
+    taskToken: t2.taskToken,
+    identity: 'raw-worker',
+    namespace: ns(),
+    commands: [{ commandType: CT.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION, completeWorkflowExecutionCommandAttributes: {} }],
+  });
+  const last = (await history(workflowId)).pop()!;
+  expect(last.eventType).toBe(ET.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+});
+
+test('a failed workflow task is retried with a higher attempt, and a timed-out one too', async () => {
+  const tq = `raw-${randomUUID()}`;
+  const { workflowId } = await startRaw(tq);
+  const t1 = await poll(tq);
+  expect(t1.attempt).toBe(1);
+  await svc().respondWorkflowTaskFailed({
+    taskToken: t1.taskToken,
+    namespace: ns(),
+    identity: 'raw-worker',
+    cause: temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_WORKFLOW_WORKER_UNHANDLED_FAILURE,
+    failure: { message: 'worker bug' },
+  });
+  const t2 = await poll(tq);
+  expect(t2.attempt).toBe(2);
+  // Let the 2 s start-to-close timeout expire.
+  const startedAt = Date.now();
+  const t3 = await poll(tq);
+  expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1500);
+  expect(t3.attempt).toBe(3);
+  const types = (await history(workflowId)).map((e) => e.eventType);
+  expect(types).toContain(ET.EVENT_TYPE_WORKFLOW_TASK_FAILED);
+  expect(types).toContain(ET.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT);
+  // Responding with the stale token of the timed-out attempt is refused.
+  await expect(
+    svc().respondWorkflowTaskCompleted({ taskToken: t2.taskToken, namespace: ns(), identity: 'raw-worker', commands: [] }),
+  ).rejects.toMatchObject({ code: 5 /* NOT_FOUND */ });
+  await svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });
+});
