@@ -18,6 +18,7 @@ import { visibilityHandlers } from './rpc/visibility-service';
 import { operatorHandlers } from './rpc/operator-service';
 import { testHandlers } from './rpc/test-service';
 import { scheduleHandlers, startScheduler } from './schedules/scheduler';
+import { startRetention } from './engine/retention';
 
 export interface DevServerOptions {
   /** Port to listen on; 0 picks a free one. Default 7233. */
@@ -68,6 +69,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   engine.ensureNamespace('default');
   if (opts.namespace) engine.ensureNamespace(opts.namespace);
   const scheduler = startScheduler(engine);
+  // The test server keeps everything (and a periodic sweep would make virtual time spin).
+  const retention = opts.timeSkipping ? undefined : startRetention(engine);
   await engine.flush();
 
   const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_MESSAGE, 'grpc.max_send_message_length': MAX_MESSAGE });
@@ -96,6 +99,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       if (closed) return;
       closed = true;
       scheduler.stop();
+      retention?.stop();
       engine.matching.closeAll();
       clock.stop();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));

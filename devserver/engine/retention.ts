@@ -1,0 +1,51 @@
+// Closed runs are kept for their namespace's retention period, then removed from
+// memory and from the durable store (what the real server's retention does).
+import type { Engine } from './engine';
+
+export interface Retention {
+  stop(): void;
+  /** Removes expired runs now; returns how many. */
+  sweep(): number;
+}
+
+/** Sweeps every `intervalMs` of server time (default one minute). */
+export function startRetention(eng: Engine, intervalMs = 60_000): Retention {
+  let timer: { cancel(): void } | undefined;
+  let stopped = false;
+  const sweep = () => {
+    const now = eng.now();
+    let removed = 0;
+    for (const [key, e] of eng.executions) {
+      if (e.closeTime === undefined) continue;
+      const ns = eng.namespaces.get(e.namespace);
+      if (!ns || e.closeTime + ns.retentionMs > now) continue;
+      // A parent still waiting on this chain keeps it (its outcome is reported from here).
+      eng.executions.delete(key);
+      eng.side.delete(key);
+      const curKey = `${e.namespace}\u0000${e.workflowId}`;
+      if (eng.current.get(curKey) === e.runId) eng.current.delete(curKey);
+      eng.addMutation({ op: 'delete', key: `h/${key}` });
+      removed++;
+    }
+    if (removed) {
+      eng.logger.debug({ removed }, 'retention removed closed runs');
+      void eng.flush().catch((err) => eng.logger.error({ err }, 'flush after retention failed'));
+    }
+    return removed;
+  };
+  const arm = () => {
+    if (stopped) return;
+    timer = eng.clock.after(intervalMs, () => {
+      sweep();
+      arm();
+    });
+  };
+  arm();
+  return {
+    sweep,
+    stop: () => {
+      stopped = true;
+      timer?.cancel();
+    },
+  };
+}
