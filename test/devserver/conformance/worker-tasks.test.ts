@@ -3,6 +3,7 @@
 // task timeout with retry. Raw WorkflowService calls play the worker where the
 // SDK would hide the behaviour.
 import { randomUUID } from 'node:crypto';
+import Long from 'long';
 import { temporal } from '@temporalio/proto';
 import { createEnv, Env, uid } from './harness';
 import { waitForSignals, go, seen } from './workflows/worker-tasks';
@@ -28,7 +29,7 @@ async function startRaw(taskQueue: string, workflowId = uid('raw')) {
     workflowType: { name: 'rawWorkflow' },
     taskQueue: { name: taskQueue },
     requestId: randomUUID(),
-    workflowTaskTimeout: { seconds: 2 },
+    workflowTaskTimeout: { seconds: Long.fromNumber(2) },
   });
   return { workflowId, runId: res.runId! };
 }
@@ -84,7 +85,7 @@ test('a sticky task nobody picks up falls back to the normal queue after its sch
     identity: 'raw-worker',
     namespace: ns(),
     commands: [],
-    stickyAttributes: { workerTaskQueue: { name: `${tq}-sticky-nobody`, kind: 2 }, scheduleToStartTimeout: { seconds: 1 } },
+    stickyAttributes: { workerTaskQueue: { name: `${tq}-sticky-nobody`, kind: 2 }, scheduleToStartTimeout: { seconds: Long.fromNumber(1) } },
   });
   await svc().signalWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId }, signalName: 's', requestId: randomUUID() });
   const t2 = await poll(tq); // arrives after ~1 s on the normal queue
