@@ -72,20 +72,30 @@ export class Clock {
     return () => {
       if (released) return;
       released = true;
-      this.unlock();
+      // One shared counter, like the Java test server: a client's UnlockTimeSkippingWithSleep
+      // may already have taken this lock's share, so never go below zero.
+      if (this.locks > 0) this.release();
     };
   }
 
-  unlock(): void {
-    if (!this.timeSkipping) return;
-    if (this.locks <= 0) throw new Error('time skipping is not locked');
-    this.locks--;
-    if (this.locks === 0) this.schedulePump();
-  }
-
-  /** Explicit client lock used by the TestService (counted like any other lock). */
+  /** Client lock (TestService LockTimeSkipping); counted with every other lock. */
   lockExplicit(): void {
     if (this.timeSkipping) this.locks++;
+  }
+
+  /**
+   * Client unlock (TestService UnlockTimeSkipping). Releases one lock whoever took
+   * it, as the Java test server does; refused when nothing holds time.
+   */
+  unlockExplicit(): void {
+    if (!this.timeSkipping) return;
+    if (this.locks <= 0) throw new Error('time skipping is not locked');
+    this.release();
+  }
+
+  private release(): void {
+    this.locks--;
+    if (this.locks === 0) this.schedulePump();
   }
 
   /** Moves virtual time forward (never backward); used by Sleep-style test calls. */

@@ -54,6 +54,26 @@ export const alreadyStarted = (message: string, startRequestId: string, runId: s
 
 export const alreadyExists = (message: string) => new RpcError(GrpcStatus.ALREADY_EXISTS, message);
 
+export const namespaceAlreadyExists = (namespace: string) =>
+  new RpcError(GrpcStatus.ALREADY_EXISTS, `Namespace "${namespace}" already exists`, {
+    typeName: `${D}NamespaceAlreadyExistsFailure`,
+    value: {},
+  });
+
+/** The real server's "workflow not ready" (FAILED_PRECONDITION with WorkflowNotReadyFailure). */
+export const workflowNotReady = (message: string) =>
+  new RpcError(GrpcStatus.FAILED_PRECONDITION, message, { typeName: `${D}WorkflowNotReadyFailure`, value: {} });
+
+export const namespaceNotSet = () => invalidArgument('Namespace not set on request.');
+
+export const invalidPageToken = () => invalidArgument('Invalid NextPageToken.');
+
+/**
+ * A request whose bytes are not a valid protobuf message. grpc-go (so the real server)
+ * answers INTERNAL here; we answer INVALID_ARGUMENT so INTERNAL keeps meaning "server bug".
+ */
+export const undecodableRequest = (detail: string) => invalidArgument(`grpc: error unmarshalling request: ${detail}`);
+
 export const failedPrecondition = (message: string) => new RpcError(GrpcStatus.FAILED_PRECONDITION, message);
 
 export const unimplemented = (method: string) =>

@@ -2,7 +2,7 @@
 import { parseArgs, UsageError } from './cli-args';
 import { createLogger } from './logger';
 import { startDevServer } from './server';
-import { IndexedValueType } from './proto';
+import { setUpStartupNamespaces } from './engine/namespaces';
 
 async function main(): Promise<void> {
   let args;
@@ -25,12 +25,7 @@ async function main(): Promise<void> {
     timeSkipping: args.mode === 'time-skipping',
     logger,
   });
-  const ns = server.engine.namespace(args.namespace);
-  for (const [name, type] of Object.entries(args.searchAttributes)) {
-    const t = IndexedValueType[type.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()];
-    if (t) ns.searchAttributes[name] = t;
-  }
-  server.engine.markNamespaceDirty(ns);
+  setUpStartupNamespaces(server.engine, args.namespaces, args.searchAttributes);
   await server.engine.flush();
   logger.info(
     { address: `${args.ip}:${server.port}`, namespace: args.namespace, persistence: args.dbFilename ?? 'memory', mode: args.mode },

@@ -16,6 +16,8 @@ import { workflowHandlers } from './rpc/workflow-service';
 import { workerHandlers } from './rpc/worker-service';
 import { visibilityHandlers } from './rpc/visibility-service';
 import { operatorHandlers } from './rpc/operator-service';
+import { namespaceHandlers } from './rpc/namespace-service';
+import { checkRequest } from './rpc/request-checks';
 import { testHandlers } from './rpc/test-service';
 import { scheduleHandlers, startScheduler } from './schedules/scheduler';
 import { startRetention } from './engine/retention';
@@ -68,7 +70,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   }
   engine.ensureNamespace('default');
   if (opts.namespace) engine.ensureNamespace(opts.namespace);
-  const scheduler = startScheduler(engine);
+  const scheduler = startScheduler(engine, recovered);
   // The test server keeps everything (and a periodic sweep would make virtual time spin).
   const retention = opts.timeSkipping ? undefined : startRetention(engine);
   await engine.flush();
@@ -76,12 +78,13 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_MESSAGE, 'grpc.max_send_message_length': MAX_MESSAGE });
   const wf: Handlers = {
     ...workflowHandlers(engine),
+    ...namespaceHandlers(engine),
     ...workerHandlers(engine),
     ...visibilityHandlers(engine),
     ...scheduleHandlers(engine, scheduler),
   };
   const add = (name: string, handlers: Handlers) => {
-    const svc = buildService(name, handlers, opts.logger);
+    const svc = buildService(name, handlers, opts.logger, (method, req, ctx) => checkRequest(engine, method, req, ctx));
     server.addService(svc.definition, svc.implementation);
   };
   add('temporal.api.workflowservice.v1.WorkflowService', wf);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Starts the embedded Temporal-compatible server with persistence under .data/.
-# (The agent service's gateway and worker join this script as they land.)
+# `npm start`: installs what is missing, then starts the whole service on this
+# machine (embedded Temporal engine, private Redis, worker, gateway, and the
+# scripted model when no OPENAI_API_KEY is set). Data lives under .data/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -d node_modules ] || npm ci
-mkdir -p .data
-exec bin/temporal-dev server start-dev --port "${TEMPORAL_PORT:-7233}" --db-filename .data/temporal.db --headless "$@"
+[ -d node_modules ] || npm ci --no-audit --no-fund
+exec node -r tsx/cjs src/launcher/main.ts "$@"

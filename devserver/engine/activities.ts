@@ -1,58 +1,16 @@
-// Activity tasks: scheduling with the server's timeout deduction, dispatch,
-// completion/failure/cancellation, heartbeats, all four timeouts, and
-// server-side retries per RetryPolicy.
+// Activity tasks: scheduling, dispatch, completion/failure/cancellation,
+// heartbeats, all four timeouts, and server-side retries per RetryPolicy. The
+// command checks and the timeout deduction live in activity-options.ts.
 import type { Engine, PollResponse } from './engine';
 import type { ActivityInfo, Execution, Failure, Payloads } from './state';
-import { EventType, RetryState, TimeoutType, WftFailedCause, durFromMs, msFromDur, tsFromMs } from '../proto';
-import { BadCommand } from './commands';
-import { decideRetry, normalizeRetryPolicy, retryPolicyToWire } from './retry';
+import { EventType, RetryState, TimeoutType, durFromMs, tsFromMs } from '../proto';
+import { deduceTimeouts } from './activity-options';
+import { decideRetry, normalizeRetryPolicy, retryPolicyToWire, timeoutTypeName } from './retry';
 import { scheduleWorkflowTask } from './workflow-tasks';
 import { encodeToken, decodeToken, TaskToken } from './task-token';
 import { notFound, workflowCompleted, invalidArgument } from '../errors';
 
-const BAD = WftFailedCause.BAD_SCHEDULE_ACTIVITY_ATTRIBUTES;
-
-export function validateScheduleActivity(e: Execution, a: any, seenIds: Set<string>): void {
-  if (!a.activityId) throw new BadCommand(BAD, 'ActivityId is not set on command.');
-  if (!a.activityType?.name) throw new BadCommand(BAD, 'ActivityType is not set on command.');
-  if (!a.taskQueue?.name && !e.taskQueue) throw new BadCommand(BAD, 'TaskQueue is not set on command.');
-  const open = Object.values(e.activities).some((x) => x.activityId === a.activityId);
-  if (open || seenIds.has(a.activityId)) {
-    throw new BadCommand(WftFailedCause.SCHEDULE_ACTIVITY_DUPLICATE_ID, `Activity ID ${a.activityId} is already used by an open activity.`);
-  }
-  seenIds.add(a.activityId);
-  if (!(msFromDur(a.scheduleToCloseTimeout) > 0) && !(msFromDur(a.startToCloseTimeout) > 0)) {
-    throw new BadCommand(BAD, 'A valid StartToClose or ScheduleToCloseTimeout is not set on command.');
-  }
-  try {
-    if (a.retryPolicy) normalizeRetryPolicy(a.retryPolicy, 'RetryPolicy');
-  } catch (err) {
-    throw new BadCommand(BAD, (err as Error).message);
-  }
-}
-
-/** The real server's deduction of missing timeouts, bounded by the run timeout. */
-function deduceTimeouts(e: Execution, a: any) {
-  let s2c = msFromDur(a.scheduleToCloseTimeout);
-  let s2s = msFromDur(a.scheduleToStartTimeout);
-  let st2c = msFromDur(a.startToCloseTimeout);
-  let hb = msFromDur(a.heartbeatTimeout);
-  const run = e.runTimeoutMs;
-  if (s2c > 0) {
-    s2s = s2s > 0 ? Math.min(s2s, s2c) : s2c;
-    st2c = st2c > 0 ? Math.min(st2c, s2c) : s2c;
-  } else {
-    s2c = run;
-    if (!(s2s > 0)) s2s = run;
-  }
-  if (run > 0) {
-    s2c = s2c > 0 ? Math.min(s2c, run) : run;
-    s2s = s2s > 0 ? Math.min(s2s, run) : run;
-    st2c = Math.min(st2c, run);
-  }
-  hb = Math.min(hb, st2c);
-  return { s2c, s2s, st2c, hb };
-}
+export { validateScheduleActivity, validateCancelActivity } from './activity-options';
 
 export function scheduleActivity(eng: Engine, e: Execution, a: any, completedEventId: number): void {
   const t = deduceTimeouts(e, a);
@@ -119,10 +77,11 @@ export function armActivity(eng: Engine, e: Execution, info: ActivityInfo): void
     return;
   }
   eng.hold(e, tname(info, 'lock'));
+  const attempt = info.attempt; // timers of an attempt must not time out a later one
   if (info.startedTime === undefined) {
     if (info.scheduleToStartMs > 0) {
       eng.setTimer(e, tname(info, 's2s'), info.currentAttemptScheduledTime + info.scheduleToStartMs, (run) =>
-        timeoutActivity(eng, run, info.scheduledEventId, info.attempt, TimeoutType.SCHEDULE_TO_START),
+        timeoutActivity(eng, run, info.scheduledEventId, attempt, TimeoutType.SCHEDULE_TO_START),
       );
     }
     const task = { t: 'act' as const, key: eng.key(e), scheduledEventId: info.scheduledEventId, attempt: info.attempt };
@@ -133,19 +92,21 @@ export function armActivity(eng: Engine, e: Execution, info: ActivityInfo): void
 }
 
 function armStartedTimers(eng: Engine, e: Execution, info: ActivityInfo): void {
+  const attempt = info.attempt;
   if (info.startToCloseMs > 0) {
     eng.setTimer(e, tname(info, 'st2c'), info.startedTime! + info.startToCloseMs, (run) =>
-      timeoutActivity(eng, run, info.scheduledEventId, info.attempt, TimeoutType.START_TO_CLOSE),
+      timeoutActivity(eng, run, info.scheduledEventId, attempt, TimeoutType.START_TO_CLOSE),
     );
   }
   armHeartbeat(eng, e, info);
 }
 
 function armHeartbeat(eng: Engine, e: Execution, info: ActivityInfo): void {
+  const attempt = info.attempt;
   if (info.heartbeatMs > 0) {
     const from = info.lastHeartbeatTime ?? info.startedTime!;
     eng.setTimer(e, tname(info, 'hb'), from + info.heartbeatMs, (run) =>
-      timeoutActivity(eng, run, info.scheduledEventId, info.attempt, TimeoutType.HEARTBEAT),
+      timeoutActivity(eng, run, info.scheduledEventId, attempt, TimeoutType.HEARTBEAT),
     );
   }
 }
@@ -197,39 +158,46 @@ export function dispatchActivity(eng: Engine, key: string, scheduledEventId: num
   };
 }
 
-/** Writes the lazily-recorded started event, then the outcome, then wakes the workflow. */
-function recordOutcome(eng: Engine, e: Execution, info: ActivityInfo, type: number, attr: string, attrs: object): void {
+/**
+ * Writes the lazily-recorded started event (or, for a by-id completion of an
+ * attempt no worker picked up, a fabricated one), then the outcome, then wakes
+ * the workflow.
+ */
+function recordOutcome(eng: Engine, e: Execution, info: ActivityInfo, type: number, attr: string, attrs: object, fabricateStartedBy?: string): void {
+  const wasStarted = info.startedTime !== undefined;
   const started = eng.event(EventType.ACTIVITY_TASK_STARTED, 'activityTaskStartedEventAttributes', {
     scheduledEventId: info.scheduledEventId,
-    identity: info.startedIdentity,
-    requestId: info.startedRequestId,
+    identity: wasStarted ? info.startedIdentity : fabricateStartedBy,
+    requestId: wasStarted ? info.startedRequestId : '',
     attempt: info.attempt,
     lastFailure: info.lastFailure,
   });
+  const withStarted = wasStarted || fabricateStartedBy !== undefined;
   const outcome = eng.event(type, attr, { scheduledEventId: info.scheduledEventId, ...attrs });
-  const wasStarted = info.startedTime !== undefined;
   clearAll(eng, e, info);
   if (e.wft?.startedEventId !== undefined) {
     // Buffered events get their ids when flushed; the outcome then links to the started event.
-    if (wasStarted) {
+    if (withStarted) {
       e.buffered.push(started);
       (outcome as any).__startedFromPrev = attr;
     }
     e.buffered.push(outcome);
     eng.markDirty(e);
   } else {
-    if (wasStarted) (outcome as any)[attr].startedEventId = eng.appendEvent(e, started);
+    if (withStarted) (outcome as any)[attr].startedEventId = eng.appendEvent(e, started);
     eng.appendEvent(e, outcome);
   }
   scheduleWorkflowTask(eng, e);
 }
+
+const TASK_NOT_FOUND = 'invalid activityID or activity already timed out or invoking workflow is completed';
 
 function resolveTask(eng: Engine, token: TaskToken): { e: Execution; info: ActivityInfo } {
   const e = eng.executions.get(eng.key({ namespace: token.n, workflowId: token.w, runId: token.r } as Execution));
   if (!e) throw notFound('workflow execution not found');
   if (!eng.isOpen(e)) throw workflowCompleted();
   const info = e.activities[token.s ?? -1];
-  if (!info || info.attempt !== token.a || info.startedTime === undefined) throw notFound('Activity task not found.');
+  if (!info || info.attempt !== token.a || info.startedTime === undefined) throw notFound(TASK_NOT_FOUND);
   return { e, info };
 }
 
@@ -237,23 +205,41 @@ export function activityByToken(eng: Engine, tokenBytes: Uint8Array | undefined)
   return resolveTask(eng, decodeToken(tokenBytes, 'a'));
 }
 
-export function activityById(eng: Engine, req: any): { e: Execution; info: ActivityInfo } {
+/**
+ * The pending activity named by workflow and activity id. Only a completion may
+ * target an attempt that no worker has started (the server then fabricates the
+ * started event); every other by-id call needs a running attempt.
+ */
+export function activityById(eng: Engine, req: any, allowUnstarted = false): { e: Execution; info: ActivityInfo } {
   if (!req.workflowId) throw invalidArgument('WorkflowId is not set on request.');
   if (!req.activityId) throw invalidArgument('ActivityId is not set on request.');
   const e = eng.getRun(req.namespace, req.workflowId, req.runId || undefined);
   if (!eng.isOpen(e)) throw workflowCompleted();
   const info = Object.values(e.activities).find((x) => x.activityId === req.activityId);
-  if (!info || info.startedTime === undefined) throw notFound('Activity task not found.');
+  if (!info) throw notFound(`cannot find pending activity with ActivityID ${req.activityId}, check workflow execution history for more details`);
+  if (info.startedTime === undefined && !allowUnstarted) throw notFound(TASK_NOT_FOUND);
   return { e, info };
 }
 
 export function completeActivity(eng: Engine, e: Execution, info: ActivityInfo, result: Payloads | undefined, identity?: string): void {
-  recordOutcome(eng, e, info, EventType.ACTIVITY_TASK_COMPLETED, 'activityTaskCompletedEventAttributes', { result, identity });
+  recordOutcome(eng, e, info, EventType.ACTIVITY_TASK_COMPLETED, 'activityTaskCompletedEventAttributes', { result, identity }, identity ?? '');
+}
+
+function expirationOf(info: ActivityInfo): number {
+  return info.scheduleToCloseMs > 0 ? info.scheduledTime + info.scheduleToCloseMs : 0;
+}
+
+/** The real server's RetryActivity: whether this attempt's failure leads to another attempt. */
+function retryDecision(eng: Engine, info: ActivityInfo, failure: Failure) {
+  if (!info.retryPolicy) return { retry: false as const, state: RetryState.RETRY_POLICY_NOT_SET };
+  // A cancelled activity must end, however it ends.
+  if (info.cancelRequested) return { retry: false as const, state: RetryState.CANCEL_REQUESTED };
+  return decideRetry(info.retryPolicy, info.attempt, failure, eng.now(), expirationOf(info));
 }
 
 export function failActivity(eng: Engine, e: Execution, info: ActivityInfo, failure: Failure, details: Payloads | undefined, identity?: string): void {
   if (details) info.heartbeatDetails = details;
-  const d = decideRetry(info.retryPolicy, info.attempt, failure, eng.now(), info.scheduleToCloseMs > 0 ? info.scheduledTime + info.scheduleToCloseMs : 0);
+  const d = retryDecision(eng, info, failure);
   if (d.retry) return retryLater(eng, e, info, failure, d.delayMs);
   recordOutcome(eng, e, info, EventType.ACTIVITY_TASK_FAILED, 'activityTaskFailedEventAttributes', { failure, identity, retryState: d.state });
 }
@@ -264,16 +250,19 @@ function retryLater(eng: Engine, e: Execution, info: ActivityInfo, failure: Fail
   info.attempt++;
   info.startedTime = undefined;
   info.startedIdentity = undefined;
+  info.startedRequestId = undefined;
+  info.lastHeartbeatTime = undefined;
   info.retryAt = eng.now() + delayMs;
   eng.markDirty(e);
   armActivity(eng, e, info);
 }
 
 export function canceledActivity(eng: Engine, e: Execution, info: ActivityInfo, details: Payloads | undefined, identity?: string): void {
+  if (!info.cancelRequested) throw invalidArgument('unable to mark activity as canceled without activity being request canceled first');
   recordOutcome(eng, e, info, EventType.ACTIVITY_TASK_CANCELED, 'activityTaskCanceledEventAttributes', {
     details,
     identity,
-    latestCancelRequestedEventId: info.cancelRequested ? findCancelRequested(e, info.scheduledEventId) : 0,
+    latestCancelRequestedEventId: findCancelRequested(e, info.scheduledEventId),
   });
 }
 
@@ -287,39 +276,56 @@ function findCancelRequested(e: Execution, scheduledEventId: number): number {
 
 export function heartbeatActivity(eng: Engine, e: Execution, info: ActivityInfo, details: Payloads | undefined): { cancelRequested: boolean } {
   info.lastHeartbeatTime = eng.now();
-  if (details) info.heartbeatDetails = details;
+  // Each heartbeat replaces the details, even with none (the real server's UpdateActivityProgress).
+  info.heartbeatDetails = details;
   eng.markDirty(e);
   armHeartbeat(eng, e, info);
   return { cancelRequested: info.cancelRequested };
 }
 
+const RETRY_S2C_TIMEOUT = 'Not enough time to schedule next retry before activity ScheduleToClose timeout, giving up retrying';
+
 function timeoutActivity(eng: Engine, e: Execution, scheduledEventId: number, attempt: number, timeoutType: number): void {
   const info = e.activities[scheduledEventId];
   if (!info || !eng.isOpen(e)) return;
   if (timeoutType !== TimeoutType.SCHEDULE_TO_CLOSE && info.attempt !== attempt) return;
-  const names: Record<number, string> = { 1: 'StartToClose', 2: 'ScheduleToStart', 3: 'ScheduleToClose', 4: 'Heartbeat' };
-  const failure: Failure = {
-    message: `activity ${names[timeoutType]} timeout`,
-    source: 'Server',
-    timeoutFailureInfo: { timeoutType, lastHeartbeatDetails: info.heartbeatDetails },
-  };
-  if (timeoutType === TimeoutType.START_TO_CLOSE || timeoutType === TimeoutType.HEARTBEAT) {
-    const d = decideRetry(info.retryPolicy, info.attempt, failure, eng.now(), info.scheduleToCloseMs > 0 ? info.scheduledTime + info.scheduleToCloseMs : 0);
+  let failure: Failure = { message: `activity ${timeoutTypeName(timeoutType)} timeout`, source: 'Server', timeoutFailureInfo: { timeoutType } };
+  let state: number;
+  if (timeoutType === TimeoutType.SCHEDULE_TO_START || timeoutType === TimeoutType.SCHEDULE_TO_CLOSE) {
+    // Server-enforced deadlines: never retried, reported as a timeout of the retries.
+    state = info.retryPolicy ? (info.cancelRequested ? RetryState.CANCEL_REQUESTED : RetryState.TIMEOUT) : RetryState.RETRY_POLICY_NOT_SET;
+  } else {
+    const d = retryDecision(eng, info, failure);
     if (d.retry) return retryLater(eng, e, info, failure, d.delayMs);
-    return recordTimeout(eng, e, info, failure, d.state);
+    state = d.state;
   }
-  recordTimeout(eng, e, info, failure, RetryState.TIMEOUT);
+  // Out of time for another attempt (schedule-to-close reached, or a retry would start
+  // after it): the real server reports that as the schedule-to-close deadline.
+  if (state === RetryState.TIMEOUT && timeoutType !== TimeoutType.SCHEDULE_TO_START) {
+    failure = { message: RETRY_S2C_TIMEOUT, source: 'Server', timeoutFailureInfo: { timeoutType: TimeoutType.SCHEDULE_TO_CLOSE } };
+  }
+  failure.timeoutFailureInfo.lastHeartbeatDetails = info.heartbeatDetails;
+  // The failure of the previous attempt is what actually went wrong; the timeout only ended the retries.
+  failure.cause = info.lastFailure;
+  recordOutcome(eng, e, info, EventType.ACTIVITY_TASK_TIMED_OUT, 'activityTaskTimedOutEventAttributes', { failure, retryState: state });
 }
 
-function recordTimeout(eng: Engine, e: Execution, info: ActivityInfo, failure: Failure, retryState: number): void {
-  if (info.lastFailure && !failure.cause) failure.cause = info.lastFailure;
-  recordOutcome(eng, e, info, EventType.ACTIVITY_TASK_TIMED_OUT, 'activityTaskTimedOutEventAttributes', { failure, retryState });
+/** Runs that cancelled a not-yet-started activity in the task being completed: they need a new workflow task. */
+const wakeAfterCommands = new WeakSet<Execution>();
+
+/** True (once) when applying commands resolved an activity the workflow must hear about. */
+export function activityNeedsWorkflowTask(e: Execution): boolean {
+  const has = wakeAfterCommands.has(e);
+  wakeAfterCommands.delete(e);
+  return has;
 }
 
-export function requestCancelActivity(eng: Engine, e: Execution, a: any, completedEventId: number): void {
+const NOT_STARTED_DETAILS = { payloads: [{ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify('ACTIVITY_ID_NOT_STARTED')) }] };
+
+export function requestCancelActivity(eng: Engine, e: Execution, a: any, completedEventId: number, identity?: string): void {
   const info = e.activities[a.scheduledEventId];
   if (!info) return;
-  eng.appendEvent(
+  const requestedId = eng.appendEvent(
     e,
     eng.event(EventType.ACTIVITY_TASK_CANCEL_REQUESTED, 'activityTaskCancelRequestedEventAttributes', {
       scheduledEventId: info.scheduledEventId,
@@ -328,12 +334,18 @@ export function requestCancelActivity(eng: Engine, e: Execution, a: any, complet
   );
   info.cancelRequested = true;
   eng.markDirty(e);
-  // Not running now (queued or waiting to retry): nothing to tell, cancel at once.
-  if (info.startedTime === undefined) canceledActivity(eng, e, info, undefined);
-}
-
-export function validateCancelActivity(e: Execution, a: any): void {
-  if (!e.activities[a.scheduledEventId]) {
-    throw new BadCommand(WftFailedCause.BAD_REQUEST_CANCEL_ACTIVITY_ATTRIBUTES, `invalid history builder state for action: request-cancel-activity (scheduledEventId ${a.scheduledEventId})`);
-  }
+  if (info.startedTime !== undefined) return; // the worker learns it from its next heartbeat
+  // Queued or waiting to retry: nobody to tell, so it is canceled at once. The
+  // workflow task that follows is scheduled after all commands are applied.
+  clearAll(eng, e, info);
+  eng.appendEvent(
+    e,
+    eng.event(EventType.ACTIVITY_TASK_CANCELED, 'activityTaskCanceledEventAttributes', {
+      scheduledEventId: info.scheduledEventId,
+      latestCancelRequestedEventId: requestedId,
+      details: NOT_STARTED_DETAILS,
+      identity,
+    }),
+  );
+  wakeAfterCommands.add(e);
 }

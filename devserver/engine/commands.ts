@@ -42,7 +42,7 @@ export function applyCommands(eng: Engine, e: Execution, commands: any[], comple
         scheduleActivity(eng, e, c.scheduleActivityTaskCommandAttributes ?? {}, completedEventId);
         break;
       case CommandType.REQUEST_CANCEL_ACTIVITY_TASK:
-        requestCancelActivity(eng, e, c.requestCancelActivityTaskCommandAttributes ?? {}, completedEventId);
+        requestCancelActivity(eng, e, c.requestCancelActivityTaskCommandAttributes ?? {}, completedEventId, identity);
         break;
       case CommandType.START_TIMER:
         startTimer(eng, e, c.startTimerCommandAttributes ?? {}, completedEventId);

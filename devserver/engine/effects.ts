@@ -10,13 +10,26 @@ import { scheduleWorkflowTask } from './workflow-tasks';
 import { paramsFromRequest, startWorkflow } from './start';
 import { signalRun, requestCancelRun } from './signals';
 import { terminateRun } from './lifecycle';
+import { validateSearchAttributes } from './search-attributes';
 import { RpcError } from '../errors';
+
+/** Identity the real server records on actions it takes by itself. */
+const HISTORY_SERVICE = 'history-service';
 
 export function validateStartChild(eng: Engine, e: Execution, a: any): void {
   const bad = (m: string) => new BadCommand(WftFailedCause.BAD_START_CHILD_EXECUTION_ATTRIBUTES, m);
   if (!a.workflowId) throw bad('Required field WorkflowId is not set on command.');
   if (!a.workflowType?.name) throw bad('Required field WorkflowType is not set on command.');
   if (a.namespace && a.namespace !== e.namespace && !eng.namespaces.has(a.namespace)) throw bad(`Namespace ${a.namespace} is not found.`);
+  const namespace = a.namespace || e.namespace;
+  validateSearchAttributes(eng, namespace, a.searchAttributes?.indexedFields, (m) => new BadCommand(WftFailedCause.BAD_SEARCH_ATTRIBUTES, m));
+  // Whatever a client start would refuse (timeouts, retry policy, cron...) fails the task instead.
+  try {
+    paramsFromRequest(eng, { ...a, namespace, taskQueue: a.taskQueue?.name ? a.taskQueue : { name: e.taskQueue } });
+  } catch (err) {
+    if (err instanceof RpcError) throw bad(err.message);
+    throw err;
+  }
 }
 
 function pushEffect(eng: Engine, e: Execution, kind: 'child' | 'signal' | 'cancel', initiatedEventId: number): void {
@@ -73,7 +86,7 @@ function startChild(eng: Engine, parent: Execution, initiatedEventId: number): v
     const p = paramsFromRequest(eng, { ...a, namespace: ns.name, requestId: `${parent.runId}:${initiatedEventId}` });
     p.parent = { namespace: parent.namespace, namespaceId: eng.namespace(parent.namespace).id, workflowId: parent.workflowId, runId: parent.runId, initiatedEventId };
     p.root = parent.root ?? { workflowId: parent.workflowId, runId: parent.runId };
-    const { run } = startWorkflow(eng, p, a.workflowIdReusePolicy, 0);
+    const { run } = startWorkflow(eng, p, a.workflowIdReusePolicy || 0);
     child.runId = run.runId;
     eng.addWorkflowEvent(
       parent,
@@ -125,20 +138,29 @@ export function initiateSignalExternal(eng: Engine, e: Execution, a: any, comple
   pushEffect(eng, e, 'signal', id);
 }
 
-function findTarget(eng: Engine, namespace: string, execution: any): Execution | undefined {
+/**
+ * The run an external signal or cancel is aimed at: the given run, or the id's current
+ * one. A childWorkflowOnly request (from a child handle) only reaches a child of the
+ * requester; anything else counts as not found, as on the real server.
+ */
+function findTarget(eng: Engine, requester: Execution, namespace: string, execution: any, childOnly: boolean): Execution | undefined {
   if (!execution?.workflowId || !eng.namespaces.has(namespace)) return undefined;
   const run = execution.runId
     ? eng.executions.get(eng.key({ namespace, workflowId: execution.workflowId, runId: execution.runId } as Execution))
     : eng.currentRun(namespace, execution.workflowId);
-  return run && eng.isOpen(run) ? run : undefined;
+  if (!run) return undefined;
+  if (childOnly && (run.parent?.workflowId !== requester.workflowId || run.parent?.runId !== requester.runId)) return undefined;
+  return run;
 }
 
 function signalExternal(eng: Engine, e: Execution, initiatedEventId: number): void {
   const a = e.history[initiatedEventId - 1]?.signalExternalWorkflowExecutionInitiatedEventAttributes;
   if (!a || !eng.isOpen(e)) return;
-  const target = findTarget(eng, a.namespace, a.workflowExecution);
+  const found = findTarget(eng, e, a.namespace, a.workflowExecution, !!a.childWorkflowOnly);
+  const target = found && eng.isOpen(found) ? found : undefined;
   if (target) {
     signalRun(eng, target, {
+      identity: HISTORY_SERVICE,
       signalName: a.signalName,
       input: a.input,
       header: a.header,
@@ -192,9 +214,11 @@ export function initiateCancelExternal(eng: Engine, e: Execution, a: any, comple
 function cancelExternal(eng: Engine, e: Execution, initiatedEventId: number): void {
   const a = e.history[initiatedEventId - 1]?.requestCancelExternalWorkflowExecutionInitiatedEventAttributes;
   if (!a || !eng.isOpen(e)) return;
-  const target = findTarget(eng, a.namespace, a.workflowExecution);
+  // Cancelling a run that has closed succeeds (and changes nothing).
+  const target = findTarget(eng, e, a.namespace, a.workflowExecution, !!a.childWorkflowOnly);
   if (target) {
     requestCancelRun(eng, target, {
+      identity: HISTORY_SERVICE,
       requestId: `${e.runId}:${initiatedEventId}`,
       reason: a.reason,
       external: { namespace: e.namespace, workflowId: e.workflowId, runId: e.runId, initiatedEventId },
@@ -243,10 +267,14 @@ export function onRunClosed(eng: Engine, e: Execution): void {
   }
   for (const child of Object.values(e.children)) {
     if (!child.runId || child.parentClosePolicy === ParentClosePolicy.ABANDON) continue;
+    // The child's chain, wherever it has got to (retries, continue-as-new, cron), but
+    // not an unrelated later workflow that reuses its id.
     const run = eng.currentRun(child.namespace, child.workflowId);
-    if (!run || !eng.isOpen(run)) continue;
-    if (child.parentClosePolicy === ParentClosePolicy.REQUEST_CANCEL) requestCancelRun(eng, run, { reason: 'by parent close policy' });
-    else terminateRun(eng, run, 'by parent close policy', undefined);
+    if (!run || !eng.isOpen(run) || run.firstRunId !== child.runId) continue;
+    const parentExecution = { namespace: e.namespace, workflowId: e.workflowId, runId: e.runId };
+    if (child.parentClosePolicy === ParentClosePolicy.REQUEST_CANCEL) {
+      requestCancelRun(eng, run, { identity: HISTORY_SERVICE, external: parentExecution });
+    } else terminateRun(eng, run, 'by parent close policy', undefined, HISTORY_SERVICE);
   }
 }
 

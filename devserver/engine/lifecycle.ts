@@ -2,10 +2,11 @@
 // termination, continue-as-new, and the new runs that retry and cron create.
 import type { Engine } from './engine';
 import { Execution, ParentInfo, Payload, Payloads, Failure, RetryPolicy } from './state';
-import { ContinueAsNewInitiator, EventType, RetryState, TimeoutType, WfStatus, durFromMs, tsFromMs } from '../proto';
+import { ContinueAsNewInitiator, EventType, RetryState, TimeoutType, WfStatus, durFromMs, msFromDur, tsFromMs } from '../proto';
 import { scheduleWorkflowTask } from './workflow-tasks';
-import { decideRetry, retryPolicyToWire } from './retry';
-import { nextCronTime } from './cron-schedule';
+import { decideRetry, normalizeRetryPolicy, retryPolicyToWire } from './retry';
+import { cronBackoffMs } from './cron-schedule';
+import { withoutNilPayloads } from './search-attributes';
 
 export interface RunParams {
   namespace: string;
@@ -22,6 +23,8 @@ export interface RunParams {
   retryPolicy?: RetryPolicy;
   cronSchedule?: string;
   requestId: string;
+  /** Preset run id (default: a fresh one), for when it must be known before the run exists. */
+  runId?: string;
   identity?: string;
   backoffMs: number;
   parent?: ParentInfo;
@@ -38,12 +41,12 @@ export interface RunParams {
   completionCallbacks?: object[];
   links?: object[];
   /** Signal recorded right after the start event (SignalWithStart). */
-  signal?: { signalName: string; input?: Payloads; identity?: string; header?: object; requestId?: string };
+  signal?: { signalName: string; input?: Payloads; identity?: string; header?: object; requestId?: string; links?: object[] };
 }
 
 export function createRun(eng: Engine, p: RunParams): Execution {
   const now = eng.now();
-  const runId = eng.newId();
+  const runId = p.runId ?? eng.newId();
   const firstRunId = p.firstRunId ?? runId;
   const expiration = p.executionExpirationTime ?? (p.executionTimeoutMs > 0 ? now + p.executionTimeoutMs : 0);
   const e: Execution = {
@@ -120,16 +123,15 @@ export function createRun(eng: Engine, p: RunParams): Execution {
   if (p.userMetadata) e.history[0].userMetadata = p.userMetadata;
   if (p.links) e.history[0].links = p.links;
   if (p.signal) {
-    eng.appendEvent(
-      e,
-      eng.event(EventType.WORKFLOW_EXECUTION_SIGNALED, 'workflowExecutionSignaledEventAttributes', {
-        signalName: p.signal.signalName,
-        input: p.signal.input,
-        identity: p.signal.identity,
-        header: p.signal.header,
-        requestId: p.signal.requestId,
-      }),
-    );
+    const ev = eng.event(EventType.WORKFLOW_EXECUTION_SIGNALED, 'workflowExecutionSignaledEventAttributes', {
+      signalName: p.signal.signalName,
+      input: p.signal.input,
+      identity: p.signal.identity,
+      header: p.signal.header,
+      requestId: p.signal.requestId,
+    });
+    if (p.signal.links) ev.links = p.signal.links;
+    eng.appendEvent(e, ev);
   }
   armRunTimers(eng, e);
   scheduleWorkflowTask(eng, e);
@@ -139,7 +141,10 @@ export function createRun(eng: Engine, p: RunParams): Execution {
 /** Start backoff and run/execution timeouts; also used after recovery. */
 export function armRunTimers(eng: Engine, e: Execution): void {
   if (e.executionTime > eng.now()) {
-    eng.setTimer(e, 'start-backoff', e.executionTime, (run) => scheduleWorkflowTask(eng, run));
+    // A cancel request may have started the run early; then there is nothing left to do.
+    eng.setTimer(e, 'start-backoff', e.executionTime, (run) => {
+      if (!run.history.some((h) => h.eventType === EventType.WORKFLOW_TASK_SCHEDULED)) scheduleWorkflowTask(eng, run);
+    });
   }
   const runDeadline = e.runTimeoutMs > 0 ? e.executionTime + e.runTimeoutMs : 0;
   const deadlines = [runDeadline, e.executionExpirationTime].filter((d) => d > 0);
@@ -148,50 +153,78 @@ export function armRunTimers(eng: Engine, e: Execution): void {
   }
 }
 
-/** Parameters for the next run of the same chain (retry, cron, continue-as-new). */
-function nextRunParams(e: Execution, over: Partial<RunParams>): RunParams {
+/**
+ * Minimal spacing of runs in a chain (the server's workflowIdReuseMinimalInterval,
+ * 1 s by default, also on the CLI dev server): a run that lived less than this
+ * makes its successor wait out the rest, so continue-as-new loops cannot spin.
+ */
+const MIN_RUN_INTERVAL_MS = 1000;
+
+function minChainBackoff(eng: Engine, e: Execution, backoffMs: number): number {
+  const lifetime = eng.now() - e.executionTime;
+  return lifetime + backoffMs < MIN_RUN_INTERVAL_MS ? MIN_RUN_INTERVAL_MS - lifetime : backoffMs;
+}
+
+/**
+ * Parameters for the next run of a retry or cron chain: what the previous run was
+ * started with (its start event), not what it upserted since.
+ */
+function nextRunParams(eng: Engine, e: Execution, over: Partial<RunParams> & { backoffMs: number; initiator: number }): RunParams {
   const started = e.history[0]?.workflowExecutionStartedEventAttributes ?? {};
-  return {
+  const p: RunParams = {
     namespace: e.namespace,
     workflowId: e.workflowId,
     workflowType: e.workflowType,
     taskQueue: e.taskQueue,
     input: started.input,
     header: started.header,
-    memo: e.memo,
-    searchAttributes: e.searchAttributes,
+    memo: started.memo?.fields,
+    searchAttributes: started.searchAttributes?.indexedFields,
     runTimeoutMs: e.runTimeoutMs,
     executionTimeoutMs: e.executionTimeoutMs,
     taskTimeoutMs: e.workflowTaskTimeoutMs,
     retryPolicy: e.retryPolicy,
     cronSchedule: e.cronSchedule,
-    requestId: `${e.runId}:next`,
-    backoffMs: 0,
+    requestId: eng.newId(),
     parent: e.parent,
     root: e.root,
     continuedExecutionRunId: e.runId,
     attempt: 1,
     firstRunId: e.firstRunId,
     executionExpirationTime: e.executionExpirationTime,
+    priority: started.priority,
+    links: e.history[0]?.links,
     ...over,
   };
+  p.backoffMs = minChainBackoff(eng, e, over.backoffMs);
+  return p;
 }
 
-function cronNext(eng: Engine, e: Execution, over: Partial<RunParams>): Execution | undefined {
+/** The next cron run, or undefined when the run has no cron schedule (or it has no next time). */
+function cronNextRun(eng: Engine, e: Execution, lastCompletionResult: Payloads | undefined, failure: Failure | undefined): Execution | undefined {
   if (!e.cronSchedule) return undefined;
-  const now = eng.now();
-  const next = nextCronTime(e.cronSchedule, now, e.startTime);
-  if (next === undefined) return undefined;
-  if (e.executionExpirationTime && next >= e.executionExpirationTime) return undefined;
-  return createRun(eng, nextRunParams(e, { backoffMs: next - now, initiator: ContinueAsNewInitiator.CRON_SCHEDULE, ...over }));
+  const backoffMs = cronBackoffMs(e.cronSchedule, e.executionTime, eng.now());
+  if (backoffMs === undefined) return undefined;
+  return createRun(
+    eng,
+    nextRunParams(eng, e, { backoffMs: Math.max(0, backoffMs), initiator: ContinueAsNewInitiator.CRON_SCHEDULE, lastCompletionResult, continuedFailure: failure }),
+  );
 }
 
-function retryNext(eng: Engine, e: Execution, failure: Failure): { run?: Execution; state: number } {
+function retryNextRun(eng: Engine, e: Execution, failure: Failure, lastCompletionResult: Payloads | undefined): { run?: Execution; state: number } {
   const d = decideRetry(e.retryPolicy, e.attempt, failure, eng.now(), e.executionExpirationTime);
   if (!d.retry) return { state: d.state };
+  const started = e.history[0]?.workflowExecutionStartedEventAttributes ?? {};
   const run = createRun(
     eng,
-    nextRunParams(e, { backoffMs: d.delayMs, initiator: ContinueAsNewInitiator.RETRY, attempt: e.attempt + 1, continuedFailure: failure }),
+    nextRunParams(eng, e, {
+      backoffMs: d.delayMs,
+      initiator: ContinueAsNewInitiator.RETRY,
+      attempt: e.attempt + 1,
+      continuedFailure: failure,
+      lastCompletionResult,
+      completionCallbacks: started.completionCallbacks,
+    }),
   );
   return { run, state: RetryState.IN_PROGRESS };
 }
@@ -202,7 +235,7 @@ function lastCompletionOf(e: Execution): Payloads | undefined {
 
 export function completeRun(eng: Engine, e: Execution, result: Payloads | undefined, completedEventId: number): void {
   eng.releaseAll(e);
-  const next = cronNext(eng, e, { lastCompletionResult: result });
+  const next = cronNextRun(eng, e, result, undefined);
   eng.appendEvent(
     e,
     eng.event(EventType.WORKFLOW_EXECUTION_COMPLETED, 'workflowExecutionCompletedEventAttributes', {
@@ -214,17 +247,16 @@ export function completeRun(eng: Engine, e: Execution, result: Payloads | undefi
   finish(eng, e, WfStatus.COMPLETED, next);
 }
 
+/** A failed run is retried under its retry policy; if not, a cron chain goes on regardless. */
 export function failRun(eng: Engine, e: Execution, failure: Failure, completedEventId: number): void {
   eng.releaseAll(e);
-  const retry = retryNext(eng, e, failure);
-  let next = retry.run;
-  const state = retry.state;
-  if (!next) next = cronNext(eng, e, { continuedFailure: failure, lastCompletionResult: lastCompletionOf(e) });
+  const retry = retryNextRun(eng, e, failure, undefined);
+  const next = retry.run ?? cronNextRun(eng, e, lastCompletionOf(e), failure);
   eng.appendEvent(
     e,
     eng.event(EventType.WORKFLOW_EXECUTION_FAILED, 'workflowExecutionFailedEventAttributes', {
       failure,
-      retryState: state,
+      retryState: retry.state,
       workflowTaskCompletedEventId: completedEventId,
       newExecutionRunId: next?.runId,
     }),
@@ -232,19 +264,21 @@ export function failRun(eng: Engine, e: Execution, failure: Failure, completedEv
   finish(eng, e, WfStatus.FAILED, next);
 }
 
+/** Run timeout (or the chain's execution timeout): retry or cron only while the chain has time left. */
 export function timeoutRun(eng: Engine, e: Execution): void {
   if (!eng.isOpen(e)) return;
   eng.releaseAll(e);
-  const failure = { message: 'workflow timed out', timeoutFailureInfo: { timeoutType: TimeoutType.START_TO_CLOSE }, source: 'Server' };
+  const failure = { message: 'workflow timeout', source: '', timeoutFailureInfo: { timeoutType: TimeoutType.START_TO_CLOSE } };
   let next: Execution | undefined;
   let state: number = RetryState.TIMEOUT;
-  if (eng.now() < e.executionExpirationTime || !e.executionExpirationTime) {
-    const r = retryNext(eng, e, { ...failure, timeoutFailureInfo: undefined });
+  if (!e.executionExpirationTime || eng.now() < e.executionExpirationTime) {
+    const r = retryNextRun(eng, e, failure, lastCompletionOf(e));
     next = r.run;
-    state = r.run ? RetryState.IN_PROGRESS : RetryState.TIMEOUT;
-    if (!next) next = cronNext(eng, e, { lastCompletionResult: lastCompletionOf(e) });
+    state = r.state;
+    if (!next) next = cronNextRun(eng, e, lastCompletionOf(e), failure);
   }
   failRunningTask(eng, e);
+  eng.flushBuffered(e);
   eng.appendEvent(
     e,
     eng.event(EventType.WORKFLOW_EXECUTION_TIMED_OUT, 'workflowExecutionTimedOutEventAttributes', {
@@ -278,27 +312,45 @@ export function terminateRun(eng: Engine, e: Execution, reason: string | undefin
   finish(eng, e, WfStatus.TERMINATED, undefined);
 }
 
+/**
+ * Continue-as-new: the command says what the next run gets. The server fills in only
+ * type, task queue and timeouts from this run; memo, search attributes, retry policy
+ * and cron schedule come from the command alone (SDKs copy them when they want to).
+ */
 export function continueAsNew(eng: Engine, e: Execution, a: any, completedEventId: number): void {
   eng.releaseAll(e);
-  const { msFromDur } = require('../proto');
-  const next = createRun(
-    eng,
-    nextRunParams(e, {
-      workflowType: a.workflowType?.name || e.workflowType,
-      taskQueue: a.taskQueue?.name || e.taskQueue,
-      input: a.input,
-      header: a.header,
-      memo: a.memo?.fields ?? e.memo,
-      searchAttributes: a.searchAttributes?.indexedFields ?? e.searchAttributes,
-      runTimeoutMs: msFromDur(a.workflowRunTimeout) || e.runTimeoutMs,
-      taskTimeoutMs: msFromDur(a.workflowTaskTimeout) || e.workflowTaskTimeoutMs,
-      backoffMs: msFromDur(a.backoffStartInterval),
-      initiator: a.initiator || ContinueAsNewInitiator.WORKFLOW,
-      continuedFailure: a.failure,
-      lastCompletionResult: a.lastCompletionResult,
-      retryPolicy: a.retryPolicy ? require('./retry').normalizeRetryPolicy(a.retryPolicy, 'ContinueAsNew') : e.retryPolicy,
-    }),
-  );
+  const initiator = a.initiator || ContinueAsNewInitiator.WORKFLOW;
+  const started = e.history[0]?.workflowExecutionStartedEventAttributes ?? {};
+  const runTimeoutMs = capRunTimeout(msFromDur(a.workflowRunTimeout) || e.runTimeoutMs, e.executionTimeoutMs);
+  const next = createRun(eng, {
+    namespace: e.namespace,
+    workflowId: e.workflowId,
+    workflowType: a.workflowType?.name || e.workflowType,
+    taskQueue: a.taskQueue?.name || e.taskQueue,
+    input: a.input,
+    header: a.header,
+    memo: a.memo?.fields,
+    searchAttributes: withoutNilPayloads(a.searchAttributes?.indexedFields),
+    runTimeoutMs,
+    executionTimeoutMs: e.executionTimeoutMs,
+    taskTimeoutMs: msFromDur(a.workflowTaskTimeout) || e.workflowTaskTimeoutMs,
+    retryPolicy: a.retryPolicy ? normalizeRetryPolicy(a.retryPolicy, 'invalid WorkflowRetryPolicy on ContinueAsNewWorkflowExecutionCommand') : undefined,
+    cronSchedule: a.cronSchedule || undefined,
+    requestId: eng.newId(),
+    backoffMs: minChainBackoff(eng, e, msFromDur(a.backoffStartInterval)),
+    parent: e.parent,
+    root: e.root,
+    continuedExecutionRunId: e.runId,
+    initiator,
+    continuedFailure: a.failure,
+    lastCompletionResult: a.lastCompletionResult,
+    attempt: initiator === ContinueAsNewInitiator.RETRY ? e.attempt + 1 : 1,
+    firstRunId: e.firstRunId,
+    executionExpirationTime: e.executionExpirationTime,
+    priority: started.priority,
+    completionCallbacks: started.completionCallbacks,
+    links: e.history[0]?.links,
+  });
   eng.appendEvent(
     e,
     eng.event(EventType.WORKFLOW_EXECUTION_CONTINUED_AS_NEW, 'workflowExecutionContinuedAsNewEventAttributes', {
@@ -310,7 +362,7 @@ export function continueAsNew(eng: Engine, e: Execution, a: any, completedEventI
       workflowTaskTimeout: durFromMs(next.workflowTaskTimeoutMs),
       workflowTaskCompletedEventId: completedEventId,
       backoffStartInterval: a.backoffStartInterval,
-      initiator: a.initiator || ContinueAsNewInitiator.WORKFLOW,
+      initiator,
       failure: a.failure,
       lastCompletionResult: a.lastCompletionResult,
       header: a.header,
@@ -319,6 +371,13 @@ export function continueAsNew(eng: Engine, e: Execution, a: any, completedEventI
     }),
   );
   finish(eng, e, WfStatus.CONTINUED_AS_NEW, next);
+}
+
+/** A run never outlives its chain: the run timeout is at most the execution timeout. */
+function capRunTimeout(runMs: number, executionMs: number): number {
+  if (executionMs === 0) return runMs;
+  if (runMs === 0) return executionMs;
+  return Math.min(runMs, executionMs);
 }
 
 /** A forced close while a workflow task runs records that task as failed first. */

@@ -1,6 +1,9 @@
-// Namespace records and their wire form (DescribeNamespace / ListNamespaces).
+// Namespace records, the real server's rules for registering and updating them,
+// and their wire form (DescribeNamespace / ListNamespaces).
 import { randomUUID } from 'node:crypto';
-import { durFromMs } from '../proto';
+import type { Engine } from './engine';
+import { IndexedValueType, durFromMs, msFromDur } from '../proto';
+import { invalidArgument } from '../errors';
 
 export interface NamespaceRecord {
   name: string;
@@ -15,6 +18,37 @@ export interface NamespaceRecord {
 
 export function newNamespace(name: string, retentionMs: number): NamespaceRecord {
   return { name, id: randomUUID(), description: '', ownerEmail: '', retentionMs, data: {}, searchAttributes: {} };
+}
+
+/** The real server's default system.namespaceMinRetentionLocal. */
+export const MIN_RETENTION_MS = 3600_000;
+const MAX_NAME_LENGTH = 1000;
+
+/** Retention of a register/update request; throws INVALID_ARGUMENT like the real namespace handler. */
+export function checkedRetention(wire: unknown, minMs = MIN_RETENTION_MS): number {
+  const ms = msFromDur(wire);
+  if (!Number.isFinite(ms) || ms < minMs) throw invalidArgument('A valid retention period is not set on request.');
+  return ms;
+}
+
+/**
+ * The namespaces the command line asks for, each with the --search-attribute
+ * attributes (the CLI registers them on every namespace it creates). Types are the
+ * CLI's names: Keyword, KeywordList, Datetime...
+ */
+export function setUpStartupNamespaces(eng: Engine, names: readonly string[], searchAttributes: Record<string, string>): void {
+  for (const name of names) {
+    const ns = eng.ensureNamespace(name);
+    for (const [attr, typeName] of Object.entries(searchAttributes)) {
+      const type = IndexedValueType[typeName.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()];
+      if (type) ns.searchAttributes[attr] = type;
+    }
+    eng.markNamespaceDirty(ns);
+  }
+}
+
+export function checkNamespaceName(name: string): void {
+  if (name.length > MAX_NAME_LENGTH) throw invalidArgument('Namespace length exceeds limit.');
 }
 
 export function describeNamespace(ns: NamespaceRecord): object {

@@ -55,21 +55,124 @@ export function attributeTypes(eng: Engine, namespace: string): Map<string, Sear
   return out;
 }
 
-/** Throws (via makeError) when an attribute is not registered or a value is malformed. */
+/** Kept by the server in fields of their own: never settable by users. */
+const RESERVED_SYSTEM = new Set([
+  'WorkflowId',
+  'RunId',
+  'WorkflowType',
+  'StartTime',
+  'ExecutionTime',
+  'CloseTime',
+  'ExecutionStatus',
+  'TaskQueue',
+  'HistoryLength',
+  'ExecutionDuration',
+  'StateTransitionCount',
+  'HistorySizeBytes',
+  'ParentWorkflowId',
+  'ParentRunId',
+  'RootWorkflowId',
+  'RootRunId',
+]);
+
+/** Predefined attributes users (and SDKs: patches set TemporalChangeVersion) may still set. */
+const SETTABLE_PREDEFINED: Record<string, number> = {
+  TemporalChangeVersion: IndexedValueType.KEYWORD_LIST,
+  BinaryChecksums: IndexedValueType.KEYWORD_LIST,
+  BuildIds: IndexedValueType.KEYWORD_LIST,
+  BatcherNamespace: IndexedValueType.KEYWORD,
+  BatcherUser: IndexedValueType.KEYWORD,
+  TemporalScheduledStartTime: IndexedValueType.DATETIME,
+  TemporalScheduledById: IndexedValueType.KEYWORD,
+  TemporalSchedulePaused: IndexedValueType.BOOL,
+  TemporalNamespaceDivision: IndexedValueType.KEYWORD,
+  TemporalPauseInfo: IndexedValueType.KEYWORD_LIST,
+  TemporalReportedProblems: IndexedValueType.KEYWORD_LIST,
+};
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+function fitsOne(v: unknown, type: number): boolean {
+  switch (type) {
+    case IndexedValueType.BOOL:
+      return typeof v === 'boolean';
+    case IndexedValueType.INT:
+      return Number.isInteger(v);
+    case IndexedValueType.DOUBLE:
+      return typeof v === 'number';
+    case IndexedValueType.DATETIME:
+      return typeof v === 'string' && RFC3339.test(v) && !Number.isNaN(Date.parse(v));
+    default:
+      return typeof v === 'string';
+  }
+}
+
+/**
+ * The server's DecodeValue (lists of values allowed, its default): JSON null, a value
+ * of the attribute's type, or a list of such; a KeywordList takes a list of strings.
+ * Returns the decoded value, or throws.
+ */
+function decodeTyped(p: Payload, type: number): unknown {
+  const encoding = p.metadata?.encoding ? Buffer.from(p.metadata.encoding).toString() : '';
+  if (encoding === 'binary/null') return null;
+  if (encoding !== 'json/plain') throw new Error('not JSON');
+  const v: unknown = JSON.parse(Buffer.from(p.data ?? []).toString('utf8'));
+  if (v === null) return v;
+  const list = Array.isArray(v) ? v : undefined;
+  if (type === IndexedValueType.KEYWORD_LIST) {
+    if (list?.every((x) => typeof x === 'string')) return v;
+    if (list?.length === 1 && Array.isArray(list[0]) && list[0].every((x: unknown) => typeof x === 'string')) return list[0];
+    throw new Error('not a list of strings');
+  }
+  if (fitsOne(v, type) || list?.every((x) => fitsOne(x, type))) return v;
+  throw new Error('wrong type');
+}
+
+function show(v: unknown): string {
+  return Array.isArray(v) ? `[${v.map(show).join(' ')}]` : typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** Throws (via makeError) what the server's search attribute validator would refuse. */
 export function validateSearchAttributes(eng: Engine, namespace: string, fields: Record<string, Payload> | undefined, makeError: (m: string) => Error): void {
   if (!fields) return;
   const ns = eng.namespace(namespace);
   for (const [name, p] of Object.entries(fields)) {
-    const registered = ns.searchAttributes[name] ?? (name.startsWith('Temporal') ? SYSTEM_ATTRIBUTES[name] : undefined);
-    if (registered === undefined) {
+    if (RESERVED_SYSTEM.has(name)) throw makeError(`${name} attribute can't be set in SearchAttributes`);
+    const type = ns.searchAttributes[name] ?? SETTABLE_PREDEFINED[name];
+    if (type === undefined) {
+      if (name.startsWith('Temporal') || SYSTEM_ATTRIBUTES[name] !== undefined) throw makeError(`${name} attribute can't be set in SearchAttributes`);
       throw makeError(`search attribute ${name} is not defined`);
     }
     try {
-      decodePayloadValue(p);
+      decodeTyped(p, type);
     } catch {
-      throw makeError(`invalid value for search attribute ${name}`);
+      let shown: string;
+      try {
+        shown = show(JSON.parse(Buffer.from(p.data ?? []).toString('utf8')));
+      } catch {
+        shown = 'value';
+      }
+      throw makeError(`invalid value for search attribute ${name} of type ${TYPE_NAMES[type]}: ${shown}`);
     }
   }
+}
+
+/**
+ * The server's test for "this value unsets the key" (memo and search attribute
+ * upserts): no payload, or data that is empty, JSON null, or an empty JSON list.
+ */
+export function isNilPayload(p: Payload | undefined): boolean {
+  if (!p?.data || p.data.length === 0) return true;
+  const text = Buffer.from(p.data).toString('utf8');
+  return text === 'null' || text === '[]';
+}
+
+/** Drops nil values, as the server does with search attributes given at start; undefined when none remain. */
+export function withoutNilPayloads(fields: Record<string, Payload> | undefined): Record<string, Payload> | undefined {
+  if (!fields) return undefined;
+  const out: Record<string, Payload> = {};
+  for (const [k, v] of Object.entries(fields)) if (!isNilPayload(v)) out[k] = v;
+  return Object.keys(out).length ? out : undefined;
 }
 
 export function decodePayloadValue(p: Payload | undefined): unknown {
@@ -100,9 +203,7 @@ export function upsertSearchAttributes(eng: Engine, e: Execution, a: any, comple
   const fields: Record<string, Payload> = a.searchAttributes?.indexedFields ?? {};
   const merged = { ...(e.searchAttributes ?? {}) };
   for (const [k, v] of Object.entries(fields)) {
-    // An empty payload (or JSON null / []) unsets the attribute.
-    const decoded = decodePayloadValue(v);
-    if (decoded === undefined || decoded === null || (Array.isArray(decoded) && decoded.length === 0)) delete merged[k];
+    if (isNilPayload(v)) delete merged[k];
     else merged[k] = v;
   }
   e.searchAttributes = merged;
@@ -119,7 +220,7 @@ export function upsertMemo(eng: Engine, e: Execution, a: any, completedEventId: 
   const fields: Record<string, Payload> = a.upsertedMemo?.fields ?? {};
   const merged = { ...(e.memo ?? {}) };
   for (const [k, v] of Object.entries(fields)) {
-    if (!v?.data || v.data.length === 0) delete merged[k];
+    if (isNilPayload(v)) delete merged[k];
     else merged[k] = v;
   }
   e.memo = merged;

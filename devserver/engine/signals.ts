@@ -12,6 +12,7 @@ export interface SignalInput {
   identity?: string;
   header?: object;
   requestId?: string;
+  links?: object[];
   external?: { workflowId: string; runId: string; namespace: string };
 }
 
@@ -20,17 +21,16 @@ export function signalRun(eng: Engine, e: Execution, s: SignalInput): boolean {
   if (!eng.isOpen(e)) throw workflowCompleted();
   if (s.requestId && e.requestIds.includes(s.requestId)) return false;
   if (s.requestId) e.requestIds.push(s.requestId);
-  eng.addWorkflowEvent(
-    e,
-    eng.event(EventType.WORKFLOW_EXECUTION_SIGNALED, 'workflowExecutionSignaledEventAttributes', {
-      signalName: s.signalName,
-      input: s.input,
-      identity: s.identity,
-      header: s.header,
-      requestId: s.requestId,
-      externalWorkflowExecution: s.external ? { workflowId: s.external.workflowId, runId: s.external.runId } : undefined,
-    }),
-  );
+  const ev = eng.event(EventType.WORKFLOW_EXECUTION_SIGNALED, 'workflowExecutionSignaledEventAttributes', {
+    signalName: s.signalName,
+    input: s.input,
+    identity: s.identity,
+    header: s.header,
+    requestId: s.requestId,
+    externalWorkflowExecution: s.external ? { workflowId: s.external.workflowId, runId: s.external.runId } : undefined,
+  });
+  if (s.links?.length) ev.links = s.links;
+  eng.addWorkflowEvent(e, ev);
   scheduleWorkflowTask(eng, e);
   return true;
 }
@@ -39,15 +39,18 @@ export interface CancelInput {
   identity?: string;
   requestId?: string;
   reason?: string;
-  external?: { workflowId: string; runId: string; namespace: string; initiatedEventId: number };
+  // The requesting workflow: a RequestCancelExternal command (with its initiated event) or a closing parent.
+  external?: { workflowId: string; runId: string; namespace: string; initiatedEventId?: number };
 }
 
+/**
+ * Records a cancel request and schedules a workflow task for it, even inside a start
+ * delay. Like the real server, asking a closed run, or asking twice, succeeds and
+ * changes nothing.
+ */
 export function requestCancelRun(eng: Engine, e: Execution, c: CancelInput): void {
-  if (!eng.isOpen(e)) throw workflowCompleted();
-  // Repeat-safe: a second request (same or new id) changes nothing.
-  if (e.cancelRequested) return;
+  if (!eng.isOpen(e) || e.cancelRequested) return;
   e.cancelRequested = true;
-  if (c.requestId) e.requestIds.push(c.requestId);
   eng.addWorkflowEvent(
     e,
     eng.event(EventType.WORKFLOW_EXECUTION_CANCEL_REQUESTED, 'workflowExecutionCancelRequestedEventAttributes', {
@@ -57,5 +60,5 @@ export function requestCancelRun(eng: Engine, e: Execution, c: CancelInput): voi
       externalWorkflowExecution: c.external ? { workflowId: c.external.workflowId, runId: c.external.runId } : undefined,
     }),
   );
-  scheduleWorkflowTask(eng, e);
+  scheduleWorkflowTask(eng, e, true);
 }

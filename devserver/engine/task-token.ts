@@ -1,6 +1,6 @@
 // Task tokens: opaque to SDKs, self-describing to us. A token names the run and
 // the exact task attempt, so a late or repeated response is recognised as stale.
-import { invalidArgument } from '../errors';
+import { invalidArgument, notFound } from '../errors';
 
 export interface TaskToken {
   /** namespace, workflowId, runId */
@@ -29,8 +29,14 @@ export function decodeToken(b: Uint8Array | undefined, expect: TaskToken['k']): 
   } catch {
     throw invalidArgument('Error deserializing task token.');
   }
-  if (!t || typeof t !== 'object' || typeof t.n !== 'string' || typeof t.w !== 'string' || typeof t.r !== 'string' || t.k !== expect) {
+  if (!t || typeof t !== 'object' || typeof t.n !== 'string' || typeof t.w !== 'string' || typeof t.r !== 'string' || !['w', 'a', 'q'].includes(t.k)) {
     throw invalidArgument('Error deserializing task token.');
+  }
+  // The real server's workflow and activity tokens share one format, so a token of the
+  // other kind names no such task: NOT_FOUND. Query tokens have a format of their own.
+  if (t.k !== expect) {
+    if (expect === 'q' || t.k === 'q') throw invalidArgument('Invalid TaskToken.');
+    throw notFound(expect === 'w' ? 'Workflow task not found.' : 'Activity task not found.');
   }
   return t;
 }

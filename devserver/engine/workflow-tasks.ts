@@ -7,16 +7,22 @@ import { encodeToken, decodeToken } from './task-token';
 import { notFound, workflowCompleted } from '../errors';
 import { applyCommands, isCloseCommand, validateCommands, BadCommand } from './commands';
 import { attachQueries, answerQueries, dispatchQueuedQueries, failAttachedQueries } from './queries';
+import { activityNeedsWorkflowTask } from './activities';
 import { attachUpdates, updatesWaitingForTask, processUpdateMessages, requeueUpdates } from './updates';
 
 const STICKY = 'wft-s2s';
 const TIMEOUT = 'wft-timeout';
 const BACKOFF = 'wft-backoff';
 
-export function scheduleWorkflowTask(eng: Engine, e: Execution): void {
+/**
+ * The first task waits for the start delay / backoff, except when `duringBackoff`
+ * (a cancel request starts the run early, as on the real server); once a run has
+ * had a task, later ones are not held back.
+ */
+export function scheduleWorkflowTask(eng: Engine, e: Execution, duringBackoff = false): void {
   if (!eng.isOpen(e) || e.wft) return;
   const now = eng.now();
-  if (e.executionTime > now) return; // first task waits for start delay / backoff
+  if (e.executionTime > now && !duringBackoff && !e.history.some((h) => h.eventType === EventType.WORKFLOW_TASK_SCHEDULED)) return;
   const sticky = !!e.sticky;
   const queue = sticky ? e.sticky!.queue : e.taskQueue;
   const attempt = e.wftAttempt || 1;
@@ -159,7 +165,8 @@ export function completeWorkflowTask(eng: Engine, req: any): CompleteResult {
 
   if (!eng.isOpen(e)) return {};
   const flushed = eng.flushBuffered(e);
-  if (flushed > 0 || req.forceCreateNewWorkflowTask || updatesWaitingForTask(eng, e)) {
+  const activityResolved = activityNeedsWorkflowTask(e);
+  if (flushed > 0 || activityResolved || req.forceCreateNewWorkflowTask || updatesWaitingForTask(eng, e)) {
     scheduleWorkflowTask(eng, e);
   }
   const next = e.wft as WorkflowTaskInfo | undefined;

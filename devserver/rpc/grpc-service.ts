@@ -1,10 +1,12 @@
 // Turns a protobuf service descriptor plus a table of handlers into a grpc-js
 // service. Methods without a handler answer UNIMPLEMENTED naming the method, so
-// an SDK feature we do not cover fails loudly instead of hanging.
+// an SDK feature we do not cover fails loudly instead of hanging. Every call gets
+// one debug log line; every rejected call also gets one warn line (error for
+// INTERNAL, which always means a server bug).
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { lookupService, lookupType } from '../proto';
-import { RpcError, unimplemented } from '../errors';
+import { RpcError, undecodableRequest, unimplemented } from '../errors';
 
 export interface CallContext {
   /** Absolute deadline (epoch ms, wall clock) the client gave, if any. */
@@ -16,8 +18,15 @@ export interface CallContext {
 
 export type Handler = (req: any, ctx: CallContext) => Promise<object> | object;
 export type Handlers = Record<string, Handler>;
+/** Runs before the handler (e.g. request-checks.ts); throws an RpcError to reject. `method` is "Service/Method". */
+export type Precheck = (method: string, req: any, ctx: CallContext) => void;
 
 const TO_OBJECT = { longs: Number, enums: Number, bytes: Buffer, defaults: false } as const;
+
+/** Stands in for a request whose bytes did not decode, so the call is answered by us, not by grpc-js. */
+class Undecodable {
+  constructor(readonly reason: string) {}
+}
 
 function lowerFirst(s: string): string {
   return s[0].toLowerCase() + s.slice(1);
@@ -27,6 +36,7 @@ export function buildService(
   serviceName: string,
   handlers: Handlers,
   logger: Logger,
+  precheck?: Precheck,
 ): { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation } {
   const service = lookupService(serviceName);
   const definition: Record<string, grpc.MethodDefinition<any, any>> = {};
@@ -40,7 +50,15 @@ export function buildService(
       requestStream: false,
       responseStream: false,
       requestSerialize: (v: object) => Buffer.from(reqType.encode(v as never).finish()),
-      requestDeserialize: (b: Buffer) => reqType.toObject(reqType.decode(b), TO_OBJECT),
+      // grpc-js answers a throwing deserializer with INTERNAL and never calls us, so
+      // undecodable bytes become a marker the call handler rejects (and logs) itself.
+      requestDeserialize: (b: Buffer) => {
+        try {
+          return reqType.toObject(reqType.decode(b), TO_OBJECT);
+        } catch (err) {
+          return new Undecodable(err instanceof Error ? err.message : String(err));
+        }
+      },
       responseSerialize: (v: object) => Buffer.from(resType.encode(v as never).finish()),
       responseDeserialize: (b: Buffer) => resType.toObject(resType.decode(b), TO_OBJECT),
     };
@@ -61,22 +79,27 @@ export function buildService(
         cancelled: cancelledP,
         isCancelled: () => cancelled,
       };
+      const req = call.request;
+      const namespace = req instanceof Undecodable || typeof req?.namespace !== 'string' || !req.namespace ? undefined : req.namespace;
       const finish = (err: unknown, res?: object) => {
         const ms = Date.now() - started;
-        if (err) {
-          const rpcErr = toRpcError(err);
-          const fields = { rpc: fullMethod, code: grpc.status[rpcErr.code], ms };
-          if (rpcErr.code === grpc.status.INTERNAL) logger.error({ ...fields, err }, rpcErr.message);
-          else logger.warn(fields, `rejected: ${rpcErr.message}`);
-          callback({ code: rpcErr.code, details: rpcErr.message, metadata: rpcErr.metadata() });
-        } else {
-          logger.debug({ rpc: fullMethod, ms }, 'rpc');
+        if (!err) {
+          logger.debug({ rpc: fullMethod, namespace, code: 'OK', ms }, 'rpc');
           callback(null, res ?? {});
+          return;
         }
+        const rpcErr = toRpcError(err);
+        const fields = { rpc: fullMethod, namespace, code: grpc.status[rpcErr.code], ms };
+        logger.debug(fields, 'rpc');
+        if (rpcErr.code === grpc.status.INTERNAL) logger.error({ ...fields, err, error: rpcErr.message }, 'internal error');
+        else logger.warn({ ...fields, error: rpcErr.message }, 'rejected request');
+        callback({ code: rpcErr.code, details: rpcErr.message, metadata: rpcErr.metadata() });
       };
       if (!handler) return finish(unimplemented(fullMethod));
+      if (req instanceof Undecodable) return finish(undecodableRequest(req.reason));
       try {
-        const out = handler(call.request, ctx);
+        precheck?.(fullMethod, req, ctx);
+        const out = handler(req, ctx);
         if (out && typeof (out as Promise<object>).then === 'function') {
           (out as Promise<object>).then((res) => finish(null, res), (err) => finish(err));
         } else finish(null, out as object);

@@ -1,12 +1,21 @@
 // temporal.api.testservice.v1.TestService: time-skipping controls used by
-// TestWorkflowEnvironment.createTimeSkipping().
+// TestWorkflowEnvironment.createTimeSkipping(). Semantics follow the Java test
+// server: one lock counter shared by clients and outstanding work; time skips to
+// the next timer only while it is zero.
 import type { Clock } from '../clock';
 import type { Handlers } from './grpc-service';
 import { failedPrecondition } from '../errors';
 import { msFromDur, msFromTs, tsFromMs } from '../proto';
 
 export function testHandlers(clock: Clock): Handlers {
-  const sleepUntil = (at: number) => new Promise<void>((resolve) => clock.at(at, resolve));
+  /** Resolves once virtual time reaches `at`; `onDue` runs inside the timer, before time moves on. */
+  const until = (at: number, onDue?: () => void) =>
+    new Promise<void>((resolve) =>
+      clock.at(at, () => {
+        onDue?.();
+        resolve();
+      }),
+    );
   return {
     lockTimeSkipping: () => {
       clock.lockExplicit();
@@ -14,24 +23,30 @@ export function testHandlers(clock: Clock): Handlers {
     },
     unlockTimeSkipping: () => {
       if (clock.lockCount <= 0) throw failedPrecondition('Time skipping is not locked.');
-      clock.unlock();
+      clock.unlockExplicit();
       return {};
     },
+    // Plain sleeps change no lock: they wait for virtual time, skipped or not.
     sleep: async (req) => {
-      await sleepUntil(clock.now() + msFromDur(req.duration));
+      await until(clock.now() + msFromDur(req.duration));
       return {};
     },
     sleepUntil: async (req) => {
-      const at = msFromTs(req.timestamp);
-      if (at > clock.now()) await sleepUntil(at);
+      await until(msFromTs(req.timestamp));
       return {};
     },
     unlockTimeSkippingWithSleep: async (req) => {
-      // Hold our own lock across the sleep's end so time stops at its deadline.
-      const done = sleepUntil(clock.now() + msFromDur(req.duration));
-      if (clock.lockCount > 0) clock.unlock();
+      // Unlock, let time run to the deadline, and lock again right inside the
+      // timer so time stops exactly there. With nothing locked (e.g. a result()
+      // already unlocked concurrently) the Java server fails the call; we just
+      // sleep and leave the lock count as it was, which keeps it balanced.
+      if (clock.lockCount <= 0) {
+        await until(clock.now() + msFromDur(req.duration));
+        return {};
+      }
+      const done = until(clock.now() + msFromDur(req.duration), () => clock.lockExplicit());
+      clock.unlockExplicit();
       await done;
-      clock.lockExplicit();
       return {};
     },
     getCurrentTime: () => ({ time: tsFromMs(clock.now()) }),

@@ -1,13 +1,13 @@
-// List / Count workflow executions over the engine's runs, filtered with the
-// visibility query language (devserver/visibility).
+// List / Count / Scan workflow executions over the engine's runs, filtered with the
+// visibility query language (devserver/visibility), paged and grouped the way the
+// real SQLite-backed dev server does it.
 import type { Engine } from '../engine/engine';
 import type { Execution } from '../engine/state';
 import type { Handlers } from './grpc-service';
 import { compileVisibilityQuery, compareDefaultVisibilityOrder, VisibilityQueryError, VisibilityRecord, ExecutionStatusName, CompiledQuery } from '../visibility/query';
-import { attributeTypes, decodedAttributes } from '../engine/search-attributes';
-import { invalidArgument } from '../errors';
+import { attributeTypes, decodedAttributes, SYSTEM_ATTRIBUTES } from '../engine/search-attributes';
+import { invalidArgument, invalidPageToken } from '../errors';
 import { executionInfo } from './describe';
-import { encode, lookupType } from '../proto';
 
 const STATUS: Record<number, ExecutionStatusName> = {
   1: 'Running',
@@ -18,6 +18,9 @@ const STATUS: Record<number, ExecutionStatusName> = {
   6: 'ContinuedAsNew',
   7: 'TimedOut',
 };
+
+/** The real frontend's frontend.visibilityMaxPageSize: larger (or no) page sizes are clamped to it. */
+export const MAX_PAGE_SIZE = 1000;
 
 export function toRecord(e: Execution): VisibilityRecord {
   return {
@@ -59,18 +62,41 @@ function matching(eng: Engine, namespace: string, q: CompiledQuery): { e: Execut
   return out;
 }
 
+// Page tokens carry the last record returned (the sort key of the next page's start),
+// like the SQL store's {CloseTime, StartTime, RunID}: runs that start or close between
+// pages neither shift nor repeat the rows that follow.
+function encodePageToken(r: VisibilityRecord): Buffer {
+  return Buffer.from(JSON.stringify(r));
+}
+
+function decodePageToken(token: Uint8Array | undefined): VisibilityRecord | undefined {
+  if (!token?.length) return undefined;
+  let r: any;
+  try {
+    r = JSON.parse(Buffer.from(token).toString('utf8'));
+  } catch {
+    throw invalidPageToken();
+  }
+  const valid =
+    r && typeof r === 'object' && typeof r.runId === 'string' && typeof r.startTime === 'number' && r.searchAttributes && typeof r.searchAttributes === 'object';
+  if (!valid) throw invalidPageToken();
+  return r as VisibilityRecord;
+}
+
 export function visibilityHandlers(eng: Engine): Handlers {
   const list = (req: any) => {
     const ns = eng.namespace(req.namespace);
     const q = compile(eng, ns.name, req.query, false);
-    const rows = matching(eng, ns.name, q);
-    rows.sort((a, b) => (q.compare ?? compareDefaultVisibilityOrder)(a.r, b.r));
-    const offset = req.nextPageToken?.length ? Number(Buffer.from(req.nextPageToken).toString()) || 0 : 0;
-    const size = req.pageSize > 0 ? req.pageSize : 1000;
-    const page = rows.slice(offset, offset + size);
+    const after = decodePageToken(req.nextPageToken);
+    const compare = q.compare ?? compareDefaultVisibilityOrder;
+    const size = req.pageSize > 0 && req.pageSize <= MAX_PAGE_SIZE ? req.pageSize : MAX_PAGE_SIZE;
+    let rows = matching(eng, ns.name, q);
+    if (after) rows = rows.filter((x) => compare(after, x.r) < 0);
+    rows.sort((a, b) => compare(a.r, b.r));
+    const page = rows.slice(0, size);
     return {
       executions: page.map((x) => executionInfo(eng, x.e)),
-      nextPageToken: offset + size < rows.length ? Buffer.from(String(offset + size)) : undefined,
+      nextPageToken: rows.length > size ? encodePageToken(page[page.length - 1].r) : undefined,
     };
   };
   return {
@@ -83,18 +109,23 @@ export function visibilityHandlers(eng: Engine): Handlers {
       if (!q.groupBy?.length) return { count: rows.length };
       const groups = new Map<number, number>();
       for (const { e } of rows) groups.set(e.status, (groups.get(e.status) ?? 0) + 1);
-      const payloadType = lookupType('temporal.api.common.v1.Payload');
-      void payloadType;
       return {
         count: rows.length,
-        groups: [...groups.entries()].map(([status, count]) => ({
-          groupValues: [{ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(STATUS[status])) }],
-          count,
-        })),
+        // The SQL store groups by the status column, so groups come in status order.
+        groups: [...groups.entries()]
+          .sort(([a], [b]) => a - b)
+          .map(([status, count]) => ({ groupValues: [keywordPayload(STATUS[status])], count })),
       };
     },
-    getSearchAttributes: () => ({ keys: {} }),
+    getSearchAttributes: () => {
+      const keys: Record<string, number> = { ...SYSTEM_ATTRIBUTES };
+      for (const ns of eng.namespaces.values()) Object.assign(keys, ns.searchAttributes);
+      return { keys };
+    },
   };
 }
 
-export { encode };
+/** A search attribute value as the server encodes it: JSON with its type in the metadata. */
+function keywordPayload(value: string): object {
+  return { metadata: { encoding: Buffer.from('json/plain'), type: Buffer.from('Keyword') }, data: Buffer.from(JSON.stringify(value)) };
+}

@@ -46,7 +46,7 @@ export function workerHandlers(eng: Engine): Handlers {
       return commit({});
     },
     respondActivityTaskCompletedById: (req) => {
-      const { e, info } = activityById(eng, req);
+      const { e, info } = activityById(eng, req, true);
       completeActivity(eng, e, info, req.result, req.identity);
       return commit({});
     },

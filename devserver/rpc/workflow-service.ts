@@ -4,9 +4,9 @@ import type { Engine } from '../engine/engine';
 import type { Execution } from '../engine/state';
 import type { CallContext, Handlers } from './grpc-service';
 import { HistoryFilter, UpdateStage, WfStatus, QueryRejectCondition, durFromMs, tsFromMs } from '../proto';
-import { alreadyExists, invalidArgument, workflowCompleted, failedPrecondition } from '../errors';
+import { alreadyExists, invalidArgument, invalidPageToken, workflowCompleted, failedPrecondition, workflowNotReady } from '../errors';
 import { describeNamespace } from '../engine/namespaces';
-import { paramsFromRequest, startWorkflow } from '../engine/start';
+import { signalWithStart, startFromRequest } from '../engine/start';
 import { signalRun, requestCancelRun } from '../engine/signals';
 import { terminateRun } from '../engine/lifecycle';
 import { queryRun } from '../engine/queries';
@@ -72,8 +72,7 @@ export function workflowHandlers(eng: Engine): Handlers {
     },
 
     startWorkflowExecution: (req) => {
-      const p = paramsFromRequest(eng, req);
-      const { run, started } = startWorkflow(eng, p, req.workflowIdReusePolicy, req.workflowIdConflictPolicy);
+      const { run, started } = startFromRequest(eng, req);
       return commit({ runId: run.runId, started, status: run.status });
     },
 
@@ -85,17 +84,8 @@ export function workflowHandlers(eng: Engine): Handlers {
     },
 
     signalWithStartWorkflowExecution: (req) => {
-      if (!req.signalName) throw invalidArgument('SignalName is not set on request.');
-      const p = paramsFromRequest(eng, req);
-      const signal = { signalName: req.signalName, input: req.signalInput, identity: req.identity, header: req.header, requestId: req.requestId };
-      const cur = eng.currentRun(p.namespace, p.workflowId);
-      if (cur && eng.isOpen(cur)) {
-        signalRun(eng, cur, signal);
-        return commit({ runId: cur.runId, started: false });
-      }
-      p.signal = signal;
-      const { run } = startWorkflow(eng, p, req.workflowIdReusePolicy, req.workflowIdConflictPolicy);
-      return commit({ runId: run.runId, started: true });
+      const { run, started } = signalWithStart(eng, req);
+      return commit({ runId: run.runId, started });
     },
 
     requestCancelWorkflowExecution: (req) => {
@@ -137,6 +127,8 @@ export function workflowHandlers(eng: Engine): Handlers {
       if ((cond === QueryRejectCondition.NOT_OPEN && !open) || (cond === QueryRejectCondition.NOT_COMPLETED_CLEANLY && !open && e.status !== WfStatus.COMPLETED)) {
         return { queryRejected: { status: e.status } };
       }
+      if (!open && !e.lastCompletedWftStartedEventId) throw workflowNotReady('Workflow execution closed before WorkflowTaskStarted event');
+      if (open && e.wftAttempt >= 3) throw workflowNotReady('Unable to query workflow due to Workflow Task in failed state.');
       return queryRun(eng, e, req.query, waitBudget(ctx, 60_000));
     },
 
@@ -144,6 +136,7 @@ export function workflowHandlers(eng: Engine): Handlers {
       const exec = req.workflowExecution ?? {};
       const e = eng.getRun(req.namespace, exec.workflowId, exec.runId || undefined);
       if (req.firstExecutionRunId && e.firstRunId !== req.firstExecutionRunId) throw workflowCompleted();
+      if (eng.isOpen(e) && e.wftAttempt >= 3) throw workflowNotReady('Unable to perform workflow execution update due to Workflow Task in failed state.');
       const u = admitUpdate(eng, e, req.request);
       await eng.flush();
       const want = req.waitPolicy?.lifecycleStage || UpdateStage.ACCEPTED;
@@ -177,8 +170,19 @@ interface PageToken {
   n: number;
 }
 
+function historyPageToken(b: Uint8Array | undefined): PageToken | undefined {
+  if (!b?.length) return undefined;
+  try {
+    const t = JSON.parse(Buffer.from(b).toString());
+    if (typeof t?.r === 'string' && Number.isInteger(t.n) && t.n >= 1) return t;
+  } catch {
+    // not one of ours
+  }
+  throw invalidPageToken();
+}
+
 async function getHistory(eng: Engine, req: any, ctx: CallContext): Promise<object> {
-  const token: PageToken | undefined = req.nextPageToken?.length ? JSON.parse(Buffer.from(req.nextPageToken).toString()) : undefined;
+  const token = historyPageToken(req.nextPageToken);
   const e = eng.getRun(req.namespace, req.execution?.workflowId, token?.r ?? (req.execution?.runId || undefined));
   const closeOnly = req.historyEventFilterType === HistoryFilter.CLOSE_EVENT;
   const from = token?.n ?? 1;

@@ -1,0 +1,30 @@
+// Activities are built by a factory that receives their clients, so tests can
+// hand them a real Redis and a scripted model, and the worker the real ones.
+import type OpenAI from 'openai';
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { Config } from '../src/config';
+import { EventPublisher } from '../src/relay/publisher';
+import type { StatusCache } from '../src/relay/status-cache';
+import { createModelActivities } from './model-turn';
+import { createRelayActivities } from './relay';
+import { createSessionActivities } from './sessions';
+
+export interface ActivityDeps {
+  openai: OpenAI;
+  publisher: EventPublisher;
+  statusCache: StatusCache;
+  temporal: Client;
+  config: Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MODEL_PRICES' | 'TEMPORAL_TASK_QUEUE'>;
+  logger: Logger;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createModelActivities(deps),
+    ...createRelayActivities(deps),
+    ...createSessionActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,159 @@
+// One model turn: a streamed Chat Completion whose pieces go to the relay as
+// they arrive, with the activity heartbeating its progress.
+//
+// Retried after a crash, a turn never shows a client the same text twice: its
+// events carry seqs counted from the workflow's seqStart, the relay refuses a
+// seq it already has, and the new attempt first rebuilds what was already
+// published (from the relay, else from its last heartbeat) and asks the model
+// to continue from that text instead of starting over.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import type { ActivityDeps } from './index';
+import type { BlockEvent, Mode, ThreadMessage, Usage } from '../workflows/types';
+import type { AgentEvent, AgentEventBody } from '../src/relay/events';
+import { buildMessages, classifyModelError, ToolCall } from './model-support';
+
+export interface ModelTurnInput {
+  taskId: string;
+  session: string;
+  seqStart: number;
+  step: number;
+  mode: Mode;
+  streamTokens: boolean;
+  system?: string;
+  rules?: string[];
+  messages: ThreadMessage[];
+}
+
+export interface ModelTurnOutput {
+  content: string;
+  thinking: string;
+  toolCalls: ToolCall[];
+  usage: Usage;
+  nextSeq: number;
+  events: BlockEvent[];
+}
+
+/** What a turn has published so far; also its heartbeat details. */
+interface Progress {
+  content: string;
+  thinking: string;
+  nextSeq: number;
+  thinkingStarted: boolean;
+  responseStarted: boolean;
+  stepDone: boolean;
+}
+
+const HEARTBEAT_MS = 1000;
+
+export function createModelActivities(deps: ActivityDeps) {
+  const modelFor = (mode: Mode) => ({ flash: deps.config.MODEL_FLASH, base: deps.config.MODEL_BASE, max: deps.config.MODEL_MAX })[mode];
+
+  /** Folds events a previous attempt already published into the progress. */
+  async function recover(input: ModelTurnInput, p: Progress): Promise<void> {
+    const published = await deps.publisher.readAfter(input.taskId, p.nextSeq - 1);
+    for (const ev of published) {
+      if (ev.seq !== p.nextSeq) break;
+      p.nextSeq++;
+      if (ev.type === 'agent_thinking_start') p.thinkingStarted = true;
+      else if (ev.type === 'agent_thinking') p.thinking = input.streamTokens ? p.thinking + ev.content : ev.content;
+      else if (ev.type === 'agent_response_start') p.responseStarted = true;
+      else if (ev.type === 'agent_response') p.content = input.streamTokens ? p.content + ev.content : ev.content;
+      else if (ev.type === 'agent_step') p.stepDone = true;
+    }
+  }
+
+  return {
+    async modelTurn(input: ModelTurnInput): Promise<ModelTurnOutput> {
+      const ctx = Context.current();
+      const p: Progress = (ctx.info.heartbeatDetails as Progress | undefined) ?? {
+        content: '',
+        thinking: '',
+        nextSeq: input.seqStart,
+        thinkingStarted: false,
+        responseStarted: false,
+        stepDone: false,
+      };
+      if (ctx.info.attempt > 1) await recover(input, p);
+      const showThinking = input.mode === 'flash';
+      const emit = async (body: AgentEventBody) => {
+        const ev = { ...body, session: input.session, task_id: input.taskId, seq: p.nextSeq++ } as AgentEvent;
+        await deps.publisher.publish(input.taskId, [ev]);
+      };
+
+      const usage: Usage = { promptTokens: 0, completionTokens: 0 };
+      const toolCalls: ToolCall[] = [];
+      if (!p.stepDone) {
+        const beat = setInterval(() => ctx.heartbeat(p), HEARTBEAT_MS);
+        try {
+          const stream = await deps.openai.chat.completions.create(
+            {
+              model: modelFor(input.mode),
+              messages: buildMessages(input, p) as never,
+              stream: true,
+              stream_options: { include_usage: true },
+            },
+            { signal: ctx.cancellationSignal },
+          );
+          const partial = new Map<number, ToolCall>();
+          for await (const chunk of stream) {
+            if (chunk.usage) {
+              usage.promptTokens = chunk.usage.prompt_tokens;
+              usage.completionTokens = chunk.usage.completion_tokens;
+            }
+            const delta = chunk.choices?.[0]?.delta as (Record<string, any> & { content?: string | null }) | undefined;
+            if (!delta) continue;
+            const reasoning: string | undefined = delta.reasoning_content ?? delta.reasoning;
+            if (reasoning) {
+              p.thinking += reasoning;
+              if (showThinking && input.streamTokens) {
+                if (!p.thinkingStarted) await emit({ type: 'agent_thinking_start' });
+                p.thinkingStarted = true;
+                await emit({ type: 'agent_thinking', content: reasoning });
+              }
+            }
+            if (delta.content) {
+              p.content += delta.content;
+              if (input.streamTokens) {
+                if (!p.responseStarted) await emit({ type: 'agent_response_start' });
+                p.responseStarted = true;
+                await emit({ type: 'agent_response', content: delta.content });
+              }
+            }
+            for (const tc of delta.tool_calls ?? []) {
+              const cur = partial.get(tc.index) ?? { id: tc.id ?? '', name: '', arguments: '' };
+              if (tc.id) cur.id = tc.id;
+              if (tc.function?.name) cur.name += tc.function.name;
+              if (tc.function?.arguments) cur.arguments += tc.function.arguments;
+              partial.set(tc.index, cur);
+            }
+            ctx.heartbeat(p);
+          }
+          if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model turn cancelled');
+          toolCalls.push(...partial.values());
+        } catch (err) {
+          if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model turn cancelled');
+          throw classifyModelError(err);
+        } finally {
+          clearInterval(beat);
+        }
+        if (!input.streamTokens) {
+          if (showThinking && p.thinking) {
+            await emit({ type: 'agent_thinking_start' });
+            await emit({ type: 'agent_thinking', content: p.thinking });
+          }
+          await emit({ type: 'agent_response_start' });
+          await emit({ type: 'agent_response', content: p.content });
+        }
+        await emit({ type: 'agent_step', step: String(input.step) });
+      }
+
+      const events: BlockEvent[] = [];
+      if (showThinking && p.thinking) events.push({ type: 'agent_thinking_start' }, { type: 'agent_thinking', content: p.thinking });
+      events.push({ type: 'agent_response_start' }, { type: 'agent_response', content: p.content }, { type: 'agent_step', step: String(input.step) });
+      return { content: p.content, thinking: p.thinking, toolCalls, usage, nextSeq: p.nextSeq, events };
+    },
+  };
+}
+
+export { ApplicationFailure };

@@ -1,0 +1,126 @@
+// Access to the accounts registry workflow, for the gateway (cached lookups)
+// and the CLI (changes).
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { ACCOUNTS_WORKFLOW_ID, RegistryState, addKeyUpdate, removeKeyUpdate, setLimitUpdate, snapshotQuery } from '../../workflows/accounts';
+import { hashKey } from './keys';
+
+export interface Account {
+  account: string;
+  maxRunning?: number;
+}
+
+export class AccountsRegistry {
+  constructor(
+    private readonly client: Client,
+    private readonly taskQueue: string,
+  ) {}
+
+  /** Starts the registry workflow if it is not running (idempotent). */
+  async ensure(): Promise<void> {
+    try {
+      await this.client.workflow.start('accountsRegistry', {
+        workflowId: ACCOUNTS_WORKFLOW_ID,
+        taskQueue: this.taskQueue,
+        args: [{ keys: {}, accounts: {} }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      });
+    } catch (err) {
+      if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
+    }
+  }
+
+  private handle() {
+    return this.client.workflow.getHandle(ACCOUNTS_WORKFLOW_ID);
+  }
+
+  async addKey(key: string, account: string): Promise<void> {
+    await this.ensure();
+    await this.handle().executeUpdate(addKeyUpdate, { args: [{ keyHash: hashKey(key), account }] });
+  }
+
+  async removeKey(key: string): Promise<boolean> {
+    return this.handle().executeUpdate(removeKeyUpdate, { args: [{ keyHash: hashKey(key) }] });
+  }
+
+  async setLimit(account: string, maxRunning: number | null): Promise<void> {
+    await this.ensure();
+    await this.handle().executeUpdate(setLimitUpdate, { args: [{ account, maxRunning }] });
+  }
+
+  async snapshot(): Promise<RegistryState> {
+    try {
+      return await this.handle().query(snapshotQuery);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return { keys: {}, accounts: {} };
+      throw err;
+    }
+  }
+}
+
+/**
+ * The gateway's view of accounts: keys from API_KEYS plus the registry's
+ * snapshot, refreshed in the background and on an unknown key (at most once a
+ * second, so a flood of bad keys cannot hammer Temporal).
+ */
+export class AccountDirectory {
+  private byHash = new Map<string, Account>();
+  private readonly envKeys = new Map<string, Account>();
+  private lastRefresh = 0;
+  private refreshing?: Promise<void>;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly registry: AccountsRegistry | undefined,
+    envPairs: { key: string; account: string }[],
+    private readonly logger: Logger,
+    /** Background refresh period, ms. Default 5000. */
+    private readonly refreshMs = 5000,
+  ) {
+    for (const p of envPairs) this.envKeys.set(hashKey(p.key), { account: p.account });
+  }
+
+  async start(): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => void this.refresh().catch(() => undefined), this.refreshMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  async lookup(key: string): Promise<Account | undefined> {
+    const h = hashKey(key);
+    const hit = this.envKeys.get(h) ?? this.byHash.get(h);
+    if (hit || !this.registry) return hit ? { ...hit, ...this.limits(hit.account) } : undefined;
+    if (Date.now() - this.lastRefresh > 1000) await this.refresh().catch(() => undefined);
+    const again = this.byHash.get(h);
+    return again ? { ...again } : undefined;
+  }
+
+  private limits(account: string): Partial<Account> {
+    for (const a of this.byHash.values()) if (a.account === account && a.maxRunning !== undefined) return { maxRunning: a.maxRunning };
+    return {};
+  }
+
+  refresh(): Promise<void> {
+    if (!this.registry) return Promise.resolve();
+    this.refreshing ??= (async () => {
+      try {
+        const snap = await this.registry!.snapshot();
+        const next = new Map<string, Account>();
+        for (const [hash, account] of Object.entries(snap.keys)) next.set(hash, { account, maxRunning: snap.accounts[account]?.maxRunning });
+        this.byHash = next;
+        this.lastRefresh = Date.now();
+      } catch (err) {
+        this.logger.warn({ err: (err as Error).message }, 'accounts registry refresh failed; keeping the cached accounts');
+        throw err;
+      } finally {
+        this.refreshing = undefined;
+      }
+    })();
+    return this.refreshing;
+  }
+}

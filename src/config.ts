@@ -1,0 +1,102 @@
+// The service's configuration: one zod schema over the environment, parsed by
+// loadConfig(env) from entry points (never at import time), with a comment per
+// variable. The README's configuration table mirrors this file.
+import { z } from 'zod';
+
+const int = (dflt: number) => z.coerce.number().int().nonnegative().default(dflt);
+const bool = (dflt: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(dflt ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/** Price per million tokens, per model: {"gpt-4o": {"input": 2.5, "output": 10}}. */
+const priceTable = z.record(z.string(), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }));
+
+const jsonOf = <T extends z.ZodType>(schema: T) =>
+  z.string().transform((s, ctx) => {
+    try {
+      return JSON.parse(s) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be valid JSON' });
+      return z.NEVER;
+    }
+  }).pipe(schema);
+
+export const envSchema = z.object({
+  /** HTTP port of the gateway. */
+  PORT: int(8080),
+  /** Address the gateway binds. */
+  HOST: z.string().default('127.0.0.1'),
+  /** Comma-separated `key:account` pairs that bootstrap accounts at start (besides the accounts CLI). */
+  API_KEYS: z.string().default(''),
+  /** Temporal frontend, host:port. The embedded engine or a real cluster. */
+  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  /** Temporal namespace for all of the service's workflows. */
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  /** Task queue the worker polls and the gateway starts workflows on. */
+  TEMPORAL_TASK_QUEUE: z.string().default('agent-tasks'),
+  /** Redis used as event relay and cache (never as the source of truth). */
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** API key of the OpenAI-compatible model provider. Unset = the built-in scripted model (offline). */
+  OPENAI_API_KEY: z.string().optional(),
+  /** Base URL of the OpenAI-compatible provider (e.g. https://api.openai.com/v1). */
+  OPENAI_BASE_URL: z.string().optional(),
+  /** Model used in `flash` mode (simple tasks; thinking visible). */
+  MODEL_FLASH: z.string().default('gpt-4o-mini'),
+  /** Model used in `base` mode (the default). */
+  MODEL_BASE: z.string().default('gpt-4o'),
+  /** Model used in `max` mode (complex reasoning). */
+  MODEL_MAX: z.string().default('o3'),
+  /** JSON price table, USD per million tokens per model; unknown models cost 0. */
+  MODEL_PRICES: jsonOf(priceTable).default({
+    'gpt-4o-mini': { input: 0.15, output: 0.6 },
+    'gpt-4o': { input: 2.5, output: 10 },
+    o3: { input: 2, output: 8 },
+    // The offline scripted model is priced like small real models so costs show up in demos and tests.
+    'scripted-flash': { input: 0.15, output: 0.6 },
+    'scripted-base': { input: 2.5, output: 10 },
+    'scripted-max': { input: 2, output: 8 },
+  }),
+  /** Default cap of running background tasks per account; more wait as `queued` (FIFO). */
+  MAX_RUNNING_TASKS_PER_ACCOUNT: int(50),
+  /** A slot held by a task whose worker vanished is reclaimed after this long without renewal. */
+  SLOT_LEASE_MS: int(60_000),
+  /** Largest accepted request body, bytes (413 beyond). */
+  BODY_LIMIT_BYTES: int(5 * 1024 * 1024),
+  /** Finished tasks, results and event logs expire after this many days (Redis and Temporal). */
+  RETENTION_DAYS: int(7),
+  /** Where API keys come from: `temporal` (accounts registry workflow, managed by the CLI) or `env` (API_KEYS only). */
+  API_KEYS_SOURCE: z.enum(['temporal', 'env']).default('temporal'),
+  /** Idle SSE streams get a comment line this often, so proxies keep them open. */
+  SSE_HEARTBEAT_MS: int(15_000),
+  /** Data folder of the single-machine start (embedded engine log, Redis dump). */
+  DATA_DIR: z.string().default('.data'),
+  /** pino log level. */
+  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  /** Log as JSON lines (true) or pretty single lines (false). */
+  LOG_JSON: bool(false),
+});
+
+export type Config = z.infer<typeof envSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly issues: { variable: string; message: string }[]) {
+    super(`invalid configuration: ${issues.map((i) => `${i.variable}: ${i.message}`).join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment. Throws ConfigError naming each bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings mean "not set", as shells tend to export them.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => ({ variable: String(i.path[0] ?? '?'), message: i.message })));
+  }
+  return parsed.data;
+}
+
+/** Variables whose values must never be logged. */
+export const SECRET_VARIABLES = ['OPENAI_API_KEY', 'API_KEYS'] as const;

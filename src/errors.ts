@@ -1,0 +1,67 @@
+// Typed errors of the service, mapped once to HTTP in gateway/error-handler.ts.
+// Each carries what a client needs to fix its request: a type, a message, details.
+
+export abstract class ServiceError extends Error {
+  abstract readonly status: number;
+  abstract readonly type: string;
+  constructor(
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class ValidationError extends ServiceError {
+  readonly status = 400;
+  readonly type = 'invalid_request';
+}
+
+export class UnauthorizedError extends ServiceError {
+  readonly status = 401;
+  readonly type = 'unauthorized';
+}
+
+export class NotFoundError extends ServiceError {
+  readonly status = 404;
+  readonly type = 'not_found';
+}
+
+export class ConflictError extends ServiceError {
+  readonly status = 409;
+  readonly type = 'conflict';
+}
+
+export class PayloadTooLargeError extends ServiceError {
+  readonly status = 413;
+  readonly type = 'payload_too_large';
+}
+
+export class UnsupportedMediaTypeError extends ServiceError {
+  readonly status = 415;
+  readonly type = 'unsupported_media_type';
+}
+
+export class IdempotencyMismatchError extends ServiceError {
+  readonly status = 422;
+  readonly type = 'idempotency_key_reused';
+}
+
+export class NotImplementedError extends ServiceError {
+  readonly status = 501;
+  readonly type = 'not_implemented';
+}
+
+/** A dependency (Redis, Temporal) is down; clients should retry after `retryAfterSeconds`. */
+export class DependencyUnavailableError extends ServiceError {
+  readonly status = 503;
+  readonly type = 'unavailable';
+  constructor(
+    readonly dependency: 'redis' | 'temporal' | 'model',
+    message: string,
+    readonly retryAfterSeconds = 5,
+  ) {
+    super(message, { dependency });
+  }
+}

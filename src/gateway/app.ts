@@ -1,0 +1,60 @@
+// The gateway's Express application: probes, auth, body handling, routes, and
+// the single error mapping.
+import express, { NextFunction, Request, Response } from 'express';
+import type { Client, Connection } from '@temporalio/client';
+import type Redis from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { AccountDirectory } from '../accounts/registry';
+import type { EventSubscriber } from '../relay/subscriber';
+import type { TaskService } from './task-service';
+import { authenticate } from './auth';
+import { errorHandler } from './error-handler';
+import { runRoutes } from './routes/run';
+import { taskRoutes } from './routes/tasks';
+import { sessionRoutes } from './routes/sessions';
+import { NotFoundError, UnsupportedMediaTypeError } from '../errors';
+
+export interface GatewayDeps {
+  config: Config;
+  logger: Logger;
+  client: Client;
+  connection: Connection;
+  redis: Redis;
+  subscriber: EventSubscriber;
+  tasks: TaskService;
+  accounts: AccountDirectory;
+}
+
+export function createApp(deps: GatewayDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/readyz', async (_req, res) => {
+    const checks = await Promise.all([
+      deps.redis.ping().then(() => 'ok', (e: Error) => `down: ${e.message}`),
+      deps.connection.withDeadline(Date.now() + 2000, () => deps.connection.workflowService.getSystemInfo({})).then(() => 'ok', (e: Error) => `down: ${e.message}`),
+    ]);
+    const ready = checks.every((c) => c === 'ok');
+    if (!ready) res.setHeader('Retry-After', '5');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', redis: checks[0], temporal: checks[1] });
+  });
+
+  app.use(authenticate(deps.accounts));
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;
+    if ((req.method === 'POST' || req.method === 'PATCH') && hasBody && !req.is('application/json')) {
+      return next(new UnsupportedMediaTypeError(`Content-Type must be application/json (got ${req.header('content-type') ?? 'none'})`));
+    }
+    next();
+  });
+  app.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
+  app.use(runRoutes(deps));
+  app.use(taskRoutes(deps));
+  app.use(sessionRoutes(deps));
+  app.use((req: Request, _res: Response, next: NextFunction) => next(new NotFoundError(`no route for ${req.method} ${req.path}`)));
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,62 @@
+// Entry point of the gateway process: the HTTP API. Stateless; scale it by
+// starting more of them behind a load balancer.
+import http from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { loadConfig } from '../config';
+import { createLogger } from '../logger';
+import { commandClient, subscriberClient } from '../redis';
+import { StatusCache } from '../relay/status-cache';
+import { EventSubscriber } from '../relay/subscriber';
+import { AccountDirectory, AccountsRegistry } from '../accounts/registry';
+import { parseApiKeys } from '../accounts/keys';
+import { TaskService } from './task-service';
+import { createApp } from './app';
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger({ level: config.LOG_LEVEL, json: config.LOG_JSON, name: 'gateway' });
+  // Lazy: the gateway starts (and answers 503) even while Temporal is down.
+  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const redis = commandClient(config.REDIS_URL, logger, 'gateway');
+  const sub = subscriberClient(config.REDIS_URL, logger, 'gateway-sub');
+  const ttlMs = config.RETENTION_DAYS * 86_400_000;
+  const envKeys = parseApiKeys(config.API_KEYS);
+  const registry = config.API_KEYS_SOURCE === 'temporal' ? new AccountsRegistry(client, config.TEMPORAL_TASK_QUEUE) : undefined;
+  const accounts = new AccountDirectory(registry, envKeys, logger);
+  await accounts.start().catch(() => logger.warn('accounts registry not reachable yet; serving API_KEYS accounts'));
+  const app = createApp({
+    config,
+    logger,
+    client,
+    connection,
+    redis,
+    subscriber: new EventSubscriber(redis, sub, logger),
+    tasks: new TaskService(client, connection, new StatusCache(redis, logger, ttlMs), config, logger),
+    accounts,
+  });
+  const server = http.createServer(app);
+  // Long SSE streams and long polls must not be cut by Node's defaults.
+  server.requestTimeout = 0;
+  server.headersTimeout = 65_000;
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+  logger.info({ port: config.PORT, host: config.HOST }, 'gateway listening');
+
+  const stop = () => {
+    logger.info('gateway stopping');
+    accounts.stop();
+    server.close();
+    server.closeAllConnections();
+    redis.disconnect();
+    sub.disconnect();
+    void connection.close().finally(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err) => {
+  process.stderr.write(`gateway failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

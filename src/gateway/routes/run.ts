@@ -1,0 +1,54 @@
+// POST / — run the agent on a message: background (202), SSE, or JSON.
+import { Router } from 'express';
+import type { GatewayDeps } from '../app';
+import { requireAccount } from '../auth';
+import { parse } from '../validate';
+import { NOT_YET_SUPPORTED, runQuerySchema, runRequestSchema } from '../schemas';
+import { NotImplementedError, ValidationError } from '../../errors';
+import { streamTaskEvents } from '../sse';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+export function runRoutes(deps: GatewayDeps): Router {
+  const r = Router();
+  r.post('/', async (req, res) => {
+    const account = requireAccount(req);
+    const query = parse(runQuerySchema, req.query, 'query');
+    const body = parse(runRequestSchema, req.body, 'body');
+    const unsupported = NOT_YET_SUPPORTED.filter((f) => body[f] !== undefined);
+    if (unsupported.length) {
+      throw new NotImplementedError(`not supported yet: ${unsupported.join(', ')}`, { fields: unsupported });
+    }
+    const idem = req.header('idempotency-key');
+    if (idem !== undefined && !IDEMPOTENCY_KEY.test(idem)) throw new ValidationError('Idempotency-Key must be 1-255 printable ASCII characters');
+    const sub = await deps.tasks.submit(account, body, query.session, idem);
+    const common = { 'X-Task-Id': sub.taskId, 'X-Session-Id': sub.session };
+
+    if (body.background) {
+      res.status(202).set({ ...common, Location: `/tasks/${sub.taskId}` });
+      if (sub.repeated) res.set('Idempotent-Replayed', 'true');
+      const status = sub.repeated ? (await deps.tasks.view(account, sub.taskId)).status : 'queued';
+      return void res.json({ task_id: sub.taskId, session: sub.session, status, created_at: sub.createdAt });
+    }
+    if ((req.header('accept') ?? '').includes('text/event-stream')) {
+      return streamTaskEvents(req, res, deps.subscriber, deps.logger, { taskId: sub.taskId, afterSeq: 0, heartbeatMs: deps.config.SSE_HEARTBEAT_MS, headers: common });
+    }
+    // JSON: wait for the run to finish; a client that goes away stops only the wait.
+    let gone = false;
+    req.on('close', () => (gone = true));
+    for (;;) {
+      await deps.tasks.waitForClose(sub.taskId, 30_000);
+      if (gone) return;
+      const view = await deps.tasks.view(account, sub.taskId);
+      if (['completed', 'failed', 'cancelled'].includes(view.status) || !(await isRunning(deps, sub.taskId))) break;
+    }
+    const result = await deps.tasks.result(account, sub.taskId, 0);
+    res.status(200).set(common).json({ session: result.session, task_id: result.task_id, status: result.status, output: result.output, events: result.events, cost: result.cost, ...('error' in result ? { error: result.error } : {}) });
+  });
+  return r;
+}
+
+async function isRunning(deps: GatewayDeps, taskId: string): Promise<boolean> {
+  const d = await deps.client.workflow.getHandle(taskId).describe();
+  return d.status.name === 'RUNNING';
+}

@@ -1,0 +1,46 @@
+// The tasks API: status, result, listing, cancellation, metadata, events.
+import { Router } from 'express';
+import type { GatewayDeps } from '../app';
+import { requireAccount } from '../auth';
+import { parse } from '../validate';
+import { eventsQuerySchema, listQuerySchema, patchTaskSchema, resultQuerySchema } from '../schemas';
+import { publicView } from '../task-views';
+import { resumePoint, streamTaskEvents } from '../sse';
+import { ValidationError } from '../../errors';
+
+const TASK_ID = /^task_[A-Za-z0-9]{1,64}$/;
+
+function taskId(raw: string): string {
+  if (!TASK_ID.test(raw)) throw new ValidationError(`malformed task id: ${raw.slice(0, 80)}`);
+  return raw;
+}
+
+export function taskRoutes(deps: GatewayDeps): Router {
+  const r = Router();
+  r.get('/tasks', async (req, res) => {
+    const q = parse(listQuerySchema, req.query, 'query');
+    res.json(await deps.tasks.list(requireAccount(req), q));
+  });
+  r.get('/tasks/:id', async (req, res) => {
+    res.json(publicView(await deps.tasks.view(requireAccount(req), taskId(req.params.id))));
+  });
+  r.get('/tasks/:id/result', async (req, res) => {
+    const q = parse(resultQuerySchema, req.query, 'query');
+    res.json(await deps.tasks.result(requireAccount(req), taskId(req.params.id), q.wait));
+  });
+  r.post('/tasks/:id/cancel', async (req, res) => {
+    const view = await deps.tasks.cancel(requireAccount(req), taskId(req.params.id));
+    res.status(202).json({ ...publicView(view), cancel_requested: true });
+  });
+  r.patch('/tasks/:id', async (req, res) => {
+    const body = parse(patchTaskSchema, req.body, 'body');
+    res.json(publicView(await deps.tasks.patch(requireAccount(req), taskId(req.params.id), body.metadata)));
+  });
+  r.get('/tasks/:id/events', async (req, res) => {
+    const q = parse(eventsQuerySchema, req.query, 'query');
+    const id = taskId(req.params.id);
+    await deps.tasks.view(requireAccount(req), id); // ownership (404 for other accounts)
+    await streamTaskEvents(req, res, deps.subscriber, deps.logger, { taskId: id, afterSeq: resumePoint(req, q.after), heartbeatMs: deps.config.SSE_HEARTBEAT_MS });
+  });
+  return r;
+}

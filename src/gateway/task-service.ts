@@ -1,0 +1,237 @@
+// The gateway's operations on tasks and sessions, over Temporal (the source of
+// truth) with Redis as a cache of status and results.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Client, Connection } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import { ConflictError, IdempotencyMismatchError, NotFoundError } from '../errors';
+import type { StatusCache } from '../relay/status-cache';
+import type { Account } from '../accounts/registry';
+import type { TaskInput, TaskResult, TaskView } from '../../workflows/types';
+import { SEARCH_ATTRIBUTES, sessionWorkflowId } from '../../workflows/types';
+import { enqueueSignal, reserveUpdate, messagesQuery, clearSignal } from '../../workflows/session';
+import { statusQuery, patchMetadataSignal } from '../../workflows/agent-task';
+import type { RunRequest } from './schemas';
+import { temporalCall } from './temporal-errors';
+import { viewFromDescription, isFinished } from './task-views';
+import { listTasks, ListQuery, ListPage } from './task-list';
+
+export interface Submitted {
+  taskId: string;
+  session: string;
+  createdAt: string;
+  /** The Idempotency-Key matched an earlier request: nothing new was started. */
+  repeated: boolean;
+}
+
+export type ResultBody =
+  | (Omit<TaskResult, 'usage'> & { status: 'completed' })
+  | { task_id: string; session: string; status: 'failed' | 'cancelled'; error: { type: string; message: string } | null; output: null; events: []; cost: null };
+
+export class TaskService {
+  constructor(
+    private readonly client: Client,
+    private readonly connection: Connection,
+    private readonly cache: StatusCache,
+    private readonly config: Config,
+    private readonly logger: Logger,
+  ) {}
+
+  private deadline<T>(ms: number, fn: () => Promise<T>, notFound?: string): Promise<T> {
+    return temporalCall(() => this.connection.withDeadline(Date.now() + ms, fn), notFound);
+  }
+
+  async submit(account: Account, req: RunRequest, session: string | undefined, idempotencyKey?: string): Promise<Submitted> {
+    const requestHash = createHash('sha256').update(JSON.stringify(req)).digest('hex').slice(0, 32);
+    const taskId = idempotencyKey
+      ? `task_${createHash('sha256').update(`${account.account}\u0000${idempotencyKey}`).digest('hex').slice(0, 32)}`
+      : `task_${randomUUID().replace(/-/g, '')}`;
+    if (idempotencyKey) {
+      const earlier = await this.existing(account, taskId, requestHash);
+      if (earlier) return earlier;
+    }
+    const sessionId = session ?? `sess_${randomUUID().replace(/-/g, '')}`;
+    if (session) await this.requireSession(account, session);
+    const createdAt = new Date().toISOString();
+    const input: TaskInput = {
+      taskId,
+      account: account.account,
+      session: sessionId,
+      message: req.message,
+      system: req.system,
+      rules: req.rules,
+      mode: req.mode,
+      streamTokens: !!(req.streaming_tokens || req.streaming),
+      background: req.background,
+      createdAt,
+      metadata: req.metadata,
+      multitask: req.multitask,
+    };
+    try {
+      await this.deadline(5000, () =>
+        this.client.workflow.start('agentTask', {
+          workflowId: taskId,
+          taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+          args: [input],
+          memo: { account: account.account, session: sessionId, preview: req.message.slice(0, 200), requestHash, createdAt },
+          searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['queued'], [SEARCH_ATTRIBUTES.account]: [account.account], [SEARCH_ATTRIBUTES.session]: [sessionId] },
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        }),
+      );
+    } catch (err) {
+      if ((err as Error).name === 'WorkflowExecutionAlreadyStartedError' && idempotencyKey) {
+        const earlier = await this.existing(account, taskId, requestHash);
+        if (earlier) return earlier;
+      }
+      throw err;
+    }
+    await this.joinSession(account, sessionId, taskId, req.multitask === 'reject');
+    return { taskId, session: sessionId, createdAt, repeated: false };
+  }
+
+  /** Puts the run in its session's turn order now, so the session exists before we answer. */
+  private async joinSession(account: Account, session: string, taskId: string, reject: boolean): Promise<void> {
+    const workflowId = sessionWorkflowId(account.account, session);
+    await this.deadline(5000, () =>
+      this.client.workflow.signalWithStart('agentSession', {
+        workflowId,
+        taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+        args: [{ account: account.account, session, messages: [], queue: [] }],
+        signal: enqueueSignal,
+        signalArgs: [{ taskId }],
+        memo: { account: account.account, session },
+      }),
+    );
+    if (!reject) return;
+    try {
+      await this.deadline(10_000, () => this.client.workflow.getHandle(workflowId).executeUpdate(reserveUpdate, { args: [{ taskId, reject: true }] }));
+    } catch (err) {
+      if ((err as Error).name !== 'WorkflowUpdateFailedError') throw err;
+      await this.client.workflow
+        .getHandle(taskId)
+        .terminate('rejected: the session is busy (multitask: reject)')
+        .catch(() => undefined);
+      throw new ConflictError('the session is busy with another run (multitask: reject)', { session });
+    }
+  }
+
+  private async existing(account: Account, taskId: string, requestHash: string): Promise<Submitted | undefined> {
+    let desc;
+    try {
+      desc = await this.deadline(5000, () => this.client.workflow.getHandle(taskId).describe());
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+    const memo = (desc.memo ?? {}) as Record<string, string>;
+    if (memo.account !== account.account) return undefined;
+    if (memo.requestHash !== requestHash) {
+      throw new IdempotencyMismatchError('this Idempotency-Key was used with a different request body', { task_id: taskId });
+    }
+    return { taskId, session: memo.session, createdAt: memo.createdAt ?? desc.startTime.toISOString(), repeated: true };
+  }
+
+  private async requireSession(account: Account, session: string): Promise<void> {
+    await this.deadline(5000, () => this.client.workflow.getHandle(sessionWorkflowId(account.account, session)).describe(), `session ${session} not found`);
+  }
+
+  async view(account: Account, taskId: string): Promise<TaskView> {
+    try {
+      const cached = await this.cache.get(taskId);
+      if (cached) {
+        if (cached.account !== account.account) throw new NotFoundError('task not found');
+        return cached;
+      }
+    } catch (err) {
+      if (err instanceof NotFoundError) throw err;
+      // Redis is down: Temporal still knows.
+    }
+    const handle = this.client.workflow.getHandle(taskId);
+    const desc = await this.deadline(5000, () => handle.describe());
+    if ((desc.memo as Record<string, unknown> | undefined)?.account !== account.account) throw new NotFoundError('task not found');
+    let view: TaskView;
+    try {
+      view = await this.deadline(3000, () => handle.query(statusQuery));
+    } catch {
+      view = viewFromDescription(desc);
+    }
+    if (desc.status.name !== 'RUNNING') view = { ...view, ...viewFromDescription(desc, view) };
+    await this.cache.put(view);
+    return view;
+  }
+
+  async result(account: Account, taskId: string, waitSeconds: number): Promise<ResultBody> {
+    let view = await this.view(account, taskId);
+    if (!isFinished(view.status) && waitSeconds > 0) {
+      await this.waitForClose(taskId, waitSeconds * 1000);
+      view = await this.fresh(account, taskId);
+    }
+    if (!isFinished(view.status)) throw new ConflictError(`the task is ${view.status}; its result is not ready`, { status: view.status });
+    if (view.status !== 'completed') {
+      return { task_id: taskId, session: view.session, status: view.status as 'failed' | 'cancelled', error: view.error, output: null, events: [], cost: null };
+    }
+    const cached = await this.cache.getResult<ResultBody>(taskId).catch(() => undefined);
+    if (cached) return cached;
+    const r = await this.deadline(10_000, () => this.client.workflow.getHandle(taskId).result() as Promise<TaskResult>);
+    const { usage: _usage, ...body } = r;
+    await this.cache.putResult(taskId, body);
+    return body;
+  }
+
+  /** Status straight from Temporal (the cache may lag a just-finished task). */
+  private async fresh(account: Account, taskId: string): Promise<TaskView> {
+    const desc = await this.deadline(5000, () => this.client.workflow.getHandle(taskId).describe());
+    const cached = await this.cache.get(taskId).catch(() => undefined);
+    if (desc.status.name === 'RUNNING') return cached ?? this.view(account, taskId);
+    const view = { ...(cached ?? viewFromDescription(desc)), ...viewFromDescription(desc, cached) };
+    await this.cache.put(view);
+    return view;
+  }
+
+  async waitForClose(taskId: string, ms: number): Promise<void> {
+    const result = this.client.workflow.getHandle(taskId).result().then(
+      () => undefined,
+      (err) => {
+        if (!(err instanceof WorkflowFailedError) && (err as Error).name !== 'WorkflowFailedError') throw err;
+      },
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    try {
+      await temporalCall(() => Promise.race([result, timeout]));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async list(account: Account, q: ListQuery): Promise<ListPage> {
+    return temporalCall(() => listTasks(this.client, this.config.TEMPORAL_NAMESPACE, account.account, q));
+  }
+
+  async cancel(account: Account, taskId: string): Promise<TaskView> {
+    const view = await this.view(account, taskId);
+    if (isFinished(view.status)) throw new ConflictError(`the task is already ${view.status}`, { status: view.status });
+    await this.deadline(5000, () => this.client.workflow.getHandle(taskId).cancel());
+    return view;
+  }
+
+  async patch(account: Account, taskId: string, metadata: Record<string, unknown>): Promise<TaskView> {
+    const view = await this.view(account, taskId);
+    if (isFinished(view.status)) throw new ConflictError(`the task is already ${view.status}; its metadata is final`, { status: view.status });
+    await this.deadline(5000, () => this.client.workflow.getHandle(taskId).signal(patchMetadataSignal, metadata));
+    const next = { ...view, metadata: { ...view.metadata, ...metadata } };
+    await this.cache.put(next);
+    return next;
+  }
+
+  async messages(account: Account, session: string) {
+    const h = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
+    return this.deadline(5000, () => h.query(messagesQuery), `session ${session} not found`);
+  }
+
+  async clearMessages(account: Account, session: string): Promise<void> {
+    const h = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
+    await this.deadline(5000, () => h.signal(clearSignal), `session ${session} not found`);
+  }
+}

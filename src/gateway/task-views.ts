@@ -1,0 +1,52 @@
+// Task status as derived from Temporal's own record of a workflow, for when the
+// cache is empty (or Redis is gone) and the workflow cannot be queried.
+import type { WorkflowExecutionDescription } from '@temporalio/client';
+import type { TaskStatus, TaskView } from '../../workflows/types';
+
+const CLOSED: Record<string, TaskStatus> = {
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  TERMINATED: 'failed',
+  TIMED_OUT: 'failed',
+  CANCELLED: 'cancelled',
+};
+
+export function isFinished(status: TaskStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+export function viewFromDescription(desc: WorkflowExecutionDescription, known?: TaskView): TaskView {
+  const memo = (desc.memo ?? {}) as Record<string, string>;
+  const closed = CLOSED[desc.status.name];
+  const status: TaskStatus = closed ?? known?.status ?? 'queued';
+  const error =
+    known?.error ??
+    (desc.status.name === 'TERMINATED'
+      ? { type: 'terminated', message: 'the task was terminated' }
+      : desc.status.name === 'TIMED_OUT'
+        ? { type: 'timeout', message: 'the task timed out' }
+        : status === 'failed'
+          ? { type: 'agent_error', message: 'the task failed' }
+          : status === 'cancelled'
+            ? { type: 'cancelled', message: 'the task was cancelled' }
+            : null);
+  return {
+    task_id: desc.workflowId,
+    session: memo.session ?? known?.session ?? '',
+    account: memo.account ?? known?.account ?? '',
+    status,
+    progress: status === 'completed' ? 1 : (known?.progress ?? 0),
+    current_step: known?.current_step ?? null,
+    error: status === 'completed' ? null : error,
+    metadata: known?.metadata ?? {},
+    created_at: memo.createdAt ?? known?.created_at ?? desc.startTime.toISOString(),
+    started_at: known?.started_at ?? null,
+    completed_at: desc.closeTime ? (known?.completed_at ?? desc.closeTime.toISOString()) : null,
+  };
+}
+
+/** The public shape of a task (the account stays internal). */
+export function publicView(v: TaskView): Omit<TaskView, 'account'> {
+  const { account: _account, ...rest } = v;
+  return rest;
+}

@@ -1,0 +1,102 @@
+// Child processes of the single-machine start: spawn, wait until ready, stop.
+import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '../..');
+
+export interface Child {
+  name: string;
+  proc: ChildProcess;
+  exited: Promise<number | null>;
+  /** Output collected so far (kept short), for error messages. */
+  output(): string;
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export function startChild(name: string, cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; echo?: (line: string) => void } = {}): Child {
+  const proc = spawn(cmd, args, { cwd: ROOT, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let buf = '';
+  const collect = (d: Buffer) => {
+    const s = d.toString();
+    buf = (buf + s).slice(-20_000);
+    if (opts.echo) for (const line of s.split('\n')) if (line.trim()) opts.echo(line);
+  };
+  proc.stdout!.on('data', collect);
+  proc.stderr!.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  return {
+    name,
+    proc,
+    exited,
+    output: () => buf,
+    async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000) {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill(signal);
+      const t = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+/** Node child running a TypeScript entry point through tsx. */
+export function startNode(name: string, entry: string, args: string[], opts: { env?: NodeJS.ProcessEnv; echo?: (line: string) => void } = {}): Child {
+  return startChild(name, process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, entry), ...args], opts);
+}
+
+export async function waitFor(what: string, child: Child | undefined, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  let exited = false;
+  void child?.exited.then(() => (exited = true));
+  while (Date.now() < end) {
+    if (exited) throw new Error(`${what} exited during start:\n${child!.output().slice(-3000)}`);
+    try {
+      if (await check()) return;
+    } catch {
+      // not ready yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} did not become ready in ${timeoutMs} ms${child ? `:\n${child.output().slice(-3000)}` : ''}`);
+}
+
+export function which(bin: string): string | undefined {
+  const r = spawnSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+/** Finds redis-server, installing Debian's package when apt is usable. */
+export function ensureRedisServer(log: (s: string) => void): string {
+  const found = which('redis-server');
+  if (found) return found;
+  const canApt = which('apt-get') && typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!canApt) {
+    throw new Error('redis-server is not installed and apt-get is not usable here. Install Redis (e.g. `sudo apt-get install redis-server`) or set REDIS_URL to an existing Redis.');
+  }
+  log('redis-server is missing: installing it with apt-get (one time)...');
+  for (const args of [['update', '-qq'], ['install', '-y', '-qq', 'redis-server']]) {
+    const r = spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    if (r.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed; install redis-server yourself or set REDIS_URL`);
+  }
+  const installed = which('redis-server');
+  if (!installed) throw new Error('redis-server still not found after installing it');
+  return installed;
+}
+
+export function ensureDir(dir: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}

@@ -1,0 +1,134 @@
+// The complete single-machine service: embedded Temporal engine, a private
+// Redis with persistence, the scripted model when no OPENAI_API_KEY is set,
+// the worker and the gateway. Used by `npm start` and by the end-to-end tests.
+import path from 'node:path';
+import Redis from 'ioredis';
+import { Connection } from '@temporalio/client';
+import { startScriptedModel } from '../scripted-model';
+import { Child, ROOT, ensureDir, ensureRedisServer, freePort, startChild, startNode, waitFor } from './processes';
+
+export interface StackOptions {
+  /** Data folder (engine log, Redis AOF). Absent: engine in memory, Redis without persistence. */
+  dataDir?: string;
+  /** Base environment for the service processes. Default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Gateway port; 0 = free port. Default: PORT from env, else 8080. */
+  gatewayPort?: number;
+  /** Port of the embedded engine; 0 = free port. Default 7233. */
+  temporalPort?: number;
+  /** Where progress lines and (optionally) child output go. */
+  log?: (line: string) => void;
+  echoChildren?: boolean;
+}
+
+export interface Stack {
+  gatewayUrl: string;
+  temporalAddress: string;
+  redisUrl: string;
+  modelUrl?: string;
+  /** The in-process scripted model (when no OPENAI_API_KEY), for tests to inspect. */
+  model?: Awaited<ReturnType<typeof startScriptedModel>>;
+  /** The dev key created when no API_KEYS were configured. */
+  devKey?: string;
+  env: NodeJS.ProcessEnv;
+  children: Record<string, Child>;
+  startWorker(): Promise<Child>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const log = opts.log ?? (() => undefined);
+  const base = { ...(opts.env ?? process.env) };
+  const children: Record<string, Child> = {};
+  const stoppers: (() => Promise<void>)[] = [];
+  const echo = (name: string) => (opts.echoChildren ? (line: string) => log(`[${name}] ${line}`) : undefined);
+  try {
+    let temporalAddress = base.TEMPORAL_ADDRESS;
+    if (!temporalAddress) {
+      const port = opts.temporalPort === 0 ? await freePort() : (opts.temporalPort ?? 7233);
+      const args = ['server', 'start-dev', '--port', String(port), '--headless', '--log-level', 'warn'];
+      if (opts.dataDir) args.push('--db-filename', path.join(ensureDir(opts.dataDir), 'temporal.db'));
+      children.engine = startChild('engine', process.execPath, [path.join(ROOT, 'bin/temporal-dev'), ...args], { echo: echo('engine') });
+      stoppers.unshift(() => children.engine.stop());
+      temporalAddress = `127.0.0.1:${port}`;
+      await waitFor('embedded Temporal engine', children.engine, async () => {
+        const c = await Connection.connect({ address: temporalAddress!, connectTimeout: 500 });
+        await c.close();
+        return true;
+      });
+      log(`embedded Temporal engine on ${temporalAddress}${opts.dataDir ? ` (data: ${path.join(opts.dataDir, 'temporal.db')})` : ' (in memory)'}`);
+    }
+
+    let redisUrl = base.REDIS_URL;
+    if (!redisUrl) {
+      const bin = ensureRedisServer(log);
+      const port = await freePort();
+      const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--daemonize', 'no', '--loglevel', 'warning'];
+      if (opts.dataDir) args.push('--dir', ensureDir(path.join(opts.dataDir, 'redis')), '--appendonly', 'yes', '--appendfsync', 'everysec');
+      else args.push('--appendonly', 'no');
+      children.redis = startChild('redis', bin, args, { echo: echo('redis') });
+      stoppers.unshift(() => children.redis.stop());
+      redisUrl = `redis://127.0.0.1:${port}`;
+      await waitFor('redis-server', children.redis, async () => {
+        const r = new Redis(redisUrl!, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+        r.on('error', () => undefined); // not up yet: the loop retries
+        try {
+          await r.connect();
+          return (await r.ping()) === 'PONG';
+        } finally {
+          r.disconnect();
+        }
+      });
+      log(`private redis-server on ${redisUrl}${opts.dataDir ? ' (append-only file on)' : ''}`);
+    }
+
+    let modelUrl: string | undefined;
+    let model: Stack['model'];
+    const env: NodeJS.ProcessEnv = { ...base, TEMPORAL_ADDRESS: temporalAddress, REDIS_URL: redisUrl };
+    if (!base.OPENAI_API_KEY) {
+      model = await startScriptedModel({ port: 0 });
+      const m = model;
+      stoppers.unshift(() => m.close());
+      modelUrl = model.url;
+      Object.assign(env, { OPENAI_BASE_URL: model.url, MODEL_FLASH: 'scripted-flash', MODEL_BASE: 'scripted-base', MODEL_MAX: 'scripted-max' });
+      log(`no OPENAI_API_KEY: using the built-in scripted model at ${model.url} (offline demo mode)`);
+    }
+    let devKey: string | undefined;
+    if (!base.API_KEYS) {
+      devKey = 'dev-key';
+      env.API_KEYS = `${devKey}:dev`;
+    }
+    const gatewayPort = opts.gatewayPort === 0 ? await freePort() : (opts.gatewayPort ?? Number(base.PORT ?? 8080));
+    env.PORT = String(gatewayPort);
+
+    const startWorker = async () => {
+      const w = startNode('worker', 'src/worker/main.ts', [], { env, echo: echo('worker') });
+      children.worker = w;
+      await waitFor('worker', w, () => w.output().includes('worker started'), 90_000);
+      return w;
+    };
+    await startWorker();
+    stoppers.unshift(() => children.worker.stop());
+    children.gateway = startNode('gateway', 'src/gateway/main.ts', [], { env, echo: echo('gateway') });
+    stoppers.unshift(() => children.gateway.stop());
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    await waitFor('gateway', children.gateway, async () => (await fetch(`${gatewayUrl}/healthz`)).ok);
+    return {
+      gatewayUrl,
+      temporalAddress,
+      redisUrl,
+      modelUrl,
+      model,
+      devKey,
+      env,
+      children,
+      startWorker,
+      stop: async () => {
+        for (const s of stoppers) await s().catch(() => undefined);
+      },
+    };
+  } catch (err) {
+    for (const s of stoppers) await s().catch(() => undefined);
+    throw err;
+  }
+}

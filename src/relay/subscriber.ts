@@ -1,0 +1,109 @@
+// The gateway side of the relay: one Redis subscriber connection per gateway
+// process, shared by every SSE client. A client first subscribes to the task's
+// channel, then catches up from the stream, then receives live events; gaps
+// (a message missed while catching up, a reconnect) are filled from the stream,
+// so each client sees every event once, in seq order.
+import type Redis from 'ioredis';
+import type { Logger } from 'pino';
+import type { AgentEvent } from './events';
+import { keys, taskIdFromChannel } from './keys';
+
+export interface Subscription {
+  close(): void;
+}
+
+interface Listener {
+  last: number;
+  deliver(ev: AgentEvent): void;
+  fail(err: Error): void;
+  /** Serialises catch-up reads with live delivery. */
+  chain: Promise<void>;
+  closed: boolean;
+}
+
+export class EventSubscriber {
+  private readonly listeners = new Map<string, Set<Listener>>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly sub: Redis,
+    private readonly logger: Logger,
+  ) {
+    sub.on('message', (channel: string, message: string) => this.onMessage(channel, message));
+  }
+
+  /**
+   * Streams the task's events with seq > afterSeq to `deliver`, in order, once.
+   * Resolves after the catch-up read is queued; errors (Redis down) go to `fail`.
+   */
+  async subscribe(taskId: string, afterSeq: number, deliver: (ev: AgentEvent) => void, fail: (err: Error) => void): Promise<Subscription> {
+    const l: Listener = { last: afterSeq, deliver, fail, chain: Promise.resolve(), closed: false };
+    let set = this.listeners.get(taskId);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(taskId, set);
+      await this.sub.subscribe(keys.channel(taskId));
+    }
+    set.add(l);
+    this.catchUp(taskId, l, Infinity);
+    return { close: () => this.remove(taskId, l) };
+  }
+
+  private remove(taskId: string, l: Listener): void {
+    l.closed = true;
+    const set = this.listeners.get(taskId);
+    if (!set) return;
+    set.delete(l);
+    if (set.size === 0) {
+      this.listeners.delete(taskId);
+      this.sub.unsubscribe(keys.channel(taskId)).catch(() => undefined);
+    }
+  }
+
+  /** Reads the stream after the listener's last seq (up to `until`) and delivers it. */
+  private catchUp(taskId: string, l: Listener, until: number): void {
+    l.chain = l.chain.then(async () => {
+      if (l.closed || l.last >= until) return;
+      try {
+        const end = until === Infinity ? '+' : `${until}-0`;
+        const rows = await this.redis.xrange(keys.events(taskId), `(${l.last}-0`, end);
+        for (const [, fields] of rows) this.emit(l, JSON.parse(fields[1]) as AgentEvent);
+      } catch (err) {
+        if (!l.closed) l.fail(err as Error);
+      }
+    });
+  }
+
+  private emit(l: Listener, ev: AgentEvent): void {
+    if (l.closed || ev.seq <= l.last) return;
+    l.last = ev.seq;
+    l.deliver(ev);
+  }
+
+  private onMessage(channel: string, message: string): void {
+    const taskId = taskIdFromChannel(channel);
+    const set = taskId ? this.listeners.get(taskId) : undefined;
+    if (!set || !taskId) return;
+    let ev: AgentEvent;
+    try {
+      ev = JSON.parse(message) as AgentEvent;
+    } catch {
+      this.logger.warn({ channel }, 'malformed relay message ignored');
+      return;
+    }
+    for (const l of set) {
+      l.chain = l.chain.then(() => {
+        if (ev.seq === l.last + 1) this.emit(l, ev);
+        else if (ev.seq > l.last + 1) {
+          // Missed something (arrived during catch-up): fill from the stream.
+          this.catchUp(taskId, l, ev.seq);
+        }
+      });
+    }
+  }
+
+  /** Number of tasks with live listeners (for metrics and tests). */
+  get activeTasks(): number {
+    return this.listeners.size;
+  }
+}

@@ -1,0 +1,250 @@
+// The scripted OpenAI-compatible model server: what tests and the offline demo
+// talk to instead of a real model. Replies are chosen by directives in the last
+// user message or the x-scripted-model header (see SCRIPTS.md).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import express, { NextFunction, Request, Response } from 'express';
+import pino, { Logger } from 'pino';
+import { ChatRequest, ChatRequestSchema, describeIssue } from './request';
+import { Directive, findDirective, intParam } from './directives';
+import { buildReply, readScript, Script } from './script';
+import { Interruption, Outcome, sendCompletion, streamCompletion } from './respond';
+import { sendError } from './errors';
+
+export interface ScriptedModelOptions {
+  /** Port to listen on; 0 picks a free one. Default 0. */
+  port?: number;
+  /** Address to bind. Default 127.0.0.1. */
+  host?: string;
+  /** Receives one debug line per request and warnings about odd requests. Default: a silent pino logger. */
+  logger?: Logger;
+  /** Ids listed by GET /v1/models; requests may name any model. Default scripted-flash, scripted-base, scripted-max. */
+  models?: string[];
+  /** How many recent chat requests received() keeps. Default 100. */
+  keepRequests?: number;
+}
+
+export interface ScriptedModelStats {
+  /** Every HTTP request, any route. */
+  requests: number;
+  /** POST /v1/chat/completions, valid or not. */
+  chatCompletions: number;
+  /** Chat requests with stream: true. */
+  streamed: number;
+  /** Responses delivered to the end. */
+  completed: number;
+  /** Requests rejected with 400 for a malformed body. */
+  badRequests: number;
+  /** Errors returned because a [[fail]] directive said so. */
+  injectedFailures: number;
+  /** Replies that were tool calls. */
+  toolCallReplies: number;
+  /** Requests that ended with a partial assistant message. */
+  continuations: number;
+  hangs: number;
+  drops: number;
+  /** Responses cut short because the client went away. */
+  clientAborts: number;
+  /** Chat requests in progress right now (hung ones included). */
+  active: number;
+}
+
+export interface ReceivedRequest {
+  at: number;
+  /** The x-scripted-model header, when sent. */
+  header?: string;
+  body: ChatRequest;
+}
+
+export interface ScriptedModel {
+  /** Base URL for the OpenAI client, ending in /v1. */
+  url: string;
+  port: number;
+  stats(): ScriptedModelStats;
+  /** The most recent chat requests, oldest first, as validated. */
+  received(): ReceivedRequest[];
+  /** Zeroes the stats, forgets received requests and the fail/drop/hang counters. */
+  reset(): void;
+  /** Stops listening and cuts every open connection, hung ones included. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MODELS = ['scripted-flash', 'scripted-base', 'scripted-max'];
+const MODEL_CREATED = 1_700_000_000;
+const DEFAULT_RETRY_AFTER_MS = 1000;
+
+function emptyStats(): ScriptedModelStats {
+  return { requests: 0, chatCompletions: 0, streamed: 0, completed: 0, badRequests: 0, injectedFailures: 0, toolCallReplies: 0, continuations: 0, hangs: 0, drops: 0, clientAborts: 0, active: 0 };
+}
+
+export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promise<ScriptedModel> {
+  const logger = opts.logger ?? pino({ level: 'silent' });
+  const host = opts.host ?? '127.0.0.1';
+  const models = opts.models ?? DEFAULT_MODELS;
+  const keep = opts.keepRequests ?? 100;
+  let stats = emptyStats();
+  let received: ReceivedRequest[] = [];
+  // Per-key use counts of fail/drop/hang, so "the first N requests" holds across retries.
+  let counters = new Map<string, number>();
+
+  /** True while the directive still has uses left; counts this use. */
+  const consume = (d: Directive, script: Script, dfltTimes: number): boolean => {
+    const key = `${d.name}:${d.params.key ?? script.rawUserText}`;
+    const used = counters.get(key) ?? 0;
+    if (used >= intParam(d, 'times', dfltTimes)) return false;
+    counters.set(key, used + 1);
+    return true;
+  };
+
+  const sendFailure = (res: Response, d: Directive): void => {
+    let status = intParam(d, 'status', 500);
+    if (status < 400 || status > 599) status = 500;
+    const headers: Record<string, string> = {};
+    if (status === 429 || d.params.after !== undefined) {
+      const ms = intParam(d, 'after', DEFAULT_RETRY_AFTER_MS);
+      headers['retry-after-ms'] = String(ms);
+      headers['retry-after'] = String(Math.ceil(ms / 1000));
+    }
+    const over: Record<string, string> = {};
+    for (const k of ['message', 'type', 'code', 'param'] as const) if (d.params[k] !== undefined) over[k] = d.params[k];
+    sendError(res, status, over, headers);
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  // ETags only make sense for cacheable GETs; completions must never be revalidated.
+  app.set('etag', false);
+  app.use((_req, _res, next) => {
+    stats.requests++;
+    next();
+  });
+
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/v1/models', (_req, res) => {
+    res.json({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: MODEL_CREATED, owned_by: 'scripted' })) });
+  });
+  app.get('/v1/models/:id', (req, res) => {
+    res.json({ id: req.params.id, object: 'model', created: MODEL_CREATED, owned_by: 'scripted' });
+  });
+
+  // Any content type is read as JSON: a client that forgets the header should
+  // get the same answer, and a non-JSON body fails parsing with a clean 400.
+  app.post('/v1/chat/completions', express.json({ limit: '32mb', type: () => true }), async (req: Request, res: Response) => {
+    stats.chatCompletions++;
+    const parsed = ChatRequestSchema.safeParse(req.body ?? {});
+    if (!parsed.success) {
+      stats.badRequests++;
+      const { message, param } = describeIssue(parsed.error);
+      sendError(res, 400, { message, param });
+      return;
+    }
+    const body = parsed.data;
+    const header = req.get('x-scripted-model');
+    received.push({ at: Date.now(), header, body });
+    if (received.length > keep) received = received.slice(received.length - keep);
+
+    const id = `chatcmpl-${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    res.set('x-request-id', id);
+    if (body.stream) stats.streamed++;
+    stats.active++;
+    const script = readScript(body, header);
+    const log = logger.child({ id, model: body.model, stream: !!body.stream, directives: script.directives.map((d) => d.name) });
+    try {
+      const fail = findDirective(script.directives, 'fail');
+      if (fail && consume(fail, script, 1)) {
+        stats.injectedFailures++;
+        sendFailure(res, fail);
+        log.debug({ status: res.statusCode }, 'scripted failure');
+        return;
+      }
+      const reply = buildReply(body, script);
+      if (reply.toolCalls.length > 0) stats.toolCallReplies++;
+      if (reply.continuation) stats.continuations++;
+      if (reply.continuation === 'prefix-mismatch') log.warn('partial assistant message is not a prefix of the scripted reply; sending the whole reply');
+
+      let interruption: Interruption | undefined;
+      const hang = findDirective(script.directives, 'hang');
+      const drop = findDirective(script.directives, 'drop');
+      const afterOf = (d: Directive) => (d.params.after === undefined ? undefined : intParam(d, 'after', 0));
+      if (hang && consume(hang, script, Infinity)) interruption = { kind: 'hang', after: afterOf(hang) };
+      else if (drop && consume(drop, script, 1)) interruption = { kind: 'drop', after: afterOf(drop) };
+
+      const slow = findDirective(script.directives, 'slow');
+      const ctx = {
+        id,
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
+        pacing: { firstMs: intParam(slow, 'first', 0), delayMs: slow ? intParam(slow, 'delay', 50) : 0 },
+        signal: abort.signal,
+        interruption,
+      };
+      if (interruption?.kind === 'hang') stats.hangs++;
+      const outcome: Outcome = body.stream ? await streamCompletion(res, body, reply, ctx) : await sendCompletion(res, body, reply, ctx);
+      if (outcome === 'completed') stats.completed++;
+      else if (outcome === 'dropped') stats.drops++;
+      else if (outcome === 'client-aborted') stats.clientAborts++;
+      log.debug({ outcome, finish: reply.finishReason, continuation: reply.continuation }, 'chat completion');
+    } finally {
+      stats.active--;
+    }
+  });
+
+  app.use((req: Request, res: Response) => {
+    sendError(res, 404, { message: `Invalid URL (${req.method} ${req.path})`, code: null });
+  });
+
+  // Express's error-handler signature needs all four parameters.
+  app.use((err: any, _req: Request, res: Response, _next: NextFunction) => {
+    if (err?.type === 'entity.parse.failed') {
+      stats.badRequests++;
+      sendError(res, 400, { message: `We could not parse the JSON body of your request: ${err.message}` });
+    } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
+      stats.badRequests++;
+      sendError(res, err.status, { message: String(err.message ?? 'Bad request') });
+    } else {
+      logger.error({ err }, 'scripted model failed on a request');
+      sendError(res, 500);
+    }
+  });
+
+  const server = http.createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const url = `http://${urlHost}:${port}/v1`;
+  logger.info({ url }, 'scripted model listening');
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    stats: () => ({ ...stats }),
+    received: () => [...received],
+    reset: () => {
+      stats = { ...emptyStats(), active: stats.active };
+      received = [];
+      counters = new Map();
+    },
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Hung and keep-alive connections would otherwise hold close() open forever.
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

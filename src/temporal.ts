@@ -1,0 +1,52 @@
+// Temporal connections and the one-time set-up the service needs in its
+// namespace (search attributes, retention), for the embedded engine and a real
+// cluster alike.
+import { Connection } from '@temporalio/client';
+import { DefaultLogger, LogLevel, Runtime } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { temporal } from '@temporalio/proto';
+import { SEARCH_ATTRIBUTES } from '../workflows/types';
+
+const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+
+/** Forwards the SDK's runtime (Rust core) logs to pino. */
+export function installRuntimeLogger(logger: Logger, level: LogLevel = 'WARN'): void {
+  Runtime.install({
+    logger: new DefaultLogger(level, (entry) => {
+      const fn = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[entry.level];
+      logger[fn]({ sdk: true, ...(entry.meta ?? {}) }, entry.message);
+    }),
+  });
+}
+
+export async function ensureNamespaceSetup(connection: Connection, namespace: string, retentionDays: number, logger: Logger): Promise<void> {
+  const wanted = Object.values(SEARCH_ATTRIBUTES);
+  const existing = await connection.operatorService.listSearchAttributes({ namespace });
+  const missing = wanted.filter((n) => !(existing.customAttributes && n in existing.customAttributes));
+  if (missing.length) {
+    await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map((n) => [n, KEYWORD])) });
+    logger.info({ searchAttributes: missing }, 'registered search attributes');
+  }
+  try {
+    await connection.workflowService.updateNamespace({
+      namespace,
+      config: { workflowExecutionRetentionTtl: { seconds: retentionDays * 86400 } as never },
+    });
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'could not set namespace retention');
+  }
+}
+
+/** Connects, retrying while Temporal starts (the single-machine start races it). */
+export async function connectWithRetry(address: string, logger: Logger, timeoutMs = 60_000): Promise<Connection> {
+  const end = Date.now() + timeoutMs;
+  for (let i = 0; ; i++) {
+    try {
+      return await Connection.connect({ address, connectTimeout: 2000 });
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      if (i % 10 === 0) logger.info({ address }, 'waiting for Temporal');
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}

@@ -1,0 +1,57 @@
+// Entry point of the worker process: runs the service's workflows and
+// activities. Scale it by starting more of them.
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
+import OpenAI from 'openai';
+import { loadConfig } from '../config';
+import { createLogger } from '../logger';
+import { commandClient } from '../redis';
+import { connectWithRetry, ensureNamespaceSetup, installRuntimeLogger } from '../temporal';
+import { EventPublisher } from '../relay/publisher';
+import { StatusCache } from '../relay/status-cache';
+import { createActivities } from '../../activities';
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger({ level: config.LOG_LEVEL, json: config.LOG_JSON, name: 'worker' });
+  installRuntimeLogger(logger);
+  const connection = await connectWithRetry(config.TEMPORAL_ADDRESS, logger);
+  await ensureNamespaceSetup(connection, config.TEMPORAL_NAMESPACE, config.RETENTION_DAYS, logger);
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const redis = commandClient(config.REDIS_URL, logger, 'worker');
+  const ttlMs = config.RETENTION_DAYS * 86_400_000;
+  const openai = new OpenAI({
+    apiKey: config.OPENAI_API_KEY ?? 'offline-scripted-model',
+    baseURL: config.OPENAI_BASE_URL,
+    // Temporal owns retries (activity retry policy), so the client must not add its own.
+    maxRetries: 0,
+    timeout: 10 * 60_000,
+  });
+  const activities = createActivities({
+    openai,
+    publisher: new EventPublisher({ redis, logger, ttlMs }),
+    statusCache: new StatusCache(redis, logger, ttlMs),
+    temporal: client,
+    config,
+    logger,
+  });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    workflowsPath: require.resolve('../../workflows'),
+    activities,
+  });
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS }, 'worker started');
+  await worker.run();
+  redis.disconnect();
+  await nativeConnection.close();
+  await connection.close();
+  logger.info('worker stopped');
+}
+
+main().catch((err) => {
+  process.stderr.write(`worker failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,114 @@
+import { Clock } from '../../devserver/clock';
+
+const HOUR = 3600_000;
+const tick = () => new Promise<void>((r) => setTimeout(r, 20));
+
+/** Records the virtual time at which each timer fired. */
+function recorder(clock: Clock) {
+  const fired: { name: string; at: number }[] = [];
+  const add = (name: string, delayMs: number, fn?: () => void) =>
+    clock.after(delayMs, () => {
+      fired.push({ name, at: clock.now() });
+      fn?.();
+    });
+  return { fired, add };
+}
+
+describe('wall clock (dev server)', () => {
+  test('timers fire at wall pace and locks are no-ops', async () => {
+    const clock = new Clock();
+    expect(clock.lockCount).toBe(0);
+    clock.lock()();
+    clock.unlockExplicit();
+    const start = Date.now();
+    await new Promise<void>((r) => clock.after(100, r));
+    expect(Date.now() - start).toBeGreaterThanOrEqual(95);
+    expect(Math.abs(clock.now() - Date.now())).toBeLessThan(5);
+    clock.stop();
+  });
+});
+
+describe('time skipping (test server)', () => {
+  let clock: Clock;
+  beforeEach(() => {
+    clock = new Clock({ timeSkipping: true });
+  });
+  afterEach(() => clock.stop());
+
+  test('starts locked: nothing skips until the client unlocks', async () => {
+    const { fired, add } = recorder(clock);
+    const t0 = clock.now();
+    add('a', HOUR);
+    await tick();
+    expect(fired).toEqual([]);
+    clock.unlockExplicit();
+    await tick();
+    expect(fired.map((f) => f.name)).toEqual(['a']);
+    expect(fired[0].at - t0).toBeGreaterThanOrEqual(HOUR);
+    expect(fired[0].at - t0).toBeLessThan(HOUR + 1000);
+  });
+
+  test('time runs at wall pace while locked', async () => {
+    const t0 = clock.now();
+    await new Promise((r) => setTimeout(r, 100));
+    const elapsed = clock.now() - t0;
+    expect(elapsed).toBeGreaterThanOrEqual(95);
+    expect(elapsed).toBeLessThan(1000);
+  });
+
+  test('any held lock stops skipping; releasing the last one resumes it', async () => {
+    clock.unlockExplicit();
+    const release = clock.lock();
+    const { fired, add } = recorder(clock);
+    add('a', HOUR);
+    await tick();
+    expect(fired).toEqual([]);
+    release();
+    release(); // idempotent
+    expect(clock.lockCount).toBe(0);
+    await tick();
+    expect(fired.map((f) => f.name)).toEqual(['a']);
+  });
+
+  test('a timer whose callback takes a lock stops time right there', async () => {
+    clock.unlockExplicit();
+    const { fired, add } = recorder(clock);
+    const t0 = clock.now();
+    add('first', HOUR, () => clock.lock());
+    add('second', 2 * HOUR);
+    await tick();
+    expect(fired.map((f) => f.name)).toEqual(['first']);
+    expect(clock.now() - t0).toBeLessThan(HOUR + 1000);
+  });
+
+  test('timers fire in time order, ties in scheduling order, cancelled ones never', async () => {
+    clock.unlockExplicit();
+    const { fired, add } = recorder(clock);
+    add('late', 3 * HOUR);
+    add('tie-1', HOUR);
+    add('gone', 2 * HOUR).cancel();
+    add('tie-2', HOUR);
+    await tick();
+    expect(fired.map((f) => f.name)).toEqual(['tie-1', 'tie-2', 'late']);
+    expect(fired[0].at).toBe(fired[1].at);
+  });
+
+  test('unlocking more than was locked is refused; a task lock taken over by a client unlock does not underflow', () => {
+    clock.unlockExplicit();
+    expect(() => clock.unlockExplicit()).toThrow(/not locked/);
+    const release = clock.lock();
+    clock.unlockExplicit(); // a client's unlock-with-sleep releases whatever holds time
+    expect(clock.lockCount).toBe(0);
+    expect(() => release()).not.toThrow();
+    expect(clock.lockCount).toBe(0);
+  });
+
+  test('skipTo moves forward only', () => {
+    const t0 = clock.now();
+    clock.skipTo(t0 + HOUR);
+    expect(clock.now() - t0).toBeGreaterThanOrEqual(HOUR);
+    const t1 = clock.now();
+    clock.skipTo(t0);
+    expect(clock.now()).toBeGreaterThanOrEqual(t1);
+  });
+});

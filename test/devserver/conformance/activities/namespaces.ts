@@ -1,0 +1,6 @@
+// Activities of namespaces.test.ts.
+import { Context } from '@temporalio/activity';
+
+export async function activityNamespace(): Promise<string> {
+  return Context.current().info.workflowNamespace ?? 'unknown';
+}

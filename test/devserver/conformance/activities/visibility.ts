@@ -1,0 +1,5 @@
+// Activities of visibility.test.ts.
+
+export async function tag(value: string): Promise<string> {
+  return `tagged:${value}`;
+}

@@ -1,0 +1,96 @@
+// Shared set-up of the schedules conformance files: one server and one worker
+// per file (schedules start workflows whenever they like), schedule clean-up,
+// polling, and the id format the real scheduler gives started workflows.
+import { ScheduleDescription, ScheduleHandle, ScheduleOptions } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType, Workflow } from '@temporalio/common';
+import { createEnv, Env, uid } from './harness';
+import { releaseSignal } from './workflows/schedules';
+
+export const WORKFLOWS = require.resolve('./workflows/schedules');
+export const CustomKeyword = defineSearchAttributeKey('CustomKeyword', SearchAttributeType.KEYWORD);
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `pred` holds for the value `get` returns (schedules and visibility are asynchronous). */
+export async function waitFor<T>(get: () => Promise<T>, pred: (v: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await get();
+    if (pred(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v, null, 1).slice(0, 2000)}`);
+    await sleep(150);
+  }
+}
+
+/** Workflow ids the real scheduler gives: `${workflowId}-${nominal time, RFC3339 seconds}`. */
+export function expectedId(base: string, at: Date): string {
+  return `${base}-${new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z')}`;
+}
+
+export function actionIds(d: ScheduleDescription): string[] {
+  return d.info.recentActions.map((a) => a.action.workflow.workflowId);
+}
+
+export interface ScheduleSuite {
+  readonly env: Env;
+  /** Creates a schedule that is deleted when the file's tests are done. */
+  create(opts: ScheduleOptions): Promise<ScheduleHandle>;
+  /** A start-workflow action on the suite's task queue with a fresh workflow id. */
+  action(workflowType: Workflow, args?: unknown[]): { type: 'startWorkflow'; workflowType: Workflow; args: unknown[]; taskQueue: string; workflowId: string };
+  replayAll(ids: string[]): Promise<void>;
+  /** Pauses the schedule, releases every blocker it started, and replays them all. */
+  releaseAndReplay(h: ScheduleHandle): Promise<void>;
+}
+
+export function scheduleSuite(): ScheduleSuite {
+  let env: Env | undefined;
+  let stopWorker: (() => void) | undefined;
+  let worker: Promise<void> | undefined;
+  const handles: ScheduleHandle[] = [];
+  const current = () => {
+    if (!env) throw new Error('the schedule suite is not set up');
+    return env;
+  };
+
+  beforeAll(async () => {
+    env = await createEnv({ workflowsPath: WORKFLOWS });
+    const stopped = new Promise<void>((resolve) => (stopWorker = resolve));
+    worker = env.withWorker(() => stopped);
+  });
+
+  afterAll(async () => {
+    for (const h of handles) await h.delete().catch(() => undefined);
+    stopWorker?.();
+    await worker;
+    await env?.teardown();
+  });
+
+  const replayAll = async (ids: string[]) => {
+    for (const id of ids) await current().replay(current().client.workflow.getHandle(id));
+  };
+
+  return {
+    get env() {
+      return current();
+    },
+    async create(opts) {
+      const h = await current().client.schedule.create(opts);
+      handles.push(h);
+      return h;
+    },
+    action(workflowType, args = []) {
+      return { type: 'startWorkflow' as const, workflowType, args, taskQueue: current().taskQueue, workflowId: uid('wf') };
+    },
+    replayAll,
+    async releaseAndReplay(h) {
+      await h.pause('test done');
+      const d = await h.describe();
+      for (const id of actionIds(d)) {
+        const run = current().client.workflow.getHandle(id);
+        if ((await run.describe()).status.name === 'RUNNING') await run.signal(releaseSignal);
+        await run.result().catch(() => undefined);
+      }
+      await replayAll(actionIds(d));
+    },
+  };
+}

@@ -1,0 +1,150 @@
+// One run of the agent on one message: the task's state machine.
+// queued (waiting for the session's turn) -> running (model turns, streamed to
+// the relay) -> completed | failed | cancelled. Status is readable by query and
+// filterable through the TaskStatus search attribute.
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  defineQuery,
+  defineSignal,
+  getExternalWorkflowHandle,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { BlockEvent, TaskInput, TaskResult, TaskStatus, TaskView, ThreadMessage, Usage } from './types';
+import { MAX_AGENT_STEPS, SEARCH_ATTRIBUTES, sessionWorkflowId } from './types';
+import { turnDoneSignal } from './session';
+
+export const statusQuery = defineQuery<TaskView>('status');
+export const turnGrantedSignal = defineSignal<[{ messages: ThreadMessage[] }]>('turnGranted');
+export const patchMetadataSignal = defineSignal<[Record<string, unknown>]>('patchMetadata');
+
+const relay = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5, initialInterval: '200ms' },
+});
+const sessions = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '500ms', maximumInterval: '10s' },
+});
+const model = proxyActivities<Activities>({
+  startToCloseTimeout: '10m',
+  heartbeatTimeout: '20s',
+  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: ['ModelBadRequest'] },
+});
+
+export async function agentTask(input: TaskInput): Promise<TaskResult> {
+  const view: TaskView = {
+    task_id: input.taskId,
+    session: input.session,
+    account: input.account,
+    status: 'queued',
+    progress: 0,
+    current_step: null,
+    error: null,
+    metadata: { ...input.metadata },
+    created_at: input.createdAt,
+    started_at: null,
+    completed_at: null,
+  };
+  let granted: ThreadMessage[] | undefined;
+  let nextSeq = 1;
+  const blocks: BlockEvent[] = [];
+  const usage: Usage = { promptTokens: 0, completionTokens: 0 };
+  const newMessages: ThreadMessage[] = [{ role: 'user', content: input.message }];
+
+  setHandler(statusQuery, () => view);
+  setHandler(turnGrantedSignal, ({ messages }) => void (granted = messages));
+  setHandler(patchMetadataSignal, (patch) => {
+    view.metadata = { ...view.metadata, ...patch };
+  });
+
+  const setStatus = (status: TaskStatus) => {
+    view.status = status;
+    upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: [status] });
+  };
+  const publish = async (events: BlockEvent[], opts: { final?: boolean } = {}) => {
+    nextSeq = await relay.publishEvents({ taskId: input.taskId, session: input.session, seqStart: nextSeq, events, view: { ...view }, final: opts.final });
+  };
+
+  const sessionHandle = getExternalWorkflowHandle(sessionWorkflowId(input.account, input.session));
+  let joined = false;
+  try {
+    await relay.publishEvents({ taskId: input.taskId, session: input.session, seqStart: 0, events: [], view: { ...view } });
+    await sessions.joinSession({ taskId: input.taskId, account: input.account, session: input.session });
+    joined = true;
+    await condition(() => granted !== undefined);
+
+    setStatus('running');
+    view.started_at = new Date(Date.now()).toISOString();
+    await publish([{ type: 'agent_started' }]);
+    blocks.push({ type: 'agent_started' });
+
+    const messages = [...granted!, { role: 'user' as const, content: input.message }];
+    let output = '';
+    for (let step = 1; step <= MAX_AGENT_STEPS; step++) {
+      view.current_step = String(step);
+      const turn = await model.modelTurn({
+        taskId: input.taskId,
+        session: input.session,
+        seqStart: nextSeq,
+        step,
+        mode: input.mode,
+        streamTokens: input.streamTokens,
+        system: input.system,
+        rules: input.rules,
+        messages,
+      });
+      nextSeq = turn.nextSeq;
+      blocks.push(...turn.events);
+      usage.promptTokens += turn.usage.promptTokens;
+      usage.completionTokens += turn.usage.completionTokens;
+      output = turn.content;
+      view.progress = Math.min(0.95, step / (step + 1));
+      // Tools come with later features; with none registered a turn is final.
+      if (!turn.toolCalls.length) break;
+    }
+
+    const cost = await relay.computeCost({ mode: input.mode, usage });
+    newMessages.push({ role: 'assistant', content: output });
+    blocks.push({ type: 'agent_cost', cost }, { type: 'agent_completed' });
+    setStatus('completed');
+    view.progress = 1;
+    view.completed_at = new Date(Date.now()).toISOString();
+    await publish([{ type: 'agent_cost', cost }, { type: 'agent_completed' }], { final: true });
+    return { task_id: input.taskId, session: input.session, status: 'completed', output, events: blocks, cost, usage };
+  } catch (err) {
+    const cancelled = isCancellation(err);
+    const failure = describeFailure(err, cancelled);
+    await CancellationScope.nonCancellable(async () => {
+      setStatus(cancelled ? 'cancelled' : 'failed');
+      view.error = failure;
+      view.completed_at = new Date(Date.now()).toISOString();
+      await publish([{ type: 'agent_error', error: failure }], { final: true });
+    });
+    if (cancelled) throw err;
+    throw ApplicationFailure.nonRetryable(failure.message, failure.type);
+  } finally {
+    if (joined) {
+      // The session's next run may start; only a completed run adds to the thread.
+      await CancellationScope.nonCancellable(() =>
+        sessionHandle.signal(turnDoneSignal, { taskId: input.taskId, messages: view.status === 'completed' ? newMessages : [] }),
+      ).catch(() => undefined);
+    }
+  }
+}
+
+function describeFailure(err: unknown, cancelled: boolean): { type: string; message: string } {
+  if (cancelled) return { type: 'cancelled', message: 'the task was cancelled' };
+  let e = err as { message?: string; cause?: unknown; type?: string } | undefined;
+  // Activity failures wrap the application failure that says what went wrong.
+  while (e?.cause && (e as { cause?: { message?: string } }).cause?.message) e = e.cause as typeof e;
+  return { type: e?.type ?? 'agent_error', message: e?.message ?? 'the agent failed' };
+}
+
+export { workflowInfo };

@@ -1,0 +1,4 @@
+// Every workflow the worker registers.
+export { agentTask } from './agent-task';
+export { agentSession } from './session';
+export { accountsRegistry } from './accounts';

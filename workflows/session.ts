@@ -1,0 +1,96 @@
+// A conversation: the durable thread of messages, and the turn order of the
+// runs that continue it. Runs of one session never interleave: each waits for
+// its turn (FIFO), and its messages join the thread when it completes.
+// Continues-as-new to keep its history bounded.
+import {
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  getExternalWorkflowHandle,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { ThreadMessage } from './types';
+
+export interface SessionState {
+  account: string;
+  session: string;
+  messages: ThreadMessage[];
+  queue: string[];
+  cleared?: boolean;
+}
+
+export const enqueueSignal = defineSignal<[{ taskId: string }]>('enqueue');
+export const turnDoneSignal = defineSignal<[{ taskId: string; messages: ThreadMessage[] }]>('turnDone');
+export const clearSignal = defineSignal('clear');
+export const messagesQuery = defineQuery<ThreadMessage[]>('messages');
+export const busyQuery = defineQuery<{ active: string | null; queued: string[] }>('busy');
+/** Reserves a place for a run; with reject, refuses when another run is active or queued. */
+export const reserveUpdate = defineUpdate<{ position: number }, [{ taskId: string; reject: boolean }]>('reserve');
+
+/** Thread size kept across runs; older messages are dropped first. */
+const MAX_THREAD_MESSAGES = 200;
+/** History length after which the session continues as new. */
+const MAX_HISTORY_EVENTS = 2000;
+
+export async function agentSession(state: SessionState): Promise<void> {
+  const messages = [...state.messages];
+  const queue = [...state.queue];
+  let active: string | null = null;
+  const done = new Map<string, ThreadMessage[]>();
+
+  const enqueue = (taskId: string) => {
+    if (active !== taskId && !queue.includes(taskId)) queue.push(taskId);
+  };
+  setHandler(enqueueSignal, ({ taskId }) => enqueue(taskId));
+  setHandler(turnDoneSignal, ({ taskId, messages: added }) => {
+    if (taskId === active) done.set(taskId, added);
+    const i = queue.indexOf(taskId);
+    if (i >= 0) queue.splice(i, 1); // finished (e.g. cancelled) before its turn
+  });
+  setHandler(clearSignal, () => void messages.splice(0));
+  setHandler(messagesQuery, () => messages);
+  setHandler(busyQuery, () => ({ active, queued: [...queue] }));
+  setHandler(
+    reserveUpdate,
+    ({ taskId }) => {
+      enqueue(taskId);
+      return { position: queue.indexOf(taskId) + (active ? 1 : 0) };
+    },
+    {
+      validator: ({ taskId, reject }) => {
+        if (reject && ((active && active !== taskId) || queue.some((t) => t !== taskId))) {
+          throw new Error('session is busy with another run');
+        }
+      },
+    },
+  );
+
+  for (;;) {
+    await condition(() => queue.length > 0 || historyTooLong());
+    if (queue.length === 0) break;
+    active = queue.shift()!;
+    const taskId = active;
+    const granted = await getExternalWorkflowHandle(taskId)
+      .signal('turnGranted', { messages: [...messages] })
+      .then(
+        () => true,
+        () => false, // the run is gone (terminated or expired): give the turn to the next
+      );
+    if (granted) await condition(() => done.has(taskId));
+    const added = done.get(taskId) ?? [];
+    done.delete(taskId);
+    messages.push(...added);
+    if (messages.length > MAX_THREAD_MESSAGES) messages.splice(0, messages.length - MAX_THREAD_MESSAGES);
+    active = null;
+    if (historyTooLong()) break;
+  }
+  await continueAsNew<typeof agentSession>({ ...state, messages, queue });
+}
+
+function historyTooLong(): boolean {
+  const info = workflowInfo();
+  return info.continueAsNewSuggested || info.historyLength > MAX_HISTORY_EVENTS;
+}
