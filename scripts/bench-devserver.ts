@@ -132,16 +132,23 @@ function parseOptions(argv: string[]): Options {
 // ---- the server process ---------------------------------------------------------
 
 /**
- * Preloaded into the server (node -r) so the bench can ask for heap use after a
- * full GC over the IPC channel; bin/temporal-dev itself stays untouched. It also
+ * Preloaded into the server (node -r) so the bench can ask, over the IPC channel,
+ * for heap use after a full GC and for event-loop utilisation (how saturated the
+ * server's one JS thread is); bin/temporal-dev itself stays untouched. It also
  * stops the server if the bench dies without cleaning up (the channel closes).
  */
-const HEAP_PROBE = `'use strict';
+const SERVER_PROBE = `'use strict';
+const { performance } = require('node:perf_hooks');
 process.on('message', (m) => {
-  if (!m || m.type !== 'heap') return;
-  if (typeof global.gc === 'function') global.gc();
-  const u = process.memoryUsage();
-  process.send({ type: 'heap', id: m.id, heapUsed: u.heapUsed, external: u.external, arrayBuffers: u.arrayBuffers });
+  if (!m || typeof m.id !== 'number') return;
+  if (m.type === 'heap') {
+    if (typeof global.gc === 'function') global.gc();
+    const u = process.memoryUsage();
+    process.send({ id: m.id, heapUsed: u.heapUsed, external: u.external, arrayBuffers: u.arrayBuffers });
+  } else if (m.type === 'elu') {
+    const e = performance.eventLoopUtilization();
+    process.send({ id: m.id, active: e.active, idle: e.idle });
+  }
 });
 process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 `;
@@ -159,12 +166,24 @@ interface HeapReport {
   arrayBuffers: number;
 }
 
+/** Cumulative event-loop active and idle milliseconds (performance.eventLoopUtilization()). */
+interface EluReading {
+  active: number;
+  idle: number;
+}
+
+function utilisation(from: EluReading, to: EluReading): number {
+  const active = to.active - from.active;
+  const idle = to.idle - from.idle;
+  return active / (active + idle);
+}
+
 class ServerProcess {
   private readonly output: string[] = [];
   private exited: Promise<number | null>;
   private exitCode: number | null | undefined;
-  private heapRequests = new Map<number, (r: HeapReport) => void>();
-  private nextHeapId = 1;
+  private probeRequests = new Map<number, (r: Record<string, number> | undefined) => void>();
+  private nextProbeId = 1;
 
   private constructor(
     readonly child: ChildProcess,
@@ -178,16 +197,16 @@ class ServerProcess {
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    child.on('message', (m: { type?: string; id?: number } & HeapReport) => {
-      if (m?.type !== 'heap' || m.id === undefined) return;
-      this.heapRequests.get(m.id)?.(m);
-      this.heapRequests.delete(m.id);
+    child.on('message', (m: { id?: number } & Record<string, number>) => {
+      if (m?.id === undefined) return;
+      this.probeRequests.get(m.id)?.(m);
+      this.probeRequests.delete(m.id);
     });
     this.exited = new Promise((resolve) =>
       child.on('exit', (code) => {
         this.exitCode = code;
-        for (const pending of this.heapRequests.values()) pending({ heapUsed: NaN, external: NaN, arrayBuffers: NaN });
-        this.heapRequests.clear();
+        for (const pending of this.probeRequests.values()) pending(undefined);
+        this.probeRequests.clear();
         resolve(code);
       }),
     );
@@ -260,14 +279,24 @@ class ServerProcess {
     }
   }
 
-  /** Heap after a full GC in the server (forcing the GC briefly pauses it). */
-  heap(): Promise<HeapReport> {
-    if (this.exitCode !== undefined || !this.child.connected) return Promise.resolve({ heapUsed: NaN, external: NaN, arrayBuffers: NaN });
-    const id = this.nextHeapId++;
+  private probe(type: 'heap' | 'elu'): Promise<Record<string, number> | undefined> {
+    if (this.exitCode !== undefined || !this.child.connected) return Promise.resolve(undefined);
+    const id = this.nextProbeId++;
     return new Promise((resolve) => {
-      this.heapRequests.set(id, resolve);
-      this.child.send({ type: 'heap', id });
+      this.probeRequests.set(id, resolve);
+      this.child.send({ type, id });
     });
+  }
+
+  /** Heap after a full GC in the server (forcing the GC briefly pauses it). */
+  async heap(): Promise<HeapReport> {
+    const r = await this.probe('heap');
+    return { heapUsed: r?.heapUsed ?? NaN, external: r?.external ?? NaN, arrayBuffers: r?.arrayBuffers ?? NaN };
+  }
+
+  async elu(): Promise<EluReading> {
+    const r = await this.probe('elu');
+    return { active: r?.active ?? NaN, idle: r?.idle ?? NaN };
   }
 
   dbBytes(): number {
@@ -469,6 +498,9 @@ interface CaseResult {
   serverCores: number;
   benchCores: number;
   otherCores: number;
+  /** Event-loop utilisation of the server's JS thread and of the bench's main thread (1 = saturated). */
+  serverElu: number;
+  benchElu: number;
   dbMiB: number;
   note: string;
 }
@@ -499,10 +531,14 @@ async function runCase(ctx: BenchContext, mode: Mode, concurrency: number): Prom
     const cpu0 = s.server.cpuSeconds();
     const benchCpu0 = process.cpuUsage();
     const machine0 = machineBusySeconds();
+    const serverElu0 = await s.server.elu();
+    const benchElu0 = performance.eventLoopUtilization();
     const r = await drive(s, `bench-${mode}-${concurrency}`, ctx.opts.workflows, concurrency, ctx.softDeadline);
     const serverCpu = s.server.cpuSeconds() - cpu0;
     const benchCpu = process.cpuUsage(benchCpu0);
     const otherCpu = machineBusySeconds() - machine0 - serverCpu - (benchCpu.user + benchCpu.system) / 1e6;
+    const serverElu = utilisation(serverElu0, await s.server.elu());
+    const benchElu = performance.eventLoopUtilization(benchElu0).utilization;
     const mem = s.server.memory();
     const heap = await s.server.heap();
     const sorted = [...r.latenciesMs].sort((a, b) => a - b);
@@ -528,6 +564,8 @@ async function runCase(ctx: BenchContext, mode: Mode, concurrency: number): Prom
       serverCores: serverCpu / r.seconds,
       benchCores: (benchCpu.user + benchCpu.system) / 1e6 / r.seconds,
       otherCores: Math.max(0, otherCpu / r.seconds),
+      serverElu,
+      benchElu,
       dbMiB: s.server.dbBytes() / MiB,
       note: notes.join('; '),
     };
@@ -557,6 +595,8 @@ function failedCase(mode: Mode, concurrency: number, workflows: number, err: unk
     serverCores: NaN,
     benchCores: NaN,
     otherCores: NaN,
+    serverElu: NaN,
+    benchElu: NaN,
     dbMiB: NaN,
     note: `case failed: ${message}`,
   };
@@ -656,7 +696,7 @@ function printTable(rows: string[][]): void {
 }
 
 function printCases(results: CaseResult[]): void {
-  const header = ['persistence', 'conc', 'done', 'wf/s', 'p50 ms', 'p99 ms', 'max ms', 'RSS start MiB', 'RSS end MiB', 'peak RSS MiB', 'heap after GC MiB', 'server CPU ms/wf', 'bench CPU ms/wf', 'cores server/bench/other', 'db MiB', 'note'];
+  const header = ['persistence', 'conc', 'done', 'wf/s', 'p50 ms', 'p99 ms', 'max ms', 'RSS start MiB', 'RSS end MiB', 'peak RSS MiB', 'heap after GC MiB', 'server CPU ms/wf', 'bench CPU ms/wf', 'cores server/bench/other', 'ELU server/bench', 'db MiB', 'note'];
   const rows = results.map((r) => [
     r.mode === 'file' ? 'file (fsync)' : 'memory',
     String(r.concurrency),
@@ -672,10 +712,13 @@ function printCases(results: CaseResult[]): void {
     fmt(r.serverCpuMsPerWf, 2),
     fmt(r.benchCpuMsPerWf, 2),
     `${fmt(r.serverCores, 2)}/${fmt(r.benchCores, 2)}/${fmt(r.otherCores, 2)}`,
+    `${fmt(r.serverElu, 2)}/${fmt(r.benchElu, 2)}`,
     r.mode === 'file' ? fmt(r.dbMiB, 2) : '-',
     r.note,
   ]);
   printTable([header, ...rows]);
+  console.log('  cores = average CPU cores busy during the case (server process; bench = client + worker; other = rest of the machine).');
+  console.log('  ELU = event-loop utilisation of the server JS thread / the bench main thread (near 1 = that thread is the bottleneck).');
 }
 
 function printFlatSummary(samples: FlatSample[], step: number): void {
@@ -744,7 +787,7 @@ async function main(): Promise<void> {
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-devserver-'));
   tmpDirToRemove = tmpDir;
   const probePath = path.join(tmpDir, 'heap-probe.cjs');
-  fs.writeFileSync(probePath, HEAP_PROBE);
+  fs.writeFileSync(probePath, SERVER_PROBE);
 
   console.log(
     `bench:devserver  workflows/case ${opts.workflows} (+${opts.warmup} warm-up)  concurrency ${opts.concurrency.join(',')}  ` +

@@ -23,6 +23,9 @@ export function scheduleWorkflowTask(eng: Engine, e: Execution, duringBackoff = 
   if (!eng.isOpen(e) || e.wft) return;
   const now = eng.now();
   if (e.executionTime > now && !duringBackoff && !e.history.some((h) => h.eventType === EventType.WORKFLOW_TASK_SCHEDULED)) return;
+  // A sticky queue nobody polls (its worker shut down, maybe while completing
+  // the task that set it) would only cost a schedule-to-start timeout.
+  if (e.sticky && !stickyAlive(eng, e.namespace, e.sticky.queue)) e.sticky = undefined;
   const sticky = !!e.sticky;
   const queue = sticky ? e.sticky!.queue : e.taskQueue;
   const attempt = e.wftAttempt || 1;
@@ -40,6 +43,12 @@ export function scheduleWorkflowTask(eng: Engine, e: Execution, duringBackoff = 
     eng.setTimer(e, STICKY, now + e.sticky!.scheduleToStartMs, (run) => stickyTimeout(eng, run, scheduledEventId));
   }
   enqueueWft(eng, e);
+}
+
+function stickyAlive(eng: Engine, namespace: string, queue: string): boolean {
+  if (eng.matching.hasPollers(namespace, 'workflow', queue)) return true;
+  const d = eng.matching.describe(namespace, 'workflow', queue);
+  return !!d && Date.now() - d.lastPollTime < 10_000;
 }
 
 function enqueueWft(eng: Engine, e: Execution): void {

@@ -4,8 +4,7 @@ import type { Engine } from '../engine/engine';
 import type { Execution } from '../engine/state';
 import type { CallContext, Handlers } from './grpc-service';
 import { HistoryFilter, UpdateStage, WfStatus, QueryRejectCondition, durFromMs, tsFromMs } from '../proto';
-import { alreadyExists, invalidArgument, invalidPageToken, workflowCompleted, failedPrecondition, workflowNotReady } from '../errors';
-import { describeNamespace } from '../engine/namespaces';
+import { invalidArgument, invalidPageToken, workflowCompleted, failedPrecondition, workflowNotReady } from '../errors';
 import { signalWithStart, startFromRequest } from '../engine/start';
 import { signalRun, requestCancelRun } from '../engine/signals';
 import { terminateRun } from '../engine/lifecycle';
@@ -43,33 +42,6 @@ export function workflowHandlers(eng: Engine): Handlers {
         nexus: false,
       },
     }),
-
-    registerNamespace: (req) => {
-      if (!req.namespace) throw invalidArgument('Namespace is not set on request.');
-      if (eng.namespaces.has(req.namespace)) throw alreadyExists('Namespace already exists.');
-      const ns = eng.ensureNamespace(req.namespace);
-      ns.description = req.description ?? '';
-      ns.ownerEmail = req.ownerEmail ?? '';
-      ns.data = req.data ?? {};
-      const { msFromDur } = require('../proto');
-      if (req.workflowExecutionRetentionPeriod) ns.retentionMs = msFromDur(req.workflowExecutionRetentionPeriod);
-      return commit({});
-    },
-    describeNamespace: (req) => {
-      const ns = req.id ? eng.namespaceById(req.id) : undefined;
-      return describeNamespace(ns ?? eng.namespace(req.namespace));
-    },
-    listNamespaces: () => ({ namespaces: [...eng.namespaces.values()].map(describeNamespace) }),
-    updateNamespace: (req) => {
-      const ns = eng.namespace(req.namespace);
-      if (req.updateInfo?.description !== undefined) ns.description = req.updateInfo.description;
-      if (req.updateInfo?.ownerEmail !== undefined) ns.ownerEmail = req.updateInfo.ownerEmail;
-      if (req.updateInfo?.data) Object.assign(ns.data, req.updateInfo.data);
-      const { msFromDur } = require('../proto');
-      if (req.config?.workflowExecutionRetentionTtl) ns.retentionMs = msFromDur(req.config.workflowExecutionRetentionTtl);
-      eng.markNamespaceDirty(ns);
-      return commit(describeNamespace(ns));
-    },
 
     startWorkflowExecution: (req) => {
       const { run, started } = startFromRequest(eng, req);

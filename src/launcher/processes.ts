@@ -12,6 +12,8 @@ export interface Child {
   exited: Promise<number | null>;
   /** Output collected so far (kept short), for error messages. */
   output(): string;
+  /** True once a Node child said it is ready (IPC message {type: 'ready'}). */
+  isReady(): boolean;
   stop(signal?: NodeJS.Signals, graceMs?: number): Promise<void>;
 }
 
@@ -26,8 +28,12 @@ export function freePort(): Promise<number> {
   });
 }
 
-export function startChild(name: string, cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; echo?: (line: string) => void } = {}): Child {
-  const proc = spawn(cmd, args, { cwd: ROOT, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startChild(name: string, cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; echo?: (line: string) => void; ipc?: boolean } = {}): Child {
+  const proc = spawn(cmd, args, { cwd: ROOT, env: opts.env ?? process.env, stdio: opts.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'] });
+  let ready = false;
+  proc.on('message', (m: { type?: string }) => {
+    if (m?.type === 'ready') ready = true;
+  });
   let buf = '';
   const collect = (d: Buffer) => {
     const s = d.toString();
@@ -42,6 +48,7 @@ export function startChild(name: string, cmd: string, args: string[], opts: { en
     proc,
     exited,
     output: () => buf,
+    isReady: () => ready,
     async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000) {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       proc.kill(signal);
@@ -54,7 +61,7 @@ export function startChild(name: string, cmd: string, args: string[], opts: { en
 
 /** Node child running a TypeScript entry point through tsx. */
 export function startNode(name: string, entry: string, args: string[], opts: { env?: NodeJS.ProcessEnv; echo?: (line: string) => void } = {}): Child {
-  return startChild(name, process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, entry), ...args], opts);
+  return startChild(name, process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, entry), ...args], { ...opts, ipc: true });
 }
 
 export async function waitFor(what: string, child: Child | undefined, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {

@@ -104,7 +104,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const startWorker = async () => {
       const w = startNode('worker', 'src/worker/main.ts', [], { env, echo: echo('worker') });
       children.worker = w;
-      await waitFor('worker', w, () => w.output().includes('worker started'), 90_000);
+      await waitFor('worker', w, () => w.isReady(), 90_000);
       return w;
     };
     await startWorker();

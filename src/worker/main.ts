@@ -43,8 +43,11 @@ async function main(): Promise<void> {
     workflowsPath: require.resolve('../../workflows'),
     activities,
   });
+  const running = worker.run();
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS }, 'worker started');
-  await worker.run();
+  // A launching parent (npm start, tests) learns readiness without parsing logs.
+  process.send?.({ type: 'ready' });
+  await running;
   redis.disconnect();
   await nativeConnection.close();
   await connection.close();

@@ -1,0 +1,101 @@
+// End-to-end harness: the real processes (embedded engine, private redis-server,
+// worker, gateway) and the scripted model, started by the same code as `npm start`.
+import { startStack, Stack } from '../../src/launcher/stack';
+
+export const KEY_A = 'key-alice-0123456789';
+export const KEY_B = 'key-bob-0123456789';
+
+export async function startTestStack(env: Record<string, string> = {}): Promise<Stack> {
+  const base: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR']) delete base[k];
+  return startStack({
+    gatewayPort: 0,
+    temporalPort: 0,
+    env: { ...base, API_KEYS: `${KEY_A}:alice,${KEY_B}:bob`, LOG_LEVEL: 'warn', SSE_HEARTBEAT_MS: '1000', ...env },
+  });
+}
+
+export interface Api {
+  (method: string, path: string, opts?: { body?: unknown; key?: string | null; headers?: Record<string, string>; raw?: string }): Promise<{ status: number; headers: Headers; json: any; text: string }>;
+}
+
+export function api(stack: Stack): Api {
+  return async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.key !== null) headers.authorization = `Bearer ${opts.key ?? KEY_A}`;
+    let body: string | undefined = opts.raw;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${stack.gatewayUrl}${path}`, { method, headers, body });
+    const text = await res.text();
+    let json: any;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  };
+}
+
+export interface SseEvent {
+  id?: string;
+  event?: string;
+  data: any;
+}
+
+/** Reads an SSE response (fetch-based: POST streams) until it ends or `until` says stop. */
+export async function readSse(res: Response, until?: (ev: SseEvent) => boolean): Promise<SseEvent[]> {
+  const out: SseEvent[] = [];
+  const reader = res.body!.getReader();
+  const dec = new TextDecoder();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += dec.decode(value, { stream: true });
+    let i: number;
+    while ((i = buf.indexOf('\n\n')) >= 0) {
+      const block = buf.slice(0, i);
+      buf = buf.slice(i + 2);
+      const ev: Partial<SseEvent> & { lines: string[] } = { lines: [] };
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) continue;
+        const [k, ...rest] = line.split(':');
+        const v = rest.join(':').replace(/^ /, '');
+        if (k === 'id') ev.id = v;
+        else if (k === 'event') ev.event = v;
+        else if (k === 'data') ev.lines.push(v);
+      }
+      if (!ev.lines.length) continue;
+      const parsed: SseEvent = { id: ev.id, event: ev.event, data: JSON.parse(ev.lines.join('\n')) };
+      out.push(parsed);
+      if (until?.(parsed)) {
+        await reader.cancel();
+        return out;
+      }
+    }
+  }
+  return out;
+}
+
+export function postStream(stack: Stack, body: unknown, path = '/', key = KEY_A): Promise<Response> {
+  return fetch(`${stack.gatewayUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify(body),
+  });
+}
+
+export async function waitUntil(cond: () => Promise<boolean>, timeoutMs = 20_000, stepMs = 100): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  throw new Error('condition not reached in time');
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

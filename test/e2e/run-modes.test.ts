@@ -1,0 +1,101 @@
+// POST / in its three answers (JSON, SSE, background), the event stream's
+// shape and order, thinking in flash mode, model failures and retries.
+import type { Stack } from '../../src/launcher/stack';
+import { api, Api, postStream, readSse, startTestStack } from './helpers';
+
+jest.setTimeout(120_000);
+let stack: Stack;
+let call: Api;
+beforeAll(async () => {
+  stack = await startTestStack();
+  call = api(stack);
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+test('JSON answer: session, task, output, complete-block events and cost', async () => {
+  const r = await call('POST', '/', { body: { message: 'hello service' } });
+  expect(r.status).toBe(200);
+  expect(r.json).toMatchObject({ status: 'completed', output: 'You said: hello service' });
+  expect(r.json.session).toMatch(/^sess_/);
+  expect(r.json.task_id).toMatch(/^task_/);
+  expect(r.json.events.map((e: { type: string }) => e.type)).toEqual([
+    'agent_started',
+    'agent_response_start',
+    'agent_response',
+    'agent_step',
+    'agent_cost',
+    'agent_completed',
+  ]);
+  expect(Number(r.json.cost)).toBeGreaterThan(0);
+});
+
+test('SSE token by token: ids are seqs, every event names type/session/task/seq, stream ends after completion', async () => {
+  const res = await postStream(stack, { message: 'one two three four', streaming_tokens: true });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toContain('text/event-stream');
+  const events = await readSse(res);
+  const types = events.map((e) => e.data.type);
+  expect(types[0]).toBe('agent_started');
+  expect(types.slice(-3)).toEqual(['agent_step', 'agent_cost', 'agent_completed']);
+  const tokens = events.filter((e) => e.data.type === 'agent_response').map((e) => e.data.content);
+  expect(tokens.length).toBeGreaterThan(3);
+  expect(tokens.join('')).toBe('You said: one two three four');
+  events.forEach((e, i) => {
+    expect(e.data.seq).toBe(i + 1);
+    expect(e.id).toBe(String(i + 1));
+    expect(e.data.session).toBe(events[0].data.session);
+    expect(e.data.task_id).toBe(events[0].data.task_id);
+  });
+});
+
+test('SSE with complete blocks: one agent_response for the whole answer (streaming: false)', async () => {
+  const events = await readSse(await postStream(stack, { message: 'blocks please', streaming: false }));
+  const responses = events.filter((e) => e.data.type === 'agent_response');
+  expect(responses).toHaveLength(1);
+  expect(responses[0].data.content).toBe('You said: blocks please');
+});
+
+test('flash mode sends the model reasoning as agent_thinking, before the response', async () => {
+  const events = await readSse(await postStream(stack, { message: '[[think]] why is the sky blue', mode: 'flash', streaming: true }));
+  const types = events.map((e) => e.data.type);
+  expect(types).toContain('agent_thinking_start');
+  expect(types.indexOf('agent_thinking')).toBeLessThan(types.indexOf('agent_response_start'));
+  // base mode hides it
+  const base = await readSse(await postStream(stack, { message: '[[think]] and again', streaming: true }));
+  expect(base.map((e) => e.data.type)).not.toContain('agent_thinking');
+});
+
+test('background: 202 at once with Location, while the model is still working', async () => {
+  const t0 = Date.now();
+  const r = await call('POST', '/', { body: { message: '[[slow delay=200 tokens=10]] take your time', background: true } });
+  const elapsed = Date.now() - t0;
+  expect(r.status).toBe(202);
+  expect(elapsed).toBeLessThan(1500); // the model needs >2 s; measured figures come from `npm run bench`
+  expect(r.json).toMatchObject({ status: 'queued' });
+  expect(r.headers.get('location')).toBe(`/tasks/${r.json.task_id}`);
+  const done = await call('GET', `/tasks/${r.json.task_id}/result?wait=30`);
+  expect(done.status).toBe(200);
+  expect(done.json.status).toBe('completed');
+});
+
+test('a 400 from the model fails the task with a clear error; agent_error ends the stream', async () => {
+  const events = await readSse(await postStream(stack, { message: '[[fail status=400 times=1 key=bad1]] go' }));
+  const last = events[events.length - 1].data;
+  expect(last.type).toBe('agent_error');
+  expect(last.error.type).toBe('ModelBadRequest');
+  expect(last.error.message).toMatch(/HTTP 400/);
+  const status = await call('GET', `/tasks/${last.task_id}`);
+  expect(status.json.status).toBe('failed');
+  expect(status.json.error.type).toBe('ModelBadRequest');
+});
+
+test('429 and 500 from the model are retried by Temporal and the task completes', async () => {
+  const r = await call('POST', '/', { body: { message: '[[fail status=429 times=2 key=rl1]] retry me' } });
+  expect(r.status).toBe(200);
+  expect(r.json.status).toBe('completed');
+  expect(r.json.output).toContain('retry me');
+  const r2 = await call('POST', '/', { body: { message: '[[fail status=500 times=1 key=se1]] and me' } });
+  expect(r2.json.status).toBe('completed');
+});
