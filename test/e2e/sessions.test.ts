@@ -1,0 +1,72 @@
+// Sessions: the agent remembers earlier messages; runs of one session never
+// interleave (queued by default, 409 with multitask: reject); messages can be
+// read and cleared; unknown sessions are 404.
+import type { Stack } from '../../src/launcher/stack';
+import { api, Api, KEY_B, startTestStack, waitUntil } from './helpers';
+
+jest.setTimeout(120_000);
+let stack: Stack;
+let call: Api;
+beforeAll(async () => {
+  stack = await startTestStack();
+  call = api(stack);
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+test('a continued session sends the earlier exchange to the model', async () => {
+  const first = await call('POST', '/', { body: { message: 'my name is Ada' } });
+  const session = first.json.session;
+  stack.model!.reset();
+  const second = await call('POST', `/?session=${session}`, { body: { message: 'what is my name?' } });
+  expect(second.status).toBe(200);
+  expect(second.json.session).toBe(session);
+  const sent = stack.model!.received().at(-1)!.body as { messages: { role: string; content: string }[] };
+  const contents = sent.messages.map((m) => `${m.role}:${m.content}`);
+  expect(contents).toEqual(expect.arrayContaining(['user:my name is Ada', 'assistant:You said: my name is Ada', 'user:what is my name?']));
+  const msgs = await call('GET', `/sessions/${session}/messages`);
+  expect(msgs.json.messages).toEqual([
+    { role: 'user', content: 'my name is Ada' },
+    { role: 'assistant', content: 'You said: my name is Ada' },
+    { role: 'user', content: 'what is my name?' },
+    { role: 'assistant', content: 'You said: what is my name?' },
+  ]);
+});
+
+test('runs of one session never interleave: the second waits as queued', async () => {
+  const first = await call('POST', '/', { body: { message: '[[slow delay=100 tokens=20]] first', background: true } });
+  const session = first.json.session;
+  await waitUntil(async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running');
+  const second = await call('POST', `/?session=${session}`, { body: { message: 'second', background: true } });
+  const s2 = await call('GET', `/tasks/${second.json.task_id}`);
+  expect(s2.json.status).toBe('queued');
+  const r2 = await call('GET', `/tasks/${second.json.task_id}/result?wait=30`);
+  const r1 = await call('GET', `/tasks/${first.json.task_id}/result?wait=30`);
+  expect(r1.json.status).toBe('completed');
+  expect(r2.json.status).toBe('completed');
+  const v1 = await call('GET', `/tasks/${first.json.task_id}`);
+  const v2 = await call('GET', `/tasks/${second.json.task_id}`);
+  expect(Date.parse(v2.json.started_at)).toBeGreaterThanOrEqual(Date.parse(v1.json.completed_at));
+});
+
+test('multitask: reject answers 409 while the session is busy', async () => {
+  const first = await call('POST', '/', { body: { message: '[[slow delay=100 tokens=20]] busy', background: true } });
+  await waitUntil(async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running');
+  const r = await call('POST', `/?session=${first.json.session}`, { body: { message: 'me too', multitask: 'reject', background: true } });
+  expect(r.status).toBe(409);
+  expect(r.json.error.type).toBe('conflict');
+  await call('GET', `/tasks/${first.json.task_id}/result?wait=30`);
+  const ok = await call('POST', `/?session=${first.json.session}`, { body: { message: 'now free', multitask: 'reject' } });
+  expect(ok.status).toBe(200);
+});
+
+test('messages can be cleared; unknown or foreign sessions are 404', async () => {
+  const first = await call('POST', '/', { body: { message: 'remember this' } });
+  const del = await call('DELETE', `/sessions/${first.json.session}/messages`);
+  expect(del.status).toBe(204);
+  await waitUntil(async () => (await call('GET', `/sessions/${first.json.session}/messages`)).json.messages.length === 0);
+  expect((await call('GET', '/sessions/sess_nope/messages')).status).toBe(404);
+  expect((await call('POST', '/?session=sess_nope', { body: { message: 'hi' } })).status).toBe(404);
+  expect((await call('GET', `/sessions/${first.json.session}/messages`, { key: KEY_B })).status).toBe(404);
+});

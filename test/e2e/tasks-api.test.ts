@@ -1,0 +1,143 @@
+// The tasks API over HTTP: status, result (409 before, long poll), listing with
+// filters and cursor paging, cancellation mid-token, metadata, the events
+// stream with Last-Event-ID resume (through a real SSE client library), and
+// account isolation.
+import EventSource from 'eventsource';
+import type { Stack } from '../../src/launcher/stack';
+import { api, Api, KEY_A, KEY_B, startTestStack, waitUntil, sleep } from './helpers';
+
+jest.setTimeout(120_000);
+let stack: Stack;
+let call: Api;
+beforeAll(async () => {
+  stack = await startTestStack();
+  call = api(stack);
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function background(message: string, extra: object = {}, key = KEY_A): Promise<string> {
+  const r = await call('POST', '/', { body: { message, background: true, ...extra }, key });
+  expect(r.status).toBe(202);
+  return r.json.task_id;
+}
+
+test('status moves queued/running -> completed; the result is 409 before and complete after', async () => {
+  const id = await background('[[slow delay=100 tokens=15]] a slow one');
+  const early = await call('GET', `/tasks/${id}`);
+  expect(early.status).toBe(200);
+  expect(['queued', 'running']).toContain(early.json.status);
+  expect(early.json).toMatchObject({ task_id: id, error: null, completed_at: null });
+  expect(early.json).not.toHaveProperty('account');
+  const notYet = await call('GET', `/tasks/${id}/result`);
+  expect(notYet.status).toBe(409);
+  expect(notYet.json.error.type).toBe('conflict');
+  const waited = await call('GET', `/tasks/${id}/result?wait=30`);
+  expect(waited.status).toBe(200);
+  expect(waited.json).toMatchObject({ task_id: id, status: 'completed' });
+  expect(waited.json.output.length).toBeGreaterThan(10);
+  const after = await call('GET', `/tasks/${id}`);
+  expect(after.json).toMatchObject({ status: 'completed', progress: 1 });
+  expect(after.json.started_at).not.toBeNull();
+  expect(after.json.completed_at).not.toBeNull();
+});
+
+test('listing: newest first, filters by status and session, cursor paging without overlap', async () => {
+  const first = await call('POST', '/', { body: { message: 'list me 1' } });
+  const session = first.json.session;
+  for (let i = 2; i <= 4; i++) await call('POST', `/?session=${session}`, { body: { message: `list me ${i}` } });
+  const all: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: Awaited<ReturnType<Api>> = await call('GET', `/tasks?session=${session}&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(page.status).toBe(200);
+    expect(page.json.tasks.length).toBeLessThanOrEqual(2);
+    all.push(...page.json.tasks.map((t: { task_id: string }) => t.task_id));
+    cursor = page.json.next_cursor;
+  } while (cursor);
+  expect(all).toHaveLength(4);
+  expect(new Set(all).size).toBe(4);
+  expect(all[3]).toBe(first.json.task_id); // newest first: the first run comes last
+  const completed = await call('GET', `/tasks?session=${session}&status=completed`);
+  expect(completed.json.tasks).toHaveLength(4);
+  const running = await call('GET', `/tasks?session=${session}&status=running`);
+  expect(running.json.tasks).toHaveLength(0);
+  const bad = await call('GET', '/tasks?status=sleeping');
+  expect(bad.status).toBe(400);
+});
+
+test('cancel mid-token: the task ends cancelled within seconds; repeat-safe; 409 once finished', async () => {
+  const id = await background('[[slow delay=150 tokens=200]] never finishes in time', { streaming: true });
+  await waitUntil(async () => (await call('GET', `/tasks/${id}`)).json.status === 'running');
+  await sleep(500); // tokens are flowing
+  const t0 = Date.now();
+  const c1 = await call('POST', `/tasks/${id}/cancel`);
+  expect(c1.status).toBe(202);
+  const c2 = await call('POST', `/tasks/${id}/cancel`);
+  expect([202, 409]).toContain(c2.status); // repeat-safe: accepted again, or already finished
+  await waitUntil(async () => (await call('GET', `/tasks/${id}`)).json.status === 'cancelled', 10_000);
+  expect(Date.now() - t0).toBeLessThan(10_000);
+  const again = await call('POST', `/tasks/${id}/cancel`);
+  expect(again.status).toBe(409);
+  const result = await call('GET', `/tasks/${id}/result`);
+  expect(result.json).toMatchObject({ status: 'cancelled', error: { type: 'cancelled' } });
+});
+
+test('PATCH merges metadata into a running task', async () => {
+  const id = await background('[[slow delay=100 tokens=30]] patch me', { metadata: { a: 1 } });
+  const r = await call('PATCH', `/tasks/${id}`, { body: { metadata: { b: 2 } } });
+  expect(r.status).toBe(200);
+  expect(r.json.metadata).toEqual({ a: 1, b: 2 });
+  await waitUntil(async () => {
+    const s = await call('GET', `/tasks/${id}`);
+    return s.json.metadata.b === 2;
+  });
+  await call('POST', `/tasks/${id}/cancel`);
+});
+
+test('events: a late client gets every event from the first; Last-Event-ID resumes exactly after', async () => {
+  const id = await background('one two three four five six seven', { streaming: true });
+  await call('GET', `/tasks/${id}/result?wait=30`);
+  const read = (headers: Record<string, string>) =>
+    new Promise<{ id: string; data: any }[]>((resolve, reject) => {
+      const got: { id: string; data: any }[] = [];
+      const es = new EventSource(`${stack.gatewayUrl}/tasks/${id}/events`, { headers: { Authorization: `Bearer ${KEY_A}`, ...headers } });
+      es.onmessage = (m) => {
+        const data = JSON.parse(m.data);
+        got.push({ id: m.lastEventId, data });
+        if (data.type === 'agent_completed' || data.type === 'agent_error') {
+          es.close();
+          resolve(got);
+        }
+      };
+      es.onerror = (e) => {
+        es.close();
+        reject(new Error(`sse error ${JSON.stringify(e)}`));
+      };
+    });
+  const all = await read({});
+  expect(all.map((e) => e.data.seq)).toEqual(all.map((_, i) => i + 1));
+  expect(all[0].data.type).toBe('agent_started');
+  const resumed = await read({ 'Last-Event-ID': '4' });
+  expect(resumed.map((e) => e.data.seq)).toEqual(all.slice(4).map((e) => e.data.seq));
+  const viaQuery = await call('GET', `/tasks/${id}/events?after=${all.length - 1}`, { headers: { accept: 'text/event-stream' } });
+  expect(viaQuery.text).toContain(`id: ${all.length}`);
+  expect(viaQuery.text).not.toContain(`id: ${all.length - 1}\n`);
+});
+
+test("another account's key gets 404, never the data", async () => {
+  const id = await background('private to alice');
+  for (const [method, path] of [
+    ['GET', `/tasks/${id}`],
+    ['GET', `/tasks/${id}/result`],
+    ['POST', `/tasks/${id}/cancel`],
+    ['GET', `/tasks/${id}/events`],
+  ]) {
+    const r = await call(method, path, { key: KEY_B });
+    expect(r.status).toBe(404);
+    expect(r.text).not.toContain('private to alice');
+  }
+  const list = await call('GET', '/tasks', { key: KEY_B });
+  expect(list.json.tasks.map((t: { task_id: string }) => t.task_id)).not.toContain(id);
+});
