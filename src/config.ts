@@ -58,6 +58,8 @@ export const envSchema = z.object({
     'scripted-base': { input: 2.5, output: 10 },
     'scripted-max': { input: 2, output: 8 },
   }),
+  /** A model call that stops heartbeating this long is presumed lost with its worker and retried. */
+  MODEL_HEARTBEAT_TIMEOUT_MS: int(20_000),
   /** Default cap of running background tasks per account; more wait as `queued` (FIFO). */
   MAX_RUNNING_TASKS_PER_ACCOUNT: int(50),
   /** A slot held by a task whose worker vanished is reclaimed after this long without renewal. */

@@ -32,11 +32,12 @@ const sessions = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '500ms', maximumInterval: '10s' },
 });
-const model = proxyActivities<Activities>({
-  startToCloseTimeout: '10m',
-  heartbeatTimeout: '20s',
-  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: ['ModelBadRequest'] },
-});
+const modelActivities = (heartbeatTimeoutMs: number) =>
+  proxyActivities<Activities>({
+    startToCloseTimeout: '10m',
+    heartbeatTimeout: heartbeatTimeoutMs,
+    retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: ['ModelBadRequest'] },
+  });
 
 export async function agentTask(input: TaskInput): Promise<TaskResult> {
   const view: TaskView = {
@@ -72,6 +73,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     nextSeq = await relay.publishEvents({ taskId: input.taskId, session: input.session, seqStart: nextSeq, events, view: { ...view }, final: opts.final });
   };
 
+  const model = modelActivities(input.modelHeartbeatTimeoutMs || 20_000);
   const sessionHandle = getExternalWorkflowHandle(sessionWorkflowId(input.account, input.session));
   let joined = false;
   try {

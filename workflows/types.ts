@@ -24,6 +24,8 @@ export interface TaskInput {
   metadata: Record<string, unknown>;
   /** Wait for the session's turn (default) or fail at once when it is busy. */
   multitask: 'queue' | 'reject';
+  /** Heartbeat timeout of model calls (how fast a lost worker is noticed). */
+  modelHeartbeatTimeoutMs: number;
 }
 
 /** One complete-block event as kept in the result (no seq/session/task_id). */

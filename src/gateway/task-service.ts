@@ -67,6 +67,7 @@ export class TaskService {
       createdAt,
       metadata: req.metadata,
       multitask: req.multitask,
+      modelHeartbeatTimeoutMs: this.config.MODEL_HEARTBEAT_TIMEOUT_MS,
     };
     try {
       await this.deadline(5000, () =>

@@ -33,6 +33,8 @@ export interface ResponseContext {
   /** Aborted when the client goes away; every wait gives up at once. */
   signal: AbortSignal;
   interruption?: Interruption;
+  /** See ScriptedModelOptions.onTokenWritten. */
+  onTokenWritten?: (delta: Record<string, unknown>) => void;
 }
 
 export type Outcome = 'completed' | 'client-aborted' | 'dropped' | 'hung';
@@ -180,7 +182,11 @@ export async function streamCompletion(res: Response, req: ChatRequest, reply: R
   for (let i = 0; i < deltas.length; i++) {
     if (ctx.interruption && i === ctx.interruption.after) return interrupt(res, ctx, ctx.interruption.kind);
     if (!(await sleep(ctx.pacing.delayMs, ctx.signal))) return 'client-aborted';
-    if (!(await write(chunk(deltas[i], null)))) return 'client-aborted';
+    // write() hands the chunk to the socket before its first await, so the hook
+    // fires right after emission and before any wait for 'drain'.
+    const written = write(chunk(deltas[i], null));
+    ctx.onTokenWritten?.(deltas[i]);
+    if (!(await written)) return 'client-aborted';
   }
   if (ctx.interruption) return interrupt(res, ctx, ctx.interruption.kind);
   if (!(await write(chunk({}, reply.finishReason)))) return 'client-aborted';

@@ -23,6 +23,12 @@ export interface ScriptedModelOptions {
   models?: string[];
   /** How many recent chat requests received() keeps. Default 100. */
   keepRequests?: number;
+  /**
+   * Called synchronously right after each streamed token delta is handed to the
+   * socket, so a benchmark in the same process can timestamp token emission.
+   * Default: none.
+   */
+  onTokenWritten?: (delta: Record<string, unknown>) => void;
 }
 
 export interface ScriptedModelStats {
@@ -184,6 +190,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
         pacing: { firstMs: intParam(slow, 'first', 0), delayMs: slow ? intParam(slow, 'delay', 50) : 0 },
         signal: abort.signal,
         interruption,
+        onTokenWritten: opts.onTokenWritten,
       };
       if (interruption?.kind === 'hang') stats.hangs++;
       const outcome: Outcome = body.stream ? await streamCompletion(res, body, reply, ctx) : await sendCompletion(res, body, reply, ctx);

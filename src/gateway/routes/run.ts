@@ -4,7 +4,7 @@ import type { GatewayDeps } from '../app';
 import { requireAccount } from '../auth';
 import { parse } from '../validate';
 import { NOT_YET_SUPPORTED, runQuerySchema, runRequestSchema } from '../schemas';
-import { NotImplementedError, ValidationError } from '../../errors';
+import { DependencyUnavailableError, NotImplementedError, ValidationError } from '../../errors';
 import { streamTaskEvents } from '../sse';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -21,6 +21,9 @@ export function runRoutes(deps: GatewayDeps): Router {
     }
     const idem = req.header('idempotency-key');
     if (idem !== undefined && !IDEMPOTENCY_KEY.test(idem)) throw new ValidationError('Idempotency-Key must be 1-255 printable ASCII characters');
+    const wantsStream = (req.header('accept') ?? '').includes('text/event-stream');
+    // A stream needs the relay: refuse before starting anything rather than after.
+    if (wantsStream && !body.background) requireRelay(deps);
     const sub = await deps.tasks.submit(account, body, query.session, idem);
     const common = { 'X-Task-Id': sub.taskId, 'X-Session-Id': sub.session };
 
@@ -30,7 +33,7 @@ export function runRoutes(deps: GatewayDeps): Router {
       const status = sub.repeated ? (await deps.tasks.view(account, sub.taskId)).status : 'queued';
       return void res.json({ task_id: sub.taskId, session: sub.session, status, created_at: sub.createdAt });
     }
-    if ((req.header('accept') ?? '').includes('text/event-stream')) {
+    if (wantsStream) {
       return streamTaskEvents(req, res, deps.subscriber, deps.logger, { taskId: sub.taskId, afterSeq: 0, heartbeatMs: deps.config.SSE_HEARTBEAT_MS, headers: common });
     }
     // JSON: wait for the run to finish; a client that goes away stops only the wait.
@@ -51,4 +54,8 @@ export function runRoutes(deps: GatewayDeps): Router {
 async function isRunning(deps: GatewayDeps, taskId: string): Promise<boolean> {
   const d = await deps.client.workflow.getHandle(taskId).describe();
   return d.status.name === 'RUNNING';
+}
+
+export function requireRelay(deps: GatewayDeps): void {
+  if (deps.redis.status !== 'ready') throw new DependencyUnavailableError('redis', 'the event relay (Redis) is unavailable; retry shortly, or run in background and poll the task');
 }

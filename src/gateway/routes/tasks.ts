@@ -6,6 +6,7 @@ import { parse } from '../validate';
 import { eventsQuerySchema, listQuerySchema, patchTaskSchema, resultQuerySchema } from '../schemas';
 import { publicView } from '../task-views';
 import { resumePoint, streamTaskEvents } from '../sse';
+import { requireRelay } from './run';
 import { ValidationError } from '../../errors';
 
 const TASK_ID = /^task_[A-Za-z0-9]{1,64}$/;
@@ -40,6 +41,7 @@ export function taskRoutes(deps: GatewayDeps): Router {
     const q = parse(eventsQuerySchema, req.query, 'query');
     const id = taskId(req.params.id);
     await deps.tasks.view(requireAccount(req), id); // ownership (404 for other accounts)
+    requireRelay(deps);
     await streamTaskEvents(req, res, deps.subscriber, deps.logger, { taskId: id, afterSeq: resumePoint(req, q.after), heartbeatMs: deps.config.SSE_HEARTBEAT_MS });
   });
   return r;

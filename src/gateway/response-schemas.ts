@@ -1,0 +1,194 @@
+// Response bodies of the HTTP API as zod schemas, only so that the OpenAPI
+// document (openapi.ts) is generated from the same kind of source as the
+// request schemas. Nothing parses responses with them at runtime; instead each
+// schema is pinned to the TypeScript type the code really returns by a
+// compile-time check (`same<...>(true)`), so a field added to or changed in
+// TaskView, TaskResult, ListPage or the event union fails `tsc` until the
+// schema follows.
+import { z } from 'zod';
+import type { BlockEvent, TaskStatus, TaskView, ThreadMessage } from '../../workflows/types';
+import type { AgentEvent, EventType } from '../relay/events';
+import type { ListPage } from './task-list';
+import type { ResultBody } from './task-service';
+import type { publicView } from './task-views';
+
+/** Keys of every member of a union (keyof a union gives only the common ones). */
+type AllKeys<T> = T extends unknown ? keyof T : never;
+
+/**
+ * true when A and B are assignable both ways and name the same keys. The key
+ * check is what catches an optional field present on one side only, which
+ * plain assignability lets through.
+ */
+type Same<A, B> = [A] extends [B]
+  ? [B] extends [A]
+    ? [AllKeys<A>] extends [AllKeys<B>]
+      ? [AllKeys<B>] extends [AllKeys<A>]
+        ? true
+        : false
+      : false
+    : false
+  : false;
+
+/** Compile-time only: `same<X, Y>(true)` does not type-check unless X and Y match. */
+function same<A, B>(ok: Same<A, B>): Same<A, B> {
+  return ok;
+}
+
+const taskStatusSchema = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']).describe('queued → running → completed | failed | cancelled.');
+
+const errorInfoSchema = z.object({
+  type: z.string().describe('Machine-readable kind, e.g. agent_error, timeout, cancelled, terminated.'),
+  message: z.string(),
+});
+
+export const taskViewSchema = z
+  .object({
+    task_id: z.string(),
+    session: z.string(),
+    status: taskStatusSchema,
+    progress: z.number().min(0).max(1).describe('Fraction done, 0..1.'),
+    current_step: z.string().nullable(),
+    error: errorInfoSchema.nullable().describe('Set when the task failed or was cancelled.'),
+    metadata: z.record(z.string(), z.unknown()).describe('User metadata (run request `metadata`, merged with PATCH updates).'),
+    created_at: z.string().describe('ISO 8601.'),
+    started_at: z.string().nullable(),
+    completed_at: z.string().nullable(),
+  })
+  .describe('A task as clients see it.');
+same<z.output<typeof taskViewSchema>, ReturnType<typeof publicView>>(true);
+same<z.output<typeof taskStatusSchema>, TaskStatus>(true);
+
+export const cancelAcceptedSchema = taskViewSchema
+  .extend({ cancel_requested: z.literal(true) })
+  .describe('The task as it was when cancellation was requested; it becomes cancelled shortly after.');
+same<z.output<typeof cancelAcceptedSchema>, ReturnType<typeof publicView> & { cancel_requested: true }>(true);
+
+const blockEventSchema = z
+  .object({
+    type: z.string(),
+    content: z.string().optional(),
+    step: z.string().optional(),
+    cost: z.string().optional(),
+    error: errorInfoSchema.optional(),
+  })
+  .describe('One complete-block event of the run (no seq/session/task_id).');
+same<z.output<typeof blockEventSchema>, BlockEvent>(true);
+
+const completedResultSchema = z.object({
+  task_id: z.string(),
+  session: z.string(),
+  status: z.literal('completed'),
+  output: z.string().describe("The agent's final response text."),
+  events: z.array(blockEventSchema),
+  cost: z.string().describe('Cost of the run, a decimal number as text.'),
+});
+
+const unsuccessfulResultSchema = z.object({
+  task_id: z.string(),
+  session: z.string(),
+  status: z.enum(['failed', 'cancelled']),
+  error: errorInfoSchema.nullable(),
+  output: z.null(),
+  events: z.tuple([]),
+  cost: z.null(),
+});
+
+export const taskResultSchema = z
+  .union([completedResultSchema, unsuccessfulResultSchema])
+  .describe('Result of a finished task: the output when completed, the error when failed or cancelled.');
+same<z.output<typeof taskResultSchema>, ResultBody>(true);
+
+export const taskAcceptedSchema = z
+  .object({
+    task_id: z.string(),
+    session: z.string().describe('Send as ?session= to continue this conversation.'),
+    status: taskStatusSchema.describe('queued for a new task; the current status when an Idempotency-Key replays an earlier one.'),
+    created_at: z.string().describe('ISO 8601.'),
+  })
+  .describe('A background task was accepted (or replayed by Idempotency-Key).');
+
+export const taskListSchema = z
+  .object({
+    tasks: z.array(
+      z.object({
+        task_id: z.string(),
+        session: z.string(),
+        status: taskStatusSchema,
+        created_at: z.string(),
+        completed_at: z.string().nullable(),
+        preview: z.string().describe('The first 200 characters of the message.'),
+      }),
+    ),
+    next_cursor: z.string().nullable().describe('Pass as ?cursor= for the next page; null on the last page.'),
+  })
+  .describe("The account's tasks, newest first.");
+same<z.output<typeof taskListSchema>, ListPage>(true);
+
+export const sessionMessagesSchema = z.object({
+  session: z.string(),
+  messages: z.array(z.object({ role: z.enum(['user', 'assistant', 'system']), content: z.string() })).describe('The conversation so far, oldest first.'),
+});
+same<z.output<typeof sessionMessagesSchema>['messages'][number], ThreadMessage>(true);
+
+export const healthSchema = z.object({ status: z.literal('ok') }).describe('The process is up (no dependency checks).');
+
+export const readinessSchema = z
+  .object({
+    status: z.enum(['ready', 'unavailable']),
+    redis: z.string().describe('"ok" or "down: <reason>".'),
+    temporal: z.string().describe('"ok" or "down: <reason>".'),
+  })
+  .describe('Whether Redis and Temporal answer.');
+
+const eventBase = {
+  session: z.string(),
+  task_id: z.string(),
+  seq: z.number().int().min(1).describe("1-based position in the task's event log; also the SSE `id:`."),
+};
+
+const event = <T extends string, S extends z.ZodRawShape>(type: T, extra: S, description: string) =>
+  z
+    .object({ type: z.literal(type), ...eventBase, ...extra })
+    .meta({ title: type, description });
+
+const text = (what: string) => ({ content: z.string().describe(what) });
+
+export const agentEventSchema = z
+  .discriminatedUnion('type', [
+    event('agent_started', {}, 'The agent run began.'),
+    event('agent_thinking_start', {}, 'Thinking output begins.'),
+    event('agent_thinking', text('A piece of reasoning.'), "A piece of the agent's reasoning (visible in flash mode)."),
+    event('agent_response_start', {}, 'Response output begins.'),
+    event('agent_response', text('Response text; a token with token streaming.'), "A piece of the agent's response."),
+    event('agent_tool_use_start', {}, 'Tool use begins.'),
+    event('agent_tool_use', text('JSON text: {"tool", "input"}.'), 'The agent calls a tool.'),
+    event('agent_tool_response', text('JSON text: {"tool", "content"}.'), 'The result of a tool call.'),
+    event('agent_step', { step: z.string().describe('The step number, as text.') }, 'A step of the run finished.'),
+    event('agent_progress', { progress: z.number().min(0).max(1) }, 'Progress of the run, 0..1.'),
+    event('agent_cost', { cost: z.string().describe('A decimal number as text.') }, 'Cost of the run.'),
+    event('agent_completed', {}, 'The run is finished; the stream ends.'),
+    event('agent_error', { error: errorInfoSchema }, 'The run failed; the stream ends.'),
+  ])
+  .describe('One server-sent event: `id: <seq>` and `data: <this object as JSON>`.');
+same<z.output<typeof agentEventSchema>, AgentEvent>(true);
+same<z.output<typeof agentEventSchema>['type'], EventType>(true);
+
+export const streamErrorSchema = z
+  .object({ error: z.object({ type: z.literal('unavailable'), message: z.string() }) })
+  .describe('Data of an `event: error` frame: the relay failed mid-stream; reconnect with Last-Event-ID.');
+
+const validationIssueSchema = z.object({ path: z.string(), message: z.string(), code: z.string() });
+
+/** The one error body of every failed request (error-handler.ts). */
+export const errorBodySchema = z
+  .object({
+    error: z.object({
+      type: z.string().describe('Machine-readable kind; fixed per HTTP status (see each response).'),
+      message: z.string().describe('What went wrong, for a human.'),
+      details: z
+        .union([z.array(validationIssueSchema), z.record(z.string(), z.unknown()), z.null()])
+        .describe('Validation issues (400 from schema validation), an object (e.g. {fields} on 501, {dependency} on 503), or null.'),
+    }),
+  })
+  .describe('Error body of every non-2xx answer.');

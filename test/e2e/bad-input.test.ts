@@ -1,0 +1,100 @@
+// Bad input gets a clear JSON error {error: {type, message, details}} that says
+// what is wrong and where; nothing crashes; idempotent submission.
+import type { Stack } from '../../src/launcher/stack';
+import { api, Api, startTestStack } from './helpers';
+
+jest.setTimeout(120_000);
+let stack: Stack;
+let call: Api;
+beforeAll(async () => {
+  stack = await startTestStack({ BODY_LIMIT_BYTES: String(64 * 1024) });
+  call = api(stack);
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const shape = (r: { json: any }) => {
+  expect(Object.keys(r.json)).toEqual(['error']);
+  expect(Object.keys(r.json.error).sort()).toEqual(['details', 'message', 'type']);
+  expect(typeof r.json.error.type).toBe('string');
+  expect(r.json.error.message.length).toBeGreaterThan(5);
+};
+
+test('authentication: missing or wrong key is 401 with WWW-Authenticate', async () => {
+  const none = await call('POST', '/', { body: { message: 'x' }, key: null });
+  expect(none.status).toBe(401);
+  expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  expect(none.json.error.type).toBe('unauthorized');
+  const wrong = await call('GET', '/tasks', { key: 'not-a-key' });
+  expect(wrong.status).toBe(401);
+  expect((await call('GET', '/healthz', { key: null })).status).toBe(200);
+});
+
+test.each([
+  ['malformed JSON', { raw: '{"message": ', headers: { 'content-type': 'application/json' } }, 400, /malformed JSON/],
+  ['missing message', { body: {} }, 400, /message/],
+  ['empty message', { body: { message: '   ' } }, 400, /message/],
+  ['wrong type', { body: { message: 'x', background: 'yes' } }, 400, /background/],
+  ['bad mode', { body: { message: 'x', mode: 'turbo' } }, 400, /mode/],
+  ['unknown fields named', { body: { message: 'x', colour: 'red', size: 2 } }, 400, /unknown fields in body: colour, size/],
+  ['unknown nested field', { body: { message: 'x', mcp_servers: [{ serverName: 'a', serverUrl: 'http://x.test/sse', extra: 1 }] } }, 400, /mcp_servers\.0\.extra/],
+  ['bad URL in a nested field', { body: { message: 'x', callback: { url: 'not a url' } } }, 400, /callback\.url/],
+  ['a JSON array body', { raw: '[1,2]', headers: { 'content-type': 'application/json' } }, 400, /body/],
+  ['wrong content type', { raw: 'message=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, /application\/json/],
+])('%s', async (_name, opts, status, message) => {
+  const r = await call('POST', '/', opts as never);
+  expect(r.status).toBe(status);
+  shape(r);
+  expect(r.json.error.message).toMatch(message);
+});
+
+test('an oversized body is 413 naming the limit', async () => {
+  const r = await call('POST', '/', { body: { message: 'x'.repeat(100 * 1024) } });
+  expect(r.status).toBe(413);
+  shape(r);
+  expect(r.json.error.message).toMatch(/65536/);
+});
+
+test('a valid request using a feature not built yet is 501 naming the field, never ignored', async () => {
+  const r = await call('POST', '/', { body: { message: 'x', mcpServers: [{ serverName: 'fs', serverUrl: 'http://127.0.0.1:1/sse', auth: { type: 'bearer', token: 's3cret-token' } }] } });
+  expect(r.status).toBe(501);
+  expect(r.json.error.details.fields).toEqual(['mcpServers']);
+  expect(r.text).not.toContain('s3cret-token');
+});
+
+test('unknown tasks and routes are 404; malformed ids are 400', async () => {
+  expect((await call('GET', '/tasks/task_doesnotexist')).status).toBe(404);
+  expect((await call('GET', '/tasks/../../etc')).status).toBe(404);
+  expect((await call('GET', '/tasks/not%20an%20id')).status).toBe(400);
+  const r = await call('GET', '/nowhere');
+  expect(r.status).toBe(404);
+  shape(r);
+});
+
+test('Idempotency-Key: a repeat returns the first answer and starts nothing new; a different body is 422', async () => {
+  const key = `idem-${Date.now()}`;
+  const a = await call('POST', '/', { body: { message: 'once only', background: true }, headers: { 'idempotency-key': key } });
+  const b = await call('POST', '/', { body: { message: 'once only', background: true }, headers: { 'idempotency-key': key } });
+  expect(a.status).toBe(202);
+  expect(b.status).toBe(202);
+  expect(b.json.task_id).toBe(a.json.task_id);
+  expect(b.json.created_at).toBe(a.json.created_at);
+  expect(b.headers.get('idempotent-replayed')).toBe('true');
+  const list = await call('GET', `/tasks?session=${a.json.session}`);
+  expect(list.json.tasks).toHaveLength(1);
+  const c = await call('POST', '/', { body: { message: 'something else', background: true }, headers: { 'idempotency-key': key } });
+  expect(c.status).toBe(422);
+  // Sync repeats get the same result.
+  const k2 = `idem-sync-${Date.now()}`;
+  const s1 = await call('POST', '/', { body: { message: 'sync once' }, headers: { 'idempotency-key': k2 } });
+  const s2 = await call('POST', '/', { body: { message: 'sync once' }, headers: { 'idempotency-key': k2 } });
+  expect(s2.json).toEqual(s1.json);
+});
+
+test('the gateway survives a burst of garbage', async () => {
+  const bodies = ['', 'null', '"str"', '{"message": null}', '{"message": 5}', '{'.repeat(1000), '{"message":"x","metadata":[]}'];
+  const rs = await Promise.all(bodies.map((raw) => call('POST', '/', { raw, headers: { 'content-type': 'application/json' } })));
+  for (const r of rs) expect(r.status).toBe(400);
+  expect((await call('GET', '/healthz')).status).toBe(200);
+});
