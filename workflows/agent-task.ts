@@ -19,10 +19,12 @@ import type { Activities } from '../activities';
 import type { BlockEvent, TaskInput, TaskResult, TaskStatus, TaskView, ThreadMessage, Usage } from './types';
 import { MAX_AGENT_STEPS, SEARCH_ATTRIBUTES, sessionWorkflowId } from './types';
 import { turnDoneSignal } from './session';
+import { releaseSignal, renewSignal, slotsWorkflowId } from './account-slots';
 
 export const statusQuery = defineQuery<TaskView>('status');
 export const turnGrantedSignal = defineSignal<[{ messages: ThreadMessage[] }]>('turnGranted');
 export const patchMetadataSignal = defineSignal<[Record<string, unknown>]>('patchMetadata');
+export const slotGrantedSignal = defineSignal('slotGranted');
 
 const relay = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
@@ -61,6 +63,8 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
 
   setHandler(statusQuery, () => view);
   setHandler(turnGrantedSignal, ({ messages }) => void (granted = messages));
+  let slotGranted = false;
+  setHandler(slotGrantedSignal, () => void (slotGranted = true));
   setHandler(patchMetadataSignal, (patch) => {
     view.metadata = { ...view.metadata, ...patch };
   });
@@ -76,13 +80,24 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
   const model = modelActivities(input.modelHeartbeatTimeoutMs || 20_000);
   const sessionHandle = getExternalWorkflowHandle(sessionWorkflowId(input.account, input.session));
   let joined = false;
+  let slotRequested = false;
+  const slots = input.slots;
+  const slotsHandle = getExternalWorkflowHandle(slotsWorkflowId(input.account));
   try {
     await relay.publishEvents({ taskId: input.taskId, session: input.session, seqStart: 0, events: [], view: { ...view } });
     await sessions.joinSession({ taskId: input.taskId, account: input.account, session: input.session });
     joined = true;
     await condition(() => granted !== undefined);
+    if (slots) {
+      // Background tasks also wait for one of the account's running slots, and
+      // keep renewing its lease while they run.
+      slotRequested = true;
+      await sessions.requestSlot({ taskId: input.taskId, account: input.account, limit: slots.limit, leaseMs: slots.leaseMs, createdAt: input.createdAt });
+      await condition(() => slotGranted);
+    }
 
     setStatus('running');
+    if (slots) void renewLoop(slotsHandle, input.taskId, slots.leaseMs, () => view.status !== 'running');
     view.started_at = new Date(Date.now()).toISOString();
     await publish([{ type: 'agent_started' }]);
     blocks.push({ type: 'agent_started' });
@@ -132,6 +147,9 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     if (cancelled) throw err;
     throw ApplicationFailure.nonRetryable(failure.message, failure.type);
   } finally {
+    if (slotRequested) {
+      await CancellationScope.nonCancellable(() => slotsHandle.signal(releaseSignal, { taskId: input.taskId })).catch(() => undefined);
+    }
     if (joined) {
       // The session's next run may start; only a completed run adds to the thread.
       await CancellationScope.nonCancellable(() =>
@@ -139,6 +157,16 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
       ).catch(() => undefined);
     }
   }
+}
+
+async function renewLoop(handle: ReturnType<typeof getExternalWorkflowHandle>, taskId: string, leaseMs: number, done: () => boolean): Promise<void> {
+  await CancellationScope.nonCancellable(async () => {
+    for (;;) {
+      await condition(done, Math.max(1000, Math.floor(leaseMs / 3)));
+      if (done()) return;
+      await handle.signal(renewSignal, { taskId }).catch(() => undefined);
+    }
+  });
 }
 
 function describeFailure(err: unknown, cancelled: boolean): { type: string; message: string } {

@@ -26,6 +26,8 @@ export interface TaskInput {
   multitask: 'queue' | 'reject';
   /** Heartbeat timeout of model calls (how fast a lost worker is noticed). */
   modelHeartbeatTimeoutMs: number;
+  /** Background tasks: the account's running-task limit, and the slot lease. */
+  slots?: { limit: number; leaseMs: number };
 }
 
 /** One complete-block event as kept in the result (no seq/session/task_id). */

@@ -42,12 +42,18 @@ export async function listTasks(client: Client, namespace: string, account: stri
   const clauses = [`${SEARCH_ATTRIBUTES.account} = ${quote(account)}`, `WorkflowType = 'agentTask'`];
   if (q.status) clauses.push(`${SEARCH_ATTRIBUTES.status} = ${quote(q.status)}`);
   if (q.session) clauses.push(`${SEARCH_ATTRIBUTES.session} = ${quote(q.session)}`);
-  const res = await client.workflowService.listWorkflowExecutions({
-    namespace,
-    query: `${clauses.join(' AND ')} ORDER BY StartTime DESC`,
-    pageSize: q.limit,
-    nextPageToken: q.cursor ? Buffer.from(q.cursor, 'base64url') : undefined,
-  });
+  const where = clauses.join(' AND ');
+  const request = (query: string) =>
+    client.workflowService.listWorkflowExecutions({ namespace, query, pageSize: q.limit, nextPageToken: q.cursor ? Buffer.from(q.cursor, 'base64url') : undefined });
+  let res;
+  try {
+    res = await request(`${where} ORDER BY StartTime DESC`);
+  } catch (err) {
+    // SQL visibility stores (a real Temporal on PostgreSQL/MySQL/SQLite) refuse
+    // ORDER BY; their own order is open runs first, then most recently closed.
+    if ((err as { code?: number }).code !== 3) throw err;
+    res = await request(where);
+  }
   const tasks = (res.executions ?? []).map((x) => {
     const memo = x.memo?.fields ?? {};
     const sa = x.searchAttributes?.indexedFields ?? {};

@@ -68,6 +68,7 @@ export class TaskService {
       metadata: req.metadata,
       multitask: req.multitask,
       modelHeartbeatTimeoutMs: this.config.MODEL_HEARTBEAT_TIMEOUT_MS,
+      slots: req.background ? { limit: account.maxRunning ?? this.config.MAX_RUNNING_TASKS_PER_ACCOUNT, leaseMs: this.config.SLOT_LEASE_MS } : undefined,
     };
     try {
       await this.deadline(5000, () =>

@@ -1,0 +1,66 @@
+// Per-account concurrency of background tasks: at most N run at once, the rest
+// wait as queued (FIFO, no queue limit); a slot whose holder vanished is
+// reclaimed after the lease timeout.
+import { Client, Connection } from '@temporalio/client';
+import type { Stack } from '../../src/launcher/stack';
+import { api, Api, KEY_B, startTestStack, waitUntil } from './helpers';
+
+jest.setTimeout(180_000);
+let stack: Stack;
+let call: Api;
+beforeAll(async () => {
+  stack = await startTestStack({ MAX_RUNNING_TASKS_PER_ACCOUNT: '2', SLOT_LEASE_MS: '3000' });
+  call = api(stack);
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+test('at most N background tasks of an account run at once; the rest queue first in first out', async () => {
+  const ids: string[] = [];
+  const submit = async (i: number) => {
+    const r = await call('POST', '/', { body: { message: `[[slow delay=50 tokens=15]] job ${i}`, background: true } });
+    ids.push(r.json.task_id);
+  };
+  await submit(0);
+  await submit(1);
+  await waitUntil(async () => (await Promise.all(ids.map((id) => call('GET', `/tasks/${id}`)))).every((v) => v.json.status === 'running'));
+  for (let i = 2; i < 5; i++) await submit(i); // these must wait, and start in this order
+  let maxRunning = 0;
+  const done = new Set<string>();
+  while (done.size < ids.length) {
+    const views = await Promise.all(ids.map((id) => call('GET', `/tasks/${id}`)));
+    const running = views.filter((v) => v.json.status === 'running').length;
+    maxRunning = Math.max(maxRunning, running);
+    views.forEach((v, i) => v.json.status === 'completed' && done.add(ids[i]));
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(maxRunning).toBeLessThanOrEqual(2);
+  expect(maxRunning).toBe(2);
+  const views = await Promise.all(ids.map(async (id) => (await call('GET', `/tasks/${id}`)).json));
+  const starts = views.slice(2).map((v) => Date.parse(v.started_at));
+  expect([...starts].sort((a, b) => a - b)).toEqual(starts); // FIFO among the waiting
+  expect(Math.min(...starts)).toBeGreaterThanOrEqual(Math.min(...views.slice(0, 2).map((v) => Date.parse(v.completed_at))));
+  // Another account is not held back by this one's queue.
+  const other = await call('POST', '/', { body: { message: 'other account', background: true }, key: KEY_B });
+  expect((await call('GET', `/tasks/${other.json.task_id}/result?wait=30`, { key: KEY_B })).json.status).toBe('completed');
+});
+
+test('a slot held by a task that vanished (terminated) is reclaimed after the lease', async () => {
+  const a = await call('POST', '/', { body: { message: '[[slow delay=200 tokens=100]] will be terminated', background: true } });
+  const b = await call('POST', '/', { body: { message: '[[slow delay=200 tokens=100]] long runner', background: true } });
+  await waitUntil(async () => (await call('GET', `/tasks/${a.json.task_id}`)).json.status === 'running');
+  await waitUntil(async () => (await call('GET', `/tasks/${b.json.task_id}`)).json.status === 'running');
+  const c = await call('POST', '/', { body: { message: 'waits for a slot', background: true } });
+  await new Promise((r) => setTimeout(r, 500));
+  expect((await call('GET', `/tasks/${c.json.task_id}`)).json.status).toBe('queued');
+  // Terminating bypasses the task's own release: only the lease can free its slot.
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  await new Client({ connection }).workflow.getHandle(a.json.task_id).terminate('simulated leak');
+  await connection.close();
+  const t0 = Date.now();
+  const done = await call('GET', `/tasks/${c.json.task_id}/result?wait=30`);
+  expect(done.json.status).toBe('completed');
+  expect(Date.now() - t0).toBeLessThan(15_000);
+  await call('POST', `/tasks/${b.json.task_id}/cancel`);
+});

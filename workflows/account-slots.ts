@@ -1,0 +1,79 @@
+// Per-account concurrency: at most `limit` background tasks of an account run
+// at once; the rest wait, first in first out, without a queue limit. A slot is
+// a lease the holder renews; a holder that stops renewing (its workflow was
+// terminated) loses the slot when the lease runs out, so nothing leaks.
+import { condition, continueAsNew, defineQuery, defineSignal, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
+
+export interface SlotsState {
+  account: string;
+  limit: number;
+  leaseMs: number;
+  holders: Record<string, number>;
+  /** Waiting tasks in submission order (createdAt, then id). */
+  waiting: { taskId: string; createdAt: string }[];
+}
+
+export const acquireSignal = defineSignal<[{ taskId: string; limit: number; leaseMs: number; createdAt: string }]>('acquire');
+export const releaseSignal = defineSignal<[{ taskId: string }]>('release');
+export const renewSignal = defineSignal<[{ taskId: string }]>('renew');
+export const slotsQuery = defineQuery<{ limit: number; running: string[]; waiting: string[] }>('slots');
+
+export function slotsWorkflowId(account: string): string {
+  return `slots:${account}`;
+}
+
+const MAX_HISTORY_EVENTS = 2000;
+
+export async function accountSlots(initial: SlotsState): Promise<void> {
+  const s: SlotsState = { ...initial, holders: { ...initial.holders }, waiting: [...initial.waiting] };
+  let changed = true;
+  const now = () => Date.now();
+
+  setHandler(acquireSignal, ({ taskId, limit, leaseMs, createdAt }) => {
+    s.limit = limit;
+    s.leaseMs = leaseMs;
+    if (!(taskId in s.holders) && !s.waiting.some((w) => w.taskId === taskId)) {
+      // First in, first out by submission time: a task that reached this point
+      // late (its session was busy) still goes before tasks submitted after it.
+      const entry = { taskId, createdAt };
+      const at = s.waiting.findIndex((w) => w.createdAt > createdAt || (w.createdAt === createdAt && w.taskId > taskId));
+      if (at < 0) s.waiting.push(entry);
+      else s.waiting.splice(at, 0, entry);
+    }
+    changed = true;
+  });
+  setHandler(releaseSignal, ({ taskId }) => {
+    delete s.holders[taskId];
+    const i = s.waiting.findIndex((w) => w.taskId === taskId);
+    if (i >= 0) s.waiting.splice(i, 1);
+    changed = true;
+  });
+  setHandler(renewSignal, ({ taskId }) => {
+    if (taskId in s.holders) s.holders[taskId] = now() + s.leaseMs;
+  });
+  setHandler(slotsQuery, () => ({ limit: s.limit, running: Object.keys(s.holders), waiting: s.waiting.map((w) => w.taskId) }));
+
+  for (;;) {
+    // Reset before looking, so a signal that lands while we grant is not lost.
+    changed = false;
+    for (const [taskId, until] of Object.entries(s.holders)) if (until <= now()) delete s.holders[taskId];
+    while (Object.keys(s.holders).length < s.limit && s.waiting.length > 0) {
+      const { taskId } = s.waiting.shift()!;
+      s.holders[taskId] = now() + s.leaseMs;
+      const granted = await getExternalWorkflowHandle(taskId)
+        .signal('slotGranted')
+        .then(
+          () => true,
+          () => false, // gone before its turn
+        );
+      if (!granted) delete s.holders[taskId];
+    }
+    const info = workflowInfo();
+    if (info.continueAsNewSuggested || info.historyLength > MAX_HISTORY_EVENTS) break;
+    const expiries = Object.values(s.holders);
+    const nextExpiry = expiries.length ? Math.max(1, Math.min(...expiries) - now()) : undefined;
+    if (nextExpiry === undefined) await condition(() => changed);
+    else await condition(() => changed, nextExpiry);
+  }
+  await continueAsNew<typeof accountSlots>(s);
+}
