@@ -324,7 +324,17 @@ const NOT_STARTED_DETAILS = { payloads: [{ metadata: { encoding: Buffer.from('js
 
 export function requestCancelActivity(eng: Engine, e: Execution, a: any, completedEventId: number, identity?: string): void {
   const info = e.activities[a.scheduledEventId];
-  if (!info) return;
+  if (!info) {
+    // Already finished (outcome buffered): the request is recorded, the outcome stands.
+    eng.appendEvent(
+      e,
+      eng.event(EventType.ACTIVITY_TASK_CANCEL_REQUESTED, 'activityTaskCancelRequestedEventAttributes', {
+        scheduledEventId: a.scheduledEventId,
+        workflowTaskCompletedEventId: completedEventId,
+      }),
+    );
+    return;
+  }
   const requestedId = eng.appendEvent(
     e,
     eng.event(EventType.ACTIVITY_TASK_CANCEL_REQUESTED, 'activityTaskCancelRequestedEventAttributes', {

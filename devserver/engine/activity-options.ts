@@ -53,8 +53,16 @@ export function deduceTimeouts(e: Execution, a: any) {
   return { s2c, s2s, st2c, hb };
 }
 
+/** The activity finished while the cancelling task ran; its outcome waits in the buffer. */
+export function finishBuffered(e: Execution, scheduledEventId: number): boolean {
+  return e.buffered.some((ev) => {
+    const attrs = ev.activityTaskCompletedEventAttributes ?? ev.activityTaskFailedEventAttributes ?? ev.activityTaskTimedOutEventAttributes ?? ev.activityTaskCanceledEventAttributes;
+    return attrs?.scheduledEventId === scheduledEventId;
+  });
+}
+
 export function validateCancelActivity(e: Execution, a: any): void {
-  if (!e.activities[a.scheduledEventId]) {
+  if (!e.activities[a.scheduledEventId] && !finishBuffered(e, a.scheduledEventId)) {
     throw new BadCommand(WftFailedCause.BAD_REQUEST_CANCEL_ACTIVITY_ATTRIBUTES, `invalid history builder state for action: request-cancel-activity (scheduledEventId ${a.scheduledEventId})`);
   }
 }

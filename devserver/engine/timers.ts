@@ -41,15 +41,26 @@ export function armTimer(eng: Engine, e: Execution, timerId: string): void {
   });
 }
 
+/** A timer that fired while the cancelling task ran: its TimerFired waits in the buffer. */
+function bufferedFire(e: Execution, timerId: string): number {
+  return e.buffered.findIndex((ev) => ev.eventType === EventType.TIMER_FIRED && ev.timerFiredEventAttributes?.timerId === timerId);
+}
+
 export function validateCancelTimer(e: Execution, a: any): void {
-  if (!a.timerId || !e.timers[a.timerId]) {
+  if (!a.timerId || (!e.timers[a.timerId] && bufferedFire(e, a.timerId) < 0)) {
     throw new BadCommand(WftFailedCause.BAD_CANCEL_TIMER_ATTRIBUTES, `invalid history builder state for action: cancel-timer, timer ID ${a.timerId} not found`);
   }
 }
 
 export function cancelTimer(eng: Engine, e: Execution, a: any, completedEventId: number, identity?: string): void {
-  const t = e.timers[a.timerId];
-  if (!t) return;
+  let t = e.timers[a.timerId];
+  if (!t) {
+    // Like the real server: the cancel wins over a fire the workflow has not seen yet.
+    const i = bufferedFire(e, a.timerId);
+    if (i < 0) return;
+    const [fired] = e.buffered.splice(i, 1);
+    t = { timerId: a.timerId, startedEventId: fired.timerFiredEventAttributes.startedEventId, fireTime: 0 };
+  }
   delete e.timers[a.timerId];
   eng.clearTimer(e, `timer:${a.timerId}`);
   eng.appendEvent(

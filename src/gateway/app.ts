@@ -10,6 +10,7 @@ import type { EventSubscriber } from '../relay/subscriber';
 import type { TaskService } from './task-service';
 import { authenticate } from './auth';
 import { errorHandler } from './error-handler';
+import { openApiRoute } from './openapi';
 import { runRoutes } from './routes/run';
 import { taskRoutes } from './routes/tasks';
 import { sessionRoutes } from './routes/sessions';
@@ -42,6 +43,7 @@ export function createApp(deps: GatewayDeps): express.Express {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', redis: checks[0], temporal: checks[1] });
   });
 
+  app.use(openApiRoute()); // the API description needs no key
   app.use(authenticate(deps.accounts));
   app.use((req: Request, _res: Response, next: NextFunction) => {
     const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;

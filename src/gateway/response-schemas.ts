@@ -6,29 +6,20 @@
 // TaskView, TaskResult, ListPage or the event union fails `tsc` until the
 // schema follows.
 import { z } from 'zod';
-import type { BlockEvent, TaskStatus, TaskView, ThreadMessage } from '../../workflows/types';
+import type { BlockEvent, TaskStatus, ThreadMessage } from '../../workflows/types';
 import type { AgentEvent, EventType } from '../relay/events';
 import type { ListPage } from './task-list';
 import type { ResultBody } from './task-service';
 import type { publicView } from './task-views';
 
-/** Keys of every member of a union (keyof a union gives only the common ones). */
-type AllKeys<T> = T extends unknown ? keyof T : never;
+/** Rebuilds a type member by member, so `A & B` and the flat object it means compare equal. */
+type Norm<T> = T extends object ? { [K in keyof T]: Norm<T[K]> } : T;
 
 /**
- * true when A and B are assignable both ways and name the same keys. The key
- * check is what catches an optional field present on one side only, which
- * plain assignability lets through.
+ * true only when A and B are the same type, deeply: unlike mutual
+ * assignability this also catches an optional field present on one side only.
  */
-type Same<A, B> = [A] extends [B]
-  ? [B] extends [A]
-    ? [AllKeys<A>] extends [AllKeys<B>]
-      ? [AllKeys<B>] extends [AllKeys<A>]
-        ? true
-        : false
-      : false
-    : false
-  : false;
+type Same<A, B> = (<T>() => T extends Norm<A> ? 1 : 2) extends <T>() => T extends Norm<B> ? 1 : 2 ? true : false;
 
 /** Compile-time only: `same<X, Y>(true)` does not type-check unless X and Y match. */
 function same<A, B>(ok: Same<A, B>): Same<A, B> {
@@ -127,9 +118,9 @@ same<z.output<typeof taskListSchema>, ListPage>(true);
 
 export const sessionMessagesSchema = z.object({
   session: z.string(),
-  messages: z.array(z.object({ role: z.enum(['user', 'assistant', 'system']), content: z.string() })).describe('The conversation so far, oldest first.'),
+  messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() })).describe('The conversation so far, oldest first.'),
 });
-same<z.output<typeof sessionMessagesSchema>['messages'][number], ThreadMessage>(true);
+same<z.output<typeof sessionMessagesSchema>, { session: string; messages: ThreadMessage[] }>(true);
 
 export const healthSchema = z.object({ status: z.literal('ok') }).describe('The process is up (no dependency checks).');
 

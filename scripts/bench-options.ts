@@ -1,0 +1,129 @@
+// Options of `npm run bench`: every size is a flag (--name value or
+// --name=value) with a BENCH_NAME environment equivalent; flags win.
+
+export const PHASES = ['submit', 'status', 'result', 'baseline', 'ttfe', 'relay', 'load'] as const;
+export type Phase = (typeof PHASES)[number];
+
+export interface BenchOptions {
+  /** Client counts of the latency phases (each a closed loop, no think time), ascending. */
+  concurrency: number[];
+  warmup: number;
+  submit: number;
+  status: number;
+  resultRepeat: number;
+  baseline: number;
+  ttfe: number;
+  relayTasks: number;
+  relayTokens: number;
+  relayDelayMs: number;
+  loadTasks: number;
+  loadSse: number;
+  loadTokens: number;
+  loadDelayMs: number;
+  loadConcurrency: number;
+  loadTimeoutS: number;
+  timeLimitS: number;
+  phases: Set<Phase>;
+  /** Folder for --cpu-prof output of gateway, worker and engine; unset = no profiling. */
+  profileDir?: string;
+  jsonOut?: string;
+  echoChildren: boolean;
+}
+
+export const USAGE = `npm run bench -- [options]
+
+Starts the whole stack (embedded engine, private redis-server, worker, gateway,
+scripted model in this process), measures, prints a table, stops everything.
+
+  --concurrency A,B      client counts of the latency phases; each phase
+                         runs once per count (1 = sequential)           (1,8)
+  --warmup N             unmeasured requests before each latency phase  (50)
+  --submit N             background submits measured, per count        (200)
+  --status N             GET /tasks/{id} measured, per count            (2000)
+  --result-repeat N      repeat GET /tasks/{id}/result, per count       (1000)
+                         (first reads: the submitted tasks, split over the counts)
+  --baseline N           bare Express + Redis GET, and /healthz, per count (2000)
+  --ttfe N               POST / with SSE to first data: line, per count  (60)
+  --relay-tasks N        streamed tasks for the relay overhead at the
+                         highest count (fewer, in proportion, at lower)  (40)
+  --relay-tokens N       tokens per relay task                          (40)
+  --relay-delay MS       model delay before each token                  (20)
+  --load-tasks N         background tasks in the load phase             (1000)
+  --load-sse N           SSE clients on GET /tasks/{id}/events           (500)
+  --load-tokens N        tokens per load task (streamed to the relay)   (20)
+  --load-delay MS        model delay before each load token             (100)
+  --load-concurrency N   submit concurrency of the load phase           (64)
+  --load-timeout S       give up waiting for load tasks after S         (150)
+  --time-limit S         whole run; phases past it are skipped          (300)
+  --phases a,b,...       subset of ${PHASES.join(',')}
+  --profile DIR          run gateway, worker and engine under node --cpu-prof,
+                         write profiles to DIR and print top self-time functions
+                         (latencies are inflated by the profiler in that run)
+  --json FILE            also write the raw results as JSON
+  --echo-children        show the children's output
+
+Environment equivalents: BENCH_CONCURRENCY, BENCH_WARMUP, BENCH_SUBMIT, ... (the
+flag name upper-cased, dashes as underscores, BENCH_ prefix).`;
+
+const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
+  warmup: ['warmup', 50, 0],
+  submit: ['submit', 200, 1],
+  status: ['status', 2000, 1],
+  'result-repeat': ['resultRepeat', 1000, 0],
+  baseline: ['baseline', 2000, 1],
+  ttfe: ['ttfe', 60, 1],
+  'relay-tasks': ['relayTasks', 40, 1],
+  'relay-tokens': ['relayTokens', 40, 1],
+  'relay-delay': ['relayDelayMs', 20, 0],
+  'load-tasks': ['loadTasks', 1000, 1],
+  'load-sse': ['loadSse', 500, 0],
+  'load-tokens': ['loadTokens', 20, 1],
+  'load-delay': ['loadDelayMs', 100, 0],
+  'load-concurrency': ['loadConcurrency', 64, 1],
+  'load-timeout': ['loadTimeoutS', 150, 10],
+  'time-limit': ['timeLimitS', 300, 30],
+};
+const STRING_FLAGS = ['concurrency', 'phases', 'profile', 'json'];
+const BOOL_FLAGS = ['echo-children'];
+
+const envName = (flag: string) => `BENCH_${flag.toUpperCase().replace(/-/g, '_')}`;
+
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
+  const raw: Record<string, string | undefined> = {};
+  for (const flag of [...Object.keys(INT_FLAGS), ...STRING_FLAGS, ...BOOL_FLAGS]) raw[flag] = env[envName(flag)] || undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--help' || arg === '-h') {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    if (!m || !(m[1] in raw)) throw new Error(`unknown argument ${arg}\n\n${USAGE}`);
+    if (BOOL_FLAGS.includes(m[1])) {
+      raw[m[1]] = m[2] ?? 'true';
+      continue;
+    }
+    const value = m[2] ?? argv[++i];
+    if (value === undefined) throw new Error(`${arg} needs a value`);
+    raw[m[1]] = value;
+  }
+  const opts: Record<string, unknown> = {};
+  for (const [flag, [key, dflt, min]] of Object.entries(INT_FLAGS)) {
+    const v = raw[flag] === undefined ? dflt : Number(raw[flag]);
+    if (!Number.isInteger(v) || v < min) throw new Error(`--${flag} must be an integer >= ${min}`);
+    opts[key] = v;
+  }
+  const concurrency = (raw.concurrency ?? '1,8').split(',').map((x) => Number(x.trim()));
+  if (concurrency.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('--concurrency must be a list of integers >= 1');
+  concurrency.sort((a, b) => a - b);
+  const phases = (raw.phases ?? PHASES.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
+  for (const p of phases) if (!(PHASES as readonly string[]).includes(p)) throw new Error(`unknown phase ${p} (${PHASES.join(', ')})`);
+  return {
+    ...(opts as Omit<BenchOptions, 'concurrency' | 'phases' | 'profileDir' | 'jsonOut' | 'echoChildren'>),
+    concurrency,
+    phases: new Set(phases as Phase[]),
+    profileDir: raw.profile,
+    jsonOut: raw.json,
+    echoChildren: raw['echo-children'] === 'true' || raw['echo-children'] === '1',
+  };
+}

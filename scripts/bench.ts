@@ -1,0 +1,504 @@
+/**
+ * `npm run bench`: latency, relay overhead and memory of the whole service on
+ * this machine, against the targets it must meet.
+ *
+ * Starts the real stack (embedded Temporal engine, private redis-server, worker,
+ * gateway) with the scripted model in this process, runs the phases, prints one
+ * table, stops everything it started. `npm run bench -- --help` lists the sizes;
+ * the default run takes about three to four minutes on two cores.
+ *
+ * Method (also printed under the table):
+ * - latency phases are closed loops of --concurrency clients (default 8) over
+ *   keep-alive connections, timed from the call to the last body byte;
+ * - relay overhead: the scripted model runs here, so its token writes and the
+ *   SSE client's reads share one clock. Each relay task's reply is a list of
+ *   unique tokens ([[say]]), the model reports each token as it writes it
+ *   (its onTokenWritten hook) and the client matches agent_response contents;
+ * - the baseline is a separate Node process (scripts/bench-baseline-server.ts):
+ *   a bare Express route doing one GET on the stack's Redis.
+ */
+import { spawn, ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Redis from 'ioredis';
+import { startStack, Stack } from '../src/launcher/stack';
+import { startScriptedModel } from '../src/scripted-model';
+import { keys } from '../src/relay/keys';
+import { closedLoop, openSse, request, target } from './bench-http';
+import { runLoad, LoadResult } from './bench-load';
+import { BenchOptions, parseOptions } from './bench-options';
+import { profilesOf, summarizeProfile } from './bench-profile';
+import { fmtMiB, fmtMs, summarize, Summary, table } from './bench-stats';
+import { RelayWatcher } from './bench-watch';
+
+const API_KEY = 'bench-key-0123456789';
+const ROOT = path.resolve(__dirname, '..');
+/** Relay tokens are 'z' + 5 base-36 digits: unique, and one scripted-model token each (<= 6 characters). */
+const RELAY_TOKEN = /^z[0-9a-z]{5}$/;
+const BASELINE_KEY = 'aes:bench:baseline';
+
+const TARGETS = { submit: 20, status: 5, result: 10, relay: 5 } as const;
+
+interface Row {
+  label: string;
+  concurrency: string;
+  s: Summary;
+  errors: number;
+  targetP99?: number;
+}
+
+const started = performance.now();
+const log = (s: string) => console.log(`[bench +${((performance.now() - started) / 1000).toFixed(1)}s] ${s}`);
+
+async function main(): Promise<void> {
+  const opts = parseOptions(process.argv.slice(2), process.env);
+  const deadline = started + opts.timeLimitS * 1000;
+  const left = () => deadline - performance.now();
+
+  // Token emission times, keyed by the token text (see RELAY_TOKEN).
+  const emittedAt = new Map<string, number>();
+  const model = await startScriptedModel({
+    port: 0,
+    onTokenWritten: (delta) => {
+      const c = delta.content;
+      if (typeof c === 'string') {
+        const k = c.trim();
+        if (RELAY_TOKEN.test(k)) emittedAt.set(k, performance.now());
+      }
+    },
+  });
+
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR', 'NODE_OPTIONS']) delete env[k];
+  // An OPENAI_API_KEY stops the stack from starting its own scripted model, so
+  // the worker talks to the one in this process (the one with the hook).
+  Object.assign(env, {
+    API_KEYS: `${API_KEY}:bench`,
+    LOG_LEVEL: 'warn',
+    OPENAI_API_KEY: 'bench-scripted-model',
+    OPENAI_BASE_URL: model.url,
+    MODEL_FLASH: 'scripted-flash',
+    MODEL_BASE: 'scripted-base',
+    MODEL_MAX: 'scripted-max',
+  });
+  const profileDir = opts.profileDir ? path.resolve(opts.profileDir) : undefined;
+  const savedNodeOptions = process.env.NODE_OPTIONS;
+  if (profileDir) {
+    fs.mkdirSync(profileDir, { recursive: true });
+    env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${profileDir}`;
+    // The engine is spawned with this process's environment, not opts.env.
+    process.env.NODE_OPTIONS = env.NODE_OPTIONS;
+  }
+
+  let stack: Stack | undefined;
+  let baseline: ChildProcess | undefined;
+  let watcher: RelayWatcher | undefined;
+  let redis: Redis | undefined;
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      watcher?.stop();
+      redis?.disconnect();
+      if (baseline && baseline.exitCode === null) {
+        baseline.kill('SIGTERM');
+        await new Promise((r) => baseline!.once('exit', r));
+      }
+      await stack?.stop();
+      await model.close();
+    })());
+  // Last resort when the process dies without cleanup: no orphans.
+  process.on('exit', () => {
+    for (const c of Object.values(stack?.children ?? {})) if (c.proc.exitCode === null && c.proc.pid) safeKill(c.proc.pid);
+    if (baseline?.pid && baseline.exitCode === null) safeKill(baseline.pid);
+  });
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => {
+      log(`${sig}: stopping the stack`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+  // Hard stop: a wedged phase must not keep the run (and its children) alive.
+  const hardStop = setTimeout(() => {
+    log('hard time limit reached: stopping everything');
+    void cleanup().finally(() => process.exit(2));
+  }, (opts.timeLimitS + 90) * 1000);
+  hardStop.unref();
+
+  const rows: Row[] = [];
+  let load: LoadResult | undefined;
+  try {
+    log(`starting the stack (${os.cpus().length} cores, Node ${process.version})${profileDir ? `, profiling into ${profileDir}` : ''}`);
+    stack = await startStack({ gatewayPort: 0, temporalPort: 0, env, log, echoChildren: opts.echoChildren });
+    if (profileDir) {
+      if (savedNodeOptions === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = savedNodeOptions;
+    }
+    const pids = {
+      gateway: stack.children.gateway?.proc.pid,
+      worker: stack.children.worker?.proc.pid,
+      engine: stack.children.engine?.proc.pid,
+      redis: stack.children.redis?.proc.pid,
+    };
+    log(`stack up: gateway ${stack.gatewayUrl} (pid ${pids.gateway}), worker pid ${pids.worker}, engine pid ${pids.engine}, redis pid ${pids.redis}`);
+    redis = new Redis(stack.redisUrl, { connectionName: 'bench' });
+    watcher = new RelayWatcher(stack.redisUrl);
+    await watcher.start();
+    const levels = opts.concurrency;
+    const maxC = levels[levels.length - 1];
+    // One agent per client count, its socket cap equal to the count.
+    const apis = new Map(levels.map((c) => [c, target(stack!.gatewayUrl, API_KEY, c)]));
+
+    baseline = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'bench-baseline-server.ts'), stack.redisUrl, BASELINE_KEY], {
+      cwd: ROOT,
+      env: { ...env, NODE_OPTIONS: '' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const baselinePort = waitForPort(baseline);
+    baselinePort.catch(() => undefined); // reported when the baseline phase awaits it
+
+    const measure = async (label: string, C: number, n: number, job: (i: number) => Promise<{ ms: number; ok: boolean }>, targetP99?: number): Promise<Row> => {
+      const lat: number[] = [];
+      let errors = 0;
+      await closedLoop(n, C, async (i) => {
+        if (left() <= 0) return;
+        try {
+          const r = await job(i);
+          if (r.ok) lat.push(r.ms);
+          else errors++;
+        } catch {
+          errors++;
+        }
+      });
+      const row = { label, concurrency: String(C), s: summarize(lat), errors, targetP99 };
+      rows.push(row);
+      log(`${label} @${C}: n=${row.s.count} p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms errors=${errors}`);
+      return row;
+    };
+    const warm = async (C: number, n: number, job: (i: number) => Promise<unknown>) => closedLoop(n, C, async (i) => void (await job(i).catch(() => undefined)));
+    const submitOne = async (C: number, message: string) => {
+      const r = await request(apis.get(C)!, 'POST', '/', { message, background: true });
+      return { ...r, taskId: r.status === 202 ? (JSON.parse(r.body) as { task_id: string }).task_id : undefined };
+    };
+
+    // ---- 1. submit --------------------------------------------------------
+    // The tasks it creates (quick replies) are the finished tasks that the
+    // status and result phases read.
+    const finished: string[] = [];
+    if (opts.phases.has('submit') || opts.phases.has('status') || opts.phases.has('result') || opts.phases.has('baseline')) {
+      await warm(maxC, opts.warmup, async (i) => {
+        const r = await submitOne(maxC, `[[say text=ok]] warmup ${i}`);
+        if (r.taskId) finished.push(r.taskId);
+      });
+      if (opts.phases.has('submit')) {
+        for (const C of levels) {
+          await measure(
+            'submit: POST / background -> 202',
+            C,
+            opts.submit,
+            async (i) => {
+              const r = await submitOne(C, `[[say text=ok]] bench submit ${C}/${i}`);
+              if (r.taskId) finished.push(r.taskId);
+              return { ms: r.ms, ok: r.status === 202 };
+            },
+            TARGETS.submit,
+          );
+        }
+      }
+      const missing = await watcher.waitAll(finished, Math.min(150_000, Math.max(5000, left())));
+      if (missing.length) log(`warning: ${missing.length} submitted tasks did not finish in time`);
+      log(`${finished.length - missing.length} submitted tasks finished; they serve the status and result phases`);
+      // The last event precedes the workflow's close in Temporal by a few ms.
+      await sleep(1000);
+    }
+    const ids = finished.filter((id) => watcher!.ended.get(id)?.type === 'agent_completed');
+
+    // ---- 2. status, then 7. baseline under the same conditions -------------
+    for (const C of levels) {
+      const api = apis.get(C)!;
+      if (opts.phases.has('status') && ids.length) {
+        await warm(C, opts.warmup, (i) => request(api, 'GET', `/tasks/${ids[i % ids.length]}`));
+        await measure(
+          'status: GET /tasks/{id}',
+          C,
+          opts.status,
+          async (i) => {
+            const r = await request(api, 'GET', `/tasks/${ids[i % ids.length]}`);
+            return { ms: r.ms, ok: r.status === 200 };
+          },
+          TARGETS.status,
+        );
+      }
+      if (opts.phases.has('baseline')) {
+        if (!(await redis.exists(BASELINE_KEY))) {
+          const doc = ids.length ? await redis.get(keys.status(ids[0])) : null;
+          await redis.set(BASELINE_KEY, doc ?? JSON.stringify({ task_id: 'task_baseline', status: 'completed' }));
+        }
+        const bare = target(`http://127.0.0.1:${await baselinePort}`, null, C);
+        await warm(C, opts.warmup, () => request(bare, 'GET', '/get'));
+        await measure('baseline: bare Express + 1 Redis GET (own process)', C, opts.baseline, async () => {
+          const r = await request(bare, 'GET', '/get');
+          return { ms: r.ms, ok: r.status === 200 };
+        });
+        const probe = target(stack.gatewayUrl, null, C);
+        await warm(C, opts.warmup, () => request(probe, 'GET', '/healthz'));
+        await measure('reference: gateway GET /healthz (no auth, no I/O)', C, opts.baseline, async () => {
+          const r = await request(probe, 'GET', '/healthz');
+          return { ms: r.ms, ok: r.status === 200 };
+        });
+      }
+    }
+
+    // ---- 3. result ---------------------------------------------------------
+    if (opts.phases.has('result') && ids.length) {
+      // A task's first read misses the result cache (nothing fills it before),
+      // so each count gets its own share of never-read tasks, and no warm-up
+      // (it would use up first reads).
+      const share = Math.floor(ids.length / levels.length);
+      for (const [k, C] of levels.entries()) {
+        const api = apis.get(C)!;
+        const mine = ids.slice(k * share, (k + 1) * share);
+        await measure(
+          'result: first read of a finished task',
+          C,
+          mine.length,
+          async (i) => {
+            const r = await request(api, 'GET', `/tasks/${mine[i]}/result`);
+            return { ms: r.ms, ok: r.status === 200 };
+          },
+          TARGETS.result,
+        );
+      }
+      for (const C of levels) {
+        if (opts.resultRepeat === 0) break;
+        const api = apis.get(C)!;
+        await measure(
+          'result: repeat read (cached)',
+          C,
+          opts.resultRepeat,
+          async (i) => {
+            const r = await request(api, 'GET', `/tasks/${ids[i % ids.length]}/result`);
+            return { ms: r.ms, ok: r.status === 200 };
+          },
+          TARGETS.result,
+        );
+      }
+    }
+
+    // ---- 5. time to first event -------------------------------------------
+    if (opts.phases.has('ttfe')) {
+      for (const C of levels) {
+        const sseApi = target(stack.gatewayUrl, API_KEY, C);
+        const headers: number[] = [];
+        const runOne = async (i: number) => {
+          const t0 = performance.now();
+          let first: number | undefined;
+          const stream = await openSse(sseApi, 'POST', '/', { message: `[[say text=hi]] ttfe ${i}`, streaming: true }, (ev) => {
+            first ??= ev.at;
+          });
+          headers.push(stream.headersAt - t0);
+          await stream.done;
+          return { ms: (first ?? NaN) - t0, ok: stream.status === 200 && first !== undefined };
+        };
+        await warm(C, Math.min(opts.warmup, 2 * C), runOne);
+        headers.length = 0;
+        await measure('time to first event: POST / (SSE) -> first data:', C, opts.ttfe, runOne);
+        rows.push({ label: '  of which: POST / (SSE) -> response headers', concurrency: String(C), s: summarize(headers), errors: 0 });
+      }
+    }
+
+    // ---- 4. token relay overhead -------------------------------------------
+    if (opts.phases.has('relay')) {
+      let counter = 0;
+      for (const C of levels) {
+        if (left() <= 0) break;
+        const sseApi = target(stack.gatewayUrl, API_KEY, C);
+        const pubAt = new Map<string, number>();
+        watcher.onEvent = (ev, at) => {
+          if (ev.type === 'agent_response' && RELAY_TOKEN.test(ev.content.trim())) pubAt.set(ev.content.trim(), at);
+        };
+        const overhead: number[] = [];
+        const workerHop: number[] = [];
+        const gatewayHop: number[] = [];
+        let errors = 0;
+        const tasks = Math.max(3, Math.round((opts.relayTasks * C) / maxC));
+        await closedLoop(tasks, C, async (i) => {
+          if (left() <= 0) return;
+          const words = Array.from({ length: opts.relayTokens }, () => `z${(counter++).toString(36).padStart(5, '0')}`);
+          const message = `[[say text="${words.join(' ')}"]] [[slow delay=${opts.relayDelayMs}]] relay ${i}`;
+          try {
+            const stream = await openSse(sseApi, 'POST', '/', { message, streaming: true }, (ev) => {
+              if (ev.data?.type !== 'agent_response') return;
+              const k = String(ev.data.content).trim();
+              const emitted = emittedAt.get(k);
+              const published = pubAt.get(k);
+              if (emitted === undefined) {
+                errors++;
+                return;
+              }
+              overhead.push(ev.at - emitted);
+              if (published !== undefined) {
+                workerHop.push(published - emitted);
+                gatewayHop.push(ev.at - published);
+              }
+            });
+            if (stream.status !== 200) errors++;
+            await stream.done;
+          } catch {
+            errors++;
+          }
+        });
+        watcher.onEvent = undefined;
+        const streams = `${C} stream${C > 1 ? 's' : ''}`;
+        const row: Row = { label: 'token relay: model write -> SSE client read', concurrency: streams, s: summarize(overhead), errors, targetP99: TARGETS.relay };
+        rows.push(row);
+        rows.push({ label: '  of which: model -> Redis pub/sub (worker hop)', concurrency: streams, s: summarize(workerHop), errors: 0 });
+        rows.push({ label: '  of which: Redis pub/sub -> SSE client (gateway hop)', concurrency: streams, s: summarize(gatewayHop), errors: 0 });
+        log(`relay @${C}: ${overhead.length} tokens from ${tasks} tasks, p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms, errors ${errors}`);
+      }
+    }
+
+    // ---- 6. load ------------------------------------------------------------
+    if (opts.phases.has('load')) {
+      if (left() < 30_000) log('load phase skipped: not enough of the time limit left');
+      else {
+        log(`load: ${opts.loadTasks} background tasks ([[slow delay=${opts.loadDelayMs} tokens=${opts.loadTokens}]], streamed), ${opts.loadSse} SSE clients`);
+        load = await runLoad({
+          api: target(stack.gatewayUrl, API_KEY, opts.loadConcurrency),
+          sse: target(stack.gatewayUrl, API_KEY, Infinity),
+          watcher,
+          model,
+          pids: { ...pids, 'bench (model + clients)': process.pid },
+          tasks: opts.loadTasks,
+          sseClients: opts.loadSse,
+          tokens: opts.loadTokens,
+          delayMs: opts.loadDelayMs,
+          concurrency: opts.loadConcurrency,
+          timeoutMs: Math.min(opts.loadTimeoutS * 1000, left()),
+          log,
+        });
+      }
+    }
+  } finally {
+    log('stopping the stack');
+    await cleanup();
+  }
+
+  printReport(opts, rows, load);
+  if (profileDir && stack) printProfiles(profileDir, stack);
+  if (opts.jsonOut) {
+    fs.writeFileSync(opts.jsonOut, JSON.stringify({ options: { ...opts, phases: [...opts.phases] }, rows, load }, null, 2));
+    log(`raw results written to ${opts.jsonOut}`);
+  }
+  const failed = (load && (load.timedOut || load.completed !== load.accepted)) || rows.some((r) => r.s.count === 0);
+  process.exitCode = failed ? 1 : 0;
+}
+
+function printReport(opts: BenchOptions, rows: Row[], load: LoadResult | undefined): void {
+  const verdict = (r: Row) => (r.targetP99 === undefined ? '' : r.s.count === 0 ? 'NO DATA' : r.s.p99 <= r.targetP99 ? 'PASS' : 'MISS');
+  const out: string[] = [];
+  out.push('', `== Agent Execution Service bench — ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, Node ${process.version} ==`, '');
+  out.push(
+    table([
+      ['metric', 'clients', 'count', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'target p99', 'verdict'],
+      ...rows.map((r) => [r.label, r.concurrency, String(r.s.count), fmtMs(r.s.p50), fmtMs(r.s.p99), fmtMs(r.s.max), String(r.errors), r.targetP99 === undefined ? '' : `<= ${r.targetP99} ms`, verdict(r)]),
+    ], (c) => c > 1 && c < 7),
+  );
+  if (load) {
+    out.push('', `-- load: ${load.tasks} background tasks ([[slow delay=${opts.loadDelayMs} tokens=${opts.loadTokens}]], tokens streamed to the relay), ${opts.loadSse} SSE clients --`);
+    const ok = !load.timedOut && load.completed === load.tasks;
+    out.push(
+      table(
+        [
+          ['', 'value'],
+          ['tasks accepted (202)', `${load.accepted} / ${load.tasks} (errors ${load.submitErrors})`],
+          [`submit latency under load (${opts.loadConcurrency} clients)`, `p50 ${fmtMs(load.submit.p50)} ms, p99 ${fmtMs(load.submit.p99)} ms`],
+          ['submit window', `${load.submitSeconds.toFixed(1)} s (${(load.accepted / load.submitSeconds).toFixed(0)} tasks/s)`],
+          ['peak tasks in flight (accepted, not ended)', String(load.peakInFlight)],
+          ['peak model calls open at once', `${load.peakModelCalls} (worker activity slots: SDK default 100)`],
+          ['SSE clients opened / peak open at once', `${load.sse.opened} / ${load.sse.peakOpen} (failed ${load.sse.failed})`],
+          ['SSE clients that saw agent_completed', `${load.sse.completed} / ${load.sse.requested}, ${load.sse.tokens} tokens, ${load.sse.seqGaps} seq gaps`],
+          ['tasks ended (relay) / completed', `${load.ended} / ${load.completed}`],
+          ['GET /tasks/{id} sweep afterwards', Object.entries(load.statusSweep).map(([k, v]) => `${k}: ${v}`).join(', ')],
+          ['load start -> last task ended', `${load.drainSeconds.toFixed(1)} s`],
+          ['all tasks completed', ok ? 'YES' : 'NO'],
+        ],
+        () => false,
+      ),
+    );
+    out.push('');
+    out.push(
+      table([
+        ['process', 'RSS before load', 'peak RSS sampled (250 ms)', 'VmHWM (lifetime peak)'],
+        ...Object.entries(load.mem).map(([name, m]) => [name, fmtMiB(m.beforeKiB), fmtMiB(m.peakSampledKiB), fmtMiB(m.hwmKiB)]),
+      ]),
+    );
+  }
+  out.push(
+    '',
+    'Method:',
+    `- Latency phases: closed loops of N clients (the clients column; ${opts.concurrency.join(' and ')}; 1 = sequential), no think time,`,
+    '  keep-alive node:http agents, timed from the call to the last body byte, after an unmeasured warm-up. With no think',
+    '  time, N clients keep N requests queued at the gateway, so at N > 1 latency ~ N x its per-request CPU once it saturates.',
+    '  Everything (stack, scripted model, clients) shares this machine\'s cores.',
+    '- status/result use tasks the submit phase created, once they had all finished (their status documents are in Redis).',
+    '- result first read: the first GET of each finished task. The worker does not fill the result cache, so this read goes',
+    '  to Temporal (GetWorkflowExecutionHistory) and fills it; the repeat row reads the cache. The target applies to both.',
+    '- Token relay: the scripted model runs in this process, so its writes and the SSE client\'s reads share one clock',
+    '  (performance.now()). Each relay task asks ([[say]] + [[slow]]) for a reply of unique tokens; the model\'s',
+    '  onTokenWritten hook stamps each token right after res.write, the client stamps each chunk on arrival and matches',
+    '  agent_response contents. The split uses a Redis pattern subscription in this process that sees each event when',
+    '  the gateway does. Includes the OpenAI SDK stream parse in the worker, the Redis round trip, the gateway relay.',
+    '- Time to first event: from the POST (Accept: text/event-stream, streaming: true) to the first `data:` line, which',
+    '  is agent_started: submit + workflow start + session turn + first publish.',
+    '- Baseline: scripts/bench-baseline-server.ts in its own Node process (like the gateway): Express, one ioredis GET of',
+    '  a status document on the same redis-server, JSON.parse, res.json. Same client and concurrency as status.',
+    '- Load: tasks submitted by --load-concurrency clients; every k-th accepted task gets an SSE client on',
+    '  GET /tasks/{id}/events at once. "Ended" comes from a Redis pattern subscription (no polling of the gateway);',
+    '  a GET /tasks/{id} sweep afterwards confirms each status. Memory is /proc/<pid>/status of each process.',
+  );
+  console.log(out.join('\n'));
+}
+
+function printProfiles(dir: string, stack: Stack): void {
+  for (const name of ['gateway', 'worker', 'engine']) {
+    const pid = stack.children[name]?.proc.pid;
+    if (!pid) continue;
+    for (const file of profilesOf(dir, pid)) {
+      const p = summarizeProfile(file);
+      if (p.busyMs < 200) continue; // idle helper threads
+      console.log(`\n== CPU profile: ${name} (${path.basename(file)}): ${(p.busyMs / 1000).toFixed(1)} s busy of ${(p.totalMs / 1000).toFixed(1)} s ==`);
+      console.log(table([['self time by area', 'ms', '%'], ...p.groups.map((g) => [g.group, g.selfMs.toFixed(0), g.pct.toFixed(1)])]));
+      console.log('');
+      console.log(table([['top self-time functions', 'where', 'ms', '%'], ...p.top.map((t) => [t.name, t.where, t.selfMs.toFixed(0), t.pct.toFixed(1)])], (c) => c > 1));
+    }
+  }
+}
+
+function waitForPort(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const m = /\{"port":(\d+)\}/.exec(buf);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`baseline server exited (${code}) before listening`)));
+  });
+}
+
+function safeKill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+main().catch((err) => {
+  console.error(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,378 @@
+// The OpenAPI 3.1 document of the gateway, generated from the zod schemas the
+// routes validate with (schemas.ts) and the response schemas pinned to the
+// code's types (response-schemas.ts), so the document cannot drift from the
+// code. scripts/generate-openapi.ts writes it to openapi/openapi.json, a test
+// fails when that file is stale, and openApiRoute() serves the same bytes.
+import { Router } from 'express';
+import { z } from 'zod';
+import pkg from '../../package.json';
+import {
+  ConflictError,
+  DependencyUnavailableError,
+  IdempotencyMismatchError,
+  NotFoundError,
+  NotImplementedError,
+  PayloadTooLargeError,
+  ServiceError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../errors';
+import { eventsQuerySchema, listQuerySchema, patchTaskSchema, resultQuerySchema, runQuerySchema, runRequestSchema } from './schemas';
+import {
+  agentEventSchema,
+  cancelAcceptedSchema,
+  errorBodySchema,
+  healthSchema,
+  readinessSchema,
+  sessionMessagesSchema,
+  streamErrorSchema,
+  taskAcceptedSchema,
+  taskListSchema,
+  taskResultSchema,
+  taskViewSchema,
+} from './response-schemas';
+
+type Json = Record<string, unknown>;
+
+/** The one conversion of every schema in the document (requests as clients send them: io 'input'). */
+function toSchema(schema: z.ZodType): Json {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as Json;
+  // `#/$defs/...` would resolve against the document root, not the schema: refuse rather than emit broken refs.
+  if ('$defs' in json) throw new Error('a schema produced $defs (recursion or registry ids); the OpenAPI builder does not hoist them');
+  return json;
+}
+
+const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const jsonBody = (name: string) => ({ 'application/json': { schema: ref('schemas', name) } });
+
+/** Query parameters straight from a strict zod query schema: one per property. */
+function queryParams(schema: z.ZodObject): Json[] {
+  const json = toSchema(schema) as { properties: Record<string, Json>; required?: string[] };
+  return Object.entries(json.properties).map(([name, { description, ...prop }]) => ({
+    name,
+    in: 'query',
+    required: json.required?.includes(name) ?? false,
+    ...(description ? { description } : {}),
+    schema: prop,
+  }));
+}
+
+// The routes' TASK_ID pattern (routes/tasks.ts) is module-private, so it is repeated here.
+const TASK_ID_PATTERN = '^task_[A-Za-z0-9]{1,64}$';
+
+const SSE_FORMAT = [
+  'Server-sent events. Each agent event is one frame `id: <seq>` + `data: <AgentEvent JSON>` (schema in `x-sse-data`).',
+  'Lines starting with `:` are heartbeats. The stream ends after agent_completed or agent_error.',
+  'If the event relay fails mid-stream an `event: error` frame (schema in `x-sse-error`) is sent and the stream ends;',
+  'reconnect to GET /tasks/{id}/events with Last-Event-ID. A client disconnecting never stops the task.',
+].join(' ');
+
+const sseBody = {
+  'text/event-stream': {
+    schema: { type: 'string', description: SSE_FORMAT },
+    'x-sse-data': ref('schemas', 'AgentEvent'),
+    'x-sse-error': ref('schemas', 'StreamError'),
+  },
+};
+
+/** Every error status, named by the error classes themselves so status and type cannot disagree with errors.ts. */
+const ERRORS: { error: ServiceError; name: string; description: string; headers?: Json }[] = [
+  { error: new ValidationError(''), name: 'InvalidRequest', description: 'The request is invalid: a body or query field fails validation (details lists the issues), an unknown field, malformed JSON, or a malformed id.' },
+  { error: new UnauthorizedError(''), name: 'Unauthorized', description: 'Missing, malformed or unknown API key.', headers: { 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') } },
+  { error: new NotFoundError(''), name: 'NotFound', description: 'No such task or session for this account.' },
+  { error: new ConflictError(''), name: 'Conflict', description: 'The request conflicts with the state of the task or session.' },
+  { error: new PayloadTooLargeError(''), name: 'PayloadTooLarge', description: 'The request body exceeds the configured limit (BODY_LIMIT_BYTES).' },
+  { error: new UnsupportedMediaTypeError(''), name: 'UnsupportedMediaType', description: 'A request body whose Content-Type is not application/json.' },
+  { error: new IdempotencyMismatchError(''), name: 'IdempotencyKeyReused', description: 'This Idempotency-Key was used before with a different request body.' },
+  { error: new NotImplementedError(''), name: 'NotImplemented', description: 'The request uses a valid field whose feature is not available yet; details.fields names them.' },
+  { error: new DependencyUnavailableError('temporal', ''), name: 'Unavailable', description: 'A dependency (Temporal, Redis) is unavailable; retry after Retry-After seconds.', headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
+];
+
+const errorResponse = (type: string, description: string, headers?: Json) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/json': { schema: ref('schemas', 'Error'), example: { error: { type, message: description, details: null } } } },
+});
+
+const responseName = new Map<number, string>([...ERRORS.map((e) => [e.error.status, e.name] as const), [500, 'Internal']]);
+
+interface Op {
+  id: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  parameters?: Json[];
+  body?: string;
+  responses: Record<string, Json>;
+  /** Statuses this route itself can answer, with what they mean here (undefined: the shared text). */
+  errors?: Record<number, string | undefined>;
+  /** Probes and the document itself need no API key. */
+  public?: boolean;
+}
+
+/**
+ * One operation. The statuses every authenticated route can answer come from
+ * the app's middleware (app.ts): 401 from auth, 400/413/415 from the JSON body
+ * parser on POST and PATCH, 503 from Temporal (every such route calls it), 500.
+ */
+function operation(method: string, o: Op): Json {
+  const errors: Record<number, string | undefined> = {};
+  if (!o.public) {
+    Object.assign(errors, { 401: undefined, 503: undefined, 500: undefined });
+    if (method === 'post' || method === 'patch') Object.assign(errors, { 400: 'A malformed JSON body.', 413: undefined, 415: undefined });
+  }
+  Object.assign(errors, o.errors);
+  const responses: Json = { ...o.responses };
+  for (const [status, text] of Object.entries(errors)) {
+    const name = responseName.get(Number(status));
+    if (!name) throw new Error(`no error response for status ${status}`);
+    responses[status] = text ? { ...ref('responses', name), description: text } : ref('responses', name);
+  }
+  return {
+    operationId: o.id,
+    tags: [o.tag],
+    summary: o.summary,
+    ...(o.description ? { description: o.description } : {}),
+    ...(o.public ? { security: [] } : {}),
+    ...(o.parameters?.length ? { parameters: o.parameters } : {}),
+    ...(o.body ? { requestBody: { required: true, content: jsonBody(o.body) } } : {}),
+    responses,
+  };
+}
+
+const taskHeaders = { 'X-Task-Id': ref('headers', 'XTaskId'), 'X-Session-Id': ref('headers', 'XSessionId') };
+const taskId = ref('parameters', 'TaskId');
+const sessionId = ref('parameters', 'SessionId');
+
+function paths(): Json {
+  return {
+    '/': {
+      post: operation('post', {
+        id: 'runAgent',
+        tag: 'run',
+        summary: 'Run the agent on a message',
+        description: [
+          'Three ways to answer, by the request:',
+          '`background: true` → 202 at once with the task id (follow Location / GET /tasks/{id}/result);',
+          'otherwise `Accept: text/event-stream` → 200 with the run streamed as server-sent events;',
+          'otherwise → 200 JSON once the run has finished.',
+          'Without ?session a new session is created; its id is in the body and X-Session-Id.',
+        ].join(' '),
+        parameters: [...queryParams(runQuerySchema), ref('parameters', 'IdempotencyKey')],
+        body: 'RunRequest',
+        responses: {
+          200: { description: 'The finished run (JSON), or the run streamed (SSE) when Accept asks for text/event-stream.', headers: taskHeaders, content: { ...jsonBody('TaskResult'), ...sseBody } },
+          202: {
+            description: 'Background run accepted (`background: true`).',
+            headers: { ...taskHeaders, Location: ref('headers', 'Location'), 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
+            content: jsonBody('TaskAccepted'),
+          },
+        },
+        errors: {
+          400: 'A body or query field fails validation, an unknown field, malformed JSON, or a malformed Idempotency-Key.',
+          404: 'The ?session does not exist for this account.',
+          409: 'The session is busy with another run and the request asked for `multitask: reject`.',
+          422: undefined,
+          501: undefined,
+          503: 'Temporal is unavailable, or a stream was asked for and the event relay (Redis) is down; retry after Retry-After seconds.',
+        },
+      }),
+    },
+    '/tasks': {
+      get: operation('get', {
+        id: 'listTasks',
+        tag: 'tasks',
+        summary: "List the account's tasks, newest first",
+        parameters: queryParams(listQuerySchema),
+        responses: { 200: { description: 'One page of tasks.', content: jsonBody('TaskList') } },
+        errors: { 400: 'An invalid or unknown query parameter.' },
+      }),
+    },
+    '/tasks/{id}': {
+      get: operation('get', {
+        id: 'getTask',
+        tag: 'tasks',
+        summary: "A task's status, progress and metadata",
+        parameters: [taskId],
+        responses: { 200: { description: 'The task.', content: jsonBody('Task') } },
+        errors: { 400: 'A malformed task id.', 404: undefined },
+      }),
+      patch: operation('patch', {
+        id: 'patchTask',
+        tag: 'tasks',
+        summary: "Merge keys into a task's metadata",
+        parameters: [taskId],
+        body: 'PatchTaskRequest',
+        responses: { 200: { description: 'The task with its metadata updated.', content: jsonBody('Task') } },
+        errors: { 400: 'A malformed task id or body.', 404: undefined, 409: 'The task has finished; its metadata is final.' },
+      }),
+    },
+    '/tasks/{id}/result': {
+      get: operation('get', {
+        id: 'getTaskResult',
+        tag: 'tasks',
+        summary: "A finished task's result",
+        description: 'With ?wait=N the request waits up to N seconds for the task to finish before answering 409.',
+        parameters: [taskId, ...queryParams(resultQuerySchema)],
+        responses: { 200: { description: 'The result (completed) or the error (failed, cancelled).', content: jsonBody('TaskResult') } },
+        errors: { 400: 'A malformed task id or ?wait.', 404: undefined, 409: 'The task has not finished (yet); details.status says where it is.' },
+      }),
+    },
+    '/tasks/{id}/cancel': {
+      post: operation('post', {
+        id: 'cancelTask',
+        tag: 'tasks',
+        summary: 'Request cancellation of a task',
+        parameters: [taskId],
+        responses: { 202: { description: 'Cancellation requested.', content: jsonBody('TaskCancelAccepted') } },
+        errors: { 400: 'A malformed task id or JSON body.', 404: undefined, 409: 'The task has already finished.' },
+      }),
+    },
+    '/tasks/{id}/events': {
+      get: operation('get', {
+        id: 'streamTaskEvents',
+        tag: 'tasks',
+        summary: "A task's events as server-sent events, from the start or a resume point",
+        description: 'Resumes after Last-Event-ID when given, else after ?after, else from the first event. The stream ends after the terminal event.',
+        parameters: [taskId, ref('parameters', 'LastEventId'), ...queryParams(eventsQuerySchema)],
+        responses: { 200: { description: 'The event stream.', content: sseBody } },
+        errors: { 400: 'A malformed task id or ?after.', 404: undefined, 503: 'Temporal or the event relay (Redis) is unavailable; retry after Retry-After seconds.' },
+      }),
+    },
+    '/sessions/{id}/messages': {
+      get: operation('get', {
+        id: 'getSessionMessages',
+        tag: 'sessions',
+        summary: "A session's conversation",
+        parameters: [sessionId],
+        responses: { 200: { description: 'The messages of the session.', content: jsonBody('SessionMessages') } },
+        errors: { 400: 'A malformed session id.', 404: 'No such session for this account.' },
+      }),
+      delete: operation('delete', {
+        id: 'clearSessionMessages',
+        tag: 'sessions',
+        summary: "Clear a session's conversation",
+        parameters: [sessionId],
+        responses: { 204: { description: 'Cleared; later runs in the session start from an empty conversation.' } },
+        errors: { 400: 'A malformed session id.', 404: 'No such session for this account.' },
+      }),
+    },
+    '/healthz': {
+      get: operation('get', { id: 'healthz', tag: 'probes', summary: 'Liveness', public: true, responses: { 200: { description: 'Up.', content: jsonBody('Health') } } }),
+    },
+    '/readyz': {
+      get: operation('get', {
+        id: 'readyz',
+        tag: 'probes',
+        summary: 'Readiness: Redis and Temporal answer',
+        public: true,
+        responses: {
+          200: { description: 'Ready.', content: jsonBody('Readiness') },
+          503: { description: 'Not ready; the body says which dependency is down.', headers: { 'Retry-After': ref('headers', 'RetryAfter') }, content: jsonBody('Readiness') },
+        },
+      }),
+    },
+    '/openapi.json': {
+      get: operation('get', {
+        id: 'getOpenApi',
+        tag: 'meta',
+        summary: 'This OpenAPI document',
+        public: true,
+        responses: { 200: { description: 'The document.', content: { 'application/json': { schema: { type: 'object' } } } } },
+      }),
+    },
+  };
+}
+
+function components(): Json {
+  const header = (description: string, schema: Json) => ({ description, schema });
+  return {
+    securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of the account: `Authorization: Bearer <API_KEY>`.' } },
+    schemas: {
+      RunRequest: toSchema(runRequestSchema),
+      PatchTaskRequest: toSchema(patchTaskSchema),
+      TaskAccepted: toSchema(taskAcceptedSchema),
+      TaskResult: toSchema(taskResultSchema),
+      Task: toSchema(taskViewSchema),
+      TaskCancelAccepted: toSchema(cancelAcceptedSchema),
+      TaskList: toSchema(taskListSchema),
+      SessionMessages: toSchema(sessionMessagesSchema),
+      AgentEvent: toSchema(agentEventSchema),
+      StreamError: toSchema(streamErrorSchema),
+      Health: toSchema(healthSchema),
+      Readiness: toSchema(readinessSchema),
+      Error: toSchema(errorBodySchema),
+    },
+    responses: {
+      ...Object.fromEntries(ERRORS.map((e) => [e.name, errorResponse(e.error.type, e.description, e.headers)])),
+      // error-handler.ts answers anything it does not recognise this way.
+      Internal: errorResponse('internal', 'An unexpected error; the server logged it.'),
+    },
+    parameters: {
+      TaskId: { name: 'id', in: 'path', required: true, description: 'A task id (task_…).', schema: { type: 'string', pattern: TASK_ID_PATTERN } },
+      SessionId: { name: 'id', in: 'path', required: true, description: 'A session id.', schema: toSchema(runQuerySchema.shape.session) },
+      IdempotencyKey: {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'Repeating a request with the same key (and the same body) answers with the task it started the first time instead of starting another.',
+        schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+      },
+      LastEventId: { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this event seq (takes precedence over ?after).', schema: { type: 'string', pattern: '^\\d+$' } },
+    },
+    headers: {
+      XTaskId: header('The id of the task the request started.', { type: 'string' }),
+      XSessionId: header('The session of the task; send it as ?session= to continue the conversation.', { type: 'string' }),
+      Location: header('Where the task can be read: /tasks/{id}.', { type: 'string' }),
+      IdempotentReplayed: header('"true" when an Idempotency-Key matched an earlier request and nothing new was started.', { type: 'string', const: 'true' }),
+      RetryAfter: header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }),
+      WWWAuthenticate: header('The scheme to authenticate with.', { type: 'string' }),
+    },
+  };
+}
+
+export function buildOpenApi(): Json {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Agent Execution Service',
+      version: pkg.version,
+      description: 'Runs an AI agent on a message: synchronous (JSON or server-sent events) or in the background, in sessions that remember earlier messages. Every error answer has the body `{error: {type, message, details}}`.',
+    },
+    servers: [{ url: '/', description: 'The gateway serving this document.' }],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: 'run', description: 'Running the agent.' },
+      { name: 'tasks', description: 'Tasks: status, results, events, cancellation, metadata.' },
+      { name: 'sessions', description: 'Conversations.' },
+      { name: 'probes', description: 'Liveness and readiness; no API key.' },
+      { name: 'meta', description: 'This document.' },
+    ],
+    paths: paths(),
+    components: components(),
+  };
+}
+
+/** Objects' keys sorted at every level, so the file changes only when the content does. */
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Json)[k])]));
+  return v;
+}
+
+/** The exact text of openapi/openapi.json. */
+export function renderOpenApi(doc: Json = buildOpenApi()): string {
+  return `${JSON.stringify(sortKeys(doc), null, 2)}\n`;
+}
+
+/** GET /openapi.json: the same bytes as the committed file, built once. Mount before auth to keep it public. */
+export function openApiRoute(): Router {
+  let text: string | undefined;
+  const r = Router();
+  r.get('/openapi.json', (_req, res) => {
+    text ??= renderOpenApi();
+    res.type('application/json').send(text);
+  });
+  return r;
+}

@@ -1,0 +1,199 @@
+// The OpenAPI document: the committed file is what the code builds (so a
+// forgotten regeneration fails CI), it is structurally sound OpenAPI 3.1, it
+// documents exactly the routes Express serves, and its request schemas are the
+// zod schemas the routes validate with.
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import express from 'express';
+import { z } from 'zod';
+import { createApp, GatewayDeps } from '../../src/gateway/app';
+import { buildOpenApi, openApiRoute, renderOpenApi } from '../../src/gateway/openapi';
+import { runRequestSchema } from '../../src/gateway/schemas';
+
+type Json = Record<string, any>;
+
+const ROOT = join(__dirname, '..', '..');
+const FILE = join(ROOT, 'openapi', 'openapi.json');
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+const doc = buildOpenApi() as Json;
+
+function resolve(pointer: string): unknown {
+  if (!pointer.startsWith('#/')) throw new Error(`not a local ref: ${pointer}`);
+  return pointer
+    .slice(2)
+    .split('/')
+    .map((p) => decodeURIComponent(p).replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((at, key) => (at && typeof at === 'object' && key in at ? (at as Json)[key] : undefined), doc);
+}
+
+/** Follows a Reference Object to what it names (one hop is all this document uses). */
+const deref = (v: Json): Json => (v && typeof v.$ref === 'string' ? (resolve(v.$ref) as Json) : v);
+
+function operations(): { path: string; method: string; op: Json }[] {
+  return Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+    Object.entries(item as Json)
+      .filter(([m]) => METHODS.includes(m))
+      .map(([method, op]) => ({ path, method, op: op as Json })),
+  );
+}
+
+/** Every route Express would dispatch: the app's own handlers and those of the routers it mounts. */
+function expressRoutes(stack: any[]): string[] {
+  return stack.flatMap((layer) => {
+    if (layer.route) {
+      return Object.keys(layer.route.methods)
+        .filter((m) => m !== '_all')
+        .map((m) => `${m.toUpperCase()} ${String(layer.route.path).replace(/:(\w+)/g, '{$1}')}`);
+    }
+    return Array.isArray(layer.handle?.stack) ? expressRoutes(layer.handle.stack) : [];
+  });
+}
+
+describe('openapi/openapi.json', () => {
+  it('is exactly what buildOpenApi() renders (run: npx tsx scripts/generate-openapi.ts)', () => {
+    expect(readFileSync(FILE, 'utf8')).toBe(renderOpenApi());
+    expect(JSON.parse(readFileSync(FILE, 'utf8'))).toEqual(JSON.parse(JSON.stringify(doc)));
+  });
+
+  it('renders the same text every time (stable key order)', () => {
+    expect(renderOpenApi(buildOpenApi())).toBe(renderOpenApi(buildOpenApi()));
+  });
+});
+
+describe('the document is structurally valid OpenAPI 3.1', () => {
+  it('has the 3.1 header fields', () => {
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(typeof doc.info.title).toBe('string');
+    expect(typeof doc.info.version).toBe('string');
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+  });
+
+  it('gives every operation an id, responses with valid status codes, and descriptions', () => {
+    const ids = operations().map(({ op }) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const { path, method, op } of operations()) {
+      const statuses = Object.keys(op.responses ?? {});
+      expect([path, method, statuses.length > 0]).toEqual([path, method, true]);
+      for (const s of statuses) {
+        expect(s).toMatch(/^([1-5]\d\d|[1-5]XX|default)$/);
+        expect(typeof deref(op.responses[s]).description).toBe('string');
+      }
+    }
+  });
+
+  it('resolves every $ref', () => {
+    const broken: string[] = [];
+    const walk = (v: unknown, at: string) => {
+      if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${at}/${i}`));
+      if (!v || typeof v !== 'object') return;
+      for (const [k, x] of Object.entries(v)) {
+        if (k === '$ref' && (typeof x !== 'string' || resolve(x) === undefined)) broken.push(`${at}: ${String(x)}`);
+        walk(x, `${at}/${k}`);
+      }
+    };
+    walk(doc, '#');
+    expect(broken).toEqual([]);
+    // A schema that brings its own $defs would resolve #/$defs against the document root.
+    expect(JSON.stringify(doc)).not.toContain('#/$defs/');
+  });
+
+  it('declares each path template parameter as a required path parameter, and no others', () => {
+    for (const { path, op } of operations()) {
+      const inPath = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+      const declared = (op.parameters ?? []).map(deref).filter((p: Json) => p.in === 'path');
+      expect([path, declared.map((p: Json) => p.name).sort()]).toEqual([path, inPath]);
+      for (const p of declared) expect(p.required).toBe(true);
+    }
+  });
+});
+
+describe('the document covers the service', () => {
+  it('documents exactly the routes Express serves', () => {
+    // createApp only wires closures at construction, so stand-in deps are enough.
+    const app = createApp({ config: { BODY_LIMIT_BYTES: 1024 } } as unknown as GatewayDeps);
+    const served = new Set([...expressRoutes((app as any).router.stack), ...expressRoutes((openApiRoute() as any).stack)]);
+    const documented = new Set(operations().map(({ path, method }) => `${method.toUpperCase()} ${path}`));
+    expect([...documented].sort()).toEqual([...served].sort());
+    expect(served.has('POST /')).toBe(true);
+    expect(served.has('GET /tasks/{id}/events')).toBe(true);
+  });
+
+  it('answers with the shared error body on every error status of an authenticated route', () => {
+    for (const { path, method, op } of operations()) {
+      if (op.security?.length === 0) continue;
+      for (const status of ['401', '500', '503']) expect([path, method, status in op.responses]).toEqual([path, method, true]);
+      for (const [status, r] of Object.entries(op.responses as Json)) {
+        if (Number(status) < 400) continue;
+        expect(deref(r as Json).content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+      if (method === 'post' || method === 'patch') for (const s of ['400', '413', '415']) expect(s in op.responses).toBe(true);
+    }
+    expect(deref(doc.paths['/tasks/{id}'].get.responses['503']).headers['Retry-After']).toBeDefined();
+    expect(deref(doc.paths['/'].post.responses['401']).headers['WWW-Authenticate']).toBeDefined();
+  });
+
+  it('documents every status of POST / and its three ways to answer', () => {
+    const run = doc.paths['/'].post;
+    expect(Object.keys(run.responses).sort()).toEqual(['200', '202', '400', '401', '404', '409', '413', '415', '422', '500', '501', '503']);
+    expect(Object.keys(run.responses['200'].content).sort()).toEqual(['application/json', 'text/event-stream']);
+    expect(run.responses['202'].headers.Location).toBeDefined();
+    const params = run.parameters.map(deref).map((p: Json) => `${p.in}:${p.name}`);
+    expect(params).toEqual(expect.arrayContaining(['query:session', 'header:Idempotency-Key']));
+    expect(doc.paths['/tasks/{id}/result'].get.parameters.map(deref).map((p: Json) => p.name)).toContain('wait');
+    expect(doc.paths['/tasks/{id}/events'].get.parameters.map(deref).map((p: Json) => p.name)).toEqual(expect.arrayContaining(['Last-Event-ID', 'after']));
+    expect(deref(doc.paths['/readyz'].get.responses['503']).headers['Retry-After']).toBeDefined();
+  });
+
+  it('describes every SSE event type with type, session, task_id and seq', () => {
+    const variants = doc.components.schemas.AgentEvent.oneOf as Json[];
+    const types = variants.map((v) => v.properties.type.const);
+    expect(types).toEqual(expect.arrayContaining(['agent_started', 'agent_response', 'agent_step', 'agent_progress', 'agent_cost', 'agent_completed', 'agent_error']));
+    expect(new Set(types).size).toBe(variants.length);
+    for (const v of variants) expect(v.required).toEqual(expect.arrayContaining(['type', 'session', 'task_id', 'seq']));
+    expect(doc.paths['/tasks/{id}/events'].get.responses['200'].content['text/event-stream']['x-sse-data']).toEqual({ $ref: '#/components/schemas/AgentEvent' });
+  });
+});
+
+describe('request schemas come from the zod validation schemas', () => {
+  const runSchema = () => doc.components.schemas.RunRequest as Json;
+
+  it('the run request rejects unknown properties and requires message', () => {
+    expect(runSchema().additionalProperties).toBe(false);
+    expect(runSchema().required).toContain('message');
+    expect(runSchema().properties.mcp_servers.items.additionalProperties).toBe(false);
+    expect(doc.components.schemas.PatchTaskRequest).toMatchObject({ additionalProperties: false, required: ['metadata'] });
+  });
+
+  it('is the zod schema converted, not a hand-written copy', () => {
+    const { $schema: _dialect, ...fromZod } = z.toJSONSchema(runRequestSchema, { target: 'draft-2020-12', io: 'input' }) as Json;
+    expect(runSchema()).toEqual(fromZod);
+  });
+
+  it('repeats the id and header patterns the routes check, unchanged', () => {
+    // Those patterns are module-private constants of the routes; read them from the source.
+    const constant = (file: string, name: string) => new RegExp(`const ${name} = /(.+)/;`).exec(readFileSync(join(ROOT, 'src', 'gateway', 'routes', file), 'utf8'))?.[1];
+    const p = doc.components.parameters;
+    expect(p.TaskId.schema.pattern).toBe(constant('tasks.ts', 'TASK_ID'));
+    expect(p.SessionId.schema.pattern).toBe(constant('sessions.ts', 'SESSION'));
+    expect(p.IdempotencyKey.schema.pattern).toBe(constant('run.ts', 'IDEMPOTENCY_KEY'));
+  });
+});
+
+describe('GET /openapi.json', () => {
+  it('serves the committed document without an API key', async () => {
+    const app = express().use(openApiRoute());
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/openapi.json`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.text()).toBe(readFileSync(FILE, 'utf8'));
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});

@@ -1,0 +1,162 @@
+// The task, session and slots workflows on the embedded engine: the state
+// machine, turn order, cancellation, failure, concurrency slots. Histories of
+// these runs are saved (UPDATE_HISTORIES=1) for the replay test.
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createEnv, worker } from './env';
+import { createSessionActivities } from '../../activities/sessions';
+import type { TaskInput, TaskView } from '../../workflows/types';
+import { statusQuery } from '../../workflows/agent-task';
+import { messagesQuery } from '../../workflows/session';
+
+jest.setTimeout(60_000);
+let env: TestWorkflowEnvironment;
+const taskQueue = `wf-${randomUUID()}`;
+const published: Record<string, { type: string; seq: number }[]> = {};
+
+const activities = () => ({
+  ...createSessionActivities({ temporal: env.client, config: { TEMPORAL_TASK_QUEUE: taskQueue } } as never),
+  async publishEvents(input: { taskId: string; seqStart: number; events: { type: string }[] }) {
+    (published[input.taskId] ??= []).push(...input.events.map((e, i) => ({ type: e.type, seq: input.seqStart + i })));
+    return input.seqStart + input.events.length;
+  },
+  async computeCost() {
+    return '0.001000';
+  },
+  async modelTurn(input: { seqStart: number; messages: { content: string }[] }) {
+    const last = input.messages[input.messages.length - 1].content;
+    if (last.startsWith('reject')) throw ApplicationFailure.nonRetryable('the model rejected the request (HTTP 400)', 'ModelBadRequest');
+    if (last.startsWith('slow')) {
+      for (let i = 0; i < 50; i++) {
+        Context.current().heartbeat();
+        await Context.current().sleep(100);
+      }
+    }
+    return {
+      content: `echo:${last}`,
+      thinking: '',
+      toolCalls: [],
+      usage: { promptTokens: 3, completionTokens: 2 },
+      nextSeq: input.seqStart + 3,
+      events: [{ type: 'agent_response_start' }, { type: 'agent_response', content: `echo:${last}` }, { type: 'agent_step', step: '1' }],
+    };
+  },
+});
+
+beforeAll(async () => {
+  env = await createEnv();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+function input(message: string, over: Partial<TaskInput> = {}): TaskInput {
+  return {
+    taskId: `task_${randomUUID().replace(/-/g, '')}`,
+    account: 'acct',
+    session: `sess_${randomUUID().replace(/-/g, '')}`,
+    message,
+    mode: 'base',
+    streamTokens: false,
+    background: false,
+    createdAt: new Date().toISOString(),
+    metadata: {},
+    multitask: 'queue',
+    modelHeartbeatTimeoutMs: 5000,
+    ...over,
+  };
+}
+
+function start(i: TaskInput): Promise<WorkflowHandle> {
+  return env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
+}
+
+async function save(name: string, ...handles: WorkflowHandle[]): Promise<void> {
+  if (!process.env.UPDATE_HISTORIES) return;
+  for (const [n, h] of handles.entries()) {
+    const file = path.join(__dirname, 'histories', `${name}${handles.length > 1 ? `-${n}` : ''}.json`);
+    fs.writeFileSync(file, historyToJSON(await h.fetchHistory()));
+  }
+}
+
+async function statusOf(h: WorkflowHandle): Promise<TaskView> {
+  return h.query(statusQuery);
+}
+
+test('a task runs through queued -> running -> completed, publishes in order and joins the thread', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const i = input('hello');
+    const h = await start(i);
+    const r = await h.result();
+    expect(r).toMatchObject({ status: 'completed', output: 'echo:hello', cost: '0.001000' });
+    expect((await statusOf(h)).status).toBe('completed');
+    // The model turn (faked) used seqs 2-4; the workflow's own events continue after it.
+    expect(published[i.taskId].map((e) => e.seq)).toEqual([1, 5, 6]);
+    expect(published[i.taskId].map((e) => e.type)).toEqual(['agent_started', 'agent_cost', 'agent_completed']);
+    const session = env.client.workflow.getHandle(`session:${i.account}:${i.session}`);
+    expect(await session.query(messagesQuery)).toEqual([
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'echo:hello' },
+    ]);
+    await save('completed', h, session);
+  });
+});
+
+test('runs of one session take turns; a cancelled run gives the turn back', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const session = `sess_${randomUUID().replace(/-/g, '')}`;
+    const a = await start(input('slow first', { session }));
+    await new Promise((r) => setTimeout(r, 300));
+    const b = await start(input('second', { session }));
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await statusOf(a)).status).toBe('running');
+    expect((await statusOf(b)).status).toBe('queued');
+    await a.cancel();
+    const err = await a.result().catch((e) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect((await statusOf(a)).status).toBe('cancelled');
+    expect((await b.result()).output).toBe('echo:second');
+    // The cancelled run added nothing to the thread.
+    const s = env.client.workflow.getHandle(`session:acct:${session}`);
+    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['second', 'echo:second']);
+    await save('session-turns', a, b, s);
+  });
+});
+
+test('a model 400 fails the task with its type; status carries the error', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const h = await start(input('reject me'));
+    const err = await h.result().catch((e) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect((err.cause as ApplicationFailure).type).toBe('ModelBadRequest');
+    const v = await statusOf(h);
+    expect(v.status).toBe('failed');
+    expect(v.error?.type).toBe('ModelBadRequest');
+    await save('failed', h);
+  });
+});
+
+test('background tasks of an account wait for a slot', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const account = `acct-${randomUUID().slice(0, 8)}`;
+    const slots = { limit: 1, leaseMs: 5000 };
+    const a = await start(input('slow one', { account, background: true, slots }));
+    await new Promise((r) => setTimeout(r, 400));
+    const b = await start(input('two', { account, background: true, slots }));
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await statusOf(b)).status).toBe('queued');
+    await a.result();
+    expect((await b.result()).output).toBe('echo:two');
+    await save('slots', a, b, env.client.workflow.getHandle(`slots:${account}`));
+  });
+});
