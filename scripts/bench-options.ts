@@ -56,7 +56,7 @@ scripted model in this process), measures, prints a table, stops everything.
   --load-timeout S       give up waiting for load tasks after S         (150)
   --time-limit S         whole run; phases past it are skipped          (300)
   --phases a,b,...       subset of ${PHASES.join(',')}
-  --profile DIR          run gateway, worker and engine under node --cpu-prof,
+  --profile DIR          run gateway, worker and engine under the V8 CPU profiler,
                          write profiles to DIR and print top self-time functions
                          (latencies are inflated by the profiler in that run)
   --json FILE            also write the raw results as JSON

@@ -44,3 +44,50 @@ export class RssSampler {
     if (this.timer) clearInterval(this.timer);
   }
 }
+
+/** Busy CPU time of the whole machine and of a set of processes, in seconds. */
+export interface CpuMark {
+  machineS: number;
+  oursS: number;
+  at: number;
+}
+
+function machineBusyS(): number {
+  // cpu  user nice system idle iowait irq softirq steal ...: everything but idle and iowait is busy.
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const busy = f[0] + f[1] + f[2] + f[5] + f[6] + (f[7] ?? 0);
+  return busy / 100; // USER_HZ is 100 on Linux
+}
+
+function processBusyS(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may hold spaces; fields after it are fixed.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(rest[11]) + Number(rest[12])) / 100; // utime, stime
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Tells how much CPU the rest of the machine used during a measurement: on a
+ * shared two-core box another process's burst is indistinguishable from a
+ * slow request, so each row carries this as a noise figure.
+ */
+export class CpuMeter {
+  constructor(private readonly pids: () => (number | undefined)[]) {}
+
+  mark(): CpuMark {
+    let ours = 0;
+    for (const pid of this.pids()) if (pid) ours += processBusyS(pid);
+    return { machineS: machineBusyS(), oursS: ours, at: Date.now() };
+  }
+
+  /** Average cores used by processes outside the bench and its stack between two marks. */
+  static foreignCores(a: CpuMark, b: CpuMark): number {
+    const wall = (b.at - a.at) / 1000;
+    if (wall <= 0) return 0;
+    return Math.max(0, b.machineS - a.machineS - (b.oursS - a.oursS)) / wall;
+  }
+}

@@ -53,13 +53,29 @@ function groupOf(frame: CallFrame): string {
   return `project: ${u.split('/').slice(0, 2).join('/')}`;
 }
 
-export function summarizeProfile(file: string, topN = 15): ProfileSummary {
+/** Microseconds on the monotonic clock, the one V8 stamps samples with (process.hrtime). */
+export function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
+/**
+ * Self time per function over the samples taken inside `window` (monotonic
+ * µs, see monotonicUs), so start-up work (tsx compiling, the worker bundling
+ * workflows) does not drown the measured phases.
+ */
+export function summarizeProfile(file: string, window?: { fromUs: number; toUs: number }, topN = 15): ProfileSummary {
   const prof = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(prof.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
   // timeDeltas[i] is the gap before sample i; charging it to sample i is how
   // Chrome DevTools computes self time.
-  for (let i = 0; i < prof.samples.length; i++) selfUs.set(prof.samples[i], (selfUs.get(prof.samples[i]) ?? 0) + (prof.timeDeltas[i] ?? 0));
+  let t = prof.startTime;
+  for (let i = 0; i < prof.samples.length; i++) {
+    const d = prof.timeDeltas[i] ?? 0;
+    t += d;
+    if (window && (t < window.fromUs || t > window.toUs)) continue;
+    selfUs.set(prof.samples[i], (selfUs.get(prof.samples[i]) ?? 0) + d);
+  }
   const fn = new Map<string, { name: string; where: string; us: number }>();
   const groups = new Map<string, number>();
   let idleUs = 0;

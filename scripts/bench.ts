@@ -29,7 +29,8 @@ import { keys } from '../src/relay/keys';
 import { closedLoop, openSse, request, target } from './bench-http';
 import { runLoad, LoadResult } from './bench-load';
 import { BenchOptions, parseOptions } from './bench-options';
-import { profilesOf, summarizeProfile } from './bench-profile';
+import { CpuMeter } from './bench-proc';
+import { monotonicUs, profilesOf, summarizeProfile } from './bench-profile';
 import { fmtMiB, fmtMs, summarize, Summary, table } from './bench-stats';
 import { RelayWatcher } from './bench-watch';
 
@@ -47,6 +48,8 @@ interface Row {
   s: Summary;
   errors: number;
   targetP99?: number;
+  /** Cores used by processes outside the bench and its stack meanwhile (noise). */
+  otherCores?: number;
 }
 
 const started = performance.now();
@@ -87,7 +90,10 @@ async function main(): Promise<void> {
   const savedNodeOptions = process.env.NODE_OPTIONS;
   if (profileDir) {
     fs.mkdirSync(profileDir, { recursive: true });
-    env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${profileDir}`;
+    // Node refuses --cpu-prof in NODE_OPTIONS; a preloaded module starts the same profiler.
+    env.NODE_OPTIONS = `--require ${require.resolve('tsx/cjs')} --require ${path.join(__dirname, 'bench-cpu-prof.ts')}`;
+    env.BENCH_CPU_PROF_DIR = profileDir;
+    process.env.BENCH_CPU_PROF_DIR = profileDir;
     // The engine is spawned with this process's environment, not opts.env.
     process.env.NODE_OPTIONS = env.NODE_OPTIONS;
   }
@@ -128,13 +134,21 @@ async function main(): Promise<void> {
 
   const rows: Row[] = [];
   let load: LoadResult | undefined;
+  let loadOtherCores: number | undefined;
+  let runOtherCores = 0;
+  // Profiles are summarised over the phases only, not the children's start-up.
+  const profileWindow = { fromUs: 0, toUs: Infinity };
+  const cpu = new CpuMeter(() => [process.pid, baseline?.pid, ...Object.values(stack?.children ?? {}).map((c) => c.proc.pid)]);
+  const runMark = cpu.mark();
   try {
     log(`starting the stack (${os.cpus().length} cores, Node ${process.version})${profileDir ? `, profiling into ${profileDir}` : ''}`);
     stack = await startStack({ gatewayPort: 0, temporalPort: 0, env, log, echoChildren: opts.echoChildren });
     if (profileDir) {
       if (savedNodeOptions === undefined) delete process.env.NODE_OPTIONS;
       else process.env.NODE_OPTIONS = savedNodeOptions;
+      delete process.env.BENCH_CPU_PROF_DIR;
     }
+    profileWindow.fromUs = monotonicUs();
     const pids = {
       gateway: stack.children.gateway?.proc.pid,
       worker: stack.children.worker?.proc.pid,
@@ -152,7 +166,7 @@ async function main(): Promise<void> {
 
     baseline = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'bench-baseline-server.ts'), stack.redisUrl, BASELINE_KEY], {
       cwd: ROOT,
-      env: { ...env, NODE_OPTIONS: '' },
+      env: { ...env, NODE_OPTIONS: '', BENCH_CPU_PROF_DIR: '' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const baselinePort = waitForPort(baseline);
@@ -161,6 +175,7 @@ async function main(): Promise<void> {
     const measure = async (label: string, C: number, n: number, job: (i: number) => Promise<{ ms: number; ok: boolean }>, targetP99?: number): Promise<Row> => {
       const lat: number[] = [];
       let errors = 0;
+      const m0 = cpu.mark();
       await closedLoop(n, C, async (i) => {
         if (left() <= 0) return;
         try {
@@ -171,7 +186,7 @@ async function main(): Promise<void> {
           errors++;
         }
       });
-      const row = { label, concurrency: String(C), s: summarize(lat), errors, targetP99 };
+      const row = { label, concurrency: String(C), s: summarize(lat), errors, targetP99, otherCores: CpuMeter.foreignCores(m0, cpu.mark()) };
       rows.push(row);
       log(`${label} @${C}: n=${row.s.count} p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms errors=${errors}`);
       return row;
@@ -303,8 +318,8 @@ async function main(): Promise<void> {
         };
         await warm(C, Math.min(opts.warmup, 2 * C), runOne);
         headers.length = 0;
-        await measure('time to first event: POST / (SSE) -> first data:', C, opts.ttfe, runOne);
-        rows.push({ label: '  of which: POST / (SSE) -> response headers', concurrency: String(C), s: summarize(headers), errors: 0 });
+        const row = await measure('time to first event: POST / (SSE) -> first data:', C, opts.ttfe, runOne);
+        rows.push({ label: '  of which: POST / (SSE) -> response headers', concurrency: String(C), s: summarize(headers), errors: 0, otherCores: row.otherCores });
       }
     }
 
@@ -323,6 +338,7 @@ async function main(): Promise<void> {
         const gatewayHop: number[] = [];
         let errors = 0;
         const tasks = Math.max(3, Math.round((opts.relayTasks * C) / maxC));
+        const m0 = cpu.mark();
         await closedLoop(tasks, C, async (i) => {
           if (left() <= 0) return;
           const words = Array.from({ length: opts.relayTokens }, () => `z${(counter++).toString(36).padStart(5, '0')}`);
@@ -350,11 +366,12 @@ async function main(): Promise<void> {
           }
         });
         watcher.onEvent = undefined;
+        const otherCores = CpuMeter.foreignCores(m0, cpu.mark());
         const streams = `${C} stream${C > 1 ? 's' : ''}`;
-        const row: Row = { label: 'token relay: model write -> SSE client read', concurrency: streams, s: summarize(overhead), errors, targetP99: TARGETS.relay };
+        const row: Row = { label: 'token relay: model write -> SSE client read', concurrency: streams, s: summarize(overhead), errors, targetP99: TARGETS.relay, otherCores };
         rows.push(row);
-        rows.push({ label: '  of which: model -> Redis pub/sub (worker hop)', concurrency: streams, s: summarize(workerHop), errors: 0 });
-        rows.push({ label: '  of which: Redis pub/sub -> SSE client (gateway hop)', concurrency: streams, s: summarize(gatewayHop), errors: 0 });
+        rows.push({ label: '  of which: model -> Redis pub/sub (worker hop)', concurrency: streams, s: summarize(workerHop), errors: 0, otherCores });
+        rows.push({ label: '  of which: Redis pub/sub -> SSE client (gateway hop)', concurrency: streams, s: summarize(gatewayHop), errors: 0, otherCores });
         log(`relay @${C}: ${overhead.length} tokens from ${tasks} tasks, p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms, errors ${errors}`);
       }
     }
@@ -364,6 +381,7 @@ async function main(): Promise<void> {
       if (left() < 30_000) log('load phase skipped: not enough of the time limit left');
       else {
         log(`load: ${opts.loadTasks} background tasks ([[slow delay=${opts.loadDelayMs} tokens=${opts.loadTokens}]], streamed), ${opts.loadSse} SSE clients`);
+        const m0 = cpu.mark();
         load = await runLoad({
           api: target(stack.gatewayUrl, API_KEY, opts.loadConcurrency),
           sse: target(stack.gatewayUrl, API_KEY, Infinity),
@@ -378,15 +396,18 @@ async function main(): Promise<void> {
           timeoutMs: Math.min(opts.loadTimeoutS * 1000, left()),
           log,
         });
+        loadOtherCores = CpuMeter.foreignCores(m0, cpu.mark());
       }
     }
   } finally {
+    runOtherCores = CpuMeter.foreignCores(runMark, cpu.mark());
+    profileWindow.toUs = monotonicUs();
     log('stopping the stack');
     await cleanup();
   }
 
-  printReport(opts, rows, load);
-  if (profileDir && stack) printProfiles(profileDir, stack);
+  printReport(opts, rows, load, { run: runOtherCores, load: loadOtherCores });
+  if (profileDir && stack) printProfiles(profileDir, stack, profileWindow);
   if (opts.jsonOut) {
     fs.writeFileSync(opts.jsonOut, JSON.stringify({ options: { ...opts, phases: [...opts.phases] }, rows, load }, null, 2));
     log(`raw results written to ${opts.jsonOut}`);
@@ -395,15 +416,26 @@ async function main(): Promise<void> {
   process.exitCode = failed ? 1 : 0;
 }
 
-function printReport(opts: BenchOptions, rows: Row[], load: LoadResult | undefined): void {
+function printReport(opts: BenchOptions, rows: Row[], load: LoadResult | undefined, other: { run: number; load?: number }): void {
   const verdict = (r: Row) => (r.targetP99 === undefined ? '' : r.s.count === 0 ? 'NO DATA' : r.s.p99 <= r.targetP99 ? 'PASS' : 'MISS');
   const out: string[] = [];
   out.push('', `== Agent Execution Service bench — ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, Node ${process.version} ==`, '');
   out.push(
     table([
-      ['metric', 'clients', 'count', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'target p99', 'verdict'],
-      ...rows.map((r) => [r.label, r.concurrency, String(r.s.count), fmtMs(r.s.p50), fmtMs(r.s.p99), fmtMs(r.s.max), String(r.errors), r.targetP99 === undefined ? '' : `<= ${r.targetP99} ms`, verdict(r)]),
-    ], (c) => c > 1 && c < 7),
+      ['metric', 'clients', 'count', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'other CPU', 'target p99', 'verdict'],
+      ...rows.map((r) => [
+        r.label,
+        r.concurrency,
+        String(r.s.count),
+        fmtMs(r.s.p50),
+        fmtMs(r.s.p99),
+        fmtMs(r.s.max),
+        String(r.errors),
+        r.otherCores === undefined ? '' : r.otherCores.toFixed(2),
+        r.targetP99 === undefined ? '' : `<= ${r.targetP99} ms`,
+        verdict(r),
+      ]),
+    ], (c) => c > 1 && c < 8),
   );
   if (load) {
     out.push('', `-- load: ${load.tasks} background tasks ([[slow delay=${opts.loadDelayMs} tokens=${opts.loadTokens}]], tokens streamed to the relay), ${opts.loadSse} SSE clients --`);
@@ -422,6 +454,7 @@ function printReport(opts: BenchOptions, rows: Row[], load: LoadResult | undefin
           ['tasks ended (relay) / completed', `${load.ended} / ${load.completed}`],
           ['GET /tasks/{id} sweep afterwards', Object.entries(load.statusSweep).map(([k, v]) => `${k}: ${v}`).join(', ')],
           ['load start -> last task ended', `${load.drainSeconds.toFixed(1)} s`],
+          ['other CPU during the load phase', `${(other.load ?? 0).toFixed(2)} cores`],
           ['all tasks completed', ok ? 'YES' : 'NO'],
         ],
         () => false,
@@ -436,6 +469,9 @@ function printReport(opts: BenchOptions, rows: Row[], load: LoadResult | undefin
     );
   }
   out.push(
+    '',
+    `Other CPU: cores busy in processes outside this bench and its stack (from /proc/stat) during each row; whole run: ${other.run.toFixed(2)}.`,
+    '  Anything above ~0.1 on two cores means another workload (a test run, say) shared the machine and skewed the tails.',
     '',
     'Method:',
     `- Latency phases: closed loops of N clients (the clients column; ${opts.concurrency.join(' and ')}; 1 = sequential), no think time,`,
@@ -461,14 +497,14 @@ function printReport(opts: BenchOptions, rows: Row[], load: LoadResult | undefin
   console.log(out.join('\n'));
 }
 
-function printProfiles(dir: string, stack: Stack): void {
+function printProfiles(dir: string, stack: Stack, window: { fromUs: number; toUs: number }): void {
   for (const name of ['gateway', 'worker', 'engine']) {
     const pid = stack.children[name]?.proc.pid;
     if (!pid) continue;
     for (const file of profilesOf(dir, pid)) {
-      const p = summarizeProfile(file);
+      const p = summarizeProfile(file, window);
       if (p.busyMs < 200) continue; // idle helper threads
-      console.log(`\n== CPU profile: ${name} (${path.basename(file)}): ${(p.busyMs / 1000).toFixed(1)} s busy of ${(p.totalMs / 1000).toFixed(1)} s ==`);
+      console.log(`\n== CPU profile: ${name} (${path.basename(file)}), measured phases only: ${(p.busyMs / 1000).toFixed(1)} s busy of ${(p.totalMs / 1000).toFixed(1)} s ==`);
       console.log(table([['self time by area', 'ms', '%'], ...p.groups.map((g) => [g.group, g.selfMs.toFixed(0), g.pct.toFixed(1)])]));
       console.log('');
       console.log(table([['top self-time functions', 'where', 'ms', '%'], ...p.top.map((t) => [t.name, t.where, t.selfMs.toFixed(0), t.pct.toFixed(1)])], (c) => c > 1));
