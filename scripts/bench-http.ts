@@ -26,9 +26,16 @@ export function target(baseUrl: string, key: string | null, maxSockets: number):
   return { base: new URL(baseUrl), agent: new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: Math.min(maxSockets, 256) }), key };
 }
 
-function headersFor(t: HttpTarget, body: string | undefined, extra: Record<string, string> = {}): http.OutgoingHttpHeaders {
+/** Per-call overrides: another account's key on a shared agent, a timeout. */
+export interface CallOptions {
+  key?: string;
+  timeoutMs?: number;
+}
+
+function headersFor(t: HttpTarget, body: string | undefined, key: string | undefined, extra: Record<string, string> = {}): http.OutgoingHttpHeaders {
   const h: http.OutgoingHttpHeaders = { ...extra };
-  if (t.key !== null) h.authorization = `Bearer ${t.key}`;
+  const k = key ?? t.key;
+  if (k !== null) h.authorization = `Bearer ${k}`;
   if (body !== undefined) {
     h['content-type'] = 'application/json';
     h['content-length'] = Buffer.byteLength(body);
@@ -36,12 +43,13 @@ function headersFor(t: HttpTarget, body: string | undefined, extra: Record<strin
   return h;
 }
 
-export function request(t: HttpTarget, method: string, path: string, json?: unknown, timeoutMs = 30_000): Promise<Timed> {
+export function request(t: HttpTarget, method: string, path: string, json?: unknown, call: CallOptions = {}): Promise<Timed> {
+  const timeoutMs = call.timeoutMs ?? 30_000;
   const body = json === undefined ? undefined : JSON.stringify(json);
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const req = http.request(
-      { host: t.base.hostname, port: t.base.port, method, path, agent: t.agent, headers: headersFor(t, body) },
+      { host: t.base.hostname, port: t.base.port, method, path, agent: t.agent, headers: headersFor(t, body, call.key) },
       (res) => {
         const parts: Buffer[] = [];
         res.on('data', (d: Buffer) => parts.push(d));
@@ -77,10 +85,10 @@ export interface SseStream {
  * Rejects only if the response never starts; a non-200 resolves with its status
  * and the body is discarded.
  */
-export function openSse(t: HttpTarget, method: 'GET' | 'POST', path: string, json: unknown, onEvent: (ev: SseEvent) => void): Promise<SseStream> {
+export function openSse(t: HttpTarget, method: 'GET' | 'POST', path: string, json: unknown, onEvent: (ev: SseEvent) => void, call: CallOptions = {}): Promise<SseStream> {
   const body = json === undefined ? undefined : JSON.stringify(json);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: t.base.hostname, port: t.base.port, method, path, agent: t.agent, headers: headersFor(t, body, { accept: 'text/event-stream' }) }, (res) => {
+    const req = http.request({ host: t.base.hostname, port: t.base.port, method, path, agent: t.agent, headers: headersFor(t, body, call.key, { accept: 'text/event-stream' }) }, (res) => {
       const headersAt = performance.now();
       let buf = '';
       const done = new Promise<void>((resolveDone) => {

@@ -15,6 +15,8 @@ export interface LoadInput {
   watcher: RelayWatcher;
   model: ScriptedModel;
   pids: Record<string, number | undefined>;
+  /** API keys of the accounts the tasks are spread over, round robin. */
+  keys: string[];
   tasks: number;
   sseClients: number;
   tokens: number;
@@ -68,7 +70,7 @@ export async function runLoad(inp: LoadInput): Promise<LoadResult> {
   sampler.start(250);
 
   const t0 = performance.now();
-  const accepted: { id: string; at: number }[] = [];
+  const accepted: { id: string; at: number; key: string }[] = [];
   const latencies: number[] = [];
   let submitErrors = 0;
   const every = inp.sseClients > 0 ? Math.max(1, Math.floor(inp.tasks / inp.sseClients)) : Infinity;
@@ -84,7 +86,7 @@ export async function runLoad(inp: LoadInput): Promise<LoadResult> {
   }, 5000);
   const modelSampler = setInterval(() => (peakModelCalls = Math.max(peakModelCalls, inp.model.stats().active)), 100);
 
-  const openClient = (taskId: string) => {
+  const openClient = (taskId: string, key: string) => {
     const c: SseClient = { taskId, failed: false, completed: false, tokens: 0, lastSeq: 0, gaps: 0 };
     clients.push(c);
     opening.push(
@@ -94,7 +96,7 @@ export async function runLoad(inp: LoadInput): Promise<LoadResult> {
         c.lastSeq = seq;
         if (ev.data?.type === 'agent_response') c.tokens++;
         if (ev.data?.type === 'agent_completed') c.completed = true;
-      }).then(
+      }, { key }).then(
         (stream) => {
           c.stream = stream;
           if (stream.status !== 200) {
@@ -112,16 +114,17 @@ export async function runLoad(inp: LoadInput): Promise<LoadResult> {
 
   await closedLoop(inp.tasks, inp.concurrency, async (i) => {
     if (performance.now() - t0 > inp.timeoutMs) return;
+    const key = inp.keys[i % inp.keys.length];
     try {
-      const r = await request(inp.api, 'POST', '/', { message: `[[slow delay=${inp.delayMs} tokens=${inp.tokens}]] load ${i}`, background: true, streaming_tokens: true });
+      const r = await request(inp.api, 'POST', '/', { message: `[[slow delay=${inp.delayMs} tokens=${inp.tokens}]] load ${i}`, background: true, streaming_tokens: true }, { key });
       if (r.status !== 202) {
         submitErrors++;
         return;
       }
       const id = (JSON.parse(r.body) as { task_id: string }).task_id;
-      accepted.push({ id, at: performance.now() });
+      accepted.push({ id, at: performance.now(), key });
       latencies.push(r.ms);
-      if (i % every === 0 && clients.length < inp.sseClients) openClient(id);
+      if (i % every === 0 && clients.length < inp.sseClients) openClient(id, key);
     } catch {
       submitErrors++;
     }
@@ -131,6 +134,7 @@ export async function runLoad(inp: LoadInput): Promise<LoadResult> {
   await Promise.all(opening);
 
   const ids = accepted.map((a) => a.id);
+  const keyOf = new Map(accepted.map((a) => [a.id, a.key]));
   const missing = await inp.watcher.waitAll(ids, Math.max(1000, inp.timeoutMs - (performance.now() - t0)));
   clearInterval(progress);
   clearInterval(modelSampler);
@@ -163,7 +167,7 @@ export async function runLoad(inp: LoadInput): Promise<LoadResult> {
   const statusSweep: Record<string, number> = {};
   await closedLoop(ids.length, 8, async (i) => {
     try {
-      const r = await request(inp.api, 'GET', `/tasks/${ids[i]}`);
+      const r = await request(inp.api, 'GET', `/tasks/${ids[i]}`, undefined, { key: keyOf.get(ids[i]) });
       const s = r.status === 200 ? (JSON.parse(r.body) as { status: string }).status : `http ${r.status}`;
       statusSweep[s] = (statusSweep[s] ?? 0) + 1;
     } catch {

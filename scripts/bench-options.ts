@@ -9,6 +9,8 @@ export interface BenchOptions {
   concurrency: number[];
   warmup: number;
   submit: number;
+  submitPaced: number;
+  submitRate: number;
   status: number;
   resultRepeat: number;
   baseline: number;
@@ -21,10 +23,13 @@ export interface BenchOptions {
   loadTokens: number;
   loadDelayMs: number;
   loadConcurrency: number;
+  loadAccounts: number;
   loadTimeoutS: number;
   timeLimitS: number;
   phases: Set<Phase>;
-  /** Folder for --cpu-prof output of gateway, worker and engine; unset = no profiling. */
+  /** Engine log and Redis append-only file in a temporary folder, as `npm start` runs. */
+  persist: boolean;
+  /** Folder for CPU profiles of gateway, worker and engine; unset = no profiling. */
   profileDir?: string;
   jsonOut?: string;
   echoChildren: boolean;
@@ -39,6 +44,9 @@ scripted model in this process), measures, prints a table, stops everything.
                          runs once per count (1 = sequential)           (1,8)
   --warmup N             unmeasured requests before each latency phase  (50)
   --submit N             background submits measured, per count        (200)
+  --submit-paced N       plus N submits at a steady --submit-rate, open
+                         loop (0 = skip)                                (100)
+  --submit-rate R        submits per second of that paced row           (5)
   --status N             GET /tasks/{id} measured, per count            (2000)
   --result-repeat N      repeat GET /tasks/{id}/result, per count       (1000)
                          (first reads: the submitted tasks, split over the counts)
@@ -53,12 +61,18 @@ scripted model in this process), measures, prints a table, stops everything.
   --load-tokens N        tokens per load task (streamed to the relay)   (20)
   --load-delay MS        model delay before each load token             (100)
   --load-concurrency N   submit concurrency of the load phase           (64)
+  --load-accounts N      accounts the load tasks are spread over; each
+                         runs at most MAX_RUNNING_TASKS_PER_ACCOUNT     (10)
   --load-timeout S       give up waiting for load tasks after S         (150)
   --time-limit S         whole run; phases past it are skipped          (300)
   --phases a,b,...       subset of ${PHASES.join(',')}
   --profile DIR          run gateway, worker and engine under the V8 CPU profiler,
                          write profiles to DIR and print top self-time functions
                          (latencies are inflated by the profiler in that run)
+  --persist              run the engine and Redis with persistence (engine
+                         log with fdatasync, Redis AOF everysec) in a
+                         temporary folder, as \`npm start\` does; default:
+                         in memory, as the end-to-end tests do
   --json FILE            also write the raw results as JSON
   --echo-children        show the children's output
 
@@ -68,6 +82,8 @@ flag name upper-cased, dashes as underscores, BENCH_ prefix).`;
 const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   warmup: ['warmup', 50, 0],
   submit: ['submit', 200, 1],
+  'submit-paced': ['submitPaced', 100, 0],
+  'submit-rate': ['submitRate', 5, 1],
   status: ['status', 2000, 1],
   'result-repeat': ['resultRepeat', 1000, 0],
   baseline: ['baseline', 2000, 1],
@@ -80,11 +96,12 @@ const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   'load-tokens': ['loadTokens', 20, 1],
   'load-delay': ['loadDelayMs', 100, 0],
   'load-concurrency': ['loadConcurrency', 64, 1],
+  'load-accounts': ['loadAccounts', 10, 1],
   'load-timeout': ['loadTimeoutS', 150, 10],
   'time-limit': ['timeLimitS', 300, 30],
 };
 const STRING_FLAGS = ['concurrency', 'phases', 'profile', 'json'];
-const BOOL_FLAGS = ['echo-children'];
+const BOOL_FLAGS = ['echo-children', 'persist'];
 
 const envName = (flag: string) => `BENCH_${flag.toUpperCase().replace(/-/g, '_')}`;
 
@@ -125,5 +142,6 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     profileDir: raw.profile,
     jsonOut: raw.json,
     echoChildren: raw['echo-children'] === 'true' || raw['echo-children'] === '1',
+    persist: raw.persist === 'true' || raw.persist === '1',
   };
 }

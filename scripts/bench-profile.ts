@@ -14,7 +14,7 @@ interface ProfileNode {
   id: number;
   callFrame: CallFrame;
 }
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   startTime: number;
   endTime: number;
@@ -30,6 +30,8 @@ export interface ProfileSummary {
   busyMs: number;
   top: { name: string; where: string; selfMs: number; pct: number }[];
   groups: { group: string; selfMs: number; pct: number }[];
+  /** Runs of consecutive garbage-collector samples: an estimate of GC pauses, longest first (ms). */
+  gcPausesMs: number[];
 }
 
 const ROOT = path.resolve(__dirname, '..');
@@ -58,24 +60,38 @@ export function monotonicUs(): number {
   return Number(process.hrtime.bigint() / 1000n);
 }
 
+export function loadProfile(file: string): CpuProfile {
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
+}
+
 /**
  * Self time per function over the samples taken inside `window` (monotonic
  * µs, see monotonicUs), so start-up work (tsx compiling, the worker bundling
- * workflows) does not drown the measured phases.
+ * workflows) or other phases do not drown the one of interest.
  */
-export function summarizeProfile(file: string, window?: { fromUs: number; toUs: number }, topN = 15): ProfileSummary {
-  const prof = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
+export function summarizeProfile(prof: CpuProfile, file: string, window?: { fromUs: number; toUs: number }, topN = 15): ProfileSummary {
   const byId = new Map(prof.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
   // timeDeltas[i] is the gap before sample i; charging it to sample i is how
   // Chrome DevTools computes self time.
   let t = prof.startTime;
+  const gcPausesMs: number[] = [];
+  let gcRun = 0;
   for (let i = 0; i < prof.samples.length; i++) {
     const d = prof.timeDeltas[i] ?? 0;
     t += d;
     if (window && (t < window.fromUs || t > window.toUs)) continue;
     selfUs.set(prof.samples[i], (selfUs.get(prof.samples[i]) ?? 0) + d);
+    // A sample stands for the time until the next one; a GC pause is a run of them.
+    const isGc = byId.get(prof.samples[i])?.callFrame.functionName === '(garbage collector)';
+    if (isGc) gcRun += prof.timeDeltas[i + 1] ?? 0;
+    else if (gcRun > 0) {
+      gcPausesMs.push(gcRun / 1000);
+      gcRun = 0;
+    }
   }
+  if (gcRun > 0) gcPausesMs.push(gcRun / 1000);
+  gcPausesMs.sort((a, b) => b - a);
   const fn = new Map<string, { name: string; where: string; us: number }>();
   const groups = new Map<string, number>();
   let idleUs = 0;
@@ -91,7 +107,10 @@ export function summarizeProfile(file: string, window?: { fromUs: number; toUs: 
     }
     const g = groupOf(f);
     groups.set(g, (groups.get(g) ?? 0) + us);
-    const where = f.url ? `${shortUrl(f.url)}:${f.lineNumber + 1}` : '';
+    // Project files run through tsx, so their line numbers are those of the
+    // transpiled output and would mislead: name the file only.
+    const short = shortUrl(f.url);
+    const where = !f.url ? '' : short.includes('node_modules/') || short.startsWith('node:') ? `${short}:${f.lineNumber + 1}` : short;
     const key = `${f.functionName}|${where}`;
     const cur = fn.get(key) ?? { name: f.functionName || '(anonymous)', where, us: 0 };
     cur.us += us;
@@ -111,6 +130,7 @@ export function summarizeProfile(file: string, window?: { fromUs: number; toUs: 
       .sort((a, b) => b[1] - a[1])
       .slice(0, 12)
       .map(([group, us]) => ({ group, selfMs: us / 1000, pct: pct(us) })),
+    gcPausesMs,
   };
 }
 

@@ -30,11 +30,13 @@ import { closedLoop, openSse, request, target } from './bench-http';
 import { runLoad, LoadResult } from './bench-load';
 import { BenchOptions, parseOptions } from './bench-options';
 import { CpuMeter } from './bench-proc';
-import { monotonicUs, profilesOf, summarizeProfile } from './bench-profile';
+import { CpuProfile, loadProfile, monotonicUs, profilesOf, summarizeProfile } from './bench-profile';
 import { fmtMiB, fmtMs, summarize, Summary, table } from './bench-stats';
 import { RelayWatcher } from './bench-watch';
 
 const API_KEY = 'bench-key-0123456789';
+/** Keys of the load phase's accounts (load0, load1, ...). */
+const loadKey = (i: number) => `bench-load-${i}-0123456789`;
 const ROOT = path.resolve(__dirname, '..');
 /** Relay tokens are 'z' + 5 base-36 digits: unique, and one scripted-model token each (<= 6 characters). */
 const RELAY_TOKEN = /^z[0-9a-z]{5}$/;
@@ -50,6 +52,8 @@ interface Row {
   targetP99?: number;
   /** Cores used by processes outside the bench and its stack meanwhile (noise). */
   otherCores?: number;
+  /** When it was measured (monotonic µs), to cut the profiles to it. */
+  window?: { fromUs: number; toUs: number };
 }
 
 const started = performance.now();
@@ -78,7 +82,7 @@ async function main(): Promise<void> {
   // An OPENAI_API_KEY stops the stack from starting its own scripted model, so
   // the worker talks to the one in this process (the one with the hook).
   Object.assign(env, {
-    API_KEYS: `${API_KEY}:bench`,
+    API_KEYS: [`${API_KEY}:bench`, ...Array.from({ length: opts.loadAccounts }, (_, i) => `${loadKey(i)}:load${i}`)].join(','),
     LOG_LEVEL: 'warn',
     OPENAI_API_KEY: 'bench-scripted-model',
     OPENAI_BASE_URL: model.url,
@@ -98,6 +102,8 @@ async function main(): Promise<void> {
     process.env.NODE_OPTIONS = env.NODE_OPTIONS;
   }
 
+  // Removed by cleanup(); only the bench's own temporary folder.
+  const dataDir = opts.persist ? fs.mkdtempSync(path.join(os.tmpdir(), 'aes-bench-')) : undefined;
   let stack: Stack | undefined;
   let baseline: ChildProcess | undefined;
   let watcher: RelayWatcher | undefined;
@@ -113,6 +119,7 @@ async function main(): Promise<void> {
       }
       await stack?.stop();
       await model.close();
+      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     })());
   // Last resort when the process dies without cleanup: no orphans.
   process.on('exit', () => {
@@ -140,9 +147,10 @@ async function main(): Promise<void> {
   const profileWindow = { fromUs: 0, toUs: Infinity };
   const cpu = new CpuMeter(() => [process.pid, baseline?.pid, ...Object.values(stack?.children ?? {}).map((c) => c.proc.pid)]);
   const runMark = cpu.mark();
+  const loadAvgStart = os.loadavg();
   try {
     log(`starting the stack (${os.cpus().length} cores, Node ${process.version})${profileDir ? `, profiling into ${profileDir}` : ''}`);
-    stack = await startStack({ gatewayPort: 0, temporalPort: 0, env, log, echoChildren: opts.echoChildren });
+    stack = await startStack({ gatewayPort: 0, temporalPort: 0, env, log, echoChildren: opts.echoChildren, dataDir });
     if (profileDir) {
       if (savedNodeOptions === undefined) delete process.env.NODE_OPTIONS;
       else process.env.NODE_OPTIONS = savedNodeOptions;
@@ -176,6 +184,7 @@ async function main(): Promise<void> {
       const lat: number[] = [];
       let errors = 0;
       const m0 = cpu.mark();
+      const fromUs = monotonicUs();
       await closedLoop(n, C, async (i) => {
         if (left() <= 0) return;
         try {
@@ -186,7 +195,7 @@ async function main(): Promise<void> {
           errors++;
         }
       });
-      const row = { label, concurrency: String(C), s: summarize(lat), errors, targetP99, otherCores: CpuMeter.foreignCores(m0, cpu.mark()) };
+      const row = { label, concurrency: String(C), s: summarize(lat), errors, targetP99, otherCores: CpuMeter.foreignCores(m0, cpu.mark()), window: { fromUs, toUs: monotonicUs() } };
       rows.push(row);
       log(`${label} @${C}: n=${row.s.count} p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms errors=${errors}`);
       return row;
@@ -207,6 +216,36 @@ async function main(): Promise<void> {
         if (r.taskId) finished.push(r.taskId);
       });
       if (opts.phases.has('submit')) {
+        if (opts.submitPaced > 0) {
+          // Open loop at a rate the stack keeps up with: the submit path's own
+          // latency, without the backlog a no-think-time loop builds up.
+          const lat: number[] = [];
+          let errors = 0;
+          const m0 = cpu.mark();
+          const fromUs = monotonicUs();
+          const t0 = performance.now();
+          const pending: Promise<void>[] = [];
+          for (let i = 0; i < opts.submitPaced && left() > 0; i++) {
+            const wait = t0 + (i * 1000) / opts.submitRate - performance.now();
+            if (wait > 0) await sleep(wait);
+            pending.push(
+              submitOne(maxC, `[[say text=ok]] bench paced ${i}`).then(
+                (r) => {
+                  if (r.taskId) finished.push(r.taskId);
+                  if (r.status === 202) lat.push(r.ms);
+                  else errors++;
+                },
+                () => void errors++,
+              ),
+            );
+          }
+          await Promise.all(pending);
+          const row: Row = { label: 'submit: POST / background -> 202', concurrency: `${opts.submitRate}/s paced`, s: summarize(lat), errors, targetP99: TARGETS.submit, otherCores: CpuMeter.foreignCores(m0, cpu.mark()), window: { fromUs, toUs: monotonicUs() } };
+          rows.push(row);
+          log(`submit paced @${opts.submitRate}/s: n=${row.s.count} p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms errors=${errors}`);
+          // Let the paced tasks drain so the closed loops start from the same state.
+          await watcher.waitAll([...finished], Math.min(60_000, Math.max(1000, left())));
+        }
         for (const C of levels) {
           await measure(
             'submit: POST / background -> 202',
@@ -339,6 +378,7 @@ async function main(): Promise<void> {
         let errors = 0;
         const tasks = Math.max(3, Math.round((opts.relayTasks * C) / maxC));
         const m0 = cpu.mark();
+        const fromUs = monotonicUs();
         await closedLoop(tasks, C, async (i) => {
           if (left() <= 0) return;
           const words = Array.from({ length: opts.relayTokens }, () => `z${(counter++).toString(36).padStart(5, '0')}`);
@@ -367,8 +407,9 @@ async function main(): Promise<void> {
         });
         watcher.onEvent = undefined;
         const otherCores = CpuMeter.foreignCores(m0, cpu.mark());
+        const window = { fromUs, toUs: monotonicUs() };
         const streams = `${C} stream${C > 1 ? 's' : ''}`;
-        const row: Row = { label: 'token relay: model write -> SSE client read', concurrency: streams, s: summarize(overhead), errors, targetP99: TARGETS.relay, otherCores };
+        const row: Row = { label: 'token relay: model write -> SSE client read', concurrency: streams, s: summarize(overhead), errors, targetP99: TARGETS.relay, otherCores, window };
         rows.push(row);
         rows.push({ label: '  of which: model -> Redis pub/sub (worker hop)', concurrency: streams, s: summarize(workerHop), errors: 0, otherCores });
         rows.push({ label: '  of which: Redis pub/sub -> SSE client (gateway hop)', concurrency: streams, s: summarize(gatewayHop), errors: 0, otherCores });
@@ -380,7 +421,7 @@ async function main(): Promise<void> {
     if (opts.phases.has('load')) {
       if (left() < 30_000) log('load phase skipped: not enough of the time limit left');
       else {
-        log(`load: ${opts.loadTasks} background tasks ([[slow delay=${opts.loadDelayMs} tokens=${opts.loadTokens}]], streamed), ${opts.loadSse} SSE clients`);
+        log(`load: ${opts.loadTasks} background tasks over ${opts.loadAccounts} accounts ([[slow delay=${opts.loadDelayMs} tokens=${opts.loadTokens}]], streamed), ${opts.loadSse} SSE clients`);
         const m0 = cpu.mark();
         load = await runLoad({
           api: target(stack.gatewayUrl, API_KEY, opts.loadConcurrency),
@@ -388,6 +429,7 @@ async function main(): Promise<void> {
           watcher,
           model,
           pids: { ...pids, 'bench (model + clients)': process.pid },
+          keys: Array.from({ length: opts.loadAccounts }, (_, i) => loadKey(i)),
           tasks: opts.loadTasks,
           sseClients: opts.loadSse,
           tokens: opts.loadTokens,
@@ -406,8 +448,8 @@ async function main(): Promise<void> {
     await cleanup();
   }
 
-  printReport(opts, rows, load, { run: runOtherCores, load: loadOtherCores });
-  if (profileDir && stack) printProfiles(profileDir, stack, profileWindow);
+  printReport(opts, rows, load, { run: runOtherCores, load: loadOtherCores }, loadAvgStart);
+  if (profileDir && stack) printProfiles(profileDir, stack, rows, profileWindow);
   if (opts.jsonOut) {
     fs.writeFileSync(opts.jsonOut, JSON.stringify({ options: { ...opts, phases: [...opts.phases] }, rows, load }, null, 2));
     log(`raw results written to ${opts.jsonOut}`);
@@ -416,10 +458,16 @@ async function main(): Promise<void> {
   process.exitCode = failed ? 1 : 0;
 }
 
-function printReport(opts: BenchOptions, rows: Row[], load: LoadResult | undefined, other: { run: number; load?: number }): void {
+function printReport(opts: BenchOptions, rows: Row[], load: LoadResult | undefined, other: { run: number; load?: number }, loadAvgAtStart: number[]): void {
   const verdict = (r: Row) => (r.targetP99 === undefined ? '' : r.s.count === 0 ? 'NO DATA' : r.s.p99 <= r.targetP99 ? 'PASS' : 'MISS');
   const out: string[] = [];
-  out.push('', `== Agent Execution Service bench — ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, Node ${process.version} ==`, '');
+  out.push('', `== Agent Execution Service bench — ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, Node ${process.version} ==`);
+  out.push(
+    opts.persist
+      ? 'stack: engine with its durable log (fdatasync per commit), Redis with AOF (everysec), as `npm start` runs'
+      : 'stack: engine in memory, Redis without persistence, as the end-to-end tests run (--persist: as `npm start`)',
+  );
+  out.push(`load average at start ${loadAvgAtStart.map((l) => l.toFixed(2)).join(' ')}, at end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`, '');
   out.push(
     table([
       ['metric', 'clients', 'count', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'other CPU', 'target p99', 'verdict'],
@@ -438,7 +486,7 @@ function printReport(opts: BenchOptions, rows: Row[], load: LoadResult | undefin
     ], (c) => c > 1 && c < 8),
   );
   if (load) {
-    out.push('', `-- load: ${load.tasks} background tasks ([[slow delay=${opts.loadDelayMs} tokens=${opts.loadTokens}]], tokens streamed to the relay), ${opts.loadSse} SSE clients --`);
+    out.push('', `-- load: ${load.tasks} background tasks over ${opts.loadAccounts} accounts ([[slow delay=${opts.loadDelayMs} tokens=${opts.loadTokens}]], tokens streamed to the relay), ${opts.loadSse} SSE clients --`);
     const ok = !load.timedOut && load.completed === load.tasks;
     out.push(
       table(
@@ -448,7 +496,7 @@ function printReport(opts: BenchOptions, rows: Row[], load: LoadResult | undefin
           [`submit latency under load (${opts.loadConcurrency} clients)`, `p50 ${fmtMs(load.submit.p50)} ms, p99 ${fmtMs(load.submit.p99)} ms`],
           ['submit window', `${load.submitSeconds.toFixed(1)} s (${(load.accepted / load.submitSeconds).toFixed(0)} tasks/s)`],
           ['peak tasks in flight (accepted, not ended)', String(load.peakInFlight)],
-          ['peak model calls open at once', `${load.peakModelCalls} (worker activity slots: SDK default 100)`],
+          ['peak model calls open at once', `${load.peakModelCalls} (bounded by ${opts.loadAccounts} accounts x MAX_RUNNING_TASKS_PER_ACCOUNT and the worker's activity slots, SDK default 100)`],
           ['SSE clients opened / peak open at once', `${load.sse.opened} / ${load.sse.peakOpen} (failed ${load.sse.failed})`],
           ['SSE clients that saw agent_completed', `${load.sse.completed} / ${load.sse.requested}, ${load.sse.tokens} tokens, ${load.sse.seqGaps} seq gaps`],
           ['tasks ended (relay) / completed', `${load.ended} / ${load.completed}`],
@@ -497,19 +545,44 @@ function printReport(opts: BenchOptions, rows: Row[], load: LoadResult | undefin
   console.log(out.join('\n'));
 }
 
-function printProfiles(dir: string, stack: Stack, window: { fromUs: number; toUs: number }): void {
+/**
+ * Where CPU went: for every row that missed its target, each process's main
+ * thread in that row's time window (busy share, self time by area, top
+ * functions), then the whole measured run.
+ */
+function printProfiles(dir: string, stack: Stack, rows: Row[], whole: { fromUs: number; toUs: number }): void {
+  const profiles: { name: string; file: string; prof: CpuProfile }[] = [];
   for (const name of ['gateway', 'worker', 'engine']) {
     const pid = stack.children[name]?.proc.pid;
     if (!pid) continue;
-    for (const file of profilesOf(dir, pid)) {
-      const p = summarizeProfile(file, window);
-      if (p.busyMs < 200) continue; // idle helper threads
-      console.log(`\n== CPU profile: ${name} (${path.basename(file)}), measured phases only: ${(p.busyMs / 1000).toFixed(1)} s busy of ${(p.totalMs / 1000).toFixed(1)} s ==`);
-      console.log(table([['self time by area', 'ms', '%'], ...p.groups.map((g) => [g.group, g.selfMs.toFixed(0), g.pct.toFixed(1)])]));
-      console.log('');
-      console.log(table([['top self-time functions', 'where', 'ms', '%'], ...p.top.map((t) => [t.name, t.where, t.selfMs.toFixed(0), t.pct.toFixed(1)])], (c) => c > 1));
+    // Main thread only (thread id 0): that is where requests queue.
+    for (const file of profilesOf(dir, pid).filter((f) => f.endsWith('.0.cpuprofile'))) profiles.push({ name, file, prof: loadProfile(file) });
+  }
+  if (profiles.length === 0) {
+    console.log(`\nno CPU profiles found in ${dir}`);
+    return;
+  }
+  const sections: { title: string; window: { fromUs: number; toUs: number }; topN: number }[] = rows
+    .filter((r) => r.window && r.targetP99 !== undefined && r.s.count > 0 && r.s.p99 > r.targetP99)
+    .map((r) => ({ title: `${r.label} @${r.concurrency} (p99 ${fmtMs(r.s.p99)} ms, target ${r.targetP99} ms)`, window: r.window!, topN: 8 }));
+  sections.push({ title: 'whole measured run', window: whole, topN: 15 });
+  for (const sec of sections) {
+    const wallMs = (Math.min(sec.window.toUs, monotonicUs()) - sec.window.fromUs) / 1000;
+    console.log(`\n== CPU profile: ${sec.title}, ${(wallMs / 1000).toFixed(1)} s ==`);
+    for (const p of profiles) {
+      const sum = summarizeProfile(p.prof, p.file, sec.window, sec.topN);
+      console.log(`\n${p.name} main thread: busy ${sum.busyMs.toFixed(0)} ms of ${sum.totalMs.toFixed(0)} ms sampled (${((100 * sum.busyMs) / Math.max(1, sum.totalMs)).toFixed(0)}% of a core)`);
+      console.log('  areas: ' + sum.groups.slice(0, 6).map((g) => `${g.group} ${g.pct.toFixed(0)}%`).join(', '));
+      const gc = sum.gcPausesMs;
+      console.log(`  GC pauses (from samples): ${gc.length}, ${gc.filter((x) => x >= 5).length} of >= 5 ms, longest ${gc.slice(0, 5).map((x) => x.toFixed(1)).join(', ') || '-'} ms`);
+      console.log(
+        table([['  top self time', 'where', 'ms', '%'], ...sum.top.map((t) => [`  ${t.name}`, t.where, t.selfMs.toFixed(0), t.pct.toFixed(1)])], (c) => c > 1)
+          .split('\n')
+          .join('\n'),
+      );
     }
   }
+  console.log(`\n(profiles: ${dir})`);
 }
 
 function waitForPort(child: ChildProcess): Promise<number> {

@@ -4,5 +4,5 @@
 # scripted model when no OPENAI_API_KEY is set). Data lives under .data/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -d node_modules ] || npm ci --no-audit --no-fund
+[ -d node_modules ] || bash scripts/install-deps.sh
 exec node -r tsx/cjs src/launcher/main.ts "$@"

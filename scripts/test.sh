@@ -2,7 +2,7 @@
 # The project's test command: installs what is missing, type-checks, lints, runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -d node_modules ] || npm ci --no-audit --no-fund
+[ -d node_modules ] || bash scripts/install-deps.sh
 # End-to-end and relay tests run a private redis-server.
 if ! command -v redis-server >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then

@@ -11,7 +11,7 @@ import type { Store } from '../storage/store';
 import { TaskQueues } from './matching';
 import { Execution, HistoryEvent, execKey } from './state';
 import { NamespaceRecord, newNamespace } from './namespaces';
-import { serializeExecution, historyBatch, namespaceValue } from './persistence';
+import { serializeExecution, historyBatch, namespaceValue, packHistory } from './persistence';
 
 export type Task =
   | { t: 'wft'; key: string; scheduledEventId: number }
@@ -299,6 +299,7 @@ export class Engine {
         side.persistedEvents = e.history.length;
       }
       batch.push({ op: 'put', key: `h/${key}`, value: serializeExecution(e) });
+      if (e.status !== WfStatus.RUNNING) packHistory(e);
     }
     this.dirty.clear();
     batch.push(...this.extraMutations.splice(0));

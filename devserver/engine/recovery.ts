@@ -3,7 +3,7 @@
 import type { Engine } from './engine';
 import type { Execution } from './state';
 import type { Mutation, RecoveredEntry } from '../storage/store';
-import { fromJsonBuffer, historyBatch, namespaceValue, restoreExecution, serializeExecution } from './persistence';
+import { fromJsonBuffer, historyBatch, namespaceValue, packHistory, restoreExecution, serializeExecution } from './persistence';
 import type { NamespaceRecord } from './namespaces';
 import { armRunTimers } from './lifecycle';
 import { armTimer } from './timers';
@@ -26,6 +26,7 @@ export function recoverEngine(eng: Engine, state: Map<string, RecoveredEntry>): 
     eng.executions.set(eng.key(e), e);
     eng.sideOf(e).persistedEvents = e.history.length;
     runs.push(e);
+    if (!eng.isOpen(e)) packHistory(e);
   }
   // The current run of an id is its newest; runs of a chain start in order.
   runs.sort((a, b) => a.startTime - b.startTime);

@@ -54,7 +54,9 @@ export function buildService(
       // undecodable bytes become a marker the call handler rejects (and logs) itself.
       requestDeserialize: (b: Buffer) => {
         try {
-          return reqType.toObject(reqType.decode(b), TO_OBJECT);
+          // Decode from an exact-size copy: payload bytes kept in history would
+          // otherwise pin the 8 KiB pool slab the request arrived in.
+          return reqType.toObject(reqType.decode(new Uint8Array(b)), TO_OBJECT);
         } catch (err) {
           return new Undecodable(err instanceof Error ? err.message : String(err));
         }

@@ -92,6 +92,7 @@ export class MemoryStore implements Store {
 }
 
 export class FileStore implements Store {
+  private compacting = false;
   /** Settles after the most recent write; lets an empty batch still resolve in call order. */
   private lastWrite: Promise<void> = Promise.resolve();
   private closed = false;
@@ -166,12 +167,23 @@ export class FileStore implements Store {
       return Promise.reject(error);
     }
     const size = records.reduce((sum, r) => sum + FRAME_OVERHEAD + r.length, HEADER_BYTES);
-    return this.log.rewrite(records).then(() => {
-      this.compactedBytes = size;
-    });
+    this.compacting = true;
+    return this.log.rewrite(records).then(
+      () => {
+        this.compactedBytes = size;
+        this.compacting = false;
+      },
+      (err) => {
+        this.compacting = false;
+        throw err;
+      },
+    );
   }
 
   shouldCompact(): boolean {
+    // One compaction at a time: while a rewrite runs the file still looks big,
+    // and snapshotting the whole state again on every flush would only pile up.
+    if (this.compacting) return false;
     const size = this.log.sizeBytes;
     return size > this.compactMinBytes && size > this.compactRatio * this.compactedBytes;
   }

@@ -1,7 +1,9 @@
 // Runs bin/temporal-dev as a real child process, for tests that must kill it.
 import { spawn, ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort } from '../../src/launcher/processes';
+
+export { freePort };
 
 export const DEV_SERVER_BIN = path.resolve(__dirname, '../../bin/temporal-dev');
 
@@ -12,17 +14,6 @@ export interface ServerProcess {
   /** Resolves when the process has exited. */
   exited: Promise<number | null>;
   kill(signal?: NodeJS.Signals): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
 }
 
 /** Starts the server and resolves once it says it is serving. */

@@ -1,18 +1,10 @@
 // Bad input gets a clear JSON error {error: {type, message, details}} that says
 // what is wrong and where; nothing crashes; idempotent submission.
-import type { Stack } from '../../src/launcher/stack';
-import { api, Api, startTestStack } from './helpers';
+import { Api, useStack } from './helpers';
 
 jest.setTimeout(120_000);
-let stack: Stack;
-let call: Api;
-beforeAll(async () => {
-  stack = await startTestStack({ BODY_LIMIT_BYTES: String(64 * 1024) });
-  call = api(stack);
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const ctx = useStack({ BODY_LIMIT_BYTES: String(64 * 1024) });
+const call: Api = (...args) => ctx.call(...args);
 
 const shape = (r: { json: any }) => {
   expect(Object.keys(r.json)).toEqual(['error']);

@@ -2,19 +2,11 @@
 // wait as queued (FIFO, no queue limit); a slot whose holder vanished is
 // reclaimed after the lease timeout.
 import { Client, Connection } from '@temporalio/client';
-import type { Stack } from '../../src/launcher/stack';
-import { api, Api, KEY_B, startTestStack, waitUntil } from './helpers';
+import { Api, KEY_B, useStack, waitUntil } from './helpers';
 
 jest.setTimeout(180_000);
-let stack: Stack;
-let call: Api;
-beforeAll(async () => {
-  stack = await startTestStack({ MAX_RUNNING_TASKS_PER_ACCOUNT: '2', SLOT_LEASE_MS: '3000' });
-  call = api(stack);
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const ctx = useStack({ MAX_RUNNING_TASKS_PER_ACCOUNT: '2', SLOT_LEASE_MS: '3000' });
+const call: Api = (...args) => ctx.call(...args);
 
 test('at most N background tasks of an account run at once; the rest queue first in first out', async () => {
   const ids: string[] = [];
@@ -55,7 +47,7 @@ test('a slot held by a task that vanished (terminated) is reclaimed after the le
   await new Promise((r) => setTimeout(r, 500));
   expect((await call('GET', `/tasks/${c.json.task_id}`)).json.status).toBe('queued');
   // Terminating bypasses the task's own release: only the lease can free its slot.
-  const connection = await Connection.connect({ address: stack.temporalAddress });
+  const connection = await Connection.connect({ address: ctx.stack().temporalAddress });
   await new Client({ connection }).workflow.getHandle(a.json.task_id).terminate('simulated leak');
   await connection.close();
   const t0 = Date.now();

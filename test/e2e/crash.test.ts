@@ -1,19 +1,11 @@
 // Failures of the parts: kill -9 of the worker mid-stream (the task completes;
 // the stream a client keeps reading has no gap and no duplicate text), Redis
 // down (tasks and results survive; streams answer 503), Temporal down (503).
-import type { Stack } from '../../src/launcher/stack';
-import { api, Api, KEY_A, startTestStack, waitUntil, sleep } from './helpers';
+import { Api, KEY_A, sleep, useStack, waitUntil } from './helpers';
 
 jest.setTimeout(180_000);
-let stack: Stack;
-let call: Api;
-beforeAll(async () => {
-  stack = await startTestStack({ MODEL_HEARTBEAT_TIMEOUT_MS: '2000' });
-  call = api(stack);
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const ctx = useStack({ MODEL_HEARTBEAT_TIMEOUT_MS: '2000' });
+const call: Api = (...args) => ctx.call(...args);
 
 interface Ev {
   seq: number;
@@ -23,7 +15,7 @@ interface Ev {
 
 /** Reads /tasks/{id}/events until a terminal event; reports progress through onEvent. */
 async function readEvents(id: string, onEvent: (e: Ev) => void): Promise<Ev[]> {
-  const res = await fetch(`${stack.gatewayUrl}/tasks/${id}/events`, { headers: { authorization: `Bearer ${KEY_A}` } });
+  const res = await fetch(`${ctx.stack().gatewayUrl}/tasks/${id}/events`, { headers: { authorization: `Bearer ${KEY_A}` } });
   const reader = res.body!.getReader();
   const dec = new TextDecoder();
   const out: Ev[] = [];
@@ -62,12 +54,12 @@ test('kill -9 of the worker mid-stream: the task completes and the stream has no
     if (e.type === 'agent_response') tokens++;
     if (tokens === 20 && !killed) {
       killed = true;
-      stack.children.worker.proc.kill('SIGKILL');
+      ctx.stack().children.worker.proc.kill('SIGKILL');
     }
   });
   await waitUntil(async () => killed, 30_000);
-  await stack.children.worker.exited;
-  await stack.startWorker();
+  await ctx.stack().children.worker.exited;
+  await ctx.stack().startWorker();
   const events = await reading;
   expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1)); // no gap, no duplicate
   expect(events[events.length - 1].type).toBe('agent_completed');
@@ -79,7 +71,7 @@ test('kill -9 of the worker mid-stream: the task completes and the stream has no
 });
 
 test('Redis down: tasks run and their status and results still come from Temporal; streams answer 503', async () => {
-  await stack.children.redis.stop('SIGKILL');
+  await ctx.stack().children.redis.stop('SIGKILL');
   const bg = await call('POST', '/', { body: { message: 'no relay today', background: true } });
   expect(bg.status).toBe(202);
   const done = await call('GET', `/tasks/${bg.json.task_id}/result?wait=30`);
@@ -96,7 +88,7 @@ test('Redis down: tasks run and their status and results still come from Tempora
 });
 
 test('Temporal down: 503 with Retry-After, not a hang', async () => {
-  await stack.children.engine.stop('SIGKILL');
+  await ctx.stack().children.engine.stop('SIGKILL');
   await sleep(200);
   const t0 = Date.now();
   const r = await call('POST', '/', { body: { message: 'anyone there?', background: true } });

@@ -15,6 +15,23 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
   });
 }
 
+/** One stack per test file: registers beforeAll/afterAll and returns accessors. */
+export function useStack(env: Record<string, string> = {}): { stack(): Stack; call: Api } {
+  let stack: Stack | undefined;
+  let caller: Api | undefined;
+  beforeAll(async () => {
+    stack = await startTestStack(env);
+    caller = api(stack);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  return {
+    stack: () => stack!,
+    call: (method, path, opts) => caller!(method, path, opts),
+  };
+}
+
 export interface Api {
   (method: string, path: string, opts?: { body?: unknown; key?: string | null; headers?: Record<string, string>; raw?: string }): Promise<{ status: number; headers: Headers; json: any; text: string }>;
 }

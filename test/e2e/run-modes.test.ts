@@ -1,18 +1,10 @@
 // POST / in its three answers (JSON, SSE, background), the event stream's
 // shape and order, thinking in flash mode, model failures and retries.
-import type { Stack } from '../../src/launcher/stack';
-import { api, Api, postStream, readSse, startTestStack } from './helpers';
+import { Api, postStream, readSse, useStack } from './helpers';
 
 jest.setTimeout(120_000);
-let stack: Stack;
-let call: Api;
-beforeAll(async () => {
-  stack = await startTestStack();
-  call = api(stack);
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const ctx = useStack();
+const call: Api = (...args) => ctx.call(...args);
 
 test('JSON answer: session, task, output, complete-block events and cost', async () => {
   const r = await call('POST', '/', { body: { message: 'hello service' } });
@@ -32,7 +24,7 @@ test('JSON answer: session, task, output, complete-block events and cost', async
 });
 
 test('SSE token by token: ids are seqs, every event names type/session/task/seq, stream ends after completion', async () => {
-  const res = await postStream(stack, { message: 'one two three four', streaming_tokens: true });
+  const res = await postStream(ctx.stack(), { message: 'one two three four', streaming_tokens: true });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toContain('text/event-stream');
   const events = await readSse(res);
@@ -51,19 +43,19 @@ test('SSE token by token: ids are seqs, every event names type/session/task/seq,
 });
 
 test('SSE with complete blocks: one agent_response for the whole answer (streaming: false)', async () => {
-  const events = await readSse(await postStream(stack, { message: 'blocks please', streaming: false }));
+  const events = await readSse(await postStream(ctx.stack(), { message: 'blocks please', streaming: false }));
   const responses = events.filter((e) => e.data.type === 'agent_response');
   expect(responses).toHaveLength(1);
   expect(responses[0].data.content).toBe('You said: blocks please');
 });
 
 test('flash mode sends the model reasoning as agent_thinking, before the response', async () => {
-  const events = await readSse(await postStream(stack, { message: '[[think]] why is the sky blue', mode: 'flash', streaming: true }));
+  const events = await readSse(await postStream(ctx.stack(), { message: '[[think]] why is the sky blue', mode: 'flash', streaming: true }));
   const types = events.map((e) => e.data.type);
   expect(types).toContain('agent_thinking_start');
   expect(types.indexOf('agent_thinking')).toBeLessThan(types.indexOf('agent_response_start'));
   // base mode hides it
-  const base = await readSse(await postStream(stack, { message: '[[think]] and again', streaming: true }));
+  const base = await readSse(await postStream(ctx.stack(), { message: '[[think]] and again', streaming: true }));
   expect(base.map((e) => e.data.type)).not.toContain('agent_thinking');
 });
 
@@ -81,7 +73,7 @@ test('background: 202 at once with Location, while the model is still working', 
 });
 
 test('a 400 from the model fails the task with a clear error; agent_error ends the stream', async () => {
-  const events = await readSse(await postStream(stack, { message: '[[fail status=400 times=1 key=bad1]] go' }));
+  const events = await readSse(await postStream(ctx.stack(), { message: '[[fail status=400 times=1 key=bad1]] go' }));
   const last = events[events.length - 1].data;
   expect(last.type).toBe('agent_error');
   expect(last.error.type).toBe('ModelBadRequest');

@@ -1,28 +1,20 @@
 // Sessions: the agent remembers earlier messages; runs of one session never
 // interleave (queued by default, 409 with multitask: reject); messages can be
 // read and cleared; unknown sessions are 404.
-import type { Stack } from '../../src/launcher/stack';
-import { api, Api, KEY_B, startTestStack, waitUntil } from './helpers';
+import { Api, KEY_B, useStack, waitUntil } from './helpers';
 
 jest.setTimeout(120_000);
-let stack: Stack;
-let call: Api;
-beforeAll(async () => {
-  stack = await startTestStack();
-  call = api(stack);
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const ctx = useStack();
+const call: Api = (...args) => ctx.call(...args);
 
 test('a continued session sends the earlier exchange to the model', async () => {
   const first = await call('POST', '/', { body: { message: 'my name is Ada' } });
   const session = first.json.session;
-  stack.model!.reset();
+  ctx.stack().model!.reset();
   const second = await call('POST', `/?session=${session}`, { body: { message: 'what is my name?' } });
   expect(second.status).toBe(200);
   expect(second.json.session).toBe(session);
-  const sent = stack.model!.received().at(-1)!.body as { messages: { role: string; content: string }[] };
+  const sent = ctx.stack().model!.received().at(-1)!.body as { messages: { role: string; content: string }[] };
   const contents = sent.messages.map((m) => `${m.role}:${m.content}`);
   expect(contents).toEqual(expect.arrayContaining(['user:my name is Ada', 'assistant:You said: my name is Ada', 'user:what is my name?']));
   const msgs = await call('GET', `/sessions/${session}/messages`);

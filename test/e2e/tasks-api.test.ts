@@ -3,19 +3,11 @@
 // stream with Last-Event-ID resume (through a real SSE client library), and
 // account isolation.
 import EventSource from 'eventsource';
-import type { Stack } from '../../src/launcher/stack';
-import { api, Api, KEY_A, KEY_B, startTestStack, waitUntil, sleep } from './helpers';
+import { Api, KEY_A, KEY_B, sleep, useStack, waitUntil } from './helpers';
 
 jest.setTimeout(120_000);
-let stack: Stack;
-let call: Api;
-beforeAll(async () => {
-  stack = await startTestStack();
-  call = api(stack);
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const ctx = useStack();
+const call: Api = (...args) => ctx.call(...args);
 
 async function background(message: string, extra: object = {}, key = KEY_A): Promise<string> {
   const r = await call('POST', '/', { body: { message, background: true, ...extra }, key });
@@ -102,7 +94,7 @@ test('events: a late client gets every event from the first; Last-Event-ID resum
   const read = (headers: Record<string, string>) =>
     new Promise<{ id: string; data: any }[]>((resolve, reject) => {
       const got: { id: string; data: any }[] = [];
-      const es = new EventSource(`${stack.gatewayUrl}/tasks/${id}/events`, { headers: { Authorization: `Bearer ${KEY_A}`, ...headers } });
+      const es = new EventSource(`${ctx.stack().gatewayUrl}/tasks/${id}/events`, { headers: { Authorization: `Bearer ${KEY_A}`, ...headers } });
       es.onmessage = (m) => {
         const data = JSON.parse(m.data);
         got.push({ id: m.lastEventId, data });
