@@ -21,6 +21,7 @@ import { checkRequest } from './rpc/request-checks';
 import { testHandlers } from './rpc/test-service';
 import { scheduleHandlers, startScheduler } from './schedules/scheduler';
 import { startRetention } from './engine/retention';
+import { ClosedArchive } from './engine/closed-archive';
 
 export interface DevServerOptions {
   /** Port to listen on; 0 picks a free one. Default 7233. */
@@ -33,6 +34,8 @@ export interface DevServerOptions {
   dbFilename?: string;
   /** Serve the TestService and skip time when idle (the time-skipping test server). Default false. */
   timeSkipping?: boolean;
+  /** Closed runs kept in memory before older ones move to the archive file (default 1000; needs dbFilename). */
+  maxClosedInMemory?: number;
   /** fdatasync each commit (default true); off only for benchmarks comparing the cost. */
   fsync?: boolean;
   logger: Logger;
@@ -64,6 +67,10 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   engine.closeHooks.push((e) => onRunClosed(engine, e));
   engine.closeHooks.push((e) => abandonUpdates(engine, e));
   engine.closeHooks.push((e) => dispatchQueuedQueries(engine, e));
+  if (opts.dbFilename) {
+    engine.archive = new ClosedArchive(`${opts.dbFilename}.closed`);
+    if (opts.maxClosedInMemory !== undefined) engine.maxClosedInMemory = opts.maxClosedInMemory;
+  }
   if (recovered) {
     recoverEngine(engine, recovered);
     opts.logger.info({ runs: engine.executions.size, file: opts.dbFilename }, 'recovered state');
@@ -113,6 +120,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       await engine.flush();
       await store.close();
+      engine.archive?.close();
     },
   };
 }

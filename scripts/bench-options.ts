@@ -1,8 +1,10 @@
 // Options of `npm run bench`: every size is a flag (--name value or
 // --name=value) with a BENCH_NAME environment equivalent; flags win.
 
-export const PHASES = ['submit', 'status', 'result', 'baseline', 'ttfe', 'relay', 'load'] as const;
+export const PHASES = ['submit', 'isolated', 'status', 'result', 'baseline', 'ttfe', 'relay', 'load'] as const;
 export type Phase = (typeof PHASES)[number];
+/** 'isolated' (submits with the worker stopped) is a diagnostic: opt-in. */
+const DEFAULT_PHASES: Phase[] = ['submit', 'status', 'result', 'baseline', 'ttfe', 'relay', 'load'];
 
 export interface BenchOptions {
   /** Client counts of the latency phases (each a closed loop, no think time), ascending. */
@@ -65,7 +67,9 @@ scripted model in this process), measures, prints a table, stops everything.
                          runs at most MAX_RUNNING_TASKS_PER_ACCOUNT     (10)
   --load-timeout S       give up waiting for load tasks after S         (150)
   --time-limit S         whole run; phases past it are skipped          (300)
-  --phases a,b,...       subset of ${PHASES.join(',')}
+  --phases a,b,...       any of ${PHASES.join(',')}
+                         (default: all but isolated, a diagnostic that stops
+                         the worker to time the submit path alone)
   --profile DIR          run gateway, worker and engine under the V8 CPU profiler,
                          write profiles to DIR and print top self-time functions
                          (latencies are inflated by the profiler in that run)
@@ -133,7 +137,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
   const concurrency = (raw.concurrency ?? '1,8').split(',').map((x) => Number(x.trim()));
   if (concurrency.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('--concurrency must be a list of integers >= 1');
   concurrency.sort((a, b) => a - b);
-  const phases = (raw.phases ?? PHASES.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
+  const phases = (raw.phases ?? DEFAULT_PHASES.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of phases) if (!(PHASES as readonly string[]).includes(p)) throw new Error(`unknown phase ${p} (${PHASES.join(', ')})`);
   return {
     ...(opts as Omit<BenchOptions, 'concurrency' | 'phases' | 'profileDir' | 'jsonOut' | 'echoChildren'>),

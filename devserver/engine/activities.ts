@@ -193,7 +193,7 @@ function recordOutcome(eng: Engine, e: Execution, info: ActivityInfo, type: numb
 const TASK_NOT_FOUND = 'invalid activityID or activity already timed out or invoking workflow is completed';
 
 function resolveTask(eng: Engine, token: TaskToken): { e: Execution; info: ActivityInfo } {
-  const e = eng.executions.get(eng.key({ namespace: token.n, workflowId: token.w, runId: token.r } as Execution));
+  const e = eng.run(eng.key({ namespace: token.n, workflowId: token.w, runId: token.r } as Execution));
   if (!e) throw notFound('workflow execution not found');
   if (!eng.isOpen(e)) throw workflowCompleted();
   const info = e.activities[token.s ?? -1];

@@ -146,7 +146,7 @@ export function initiateSignalExternal(eng: Engine, e: Execution, a: any, comple
 function findTarget(eng: Engine, requester: Execution, namespace: string, execution: any, childOnly: boolean): Execution | undefined {
   if (!execution?.workflowId || !eng.namespaces.has(namespace)) return undefined;
   const run = execution.runId
-    ? eng.executions.get(eng.key({ namespace, workflowId: execution.workflowId, runId: execution.runId } as Execution))
+    ? eng.run(eng.key({ namespace, workflowId: execution.workflowId, runId: execution.runId } as Execution))
     : eng.currentRun(namespace, execution.workflowId);
   if (!run) return undefined;
   if (childOnly && (run.parent?.workflowId !== requester.workflowId || run.parent?.runId !== requester.runId)) return undefined;

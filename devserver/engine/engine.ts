@@ -9,6 +9,8 @@ import { namespaceNotFound, notFound, workflowNotFound } from '../errors';
 import { EventType, WfStatus, tsFromMs } from '../proto';
 import type { Store } from '../storage/store';
 import { TaskQueues } from './matching';
+import type { ClosedArchive } from './closed-archive';
+import { toRecord } from './visibility-record';
 import { Execution, HistoryEvent, execKey } from './state';
 import { NamespaceRecord, newNamespace } from './namespaces';
 import { serializeExecution, historyBatch, namespaceValue, packHistory } from './persistence';
@@ -56,6 +58,11 @@ export class Engine {
   private readonly dirtyNamespaces = new Set<NamespaceRecord>();
   private readonly extraMutations: import('../storage/store').Mutation[] = [];
   private lastWrite: Promise<void> = Promise.resolve();
+  /** Closed runs moved out of memory (only with a durable log). */
+  archive?: ClosedArchive;
+  /** How many closed runs stay in memory before the oldest go to the archive. */
+  maxClosedInMemory = 1000;
+  private readonly closedInMemory = new Set<string>();
   /** Registered by feature modules: turns a queued task into a poll response. */
   dispatchers: { [K in Task['t']]?: (task: Extract<Task, { t: K }>, identity: string) => PollResponse | undefined } = {};
   /** Hooks run when a run closes (parent notification, cron, schedules...). */
@@ -126,19 +133,32 @@ export class Engine {
   }
 
   byKey(key: string): Execution | undefined {
-    return this.executions.get(key);
+    return this.run(key);
+  }
+
+  /** A run by key, read back from the archive when it was moved out of memory. */
+  run(key: string): Execution | undefined {
+    const e = this.executions.get(key);
+    if (e || !this.archive?.has(key)) return e;
+    const loaded = this.archive.get(key)!;
+    this.archive.delete(key);
+    this.executions.set(key, loaded);
+    // Everything it has is on disk already: a later change must not re-append it.
+    this.sideOf(loaded).persistedEvents = loaded.nextEventId - 1;
+    this.closedInMemory.add(key);
+    return loaded;
   }
 
   currentRun(namespace: string, workflowId: string): Execution | undefined {
     const runId = this.current.get(`${namespace}\u0000${workflowId}`);
-    return runId ? this.executions.get(execKey(namespace, workflowId, runId)) : undefined;
+    return runId ? this.run(execKey(namespace, workflowId, runId)) : undefined;
   }
 
   /** Finds a run; an empty runId means the newest run. Throws NOT_FOUND like the real frontend. */
   getRun(namespace: string, workflowId: string | undefined, runId?: string): Execution {
     this.namespace(namespace);
     if (!workflowId) throw workflowNotFound('');
-    const e = runId ? this.executions.get(execKey(namespace, workflowId, runId)) : this.currentRun(namespace, workflowId);
+    const e = runId ? this.run(execKey(namespace, workflowId, runId)) : this.currentRun(namespace, workflowId);
     if (!e) throw workflowNotFound(workflowId, runId);
     return e;
   }
@@ -299,15 +319,47 @@ export class Engine {
         side.persistedEvents = e.history.length;
       }
       batch.push({ op: 'put', key: `h/${key}`, value: serializeExecution(e) });
-      if (e.status !== WfStatus.RUNNING) packHistory(e);
+      if (e.status !== WfStatus.RUNNING) {
+        packHistory(e);
+        this.closedInMemory.add(key);
+      }
     }
     this.dirty.clear();
+    this.evictClosed();
     batch.push(...this.extraMutations.splice(0));
     this.lastWrite = this.store.write(batch);
     // Right after a write nothing is dirty, so memory equals what is on disk: the
     // one moment a compaction snapshot cannot duplicate or miss events.
     if (this.store.shouldCompact()) this.lastWrite = this.store.compact(this.liveState());
     return this.lastWrite;
+  }
+
+  /** Moves the oldest closed runs beyond maxClosedInMemory to the archive (all durable by now). */
+  evictClosed(): void {
+    if (!this.archive) return;
+    for (const key of this.closedInMemory) {
+      if (this.closedInMemory.size <= this.maxClosedInMemory) return;
+      this.closedInMemory.delete(key);
+      const e = this.executions.get(key);
+      if (!e || e.status === WfStatus.RUNNING || this.dirty.has(e)) continue;
+      const side = this.side.get(key);
+      // Runs with someone waiting on them (queries, long polls) stay until they are done.
+      if (side && (side.queries.size || side.waiters.size || side.updates.size)) {
+        this.closedInMemory.add(key);
+        continue;
+      }
+      this.archive.put(key, e, toRecord(e));
+      this.executions.delete(key);
+      this.side.delete(key);
+    }
+  }
+
+  /** Forgets a run everywhere (retention). */
+  forget(key: string): void {
+    this.executions.delete(key);
+    this.side.delete(key);
+    this.closedInMemory.delete(key);
+    this.archive?.delete(key);
   }
 
   /** Supplied by recovery.ts (kept there to avoid a dependency cycle). */

@@ -48,7 +48,11 @@ function rearm(eng: Engine, e: Execution): void {
 /** The whole live state as store mutations, for compaction. */
 export function* liveState(eng: Engine): Iterable<Mutation> {
   for (const ns of eng.namespaces.values()) yield { op: 'put', key: `n/${ns.name}`, value: namespaceValue(ns) };
-  for (const e of eng.executions.values()) {
+  const runs = function* () {
+    yield* eng.executions.values();
+    for (const key of eng.archive?.keys() ?? []) yield eng.archive!.get(key)!;
+  };
+  for (const e of runs()) {
     const key = `h/${eng.key(e)}`;
     yield { op: 'append', key, value: historyBatch(e.history) };
     yield { op: 'put', key, value: serializeExecution(e) };

@@ -15,15 +15,18 @@ export function startRetention(eng: Engine, intervalMs = 60_000): Retention {
   const sweep = () => {
     const now = eng.now();
     let removed = 0;
+    const expired: string[] = [];
     for (const [key, e] of eng.executions) {
       if (e.closeTime === undefined) continue;
       const ns = eng.namespaces.get(e.namespace);
-      if (!ns || e.closeTime + ns.retentionMs > now) continue;
-      // A parent still waiting on this chain keeps it (its outcome is reported from here).
-      eng.executions.delete(key);
-      eng.side.delete(key);
-      const curKey = `${e.namespace}\u0000${e.workflowId}`;
-      if (eng.current.get(curKey) === e.runId) eng.current.delete(curKey);
+      if (ns && e.closeTime + ns.retentionMs <= now) expired.push(key);
+    }
+    if (eng.archive) expired.push(...eng.archive.expired((n) => eng.namespaces.get(n)?.retentionMs, now));
+    for (const key of expired) {
+      const [namespace, workflowId, runId] = key.split('\u0000');
+      eng.forget(key);
+      const curKey = `${namespace}\u0000${workflowId}`;
+      if (eng.current.get(curKey) === runId) eng.current.delete(curKey);
       eng.addMutation({ op: 'delete', key: `h/${key}` });
       removed++;
     }

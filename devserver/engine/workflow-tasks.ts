@@ -112,7 +112,7 @@ export function dispatchWorkflowTask(eng: Engine, key: string, scheduledEventId:
 
 function startedTaskOf(eng: Engine, token: Uint8Array | undefined): Execution {
   const t = decodeToken(token, 'w');
-  const e = eng.executions.get(eng.key({ namespace: t.n, workflowId: t.w, runId: t.r } as Execution));
+  const e = eng.run(eng.key({ namespace: t.n, workflowId: t.w, runId: t.r } as Execution));
   if (!e) throw notFound('Workflow task not found.');
   if (!eng.isOpen(e)) throw workflowCompleted();
   if (!e.wft || e.wft.scheduledEventId !== t.s || e.wft.startedEventId === undefined) throw notFound('Workflow task not found.');

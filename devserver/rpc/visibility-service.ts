@@ -4,44 +4,14 @@
 import type { Engine } from '../engine/engine';
 import type { Execution } from '../engine/state';
 import type { Handlers } from './grpc-service';
-import { compileVisibilityQuery, compareDefaultVisibilityOrder, VisibilityQueryError, VisibilityRecord, ExecutionStatusName, CompiledQuery } from '../visibility/query';
-import { attributeTypes, decodedAttributes, SYSTEM_ATTRIBUTES } from '../engine/search-attributes';
-import { invalidArgument, invalidPageToken } from '../errors';
-import { executionInfo } from './describe';
-
-const STATUS: Record<number, ExecutionStatusName> = {
-  1: 'Running',
-  2: 'Completed',
-  3: 'Failed',
-  4: 'Canceled',
-  5: 'Terminated',
-  6: 'ContinuedAsNew',
-  7: 'TimedOut',
-};
+import { compileVisibilityQuery, compareDefaultVisibilityOrder, VisibilityQueryError, VisibilityRecord, CompiledQuery } from '../visibility/query';
+import { attributeTypes, SYSTEM_ATTRIBUTES } from '../engine/search-attributes';
+import { toRecord } from '../engine/visibility-record';
 
 /** The real frontend's frontend.visibilityMaxPageSize: larger (or no) page sizes are clamped to it. */
-export const MAX_PAGE_SIZE = 1000;
-
-export function toRecord(e: Execution): VisibilityRecord {
-  return {
-    workflowId: e.workflowId,
-    runId: e.runId,
-    workflowType: e.workflowType,
-    taskQueue: e.taskQueue,
-    status: STATUS[e.status],
-    startTime: e.startTime,
-    executionTime: e.executionTime,
-    closeTime: e.closeTime,
-    historyLength: e.nextEventId - 1,
-    parentWorkflowId: e.parent?.workflowId,
-    parentRunId: e.parent?.runId,
-    rootWorkflowId: e.root?.workflowId,
-    rootRunId: e.root?.runId,
-    historySizeBytes: e.historySizeBytes,
-    stateTransitionCount: e.stateTransitions,
-    searchAttributes: decodedAttributes(e),
-  };
-}
+const MAX_PAGE_SIZE = 1000;
+import { invalidArgument, invalidPageToken } from '../errors';
+import { executionInfo } from './describe';
 
 function compile(eng: Engine, namespace: string, query: string | undefined, count: boolean): CompiledQuery {
   try {
@@ -52,15 +22,25 @@ function compile(eng: Engine, namespace: string, query: string | undefined, coun
   }
 }
 
-function matching(eng: Engine, namespace: string, q: CompiledQuery): { e: Execution; r: VisibilityRecord }[] {
-  const out: { e: Execution; r: VisibilityRecord }[] = [];
-  for (const e of eng.executions.values()) {
+interface Row {
+  key: string;
+  r: VisibilityRecord;
+}
+
+/** Runs in memory and archived closed runs (their records are kept in the archive index). */
+function matching(eng: Engine, namespace: string, q: CompiledQuery): Row[] {
+  const out: Row[] = [];
+  for (const [key, e] of eng.executions) {
     if (e.namespace !== namespace) continue;
     const r = toRecord(e);
-    if (q.matches(r)) out.push({ e, r });
+    if (q.matches(r)) out.push({ key, r });
   }
+  for (const { key, record } of eng.archive?.records(namespace) ?? []) if (q.matches(record)) out.push({ key, r: record });
   return out;
 }
+
+const STATUS_NUMBER: Record<string, number> = { Running: 1, Completed: 2, Failed: 3, Canceled: 4, Terminated: 5, ContinuedAsNew: 6, TimedOut: 7 };
+const STATUS: Record<number, string> = Object.fromEntries(Object.entries(STATUS_NUMBER).map(([k, v]) => [v, k]));
 
 // Page tokens carry the last record returned (the sort key of the next page's start),
 // like the SQL store's {CloseTime, StartTime, RunID}: runs that start or close between
@@ -95,7 +75,7 @@ export function visibilityHandlers(eng: Engine): Handlers {
     rows.sort((a, b) => compare(a.r, b.r));
     const page = rows.slice(0, size);
     return {
-      executions: page.map((x) => executionInfo(eng, x.e)),
+      executions: page.map((x) => executionInfo(eng, eng.run(x.key) as Execution)),
       nextPageToken: rows.length > size ? encodePageToken(page[page.length - 1].r) : undefined,
     };
   };
@@ -108,7 +88,7 @@ export function visibilityHandlers(eng: Engine): Handlers {
       const rows = matching(eng, ns.name, q);
       if (!q.groupBy?.length) return { count: rows.length };
       const groups = new Map<number, number>();
-      for (const { e } of rows) groups.set(e.status, (groups.get(e.status) ?? 0) + 1);
+      for (const { r } of rows) groups.set(STATUS_NUMBER[r.status], (groups.get(STATUS_NUMBER[r.status]) ?? 0) + 1);
       return {
         count: rows.length,
         // The SQL store groups by the status column, so groups come in status order.

@@ -91,3 +91,29 @@ test('429 and 500 from the model are retried by Temporal and the task completes'
   const r2 = await call('POST', '/', { body: { message: '[[fail status=500 times=1 key=se1]] and me' } });
   expect(r2.json.status).toBe('completed');
 });
+
+test('idle streams get keep-alive comments; a client that disconnects does not stop the task', async () => {
+  const res = await postStream(ctx.stack(), { message: '[[slow first=2500 delay=10]] wait for it', streaming: true });
+  const reader = res.body!.getReader();
+  const dec = new TextDecoder();
+  let text = '';
+  let taskId = '';
+  const until = Date.now() + 10_000;
+  while (Date.now() < until && !(text.includes(': keep-alive') && taskId)) {
+    const { value } = await reader.read();
+    text += dec.decode(value, { stream: true });
+    taskId = /"task_id":"(task_[a-z0-9]+)"/.exec(text)?.[1] ?? '';
+  }
+  expect(text).toContain(': keep-alive'); // SSE_HEARTBEAT_MS is 1 s in these tests
+  await reader.cancel(); // the client goes away mid-run
+  const r = await call('GET', `/tasks/${taskId}/result?wait=30`);
+  expect(r.json).toMatchObject({ status: 'completed', output: 'You said: wait for it' });
+});
+
+test('the namespace keeps finished runs for RETENTION_DAYS', async () => {
+  const { Connection } = await import('@temporalio/client');
+  const c = await Connection.connect({ address: ctx.stack().temporalAddress });
+  const ns = await c.workflowService.describeNamespace({ namespace: 'default' });
+  expect(Number(ns.config!.workflowExecutionRetentionTtl!.seconds)).toBe(7 * 86400);
+  await c.close();
+});

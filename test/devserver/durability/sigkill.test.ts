@@ -53,6 +53,14 @@ test('every workflow survives SIGKILL of the server mid-flight', async () => {
   });
   await waitFor(async () => (await handles.backoff.describe()).raw.pendingActivities?.[0]?.attempt === 2);
   await waitFor(async () => (await handles.child.describe()).raw.pendingChildren?.length === 1);
+  // A schedule that fires every 2 s; it must keep firing after the restart.
+  const scheduleId = id('schedule');
+  await client.schedule.create({
+    scheduleId,
+    spec: { intervals: [{ every: '2s' }] },
+    action: { type: 'startWorkflow', workflowType: inTimer, args: [10], taskQueue, workflowId: `${scheduleId}-wf` },
+  });
+  await waitFor(async () => ((await client.schedule.getHandle(scheduleId).describe()).info.numActionsTaken ?? 0) >= 1);
 
   await server.kill('SIGKILL');
   await connection.close();
@@ -78,6 +86,19 @@ test('every workflow survives SIGKILL of the server mid-flight', async () => {
   }
   const childHist = await client.workflow.getHandle(`${handles.child.workflowId}-child`).fetchHistory();
   await Worker.runReplayHistory({ workflowBundle: bundle }, childHist);
+
+  // The schedule survived: its state is back and it fires again after the restart.
+  const sched = client.schedule.getHandle(scheduleId);
+  const before = (await sched.describe()).info.numActionsTaken;
+  const restartedAt = Date.now();
+  await waitFor(async () => (await sched.describe()).info.numActionsTaken > before, 10_000);
+  const recent = (await sched.describe()).info.recentActions;
+  const after = recent.filter((a) => a.takenAt.getTime() >= restartedAt - 1000);
+  expect(after.length).toBeGreaterThan(0);
+  const run = client.workflow.getHandle(after[0].action.workflow.workflowId);
+  expect(await run.result()).toBeGreaterThanOrEqual(10);
+  await Worker.runReplayHistory({ workflowBundle: bundle }, await run.fetchHistory());
+  await sched.delete();
 
   worker.shutdown();
   await running;
