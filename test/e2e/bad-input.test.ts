@@ -90,3 +90,22 @@ test('the gateway survives a burst of garbage', async () => {
   for (const r of rs) expect(r.status).toBe(400);
   expect((await call('GET', '/healthz')).status).toBe(200);
 });
+
+test('the accounts CLI creates keys (stored hashed) that the gateway accepts, and revokes them', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const path = await import('node:path');
+  const root = path.resolve(__dirname, '../..');
+  const env = { ...process.env, TEMPORAL_ADDRESS: ctx.stack().temporalAddress };
+  const cli = (...args: string[]) => execFileSync(process.execPath, ['-r', 'tsx/cjs', path.join(root, 'src/cli/accounts.ts'), ...args], { env, cwd: root, encoding: 'utf8' });
+  const out = cli('add', 'acme');
+  const key = /API key (\S+)/.exec(out)![1];
+  const r = await call('POST', '/', { body: { message: 'from acme' }, key });
+  expect(r.status).toBe(200);
+  expect(cli('limit', 'acme', '3')).toContain('at most 3');
+  const listed = cli('list');
+  expect(listed).toContain('acme\tkeys=1\tmaxRunning=3');
+  expect(listed).not.toContain(key); // only hashes are stored
+  expect(cli('revoke', key)).toContain('revoked');
+  await new Promise((res) => setTimeout(res, 5500)); // the gateway's directory refreshes every 5 s
+  expect((await call('GET', '/tasks', { key })).status).toBe(401);
+});
