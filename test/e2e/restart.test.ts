@@ -1,0 +1,39 @@
+// `npm start` twice on the same data folder: a task that was running when the
+// service stopped (Ctrl-C) finishes after the next start, and sessions remember.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startStack, Stack } from '../../src/launcher/stack';
+import { api, KEY_A, waitUntil } from './helpers';
+
+jest.setTimeout(240_000);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-restart-'));
+let stack: Stack | undefined;
+
+function start(): Promise<Stack> {
+  const base: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR']) delete base[k];
+  return startStack({ dataDir, gatewayPort: 0, temporalPort: 0, env: { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn', MODEL_HEARTBEAT_TIMEOUT_MS: '2000' } });
+}
+
+afterAll(async () => {
+  await stack?.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('a second start resumes unfinished tasks and keeps sessions', async () => {
+  stack = await start();
+  let call = api(stack);
+  const first = await call('POST', '/', { body: { message: 'remember me' } });
+  const session = first.json.session;
+  const bg = await call('POST', `/?session=${session}`, { body: { message: '[[slow delay=100 tokens=60]] outlive the restart', background: true } });
+  await waitUntil(async () => (await call('GET', `/tasks/${bg.json.task_id}`)).json.status === 'running');
+  await stack.stop(); // what Ctrl-C does
+  stack = await start();
+  call = api(stack);
+  const done = await call('GET', `/tasks/${bg.json.task_id}/result?wait=60`);
+  expect(done.json.status).toBe('completed');
+  expect(done.json.output.split(' ').length).toBe(60);
+  const msgs = await call('GET', `/sessions/${session}/messages`);
+  expect(msgs.json.messages.map((m: { content: string }) => m.content)).toContain('remember me');
+});
