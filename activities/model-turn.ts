@@ -84,6 +84,9 @@ export function createModelActivities(deps: ActivityDeps) {
       const usage: Usage = { promptTokens: 0, completionTokens: 0 };
       const toolCalls: ToolCall[] = [];
       if (!p.stepDone) {
+        // Heartbeats carry the progress so far; once a second is plenty (the SDK
+        // throttles anyway), and per-chunk calls cost CPU on every token.
+        ctx.heartbeat(p);
         const beat = setInterval(() => ctx.heartbeat(p), HEARTBEAT_MS);
         try {
           const stream = await deps.openai.chat.completions.create(
@@ -127,7 +130,6 @@ export function createModelActivities(deps: ActivityDeps) {
               if (tc.function?.arguments) cur.arguments += tc.function.arguments;
               partial.set(tc.index, cur);
             }
-            ctx.heartbeat(p);
           }
           if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model turn cancelled');
           toolCalls.push(...partial.values());

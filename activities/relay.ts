@@ -14,6 +14,8 @@ export interface PublishInput {
   view?: TaskView;
   /** The task has ended: cache with the result-retention TTL. */
   final?: boolean;
+  /** The completed task's result body, cached so the first read is as cheap as later ones. */
+  result?: object;
 }
 
 export function createRelayActivities(deps: ActivityDeps) {
@@ -21,6 +23,7 @@ export function createRelayActivities(deps: ActivityDeps) {
     /** Returns the next free seq. */
     async publishEvents(input: PublishInput): Promise<number> {
       if (input.view) await deps.statusCache.put(input.view);
+      if (input.result) await deps.statusCache.putResult(input.taskId, input.result);
       const events = input.events.map((e, i) => ({ ...e, session: input.session, task_id: input.taskId, seq: input.seqStart + i }) as AgentEvent);
       await deps.publisher.publish(input.taskId, events);
       return input.seqStart + events.length;

@@ -5,11 +5,12 @@
  * Starts the real stack (embedded Temporal engine, private redis-server, worker,
  * gateway) with the scripted model in this process, runs the phases, prints one
  * table, stops everything it started. `npm run bench -- --help` lists the sizes;
- * the default run takes about three to four minutes on two cores.
+ * the default run takes about two and a half minutes on two cores.
  *
  * Method (also printed under the table):
- * - latency phases are closed loops of --concurrency clients (default 8) over
- *   keep-alive connections, timed from the call to the last body byte;
+ * - latency phases are closed loops of --concurrency clients (default 1 and 8,
+ *   no think time) over keep-alive connections, timed from the call to the
+ *   last body byte; submit also gets an open-loop row at a steady rate;
  * - relay overhead: the scripted model runs here, so its token writes and the
  *   SSE client's reads share one clock. Each relay task's reply is a list of
  *   unique tokens ([[say]]), the model reports each token as it writes it
@@ -45,6 +46,8 @@ const BASELINE_KEY = 'aes:bench:baseline';
 const TARGETS = { submit: 20, status: 5, result: 10, relay: 5 } as const;
 /** Other processes' CPU (cores) above which a row's tails are not to be trusted. */
 const NOISY_CORES = 0.15;
+/** How long a task's start-up work (submit, workflow start, session, first activities) keeps the worker busy, roughly. */
+const START_BURST_MS = 250;
 
 interface Row {
   label: string;
@@ -145,6 +148,7 @@ async function main(): Promise<void> {
   let load: LoadResult | undefined;
   let loadOtherCores: number | undefined;
   let runOtherCores = 0;
+  const relaySplits: { streams: number; nearStart: Summary; otherwise: Summary }[] = [];
   // Profiles are summarised over the phases only, not the children's start-up.
   const profileWindow = { fromUs: 0, toUs: Infinity };
   const cpu = new CpuMeter(() => [process.pid, baseline?.pid, ...Object.values(stack?.children ?? {}).map((c) => c.proc.pid)]);
@@ -219,6 +223,10 @@ async function main(): Promise<void> {
         const r = await submitOne(maxC, `[[say text=ok]] warmup ${i}`);
         if (r.taskId) finished.push(r.taskId);
       });
+      // Each submit leaves workflow and activity work behind; every submit row
+      // starts once the previous row's tasks are done, so rows are comparable.
+      const drain = () => watcher!.waitAll([...finished], Math.min(90_000, Math.max(1000, left())));
+      await drain();
       if (opts.phases.has('submit')) {
         if (opts.submitPaced > 0) {
           // Open loop at a rate the stack keeps up with: the submit path's own
@@ -247,10 +255,10 @@ async function main(): Promise<void> {
           const row: Row = { label: 'submit: POST / background -> 202', concurrency: `${opts.submitRate}/s paced`, s: summarize(lat), errors, targetP99: TARGETS.submit, otherCores: CpuMeter.foreignCores(m0, cpu.mark()), window: { fromUs, toUs: monotonicUs() } };
           rows.push(row);
           log(`submit paced @${opts.submitRate}/s: n=${row.s.count} p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms errors=${errors}`);
-          // Let the paced tasks drain so the closed loops start from the same state.
-          await watcher.waitAll([...finished], Math.min(60_000, Math.max(1000, left())));
+          await drain();
         }
         for (const C of levels) {
+          await drain();
           await measure(
             'submit: POST / background -> 202',
             C,
@@ -268,7 +276,7 @@ async function main(): Promise<void> {
         // Diagnostic: the submit path alone. With the worker stopped nothing
         // runs the tasks, so no workflow or activity work competes with the
         // gateway and the engine for the cores; the tasks run once it is back.
-        await watcher.waitAll(finished, Math.min(120_000, Math.max(5000, left())));
+        await drain();
         log('isolated: stopping the worker');
         await stack.children.worker.stop();
         for (const C of levels) {
@@ -404,6 +412,11 @@ async function main(): Promise<void> {
           if (ev.type === 'agent_response' && RELAY_TOKEN.test(ev.content.trim())) pubAt.set(ev.content.trim(), at);
         };
         const overhead: number[] = [];
+        // Token emission times next to task start times: tells whether the
+        // tail comes from other tasks' start-up work (workflow tasks, the
+        // session and slot activities) landing on the same worker.
+        const tokenAt: { emitted: number; ms: number }[] = [];
+        const postedAt: number[] = [];
         const workerHop: number[] = [];
         const gatewayHop: number[] = [];
         let errors = 0;
@@ -413,8 +426,12 @@ async function main(): Promise<void> {
         await closedLoop(tasks, C, async (i) => {
           if (left() <= 0) return;
           const words = Array.from({ length: opts.relayTokens }, () => `z${(counter++).toString(36).padStart(5, '0')}`);
-          const message = `[[say text="${words.join(' ')}"]] [[slow delay=${opts.relayDelayMs}]] relay ${i}`;
+          // A random phase (first=) keeps concurrent streams from emitting in
+          // lockstep, which would turn every token into a burst of C at once.
+          const phase = Math.floor(Math.random() * Math.max(1, opts.relayDelayMs));
+          const message = `[[say text="${words.join(' ')}"]] [[slow delay=${opts.relayDelayMs} first=${phase}]] relay ${i}`;
           try {
+            postedAt.push(performance.now());
             const stream = await openSse(sseApi, 'POST', '/', { message, streaming: true }, (ev) => {
               if (ev.data?.type !== 'agent_response') return;
               const k = String(ev.data.content).trim();
@@ -425,6 +442,7 @@ async function main(): Promise<void> {
                 return;
               }
               overhead.push(ev.at - emitted);
+              tokenAt.push({ emitted, ms: ev.at - emitted });
               if (published !== undefined) {
                 workerHop.push(published - emitted);
                 gatewayHop.push(ev.at - published);
@@ -444,7 +462,14 @@ async function main(): Promise<void> {
         rows.push(row);
         rows.push({ label: '  of which: model -> Redis pub/sub (worker hop)', concurrency: streams, s: summarize(workerHop), errors: 0, otherCores });
         rows.push({ label: '  of which: Redis pub/sub -> SSE client (gateway hop)', concurrency: streams, s: summarize(gatewayHop), errors: 0, otherCores });
-        log(`relay @${C}: ${overhead.length} tokens from ${tasks} tasks, p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms, errors ${errors}`);
+        const nearStart = (t: number) => postedAt.some((p) => t - p >= 0 && t - p <= START_BURST_MS);
+        const near = summarize(tokenAt.filter((x) => nearStart(x.emitted)).map((x) => x.ms));
+        const far = summarize(tokenAt.filter((x) => !nearStart(x.emitted)).map((x) => x.ms));
+        relaySplits.push({ streams: C, nearStart: near, otherwise: far });
+        log(
+          `relay @${C}: ${overhead.length} tokens from ${tasks} tasks, p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms, errors ${errors}; ` +
+            `tokens within ${START_BURST_MS} ms after a task start: n=${near.count} p99=${fmtMs(near.p99)} ms, others: n=${far.count} p99=${fmtMs(far.p99)} ms`,
+        );
       }
     }
 
@@ -479,17 +504,24 @@ async function main(): Promise<void> {
     await cleanup();
   }
 
-  printReport(opts, rows, load, { run: runOtherCores, load: loadOtherCores }, loadAvgStart);
+  printReport(opts, rows, relaySplits, load, { run: runOtherCores, load: loadOtherCores }, loadAvgStart);
   if (profileDir && stack) printProfiles(profileDir, stack, rows, profileWindow);
   if (opts.jsonOut) {
-    fs.writeFileSync(opts.jsonOut, JSON.stringify({ options: { ...opts, phases: [...opts.phases] }, rows, load }, null, 2));
+    fs.writeFileSync(opts.jsonOut, JSON.stringify({ options: { ...opts, phases: [...opts.phases] }, rows, relaySplits, load }, null, 2));
     log(`raw results written to ${opts.jsonOut}`);
   }
   const failed = (load && (load.timedOut || load.completed !== load.accepted)) || rows.some((r) => r.s.count === 0);
   process.exitCode = failed ? 1 : 0;
 }
 
-function printReport(opts: BenchOptions, rows: Row[], load: LoadResult | undefined, other: { run: number; load?: number }, loadAvgAtStart: number[]): void {
+function printReport(
+  opts: BenchOptions,
+  rows: Row[],
+  relaySplits: { streams: number; nearStart: Summary; otherwise: Summary }[],
+  load: LoadResult | undefined,
+  other: { run: number; load?: number },
+  loadAvgAtStart: number[],
+): void {
   // A row measured while something else used the cores is flagged, not hidden.
   const noisy = (r: Row) => (r.otherCores ?? 0) >= NOISY_CORES;
   const verdict = (r: Row) => (r.targetP99 === undefined ? '' : r.s.count === 0 ? 'NO DATA' : `${r.s.p99 <= r.targetP99 ? 'PASS' : 'MISS'}${noisy(r) ? ' (noisy)' : ''}`);
@@ -518,6 +550,12 @@ function printReport(opts: BenchOptions, rows: Row[], load: LoadResult | undefin
       ]),
     ], (c) => c > 1 && c < 8),
   );
+  for (const r of relaySplits) {
+    out.push(
+      `token relay @${r.streams}: tokens emitted within ${START_BURST_MS} ms after a task start p50/p99 ${fmtMs(r.nearStart.p50)}/${fmtMs(r.nearStart.p99)} ms (n=${r.nearStart.count}), ` +
+        `other tokens ${fmtMs(r.otherwise.p50)}/${fmtMs(r.otherwise.p99)} ms (n=${r.otherwise.count})`,
+    );
+  }
   if (load) {
     out.push('', `-- load: ${load.tasks} background tasks over ${opts.loadAccounts} accounts ([[slow delay=${opts.loadDelayMs} tokens=${opts.loadTokens}]], tokens streamed to the relay), ${opts.loadSse} SSE clients --`);
     const ok = !load.timedOut && load.completed === load.tasks;

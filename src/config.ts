@@ -36,6 +36,8 @@ export const envSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().default('default'),
   /** Task queue the worker polls and the gateway starts workflows on. */
   TEMPORAL_TASK_QUEUE: z.string().default('agent-tasks'),
+  /** gRPC compression of the worker's Temporal calls: gzip saves bandwidth to a remote cluster; none saves CPU on loopback. */
+  TEMPORAL_GRPC_COMPRESSION: z.enum(['gzip', 'none']).default('gzip'),
   /** Redis used as event relay and cache (never as the source of truth). */
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** API key of the OpenAI-compatible model provider. Unset = the built-in scripted model (offline). */

@@ -73,8 +73,8 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     view.status = status;
     upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: [status] });
   };
-  const publish = async (events: BlockEvent[], opts: { final?: boolean } = {}) => {
-    nextSeq = await relay.publishEvents({ taskId: input.taskId, session: input.session, seqStart: nextSeq, events, view: { ...view }, final: opts.final });
+  const publish = async (events: BlockEvent[], opts: { final?: boolean; result?: object } = {}) => {
+    nextSeq = await relay.publishEvents({ taskId: input.taskId, session: input.session, seqStart: nextSeq, events, view: { ...view }, final: opts.final, result: opts.result });
   };
 
   const model = modelActivities(input.modelHeartbeatTimeoutMs || 20_000);
@@ -133,8 +133,10 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     setStatus('completed');
     view.progress = 1;
     view.completed_at = new Date(Date.now()).toISOString();
-    await publish([{ type: 'agent_cost', cost }, { type: 'agent_completed' }], { final: true });
-    return { task_id: input.taskId, session: input.session, status: 'completed', output, events: blocks, cost, usage };
+    const result: TaskResult = { task_id: input.taskId, session: input.session, status: 'completed', output, events: blocks, cost, usage };
+    const { usage: _usage, ...body } = result;
+    await publish([{ type: 'agent_cost', cost }, { type: 'agent_completed' }], { final: true, result: body });
+    return result;
   } catch (err) {
     const cancelled = isCancellation(err);
     const failure = describeFailure(err, cancelled);

@@ -166,7 +166,8 @@ async function getHistory(eng: Engine, req: any, ctx: CallContext): Promise<obje
   }
   if (closeOnly) {
     if (eng.isOpen(e)) return { history: { events: [] }, nextPageToken: mkToken(from) };
-    return { history: { events: [e.history[e.history.length - 1]] } };
+    const all = e.history; // decoded once (a closed run keeps its history packed)
+    return { history: { events: [all[all.length - 1]] } };
   }
   const events = e.history.slice(from - 1, from - 1 + pageSize);
   const next = from + events.length;

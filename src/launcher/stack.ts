@@ -85,6 +85,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     let modelUrl: string | undefined;
     let model: Stack['model'];
     const env: NodeJS.ProcessEnv = { ...base, TEMPORAL_ADDRESS: temporalAddress, REDIS_URL: redisUrl };
+    // The embedded engine is on loopback: compression would only cost CPU on both sides.
+    if (children.engine && !base.TEMPORAL_GRPC_COMPRESSION) env.TEMPORAL_GRPC_COMPRESSION = 'none';
     if (!base.OPENAI_API_KEY) {
       model = await startScriptedModel({ port: 0 });
       const m = model;

@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const connection = await connectWithRetry(config.TEMPORAL_ADDRESS, logger);
   await ensureNamespaceSetup(connection, config.TEMPORAL_NAMESPACE, config.RETENTION_DAYS, logger);
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS, grpcCompression: { codec: config.TEMPORAL_GRPC_COMPRESSION } });
   const redis = commandClient(config.REDIS_URL, logger, 'worker');
   const ttlMs = config.RETENTION_DAYS * 86_400_000;
   const openai = new OpenAI({
@@ -42,6 +42,9 @@ async function main(): Promise<void> {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowsPath: require.resolve('../../workflows'),
     activities,
+    // Each task and its session stay cached while active; bound the cache so a
+    // burst of thousands of tasks does not hold them all in memory.
+    maxCachedWorkflows: 1000,
   });
   const running = worker.run();
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS }, 'worker started');
