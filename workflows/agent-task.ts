@@ -22,7 +22,7 @@ import { turnDoneSignal } from './session';
 import { releaseSignal, renewSignal, slotsWorkflowId } from './account-slots';
 
 export const statusQuery = defineQuery<TaskView>('status');
-export const turnGrantedSignal = defineSignal<[{ messages: ThreadMessage[] }]>('turnGranted');
+export const turnGrantedSignal = defineSignal<[{ messages: ThreadMessage[]; session?: string }]>('turnGranted');
 export const patchMetadataSignal = defineSignal<[Record<string, unknown>]>('patchMetadata');
 export const slotGrantedSignal = defineSignal('slotGranted');
 
@@ -62,7 +62,10 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
   const newMessages: ThreadMessage[] = [{ role: 'user', content: input.message }];
 
   setHandler(statusQuery, () => view);
-  setHandler(turnGrantedSignal, ({ messages }) => void (granted = messages));
+  setHandler(turnGrantedSignal, ({ messages, session }) => {
+    // Only this task's own session hands it the turn.
+    if (session === undefined || session === input.session) granted = messages;
+  });
   let slotGranted = false;
   setHandler(slotGrantedSignal, () => void (slotGranted = true));
   setHandler(patchMetadataSignal, (patch) => {

@@ -74,7 +74,7 @@ export async function agentSession(state: SessionState): Promise<void> {
     active = queue.shift()!;
     const taskId = active;
     const granted = await getExternalWorkflowHandle(taskId)
-      .signal('turnGranted', { messages: [...messages] })
+      .signal('turnGranted', { messages: [...messages], session: state.session })
       .then(
         () => true,
         () => false, // the run is gone (terminated or expired): give the turn to the next

@@ -44,9 +44,12 @@ export function serializeExecution(e: Execution): Buffer {
 export function packHistory(e: Execution): void {
   const desc = Object.getOwnPropertyDescriptor(e, 'history');
   if (!desc || !('value' in desc)) return;
-  const encoded = historyBatch(e.history);
+  const events = e.history;
+  const encoded = historyBatch(events);
   const blob = Buffer.allocUnsafeSlow(encoded.length);
   encoded.copy(blob);
+  // The close event is what result() long polls ask for, right after the close.
+  Object.defineProperty(e, 'closeEvent', { value: events[events.length - 1], configurable: true, enumerable: false, writable: true });
   Object.defineProperty(e, 'history', {
     configurable: true,
     enumerable: false,

@@ -166,7 +166,10 @@ async function getHistory(eng: Engine, req: any, ctx: CallContext): Promise<obje
   }
   if (closeOnly) {
     if (eng.isOpen(e)) return { history: { events: [] }, nextPageToken: mkToken(from) };
-    const all = e.history; // decoded once (a closed run keeps its history packed)
+    // A closed run keeps its history packed, and its close event at hand.
+    const packed = (e as { closeEvent?: object }).closeEvent;
+    if (packed) return { history: { events: [packed] } };
+    const all = e.history;
     return { history: { events: [all[all.length - 1]] } };
   }
   const events = e.history.slice(from - 1, from - 1 + pageSize);

@@ -70,25 +70,39 @@ export class TaskService {
       modelHeartbeatTimeoutMs: this.config.MODEL_HEARTBEAT_TIMEOUT_MS,
       slots: req.background ? { limit: account.maxRunning ?? this.config.MAX_RUNNING_TASKS_PER_ACCOUNT, leaseMs: this.config.SLOT_LEASE_MS } : undefined,
     };
-    try {
-      await this.deadline(5000, () =>
-        this.client.workflow.start('agentTask', {
-          workflowId: taskId,
-          taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-          args: [input],
-          memo: { account: account.account, session: sessionId, preview: req.message.slice(0, 200), requestHash, createdAt },
-          searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['queued'], [SEARCH_ATTRIBUTES.account]: [account.account], [SEARCH_ATTRIBUTES.session]: [sessionId] },
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        }),
-      );
-    } catch (err) {
-      if ((err as Error).name === 'WorkflowExecutionAlreadyStartedError' && idempotencyKey) {
-        const earlier = await this.existing(account, taskId, requestHash);
-        if (earlier) return earlier;
+    const startTask = async () => {
+      try {
+        await this.deadline(5000, () =>
+          this.client.workflow.start('agentTask', {
+            workflowId: taskId,
+            taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+            args: [input],
+            memo: { account: account.account, session: sessionId, preview: req.message.slice(0, 200), requestHash, createdAt },
+            searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['queued'], [SEARCH_ATTRIBUTES.account]: [account.account], [SEARCH_ATTRIBUTES.session]: [sessionId] },
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          }),
+        );
+        return undefined;
+      } catch (err) {
+        if ((err as Error).name === 'WorkflowExecutionAlreadyStartedError' && idempotencyKey) {
+          const earlier = await this.existing(account, taskId, requestHash);
+          if (earlier) return earlier;
+        }
+        throw err;
       }
-      throw err;
+    };
+    if (session || idempotencyKey) {
+      // An existing session: the run must be started before it takes its place in the turn order.
+      // (A keyed request too: a repeat racing it must not enqueue its task in a second session.)
+      const earlier = await startTask();
+      if (earlier) return earlier;
+      await this.joinSession(account, sessionId, taskId, req.multitask === 'reject');
+    } else {
+      // A new session has no other runs to order against: create it while the run starts
+      // (if it grants the turn before the run exists, the run's own join re-queues it).
+      const [earlier] = await Promise.all([startTask(), this.joinSession(account, sessionId, taskId, false)]);
+      if (earlier) return earlier;
     }
-    await this.joinSession(account, sessionId, taskId, req.multitask === 'reject');
     return { taskId, session: sessionId, createdAt, repeated: false };
   }
 
