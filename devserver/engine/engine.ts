@@ -308,6 +308,14 @@ export class Engine {
   /** Makes every mutation so far durable; resolves once it is (and all before it). */
   flush(): Promise<void> {
     if (this.dirty.size === 0 && this.dirtyNamespaces.size === 0 && this.extraMutations.length === 0) return this.lastWrite;
+    if (!this.store.persistent) {
+      // In memory there is nothing to write: skip encoding the batch altogether.
+      for (const e of this.dirty) if (e.status !== WfStatus.RUNNING) packHistory(e);
+      this.dirty.clear();
+      this.dirtyNamespaces.clear();
+      this.extraMutations.length = 0;
+      return this.lastWrite;
+    }
     const batch: import('../storage/store').Mutation[] = [];
     for (const ns of this.dirtyNamespaces) batch.push({ op: 'put', key: `n/${ns.name}`, value: namespaceValue(ns) });
     this.dirtyNamespaces.clear();

@@ -28,6 +28,8 @@ export interface Store {
   /** True when the engine should call compact (e.g. file > 64 MiB and > 2x the bytes live after the last compaction). */
   shouldCompact(): boolean;
   close(): Promise<void>;
+  /** False for stores that keep nothing: the engine then skips encoding batches at all. */
+  readonly persistent: boolean;
 }
 
 export interface FileStoreOptions {
@@ -64,6 +66,7 @@ export function applyMutation(state: Map<string, RecoveredEntry>, m: Mutation): 
  * in both modes) and resolves immediately.
  */
 export class MemoryStore implements Store {
+  readonly persistent = false;
   private closed = false;
 
   write(batch: Mutation[]): Promise<void> {
@@ -92,6 +95,7 @@ export class MemoryStore implements Store {
 }
 
 export class FileStore implements Store {
+  readonly persistent = true;
   private compacting = false;
   /** Settles after the most recent write; lets an empty batch still resolve in call order. */
   private lastWrite: Promise<void> = Promise.resolve();
