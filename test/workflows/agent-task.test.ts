@@ -81,7 +81,9 @@ async function save(name: string, ...handles: WorkflowHandle[]): Promise<void> {
   if (!process.env.UPDATE_HISTORIES) return;
   for (const [n, h] of handles.entries()) {
     const file = path.join(__dirname, 'histories', `${name}${handles.length > 1 ? `-${n}` : ''}.json`);
-    fs.writeFileSync(file, historyToJSON(await h.fetchHistory()));
+    // Stack traces in failures name this machine's paths: keep them out of the repository.
+    const root = path.resolve(__dirname, '../..') + path.sep;
+    fs.writeFileSync(file, historyToJSON(await h.fetchHistory()).split(root).join('<repo>/'));
   }
 }
 
