@@ -18,7 +18,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../errors';
-import { eventsQuerySchema, listQuerySchema, patchTaskSchema, resultQuerySchema, runQuerySchema, runRequestSchema } from './schemas';
+import { eventsQuerySchema, listQuerySchema, patchTaskSchema, resultQuerySchema, runQuerySchema, runRequestSchema, TASK_ID, IDEMPOTENCY_KEY } from './schemas';
 import {
   agentEventSchema,
   cancelAcceptedSchema,
@@ -58,8 +58,7 @@ function queryParams(schema: z.ZodObject): Json[] {
   }));
 }
 
-// The routes' TASK_ID pattern (routes/tasks.ts) is module-private, so it is repeated here.
-const TASK_ID_PATTERN = '^task_[A-Za-z0-9]{1,64}$';
+const TASK_ID_PATTERN = TASK_ID.source;
 
 const SSE_FORMAT = [
   'Server-sent events. Each agent event is one frame `id: <seq>` + `data: <AgentEvent JSON>` (schema in `x-sse-data`).',
@@ -317,7 +316,7 @@ function components(): Json {
         in: 'header',
         required: false,
         description: 'Repeating a request with the same key (and the same body) answers with the task it started the first time instead of starting another.',
-        schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+        schema: { type: 'string', pattern: IDEMPOTENCY_KEY.source },
       },
       LastEventId: { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this event seq (takes precedence over ?after).', schema: { type: 'string', pattern: '^\\d+$' } },
     },

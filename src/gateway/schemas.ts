@@ -6,6 +6,11 @@ import { z } from 'zod';
 
 const nonEmpty = z.string().trim().min(1);
 
+/** Ids and headers the routes check; the OpenAPI document states the same patterns. */
+export const TASK_ID = /^task_[A-Za-z0-9]{1,64}$/;
+export const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
 export const mcpServerSchema = z.strictObject({
   serverName: nonEmpty,
   serverUrl: z.url(),
@@ -69,7 +74,7 @@ export type RunRequest = z.infer<typeof runRequestSchema>;
 /** Fields that are valid now but whose features are not built yet: 501 naming them. */
 export const NOT_YET_SUPPORTED = ['workflows', 'agents', 'mcp_servers', 'mcpServers', 'callback', 'datastores', 'queries', 'schedules', 'final_output'] as const;
 
-export const runQuerySchema = z.strictObject({ session: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/).optional() });
+export const runQuerySchema = z.strictObject({ session: z.string().regex(SESSION_ID).optional() });
 
 export const listQuerySchema = z.strictObject({
   status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']).optional(),

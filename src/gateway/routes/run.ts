@@ -3,11 +3,10 @@ import { Router } from 'express';
 import type { GatewayDeps } from '../app';
 import { requireAccount } from '../auth';
 import { parse } from '../validate';
-import { NOT_YET_SUPPORTED, runQuerySchema, runRequestSchema } from '../schemas';
+import { NOT_YET_SUPPORTED, runQuerySchema, runRequestSchema, IDEMPOTENCY_KEY } from '../schemas';
 import { DependencyUnavailableError, NotImplementedError, ValidationError } from '../../errors';
 import { streamTaskEvents } from '../sse';
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export function runRoutes(deps: GatewayDeps): Router {
   const r = Router();

@@ -3,13 +3,13 @@ import { Router } from 'express';
 import type { GatewayDeps } from '../app';
 import { requireAccount } from '../auth';
 import { ValidationError } from '../../errors';
+import { SESSION_ID } from '../schemas';
 
-const SESSION = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 export function sessionRoutes(deps: GatewayDeps): Router {
   const r = Router();
   const id = (raw: string) => {
-    if (!SESSION.test(raw)) throw new ValidationError(`malformed session id: ${raw.slice(0, 80)}`);
+    if (!SESSION_ID.test(raw)) throw new ValidationError(`malformed session id: ${raw.slice(0, 80)}`);
     return raw;
   };
   r.get('/sessions/:id/messages', async (req, res) => {

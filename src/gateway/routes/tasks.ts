@@ -3,13 +3,12 @@ import { Router } from 'express';
 import type { GatewayDeps } from '../app';
 import { requireAccount } from '../auth';
 import { parse } from '../validate';
-import { eventsQuerySchema, listQuerySchema, patchTaskSchema, resultQuerySchema } from '../schemas';
+import { eventsQuerySchema, listQuerySchema, patchTaskSchema, resultQuerySchema, TASK_ID } from '../schemas';
 import { publicView } from '../task-views';
 import { resumePoint, streamTaskEvents } from '../sse';
 import { requireRelay } from './run';
 import { ValidationError } from '../../errors';
 
-const TASK_ID = /^task_[A-Za-z0-9]{1,64}$/;
 
 function taskId(raw: string): string {
   if (!TASK_ID.test(raw)) throw new ValidationError(`malformed task id: ${raw.slice(0, 80)}`);

@@ -3,7 +3,7 @@
 // signalling children, external signal and cancel.
 import { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { createEnv, Env, uid } from './harness';
+import { createEnv, Env, uid, eventTypes, eventually } from './harness';
 import {
   parentOf,
   parentCancelsChild,
@@ -29,20 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.teardown();
 });
-
-async function eventTypes(h: WorkflowHandle): Promise<number[]> {
-  return (await h.fetchHistory()).events!.map((e) => e.eventType!);
-}
-
-/** Polls until fn returns a truthy value (parent close policies are applied asynchronously). */
-async function eventually<T>(fn: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function statusOf(workflowId: string): Promise<string> {
   return (await env.client.workflow.getHandle(workflowId).describe()).status.name;

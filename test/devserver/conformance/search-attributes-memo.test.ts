@@ -1,9 +1,8 @@
 // Memo and search attributes (at start, upserted, carried across runs) and what
 // DescribeWorkflowExecution reports about a run.
-import { WorkflowHandle } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { createEnv, Env, uid } from './harness';
+import { createEnv, Env, uid, eventTypes, eventually } from './harness';
 import * as activities from './activities/search-attributes-memo';
 import { upserter, carrier, retriedUpserter, badUpsert, withPendingActivity, keywordKey, intKey, finishSignal } from './workflows/search-attributes-memo';
 
@@ -23,19 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.teardown();
 });
-
-async function eventTypes(h: WorkflowHandle): Promise<number[]> {
-  return (await h.fetchHistory()).events!.map((e) => e.eventType!);
-}
-
-async function eventually<T>(fn: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test('memo and search attributes given at start are seen by the workflow and describe; upserts merge into them', async () => {
   await env.withWorker(async () => {

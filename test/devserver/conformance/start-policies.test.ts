@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
 import { CancelledFailure, TerminatedFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { createEnv, Env, uid } from './harness';
+import { createEnv, Env, uid, eventTypes } from './harness';
 import { collector, quick, failing, cancelAware, cancelPropagating, pushSignal, finishSignal, seenQuery } from './workflows/start-policies';
 
 const ET = temporal.api.enums.v1.EventType;
@@ -20,10 +20,6 @@ afterAll(async () => {
 
 function run(workflowId: string, runId: string): WorkflowHandle {
   return env.client.workflow.getHandle(workflowId, runId);
-}
-
-async function eventTypes(h: WorkflowHandle): Promise<number[]> {
-  return (await h.fetchHistory()).events!.map((e) => e.eventType!);
 }
 
 async function lastEvent(h: WorkflowHandle): Promise<temporal.api.history.v1.IHistoryEvent> {
