@@ -10,26 +10,7 @@
  * transpiling) so the tables describe the steady state.
  */
 import * as fs from 'node:fs';
-
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
-
-interface ProfileNode {
-  id: number;
-  callFrame: CallFrame;
-  children?: number[];
-}
-
-interface CpuProfile {
-  nodes: ProfileNode[];
-  startTime: number;
-  endTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
+import type { CallFrame, CpuProfile, ProfileNode } from './bench-profile';
 
 function shortFile(url: string): string {
   if (!url) return '';

@@ -5,14 +5,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-interface CallFrame {
+export interface CallFrame {
   functionName: string;
   url: string;
   lineNumber: number;
 }
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   callFrame: CallFrame;
+  children?: number[];
 }
 export interface CpuProfile {
   nodes: ProfileNode[];
