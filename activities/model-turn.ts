@@ -9,9 +9,10 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
-import type { BlockEvent, Mode, ThreadMessage, Usage } from '../workflows/types';
+import type { BlockEvent, Mode, TaskView, ThreadMessage, Usage } from '../workflows/types';
 import type { AgentEvent, AgentEventBody } from '../src/relay/events';
 import { buildMessages, classifyModelError, ToolCall } from './model-support';
+import { modelForMode } from '../src/config';
 
 export interface ModelTurnInput {
   taskId: string;
@@ -23,6 +24,13 @@ export interface ModelTurnInput {
   system?: string;
   rules?: string[];
   messages: ThreadMessage[];
+  /**
+   * Workflow events to publish first, from seqStart (agent_started on a run's
+   * first turn): one activity fewer per run than a separate publish.
+   */
+  prelude?: BlockEvent[];
+  /** Status document to cache before the turn starts (the run is now running). */
+  view?: TaskView;
 }
 
 export interface ModelTurnOutput {
@@ -47,7 +55,7 @@ interface Progress {
 const HEARTBEAT_MS = 1000;
 
 export function createModelActivities(deps: ActivityDeps) {
-  const modelFor = (mode: Mode) => ({ flash: deps.config.MODEL_FLASH, base: deps.config.MODEL_BASE, max: deps.config.MODEL_MAX })[mode];
+  const modelFor = (mode: Mode) => modelForMode(deps.config, mode);
 
   /** Folds events a previous attempt already published into the progress. */
   async function recover(input: ModelTurnInput, p: Progress): Promise<void> {
@@ -74,6 +82,16 @@ export function createModelActivities(deps: ActivityDeps) {
         responseStarted: false,
         stepDone: false,
       };
+      const prelude = input.prelude ?? [];
+      if (input.view) await deps.statusCache.put(input.view);
+      if (prelude.length && p.nextSeq < input.seqStart + prelude.length) {
+        // A repeat (a retried attempt) is refused by the relay; nothing shows twice.
+        await deps.publisher.publish(
+          input.taskId,
+          prelude.map((e, i) => ({ ...e, session: input.session, task_id: input.taskId, seq: input.seqStart + i }) as AgentEvent),
+        );
+        p.nextSeq = input.seqStart + prelude.length;
+      }
       if (ctx.info.attempt > 1) await recover(input, p);
       const showThinking = input.mode === 'flash';
       const emit = async (body: AgentEventBody) => {

@@ -2,6 +2,8 @@
 // status cache current; plus cost accounting from the price table.
 import type { ActivityDeps } from './index';
 import type { BlockEvent, Mode, TaskView, Usage } from '../workflows/types';
+import { costOf } from '../workflows/types';
+import { modelForMode } from '../src/config';
 import type { AgentEvent } from '../src/relay/events';
 
 export interface PublishInput {
@@ -16,7 +18,16 @@ export interface PublishInput {
   final?: boolean;
   /** The completed task's result body, cached so the first read is as cheap as later ones. */
   result?: object;
+  /**
+   * Number the events after the stream's last one when that is further on
+   * than seqStart (a failed model turn may have published events the workflow
+   * never heard of), and publish nothing when the stream already ended (a
+   * retry of this very publish).
+   */
+  append?: boolean;
 }
+
+const ENDING = new Set(['agent_completed', 'agent_error']);
 
 export function createRelayActivities(deps: ActivityDeps) {
   return {
@@ -24,18 +35,24 @@ export function createRelayActivities(deps: ActivityDeps) {
     async publishEvents(input: PublishInput): Promise<number> {
       if (input.view) await deps.statusCache.put(input.view);
       if (input.result) await deps.statusCache.putResult(input.taskId, input.result);
-      const events = input.events.map((e, i) => ({ ...e, session: input.session, task_id: input.taskId, seq: input.seqStart + i }) as AgentEvent);
+      let seqStart = input.seqStart;
+      if (input.append) {
+        const last = await deps.publisher.lastEvent(input.taskId);
+        if (last && ENDING.has(last.type)) return Math.max(seqStart, last.seq + 1);
+        if (last) seqStart = Math.max(seqStart, last.seq + 1);
+      }
+      const events = input.events.map((e, i) => ({ ...e, session: input.session, task_id: input.taskId, seq: seqStart + i }) as AgentEvent);
       await deps.publisher.publish(input.taskId, events);
-      return input.seqStart + events.length;
+      return seqStart + events.length;
     },
 
-    /** USD cost of the run's token usage, as a decimal string. */
+    /**
+     * USD cost of the run's token usage, as a decimal string. Only runs started
+     * before the gateway put the price in the task's input call it (see
+     * LEAN_START_PATCH); kept for them.
+     */
     async computeCost(input: { mode: Mode; usage: Usage }): Promise<string> {
-      const model = { flash: deps.config.MODEL_FLASH, base: deps.config.MODEL_BASE, max: deps.config.MODEL_MAX }[input.mode];
-      const price = deps.config.MODEL_PRICES[model];
-      if (!price) return '0.000000';
-      const usd = (input.usage.promptTokens * price.input + input.usage.completionTokens * price.output) / 1_000_000;
-      return usd.toFixed(6);
+      return costOf(input.usage, deps.config.MODEL_PRICES[modelForMode(deps.config, input.mode)]);
     },
   };
 }

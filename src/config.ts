@@ -104,3 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** Variables whose values must never be logged. */
 export const SECRET_VARIABLES = ['OPENAI_API_KEY', 'API_KEYS'] as const;
+
+/** The model a run of this mode uses. */
+export function modelForMode(config: Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX'>, mode: 'flash' | 'base' | 'max'): string {
+  return { flash: config.MODEL_FLASH, base: config.MODEL_BASE, max: config.MODEL_MAX }[mode];
+}

@@ -10,6 +10,7 @@ import {
   defineSignal,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -17,9 +18,21 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { BlockEvent, TaskInput, TaskResult, TaskStatus, TaskView, ThreadMessage, Usage } from './types';
-import { MAX_AGENT_STEPS, SEARCH_ATTRIBUTES, sessionWorkflowId } from './types';
-import { turnDoneSignal } from './session';
-import { releaseSignal, renewSignal, slotsWorkflowId } from './account-slots';
+import { MAX_AGENT_STEPS, SEARCH_ATTRIBUTES, costOf, initialView, sessionWorkflowId } from './types';
+import { enqueueSignal, turnDoneSignal } from './session';
+import { acquireSignal, releaseSignal, renewSignal, slotsWorkflowId } from './account-slots';
+
+/**
+ * Runs started before this marker took three more activities: a first
+ * publish of the queued status, joinSession and requestSlot as activities
+ * every time, agent_started as its own publish, and computeCost. Now the
+ * gateway caches the queued status, the task signals its session and its
+ * account's slots directly (the activities remain the fallback when those
+ * workflows do not exist yet), agent_started goes out with the first model
+ * turn, and the cost is computed here. Deprecate once no run older than the
+ * retention period can be replayed.
+ */
+export const LEAN_START_PATCH = 'lean-start-1';
 
 export const statusQuery = defineQuery<TaskView>('status');
 export const turnGrantedSignal = defineSignal<[{ messages: ThreadMessage[]; session?: string }]>('turnGranted');
@@ -42,19 +55,7 @@ const modelActivities = (heartbeatTimeoutMs: number) =>
   });
 
 export async function agentTask(input: TaskInput): Promise<TaskResult> {
-  const view: TaskView = {
-    task_id: input.taskId,
-    session: input.session,
-    account: input.account,
-    status: 'queued',
-    progress: 0,
-    current_step: null,
-    error: null,
-    metadata: { ...input.metadata },
-    created_at: input.createdAt,
-    started_at: null,
-    completed_at: null,
-  };
+  const view: TaskView = initialView(input);
   let granted: ThreadMessage[] | undefined;
   let nextSeq = 1;
   const blocks: BlockEvent[] = [];
@@ -76,8 +77,8 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     view.status = status;
     upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: [status] });
   };
-  const publish = async (events: BlockEvent[], opts: { final?: boolean; result?: object } = {}) => {
-    nextSeq = await relay.publishEvents({ taskId: input.taskId, session: input.session, seqStart: nextSeq, events, view: { ...view }, final: opts.final, result: opts.result });
+  const publish = async (events: BlockEvent[], opts: { final?: boolean; result?: object; append?: boolean } = {}) => {
+    nextSeq = await relay.publishEvents({ taskId: input.taskId, session: input.session, seqStart: nextSeq, events, view: { ...view }, ...opts });
   };
 
   const model = modelActivities(input.modelHeartbeatTimeoutMs || 20_000);
@@ -86,40 +87,65 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
   let slotRequested = false;
   const slots = input.slots;
   const slotsHandle = getExternalWorkflowHandle(slotsWorkflowId(input.account));
+  const lean = patched(LEAN_START_PATCH);
   try {
-    await relay.publishEvents({ taskId: input.taskId, session: input.session, seqStart: 0, events: [], view: { ...view } });
-    await sessions.joinSession({ taskId: input.taskId, account: input.account, session: input.session });
-    joined = true;
+    if (lean) {
+      joined = true;
+      await sessionHandle.signal(enqueueSignal, { taskId: input.taskId }).catch(async () => {
+        // The session does not exist yet (the gateway creates it alongside the run, or died before it could).
+        await sessions.joinSession({ taskId: input.taskId, account: input.account, session: input.session });
+      });
+    } else {
+      await relay.publishEvents({ taskId: input.taskId, session: input.session, seqStart: 0, events: [], view: { ...view } });
+      await sessions.joinSession({ taskId: input.taskId, account: input.account, session: input.session });
+      joined = true;
+    }
     await condition(() => granted !== undefined);
     if (slots) {
       // Background tasks also wait for one of the account's running slots, and
       // keep renewing its lease while they run.
       slotRequested = true;
-      await sessions.requestSlot({ taskId: input.taskId, account: input.account, limit: slots.limit, leaseMs: slots.leaseMs, createdAt: input.createdAt });
+      const request = { taskId: input.taskId, account: input.account, limit: slots.limit, leaseMs: slots.leaseMs, createdAt: input.createdAt };
+      if (lean) {
+        const { account: _account, ...acquire } = request;
+        await slotsHandle.signal(acquireSignal, acquire).catch(() => sessions.requestSlot(request));
+      } else {
+        await sessions.requestSlot(request);
+      }
       await condition(() => slotGranted);
     }
 
     setStatus('running');
     if (slots) void renewLoop(slotsHandle, input.taskId, slots.leaseMs, () => view.status !== 'running');
     view.started_at = new Date(Date.now()).toISOString();
-    await publish([{ type: 'agent_started' }]);
+    // The lean path hands agent_started (and the running status) to the first model turn to publish.
+    let prelude: BlockEvent[] | undefined = [{ type: 'agent_started' }];
+    if (!lean) {
+      await publish(prelude);
+      prelude = undefined;
+    }
     blocks.push({ type: 'agent_started' });
 
     const messages = [...granted!, { role: 'user' as const, content: input.message }];
     let output = '';
     for (let step = 1; step <= MAX_AGENT_STEPS; step++) {
       view.current_step = String(step);
+      const seqStart = nextSeq;
+      // The prelude's seqs are taken even if the turn fails before it returns.
+      if (prelude) nextSeq += prelude.length;
       const turn = await model.modelTurn({
         taskId: input.taskId,
         session: input.session,
-        seqStart: nextSeq,
+        seqStart,
         step,
         mode: input.mode,
         streamTokens: input.streamTokens,
         system: input.system,
         rules: input.rules,
         messages,
+        ...(prelude && { prelude, view: { ...view } }),
       });
+      prelude = undefined;
       nextSeq = turn.nextSeq;
       blocks.push(...turn.events);
       usage.promptTokens += turn.usage.promptTokens;
@@ -130,7 +156,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
       if (!turn.toolCalls.length) break;
     }
 
-    const cost = await relay.computeCost({ mode: input.mode, usage });
+    const cost = lean ? costOf(usage, input.price) : await relay.computeCost({ mode: input.mode, usage });
     newMessages.push({ role: 'assistant', content: output });
     blocks.push({ type: 'agent_cost', cost }, { type: 'agent_completed' });
     setStatus('completed');
@@ -147,7 +173,8 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
       setStatus(cancelled ? 'cancelled' : 'failed');
       view.error = failure;
       view.completed_at = new Date(Date.now()).toISOString();
-      await publish([{ type: 'agent_error', error: failure }], { final: true });
+      // append: a failed model turn may have published events whose seqs this workflow never learnt.
+      await publish([{ type: 'agent_error', error: failure }], { final: true, append: true });
     });
     if (cancelled) throw err;
     throw ApplicationFailure.nonRetryable(failure.message, failure.type);

@@ -28,6 +28,40 @@ export interface TaskInput {
   modelHeartbeatTimeoutMs: number;
   /** Background tasks: the account's running-task limit, and the slot lease. */
   slots?: { limit: number; leaseMs: number };
+  /**
+   * USD per million tokens of the mode's model, resolved by the gateway from
+   * its price table, so the run's cost is computed (and visible) in the
+   * workflow's own history. Absent: the model has no price (cost 0).
+   */
+  price?: Price;
+}
+
+export interface Price {
+  input: number;
+  output: number;
+}
+
+/** The run's cost in USD as a decimal string (6 places); deterministic, so workflow code may call it. */
+export function costOf(usage: Usage, price: Price | undefined): string {
+  if (!price) return '0.000000';
+  return ((usage.promptTokens * price.input + usage.completionTokens * price.output) / 1_000_000).toFixed(6);
+}
+
+/** A task's status document as it starts: queued, nothing run yet. */
+export function initialView(input: TaskInput): TaskView {
+  return {
+    task_id: input.taskId,
+    session: input.session,
+    account: input.account,
+    status: 'queued',
+    progress: 0,
+    current_step: null,
+    error: null,
+    metadata: { ...input.metadata },
+    created_at: input.createdAt,
+    started_at: null,
+    completed_at: null,
+  };
 }
 
 /** One complete-block event as kept in the result (no seq/session/task_id). */

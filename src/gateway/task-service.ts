@@ -9,7 +9,8 @@ import { ConflictError, IdempotencyMismatchError, NotFoundError } from '../error
 import type { StatusCache } from '../relay/status-cache';
 import type { Account } from '../accounts/registry';
 import type { TaskInput, TaskResult, TaskView } from '../../workflows/types';
-import { SEARCH_ATTRIBUTES, sessionWorkflowId } from '../../workflows/types';
+import { SEARCH_ATTRIBUTES, initialView, sessionWorkflowId } from '../../workflows/types';
+import { modelForMode } from '../config';
 import { enqueueSignal, reserveUpdate, messagesQuery, clearSignal } from '../../workflows/session';
 import { statusQuery, patchMetadataSignal } from '../../workflows/agent-task';
 import type { RunRequest } from './schemas';
@@ -69,8 +70,11 @@ export class TaskService {
       multitask: req.multitask,
       modelHeartbeatTimeoutMs: this.config.MODEL_HEARTBEAT_TIMEOUT_MS,
       slots: req.background ? { limit: account.maxRunning ?? this.config.MAX_RUNNING_TASKS_PER_ACCOUNT, leaseMs: this.config.SLOT_LEASE_MS } : undefined,
+      price: this.config.MODEL_PRICES[modelForMode(this.config, req.mode)],
     };
-    const startTask = async () => {
+    // The task caches nothing until it runs: status reads of a queued task stay one GET.
+    const cacheQueued = () => this.cache.put(initialView(input));
+    const startTask = async (cache: boolean) => {
       try {
         await this.deadline(5000, () =>
           this.client.workflow.start('agentTask', {
@@ -82,7 +86,6 @@ export class TaskService {
             workflowIdReusePolicy: 'REJECT_DUPLICATE',
           }),
         );
-        return undefined;
       } catch (err) {
         if ((err as Error).name === 'WorkflowExecutionAlreadyStartedError' && idempotencyKey) {
           const earlier = await this.existing(account, taskId, requestHash);
@@ -90,17 +93,20 @@ export class TaskService {
         }
         throw err;
       }
+      if (cache) await cacheQueued();
+      return undefined;
     };
     if (session || idempotencyKey) {
       // An existing session: the run must be started before it takes its place in the turn order.
       // (A keyed request too: a repeat racing it must not enqueue its task in a second session.)
-      const earlier = await startTask();
+      const earlier = await startTask(false);
       if (earlier) return earlier;
       await this.joinSession(account, sessionId, taskId, req.multitask === 'reject');
+      await cacheQueued(); // not before: a rejected run is terminated, never queued
     } else {
       // A new session has no other runs to order against: create it while the run starts
       // (if it grants the turn before the run exists, the run's own join re-queues it).
-      const [earlier] = await Promise.all([startTask(), this.joinSession(account, sessionId, taskId, false)]);
+      const [earlier] = await Promise.all([startTask(true), this.joinSession(account, sessionId, taskId, false)]);
       if (earlier) return earlier;
     }
     return { taskId, session: sessionId, createdAt, repeated: false };
@@ -236,9 +242,8 @@ export class TaskService {
     const view = await this.view(account, taskId);
     if (isFinished(view.status)) throw new ConflictError(`the task is already ${view.status}; its metadata is final`, { status: view.status });
     await this.deadline(5000, () => this.client.workflow.getHandle(taskId).signal(patchMetadataSignal, metadata));
-    const next = { ...view, metadata: { ...view.metadata, ...metadata } };
-    await this.cache.put(next);
-    return next;
+    const merge = (v: TaskView) => ({ ...v, metadata: { ...v.metadata, ...metadata } });
+    return (await this.cache.update(view, merge)) ?? merge(view);
   }
 
   async messages(account: Account, session: string) {

@@ -1,25 +1,92 @@
 // Cached task status documents, so status reads cost one Redis GET. The
 // workflow (queried through Temporal) stays the source of truth: a miss or a
 // Redis failure falls back to it.
+//
+// Several writers race for one document (the gateway caches `queued` at
+// submit and whatever it read from Temporal on a miss; the worker caches each
+// step), so a write never moves a task backwards: a document whose status is
+// further along (queued < running < finished) is kept. Metadata patches are
+// compare-and-set on the document they merged into.
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
-import type { TaskView } from '../../workflows/types';
+import type { TaskStatus, TaskView } from '../../workflows/types';
 import { keys } from './keys';
 
+const RANK: Record<TaskStatus, number> = { queued: 0, running: 1, completed: 2, failed: 2, cancelled: 2 };
+
+// KEYS[1] document; ARGV[1] json, ARGV[2] its rank, ARGV[3] ttl ms,
+// ARGV[4] the exact document expected in place ('' = any, ranked instead).
+// Returns 1 when written, 0 when refused.
+const PUT = `
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  if ARGV[4] ~= '' then
+    if cur ~= ARGV[4] then return 0 end
+  else
+    local ok, doc = pcall(cjson.decode, cur)
+    local rank = { queued = 0, running = 1, completed = 2, failed = 2, cancelled = 2 }
+    if ok and type(doc) == 'table' and rank[doc.status] and rank[doc.status] > tonumber(ARGV[2]) then return 0 end
+  end
+elseif ARGV[4] ~= '' then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return 1
+`;
+
+type WithPut = Redis & { aesStatusPut(key: string, json: string, rank: number, ttlMs: number, expected: string): Promise<number> };
+
+/** Tries of a metadata merge that keeps losing the race to other writers before it gives up on the cache. */
+const MERGE_TRIES = 5;
+
 export class StatusCache {
+  private readonly redis: WithPut;
+
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly logger: Logger,
     /** Lifetime of a cached document, ms (the retention period). */
     private readonly ttlMs: number,
-  ) {}
+  ) {
+    this.redis = redis as WithPut;
+    if (typeof this.redis.aesStatusPut !== 'function') this.redis.defineCommand('aesStatusPut', { numberOfKeys: 1, lua: PUT });
+  }
 
-  async put(view: TaskView): Promise<void> {
+  /** Caches the document unless the cached one is further along. Never throws (the cache is best effort). */
+  async put(view: TaskView): Promise<boolean> {
     try {
-      await this.redis.set(keys.status(view.task_id), JSON.stringify(view), 'PX', this.ttlMs);
+      return (await this.redis.aesStatusPut(keys.status(view.task_id), JSON.stringify(view), RANK[view.status], this.ttlMs, '')) === 1;
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, taskId: view.task_id }, 'status cache unavailable');
+      return false;
     }
+  }
+
+  /**
+   * Applies `change` to the cached document (compare-and-set, retried when
+   * another writer got in between); caches `fallback` when there is none.
+   * Returns what is cached now, or undefined when Redis is unavailable.
+   */
+  async update(fallback: TaskView, change: (view: TaskView) => TaskView): Promise<TaskView | undefined> {
+    const key = keys.status(fallback.task_id);
+    try {
+      for (let i = 0; i < MERGE_TRIES; i++) {
+        const raw = await this.redis.get(key);
+        if (raw === null) {
+          const next = change(fallback);
+          if (await this.put(next)) return next;
+          continue;
+        }
+        const next = change(JSON.parse(raw) as TaskView);
+        if ((await this.redis.aesStatusPut(key, JSON.stringify(next), RANK[next.status], this.ttlMs, raw)) === 1) return next;
+      }
+      // Writers this busy will refresh the document soon anyway; Temporal has the patch.
+      this.logger.warn({ taskId: fallback.task_id }, 'status cache update kept losing races; left to the next write');
+      await this.redis.del(key);
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, taskId: fallback.task_id }, 'status cache unavailable');
+    }
+    return undefined;
   }
 
   /** undefined on a miss; throws when Redis is unreachable (callers fall back). */

@@ -2,31 +2,24 @@
 // refused, late subscribers catch up, live events arrive once and in order.
 import Redis from 'ioredis';
 import pino from 'pino';
-import { startChild, freePort, ensureRedisServer, waitFor, Child } from '../../src/launcher/processes';
+import { waitFor } from '../../src/launcher/processes';
 import { EventPublisher } from '../../src/relay/publisher';
 import { EventSubscriber } from '../../src/relay/subscriber';
 import type { AgentEvent } from '../../src/relay/events';
+import { PrivateRedis, startPrivateRedis } from './private-redis';
 
-let redisProc: Child;
+let server: PrivateRedis;
 let redis: Redis;
 let sub: Redis;
 const logger = pino({ level: 'silent' });
 
 beforeAll(async () => {
-  const port = await freePort();
-  redisProc = startChild('redis', ensureRedisServer(() => undefined), ['--port', String(port), '--save', '', '--appendonly', 'no']);
-  const url = `redis://127.0.0.1:${port}`;
-  redis = new Redis(url, { lazyConnect: true });
-  await waitFor('redis', redisProc, async () => {
-    await redis.connect().catch(() => undefined);
-    return (await redis.ping()) === 'PONG';
-  });
-  sub = new Redis(url);
+  server = await startPrivateRedis();
+  redis = server.redis;
+  sub = server.client();
 });
 afterAll(async () => {
-  redis?.disconnect();
-  sub?.disconnect();
-  await redisProc?.stop();
+  await server?.stop();
 });
 
 const ev = (taskId: string, seq: number, content = `t${seq}`): AgentEvent => ({ type: 'agent_response', content, session: 's', task_id: taskId, seq });

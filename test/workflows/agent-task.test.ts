@@ -19,35 +19,52 @@ jest.setTimeout(60_000);
 let env: TestWorkflowEnvironment;
 const taskQueue = `wf-${randomUUID()}`;
 const published: Record<string, { type: string; seq: number }[]> = {};
+/** Activity calls by task id: the workflows should reach existing sessions and slots by signal. */
+const calls: Record<string, string[]> = {};
+const record = (taskId: string, name: string) => void (calls[taskId] ??= []).push(name);
 
-const activities = () => ({
-  ...createSessionActivities({ temporal: env.client, config: { TEMPORAL_TASK_QUEUE: taskQueue } } as never),
-  async publishEvents(input: { taskId: string; seqStart: number; events: { type: string }[] }) {
-    (published[input.taskId] ??= []).push(...input.events.map((e, i) => ({ type: e.type, seq: input.seqStart + i })));
-    return input.seqStart + input.events.length;
-  },
-  async computeCost() {
-    return '0.001000';
-  },
-  async modelTurn(input: { seqStart: number; messages: { content: string }[] }) {
-    const last = input.messages[input.messages.length - 1].content;
-    if (last.startsWith('reject')) throw ApplicationFailure.nonRetryable('the model rejected the request (HTTP 400)', 'ModelBadRequest');
-    if (last.startsWith('slow')) {
-      for (let i = 0; i < 50; i++) {
-        Context.current().heartbeat();
-        await Context.current().sleep(100);
+const activities = () => {
+  const real = createSessionActivities({ temporal: env.client, config: { TEMPORAL_TASK_QUEUE: taskQueue } } as never);
+  return {
+    async joinSession(input: Parameters<typeof real.joinSession>[0]) {
+      record(input.taskId, 'joinSession');
+      return real.joinSession(input);
+    },
+    async requestSlot(input: Parameters<typeof real.requestSlot>[0]) {
+      record(input.taskId, 'requestSlot');
+      return real.requestSlot(input);
+    },
+    async publishEvents(input: { taskId: string; seqStart: number; events: { type: string }[] }) {
+      (published[input.taskId] ??= []).push(...input.events.map((e, i) => ({ type: e.type, seq: input.seqStart + i })));
+      return input.seqStart + input.events.length;
+    },
+    async computeCost() {
+      throw new Error('runs started now compute their cost in the workflow');
+    },
+    async modelTurn(input: { taskId: string; seqStart: number; messages: { content: string }[]; prelude?: { type: string }[] }) {
+      record(input.taskId, 'modelTurn');
+      const prelude = input.prelude ?? [];
+      (published[input.taskId] ??= []).push(...prelude.map((e, i) => ({ type: e.type, seq: input.seqStart + i })));
+      const seqStart = input.seqStart + prelude.length;
+      const last = input.messages[input.messages.length - 1].content;
+      if (last.startsWith('reject')) throw ApplicationFailure.nonRetryable('the model rejected the request (HTTP 400)', 'ModelBadRequest');
+      if (last.startsWith('slow')) {
+        for (let i = 0; i < 50; i++) {
+          Context.current().heartbeat();
+          await Context.current().sleep(100);
+        }
       }
-    }
-    return {
-      content: `echo:${last}`,
-      thinking: '',
-      toolCalls: [],
-      usage: { promptTokens: 3, completionTokens: 2 },
-      nextSeq: input.seqStart + 3,
-      events: [{ type: 'agent_response_start' }, { type: 'agent_response', content: `echo:${last}` }, { type: 'agent_step', step: '1' }],
-    };
-  },
-});
+      return {
+        content: `echo:${last}`,
+        thinking: '',
+        toolCalls: [],
+        usage: { promptTokens: 3, completionTokens: 2 },
+        nextSeq: seqStart + 3,
+        events: [{ type: 'agent_response_start' }, { type: 'agent_response', content: `echo:${last}` }, { type: 'agent_step', step: '1' }],
+      };
+    },
+  };
+};
 
 beforeAll(async () => {
   env = await createEnv();
@@ -77,10 +94,13 @@ function start(i: TaskInput): Promise<WorkflowHandle> {
   return env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
 }
 
+/** Histories of the current workflow code are saved here; older generations stay for the replay test. */
+const HISTORY_GENERATION = '2-lean-start';
+
 async function save(name: string, ...handles: WorkflowHandle[]): Promise<void> {
   if (!process.env.UPDATE_HISTORIES) return;
   for (const [n, h] of handles.entries()) {
-    const file = path.join(__dirname, 'histories', `${name}${handles.length > 1 ? `-${n}` : ''}.json`);
+    const file = path.join(__dirname, 'histories', HISTORY_GENERATION, `${name}${handles.length > 1 ? `-${n}` : ''}.json`);
     // Stack traces in failures name this machine's paths: keep them out of the repository.
     const root = path.resolve(__dirname, '../..') + path.sep;
     fs.writeFileSync(file, historyToJSON(await h.fetchHistory()).split(root).join('<repo>/'));
@@ -94,14 +114,17 @@ async function statusOf(h: WorkflowHandle): Promise<TaskView> {
 test('a task runs through queued -> running -> completed, publishes in order and joins the thread', async () => {
   const w = await worker(env, taskQueue, activities());
   await w.runUntil(async () => {
-    const i = input('hello');
+    const i = input('hello', { price: { input: 100, output: 200 } });
     const h = await start(i);
     const r = await h.result();
-    expect(r).toMatchObject({ status: 'completed', output: 'echo:hello', cost: '0.001000' });
+    // 3 prompt and 2 completion tokens at 100 and 200 USD per million.
+    expect(r).toMatchObject({ status: 'completed', output: 'echo:hello', cost: '0.000700' });
     expect((await statusOf(h)).status).toBe('completed');
     // The model turn (faked) used seqs 2-4; the workflow's own events continue after it.
     expect(published[i.taskId].map((e) => e.seq)).toEqual([1, 5, 6]);
     expect(published[i.taskId].map((e) => e.type)).toEqual(['agent_started', 'agent_cost', 'agent_completed']);
+    // A new session: the run creates it (in the service the gateway does, alongside).
+    expect(calls[i.taskId]).toEqual(['joinSession', 'modelTurn']);
     const session = env.client.workflow.getHandle(`session:${i.account}:${i.session}`);
     expect(await session.query(messagesQuery)).toEqual([
       { role: 'user', content: 'hello' },
@@ -126,6 +149,8 @@ test('runs of one session take turns; a cancelled run gives the turn back', asyn
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect((await statusOf(a)).status).toBe('cancelled');
     expect((await b.result()).output).toBe('echo:second');
+    // The session existed: the second run joined it by signal, no activity.
+    expect(calls[b.workflowId]).toEqual(['modelTurn']);
     // The cancelled run added nothing to the thread.
     const s = env.client.workflow.getHandle(`session:acct:${session}`);
     expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['second', 'echo:second']);
@@ -159,6 +184,9 @@ test('background tasks of an account wait for a slot', async () => {
     expect((await statusOf(b)).status).toBe('queued');
     await a.result();
     expect((await b.result()).output).toBe('echo:two');
+    // The account's slots workflow existed for the second task: a signal, no activity.
+    expect(calls[a.workflowId]).toEqual(['joinSession', 'requestSlot', 'modelTurn']);
+    expect(calls[b.workflowId]).toEqual(['joinSession', 'modelTurn']);
     await save('slots', a, b, env.client.workflow.getHandle(`slots:${account}`));
   });
 });

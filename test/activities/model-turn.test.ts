@@ -1,0 +1,78 @@
+// The model-turn activity against a real Redis and the scripted model: the
+// first turn publishes the run's prelude (agent_started) and caches its
+// status; a retried attempt publishes nothing twice and leaves no seq gap.
+import OpenAI from 'openai';
+import pino from 'pino';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createModelActivities, ModelTurnOutput } from '../../activities/model-turn';
+import { EventPublisher } from '../../src/relay/publisher';
+import { StatusCache } from '../../src/relay/status-cache';
+import { startScriptedModel, ScriptedModel } from '../../src/scripted-model';
+import { initialView } from '../../workflows/types';
+import type { TaskInput } from '../../workflows/types';
+import { PrivateRedis, startPrivateRedis } from '../relay/private-redis';
+
+const logger = pino({ level: 'silent' });
+let server: PrivateRedis;
+let model: ScriptedModel;
+let activities: ReturnType<typeof createModelActivities>;
+let publisher: EventPublisher;
+let cache: StatusCache;
+
+beforeAll(async () => {
+  server = await startPrivateRedis();
+  model = await startScriptedModel({ port: 0 });
+  publisher = new EventPublisher({ redis: server.redis, logger, ttlMs: 60_000 });
+  cache = new StatusCache(server.redis, logger, 60_000);
+  activities = createModelActivities({
+    openai: new OpenAI({ apiKey: 'test', baseURL: model.url, maxRetries: 0 }),
+    publisher,
+    statusCache: cache,
+    config: { MODEL_FLASH: 'scripted-flash', MODEL_BASE: 'scripted-base', MODEL_MAX: 'scripted-max' },
+  } as never);
+});
+afterAll(async () => {
+  await model?.close();
+  await server?.stop();
+});
+
+let n = 0;
+function turnInput() {
+  const taskId = `task_turn${++n}`;
+  const task = { taskId, account: 'acct', session: 'sess_1', metadata: {}, createdAt: new Date().toISOString() } as TaskInput;
+  const view = { ...initialView(task), status: 'running' as const, started_at: new Date().toISOString() };
+  return {
+    taskId,
+    session: 'sess_1',
+    seqStart: 1,
+    step: 1,
+    mode: 'base' as const,
+    streamTokens: true,
+    messages: [{ role: 'user' as const, content: '[[say text="one two three"]] hi' }],
+    prelude: [{ type: 'agent_started' }],
+    view,
+  };
+}
+
+test('the first turn publishes the prelude from seqStart, then the model stream, and caches the running status', async () => {
+  const input = turnInput();
+  const out = (await new MockActivityEnvironment().run(activities.modelTurn, input)) as ModelTurnOutput;
+  const events = await publisher.readAfter(input.taskId, 0);
+  expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
+  expect(events.map((e) => e.type)).toEqual(['agent_started', 'agent_response_start', ...out.content.split(/(?<= )/).map(() => 'agent_response'), 'agent_step']);
+  expect(events.filter((e) => e.type === 'agent_response').map((e) => (e as { content: string }).content).join('')).toBe('one two three');
+  expect(out.nextSeq).toBe(events.length + 1);
+  expect((await cache.get(input.taskId))?.status).toBe('running');
+});
+
+test('a retried attempt (no heartbeat yet) publishes no event twice and continues the seqs', async () => {
+  const input = turnInput();
+  // The first attempt died right after publishing the prelude.
+  await publisher.publish(input.taskId, [{ type: 'agent_started', session: input.session, task_id: input.taskId, seq: 1 }]);
+  const out = (await new MockActivityEnvironment({ attempt: 2 }).run(activities.modelTurn, input)) as ModelTurnOutput;
+  const events = await publisher.readAfter(input.taskId, 0);
+  expect(events.map((e) => e.type).slice(0, 2)).toEqual(['agent_started', 'agent_response_start']);
+  expect(events.filter((e) => e.type === 'agent_response').map((e) => (e as { content: string }).content).join('')).toBe('one two three');
+  expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
+  expect(out.nextSeq).toBe(events.length + 1);
+});

@@ -1,0 +1,70 @@
+// The status cache against a real redis-server: racing writers never move a
+// task backwards, and metadata patches merge into whatever is cached.
+import pino from 'pino';
+import { StatusCache } from '../../src/relay/status-cache';
+import { keys } from '../../src/relay/keys';
+import type { TaskStatus, TaskView } from '../../workflows/types';
+import { PrivateRedis, startPrivateRedis } from './private-redis';
+
+let server: PrivateRedis;
+let cache: StatusCache;
+
+beforeAll(async () => {
+  server = await startPrivateRedis();
+  cache = new StatusCache(server.redis, pino({ level: 'silent' }), 60_000);
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+let n = 0;
+const view = (status: TaskStatus, over: Partial<TaskView> = {}): TaskView => ({
+  task_id: `task_${++n}`,
+  session: 'sess_1',
+  account: 'acct',
+  status,
+  progress: 0,
+  current_step: null,
+  error: null,
+  metadata: {},
+  created_at: '2026-01-01T00:00:00.000Z',
+  started_at: null,
+  completed_at: null,
+  ...over,
+});
+
+test('a late queued write does not hide that the task runs', async () => {
+  const running = view('running', { progress: 0.5 });
+  expect(await cache.put(running)).toBe(true);
+  expect(await cache.put({ ...running, status: 'queued', progress: 0 })).toBe(false);
+  expect(await cache.get(running.task_id)).toEqual(running);
+});
+
+test('a finished task stays finished; running updates of the same status overwrite', async () => {
+  const v = view('running');
+  await cache.put(v);
+  expect(await cache.put({ ...v, progress: 0.5, current_step: '2' })).toBe(true);
+  expect((await cache.get(v.task_id))?.current_step).toBe('2');
+  await cache.put({ ...v, status: 'cancelled' });
+  expect(await cache.put({ ...v, status: 'running', progress: 0.9 })).toBe(false);
+  expect((await cache.get(v.task_id))?.status).toBe('cancelled');
+  expect(await server.redis.pttl(keys.status(v.task_id))).toBeGreaterThan(50_000);
+});
+
+test('a metadata merge applies to the newer document another writer cached meanwhile', async () => {
+  const queued = view('queued', { metadata: { a: 1 } });
+  await cache.put(queued);
+  const merged = await cache.update(queued, (v) => {
+    // Another writer (the worker) lands between the read and the write.
+    if (v.status === 'queued') void server.redis.set(keys.status(v.task_id), JSON.stringify({ ...v, status: 'running', metadata: { a: 1 } }));
+    return { ...v, metadata: { ...v.metadata, b: 2 } };
+  });
+  expect(merged).toMatchObject({ status: 'running', metadata: { a: 1, b: 2 } });
+  expect(await cache.get(queued.task_id)).toEqual(merged);
+});
+
+test('a merge with nothing cached caches the fallback, changed', async () => {
+  const v = view('running');
+  expect(await cache.update(v, (x) => ({ ...x, metadata: { k: 'v' } }))).toMatchObject({ metadata: { k: 'v' } });
+  expect((await cache.get(v.task_id))?.metadata).toEqual({ k: 'v' });
+});
