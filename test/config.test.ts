@@ -1,4 +1,6 @@
-import { ConfigError, loadConfig } from '../src/config';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError, envSchema, loadConfig } from '../src/config';
 
 test('defaults fill every variable', () => {
   const c = loadConfig({});
@@ -25,4 +27,12 @@ test('bad values name the variable and never echo secrets', () => {
   const vars = (err as ConfigError).issues.map((i) => i.variable).sort();
   expect(vars).toEqual(['API_KEYS_SOURCE', 'MODEL_PRICES', 'PORT']);
   expect((err as Error).message).not.toContain('sk-should-not-appear');
+});
+
+test('every variable of the schema is documented in the README configuration table', () => {
+  const readme = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+  // A row may document several variables: | `A` / `B` | ...
+  const rows = [...readme.matchAll(/^\| (`[A-Z0-9_]+`(?: \/ `[A-Z0-9_]+`)*) \|/gm)].map((m) => m[1]);
+  const documented = new Set(rows.flatMap((r) => [...r.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1])));
+  expect(Object.keys(envSchema.shape).filter((k) => !documented.has(k))).toEqual([]);
 });
