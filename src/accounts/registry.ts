@@ -61,14 +61,19 @@ export class AccountsRegistry {
 
 /**
  * The gateway's view of accounts: keys from API_KEYS plus the registry's
- * snapshot, refreshed in the background and on an unknown key (at most once a
- * second, so a flood of bad keys cannot hammer Temporal).
+ * snapshot, refreshed in the background and on an unknown key. An unknown key
+ * waits for a snapshot taken after it arrived (a key added a moment ago is
+ * accepted), and those refreshes start at most once a second, shared by all
+ * waiting lookups, so a flood of bad keys cannot hammer Temporal.
  */
 export class AccountDirectory {
   private byHash = new Map<string, Account>();
   private readonly envKeys = new Map<string, Account>();
-  private lastRefresh = 0;
+  /** When the current or last snapshot query started. */
+  private lastStart = 0;
   private refreshing?: Promise<void>;
+  /** The refresh unknown keys wait for (it starts once the rate limit allows). */
+  private scheduled?: Promise<void>;
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -77,6 +82,8 @@ export class AccountDirectory {
     private readonly logger: Logger,
     /** Background refresh period, ms. Default 5000. */
     private readonly refreshMs = 5000,
+    /** Least time between the starts of refreshes asked for by unknown keys, ms. Default 1000. */
+    private readonly minGapMs = 1000,
   ) {
     for (const p of envPairs) this.envKeys.set(hashKey(p.key), { account: p.account });
   }
@@ -95,7 +102,7 @@ export class AccountDirectory {
     const h = hashKey(key);
     const hit = this.envKeys.get(h) ?? this.byHash.get(h);
     if (hit || !this.registry) return hit ? { ...hit, ...this.limits(hit.account) } : undefined;
-    if (Date.now() - this.lastRefresh > 1000) await this.refresh().catch(() => undefined);
+    await this.snapshotSince(Date.now()).catch(() => undefined);
     const again = this.byHash.get(h);
     return again ? { ...again } : undefined;
   }
@@ -105,15 +112,34 @@ export class AccountDirectory {
     return {};
   }
 
+  /** Resolves once a snapshot that started after `since` is in. */
+  private snapshotSince(since: number): Promise<void> {
+    // Strictly later: one that started in the same millisecond may have read the registry just before the key was added.
+    if (this.refreshing && this.lastStart > since) return this.refreshing;
+    this.scheduled ??= (async () => {
+      try {
+        const wait = this.lastStart + this.minGapMs - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        // One that started before we were asked may miss the key: let it end, then take a new one.
+        await this.refreshing?.catch(() => undefined);
+      } finally {
+        // Lookups from now on need a snapshot newer than the one about to start.
+        this.scheduled = undefined;
+      }
+      await this.refresh();
+    })();
+    return this.scheduled;
+  }
+
   refresh(): Promise<void> {
     if (!this.registry) return Promise.resolve();
     this.refreshing ??= (async () => {
+      this.lastStart = Date.now();
       try {
         const snap = await this.registry!.snapshot();
         const next = new Map<string, Account>();
         for (const [hash, account] of Object.entries(snap.keys)) next.set(hash, { account, maxRunning: snap.accounts[account]?.maxRunning });
         this.byHash = next;
-        this.lastRefresh = Date.now();
       } catch (err) {
         this.logger.warn({ err: (err as Error).message }, 'accounts registry refresh failed; keeping the cached accounts');
         throw err;
