@@ -10,7 +10,8 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
 import type { BlockEvent, Mode, TaskView, ThreadMessage, Usage } from '../workflows/types';
-import type { AgentEvent, AgentEventBody } from '../src/relay/events';
+import type { AgentEventBody } from '../src/relay/events';
+import { stampEvents } from '../src/relay/events';
 import { buildMessages, classifyModelError, ToolCall } from './model-support';
 import { modelForMode } from '../src/config';
 
@@ -86,17 +87,13 @@ export function createModelActivities(deps: ActivityDeps) {
       if (input.view) await deps.statusCache.put(input.view);
       if (prelude.length && p.nextSeq < input.seqStart + prelude.length) {
         // A repeat (a retried attempt) is refused by the relay; nothing shows twice.
-        await deps.publisher.publish(
-          input.taskId,
-          prelude.map((e, i) => ({ ...e, session: input.session, task_id: input.taskId, seq: input.seqStart + i }) as AgentEvent),
-        );
+        await deps.publisher.publish(input.taskId, stampEvents(input.taskId, input.session, input.seqStart, prelude));
         p.nextSeq = input.seqStart + prelude.length;
       }
       if (ctx.info.attempt > 1) await recover(input, p);
       const showThinking = input.mode === 'flash';
       const emit = async (body: AgentEventBody) => {
-        const ev = { ...body, session: input.session, task_id: input.taskId, seq: p.nextSeq++ } as AgentEvent;
-        await deps.publisher.publish(input.taskId, [ev]);
+        await deps.publisher.publish(input.taskId, stampEvents(input.taskId, input.session, p.nextSeq++, [body]));
       };
 
       const usage: Usage = { promptTokens: 0, completionTokens: 0 };

@@ -4,7 +4,7 @@ import type { ActivityDeps } from './index';
 import type { BlockEvent, Mode, TaskView, Usage } from '../workflows/types';
 import { costOf } from '../workflows/types';
 import { modelForMode } from '../src/config';
-import type { AgentEvent } from '../src/relay/events';
+import { TERMINAL_EVENTS, stampEvents } from '../src/relay/events';
 
 export interface PublishInput {
   taskId: string;
@@ -14,8 +14,6 @@ export interface PublishInput {
   events: BlockEvent[];
   /** Status document cached for fast status reads. */
   view?: TaskView;
-  /** The task has ended: cache with the result-retention TTL. */
-  final?: boolean;
   /** The completed task's result body, cached so the first read is as cheap as later ones. */
   result?: object;
   /**
@@ -27,8 +25,6 @@ export interface PublishInput {
   append?: boolean;
 }
 
-const ENDING = new Set(['agent_completed', 'agent_error']);
-
 export function createRelayActivities(deps: ActivityDeps) {
   return {
     /** Returns the next free seq. */
@@ -38,10 +34,10 @@ export function createRelayActivities(deps: ActivityDeps) {
       let seqStart = input.seqStart;
       if (input.append) {
         const last = await deps.publisher.lastEvent(input.taskId);
-        if (last && ENDING.has(last.type)) return Math.max(seqStart, last.seq + 1);
+        if (last && TERMINAL_EVENTS.has(last.type)) return Math.max(seqStart, last.seq + 1);
         if (last) seqStart = Math.max(seqStart, last.seq + 1);
       }
-      const events = input.events.map((e, i) => ({ ...e, session: input.session, task_id: input.taskId, seq: seqStart + i }) as AgentEvent);
+      const events = stampEvents(input.taskId, input.session, seqStart, input.events);
       await deps.publisher.publish(input.taskId, events);
       return seqStart + events.length;
     },

@@ -77,7 +77,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     view.status = status;
     upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: [status] });
   };
-  const publish = async (events: BlockEvent[], opts: { final?: boolean; result?: object; append?: boolean } = {}) => {
+  const publish = async (events: BlockEvent[], opts: { result?: object; append?: boolean } = {}) => {
     nextSeq = await relay.publishEvents({ taskId: input.taskId, session: input.session, seqStart: nextSeq, events, view: { ...view }, ...opts });
   };
 
@@ -164,7 +164,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     view.completed_at = new Date(Date.now()).toISOString();
     const result: TaskResult = { task_id: input.taskId, session: input.session, status: 'completed', output, events: blocks, cost, usage };
     const { usage: _usage, ...body } = result;
-    await publish([{ type: 'agent_cost', cost }, { type: 'agent_completed' }], { final: true, result: body });
+    await publish([{ type: 'agent_cost', cost }, { type: 'agent_completed' }], { result: body });
     return result;
   } catch (err) {
     const cancelled = isCancellation(err);
@@ -174,7 +174,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
       view.error = failure;
       view.completed_at = new Date(Date.now()).toISOString();
       // append: a failed model turn may have published events whose seqs this workflow never learnt.
-      await publish([{ type: 'agent_error', error: failure }], { final: true, append: true });
+      await publish([{ type: 'agent_error', error: failure }], { append: true });
     });
     if (cancelled) throw err;
     throw ApplicationFailure.nonRetryable(failure.message, failure.type);

@@ -29,3 +29,8 @@ export type EventType = AgentEventBody['type'];
 
 /** Events after which a task's stream ends. */
 export const TERMINAL_EVENTS: ReadonlySet<EventType> = new Set(['agent_completed', 'agent_error']);
+
+/** Events as published: the bodies numbered from seqStart, with their task and session. */
+export function stampEvents(taskId: string, session: string, seqStart: number, bodies: readonly object[]): AgentEvent[] {
+  return bodies.map((b, i) => ({ ...b, session, task_id: taskId, seq: seqStart + i }) as AgentEvent);
+}

@@ -20,44 +20,38 @@ class FakeRegistry {
 
 const logger = pino({ level: 'silent' });
 
-test('a key added right after a refresh is accepted by the next lookup', async () => {
+/** A started directory over a fake registry, background refresh out of the way; stopped after. */
+async function withDirectory(minGapMs: number, fn: (dir: AccountDirectory, reg: FakeRegistry) => Promise<void>): Promise<void> {
   const reg = new FakeRegistry();
-  const dir = new AccountDirectory(reg as unknown as AccountsRegistry, [], logger, 60_000, 200);
+  const dir = new AccountDirectory(reg as unknown as AccountsRegistry, [], logger, 60_000, minGapMs);
   await dir.start();
   try {
-    reg.keys[hashKey('new-key')] = 'acme';
-    expect(await dir.lookup('new-key')).toMatchObject({ account: 'acme' });
+    await fn(dir, reg);
   } finally {
     dir.stop();
   }
-});
+}
 
-test('a key added while a refresh is under way is not lost to that older snapshot', async () => {
-  const reg = new FakeRegistry();
-  const dir = new AccountDirectory(reg as unknown as AccountsRegistry, [], logger, 60_000, 50);
-  await dir.start();
-  try {
+test('a key added right after a refresh is accepted by the next lookup', () =>
+  withDirectory(200, async (dir, reg) => {
+    reg.keys[hashKey('new-key')] = 'acme';
+    expect(await dir.lookup('new-key')).toMatchObject({ account: 'acme' });
+  }));
+
+test('a key added while a refresh is under way is not lost to that older snapshot', () =>
+  withDirectory(50, async (dir, reg) => {
     await new Promise((r) => setTimeout(r, 60));
     const stale = dir.refresh(); // takes its snapshot now, without the key
     reg.keys[hashKey('late-key')] = 'acme';
     const found = dir.lookup('late-key');
     await stale;
     expect(await found).toMatchObject({ account: 'acme' });
-  } finally {
-    dir.stop();
-  }
-});
+  }));
 
-test('unknown keys share refreshes: at most one registry query per gap', async () => {
-  const reg = new FakeRegistry();
-  const dir = new AccountDirectory(reg as unknown as AccountsRegistry, [], logger, 60_000, 300);
-  await dir.start();
-  try {
+test('unknown keys share refreshes: at most one registry query per gap', () =>
+  withDirectory(300, async (dir, reg) => {
     const before = reg.queries;
     const results = await Promise.all(Array.from({ length: 100 }, (_, i) => dir.lookup(`bad-${i}`)));
     expect(results.every((r) => r === undefined)).toBe(true);
     expect(reg.queries - before).toBe(1);
-  } finally {
-    dir.stop();
-  }
-});
+  }));
