@@ -11,7 +11,6 @@ import {
   condition,
   continueAsNew,
   defineQuery,
-  defineSignal,
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
@@ -22,8 +21,10 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 
-export const pushSignal = defineSignal<[string]>('push');
-export const finishSignal = defineSignal('finish');
+import { collector, finishSignal, pushSignal } from './start-policies';
+
+// The signal collector is shared with start-policies.test.ts.
+export { collector, finishSignal, pushSignal };
 export const stateQuery = defineQuery<string>('state');
 
 export type ChildKind = 'complete' | 'fail' | 'wait';
@@ -33,20 +34,6 @@ export async function child(kind: ChildKind): Promise<string> {
   if (kind === 'fail') throw ApplicationFailure.nonRetryable('child failed', 'ChildError');
   if (kind === 'wait') await condition(() => false);
   return `child:${workflowInfo().parent?.workflowId ?? 'none'}`;
-}
-
-/** Collects "push" signals until "finish". */
-export async function collector(): Promise<string[]> {
-  const seen: string[] = [];
-  let done = false;
-  setHandler(pushSignal, (v) => {
-    seen.push(v);
-  });
-  setHandler(finishSignal, () => {
-    done = true;
-  });
-  await condition(() => done);
-  return seen;
 }
 
 /** Waits to be cancelled and completes normally once it has been. */
