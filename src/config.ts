@@ -78,10 +78,11 @@ export const envSchema = z.object({
   DATA_DIR: z.string().default('.data'),
   /**
    * CPU priority (nice, 0-19) the single-machine start gives the worker, so
-   * API requests go first when agents' work keeps the shared cores busy.
-   * 0 = same priority as the rest. Separate machines need none.
+   * API requests go first when agents' work keeps the shared cores busy (the
+   * worker still gets every idle cycle). 0 = same priority as the rest.
+   * Separate machines need none.
    */
-  WORKER_NICE: z.coerce.number().int().min(0).max(19).default(0),
+  WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** pino log level. */
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   /** Log as JSON lines (true) or pretty single lines (false). */

@@ -34,6 +34,23 @@ import { acquireSignal, releaseSignal, renewSignal, slotsWorkflowId } from './ac
  */
 export const LEAN_START_PATCH = 'lean-start-1';
 
+/**
+ * Runs started before this marker always signalled their session to join it
+ * (the gateway had already enqueued them: one signal and two workflow tasks
+ * for nothing), and signalled release and turnDone one after the other at the
+ * end. Now a run the gateway enqueued (`input.enqueued`) only joins after
+ * JOIN_GRACE without a turn, and the two final signals go out together.
+ */
+export const QUIET_JOIN_PATCH = 'quiet-join-2';
+
+/**
+ * How long a run the gateway enqueued waits for its turn before joining its
+ * session itself (a no-op when it is already in the queue). Not shorter: when
+ * a burst of submits leaves the worker behind, turns take seconds to come, and
+ * a grace that fired then would add signals to the backlog.
+ */
+const JOIN_GRACE_MS = 30_000;
+
 export const statusQuery = defineQuery<TaskView>('status');
 export const turnGrantedSignal = defineSignal<[{ messages: ThreadMessage[]; session?: string }]>('turnGranted');
 export const patchMetadataSignal = defineSignal<[Record<string, unknown>]>('patchMetadata');
@@ -88,13 +105,19 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
   const slots = input.slots;
   const slotsHandle = getExternalWorkflowHandle(slotsWorkflowId(input.account));
   const lean = patched(LEAN_START_PATCH);
+  const quiet = lean && patched(QUIET_JOIN_PATCH);
+  const join = () =>
+    sessionHandle.signal(enqueueSignal, { taskId: input.taskId }).catch(async () => {
+      // The session does not exist yet (the gateway creates it alongside the run, or died before it could).
+      await sessions.joinSession({ taskId: input.taskId, account: input.account, session: input.session });
+    });
   try {
-    if (lean) {
+    if (quiet && input.enqueued) {
       joined = true;
-      await sessionHandle.signal(enqueueSignal, { taskId: input.taskId }).catch(async () => {
-        // The session does not exist yet (the gateway creates it alongside the run, or died before it could).
-        await sessions.joinSession({ taskId: input.taskId, account: input.account, session: input.session });
-      });
+      if (!(await condition(() => granted !== undefined, input.joinGraceMs ?? JOIN_GRACE_MS))) await join();
+    } else if (lean) {
+      joined = true;
+      await join();
     } else {
       await relay.publishEvents({ taskId: input.taskId, session: input.session, seqStart: 0, events: [], view: { ...view } });
       await sessions.joinSession({ taskId: input.taskId, account: input.account, session: input.session });
@@ -179,14 +202,20 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     if (cancelled) throw err;
     throw ApplicationFailure.nonRetryable(failure.message, failure.type);
   } finally {
-    if (slotRequested) {
-      await CancellationScope.nonCancellable(() => slotsHandle.signal(releaseSignal, { taskId: input.taskId })).catch(() => undefined);
-    }
-    if (joined) {
-      // The session's next run may start; only a completed run adds to the thread.
-      await CancellationScope.nonCancellable(() =>
-        sessionHandle.signal(turnDoneSignal, { taskId: input.taskId, messages: view.status === 'completed' ? newMessages : [] }),
-      ).catch(() => undefined);
+    const release = () =>
+      slotRequested ? CancellationScope.nonCancellable(() => slotsHandle.signal(releaseSignal, { taskId: input.taskId })).catch(() => undefined) : undefined;
+    // The session's next run may start; only a completed run adds to the thread.
+    const done = () =>
+      joined
+        ? CancellationScope.nonCancellable(() =>
+            sessionHandle.signal(turnDoneSignal, { taskId: input.taskId, messages: view.status === 'completed' ? newMessages : [] }),
+          ).catch(() => undefined)
+        : undefined;
+    if (quiet) {
+      await Promise.all([release(), done()]);
+    } else {
+      await release();
+      await done();
     }
   }
 }

@@ -34,6 +34,16 @@ export interface TaskInput {
    * workflow's own history. Absent: the model has no price (cost 0).
    */
   price?: Price;
+  /**
+   * The starter (the gateway) puts the run in its session's turn order itself,
+   * so the run waits for its turn without signalling the session; it only
+   * joins on its own when no turn came within a grace period (the starter
+   * died before joining it, or the session offered the turn before the run
+   * existed). Absent: the run joins its session itself at once.
+   */
+  enqueued?: boolean;
+  /** That grace period, ms (default 30 s: long enough not to fire while a loaded worker catches up). */
+  joinGraceMs?: number;
 }
 
 export interface Price {

@@ -71,6 +71,8 @@ export class TaskService {
       modelHeartbeatTimeoutMs: this.config.MODEL_HEARTBEAT_TIMEOUT_MS,
       slots: req.background ? { limit: account.maxRunning ?? this.config.MAX_RUNNING_TASKS_PER_ACCOUNT, leaseMs: this.config.SLOT_LEASE_MS } : undefined,
       price: this.config.MODEL_PRICES[modelForMode(this.config, req.mode)],
+      // Every path below joins the session before answering (joinSession).
+      enqueued: true,
     };
     // The task caches nothing until it runs: status reads of a queued task stay one GET.
     const cacheQueued = () => this.cache.put(initialView(input));

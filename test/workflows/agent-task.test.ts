@@ -11,6 +11,7 @@ import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createEnv, worker } from './env';
 import { createSessionActivities } from '../../activities/sessions';
+import { temporal } from '@temporalio/proto';
 import type { TaskInput, TaskView } from '../../workflows/types';
 import { statusQuery } from '../../workflows/agent-task';
 import { messagesQuery } from '../../workflows/session';
@@ -95,7 +96,7 @@ function start(i: TaskInput): Promise<WorkflowHandle> {
 }
 
 /** Histories of the current workflow code are saved here; older generations stay for the replay test. */
-const HISTORY_GENERATION = '2-lean-start';
+const HISTORY_GENERATION = '3-quiet-join';
 
 async function save(name: string, ...handles: WorkflowHandle[]): Promise<void> {
   if (!process.env.UPDATE_HISTORIES) return;
@@ -131,6 +132,62 @@ test('a task runs through queued -> running -> completed, publishes in order and
       { role: 'assistant', content: 'echo:hello' },
     ]);
     await save('completed', h, session);
+  });
+});
+
+const EventType = temporal.api.enums.v1.EventType;
+
+/** As the gateway submits: the run starts while its session (created if new) enqueues it. */
+async function submitLikeGateway(i: TaskInput): Promise<WorkflowHandle> {
+  const [h] = await Promise.all([
+    start({ ...i, enqueued: true }),
+    env.client.workflow.signalWithStart('agentSession', {
+      taskQueue,
+      workflowId: `session:${i.account}:${i.session}`,
+      args: [{ account: i.account, session: i.session, messages: [], queue: [] }],
+      signal: 'enqueue',
+      signalArgs: [{ taskId: i.taskId }],
+    }),
+  ]);
+  return h;
+}
+
+const eventTypes = async (h: WorkflowHandle) => ((await h.fetchHistory()).events ?? []).map((e) => EventType[e.eventType ?? 0]);
+
+test('a run the gateway enqueued waits for its turn without signalling its session', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const session = `sess_${randomUUID().replace(/-/g, '')}`;
+    const a = await submitLikeGateway(input('first', { session }));
+    expect((await a.result()).output).toBe('echo:first');
+    const b = await submitLikeGateway(input('second', { session }));
+    expect((await b.result()).output).toBe('echo:second');
+    for (const h of [a, b]) {
+      expect(calls[h.workflowId]).toEqual(['modelTurn']);
+      const types = await eventTypes(h);
+      // One signal only, turnDone at the end; the grace timer was cancelled by the turn.
+      expect(types.filter((t) => t === 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED')).toHaveLength(1);
+      expect(types).toContain('EVENT_TYPE_TIMER_CANCELED');
+    }
+    const s = env.client.workflow.getHandle(`session:acct:${session}`);
+    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['first', 'echo:first', 'second', 'echo:second']);
+    await save('gateway-joined', a, b, s);
+  });
+});
+
+test('a run the gateway meant to enqueue but never did joins its session after the grace period', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const i = input('orphan', { enqueued: true, joinGraceMs: 3000 });
+    const t0 = Date.now();
+    const h = await start(i);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await statusOf(h)).status).toBe('queued');
+    expect((await h.result()).output).toBe('echo:orphan');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(2900);
+    // The session did not exist: the run created it through the fallback activity.
+    expect(calls[i.taskId]).toEqual(['joinSession', 'modelTurn']);
+    await save('join-after-grace', h);
   });
 });
 
