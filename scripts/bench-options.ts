@@ -45,9 +45,11 @@ scripted model in this process), measures, prints a table, stops everything.
   --concurrency A,B      client counts of the latency phases; each phase
                          runs once per count (1 = sequential)           (1,8)
   --warmup N             unmeasured requests before each latency phase  (50)
-  --submit N             background submits measured, per count        (200)
+  --submit N             background submits measured, per count        (500)
+                         (a p99 of N samples is its N/100-th worst: 500
+                         keeps one slow request from deciding it)
   --submit-paced N       plus N submits at a steady --submit-rate, open
-                         loop (0 = skip)                                (100)
+                         loop (0 = skip)                                (300)
   --submit-rate R        submits per second of that paced row           (5)
   --status N             GET /tasks/{id} measured, per count            (2000)
   --result-repeat N      repeat GET /tasks/{id}/result, per count       (1000)
@@ -85,8 +87,8 @@ flag name upper-cased, dashes as underscores, BENCH_ prefix).`;
 
 const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   warmup: ['warmup', 50, 0],
-  submit: ['submit', 200, 1],
-  'submit-paced': ['submitPaced', 100, 0],
+  submit: ['submit', 500, 1],
+  'submit-paced': ['submitPaced', 300, 0],
   'submit-rate': ['submitRate', 5, 1],
   status: ['status', 2000, 1],
   'result-repeat': ['resultRepeat', 1000, 0],
