@@ -39,7 +39,7 @@ export const LEAN_START_PATCH = 'lean-start-1';
  * (the gateway had already enqueued them: one signal and two workflow tasks
  * for nothing), and signalled release and turnDone one after the other at the
  * end. Now a run the gateway enqueued (`input.enqueued`) only joins after
- * JOIN_GRACE without a turn, and the two final signals go out together.
+ * JOIN_GRACE_MS without a turn, and the two final signals go out together.
  */
 export const QUIET_JOIN_PATCH = 'quiet-join-2';
 
