@@ -139,16 +139,8 @@ const EventType = temporal.api.enums.v1.EventType;
 
 /** As the gateway submits: the run starts while its session (created if new) enqueues it. */
 async function submitLikeGateway(i: TaskInput): Promise<WorkflowHandle> {
-  const [h] = await Promise.all([
-    start({ ...i, enqueued: true }),
-    env.client.workflow.signalWithStart('agentSession', {
-      taskQueue,
-      workflowId: `session:${i.account}:${i.session}`,
-      args: [{ account: i.account, session: i.session, messages: [], queue: [] }],
-      signal: 'enqueue',
-      signalArgs: [{ taskId: i.taskId }],
-    }),
-  ]);
+  const { joinSession } = createSessionActivities({ temporal: env.client, config: { TEMPORAL_TASK_QUEUE: taskQueue } } as never);
+  const [h] = await Promise.all([start({ ...i, enqueued: true }), joinSession({ taskId: i.taskId, account: i.account, session: i.session })]);
   return h;
 }
 
