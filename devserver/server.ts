@@ -38,6 +38,8 @@ export interface DevServerOptions {
   maxClosedInMemory?: number;
   /** fdatasync each commit (default true); off only for benchmarks comparing the cost. */
   fsync?: boolean;
+  /** The durable log is compacted once past this size and twice its last compacted size (default 64 MiB). */
+  compactMinBytes?: number;
   logger: Logger;
 }
 
@@ -54,7 +56,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   let store: Store;
   let recovered: Awaited<ReturnType<typeof FileStore.open>>['state'] | undefined;
   if (opts.dbFilename) {
-    const opened = await FileStore.open(opts.dbFilename, { fsync: opts.fsync ?? true });
+    const opened = await FileStore.open(opts.dbFilename, { fsync: opts.fsync ?? true, compactMinBytes: opts.compactMinBytes });
     store = opened.store;
     recovered = opened.state;
   } else store = new MemoryStore();

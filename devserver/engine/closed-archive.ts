@@ -7,7 +7,18 @@ import type { Execution } from './state';
 import type { VisibilityRecord } from '../visibility/query';
 import { decodeHistoryBatch, historyBatch, serializeExecution, fromJsonBuffer, packHistory } from './persistence';
 
-interface Entry {
+/** A run as the durable log stores it: state JSON and the protobuf History of all its events. */
+export interface RawRun {
+  state: Buffer;
+  history: Buffer;
+}
+
+export interface ArchivedRun {
+  key: string;
+  entry: ArchiveEntry;
+}
+
+export interface ArchiveEntry {
   offset: number;
   stateLength: number;
   historyLength: number;
@@ -20,7 +31,7 @@ interface Entry {
 export class ClosedArchive {
   private readonly fd: number;
   private size = 0;
-  private readonly index = new Map<string, Entry>();
+  private readonly index = new Map<string, ArchiveEntry>();
 
   constructor(readonly path: string) {
     this.fd = fs.openSync(path, 'w+');
@@ -34,25 +45,44 @@ export class ClosedArchive {
     return this.index.size;
   }
 
-  put(key: string, e: Execution, record: VisibilityRecord): void {
-    const state = serializeExecution(e);
-    const history = historyBatch(e.history);
+  /** `encoded`: the run's state and history exactly as the log holds them, when the caller has them (saves encoding). */
+  put(key: string, e: Execution, record: VisibilityRecord, encoded?: RawRun): void {
+    const state = encoded?.state ?? serializeExecution(e);
+    const history = encoded?.history ?? historyBatch(e.history);
     const buf = Buffer.concat([state, history]);
     fs.writeSync(this.fd, buf, 0, buf.length, this.size);
     this.index.set(key, { offset: this.size, stateLength: state.length, historyLength: history.length, namespace: e.namespace, closeTime: e.closeTime ?? 0, record });
     this.size += buf.length;
   }
 
-  /** Reads a run back (it stays in the archive until deleted). */
-  get(key: string): Execution | undefined {
+  /** Reads a run back (it stays in the archive until deleted), with its encoded form. */
+  read(key: string): ({ e: Execution } & RawRun) | undefined {
     const entry = this.index.get(key);
     if (!entry) return undefined;
+    const { state, history } = this.readRaw(entry);
+    const e = fromJsonBuffer<Execution>(state);
+    e.history = decodeHistoryBatch(history);
+    packHistory(e, history);
+    return { e, state, history };
+  }
+
+  get(key: string): Execution | undefined {
+    return this.read(key)?.e;
+  }
+
+  /**
+   * The archived runs as of now. Entries never change and their bytes stay in
+   * the file until it is deleted at shutdown, so they can be read later even if
+   * the run has left the archive meanwhile.
+   */
+  snapshot(): ArchivedRun[] {
+    return [...this.index].map(([key, entry]) => ({ key, entry }));
+  }
+
+  readRaw(entry: ArchiveEntry): RawRun {
     const buf = Buffer.allocUnsafeSlow(entry.stateLength + entry.historyLength);
     fs.readSync(this.fd, buf, 0, buf.length, entry.offset);
-    const e = fromJsonBuffer<Execution>(buf.subarray(0, entry.stateLength));
-    e.history = decodeHistoryBatch(buf.subarray(entry.stateLength));
-    packHistory(e);
-    return e;
+    return { state: buf.subarray(0, entry.stateLength), history: buf.subarray(entry.stateLength) };
   }
 
   delete(key: string): void {

@@ -13,7 +13,9 @@ import type { ClosedArchive } from './closed-archive';
 import { toRecord } from './visibility-record';
 import { Execution, HistoryEvent, execKey } from './state';
 import { NamespaceRecord, newNamespace } from './namespaces';
-import { serializeExecution, historyBatch, namespaceValue, packHistory } from './persistence';
+import { serializeExecution, historyBatch, namespaceValue, owned, packHistory } from './persistence';
+
+const EMPTY = Buffer.alloc(0);
 
 export type Task =
   | { t: 'wft'; key: string; scheduledEventId: number }
@@ -28,6 +30,13 @@ export interface RunSide {
   locks: Map<string, () => void>;
   waiters: Set<() => void>;
   persistedEvents: number;
+  /**
+   * The run exactly as the log holds it (its last state put and every history
+   * batch appended), kept so a compaction snapshot is references, not a
+   * re-encoding of every run. Absent for runs not tracked from their first
+   * write (read back from the archive): those are encoded when snapshotted.
+   */
+  encoded?: { state: Buffer; history: Buffer[] };
   queries: Map<string, import('./queries').PendingQuery>;
   updates: Map<string, import('./updates').PendingUpdate>;
 }
@@ -140,11 +149,13 @@ export class Engine {
   run(key: string): Execution | undefined {
     const e = this.executions.get(key);
     if (e || !this.archive?.has(key)) return e;
-    const loaded = this.archive.get(key)!;
+    const { e: loaded, state, history } = this.archive.read(key)!;
     this.archive.delete(key);
     this.executions.set(key, loaded);
+    const side = this.sideOf(loaded);
     // Everything it has is on disk already: a later change must not re-append it.
-    this.sideOf(loaded).persistedEvents = loaded.nextEventId - 1;
+    side.persistedEvents = loaded.nextEventId - 1;
+    side.encoded = { state, history: [history] };
     this.closedInMemory.add(key);
     return loaded;
   }
@@ -322,13 +333,21 @@ export class Engine {
     for (const e of this.dirty) {
       const side = this.sideOf(e);
       const key = this.key(e);
+      // Tracked from the first write only, so `encoded` is always the whole run.
+      const encoded = side.encoded ?? (side.persistedEvents === 0 ? (side.encoded = { state: EMPTY, history: [] }) : undefined);
       if (e.history.length > side.persistedEvents) {
-        batch.push({ op: 'append', key: `h/${key}`, value: historyBatch(e.history.slice(side.persistedEvents)) });
+        const appended = owned(historyBatch(e.history.slice(side.persistedEvents)));
+        batch.push({ op: 'append', key: `h/${key}`, value: appended });
+        encoded?.history.push(appended);
         side.persistedEvents = e.history.length;
       }
-      batch.push({ op: 'put', key: `h/${key}`, value: serializeExecution(e) });
+      const state = owned(serializeExecution(e));
+      batch.push({ op: 'put', key: `h/${key}`, value: state });
+      if (encoded) encoded.state = state;
       if (e.status !== WfStatus.RUNNING) {
-        packHistory(e);
+        // Encoded history batches concatenate into one valid encoding of them all.
+        if (encoded) encoded.history = [encoded.history.length === 1 ? encoded.history[0] : owned(Buffer.concat(encoded.history))];
+        packHistory(e, encoded?.history[0]);
         this.closedInMemory.add(key);
       }
     }
@@ -337,9 +356,17 @@ export class Engine {
     batch.push(...this.extraMutations.splice(0));
     this.lastWrite = this.store.write(batch);
     // Right after a write nothing is dirty, so memory equals what is on disk: the
-    // one moment a compaction snapshot cannot duplicate or miss events.
-    if (this.store.shouldCompact()) this.lastWrite = this.store.compact(this.liveState());
+    // one moment a compaction snapshot cannot duplicate or miss events. Writes
+    // do not wait for it; a failed one leaves the old log, which holds everything.
+    if (this.store.shouldCompact()) {
+      void this.store.compact(this.liveState()).catch((err) => this.logger.warn({ err }, 'compaction of the durable log failed; will retry as it grows'));
+    }
     return this.lastWrite;
+  }
+
+  /** Counts a closed run recovered at start towards maxClosedInMemory (oldest first), so it can be archived. */
+  trackClosed(e: Execution): void {
+    this.closedInMemory.add(this.key(e));
   }
 
   /** Moves the oldest closed runs beyond maxClosedInMemory to the archive (all durable by now). */
@@ -356,7 +383,8 @@ export class Engine {
         this.closedInMemory.add(key);
         continue;
       }
-      this.archive.put(key, e, toRecord(e));
+      const enc = side?.encoded;
+      this.archive.put(key, e, toRecord(e), enc?.history.length === 1 ? { state: enc.state, history: enc.history[0] } : undefined);
       this.executions.delete(key);
       this.side.delete(key);
     }

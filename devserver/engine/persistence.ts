@@ -41,13 +41,11 @@ export function serializeExecution(e: Execution): Buffer {
  * the objects' memory), decoded again whenever someone reads it. Closed runs
  * are read rarely (result long polls, describe, replays).
  */
-export function packHistory(e: Execution): void {
+export function packHistory(e: Execution, encoded?: Buffer): void {
   const desc = Object.getOwnPropertyDescriptor(e, 'history');
   if (!desc || !('value' in desc)) return;
   const events = e.history;
-  const encoded = historyBatch(events);
-  const blob = Buffer.allocUnsafeSlow(encoded.length);
-  encoded.copy(blob);
+  const blob = encoded ?? owned(historyBatch(events));
   // The close event is what result() long polls ask for, right after the close.
   Object.defineProperty(e, 'closeEvent', { value: events[events.length - 1], configurable: true, enumerable: false, writable: true });
   Object.defineProperty(e, 'history', {
@@ -56,6 +54,18 @@ export function packHistory(e: Execution): void {
     get: () => decodeHistoryBatch(blob),
     set: (v) => Object.defineProperty(e, 'history', { value: v, writable: true, enumerable: true, configurable: true }),
   });
+}
+
+/**
+ * The bytes in a buffer of their own. Small buffers from Buffer.from/concat are
+ * views on a shared 8 KiB pool slab, and a view kept for long keeps the whole
+ * slab alive.
+ */
+export function owned(b: Buffer): Buffer {
+  if (b.byteOffset === 0 && b.buffer.byteLength === b.length) return b;
+  const copy = Buffer.allocUnsafeSlow(b.length);
+  b.copy(copy);
+  return copy;
 }
 
 export function historyBatch(events: HistoryEvent[]): Buffer {

@@ -3,7 +3,7 @@
 import type { Engine } from './engine';
 import type { Execution } from './state';
 import type { Mutation, RecoveredEntry } from '../storage/store';
-import { fromJsonBuffer, historyBatch, namespaceValue, packHistory, restoreExecution, serializeExecution } from './persistence';
+import { fromJsonBuffer, historyBatch, namespaceValue, owned, packHistory, restoreExecution, serializeExecution } from './persistence';
 import type { NamespaceRecord } from './namespaces';
 import { armRunTimers } from './lifecycle';
 import { armTimer } from './timers';
@@ -24,14 +24,21 @@ export function recoverEngine(eng: Engine, state: Map<string, RecoveredEntry>): 
     if (!key.startsWith('h/') || !entry.value) continue;
     const e = restoreExecution(entry.value, entry.appends);
     eng.executions.set(eng.key(e), e);
-    eng.sideOf(e).persistedEvents = e.history.length;
+    const side = eng.sideOf(e);
+    side.persistedEvents = e.history.length;
+    // Copies: the recovered buffers are views on the whole file's image.
+    const history = eng.isOpen(e) ? entry.appends.map(owned) : [owned(Buffer.concat(entry.appends))];
+    side.encoded = { state: owned(entry.value), history };
     runs.push(e);
-    if (!eng.isOpen(e)) packHistory(e);
+    if (!eng.isOpen(e)) packHistory(e, history[0]);
   }
   // The current run of an id is its newest; runs of a chain start in order.
   runs.sort((a, b) => a.startTime - b.startTime);
   for (const e of runs) eng.current.set(`${e.namespace}\u0000${e.workflowId}`, e.runId);
   for (const e of runs) if (eng.isOpen(e)) rearm(eng, e);
+  // All but the newest closed runs leave memory, as if they had closed in this process.
+  for (const e of runs.filter((r) => !eng.isOpen(r)).sort((a, b) => (a.closeTime ?? 0) - (b.closeTime ?? 0))) eng.trackClosed(e);
+  eng.evictClosed();
 }
 
 function rearm(eng: Engine, e: Execution): void {
@@ -45,16 +52,28 @@ function rearm(eng: Engine, e: Execution): void {
   for (const eff of [...(e.pendingEffects ?? [])]) queueMicrotask(() => runEffect(eng, key, eff.kind, eff.initiatedEventId));
 }
 
-/** The whole live state as store mutations, for compaction. */
-export function* liveState(eng: Engine): Iterable<Mutation> {
-  for (const ns of eng.namespaces.values()) yield { op: 'put', key: `n/${ns.name}`, value: namespaceValue(ns) };
-  const runs = function* () {
-    yield* eng.executions.values();
-    for (const key of eng.archive?.keys() ?? []) yield eng.archive!.get(key)!;
-  };
-  for (const e of runs()) {
-    const key = `h/${eng.key(e)}`;
-    yield { op: 'append', key, value: historyBatch(e.history) };
-    yield { op: 'put', key, value: serializeExecution(e) };
+/**
+ * The whole live state as store mutations, for compaction: a snapshot taken
+ * now (references to the runs' encoded forms and to archive entries, which
+ * never change), read lazily as the compaction writes it out.
+ */
+export function liveState(eng: Engine): Iterable<Mutation> {
+  const now: Mutation[] = [];
+  for (const ns of eng.namespaces.values()) now.push({ op: 'put', key: `n/${ns.name}`, value: namespaceValue(ns) });
+  for (const [key, e] of eng.executions) {
+    const encoded = eng.side.get(key)?.encoded;
+    const history = encoded?.history ?? [historyBatch(e.history)];
+    for (const value of history) now.push({ op: 'append', key: `h/${key}`, value });
+    now.push({ op: 'put', key: `h/${key}`, value: encoded?.state ?? serializeExecution(e) });
   }
+  const archive = eng.archive;
+  const archived = archive?.snapshot() ?? [];
+  return (function* () {
+    yield* now;
+    for (const { key, entry } of archived) {
+      const { state, history } = archive!.readRaw(entry);
+      yield { op: 'append', key: `h/${key}`, value: history };
+      yield { op: 'put', key: `h/${key}`, value: state };
+    }
+  })();
 }

@@ -51,9 +51,14 @@ export class Scheduler {
     // Compaction rewrites the log from live state: schedules must be part of it.
     const base = eng.liveState;
     const schedules = this.schedules;
-    eng.liveState = function* () {
-      yield* base();
-      for (const rec of schedules.values()) yield { op: 'put', key: storeKey(rec), value: toJsonBuffer(rec) };
+    // Encoded now: the snapshot may be read after the records change.
+    eng.liveState = () => {
+      const own = [...schedules.values()].map((rec) => ({ op: 'put' as const, key: storeKey(rec), value: toJsonBuffer(rec) }));
+      const runs = base();
+      return (function* () {
+        yield* runs;
+        yield* own;
+      })();
     };
   }
 

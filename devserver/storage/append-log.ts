@@ -1,10 +1,16 @@
 /**
  * Durable append-only record log with group commit.
  *
- * All file I/O runs on one serial "drain" loop, so appends and rewrites can never
- * interleave on disk. Appends that arrive while a flush is in progress (or in the
- * same event-loop turn) are written with a single write + fdatasync, which is what
- * makes many concurrent small appends cheap: the fsync cost is shared.
+ * Appends run on one serial "drain" loop. Appends that arrive while a flush is in
+ * progress (or in the same event-loop turn) are written with a single write +
+ * fdatasync, which is what makes many concurrent small appends cheap: the fsync
+ * cost is shared.
+ *
+ * A rewrite (compaction) writes its new content to a temporary file beside the
+ * log while appends keep committing to the old file, so a big rewrite never holds
+ * up appends. Appends requested after the rewrite was asked for are remembered
+ * once committed and copied behind the new content when the drain loop switches
+ * files (the way Redis rewrites its append-only file).
  */
 import { constants as fsConstants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -39,7 +45,21 @@ export interface AppendLogStats {
 }
 
 type Settle = { resolve: () => void; reject: (error: Error) => void };
-type Op = ({ kind: 'append'; frame: Buffer } | { kind: 'rewrite'; records: Buffer[] }) & Settle;
+/** seq numbers appends in call order; a rewrite carries those at or after its cutoff. */
+type AppendOp = { kind: 'append'; frame: Buffer; seq: number } & Settle;
+type SwitchOp = { kind: 'switch'; job: RewriteJob } & Settle;
+type Op = AppendOp | SwitchOp;
+
+interface RewriteJob {
+  /** Appends with seq >= cutoff were requested after rewrite() was called: not in its content. */
+  cutoff: number;
+  /** Frames of such appends already committed to the old file; copied to the new one at the switch. */
+  carried: Buffer[];
+  temp?: FileHandle;
+  /** Bytes in the temporary file so far. */
+  size: number;
+  abandoned: boolean;
+}
 
 /** Keeps one batch's buffer bounded under bursts; the remainder simply goes in the next commit. */
 const MAX_COMMIT_BYTES = 8 * 1024 * 1024;
@@ -58,6 +78,10 @@ export class AppendLog {
   private failure: Error | undefined;
   private closePromise: Promise<void> | undefined;
   private readonly counters: AppendLogStats = { writes: 0, syncs: 0, records: 0, rewrites: 0 };
+  private nextSeq = 0;
+  private rewriting: RewriteJob | undefined;
+  /** Settles (never rejects) when the running rewrite has switched files or given up. */
+  private rewriteSettled: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly filePath: string,
@@ -129,39 +153,42 @@ export class AppendLog {
     } catch (error) {
       return Promise.reject(error);
     }
+    const seq = this.nextSeq++;
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ kind: 'append', frame, resolve, reject });
+      this.queue.push({ kind: 'append', frame, seq, resolve, reject });
       this.scheduleDrain();
     });
   }
 
   /**
-   * Atomically replaces the file content with `records`. The iterable is consumed
-   * synchronously, before this returns, so it reflects the caller's state at call time;
-   * the buffers themselves must not be mutated until the promise settles. Appends made
-   * before this call are written first (and then replaced); appends made after it land
-   * after the new content. If the rewrite fails the old file stays in place and the
+   * Atomically replaces the file content with `records` followed by every append
+   * requested after this call. `records` must describe the state as of this call;
+   * it may be consumed later and asynchronously (an async iterable is awaited item
+   * by item), so it must not read state that changes afterwards, and its buffers
+   * must not be mutated until the promise settles. Appends requested before this
+   * call are superseded by `records`. Appends keep settling while the rewrite
+   * runs. One rewrite at a time: a second call meanwhile is rejected. If the
+   * rewrite fails the old file, which holds everything, stays in place and the
    * log remains usable.
    */
-  rewrite(records: Iterable<Buffer>): Promise<void> {
+  rewrite(records: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<void> {
     const refusal = this.refusal();
     if (refusal) return Promise.reject(refusal);
-    let list: Buffer[];
-    try {
-      list = Array.from(records);
-      list.forEach(checkPayload);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ kind: 'rewrite', records: list, resolve, reject });
-      this.scheduleDrain();
-    });
+    if (this.rewriting) return Promise.reject(new Error(`append log ${this.filePath} is already being rewritten`));
+    const job: RewriteJob = { cutoff: this.nextSeq, carried: [], size: 0, abandoned: false };
+    this.rewriting = job;
+    const done = this.runRewrite(job, records);
+    this.rewriteSettled = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return done;
   }
 
   /** Waits for every append and rewrite already requested, then releases the file. Idempotent. */
   close(): Promise<void> {
     this.closePromise ??= (async () => {
+      await this.rewriteSettled;
       await this.whenIdle();
       openPaths.delete(this.filePath);
       await this.handle.close();
@@ -197,9 +224,9 @@ export class AppendLog {
     try {
       while (this.queue.length > 0) {
         const head = this.queue[0];
-        if (head.kind === 'rewrite') {
+        if (head.kind === 'switch') {
           this.queue.shift();
-          await this.runRewrite(head);
+          await this.switchFiles(head);
           continue;
         }
         let count = 0;
@@ -209,7 +236,7 @@ export class AppendLog {
           bytes += op.frame.length;
           count++;
         }
-        await this.commit(this.queue.splice(0, count) as Array<Op & { kind: 'append' }>);
+        await this.commit(this.queue.splice(0, count) as AppendOp[]);
       }
     } finally {
       this.draining = false;
@@ -219,7 +246,7 @@ export class AppendLog {
     }
   }
 
-  private async commit(batch: Array<Op & { kind: 'append' }>): Promise<void> {
+  private async commit(batch: AppendOp[]): Promise<void> {
     const data = batch.length === 1 ? batch[0].frame : Buffer.concat(batch.map((op) => op.frame));
     try {
       await writeFully(this.handle, data, this.size);
@@ -234,35 +261,57 @@ export class AppendLog {
       return;
     }
     this.counters.records += batch.length;
+    const job = this.rewriting;
+    if (job) for (const op of batch) if (op.seq >= job.cutoff) job.carried.push(op.frame);
     for (const op of batch) op.resolve();
   }
 
-  private async runRewrite(op: Op & { kind: 'rewrite' }): Promise<void> {
-    const tempPath = this.filePath + TEMP_SUFFIX;
-    let temp: FileHandle | undefined;
-    let size = 0;
+  /** Writes the new content to the temporary file, off the drain loop, then queues the switch. */
+  private async runRewrite(job: RewriteJob, records: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<void> {
     try {
-      temp = await fsp.open(tempPath, 'w+', 0o644);
-      size = await writeRecords(temp, op.records);
-      if (this.fsync) await temp.datasync();
+      job.temp = await fsp.open(this.filePath + TEMP_SUFFIX, 'w+', 0o644);
+      job.size = await writeRecords(job.temp, records);
+      if (this.fsync) await job.temp.datasync();
+      if (job.abandoned) throw this.failure ?? new Error(`append log ${this.filePath} rewrite was abandoned`);
     } catch (error) {
-      await temp?.close().catch(() => undefined);
-      await fsp.rm(tempPath, { force: true }).catch(() => undefined);
-      op.reject(asError(error));
-      return;
+      await this.abandon(job);
+      throw asError(error);
     }
+    // Behind every append already queued: those are committed to the old file
+    // (and carried when they came after the cutoff) before the files switch.
+    return new Promise<void>((resolve, reject) => {
+      const refusal = this.failure;
+      if (refusal) {
+        void this.abandon(job).then(() => reject(refusal));
+        return;
+      }
+      this.queue.push({ kind: 'switch', job, resolve, reject });
+      this.scheduleDrain();
+    });
+  }
+
+  /** Runs on the drain loop, so no append commits to either file meanwhile. */
+  private async switchFiles(op: SwitchOp): Promise<void> {
+    const { job } = op;
+    const temp = job.temp!;
     try {
-      await fsp.rename(tempPath, this.filePath);
+      if (job.carried.length > 0) {
+        const tail = Buffer.concat(job.carried);
+        await writeFully(temp, tail, job.size);
+        job.size += tail.length;
+        if (this.fsync) await temp.datasync();
+      }
+      await fsp.rename(this.filePath + TEMP_SUFFIX, this.filePath);
     } catch (error) {
-      await temp.close().catch(() => undefined);
-      await fsp.rm(tempPath, { force: true }).catch(() => undefined);
+      await this.abandon(job);
       op.reject(asError(error));
       return;
     }
     // The renamed file is now the log; keep appending through the handle we wrote it with.
     const previous = this.handle;
     this.handle = temp;
-    this.size = size;
+    this.size = job.size;
+    this.rewriting = undefined;
     await previous.close().catch(() => undefined);
     try {
       if (this.fsync) await syncDirectory(path.dirname(this.filePath));
@@ -273,6 +322,16 @@ export class AppendLog {
     }
     this.counters.rewrites++;
     op.resolve();
+  }
+
+  /** Drops a rewrite's temporary file; the old file still holds everything. Idempotent. */
+  private async abandon(job: RewriteJob): Promise<void> {
+    if (this.rewriting === job) this.rewriting = undefined;
+    if (job.abandoned) return;
+    job.abandoned = true;
+    job.carried = [];
+    await job.temp?.close().catch(() => undefined);
+    await fsp.rm(this.filePath + TEMP_SUFFIX, { force: true }).catch(() => undefined);
   }
 
   /**
@@ -286,6 +345,7 @@ export class AppendLog {
       cause,
     });
     const failed = [...batch, ...this.queue.splice(0)];
+    if (this.rewriting) void this.abandon(this.rewriting);
     for (const op of failed) op.reject(this.failure);
   }
 }
@@ -311,26 +371,28 @@ async function writeFully(handle: FileHandle, data: Buffer, position: number): P
   }
 }
 
-/** Writes header + framed records in bounded chunks; returns the resulting file size. */
-async function writeRecords(handle: FileHandle, records: Buffer[]): Promise<number> {
-  let position = 0;
-  await writeFully(handle, encodeHeader(), position);
-  position += HEADER_BYTES;
-  let first = 0;
-  while (first < records.length) {
-    let end = first;
-    let bytes = 0;
-    while (end < records.length && (end === first || bytes < REWRITE_CHUNK_BYTES)) {
-      bytes += FRAME_OVERHEAD + records[end].length;
-      end++;
-    }
+/** Writes header + framed records in bounded chunks as they come; returns the resulting file size. */
+async function writeRecords(handle: FileHandle, records: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<number> {
+  await writeFully(handle, encodeHeader(), 0);
+  let position = HEADER_BYTES;
+  let pending: Buffer[] = [];
+  let bytes = 0;
+  const writeChunk = async () => {
     const chunk = Buffer.allocUnsafe(bytes);
     let offset = 0;
-    for (let i = first; i < end; i++) offset = writeFrame(records[i], chunk, offset);
+    for (const record of pending) offset = writeFrame(record, chunk, offset);
     await writeFully(handle, chunk, position);
     position += bytes;
-    first = end;
+    pending = [];
+    bytes = 0;
+  };
+  for await (const record of records) {
+    checkPayload(record);
+    pending.push(record);
+    bytes += FRAME_OVERHEAD + record.length;
+    if (bytes >= REWRITE_CHUNK_BYTES) await writeChunk();
   }
+  if (bytes > 0) await writeChunk();
   return position;
 }
 

@@ -23,7 +23,13 @@ export interface RecoveredEntry {
 export interface Store {
   /** Durably applies the batch as one atomic unit (all or nothing after a crash). Resolves when durable. */
   write(batch: Mutation[]): Promise<void>;
-  /** Rewrites storage to hold exactly this live state (the engine supplies it); used for compaction. */
+  /**
+   * Rewrites storage to hold exactly this live state (the engine supplies it) plus
+   * every write issued after this call; used for compaction. `live` describes the
+   * state including every write already issued, and may be consumed lazily, after
+   * this returns: it must be a snapshot, not a view of state that keeps changing.
+   * Writes issued meanwhile become durable without waiting for the compaction.
+   */
   compact(live: Iterable<Mutation>): Promise<void>;
   /** True when the engine should call compact (e.g. file > 64 MiB and > 2x the bytes live after the last compaction). */
   shouldCompact(): boolean;
@@ -159,20 +165,22 @@ export class FileStore implements Store {
   }
 
   /**
-   * `live` is consumed synchronously, before this returns: it must describe the state
-   * including every write() already issued, and writes issued afterwards land after
-   * the compacted content. If compaction fails the old file stays authoritative.
+   * Encodes `live` into records a few at a time, yielding to the event loop
+   * between them, so a large state never blocks the process for long. If
+   * compaction fails the old file stays authoritative.
    */
   compact(live: Iterable<Mutation>): Promise<void> {
-    let records: Buffer[];
-    try {
-      records = encodeInRecords(live);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const size = records.reduce((sum, r) => sum + FRAME_OVERHEAD + r.length, HEADER_BYTES);
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    let size = HEADER_BYTES;
+    const records = async function* (): AsyncGenerator<Buffer> {
+      for (const record of encodeInRecords(live)) {
+        size += FRAME_OVERHEAD + record.length;
+        yield record;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    };
     this.compacting = true;
-    return this.log.rewrite(records).then(
+    return this.log.rewrite(records()).then(
       () => {
         this.compactedBytes = size;
         this.compacting = false;
@@ -208,15 +216,14 @@ export class FileStore implements Store {
   }
 }
 
-function encodeInRecords(live: Iterable<Mutation>): Buffer[] {
-  const records: Buffer[] = [];
+function* encodeInRecords(live: Iterable<Mutation>): Generator<Buffer> {
   let chunk: Mutation[] = [];
   let sizes: number[] = [];
   let bytes = 0;
   for (const m of live) {
     const size = mutationSize(m);
     if (chunk.length > 0 && bytes + size > COMPACT_RECORD_BYTES) {
-      records.push(encodeBatch(chunk, sizes));
+      yield encodeBatch(chunk, sizes);
       chunk = [];
       sizes = [];
       bytes = 0;
@@ -225,8 +232,7 @@ function encodeInRecords(live: Iterable<Mutation>): Buffer[] {
     sizes.push(size);
     bytes += size;
   }
-  if (chunk.length > 0) records.push(encodeBatch(chunk, sizes));
-  return records;
+  if (chunk.length > 0) yield encodeBatch(chunk, sizes);
 }
 
 /** What compacting the recovered state would roughly produce; stands in for the last compaction size. */
