@@ -10,7 +10,11 @@
  * Method (also printed under the table):
  * - latency phases are closed loops of --concurrency clients (default 1 and 8,
  *   no think time) over keep-alive connections, timed from the call to the
- *   last body byte; submit also gets an open-loop row at a steady rate;
+ *   last body byte; submit also gets an open-loop row at a steady rate. They
+ *   are timed by a measuring client in a process of its own
+ *   (scripts/bench-client.ts), warmed up first, so neither the model served
+ *   here nor this process's garbage collections land in the figures (SSE
+ *   phases stay here: they need the model's clock);
  * - relay overhead: the scripted model runs here, so its token writes and the
  *   SSE client's reads share one clock. Each relay task's reply is a list of
  *   unique tokens ([[say]]), the model reports each token as it writes it
@@ -27,7 +31,9 @@ import Redis from 'ioredis';
 import { startStack, Stack } from '../src/launcher/stack';
 import { startScriptedModel } from '../src/scripted-model';
 import { keys } from '../src/relay/keys';
-import { closedLoop, openSse, request, target } from './bench-http';
+import type { ClientJob, ClientResult, RequestSpec } from './bench-client';
+import { BenchClient, startBenchClient } from './bench-client-host';
+import { closedLoop, openSse, target } from './bench-http';
 import { runLoad, LoadResult } from './bench-load';
 import { BenchOptions, parseOptions, Phase } from './bench-options';
 import { CpuMeter } from './bench-proc';
@@ -42,6 +48,8 @@ const ROOT = path.resolve(__dirname, '..');
 /** Relay tokens are 'z' + 5 base-36 digits: unique, and one scripted-model token each (<= 6 characters). */
 const RELAY_TOKEN = /^z[0-9a-z]{5}$/;
 const BASELINE_KEY = 'aes:bench:baseline';
+/** GET /healthz sent by the measuring client before the first phase (about a second). */
+const CLIENT_WARMUP = 3000;
 
 const TARGETS = { submit: 20, status: 5, result: 10, relay: 5 } as const;
 /** Other processes' CPU (cores) above which a row's tails are not to be trusted. */
@@ -113,10 +121,12 @@ async function main(): Promise<void> {
   let baseline: ChildProcess | undefined;
   let watcher: RelayWatcher | undefined;
   let redis: Redis | undefined;
+  let client: BenchClient | undefined;
   let cleaning: Promise<void> | undefined;
   const cleanup = () =>
     (cleaning ??= (async () => {
       watcher?.stop();
+      client?.close();
       redis?.disconnect();
       if (baseline && baseline.exitCode === null) {
         baseline.kill('SIGTERM');
@@ -151,7 +161,7 @@ async function main(): Promise<void> {
   const relaySplits: { streams: number; nearStart: Summary; otherwise: Summary }[] = [];
   // Profiles are summarised over the phases only, not the children's start-up.
   const profileWindow = { fromUs: 0, toUs: Infinity };
-  const cpu = new CpuMeter(() => [process.pid, baseline?.pid, ...Object.values(stack?.children ?? {}).map((c) => c.proc.pid)]);
+  const cpu = new CpuMeter(() => [process.pid, baseline?.pid, client?.pid, ...Object.values(stack?.children ?? {}).map((c) => c.proc.pid)]);
   const runMark = cpu.mark();
   const loadAvgStart = os.loadavg();
   try {
@@ -177,8 +187,9 @@ async function main(): Promise<void> {
     await watcher.start();
     const levels = opts.concurrency;
     const maxC = levels[levels.length - 1];
-    // One agent per client count, its socket cap equal to the count.
-    const apis = new Map(levels.map((c) => [c, target(stack!.gatewayUrl, API_KEY, c)]));
+    client = startBenchClient(env);
+    // Unmeasured: the client process's own HTTP code gets optimised before any phase times it.
+    await client.warm(stack.gatewayUrl, CLIENT_WARMUP);
 
     baseline = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'bench-baseline-server.ts'), stack.redisUrl, BASELINE_KEY], {
       cwd: ROOT,
@@ -209,20 +220,32 @@ async function main(): Promise<void> {
       return row;
     };
     const warm = async (C: number, n: number, job: (i: number) => Promise<unknown>) => closedLoop(n, C, async (i) => void (await job(i).catch(() => undefined)));
-    const submitOne = async (C: number, message: string) => {
-      const r = await request(apis.get(C)!, 'POST', '/', { message, background: true });
-      return { ...r, taskId: r.status === 202 ? (JSON.parse(r.body) as { task_id: string }).task_id : undefined };
+    // Requests timed by the measuring client, a process of its own (see bench-client.ts).
+    const remote = async (label: string, concurrency: number | string, job: Partial<ClientJob> & Pick<ClientJob, 'requests'>, ok: (status: number) => boolean, targetP99?: number) => {
+      const m0 = cpu.mark();
+      const fromUs = monotonicUs();
+      const result = await client!.run({ base: stack!.gatewayUrl, key: API_KEY, concurrency: 1, warmup: [], ...job });
+      const lat: number[] = [];
+      let errors = 0;
+      result.ms.forEach((ms, i) => (ok(result.status[i]) && Number.isFinite(ms) ? lat.push(ms) : errors++));
+      const row: Row = { label, concurrency: String(concurrency), s: summarize(lat), errors, targetP99, otherCores: CpuMeter.foreignCores(m0, cpu.mark()), window: { fromUs, toUs: monotonicUs() } };
+      rows.push(row);
+      log(`${label} @${concurrency}: n=${row.s.count} p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms errors=${errors}`);
+      return result;
     };
+    const submits = (tag: string, n: number): RequestSpec[] => Array.from({ length: n }, (_, i) => ({ method: 'POST', path: '/', body: { message: `[[say text=ok]] ${tag} ${i}`, background: true } }));
+    const gets = (paths: string[], n: number): RequestSpec[] => Array.from({ length: n }, (_, i) => ({ method: 'GET', path: paths[i % paths.length] }));
+    const is202 = (status: number) => status === 202;
+    const is200 = (status: number) => status === 200;
+    const taskIds = (result: ClientResult) => (result.bodies ?? []).flatMap((b, i) => (result.status[i] === 202 ? [(JSON.parse(b) as { task_id: string }).task_id] : []));
 
     // ---- 1. submit --------------------------------------------------------
     // The tasks it creates (quick replies) are the finished tasks that the
     // status and result phases read.
     const finished: string[] = [];
     if (['submit', 'isolated', 'status', 'result', 'baseline'].some((p) => opts.phases.has(p as Phase))) {
-      await warm(maxC, opts.warmup, async (i) => {
-        const r = await submitOne(maxC, `[[say text=ok]] warmup ${i}`);
-        if (r.taskId) finished.push(r.taskId);
-      });
+      const warmup = await client.run({ base: stack.gatewayUrl, key: API_KEY, concurrency: maxC, warmup: [], requests: submits('warmup', opts.warmup), keepBodies: true });
+      finished.push(...taskIds(warmup));
       // Each submit leaves workflow and activity work behind; every submit row
       // starts once the previous row's tasks are done, so rows are comparable.
       const drain = () => watcher!.waitAll([...finished], Math.min(90_000, Math.max(1000, left())));
@@ -231,45 +254,14 @@ async function main(): Promise<void> {
         if (opts.submitPaced > 0) {
           // Open loop at a rate the stack keeps up with: the submit path's own
           // latency, without the backlog a no-think-time loop builds up.
-          const lat: number[] = [];
-          let errors = 0;
-          const m0 = cpu.mark();
-          const fromUs = monotonicUs();
-          const t0 = performance.now();
-          const pending: Promise<void>[] = [];
-          for (let i = 0; i < opts.submitPaced && left() > 0; i++) {
-            const wait = t0 + (i * 1000) / opts.submitRate - performance.now();
-            if (wait > 0) await sleep(wait);
-            pending.push(
-              submitOne(maxC, `[[say text=ok]] bench paced ${i}`).then(
-                (r) => {
-                  if (r.taskId) finished.push(r.taskId);
-                  if (r.status === 202) lat.push(r.ms);
-                  else errors++;
-                },
-                () => void errors++,
-              ),
-            );
-          }
-          await Promise.all(pending);
-          const row: Row = { label: 'submit: POST / background -> 202', concurrency: `${opts.submitRate}/s paced`, s: summarize(lat), errors, targetP99: TARGETS.submit, otherCores: CpuMeter.foreignCores(m0, cpu.mark()), window: { fromUs, toUs: monotonicUs() } };
-          rows.push(row);
-          log(`submit paced @${opts.submitRate}/s: n=${row.s.count} p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms errors=${errors}`);
+          const r = await remote('submit: POST / background -> 202', `${opts.submitRate}/s paced`, { requests: submits('bench paced', opts.submitPaced), rate: opts.submitRate, keepBodies: true }, is202, TARGETS.submit);
+          finished.push(...taskIds(r));
           await drain();
         }
         for (const C of levels) {
           await drain();
-          await measure(
-            'submit: POST / background -> 202',
-            C,
-            opts.submit,
-            async (i) => {
-              const r = await submitOne(C, `[[say text=ok]] bench submit ${C}/${i}`);
-              if (r.taskId) finished.push(r.taskId);
-              return { ms: r.ms, ok: r.status === 202 };
-            },
-            TARGETS.submit,
-          );
+          const r = await remote('submit: POST / background -> 202', C, { concurrency: C, requests: submits(`bench submit ${C}`, opts.submit), keepBodies: true }, is202, TARGETS.submit);
+          finished.push(...taskIds(r));
         }
       }
       if (opts.phases.has('isolated')) {
@@ -280,21 +272,8 @@ async function main(): Promise<void> {
         log('isolated: stopping the worker');
         await stack.children.worker.stop();
         for (const C of levels) {
-          await warm(C, Math.min(opts.warmup, 20), async (i) => {
-            const r = await submitOne(C, `[[say text=ok]] isolated warmup ${C}/${i}`);
-            if (r.taskId) finished.push(r.taskId);
-          });
-          await measure(
-            'submit, worker stopped (submit path alone)',
-            C,
-            opts.submit,
-            async (i) => {
-              const r = await submitOne(C, `[[say text=ok]] isolated ${C}/${i}`);
-              if (r.taskId) finished.push(r.taskId);
-              return { ms: r.ms, ok: r.status === 202 };
-            },
-            TARGETS.submit,
-          );
+          const r = await remote('submit, worker stopped (submit path alone)', C, { concurrency: C, warmup: submits(`isolated warmup ${C}`, Math.min(opts.warmup, 20)), requests: submits(`isolated ${C}`, opts.submit), keepBodies: true }, is202, TARGETS.submit);
+          finished.push(...taskIds(r));
         }
         log('isolated: restarting the worker');
         await stack.startWorker();
@@ -306,40 +285,21 @@ async function main(): Promise<void> {
       await sleep(1000);
     }
     const ids = finished.filter((id) => watcher!.ended.get(id)?.type === 'agent_completed');
+    const statusPaths = ids.map((id) => `/tasks/${id}`);
 
     // ---- 2. status, then 7. baseline under the same conditions -------------
     for (const C of levels) {
-      const api = apis.get(C)!;
       if (opts.phases.has('status') && ids.length) {
-        await warm(C, opts.warmup, (i) => request(api, 'GET', `/tasks/${ids[i % ids.length]}`));
-        await measure(
-          'status: GET /tasks/{id}',
-          C,
-          opts.status,
-          async (i) => {
-            const r = await request(api, 'GET', `/tasks/${ids[i % ids.length]}`);
-            return { ms: r.ms, ok: r.status === 200 };
-          },
-          TARGETS.status,
-        );
+        await remote('status: GET /tasks/{id}', C, { concurrency: C, warmup: gets(statusPaths, opts.warmup), requests: gets(statusPaths, opts.status) }, is200, TARGETS.status);
       }
       if (opts.phases.has('baseline')) {
         if (!(await redis.exists(BASELINE_KEY))) {
           const doc = ids.length ? await redis.get(keys.status(ids[0])) : null;
           await redis.set(BASELINE_KEY, doc ?? JSON.stringify({ task_id: 'task_baseline', status: 'completed' }));
         }
-        const bare = target(`http://127.0.0.1:${await baselinePort}`, null, C);
-        await warm(C, opts.warmup, () => request(bare, 'GET', '/get'));
-        await measure('baseline: bare Express + 1 Redis GET (own process)', C, opts.baseline, async () => {
-          const r = await request(bare, 'GET', '/get');
-          return { ms: r.ms, ok: r.status === 200 };
-        });
-        const probe = target(stack.gatewayUrl, null, C);
-        await warm(C, opts.warmup, () => request(probe, 'GET', '/healthz'));
-        await measure('reference: gateway GET /healthz (no auth, no I/O)', C, opts.baseline, async () => {
-          const r = await request(probe, 'GET', '/healthz');
-          return { ms: r.ms, ok: r.status === 200 };
-        });
+        const bare = `http://127.0.0.1:${await baselinePort}`;
+        await remote('baseline: bare Express + 1 Redis GET (own process)', C, { base: bare, key: null, concurrency: C, warmup: gets(['/get'], opts.warmup), requests: gets(['/get'], opts.baseline) }, is200);
+        await remote('reference: gateway GET /healthz (no auth, no I/O)', C, { key: null, concurrency: C, warmup: gets(['/healthz'], opts.warmup), requests: gets(['/healthz'], opts.baseline) }, is200);
       }
     }
 
@@ -350,32 +310,13 @@ async function main(): Promise<void> {
       // (it would use up first reads).
       const share = Math.floor(ids.length / levels.length);
       for (const [k, C] of levels.entries()) {
-        const api = apis.get(C)!;
-        const mine = ids.slice(k * share, (k + 1) * share);
-        await measure(
-          'result: first read of a finished task',
-          C,
-          mine.length,
-          async (i) => {
-            const r = await request(api, 'GET', `/tasks/${mine[i]}/result`);
-            return { ms: r.ms, ok: r.status === 200 };
-          },
-          TARGETS.result,
-        );
+        const mine = ids.slice(k * share, (k + 1) * share).map((id) => `/tasks/${id}/result`);
+        await remote('result: first read of a finished task', C, { concurrency: C, requests: gets(mine, mine.length) }, is200, TARGETS.result);
       }
+      const resultPaths = ids.map((id) => `/tasks/${id}/result`);
       for (const C of levels) {
         if (opts.resultRepeat === 0) break;
-        const api = apis.get(C)!;
-        await measure(
-          'result: repeat read (cached)',
-          C,
-          opts.resultRepeat,
-          async (i) => {
-            const r = await request(api, 'GET', `/tasks/${ids[i % ids.length]}/result`);
-            return { ms: r.ms, ok: r.status === 200 };
-          },
-          TARGETS.result,
-        );
+        await remote('result: repeat read (cached)', C, { concurrency: C, requests: gets(resultPaths, opts.resultRepeat) }, is200, TARGETS.result);
       }
     }
 
@@ -596,6 +537,8 @@ function printReport(
     `- Latency phases: closed loops of N clients (the clients column; ${opts.concurrency.join(' and ')}; 1 = sequential), no think time,`,
     '  keep-alive node:http agents, timed from the call to the last body byte, after an unmeasured warm-up. With no think',
     '  time, N clients keep N requests queued at the gateway, so at N > 1 latency ~ N x its per-request CPU once it saturates.',
+    `  They run in a measuring client process of their own (bench-client.ts), warmed with ${CLIENT_WARMUP} unmeasured requests first:`,
+    '  this process serves the model and follows every event, which would delay its own timers and reads.',
     '  Everything (stack, scripted model, clients) shares this machine\'s cores.',
     '- status/result use tasks the submit phase created, once they had all finished (their status documents are in Redis).',
     '- result first read: the first GET of each finished task. The worker does not fill the result cache, so this read goes',
