@@ -66,10 +66,6 @@ export class ClosedArchive {
     return { e, state, history };
   }
 
-  get(key: string): Execution | undefined {
-    return this.read(key)?.e;
-  }
-
   /**
    * The archived runs as of now. Entries never change and their bytes stay in
    * the file until it is deleted at shutdown, so they can be read later even if
@@ -100,10 +96,6 @@ export class ClosedArchive {
       const r = retentionOf(entry.namespace);
       if (r !== undefined && entry.closeTime + r <= now) yield key;
     }
-  }
-
-  keys(): Iterable<string> {
-    return this.index.keys();
   }
 
   close(): void {
