@@ -199,6 +199,13 @@ async function main(): Promise<void> {
     const baselinePort = waitForPort(baseline);
     baselinePort.catch(() => undefined); // reported when the baseline phase awaits it
 
+    /** One latency row from its samples, measured since the CPU mark m0 and monotonic time fromUs. */
+    const addRow = (label: string, concurrency: number | string, lat: number[], errors: number, m0: ReturnType<CpuMeter['mark']>, fromUs: number, targetP99?: number): Row => {
+      const row: Row = { label, concurrency: String(concurrency), s: summarize(lat), errors, targetP99, otherCores: CpuMeter.foreignCores(m0, cpu.mark()), window: { fromUs, toUs: monotonicUs() } };
+      rows.push(row);
+      log(`${label} @${concurrency}: n=${row.s.count} p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms errors=${errors}`);
+      return row;
+    };
     const measure = async (label: string, C: number, n: number, job: (i: number) => Promise<{ ms: number; ok: boolean }>, targetP99?: number): Promise<Row> => {
       const lat: number[] = [];
       let errors = 0;
@@ -214,10 +221,7 @@ async function main(): Promise<void> {
           errors++;
         }
       });
-      const row = { label, concurrency: String(C), s: summarize(lat), errors, targetP99, otherCores: CpuMeter.foreignCores(m0, cpu.mark()), window: { fromUs, toUs: monotonicUs() } };
-      rows.push(row);
-      log(`${label} @${C}: n=${row.s.count} p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms errors=${errors}`);
-      return row;
+      return addRow(label, C, lat, errors, m0, fromUs, targetP99);
     };
     const warm = async (C: number, n: number, job: (i: number) => Promise<unknown>) => closedLoop(n, C, async (i) => void (await job(i).catch(() => undefined)));
     // Requests timed by the measuring client, a process of its own (see bench-client.ts).
@@ -228,9 +232,7 @@ async function main(): Promise<void> {
       const lat: number[] = [];
       let errors = 0;
       result.ms.forEach((ms, i) => (ok(result.status[i]) && Number.isFinite(ms) ? lat.push(ms) : errors++));
-      const row: Row = { label, concurrency: String(concurrency), s: summarize(lat), errors, targetP99, otherCores: CpuMeter.foreignCores(m0, cpu.mark()), window: { fromUs, toUs: monotonicUs() } };
-      rows.push(row);
-      log(`${label} @${concurrency}: n=${row.s.count} p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms errors=${errors}`);
+      addRow(label, concurrency, lat, errors, m0, fromUs, targetP99);
       return result;
     };
     const submits = (tag: string, n: number): RequestSpec[] => Array.from({ length: n }, (_, i) => ({ method: 'POST', path: '/', body: { message: `[[say text=ok]] ${tag} ${i}`, background: true } }));
