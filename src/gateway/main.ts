@@ -1,6 +1,5 @@
 // Entry point of the gateway process: the HTTP API. Stateless; scale it by
 // starting more of them behind a load balancer.
-import http from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../config';
 import { createLogger } from '../logger';
@@ -11,6 +10,7 @@ import { AccountDirectory, AccountsRegistry } from '../accounts/registry';
 import { parseApiKeys } from '../accounts/keys';
 import { TaskService } from './task-service';
 import { createApp } from './app';
+import { createExpressServer } from '../http/express-server';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
     tasks: new TaskService(client, connection, new StatusCache(redis, logger, ttlMs), config, logger),
     accounts,
   });
-  const server = http.createServer(app);
+  const server = createExpressServer(app);
   // Long SSE streams and long polls must not be cut by Node's defaults.
   server.requestTimeout = 0;
   server.headersTimeout = 65_000;

@@ -1,7 +1,6 @@
 // The scripted OpenAI-compatible model server: what tests and the offline demo
 // talk to instead of a real model. Replies are chosen by directives in the last
 // user message or the x-scripted-model header (see SCRIPTS.md).
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
@@ -11,6 +10,7 @@ import { Directive, findDirective, intParam } from './directives';
 import { buildReply, readScript, Script } from './script';
 import { Interruption, Outcome, sendCompletion, streamCompletion } from './respond';
 import { sendError } from './errors';
+import { createExpressServer } from '../http/express-server';
 
 export interface ScriptedModelOptions {
   /** Port to listen on; 0 picks a free one. Default 0. */
@@ -221,7 +221,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
     }
   });
 
-  const server = http.createServer(app);
+  const server = createExpressServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => {

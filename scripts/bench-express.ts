@@ -1,0 +1,98 @@
+/**
+ * `npm run bench:express`: what Express's per-request prototype change costs,
+ * and what createExpressServer (src/http/express-server.ts) gets back. Two
+ * server processes serve the same JSON route, one on http.createServer(app),
+ * one on createExpressServer(app); the bench's measuring client (its own
+ * process, warmed up) times closed loops of 1 and 8 clients against each in
+ * turn, and each server reports its own GC pauses over the measured requests.
+ *
+ *   npm run bench:express -- [--requests 5000] [--rounds 2]
+ */
+import { spawn, ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { startBenchClient } from './bench-client-host';
+import type { RequestSpec } from './bench-client';
+import { fmtMs, summarize, table } from './bench-stats';
+
+function flag(name: string, dflt: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const v = i >= 0 ? Number(process.argv[i + 1]) : dflt;
+  if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} must be a positive integer`);
+  return v;
+}
+
+interface Server {
+  mode: 'stock' | 'born';
+  base: string;
+  child: ChildProcess;
+}
+
+async function startServer(mode: Server['mode']): Promise<Server> {
+  const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'bench-express-server.ts'), mode], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } });
+  const line = await new Promise<string>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${mode} server exited (${code})`)));
+  });
+  return { mode, base: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`, child };
+}
+
+const ms = (v: number[]) => v.reduce((a, b) => a + b, 0);
+
+async function main(): Promise<void> {
+  const n = flag('requests', 5000);
+  const rounds = flag('rounds', 2);
+  const servers = [await startServer('stock'), await startServer('born')];
+  const client = startBenchClient(process.env);
+  const rows: string[][] = [['server', 'clients', 'round', 'n', 'p50 ms', 'p99 ms', 'max ms', 'scavenges', 'scavenge ms (sum / max)', 'full GCs', 'full GC ms (sum / max)']];
+  try {
+    for (const s of servers) await client.warm(s.base, 3000);
+    const reqs = (k: number): RequestSpec[] => Array.from({ length: k }, (_, i) => ({ method: 'GET', path: `/status?n=${i}` }));
+    for (let round = 1; round <= rounds; round++) {
+      for (const concurrency of [1, 8]) {
+        // Alternating servers within a round spreads any drift of the machine over both.
+        for (const s of servers) {
+          await client.run({ base: s.base, key: null, concurrency, warmup: reqs(1000), requests: [] });
+          await fetch(`${s.base}/gc/reset`, { method: 'POST' });
+          const r = await client.run({ base: s.base, key: null, concurrency, warmup: [], requests: reqs(n) });
+          const gc = (await (await fetch(`${s.base}/gc`)).json()) as { minor: number[]; major: number[] };
+          const lat = summarize(r.ms.filter((v, i) => r.status[i] === 200 && Number.isFinite(v)));
+          const errors = n - lat.count;
+          rows.push([
+            s.mode === 'stock' ? 'http.createServer(app)' : 'createExpressServer(app)',
+            String(concurrency),
+            String(round),
+            errors ? `${lat.count} (${errors} failed)` : String(lat.count),
+            fmtMs(lat.p50),
+            fmtMs(lat.p99),
+            fmtMs(lat.max),
+            String(gc.minor.length),
+            `${fmtMs(ms(gc.minor))} / ${fmtMs(Math.max(0, ...gc.minor))}`,
+            String(gc.major.length),
+            `${fmtMs(ms(gc.major))} / ${fmtMs(Math.max(0, ...gc.major))}`,
+          ]);
+          process.stderr.write(`[bench:express] ${rows.at(-1)!.join('  ')}\n`);
+        }
+      }
+    }
+  } finally {
+    client.close();
+    for (const s of servers) s.child.kill('SIGTERM');
+  }
+  process.stdout.write(`\n-- Express 5 on http.createServer vs createExpressServer: GET /status (JSON), ${n} requests per row --\n`);
+  process.stdout.write(`${table(rows)}\n`);
+  process.stdout.write(
+    [
+      '',
+      'Both servers run the same app; only the server differs. Express re-parents every request and response',
+      '(Object.setPrototypeOf) unless they are born with its prototypes; the GC columns show what that costs.',
+      'Closed loops, no think time, measured by the bench client in its own process after 1000 warm-up requests.',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench:express failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
