@@ -10,6 +10,7 @@ export interface BenchOptions {
   /** Client counts of the latency phases (each a closed loop, no think time), ascending. */
   concurrency: number[];
   warmup: number;
+  warmupReads: number;
   submit: number;
   submitPaced: number;
   submitRate: number;
@@ -44,7 +45,10 @@ scripted model in this process), measures, prints a table, stops everything.
 
   --concurrency A,B      client counts of the latency phases; each phase
                          runs once per count (1 = sequential)           (1,8)
-  --warmup N             unmeasured requests before each latency phase  (50)
+  --warmup N             unmeasured submits before each submit row      (50)
+                         (each one is a task the worker then runs)
+  --warmup-reads N       unmeasured requests before each read row        (500)
+                         (status, baseline, healthz, repeat result)
   --submit N             background submits measured, per count        (500)
                          (a p99 of N samples is its N/100-th worst: 500
                          keeps one slow request from deciding it)
@@ -87,6 +91,7 @@ flag name upper-cased, dashes as underscores, BENCH_ prefix).`;
 
 const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   warmup: ['warmup', 50, 0],
+  'warmup-reads': ['warmupReads', 500, 0],
   submit: ['submit', 500, 1],
   'submit-paced': ['submitPaced', 300, 0],
   'submit-rate': ['submitRate', 5, 1],

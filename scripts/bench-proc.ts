@@ -91,3 +91,32 @@ export class CpuMeter {
     return Math.max(0, b.machineS - a.machineS - (b.oursS - a.oursS)) / wall;
   }
 }
+
+export interface QuietOptions {
+  /** The processes' summed CPU, in cores, below which they count as quiet (default 0.05). */
+  cores?: number;
+  /** Window the CPU is averaged over, ms (default 500). */
+  windowMs?: number;
+  /** Give up after this long, ms (default 15000). */
+  timeoutMs?: number;
+}
+
+/**
+ * Waits until the given processes are quiet: a phase must not start while the
+ * stack still digests the previous one (workflow tasks, a compaction of the
+ * engine's log, a full GC after a burst), or that work lands in its tail.
+ * Returns the last window's figure and the time waited.
+ */
+export async function waitQuiet(pids: () => (number | undefined)[], opts: QuietOptions = {}): Promise<{ quiet: boolean; cores: number; waitedMs: number }> {
+  const { cores: limit = 0.05, windowMs = 500, timeoutMs = 15_000 } = opts;
+  const busy = () => pids().reduce<number>((sum, pid) => sum + (pid ? processBusyS(pid) : 0), 0);
+  const t0 = Date.now();
+  for (;;) {
+    const a = busy();
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const cores = (busy() - a) / (windowMs / 1000);
+    const waitedMs = Date.now() - t0;
+    if (cores < limit) return { quiet: true, cores, waitedMs };
+    if (waitedMs >= timeoutMs) return { quiet: false, cores, waitedMs };
+  }
+}

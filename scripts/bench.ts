@@ -36,7 +36,7 @@ import { BenchClient, startBenchClient } from './bench-client-host';
 import { closedLoop, openSse, target } from './bench-http';
 import { runLoad, LoadResult } from './bench-load';
 import { BenchOptions, parseOptions, Phase } from './bench-options';
-import { CpuMeter } from './bench-proc';
+import { CpuMeter, waitQuiet } from './bench-proc';
 import { CpuProfile, loadProfile, monotonicUs, profilesOf, summarizeProfile } from './bench-profile';
 import { fmtMiB, fmtMs, summarize, Summary, table } from './bench-stats';
 import { RelayWatcher } from './bench-watch';
@@ -226,6 +226,8 @@ async function main(): Promise<void> {
     const warm = async (C: number, n: number, job: (i: number) => Promise<unknown>) => closedLoop(n, C, async (i) => void (await job(i).catch(() => undefined)));
     // Requests timed by the measuring client, a process of its own (see bench-client.ts).
     const remote = async (label: string, concurrency: number | string, job: Partial<ClientJob> & Pick<ClientJob, 'requests'>, ok: (status: number) => boolean, targetP99?: number) => {
+      const q = await waitQuiet(() => [...Object.values(pidsNow()), baseline?.pid]);
+      if (!q.quiet) log(`${label} @${concurrency}: the stack did not settle (${q.cores.toFixed(2)} cores busy after ${(q.waitedMs / 1000).toFixed(1)} s); measuring anyway`);
       const m0 = cpu.mark();
       const fromUs = monotonicUs();
       const result = await client!.run({ base: stack!.gatewayUrl, key: API_KEY, concurrency: 1, warmup: [], ...job });
@@ -292,7 +294,7 @@ async function main(): Promise<void> {
     // ---- 2. status, then 7. baseline under the same conditions -------------
     for (const C of levels) {
       if (opts.phases.has('status') && ids.length) {
-        await remote('status: GET /tasks/{id}', C, { concurrency: C, warmup: gets(statusPaths, opts.warmup), requests: gets(statusPaths, opts.status) }, is200, TARGETS.status);
+        await remote('status: GET /tasks/{id}', C, { concurrency: C, warmup: gets(statusPaths, opts.warmupReads), requests: gets(statusPaths, opts.status) }, is200, TARGETS.status);
       }
       if (opts.phases.has('baseline')) {
         if (!(await redis.exists(BASELINE_KEY))) {
@@ -300,8 +302,8 @@ async function main(): Promise<void> {
           await redis.set(BASELINE_KEY, doc ?? JSON.stringify({ task_id: 'task_baseline', status: 'completed' }));
         }
         const bare = `http://127.0.0.1:${await baselinePort}`;
-        await remote('baseline: bare Express + 1 Redis GET (own process)', C, { base: bare, key: null, concurrency: C, warmup: gets(['/get'], opts.warmup), requests: gets(['/get'], opts.baseline) }, is200);
-        await remote('reference: gateway GET /healthz (no auth, no I/O)', C, { key: null, concurrency: C, warmup: gets(['/healthz'], opts.warmup), requests: gets(['/healthz'], opts.baseline) }, is200);
+        await remote('baseline: bare Express + 1 Redis GET (own process)', C, { base: bare, key: null, concurrency: C, warmup: gets(['/get'], opts.warmupReads), requests: gets(['/get'], opts.baseline) }, is200);
+        await remote('reference: gateway GET /healthz (no auth, no I/O)', C, { key: null, concurrency: C, warmup: gets(['/healthz'], opts.warmupReads), requests: gets(['/healthz'], opts.baseline) }, is200);
       }
     }
 
@@ -318,7 +320,7 @@ async function main(): Promise<void> {
       const resultPaths = ids.map((id) => `/tasks/${id}/result`);
       for (const C of levels) {
         if (opts.resultRepeat === 0) break;
-        await remote('result: repeat read (cached)', C, { concurrency: C, requests: gets(resultPaths, opts.resultRepeat) }, is200, TARGETS.result);
+        await remote('result: repeat read (cached)', C, { concurrency: C, warmup: gets(resultPaths, opts.warmupReads), requests: gets(resultPaths, opts.resultRepeat) }, is200, TARGETS.result);
       }
     }
 
@@ -537,7 +539,10 @@ function printReport(
     '',
     'Method:',
     `- Latency phases: closed loops of N clients (the clients column; ${opts.concurrency.join(' and ')}; 1 = sequential), no think time,`,
-    '  keep-alive node:http agents, timed from the call to the last body byte, after an unmeasured warm-up. With no think',
+    `  keep-alive node:http agents, timed from the call to the last body byte, after an unmeasured warm-up through the same`,
+    `  code (${opts.warmupReads} requests before a read row, ${opts.warmup} before a submit row). A row starts once the stack (engine,`,
+    '  worker, gateway, redis) has used under 0.05 cores for 0.5 s, so what the previous phase left (workflow tasks, a',
+    '  compaction, a full GC) does not land in its tail; the log says when it did not settle within 15 s. With no think',
     '  time, N clients keep N requests queued at the gateway, so at N > 1 latency ~ N x its per-request CPU once it saturates.',
     `  They run in a measuring client process of their own (bench-client.ts), warmed with ${CLIENT_WARMUP} unmeasured requests first:`,
     '  this process serves the model and follows every event, which would delay its own timers and reads.',
