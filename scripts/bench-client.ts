@@ -61,7 +61,7 @@ async function runJob(job: ClientJob): Promise<ClientResult> {
       // stays NaN / 0: counted as an error
     }
   };
-  await closedLoop(job.warmup.length, job.concurrency, oneOf(job.warmup, scratch));
+  await closedLoop(w, job.concurrency, oneOf(job.warmup, scratch));
   const one = oneOf(job.requests, out);
   if (job.rate) {
     const t0 = performance.now();
