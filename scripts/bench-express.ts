@@ -10,8 +10,8 @@
  */
 import { spawn, ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import readline from 'node:readline';
 import { startBenchClient } from './bench-client-host';
+import { waitForPort } from './bench-proc';
 import type { RequestSpec } from './bench-client';
 import { fmtMs, summarize, table } from './bench-stats';
 
@@ -30,11 +30,7 @@ interface Server {
 
 async function startServer(mode: Server['mode']): Promise<Server> {
   const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'bench-express-server.ts'), mode], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } });
-  const line = await new Promise<string>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`${mode} server exited (${code})`)));
-  });
-  return { mode, base: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`, child };
+  return { mode, base: `http://127.0.0.1:${await waitForPort(child)}`, child };
 }
 
 const ms = (v: number[]) => v.reduce((a, b) => a + b, 0);

@@ -1,6 +1,7 @@
 // Memory of the stack's processes from /proc (Linux): VmRSS now and VmHWM,
 // the kernel's own peak-RSS watermark, which cannot miss a short spike the
 // way sampling can.
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 
 export interface Mem {
@@ -119,4 +120,17 @@ export async function waitQuiet(pids: () => (number | undefined)[], opts: QuietO
     if (cores < limit) return { quiet: true, cores, waitedMs };
     if (waitedMs >= timeoutMs) return { quiet: false, cores, waitedMs };
   }
+}
+
+/** The port a child server announces as its `{"port":N}` stdout line (baseline and bench:express servers). */
+export function waitForPort(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const m = /\{"port":(\d+)\}/.exec(buf);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening`)));
+  });
 }

@@ -36,7 +36,7 @@ import { BenchClient, startBenchClient } from './bench-client-host';
 import { closedLoop, openSse, target } from './bench-http';
 import { runLoad, LoadResult } from './bench-load';
 import { BenchOptions, parseOptions, Phase } from './bench-options';
-import { CpuMeter, waitQuiet } from './bench-proc';
+import { CpuMeter, waitForPort, waitQuiet } from './bench-proc';
 import { CpuProfile, loadProfile, monotonicUs, profilesOf, summarizeProfile } from './bench-profile';
 import { fmtMiB, fmtMs, summarize, Summary, table } from './bench-stats';
 import { RelayWatcher } from './bench-watch';
@@ -604,18 +604,6 @@ function printProfiles(dir: string, stack: Stack, rows: Row[], whole: { fromUs: 
     }
   }
   console.log(`\n(profiles: ${dir})`);
-}
-
-function waitForPort(child: ChildProcess): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const m = /\{"port":(\d+)\}/.exec(buf);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`baseline server exited (${code}) before listening`)));
-  });
 }
 
 function safeKill(pid: number): void {
