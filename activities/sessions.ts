@@ -1,7 +1,9 @@
 // Joining a session's turn order: signal-with-start of the session workflow,
-// so the first run of a session creates it.
+// so the first run of a session creates it. Also the fallbacks that create a
+// session or an account's slots workflow when a run finds it missing.
 import type { ActivityDeps } from './index';
-import { enqueueSignal } from '../workflows/session';
+import { enqueueSignal, turnDoneSignal } from '../workflows/session';
+import type { ThreadMessage } from '../workflows/types';
 import { sessionWorkflowId } from '../workflows/types';
 import { acquireSignal, slotsWorkflowId } from '../workflows/account-slots';
 
@@ -14,6 +16,22 @@ export function createSessionActivities(deps: ActivityDeps) {
         args: [{ account: input.account, session: input.session, messages: [], queue: [] }],
         signal: enqueueSignal,
         signalArgs: [{ taskId: input.taskId }],
+        memo: { account: input.account, session: input.session },
+      });
+    },
+
+    /**
+     * Hands a run's turn back to a session that does not exist yet (see
+     * TaskInput.ownsTurn): the session starts with the run holding the turn
+     * and at once takes its messages into the thread.
+     */
+    async finishTurn(input: { taskId: string; account: string; session: string; messages: ThreadMessage[] }): Promise<void> {
+      await deps.temporal.workflow.signalWithStart('agentSession', {
+        workflowId: sessionWorkflowId(input.account, input.session),
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        args: [{ account: input.account, session: input.session, messages: [], queue: [], active: input.taskId }],
+        signal: turnDoneSignal,
+        signalArgs: [{ taskId: input.taskId, messages: input.messages }],
         memo: { account: input.account, session: input.session },
       });
     },

@@ -13,7 +13,8 @@ export interface BenchOptions {
   warmupReads: number;
   submit: number;
   submitPaced: number;
-  submitRate: number;
+  /** Rates (submits per second) of the paced submit rows, ascending. */
+  submitRates: number[];
   status: number;
   resultRepeat: number;
   baseline: number;
@@ -52,9 +53,11 @@ scripted model in this process), measures, prints a table, stops everything.
   --submit N             background submits measured, per count        (500)
                          (a p99 of N samples is its N/100-th worst: 500
                          keeps one slow request from deciding it)
-  --submit-paced N       plus N submits at a steady --submit-rate, open
-                         loop (0 = skip)                                (300)
-  --submit-rate R        submits per second of that paced row           (5)
+  --submit-paced N       submits per paced row: open loop at a steady rate,
+                         the row the submit target is judged on (0 = skip) (300)
+  --submit-rate A,B      submits per second of the paced rows; keep them
+                         under what the worker can run (the task rate
+                         burst line prints it)                       (5,10,20)
   --status N             GET /tasks/{id} measured, per count            (2000)
   --result-repeat N      repeat GET /tasks/{id}/result, per count       (1000)
                          (first reads: the submitted tasks, split over the counts)
@@ -72,7 +75,7 @@ scripted model in this process), measures, prints a table, stops everything.
   --load-accounts N      accounts the load tasks are spread over; each
                          runs at most MAX_RUNNING_TASKS_PER_ACCOUNT     (10)
   --load-timeout S       give up waiting for load tasks after S         (150)
-  --time-limit S         whole run; phases past it are skipped          (300)
+  --time-limit S         whole run; phases past it are skipped          (480)
   --phases a,b,...       any of ${PHASES.join(',')}
                          (default: all but isolated, a diagnostic that stops
                          the worker to time the submit path alone)
@@ -94,7 +97,6 @@ const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   'warmup-reads': ['warmupReads', 500, 0],
   submit: ['submit', 500, 1],
   'submit-paced': ['submitPaced', 300, 0],
-  'submit-rate': ['submitRate', 5, 1],
   status: ['status', 2000, 1],
   'result-repeat': ['resultRepeat', 1000, 0],
   baseline: ['baseline', 2000, 1],
@@ -109,9 +111,9 @@ const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   'load-concurrency': ['loadConcurrency', 64, 1],
   'load-accounts': ['loadAccounts', 10, 1],
   'load-timeout': ['loadTimeoutS', 150, 10],
-  'time-limit': ['timeLimitS', 300, 30],
+  'time-limit': ['timeLimitS', 480, 30],
 };
-const STRING_FLAGS = ['concurrency', 'phases', 'profile', 'json'];
+const STRING_FLAGS = ['concurrency', 'submit-rate', 'phases', 'profile', 'json'];
 const BOOL_FLAGS = ['echo-children', 'persist'];
 
 const envName = (flag: string) => `BENCH_${flag.toUpperCase().replace(/-/g, '_')}`;
@@ -144,11 +146,15 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
   const concurrency = (raw.concurrency ?? '1,8').split(',').map((x) => Number(x.trim()));
   if (concurrency.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('--concurrency must be a list of integers >= 1');
   concurrency.sort((a, b) => a - b);
+  const submitRates = (raw['submit-rate'] ?? '5,10,20').split(',').map((x) => Number(x.trim()));
+  if (submitRates.some((r) => !(r > 0))) throw new Error('--submit-rate must be a list of positive numbers');
+  submitRates.sort((a, b) => a - b);
   const phases = (raw.phases ?? DEFAULT_PHASES.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of phases) if (!(PHASES as readonly string[]).includes(p)) throw new Error(`unknown phase ${p} (${PHASES.join(', ')})`);
   return {
-    ...(opts as Omit<BenchOptions, 'concurrency' | 'phases' | 'profileDir' | 'jsonOut' | 'echoChildren'>),
+    ...(opts as Omit<BenchOptions, 'concurrency' | 'submitRates' | 'phases' | 'profileDir' | 'jsonOut' | 'echoChildren'>),
     concurrency,
+    submitRates,
     phases: new Set(phases as Phase[]),
     profileDir: raw.profile,
     jsonOut: raw.json,

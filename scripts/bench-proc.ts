@@ -60,7 +60,7 @@ function machineBusyS(): number {
   return busy / 100; // USER_HZ is 100 on Linux
 }
 
-function processBusyS(pid: number): number {
+export function processBusyS(pid: number): number {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may hold spaces; fields after it are fixed.

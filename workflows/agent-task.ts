@@ -112,7 +112,11 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
       await sessions.joinSession({ taskId: input.taskId, account: input.account, session: input.session });
     });
   try {
-    if (quiet && input.enqueued) {
+    if (input.ownsTurn) {
+      // The gateway opened the session with this run holding the turn: an empty thread, nothing to wait for.
+      joined = true;
+      granted = [];
+    } else if (quiet && input.enqueued) {
       joined = true;
       if (!(await condition(() => granted !== undefined, input.joinGraceMs ?? JOIN_GRACE_MS))) await join();
     } else if (lean) {
@@ -205,12 +209,17 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     const release = () =>
       slotRequested ? CancellationScope.nonCancellable(() => slotsHandle.signal(releaseSignal, { taskId: input.taskId })).catch(() => undefined) : undefined;
     // The session's next run may start; only a completed run adds to the thread.
-    const done = () =>
-      joined
-        ? CancellationScope.nonCancellable(() =>
-            sessionHandle.signal(turnDoneSignal, { taskId: input.taskId, messages: view.status === 'completed' ? newMessages : [] }),
-          ).catch(() => undefined)
-        : undefined;
+    const done = () => {
+      if (!joined) return undefined;
+      const turn = { taskId: input.taskId, messages: view.status === 'completed' ? newMessages : [] };
+      return CancellationScope.nonCancellable(() =>
+        sessionHandle.signal(turnDoneSignal, turn).catch(() => {
+          // A run holding its turn from the start finds no session only if the gateway's start of it never
+          // happened: create it now, so the thread the client was promised exists.
+          if (input.ownsTurn) return sessions.finishTurn({ account: input.account, session: input.session, ...turn });
+        }),
+      ).catch(() => undefined);
+    };
     if (quiet) {
       await Promise.all([release(), done()]);
     } else {

@@ -20,6 +20,12 @@ export interface SessionState {
   messages: ThreadMessage[];
   queue: string[];
   cleared?: boolean;
+  /**
+   * A run that holds the turn from the session's start, without a grant: the
+   * gateway opens a new session with its first run in it (TaskInput.ownsTurn),
+   * which saves a signal and three workflow tasks per new-session run.
+   */
+  active?: string;
 }
 
 export const enqueueSignal = defineSignal<[{ taskId: string }]>('enqueue');
@@ -38,7 +44,7 @@ const MAX_HISTORY_EVENTS = 2000;
 export async function agentSession(state: SessionState): Promise<void> {
   const messages = [...state.messages];
   const queue = [...state.queue];
-  let active: string | null = null;
+  let active: string | null = state.active ?? null;
   const done = new Map<string, ThreadMessage[]>();
 
   const enqueue = (taskId: string) => {
@@ -69,16 +75,20 @@ export async function agentSession(state: SessionState): Promise<void> {
   );
 
   for (;;) {
-    await condition(() => queue.length > 0 || historyTooLong());
-    if (queue.length === 0) break;
-    active = queue.shift()!;
-    const taskId = active;
-    const granted = await getExternalWorkflowHandle(taskId)
-      .signal('turnGranted', { messages: [...messages], session: state.session })
-      .then(
-        () => true,
-        () => false, // the run is gone (terminated or expired): give the turn to the next
-      );
+    // Only the first pass may find a run already holding the turn (state.active).
+    let granted = true;
+    if (active === null) {
+      await condition(() => queue.length > 0 || historyTooLong());
+      if (queue.length === 0) break;
+      active = queue.shift()!;
+      granted = await getExternalWorkflowHandle(active)
+        .signal('turnGranted', { messages: [...messages], session: state.session })
+        .then(
+          () => true,
+          () => false, // the run is gone (terminated or expired): give the turn to the next
+        );
+    }
+    const taskId: string = active;
     if (granted) await condition(() => done.has(taskId));
     const added = done.get(taskId) ?? [];
     done.delete(taskId);
@@ -87,7 +97,7 @@ export async function agentSession(state: SessionState): Promise<void> {
     active = null;
     if (historyTooLong()) break;
   }
-  await continueAsNew<typeof agentSession>({ ...state, messages, queue });
+  await continueAsNew<typeof agentSession>({ ...state, active: undefined, messages, queue });
 }
 
 function historyTooLong(): boolean {

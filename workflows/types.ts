@@ -44,6 +44,14 @@ export interface TaskInput {
   enqueued?: boolean;
   /** That grace period, ms (default 30 s: long enough not to fire while a loaded worker catches up). */
   joinGraceMs?: number;
+  /**
+   * The gateway created the run's session with this run already holding the
+   * turn (SessionState.active): a new session has no thread and no other run
+   * to wait for, so the run neither waits for a grant nor joins. It still hands
+   * the turn back (turnDone) at its end, creating the session then if the
+   * gateway's start of it never happened. Absent on runs of existing sessions.
+   */
+  ownsTurn?: boolean;
 }
 
 export interface Price {

@@ -71,8 +71,10 @@ export class TaskService {
       modelHeartbeatTimeoutMs: this.config.MODEL_HEARTBEAT_TIMEOUT_MS,
       slots: req.background ? { limit: account.maxRunning ?? this.config.MAX_RUNNING_TASKS_PER_ACCOUNT, leaseMs: this.config.SLOT_LEASE_MS } : undefined,
       price: this.config.MODEL_PRICES[modelForMode(this.config, req.mode)],
-      // Every path below joins the session before answering (joinSession).
+      // Every path below puts the run in its session before answering.
       enqueued: true,
+      // A new session is opened with this run holding its turn (openSession).
+      ownsTurn: !session && !idempotencyKey,
     };
     // The task caches nothing until it runs: status reads of a queued task stay one GET.
     const cacheQueued = () => this.cache.put(initialView(input));
@@ -106,12 +108,24 @@ export class TaskService {
       await this.joinSession(account, sessionId, taskId, req.multitask === 'reject');
       await cacheQueued(); // not before: a rejected run is terminated, never queued
     } else {
-      // A new session has no other runs to order against: create it while the run starts
-      // (if it grants the turn before the run exists, the run's own join re-queues it).
-      const [earlier] = await Promise.all([startTask(true), this.joinSession(account, sessionId, taskId, false)]);
+      // A new session has no other runs to order against: open it, with this run holding
+      // the turn, while the run starts.
+      const [earlier] = await Promise.all([startTask(true), this.openSession(account, sessionId, taskId)]);
       if (earlier) return earlier;
     }
     return { taskId, session: sessionId, createdAt, repeated: false };
+  }
+
+  /** Starts a new session whose first run already holds the turn (TaskInput.ownsTurn): no grant, no join. */
+  private async openSession(account: Account, session: string, taskId: string): Promise<void> {
+    await this.deadline(5000, () =>
+      this.client.workflow.start('agentSession', {
+        workflowId: sessionWorkflowId(account.account, session),
+        taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+        args: [{ account: account.account, session, messages: [], queue: [], active: taskId }],
+        memo: { account: account.account, session },
+      }),
+    );
   }
 
   /** Puts the run in its session's turn order now, so the session exists before we answer. */

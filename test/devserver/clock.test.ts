@@ -6,12 +6,13 @@ const tick = () => new Promise<void>((r) => setTimeout(r, 20));
 /** Records the virtual time at which each timer fired. */
 function recorder(clock: Clock) {
   const fired: { name: string; at: number }[] = [];
-  const add = (name: string, delayMs: number, fn?: () => void) =>
-    clock.after(delayMs, () => {
+  const addAt = (name: string, at: number, fn?: () => void) =>
+    clock.at(at, () => {
       fired.push({ name, at: clock.now() });
       fn?.();
     });
-  return { fired, add };
+  const add = (name: string, delayMs: number, fn?: () => void) => addAt(name, clock.now() + delayMs, fn);
+  return { fired, add, addAt };
 }
 
 describe('wall clock (dev server)', () => {
@@ -83,11 +84,13 @@ describe('time skipping (test server)', () => {
 
   test('timers fire in time order, ties in scheduling order, cancelled ones never', async () => {
     clock.unlockExplicit();
-    const { fired, add } = recorder(clock);
-    add('late', 3 * HOUR);
-    add('tie-1', HOUR);
-    add('gone', 2 * HOUR).cancel();
-    add('tie-2', HOUR);
+    const { fired, addAt } = recorder(clock);
+    // Absolute times: the wall clock may tick between two relative calls, and a tie must be one.
+    const t0 = clock.now();
+    addAt('late', t0 + 3 * HOUR);
+    addAt('tie-1', t0 + HOUR);
+    addAt('gone', t0 + 2 * HOUR).cancel();
+    addAt('tie-2', t0 + HOUR);
     await tick();
     expect(fired.map((f) => f.name)).toEqual(['tie-1', 'tie-2', 'late']);
     expect(fired[0].at).toBe(fired[1].at);

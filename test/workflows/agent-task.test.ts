@@ -31,6 +31,10 @@ const activities = () => {
       record(input.taskId, 'joinSession');
       return real.joinSession(input);
     },
+    async finishTurn(input: Parameters<typeof real.finishTurn>[0]) {
+      record(input.taskId, 'finishTurn');
+      return real.finishTurn(input);
+    },
     async requestSlot(input: Parameters<typeof real.requestSlot>[0]) {
       record(input.taskId, 'requestSlot');
       return real.requestSlot(input);
@@ -96,7 +100,7 @@ function start(i: TaskInput): Promise<WorkflowHandle> {
 }
 
 /** Histories of the current workflow code are saved here; older generations stay for the replay test. */
-const HISTORY_GENERATION = '3-quiet-join';
+const HISTORY_GENERATION = '4-owned-turn';
 
 async function save(name: string, ...handles: WorkflowHandle[]): Promise<void> {
   if (!process.env.UPDATE_HISTORIES) return;
@@ -164,6 +168,62 @@ test('a run the gateway enqueued waits for its turn without signalling its sessi
     const s = env.client.workflow.getHandle(`session:acct:${session}`);
     expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['first', 'echo:first', 'second', 'echo:second']);
     await save('gateway-joined', a, b, s);
+  });
+});
+
+/** As the gateway submits a run that starts a new session: the session opens with the run holding its turn. */
+async function openLikeGateway(i: TaskInput): Promise<WorkflowHandle> {
+  const [h] = await Promise.all([
+    start({ ...i, enqueued: true, ownsTurn: true }),
+    env.client.workflow.start('agentSession', {
+      taskQueue,
+      workflowId: `session:${i.account}:${i.session}`,
+      args: [{ account: i.account, session: i.session, messages: [], queue: [], active: i.taskId }],
+    }),
+  ]);
+  return h;
+}
+
+test("a new session's first run holds its turn from the start; the next run waits for it", async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const session = `sess_${randomUUID().replace(/-/g, '')}`;
+    const a = await openLikeGateway(input('slow first', { session }));
+    await new Promise((r) => setTimeout(r, 300));
+    const b = await submitLikeGateway(input('second', { session }));
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await statusOf(a)).status).toBe('running');
+    expect((await statusOf(b)).status).toBe('queued');
+    expect((await a.result()).output).toBe('echo:slow first');
+    expect((await b.result()).output).toBe('echo:second');
+    expect(calls[a.workflowId]).toEqual(['modelTurn']);
+    const typesA = await eventTypes(a);
+    // No grant came in, no grace timer ran, and the only signal out is turnDone.
+    expect(typesA).not.toContain('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED');
+    expect(typesA).not.toContain('EVENT_TYPE_TIMER_STARTED');
+    expect(typesA.filter((t) => t === 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED')).toHaveLength(1);
+    const s = env.client.workflow.getHandle(`session:acct:${session}`);
+    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['slow first', 'echo:slow first', 'second', 'echo:second']);
+    // The session granted one turn only: the second run's.
+    expect((await eventTypes(s)).filter((t) => t === 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED')).toHaveLength(1);
+    await save('owned-turn', a, b, s);
+  });
+});
+
+test('a run holding its turn whose session was never opened creates it at its end, with the thread', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const i = input('lonely', { enqueued: true, ownsTurn: true });
+    const h = await start(i);
+    expect((await h.result()).output).toBe('echo:lonely');
+    expect(calls[i.taskId]).toEqual(['modelTurn', 'finishTurn']);
+    const s = env.client.workflow.getHandle(`session:${i.account}:${i.session}`);
+    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['lonely', 'echo:lonely']);
+    // The session it created serves the next run as usual.
+    const b = await submitLikeGateway(input('again', { session: i.session }));
+    expect((await b.result()).output).toBe('echo:again');
+    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['lonely', 'echo:lonely', 'again', 'echo:again']);
+    await save('owned-turn-no-session', h, s);
   });
 });
 
