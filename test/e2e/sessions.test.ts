@@ -42,6 +42,26 @@ test('runs of one session never interleave: the second waits as queued', async (
   expect(Date.parse(v2.json.started_at)).toBeGreaterThanOrEqual(Date.parse(v1.json.completed_at));
 });
 
+test("a new session's first run holds the turn from its 202: a continuation sent at once waits for it and sees its exchange", async () => {
+  const first = await call('POST', '/', { body: { message: '[[slow delay=50 tokens=10]] opening words', background: true } });
+  expect(first.status).toBe(202);
+  const session = first.json.session;
+  // Sent before the first run can have started: the session must already count it as the active run.
+  const busy = await call('POST', `/?session=${session}`, { body: { message: 'cut in', multitask: 'reject', background: true } });
+  expect(busy.status).toBe(409);
+  ctx.stack().model!.reset();
+  const second = await call('POST', `/?session=${session}`, { body: { message: 'and then?', background: true } });
+  expect(second.status).toBe(202);
+  const r2 = await call('GET', `/tasks/${second.json.task_id}/result?wait=30`);
+  expect(r2.json.status).toBe('completed');
+  const v1 = await call('GET', `/tasks/${first.json.task_id}`);
+  const v2 = await call('GET', `/tasks/${second.json.task_id}`);
+  expect(v1.json.status).toBe('completed');
+  expect(Date.parse(v2.json.started_at)).toBeGreaterThanOrEqual(Date.parse(v1.json.completed_at));
+  const sent = ctx.stack().model!.received().at(-1)!.body as { messages: { role: string; content: string }[] };
+  expect(sent.messages.map((m) => `${m.role}:${m.content}`)).toContain('user:[[slow delay=50 tokens=10]] opening words');
+});
+
 test('multitask: reject answers 409 while the session is busy', async () => {
   const first = await call('POST', '/', { body: { message: '[[slow delay=100 tokens=20]] busy', background: true } });
   await waitUntil(async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running');
