@@ -92,8 +92,10 @@ export function createModelActivities(deps: ActivityDeps) {
       }
       if (ctx.info.attempt > 1) await recover(input, p);
       const showThinking = input.mode === 'flash';
-      const emit = async (body: AgentEventBody) => {
-        await deps.publisher.publish(input.taskId, stampEvents(input.taskId, input.session, p.nextSeq++, [body]));
+      const emit = async (...bodies: AgentEventBody[]) => {
+        const seqStart = p.nextSeq;
+        p.nextSeq += bodies.length;
+        await deps.publisher.publish(input.taskId, stampEvents(input.taskId, input.session, seqStart, bodies));
       };
 
       const usage: Usage = { promptTokens: 0, completionTokens: 0 };
@@ -154,15 +156,14 @@ export function createModelActivities(deps: ActivityDeps) {
         } finally {
           clearInterval(beat);
         }
+        // The complete blocks and the step go out in one relay write (atomic: a retry finds all or none).
+        const closing: AgentEventBody[] = [];
         if (!input.streamTokens) {
-          if (showThinking && p.thinking) {
-            await emit({ type: 'agent_thinking_start' });
-            await emit({ type: 'agent_thinking', content: p.thinking });
-          }
-          await emit({ type: 'agent_response_start' });
-          await emit({ type: 'agent_response', content: p.content });
+          if (showThinking && p.thinking) closing.push({ type: 'agent_thinking_start' }, { type: 'agent_thinking', content: p.thinking });
+          closing.push({ type: 'agent_response_start' }, { type: 'agent_response', content: p.content });
         }
-        await emit({ type: 'agent_step', step: String(input.step) });
+        closing.push({ type: 'agent_step', step: String(input.step) });
+        await emit(...closing);
       }
 
       const events: BlockEvent[] = [];

@@ -29,8 +29,10 @@ export function createRelayActivities(deps: ActivityDeps) {
   return {
     /** Returns the next free seq. */
     async publishEvents(input: PublishInput): Promise<number> {
-      if (input.view) await deps.statusCache.put(input.view);
-      if (input.result) await deps.statusCache.putResult(input.taskId, input.result);
+      // The status and the result are independent writes; both land before the events announce them
+      // (a script's first run after a Redis restart is retried by the client, so issue order alone
+      // would not guarantee that).
+      await Promise.all([input.view && deps.statusCache.put(input.view), input.result && deps.statusCache.putResult(input.taskId, input.result)]);
       let seqStart = input.seqStart;
       if (input.append) {
         const last = await deps.publisher.lastEvent(input.taskId);

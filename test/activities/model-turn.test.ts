@@ -76,3 +76,32 @@ test('a retried attempt (no heartbeat yet) publishes no event twice and continue
   expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
   expect(out.nextSeq).toBe(events.length + 1);
 });
+
+test('a turn in complete blocks publishes its blocks and the step in one relay write', async () => {
+  const input = { ...turnInput(), streamTokens: false };
+  const spy = jest.spyOn(publisher, 'publish');
+  try {
+    const out = (await new MockActivityEnvironment().run(activities.modelTurn, input)) as ModelTurnOutput;
+    expect(spy.mock.calls.map(([, events]) => events.map((e) => e.type))).toEqual([
+      ['agent_started'],
+      ['agent_response_start', 'agent_response', 'agent_step'],
+    ]);
+    const events = await publisher.readAfter(input.taskId, 0);
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect((events[2] as { content: string }).content).toBe('one two three');
+    expect(out.nextSeq).toBe(5);
+  } finally {
+    spy.mockRestore();
+  }
+});
+
+test('a retried turn whose blocks were already published calls no model and publishes nothing twice', async () => {
+  const input = { ...turnInput(), streamTokens: false };
+  await new MockActivityEnvironment().run(activities.modelTurn, input);
+  const before = model.received().length;
+  const out = (await new MockActivityEnvironment({ attempt: 2 }).run(activities.modelTurn, input)) as ModelTurnOutput;
+  expect(model.received().length).toBe(before);
+  expect(out.content).toBe('one two three');
+  expect(out.nextSeq).toBe(5);
+  expect((await publisher.readAfter(input.taskId, 0)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+});
