@@ -15,7 +15,7 @@ export interface ActivityDeps {
   publisher: EventPublisher;
   statusCache: StatusCache;
   temporal: Client;
-  config: Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MODEL_PRICES' | 'TEMPORAL_TASK_QUEUE'>;
+  config: Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MODEL_PRICES' | 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS'>;
   logger: Logger;
 }
 

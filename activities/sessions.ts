@@ -1,23 +1,22 @@
-// Joining a session's turn order: signal-with-start of the session workflow,
-// so the first run of a session creates it. Also the fallbacks that create a
-// session or an account's slots workflow when a run finds it missing.
+// Joining a session's turn order on a run's behalf, creating the session or
+// reopening it (when it closed while idle) as needed; also the fallback that
+// creates an account's slots workflow when a run finds it missing.
 import type { ActivityDeps } from './index';
 import { enqueueSignal, turnDoneSignal } from '../workflows/session';
 import type { ThreadMessage } from '../workflows/types';
-import { sessionWorkflowId } from '../workflows/types';
+import { SessionRef, signalSession } from '../src/sessions/session-signals';
 import { acquireSignal, slotsWorkflowId } from '../workflows/account-slots';
 
 export function createSessionActivities(deps: ActivityDeps) {
+  const ref = (input: { account: string; session: string }): SessionRef => ({
+    account: input.account,
+    session: input.session,
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    idleCloseMs: deps.config.SESSION_IDLE_CLOSE_MS,
+  });
   return {
     async joinSession(input: { taskId: string; account: string; session: string }): Promise<void> {
-      await deps.temporal.workflow.signalWithStart('agentSession', {
-        workflowId: sessionWorkflowId(input.account, input.session),
-        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-        args: [{ account: input.account, session: input.session, messages: [], queue: [] }],
-        signal: enqueueSignal,
-        signalArgs: [{ taskId: input.taskId }],
-        memo: { account: input.account, session: input.session },
-      });
+      await signalSession(deps.temporal, ref(input), enqueueSignal, [{ taskId: input.taskId }]);
     },
 
     /**
@@ -26,14 +25,7 @@ export function createSessionActivities(deps: ActivityDeps) {
      * and at once takes its messages into the thread.
      */
     async finishTurn(input: { taskId: string; account: string; session: string; messages: ThreadMessage[] }): Promise<void> {
-      await deps.temporal.workflow.signalWithStart('agentSession', {
-        workflowId: sessionWorkflowId(input.account, input.session),
-        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-        args: [{ account: input.account, session: input.session, messages: [], queue: [], active: input.taskId }],
-        signal: turnDoneSignal,
-        signalArgs: [{ taskId: input.taskId, messages: input.messages }],
-        memo: { account: input.account, session: input.session },
-      });
+      await signalSession(deps.temporal, ref(input), turnDoneSignal, [{ taskId: input.taskId, messages: input.messages }], input.taskId);
     },
 
     /** Queues the task for one of its account's running slots (creating the account's slots workflow). */

@@ -66,6 +66,12 @@ export const envSchema = z.object({
   MAX_RUNNING_TASKS_PER_ACCOUNT: int(50),
   /** A slot held by a task whose worker vanished is reclaimed after this long without renewal. */
   SLOT_LEASE_MS: int(60_000),
+  /**
+   * A session with no run for this long closes; its thread is kept as the
+   * closed workflow's result and the next run of the session reopens it.
+   * 0 = sessions never close (they then never expire either).
+   */
+  SESSION_IDLE_CLOSE_MS: int(30 * 60_000),
   /** Largest accepted request body, bytes (413 beyond). */
   BODY_LIMIT_BYTES: int(5 * 1024 * 1024),
   /** Finished tasks, results and event logs expire after this many days (Redis and Temporal). */

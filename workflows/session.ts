@@ -26,6 +26,18 @@ export interface SessionState {
    * which saves a signal and three workflow tasks per new-session run.
    */
   active?: string;
+  /**
+   * With no run active or queued for this long, the session closes and returns
+   * its thread (SessionResult); the next run of the session reopens it with
+   * that thread (src/sessions/session-signals.ts). Absent (sessions opened
+   * before idle close existed, or SESSION_IDLE_CLOSE_MS=0): it never closes.
+   */
+  idleCloseMs?: number;
+}
+
+/** What a session that closed when idle returns: its thread, for the run that reopens it. */
+export interface SessionResult {
+  messages: ThreadMessage[];
 }
 
 export const enqueueSignal = defineSignal<[{ taskId: string }]>('enqueue');
@@ -41,7 +53,7 @@ const MAX_THREAD_MESSAGES = 200;
 /** History length after which the session continues as new. */
 const MAX_HISTORY_EVENTS = 2000;
 
-export async function agentSession(state: SessionState): Promise<void> {
+export async function agentSession(state: SessionState): Promise<SessionResult> {
   const messages = [...state.messages];
   const queue = [...state.queue];
   let active: string | null = state.active ?? null;
@@ -78,7 +90,14 @@ export async function agentSession(state: SessionState): Promise<void> {
     // Only the first pass may find a run already holding the turn (state.active).
     let granted = true;
     if (active === null) {
-      await condition(() => queue.length > 0 || historyTooLong());
+      if (state.idleCloseMs) {
+        await condition(() => queue.length > 0 || historyTooLong(), state.idleCloseMs);
+        // Checked here, not from condition's answer: a run that enqueued in the very task where
+        // the timer fired keeps the session open. One that arrives after the close reopens it.
+        if (queue.length === 0 && !historyTooLong()) return { messages };
+      } else {
+        await condition(() => queue.length > 0 || historyTooLong());
+      }
       if (queue.length === 0) break;
       active = queue.shift()!;
       granted = await getExternalWorkflowHandle(active)
@@ -97,7 +116,7 @@ export async function agentSession(state: SessionState): Promise<void> {
     active = null;
     if (historyTooLong()) break;
   }
-  await continueAsNew<typeof agentSession>({ ...state, active: undefined, messages, queue });
+  return continueAsNew<typeof agentSession>({ ...state, active: undefined, messages, queue });
 }
 
 function historyTooLong(): boolean {

@@ -17,6 +17,7 @@ import type { RunRequest } from './schemas';
 import { temporalCall } from './temporal-errors';
 import { viewFromDescription, isFinished } from './task-views';
 import { listTasks, ListQuery, ListPage } from './task-list';
+import { SessionRef, sessionStart, signalSession } from '../sessions/session-signals';
 
 export interface Submitted {
   taskId: string;
@@ -116,31 +117,26 @@ export class TaskService {
     return { taskId, session: sessionId, createdAt, repeated: false };
   }
 
+  private sessionRef(account: Account, session: string): SessionRef {
+    return { account: account.account, session, taskQueue: this.config.TEMPORAL_TASK_QUEUE, idleCloseMs: this.config.SESSION_IDLE_CLOSE_MS };
+  }
+
   /** Starts a new session whose first run already holds the turn (TaskInput.ownsTurn): no grant, no join. */
   private async openSession(account: Account, session: string, taskId: string): Promise<void> {
     await this.deadline(5000, () =>
       this.client.workflow.start('agentSession', {
         workflowId: sessionWorkflowId(account.account, session),
         taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-        args: [{ account: account.account, session, messages: [], queue: [], active: taskId }],
+        args: [sessionStart(this.sessionRef(account, session), [], taskId)],
         memo: { account: account.account, session },
       }),
     );
   }
 
-  /** Puts the run in its session's turn order now, so the session exists before we answer. */
+  /** Puts the run in its session's turn order now (reopening a session closed when idle), before we answer. */
   private async joinSession(account: Account, session: string, taskId: string, reject: boolean): Promise<void> {
     const workflowId = sessionWorkflowId(account.account, session);
-    await this.deadline(5000, () =>
-      this.client.workflow.signalWithStart('agentSession', {
-        workflowId,
-        taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-        args: [{ account: account.account, session, messages: [], queue: [] }],
-        signal: enqueueSignal,
-        signalArgs: [{ taskId }],
-        memo: { account: account.account, session },
-      }),
-    );
+    await this.deadline(10_000, () => signalSession(this.client, this.sessionRef(account, session), enqueueSignal, [{ taskId }]));
     if (!reject) return;
     try {
       await this.deadline(10_000, () => this.client.workflow.getHandle(workflowId).executeUpdate(reserveUpdate, { args: [{ taskId, reject: true }] }));
@@ -268,7 +264,7 @@ export class TaskService {
   }
 
   async clearMessages(account: Account, session: string): Promise<void> {
-    const h = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
-    await this.deadline(5000, () => h.signal(clearSignal), `session ${session} not found`);
+    await this.requireSession(account, session);
+    await this.deadline(10_000, () => signalSession(this.client, this.sessionRef(account, session), clearSignal, []));
   }
 }

@@ -1,10 +1,12 @@
 // Sessions: the agent remembers earlier messages; runs of one session never
 // interleave (queued by default, 409 with multitask: reject); messages can be
-// read and cleared; unknown sessions are 404.
+// read and cleared; unknown sessions are 404. Sessions here close after 2 s
+// idle, so every test also runs across closes and reopens.
+import { Client, Connection } from '@temporalio/client';
 import { Api, KEY_B, useStack, waitUntil } from './helpers';
 
 jest.setTimeout(120_000);
-const ctx = useStack();
+const ctx = useStack({ SESSION_IDLE_CLOSE_MS: '2000' });
 const call: Api = (...args) => ctx.call(...args);
 
 test('a continued session sends the earlier exchange to the model', async () => {
@@ -81,4 +83,32 @@ test('messages can be cleared; unknown or foreign sessions are 404', async () =>
   expect((await call('GET', '/sessions/sess_nope/messages')).status).toBe(404);
   expect((await call('POST', '/?session=sess_nope', { body: { message: 'hi' } })).status).toBe(404);
   expect((await call('GET', `/sessions/${first.json.session}/messages`, { key: KEY_B })).status).toBe(404);
+});
+
+test('an idle session closes, keeps its thread, and its next run reopens it; reading and clearing work while it is closed', async () => {
+  const connection = await Connection.connect({ address: ctx.stack().temporalAddress });
+  try {
+    const client = new Client({ connection });
+    const first = await call('POST', '/', { body: { message: 'my name is Grace' } });
+    const session = first.json.session;
+    const workflow = client.workflow.getHandle(`session:alice:${session}`);
+    const closed = async () => (await workflow.describe()).status.name === 'COMPLETED';
+    await waitUntil(closed, 15_000);
+    const thread = ['user:my name is Grace', 'assistant:You said: my name is Grace'];
+    const read = async () => ((await call('GET', `/sessions/${session}/messages`)).json.messages as { role: string; content: string }[]).map((m) => `${m.role}:${m.content}`);
+    expect(await read()).toEqual(thread);
+
+    ctx.stack().model!.reset();
+    const second = await call('POST', `/?session=${session}`, { body: { message: 'what is my name?' } });
+    expect(second.status).toBe(200);
+    const sent = ctx.stack().model!.received().at(-1)!.body as { messages: { role: string; content: string }[] };
+    expect(sent.messages.map((m) => `${m.role}:${m.content}`)).toEqual(expect.arrayContaining([...thread, 'user:what is my name?']));
+    expect(await read()).toEqual([...thread, 'user:what is my name?', 'assistant:You said: what is my name?']);
+
+    await waitUntil(closed, 15_000);
+    expect((await call('DELETE', `/sessions/${session}/messages`)).status).toBe(204);
+    await waitUntil(async () => (await read()).length === 0);
+  } finally {
+    await connection.close();
+  }
 });

@@ -23,6 +23,8 @@ const published: Record<string, { type: string; seq: number }[]> = {};
 /** Activity calls by task id: the workflows should reach existing sessions and slots by signal. */
 const calls: Record<string, string[]> = {};
 const record = (taskId: string, name: string) => void (calls[taskId] ??= []).push(name);
+/** The thread each model turn was given, by task id. */
+const seen: Record<string, string[]> = {};
 
 const activities = () => {
   const real = createSessionActivities({ temporal: env.client, config: { TEMPORAL_TASK_QUEUE: taskQueue } } as never);
@@ -48,6 +50,7 @@ const activities = () => {
     },
     async modelTurn(input: { taskId: string; seqStart: number; messages: { content: string }[]; prelude?: { type: string }[] }) {
       record(input.taskId, 'modelTurn');
+      seen[input.taskId] = input.messages.map((m) => m.content);
       const prelude = input.prelude ?? [];
       (published[input.taskId] ??= []).push(...prelude.map((e, i) => ({ type: e.type, seq: input.seqStart + i })));
       const seqStart = input.seqStart + prelude.length;
@@ -100,7 +103,7 @@ function start(i: TaskInput): Promise<WorkflowHandle> {
 }
 
 /** Histories of the current workflow code are saved here; older generations stay for the replay test. */
-const HISTORY_GENERATION = '4-owned-turn';
+const HISTORY_GENERATION = '5-idle-close';
 
 async function save(name: string, ...handles: WorkflowHandle[]): Promise<void> {
   if (!process.env.UPDATE_HISTORIES) return;
@@ -172,17 +175,41 @@ test('a run the gateway enqueued waits for its turn without signalling its sessi
 });
 
 /** As the gateway submits a run that starts a new session: the session opens with the run holding its turn. */
-async function openLikeGateway(i: TaskInput): Promise<WorkflowHandle> {
+async function openLikeGateway(i: TaskInput, idleCloseMs?: number): Promise<WorkflowHandle> {
   const [h] = await Promise.all([
     start({ ...i, enqueued: true, ownsTurn: true }),
     env.client.workflow.start('agentSession', {
       taskQueue,
       workflowId: `session:${i.account}:${i.session}`,
-      args: [{ account: i.account, session: i.session, messages: [], queue: [], active: i.taskId }],
+      args: [{ account: i.account, session: i.session, messages: [], queue: [], active: i.taskId, idleCloseMs }],
     }),
   ]);
   return h;
 }
+
+test('an idle session closes with its thread as its result; the next run reopens it with that thread', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const session = `sess_${randomUUID().replace(/-/g, '')}`;
+    const a = await openLikeGateway(input('first', { session }), 1500);
+    await a.result();
+    const s = env.client.workflow.getHandle(`session:acct:${session}`);
+    const t0 = Date.now();
+    expect(((await s.result()) as { messages: { content: string }[] }).messages.map((m) => m.content)).toEqual(['first', 'echo:first']);
+    expect(Date.now() - t0).toBeGreaterThan(500);
+    const closed = await s.describe();
+    expect(closed.status.name).toBe('COMPLETED');
+    // A closed session still answers for its thread.
+    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['first', 'echo:first']);
+    const b = await submitLikeGateway(input('second', { session }));
+    expect((await b.result()).output).toBe('echo:second');
+    expect(seen[b.workflowId]).toEqual(['first', 'echo:first', 'second']);
+    const reopened = env.client.workflow.getHandle(`session:acct:${session}`);
+    expect((await reopened.describe()).status.name).toBe('RUNNING');
+    expect((await reopened.query(messagesQuery)).map((m) => m.content)).toEqual(['first', 'echo:first', 'second', 'echo:second']);
+    await save('idle-close', a, env.client.workflow.getHandle(`session:acct:${session}`, closed.runId), b, reopened);
+  });
+});
 
 test("a new session's first run holds its turn from the start; the next run waits for it", async () => {
   const w = await worker(env, taskQueue, activities());

@@ -1,0 +1,64 @@
+// Signals to a session workflow that reopen the session when it closed after
+// being idle (SessionState.idleCloseMs): the new run starts with the closed
+// run's thread, so a conversation outlives its workflow. Used by the gateway
+// and by the activities that join a session on a run's behalf.
+import { Client, WorkflowNotFoundError } from '@temporalio/client';
+import type { SignalDefinition } from '@temporalio/common';
+import type { SessionResult, SessionState, agentSession } from '../../workflows/session';
+import type { ThreadMessage } from '../../workflows/types';
+import { sessionWorkflowId } from '../../workflows/types';
+
+export interface SessionRef {
+  account: string;
+  session: string;
+  taskQueue: string;
+  /** Idle close of a session (re)opened here, ms (SESSION_IDLE_CLOSE_MS; 0 = never). */
+  idleCloseMs: number;
+}
+
+/** The state a session starts with: an empty queue, the given thread, the configured idle close. */
+export function sessionStart(ref: SessionRef, messages: ThreadMessage[], active?: string): SessionState {
+  return { account: ref.account, session: ref.session, messages, queue: [], ...(active && { active }), ...(ref.idleCloseMs > 0 && { idleCloseMs: ref.idleCloseMs }) };
+}
+
+/**
+ * Signals the session; when it has no open run (closed when idle, or never
+ * created), starts one with the last closed run's thread (empty if none) and
+ * the signal. Two callers racing to reopen read the same thread, and the
+ * second one's signal-with-start only signals the run the first started.
+ * `active`: the run that holds the turn in a session started here.
+ */
+export async function signalSession<Args extends unknown[]>(client: Client, ref: SessionRef, signal: SignalDefinition<Args>, args: Args, active?: string): Promise<void> {
+  const workflowId = sessionWorkflowId(ref.account, ref.session);
+  try {
+    await client.workflow.getHandle(workflowId).signal(signal, ...args);
+    return;
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
+  const messages = await closedThread(client, workflowId);
+  await client.workflow.signalWithStart<typeof agentSession, unknown[]>('agentSession', {
+    workflowId,
+    taskQueue: ref.taskQueue,
+    args: [sessionStart(ref, messages, active)],
+    signal: signal.name,
+    signalArgs: args,
+    memo: { account: ref.account, session: ref.session },
+  });
+}
+
+/** The thread a closed session left (its result); empty when there is none to read. */
+export async function closedThread(client: Client, workflowId: string): Promise<ThreadMessage[]> {
+  let desc;
+  try {
+    desc = await client.workflow.getHandle(workflowId).describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return [];
+    throw err;
+  }
+  // Open again (another caller reopened it): the signal-with-start will only signal it.
+  if (desc.status.name !== 'COMPLETED') return [];
+  // By run id: the latest run may be a newer, open one by now, whose result would not come.
+  const result = (await client.workflow.getHandle(workflowId, desc.runId).result()) as SessionResult | undefined;
+  return result?.messages ?? [];
+}
