@@ -3,6 +3,7 @@
 // way sampling can.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
 
 export interface Mem {
   rssKiB?: number;
@@ -133,4 +134,28 @@ export function waitForPort(child: ChildProcess): Promise<number> {
     });
     child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening`)));
   });
+}
+
+/**
+ * Milliseconds a fixed single-threaded workload takes (JSON round trips of a
+ * task-result-sized document, as the service's processes do all day), best of
+ * five. On a shared virtual machine the same code runs markedly slower in some
+ * runs than in others with no CPU showing as used elsewhere; comparing this
+ * figure between runs tells a slow machine from a slow change.
+ */
+export function cpuProbeMs(): number {
+  const doc = {
+    task_id: 'task_0123456789abcdef0123456789abcdef',
+    status: 'completed',
+    events: Array.from({ length: 20 }, (_, seq) => ({ type: 'agent_response', seq, content: 'word '.repeat(10) })),
+    metadata: { a: 1, b: 'two' },
+  };
+  let best = Infinity;
+  let sink = 0;
+  for (let round = 0; round < 5; round++) {
+    const t0 = performance.now();
+    for (let i = 0; i < 8000; i++) sink += (JSON.parse(JSON.stringify(doc)) as typeof doc).events.length;
+    best = Math.min(best, performance.now() - t0);
+  }
+  return sink > 0 ? best : NaN;
 }

@@ -36,7 +36,7 @@ import { BenchClient, startBenchClient } from './bench-client-host';
 import { closedLoop, openSse, target } from './bench-http';
 import { runLoad, LoadResult } from './bench-load';
 import { BenchOptions, parseOptions, Phase } from './bench-options';
-import { CpuMeter, processBusyS, waitForPort, waitQuiet } from './bench-proc';
+import { CpuMeter, cpuProbeMs, processBusyS, waitForPort, waitQuiet } from './bench-proc';
 import { CpuProfile, loadProfile, monotonicUs, profilesOf, summarizeProfile } from './bench-profile';
 import { fmtMiB, fmtMs, summarize, Summary, table } from './bench-stats';
 import { RelayWatcher } from './bench-watch';
@@ -180,6 +180,7 @@ async function main(): Promise<void> {
   const cpu = new CpuMeter(() => [process.pid, baseline?.pid, client?.pid, ...Object.values(stack?.children ?? {}).map((c) => c.proc.pid)]);
   const runMark = cpu.mark();
   const loadAvgStart = os.loadavg();
+  const probeStart = cpuProbeMs();
   try {
     log(`starting the stack (${os.cpus().length} cores, Node ${process.version})${profileDir ? `, profiling into ${profileDir}` : ''}`);
     stack = await startStack({ gatewayPort: 0, temporalPort: 0, env, log, echoChildren: opts.echoChildren, dataDir });
@@ -493,8 +494,9 @@ async function main(): Promise<void> {
     log('stopping the stack');
     await cleanup();
   }
+  const probes = { start: probeStart, end: cpuProbeMs() };
 
-  printReport(opts, rows, taskCosts, bursts, relaySplits, load, { run: runOtherCores, load: loadOtherCores }, loadAvgStart);
+  printReport(opts, rows, taskCosts, bursts, relaySplits, load, { run: runOtherCores, load: loadOtherCores }, loadAvgStart, probes);
   if (profileDir && stack) printProfiles(profileDir, stack, rows, profileWindow);
   if (opts.jsonOut) {
     fs.writeFileSync(opts.jsonOut, JSON.stringify({ options: { ...opts, phases: [...opts.phases] }, rows, relaySplits, load }, null, 2));
@@ -513,6 +515,7 @@ function printReport(
   load: LoadResult | undefined,
   other: { run: number; load?: number },
   loadAvgAtStart: number[],
+  probes: { start: number; end: number },
 ): void {
   // A row measured while something else used the cores is flagged, not hidden.
   const noisy = (r: Row) => (r.otherCores ?? 0) >= NOISY_CORES;
@@ -524,7 +527,8 @@ function printReport(
       ? 'stack: engine with its durable log (fdatasync per commit), Redis with AOF (everysec), as `npm start` runs'
       : 'stack: engine in memory, Redis without persistence, as the end-to-end tests run (--persist: as `npm start`)',
   );
-  out.push(`load average at start ${loadAvgAtStart.map((l) => l.toFixed(2)).join(' ')}, at end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`, '');
+  out.push(`load average at start ${loadAvgAtStart.map((l) => l.toFixed(2)).join(' ')}, at end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  out.push(`CPU speed probe (8,000 JSON round trips of a 1.5 KiB document, one thread, best of 5; compare between runs, lower is faster): ${probes.start.toFixed(0)} ms before the run, ${probes.end.toFixed(0)} ms after`, '');
   out.push(
     table([
       ['metric', 'clients', 'count', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'other CPU', 'target p99', 'verdict'],
