@@ -202,6 +202,9 @@ async function main(): Promise<void> {
       for (const [name, pid] of Object.entries({ ...pidsNow(), baseline: baseline?.pid })) if (pid) out[name] = processBusyS(pid);
       return out;
     };
+    /** CPU ms per unit of work, by process, between two busyByProcess() readings. */
+    const cpuPer = (busy0: Record<string, number>, busy1: Record<string, number>, n: number) =>
+      Object.fromEntries(Object.keys(busy1).map((k) => [k, ((busy1[k] - (busy0[k] ?? 0)) * 1000) / n]));
     const pids = pidsNow();
     log(`stack up: gateway ${stack.gatewayUrl} (pid ${pids.gateway}), worker pid ${pids.worker}, engine pid ${pids.engine}, redis pid ${pids.redis}`);
     redis = new Redis(stack.redisUrl, { connectionName: 'bench' });
@@ -260,7 +263,7 @@ async function main(): Promise<void> {
       result.ms.forEach((ms, i) => (ok(result.status[i]) && Number.isFinite(ms) ? lat.push(ms) : errors++));
       const row = addRow(label, concurrency, lat, errors, m0, fromUs, targetP99);
       const n = result.ms.length;
-      if (n) row.cpuPerRequest = Object.fromEntries(Object.keys(busy1).map((k) => [k, ((busy1[k] - (busy0[k] ?? 0)) * 1000) / n]));
+      if (n) row.cpuPerRequest = cpuPer(busy0, busy1, n);
       return result;
     };
     const submits = (tag: string, n: number): RequestSpec[] => Array.from({ length: n }, (_, i) => ({ method: 'POST', path: '/', body: { message: `[[say text=ok]] ${tag} ${i}`, background: true } }));
@@ -308,7 +311,7 @@ async function main(): Promise<void> {
             taskCosts.push({
               label: 'one background task, submit to completed',
               concurrency: String(C),
-              cpuPerRequest: Object.fromEntries(Object.keys(busy1).map((k) => [k, ((busy1[k] - (busy0[k] ?? 0)) * 1000) / ids.length])),
+              cpuPerRequest: cpuPer(busy0, busy1, ids.length),
             });
             bursts.push({ clients: C, submitted: ids.length, acceptedS, ranS, finished: ids.length - missing.length });
           }
