@@ -2,7 +2,7 @@
 // at once; the rest wait, first in first out, without a queue limit. A slot is
 // a lease the holder renews; a holder that stops renewing (its workflow was
 // terminated) loses the slot when the lease runs out, so nothing leaks.
-import { condition, continueAsNew, defineQuery, defineSignal, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, defineQuery, defineSignal, getExternalWorkflowHandle, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 
 export interface SlotsState {
   account: string;
@@ -23,6 +23,16 @@ export function slotsWorkflowId(account: string): string {
 }
 
 const MAX_HISTORY_EVENTS = 2000;
+
+/**
+ * Runs before this marker granted free slots one at a time, each grant waiting
+ * for its signal to be delivered (a workflow task per grant, so a burst of 50
+ * tasks took 50 round trips to start). Now all the slots free at once are
+ * granted together, in one workflow task. Deprecate once no slots workflow
+ * older than the change can be replayed (they continue as new every 2,000
+ * events).
+ */
+export const PARALLEL_GRANTS_PATCH = 'parallel-grants-1';
 
 export async function accountSlots(initial: SlotsState): Promise<void> {
   const s: SlotsState = { ...initial, holders: { ...initial.holders }, waiting: [...initial.waiting] };
@@ -57,16 +67,29 @@ export async function accountSlots(initial: SlotsState): Promise<void> {
     // Reset before looking, so a signal that lands while we grant is not lost.
     changed = false;
     for (const [taskId, until] of Object.entries(s.holders)) if (until <= now()) delete s.holders[taskId];
-    while (Object.keys(s.holders).length < s.limit && s.waiting.length > 0) {
-      const { taskId } = s.waiting.shift()!;
-      s.holders[taskId] = now() + s.leaseMs;
-      const granted = await getExternalWorkflowHandle(taskId)
+    const grant = (taskId: string) =>
+      getExternalWorkflowHandle(taskId)
         .signal('slotGranted')
         .then(
           () => true,
           () => false, // gone before its turn
         );
-      if (!granted) delete s.holders[taskId];
+    if (Object.keys(s.holders).length < s.limit && s.waiting.length > 0 && patched(PARALLEL_GRANTS_PATCH)) {
+      const batch: string[] = [];
+      while (Object.keys(s.holders).length < s.limit && s.waiting.length > 0) {
+        const { taskId } = s.waiting.shift()!;
+        s.holders[taskId] = now() + s.leaseMs;
+        batch.push(taskId);
+      }
+      const granted = await Promise.all(batch.map(grant));
+      batch.forEach((taskId, i) => {
+        if (!granted[i]) delete s.holders[taskId];
+      });
+    }
+    while (Object.keys(s.holders).length < s.limit && s.waiting.length > 0) {
+      const { taskId } = s.waiting.shift()!;
+      s.holders[taskId] = now() + s.leaseMs;
+      if (!(await grant(taskId))) delete s.holders[taskId];
     }
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > MAX_HISTORY_EVENTS) break;

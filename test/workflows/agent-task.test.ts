@@ -15,6 +15,7 @@ import { temporal } from '@temporalio/proto';
 import type { TaskInput, TaskView } from '../../workflows/types';
 import { statusQuery } from '../../workflows/agent-task';
 import { messagesQuery } from '../../workflows/session';
+import { slotsQuery } from '../../workflows/account-slots';
 
 jest.setTimeout(60_000);
 let env: TestWorkflowEnvironment;
@@ -103,7 +104,7 @@ function start(i: TaskInput): Promise<WorkflowHandle> {
 }
 
 /** Histories of the current workflow code are saved here; older generations stay for the replay test. */
-const HISTORY_GENERATION = '5-idle-close';
+const HISTORY_GENERATION = '6-parallel-grants';
 
 async function save(name: string, ...handles: WorkflowHandle[]): Promise<void> {
   if (!process.env.UPDATE_HISTORIES) return;
@@ -324,5 +325,32 @@ test('background tasks of an account wait for a slot', async () => {
     expect(calls[a.workflowId]).toEqual(['joinSession', 'requestSlot', 'modelTurn']);
     expect(calls[b.workflowId]).toEqual(['joinSession', 'modelTurn']);
     await save('slots', a, b, env.client.workflow.getHandle(`slots:${account}`));
+  });
+});
+
+test('slots free at the same time are granted together, in one workflow task', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const account = `acct-${randomUUID().slice(0, 8)}`;
+    // Runs that exist and wait (for a session turn that does not come): they only have to receive a grant.
+    const tasks = await Promise.all([1, 2, 3].map((k) => start(input(`waiting ${k}`, { account, enqueued: true, joinGraceMs: 60_000 }))));
+    const createdAt = new Date().toISOString();
+    const slots = await env.client.workflow.start('accountSlots', {
+      taskQueue,
+      workflowId: `slots:${account}`,
+      args: [{ account, limit: 3, leaseMs: 60_000, holders: {}, waiting: tasks.map((t) => ({ taskId: t.workflowId, createdAt })) }],
+    });
+    const acked = async () => (await eventTypes(slots)).filter((t) => t === 'EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED').length;
+    for (let i = 0; i < 100 && (await acked()) < 3; i++) await new Promise((r) => setTimeout(r, 100));
+    expect((await slots.query(slotsQuery)).running.sort()).toEqual(tasks.map((t) => t.workflowId).sort());
+    // The commands of the first workflow task: the patch marker and all three grants.
+    const types = await eventTypes(slots);
+    const first = types.indexOf('EVENT_TYPE_WORKFLOW_TASK_COMPLETED');
+    const commands = types.slice(first + 1, types.indexOf('EVENT_TYPE_WORKFLOW_TASK_SCHEDULED', first));
+    expect(commands).toContain('EVENT_TYPE_MARKER_RECORDED');
+    expect(commands.filter((t) => t === 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED')).toHaveLength(3);
+    await Promise.all(tasks.map((t) => t.terminate('test over')));
+    await slots.terminate('test over');
+    await save('parallel-grants', slots);
   });
 });
