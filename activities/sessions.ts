@@ -4,16 +4,11 @@
 import type { ActivityDeps } from './index';
 import { enqueueSignal, turnDoneSignal } from '../workflows/session';
 import type { ThreadMessage } from '../workflows/types';
-import { SessionRef, signalSession } from '../src/sessions/session-signals';
+import { sessionRef, signalSession } from '../src/sessions/session-signals';
 import { acquireSignal, slotsWorkflowId } from '../workflows/account-slots';
 
 export function createSessionActivities(deps: ActivityDeps) {
-  const ref = (input: { account: string; session: string }): SessionRef => ({
-    account: input.account,
-    session: input.session,
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    idleCloseMs: deps.config.SESSION_IDLE_CLOSE_MS,
-  });
+  const ref = (input: { account: string; session: string }) => sessionRef(deps.config, input.account, input.session);
   return {
     async joinSession(input: { taskId: string; account: string; session: string }): Promise<void> {
       await signalSession(deps.temporal, ref(input), enqueueSignal, [{ taskId: input.taskId }]);

@@ -17,7 +17,7 @@ import type { RunRequest } from './schemas';
 import { temporalCall } from './temporal-errors';
 import { viewFromDescription, isFinished } from './task-views';
 import { listTasks, ListQuery, ListPage } from './task-list';
-import { SessionRef, sessionStart, signalSession } from '../sessions/session-signals';
+import { SessionRef, sessionRef, sessionStart, signalSession } from '../sessions/session-signals';
 
 export interface Submitted {
   taskId: string;
@@ -118,7 +118,7 @@ export class TaskService {
   }
 
   private sessionRef(account: Account, session: string): SessionRef {
-    return { account: account.account, session, taskQueue: this.config.TEMPORAL_TASK_QUEUE, idleCloseMs: this.config.SESSION_IDLE_CLOSE_MS };
+    return sessionRef(this.config, account.account, session);
   }
 
   /** Starts a new session whose first run already holds the turn (TaskInput.ownsTurn): no grant, no join. */

@@ -7,6 +7,7 @@ import type { SignalDefinition } from '@temporalio/common';
 import type { SessionResult, SessionState, agentSession } from '../../workflows/session';
 import type { ThreadMessage } from '../../workflows/types';
 import { sessionWorkflowId } from '../../workflows/types';
+import type { Config } from '../config';
 
 export interface SessionRef {
   account: string;
@@ -14,6 +15,11 @@ export interface SessionRef {
   taskQueue: string;
   /** Idle close of a session (re)opened here, ms (SESSION_IDLE_CLOSE_MS; 0 = never). */
   idleCloseMs: number;
+}
+
+/** A session of an account, with the deployment's task queue and idle close. */
+export function sessionRef(config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS'>, account: string, session: string): SessionRef {
+  return { account, session, taskQueue: config.TEMPORAL_TASK_QUEUE, idleCloseMs: config.SESSION_IDLE_CLOSE_MS };
 }
 
 /** The state a session starts with: an empty queue, the given thread, the configured idle close. */
