@@ -1,17 +1,18 @@
 // Activities are built by a factory that receives their clients, so tests can
 // hand them a real Redis and a scripted model, and the worker the real ones.
-import type OpenAI from 'openai';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config';
 import { EventPublisher } from '../src/relay/publisher';
+import type { ModelStreamRunner } from './model-stream';
 import type { StatusCache } from '../src/relay/status-cache';
 import { createModelActivities } from './model-turn';
 import { createRelayActivities } from './relay';
 import { createSessionActivities } from './sessions';
 
 export interface ActivityDeps {
-  openai: OpenAI;
+  /** Runs model streams: the worker's token thread, or in process (inProcessModelStream). */
+  modelStream: ModelStreamRunner;
   publisher: EventPublisher;
   statusCache: StatusCache;
   temporal: Client;

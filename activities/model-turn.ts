@@ -1,5 +1,6 @@
 // One model turn: a streamed Chat Completion whose pieces go to the relay as
-// they arrive, with the activity heartbeating its progress.
+// they arrive (through deps.modelStream, on the worker's token thread), with
+// the activity heartbeating its progress.
 //
 // Retried after a crash, a turn never shows a client the same text twice: its
 // events carry seqs counted from the workflow's seqStart, the relay refuses a
@@ -13,6 +14,7 @@ import type { BlockEvent, Mode, TaskView, ThreadMessage, Usage } from '../workfl
 import type { AgentEventBody } from '../src/relay/events';
 import { stampEvents } from '../src/relay/events';
 import { buildMessages, classifyModelError, ToolCall } from './model-support';
+import type { TurnProgress } from './model-stream';
 import { modelForMode } from '../src/config';
 
 export interface ModelTurnInput {
@@ -43,23 +45,13 @@ export interface ModelTurnOutput {
   events: BlockEvent[];
 }
 
-/** What a turn has published so far; also its heartbeat details. */
-interface Progress {
-  content: string;
-  thinking: string;
-  nextSeq: number;
-  thinkingStarted: boolean;
-  responseStarted: boolean;
-  stepDone: boolean;
-}
-
 const HEARTBEAT_MS = 1000;
 
 export function createModelActivities(deps: ActivityDeps) {
   const modelFor = (mode: Mode) => modelForMode(deps.config, mode);
 
   /** Folds events a previous attempt already published into the progress. */
-  async function recover(input: ModelTurnInput, p: Progress): Promise<void> {
+  async function recover(input: ModelTurnInput, p: TurnProgress): Promise<void> {
     const published = await deps.publisher.readAfter(input.taskId, p.nextSeq - 1);
     for (const ev of published) {
       if (ev.seq !== p.nextSeq) break;
@@ -75,7 +67,7 @@ export function createModelActivities(deps: ActivityDeps) {
   return {
     async modelTurn(input: ModelTurnInput): Promise<ModelTurnOutput> {
       const ctx = Context.current();
-      const p: Progress = (ctx.info.heartbeatDetails as Progress | undefined) ?? {
+      const p: TurnProgress = (ctx.info.heartbeatDetails as TurnProgress | undefined) ?? {
         content: '',
         thinking: '',
         nextSeq: input.seqStart,
@@ -98,7 +90,7 @@ export function createModelActivities(deps: ActivityDeps) {
         await deps.publisher.publish(input.taskId, stampEvents(input.taskId, input.session, seqStart, bodies));
       };
 
-      const usage: Usage = { promptTokens: 0, completionTokens: 0 };
+      let usage: Usage = { promptTokens: 0, completionTokens: 0 };
       const toolCalls: ToolCall[] = [];
       if (!p.stepDone) {
         // Heartbeats carry the progress so far; once a second is plenty (the SDK
@@ -106,50 +98,19 @@ export function createModelActivities(deps: ActivityDeps) {
         ctx.heartbeat(p);
         const beat = setInterval(() => ctx.heartbeat(p), HEARTBEAT_MS);
         try {
-          const stream = await deps.openai.chat.completions.create(
-            {
-              model: modelFor(input.mode),
-              messages: buildMessages(input, p) as never,
-              stream: true,
-              stream_options: { include_usage: true },
-            },
-            { signal: ctx.cancellationSignal },
-          );
-          const partial = new Map<number, ToolCall>();
-          for await (const chunk of stream) {
-            if (chunk.usage) {
-              usage.promptTokens = chunk.usage.prompt_tokens;
-              usage.completionTokens = chunk.usage.completion_tokens;
-            }
-            const delta = chunk.choices?.[0]?.delta as (Record<string, any> & { content?: string | null }) | undefined;
-            if (!delta) continue;
-            const reasoning: string | undefined = delta.reasoning_content ?? delta.reasoning;
-            if (reasoning) {
-              p.thinking += reasoning;
-              if (showThinking && input.streamTokens) {
-                if (!p.thinkingStarted) await emit({ type: 'agent_thinking_start' });
-                p.thinkingStarted = true;
-                await emit({ type: 'agent_thinking', content: reasoning });
-              }
-            }
-            if (delta.content) {
-              p.content += delta.content;
-              if (input.streamTokens) {
-                if (!p.responseStarted) await emit({ type: 'agent_response_start' });
-                p.responseStarted = true;
-                await emit({ type: 'agent_response', content: delta.content });
-              }
-            }
-            for (const tc of delta.tool_calls ?? []) {
-              const cur = partial.get(tc.index) ?? { id: tc.id ?? '', name: '', arguments: '' };
-              if (tc.id) cur.id = tc.id;
-              if (tc.function?.name) cur.name += tc.function.name;
-              if (tc.function?.arguments) cur.arguments += tc.function.arguments;
-              partial.set(tc.index, cur);
-            }
-          }
+          const req = {
+            taskId: input.taskId,
+            session: input.session,
+            model: modelFor(input.mode),
+            messages: buildMessages(input, p),
+            streamTokens: input.streamTokens,
+            showThinking,
+          };
+          const out = await deps.modelStream.run(req, p, { signal: ctx.cancellationSignal, onProgress: (q) => Object.assign(p, q) });
           if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model turn cancelled');
-          toolCalls.push(...partial.values());
+          Object.assign(p, out.progress);
+          usage = out.usage;
+          toolCalls.push(...out.toolCalls);
         } catch (err) {
           if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model turn cancelled');
           throw classifyModelError(err);

@@ -83,10 +83,11 @@ export const envSchema = z.object({
   /** Data folder of the single-machine start (embedded engine log, Redis dump). */
   DATA_DIR: z.string().default('.data'),
   /**
-   * CPU priority (nice, 0-19) the single-machine start gives the worker, so
-   * API requests go first when agents' work keeps the shared cores busy (the
-   * worker still gets every idle cycle). 0 = same priority as the rest.
-   * Separate machines need none.
+   * CPU priority (nice, 0-19) the worker gives its own threads, all but the
+   * token thread (model streams and their relay writes), so API requests and
+   * streamed tokens go first when agents' work keeps shared cores busy (the
+   * worker still gets every idle cycle). 0 = leave the priority alone.
+   * A worker alone on its machine is unaffected either way.
    */
   WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** pino log level. */

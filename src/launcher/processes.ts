@@ -60,10 +60,8 @@ export function startChild(name: string, cmd: string, args: string[], opts: { en
 }
 
 /** Node child running a TypeScript entry point through tsx. */
-export function startNode(name: string, entry: string, args: string[], opts: { env?: NodeJS.ProcessEnv; echo?: (line: string) => void; nice?: number } = {}): Child {
+export function startNode(name: string, entry: string, args: string[], opts: { env?: NodeJS.ProcessEnv; echo?: (line: string) => void } = {}): Child {
   const argv = ['-r', 'tsx/cjs', path.join(ROOT, entry), ...args];
-  // Through nice(1), so every thread (V8's, the Temporal core's) starts at that priority: Linux's nice is per thread.
-  if (opts.nice) return startChild(name, 'nice', ['-n', String(opts.nice), process.execPath, ...argv], { ...opts, ipc: true });
   return startChild(name, process.execPath, argv, { ...opts, ipc: true });
 }
 

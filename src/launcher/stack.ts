@@ -5,7 +5,6 @@ import path from 'node:path';
 import Redis from 'ioredis';
 import { Connection } from '@temporalio/client';
 import { startScriptedModel } from '../scripted-model';
-import { loadConfig } from '../config';
 import { Child, ROOT, ensureDir, ensureRedisServer, freePort, startChild, startNode, waitFor } from './processes';
 
 export interface StackOptions {
@@ -40,7 +39,6 @@ export interface Stack {
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const log = opts.log ?? (() => undefined);
   const base = { ...(opts.env ?? process.env) };
-  const workerNice = loadConfig(base).WORKER_NICE;
   const children: Record<string, Child> = {};
   const stoppers: (() => Promise<void>)[] = [];
   const echo = (name: string) => (opts.echoChildren ? (line: string) => log(`[${name}] ${line}`) : undefined);
@@ -106,7 +104,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     env.PORT = String(gatewayPort);
 
     const startWorker = async () => {
-      const w = startNode('worker', 'src/worker/main.ts', [], { env, echo: echo('worker'), nice: workerNice });
+      const w = startNode('worker', 'src/worker/main.ts', [], { env, echo: echo('worker') });
       children.worker = w;
       await waitFor('worker', w, () => w.isReady(), 90_000);
       return w;

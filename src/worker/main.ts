@@ -2,7 +2,6 @@
 // activities. Scale it by starting more of them.
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
-import OpenAI from 'openai';
 import { loadConfig } from '../config';
 import { createLogger } from '../logger';
 import { commandClient } from '../redis';
@@ -10,6 +9,8 @@ import { connectWithRetry, ensureNamespaceSetup, installRuntimeLogger } from '..
 import { EventPublisher } from '../relay/publisher';
 import { StatusCache } from '../relay/status-cache';
 import { createActivities } from '../../activities';
+import { ThreadedModelStream } from '../model-stream/thread-runner';
+import { lowerPriorityExcept } from './thread-priority';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
@@ -21,15 +22,23 @@ async function main(): Promise<void> {
   const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS, grpcCompression: { codec: config.TEMPORAL_GRPC_COMPRESSION } });
   const redis = commandClient(config.REDIS_URL, logger, 'worker');
   const ttlMs = config.RETENTION_DAYS * 86_400_000;
-  const openai = new OpenAI({
-    apiKey: config.OPENAI_API_KEY ?? 'offline-scripted-model',
-    baseURL: config.OPENAI_BASE_URL,
-    // Temporal owns retries (activity retry policy), so the client must not add its own.
-    maxRetries: 0,
-    timeout: 10 * 60_000,
+  const modelStream = new ThreadedModelStream({
+    config: {
+      openai: { apiKey: config.OPENAI_API_KEY ?? 'offline-scripted-model', baseURL: config.OPENAI_BASE_URL, timeoutMs: 10 * 60_000 },
+      redisUrl: config.REDIS_URL,
+      ttlMs,
+      logLevel: config.LOG_LEVEL,
+      logJson: config.LOG_JSON,
+    },
+    logger,
   });
+  const tokenThread = await modelStream.start();
+  // Everything but the token thread yields the cores to the API processes
+  // (npm start runs them on one machine); threads started later inherit it.
+  const keep = tokenThread === undefined ? [] : [tokenThread];
+  if (config.WORKER_NICE > 0) lowerPriorityExcept(config.WORKER_NICE, keep);
   const activities = createActivities({
-    openai,
+    modelStream,
     publisher: new EventPublisher({ redis, logger, ttlMs }),
     statusCache: new StatusCache(redis, logger, ttlMs),
     temporal: client,
@@ -46,11 +55,14 @@ async function main(): Promise<void> {
     // burst of thousands of tasks does not hold them all in memory.
     maxCachedWorkflows: 1000,
   });
+  // Again, for threads started meanwhile (the Temporal core's, libuv's pool).
+  if (config.WORKER_NICE > 0) lowerPriorityExcept(config.WORKER_NICE, keep);
   const running = worker.run();
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS }, 'worker started');
   // A launching parent (npm start, tests) learns readiness without parsing logs.
   process.send?.({ type: 'ready' });
   await running;
+  await modelStream.close();
   redis.disconnect();
   await nativeConnection.close();
   await connection.close();

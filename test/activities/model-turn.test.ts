@@ -1,10 +1,16 @@
-// The model-turn activity against a real Redis and the scripted model: the
-// first turn publishes the run's prelude (agent_started) and caches its
-// status; a retried attempt publishes nothing twice and leaves no seq gap.
+// The model-turn activity against a real Redis and the scripted model, with
+// the stream run in process and on the worker's token thread: the first turn
+// publishes the run's prelude (agent_started) and caches its status; a retried
+// attempt publishes nothing twice and leaves no seq gap; model errors keep
+// their classification across the thread.
 import OpenAI from 'openai';
 import pino from 'pino';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { ApplicationFailure } from '@temporalio/common';
 import { createModelActivities, ModelTurnOutput } from '../../activities/model-turn';
+import { inProcessModelStream, ModelStreamRunner } from '../../activities/model-stream';
+import { ThreadedModelStream } from '../../src/model-stream/thread-runner';
 import { EventPublisher } from '../../src/relay/publisher';
 import { StatusCache } from '../../src/relay/status-cache';
 import { startScriptedModel, ScriptedModel } from '../../src/scripted-model';
@@ -15,23 +21,27 @@ import { PrivateRedis, startPrivateRedis } from '../relay/private-redis';
 const logger = pino({ level: 'silent' });
 let server: PrivateRedis;
 let model: ScriptedModel;
-let activities: ReturnType<typeof createModelActivities>;
 let publisher: EventPublisher;
 let cache: StatusCache;
+let threaded: ThreadedModelStream;
+const runners: Record<string, () => ModelStreamRunner> = {
+  'in process': () => inProcessModelStream({ openai: new OpenAI({ apiKey: 'test', baseURL: model.url, maxRetries: 0 }), publisher }),
+  'on the token thread': () => threaded,
+};
 
 beforeAll(async () => {
   server = await startPrivateRedis();
   model = await startScriptedModel({ port: 0 });
   publisher = new EventPublisher({ redis: server.redis, logger, ttlMs: 60_000 });
   cache = new StatusCache(server.redis, logger, 60_000);
-  activities = createModelActivities({
-    openai: new OpenAI({ apiKey: 'test', baseURL: model.url, maxRetries: 0 }),
-    publisher,
-    statusCache: cache,
-    config: { MODEL_FLASH: 'scripted-flash', MODEL_BASE: 'scripted-base', MODEL_MAX: 'scripted-max' },
-  } as never);
+  threaded = new ThreadedModelStream({
+    config: { openai: { apiKey: 'test', baseURL: model.url, timeoutMs: 30_000 }, redisUrl: server.url, ttlMs: 60_000, logLevel: 'silent', logJson: true },
+    logger,
+  });
+  await threaded.start();
 });
 afterAll(async () => {
+  await threaded?.close();
   await model?.close();
   await server?.stop();
 });
@@ -54,54 +64,80 @@ function turnInput() {
   };
 }
 
-test('the first turn publishes the prelude from seqStart, then the model stream, and caches the running status', async () => {
-  const input = turnInput();
-  const out = (await new MockActivityEnvironment().run(activities.modelTurn, input)) as ModelTurnOutput;
-  const events = await publisher.readAfter(input.taskId, 0);
-  expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
-  expect(events.map((e) => e.type)).toEqual(['agent_started', 'agent_response_start', ...out.content.split(/(?<= )/).map(() => 'agent_response'), 'agent_step']);
-  expect(events.filter((e) => e.type === 'agent_response').map((e) => (e as { content: string }).content).join('')).toBe('one two three');
-  expect(out.nextSeq).toBe(events.length + 1);
-  expect((await cache.get(input.taskId))?.status).toBe('running');
-});
+describe.each(Object.keys(runners))('the stream run %s', (runner) => {
+  let activities: ReturnType<typeof createModelActivities>;
+  beforeAll(() => {
+    activities = createModelActivities({
+      modelStream: runners[runner](),
+      publisher,
+      statusCache: cache,
+      config: { MODEL_FLASH: 'scripted-flash', MODEL_BASE: 'scripted-base', MODEL_MAX: 'scripted-max' },
+    } as never);
+  });
 
-test('a retried attempt (no heartbeat yet) publishes no event twice and continues the seqs', async () => {
-  const input = turnInput();
-  // The first attempt died right after publishing the prelude.
-  await publisher.publish(input.taskId, [{ type: 'agent_started', session: input.session, task_id: input.taskId, seq: 1 }]);
-  const out = (await new MockActivityEnvironment({ attempt: 2 }).run(activities.modelTurn, input)) as ModelTurnOutput;
-  const events = await publisher.readAfter(input.taskId, 0);
-  expect(events.map((e) => e.type).slice(0, 2)).toEqual(['agent_started', 'agent_response_start']);
-  expect(events.filter((e) => e.type === 'agent_response').map((e) => (e as { content: string }).content).join('')).toBe('one two three');
-  expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
-  expect(out.nextSeq).toBe(events.length + 1);
-});
-
-test('a turn in complete blocks publishes its blocks and the step in one relay write', async () => {
-  const input = { ...turnInput(), streamTokens: false };
-  const spy = jest.spyOn(publisher, 'publish');
-  try {
+  test('the first turn publishes the prelude from seqStart, then the model stream, and caches the running status', async () => {
+    const input = turnInput();
     const out = (await new MockActivityEnvironment().run(activities.modelTurn, input)) as ModelTurnOutput;
-    expect(spy.mock.calls.map(([, events]) => events.map((e) => e.type))).toEqual([
-      ['agent_started'],
-      ['agent_response_start', 'agent_response', 'agent_step'],
-    ]);
     const events = await publisher.readAfter(input.taskId, 0);
-    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
-    expect((events[2] as { content: string }).content).toBe('one two three');
-    expect(out.nextSeq).toBe(5);
-  } finally {
-    spy.mockRestore();
-  }
-});
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
+    expect(events.map((e) => e.type)).toEqual(['agent_started', 'agent_response_start', ...out.content.split(/(?<= )/).map(() => 'agent_response'), 'agent_step']);
+    expect(events.filter((e) => e.type === 'agent_response').map((e) => (e as { content: string }).content).join('')).toBe('one two three');
+    expect(out.nextSeq).toBe(events.length + 1);
+    expect((await cache.get(input.taskId))?.status).toBe('running');
+  });
 
-test('a retried turn whose blocks were already published calls no model and publishes nothing twice', async () => {
-  const input = { ...turnInput(), streamTokens: false };
-  await new MockActivityEnvironment().run(activities.modelTurn, input);
-  const before = model.received().length;
-  const out = (await new MockActivityEnvironment({ attempt: 2 }).run(activities.modelTurn, input)) as ModelTurnOutput;
-  expect(model.received().length).toBe(before);
-  expect(out.content).toBe('one two three');
-  expect(out.nextSeq).toBe(5);
-  expect((await publisher.readAfter(input.taskId, 0)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+  test('a retried attempt (no heartbeat yet) publishes no event twice and continues the seqs', async () => {
+    const input = turnInput();
+    // The first attempt died right after publishing the prelude.
+    await publisher.publish(input.taskId, [{ type: 'agent_started', session: input.session, task_id: input.taskId, seq: 1 }]);
+    const out = (await new MockActivityEnvironment({ attempt: 2 }).run(activities.modelTurn, input)) as ModelTurnOutput;
+    const events = await publisher.readAfter(input.taskId, 0);
+    expect(events.map((e) => e.type).slice(0, 2)).toEqual(['agent_started', 'agent_response_start']);
+    expect(events.filter((e) => e.type === 'agent_response').map((e) => (e as { content: string }).content).join('')).toBe('one two three');
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
+    expect(out.nextSeq).toBe(events.length + 1);
+  });
+
+  test('a turn in complete blocks publishes its blocks and the step in one relay write', async () => {
+    const input = { ...turnInput(), streamTokens: false };
+    const spy = jest.spyOn(publisher, 'publish');
+    try {
+      const out = (await new MockActivityEnvironment().run(activities.modelTurn, input)) as ModelTurnOutput;
+      expect(spy.mock.calls.map(([, events]) => events.map((e) => e.type))).toEqual([
+        ['agent_started'],
+        ['agent_response_start', 'agent_response', 'agent_step'],
+      ]);
+      const events = await publisher.readAfter(input.taskId, 0);
+      expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+      expect((events[2] as { content: string }).content).toBe('one two three');
+      expect(out.nextSeq).toBe(5);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  test('a retried turn whose blocks were already published calls no model and publishes nothing twice', async () => {
+    const input = { ...turnInput(), streamTokens: false };
+    await new MockActivityEnvironment().run(activities.modelTurn, input);
+    const before = model.received().length;
+    const out = (await new MockActivityEnvironment({ attempt: 2 }).run(activities.modelTurn, input)) as ModelTurnOutput;
+    expect(model.received().length).toBe(before);
+    expect(out.content).toBe('one two three');
+    expect(out.nextSeq).toBe(5);
+    expect((await publisher.readAfter(input.taskId, 0)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  test.each([
+    [400, false, 'ModelBadRequest'],
+    [429, true, 'ModelUnavailable'],
+  ])('a model answering HTTP %s fails the turn retryable=%s (%s), with the status in the message', async (status, retryable, type) => {
+    const input = { ...turnInput(), messages: [{ role: 'user' as const, content: `[[fail status=${status} times=1 after=1]] ${runner}` }] };
+    // A silent activity logger: the SDK logs every failed attempt at WARN.
+    const quiet = new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') });
+    const err = await quiet.run(activities.modelTurn, input).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect((err as ApplicationFailure).type).toBe(type);
+    expect((err as ApplicationFailure).nonRetryable).toBe(!retryable);
+    expect((err as ApplicationFailure).message).toContain(`HTTP ${status}`);
+  });
 });

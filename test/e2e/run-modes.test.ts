@@ -1,6 +1,7 @@
 // POST / in its three answers (JSON, SSE, background), the event stream's
 // shape and order, thinking in flash mode, model failures and retries.
 import { Api, postStream, readSse, useStack } from './helpers';
+import { threadNice } from '../worker/thread-nice';
 
 jest.setTimeout(120_000);
 const ctx = useStack();
@@ -21,6 +22,17 @@ test('JSON answer: session, task, output, complete-block events and cost', async
     'agent_completed',
   ]);
   expect(Number(r.json.cost)).toBeGreaterThan(0);
+});
+
+test('the worker runs at WORKER_NICE (10) but for its token thread, which keeps the API processes\' priority', async () => {
+  const ours = threadNice(process.pid).get(process.pid)!;
+  const worker = threadNice(ctx.stack().children.worker.proc.pid!);
+  expect(worker.get(ctx.stack().children.worker.proc.pid!)).toBe(Math.max(ours, 10));
+  const kept = [...worker.values()].filter((n) => n === ours).length;
+  const lowered = [...worker.values()].filter((n) => n === Math.max(ours, 10)).length;
+  expect(kept).toBeGreaterThanOrEqual(1);
+  expect(lowered).toBeGreaterThan(kept);
+  expect(threadNice(ctx.stack().children.gateway.proc.pid!).get(ctx.stack().children.gateway.proc.pid!)).toBe(ours);
 });
 
 test('SSE token by token: ids are seqs, every event names type/session/task/seq, stream ends after completion', async () => {

@@ -1,0 +1,115 @@
+// The streaming half of a model turn: one Chat Completion stream whose pieces
+// go to the relay as they arrive. Free of Temporal's activity context, so the
+// worker can run it on its token thread (src/model-stream/), away from the
+// main thread's workflow activations, or in process (tests, embedding).
+import type OpenAI from 'openai';
+import type { Usage } from '../workflows/types';
+import type { AgentEventBody } from '../src/relay/events';
+import { stampEvents } from '../src/relay/events';
+import type { EventPublisher } from '../src/relay/publisher';
+import type { ToolCall } from './model-support';
+
+/** What a turn has published so far; also its heartbeat details. */
+export interface TurnProgress {
+  content: string;
+  thinking: string;
+  nextSeq: number;
+  thinkingStarted: boolean;
+  responseStarted: boolean;
+  stepDone: boolean;
+}
+
+export interface StreamRequest {
+  taskId: string;
+  session: string;
+  model: string;
+  /** Chat Completions messages (system prompt, thread, a crashed attempt's partial answer). */
+  messages: object[];
+  /** Publish every delta as it arrives (else the activity publishes complete blocks afterwards). */
+  streamTokens: boolean;
+  /** Publish reasoning content as agent_thinking (flash mode). */
+  showThinking: boolean;
+}
+
+export interface StreamOutcome {
+  usage: Usage;
+  toolCalls: ToolCall[];
+  /** The progress at the stream's end. */
+  progress: TurnProgress;
+}
+
+export interface StreamRunOptions {
+  signal: AbortSignal;
+  /** Called with a snapshot of the progress now and then (at least once a second while tokens flow). */
+  onProgress?: (p: TurnProgress) => void;
+}
+
+/**
+ * Runs a turn's model stream. `progress` is updated as pieces are published
+ * (in place for the in-process runner; through onProgress across a thread).
+ * Rejects with the model client's error (status, message) as it came; the
+ * activity classifies it.
+ */
+export interface ModelStreamRunner {
+  run(req: StreamRequest, progress: TurnProgress, opts: StreamRunOptions): Promise<StreamOutcome>;
+}
+
+export interface StreamDeps {
+  openai: OpenAI;
+  publisher: EventPublisher;
+}
+
+/** The stream loop itself, shared by both runners. Mutates `p`. */
+export async function streamModelTurn(deps: StreamDeps, req: StreamRequest, p: TurnProgress, signal: AbortSignal): Promise<StreamOutcome> {
+  const emit = async (...bodies: AgentEventBody[]) => {
+    const seqStart = p.nextSeq;
+    p.nextSeq += bodies.length;
+    await deps.publisher.publish(req.taskId, stampEvents(req.taskId, req.session, seqStart, bodies));
+  };
+  const usage: Usage = { promptTokens: 0, completionTokens: 0 };
+  const stream = await deps.openai.chat.completions.create(
+    { model: req.model, messages: req.messages as never, stream: true, stream_options: { include_usage: true } },
+    { signal },
+  );
+  const partial = new Map<number, ToolCall>();
+  for await (const chunk of stream) {
+    if (chunk.usage) {
+      usage.promptTokens = chunk.usage.prompt_tokens;
+      usage.completionTokens = chunk.usage.completion_tokens;
+    }
+    const delta = chunk.choices?.[0]?.delta as (Record<string, any> & { content?: string | null }) | undefined;
+    if (!delta) continue;
+    const reasoning: string | undefined = delta.reasoning_content ?? delta.reasoning;
+    if (reasoning) {
+      p.thinking += reasoning;
+      if (req.showThinking && req.streamTokens) {
+        if (!p.thinkingStarted) await emit({ type: 'agent_thinking_start' });
+        p.thinkingStarted = true;
+        await emit({ type: 'agent_thinking', content: reasoning });
+      }
+    }
+    if (delta.content) {
+      p.content += delta.content;
+      if (req.streamTokens) {
+        if (!p.responseStarted) await emit({ type: 'agent_response_start' });
+        p.responseStarted = true;
+        await emit({ type: 'agent_response', content: delta.content });
+      }
+    }
+    for (const tc of delta.tool_calls ?? []) {
+      const cur = partial.get(tc.index) ?? { id: tc.id ?? '', name: '', arguments: '' };
+      if (tc.id) cur.id = tc.id;
+      if (tc.function?.name) cur.name += tc.function.name;
+      if (tc.function?.arguments) cur.arguments += tc.function.arguments;
+      partial.set(tc.index, cur);
+    }
+  }
+  // The client ends the iteration quietly when aborted; a cut-short turn is not a result.
+  signal.throwIfAborted();
+  return { usage, toolCalls: [...partial.values()], progress: p };
+}
+
+/** Runs the stream on the calling thread; the activity heartbeats `progress` itself, so no callbacks are needed. */
+export function inProcessModelStream(deps: StreamDeps): ModelStreamRunner {
+  return { run: (req, progress, opts) => streamModelTurn(deps, req, progress, opts.signal) };
+}

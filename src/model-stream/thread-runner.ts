@@ -1,0 +1,129 @@
+// The main thread's side of the token thread: hands model streams to it and
+// turns its messages back into the activity's progress, result or error.
+//
+// Why a thread: a token's way from the model to the relay is a few hundred
+// microseconds of work, but on the main thread it waits behind whatever else
+// runs there (workflow activations of tasks starting, other activities, the
+// big heap's garbage collections), which is most of its latency under load.
+// On its own event loop, and with the main thread niced (WORKER_NICE), the
+// token path keeps the priority the API processes have.
+import path from 'node:path';
+import { Worker as Thread } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { ModelStreamRunner, StreamOutcome, StreamRequest, StreamRunOptions, TurnProgress } from '../../activities/model-stream';
+import type { FromThread, StreamError, StreamThreadConfig, ToThread } from './protocol';
+
+export interface ThreadedModelStreamOptions {
+  config: StreamThreadConfig;
+  logger: Logger;
+  /** Thread entry point. Default: thread-main.ts beside this file (tests point elsewhere). */
+  entry?: string;
+}
+
+interface Pending {
+  progress: TurnProgress;
+  opts: StreamRunOptions;
+  resolve: (o: StreamOutcome) => void;
+  reject: (e: unknown) => void;
+}
+
+/** An error the token thread reported, with the model client's status when there was one. */
+export class ModelStreamError extends Error {
+  readonly status?: number;
+  constructor(e: StreamError) {
+    super(e.message);
+    this.name = e.name;
+    if (e.status !== undefined) this.status = e.status;
+  }
+}
+
+export class ThreadedModelStream implements ModelStreamRunner {
+  private thread?: { worker: Thread; ready: Promise<number | undefined> };
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private closed = false;
+
+  constructor(private readonly opts: ThreadedModelStreamOptions) {}
+
+  /** Starts the thread; resolves with its OS thread id (Linux) once it can take streams. */
+  start(): Promise<number | undefined> {
+    return this.ensure().ready;
+  }
+
+  run(req: StreamRequest, progress: TurnProgress, opts: StreamRunOptions): Promise<StreamOutcome> {
+    if (this.closed) return Promise.reject(new Error('model stream thread is closed'));
+    if (opts.signal.aborted) return Promise.reject(new Error('model turn cancelled'));
+    const id = ++this.nextId;
+    const t = this.ensure();
+    return new Promise<StreamOutcome>((resolve, reject) => {
+      const onAbort = () => this.post(t.worker, { type: 'cancel', id });
+      opts.signal.addEventListener('abort', onAbort, { once: true });
+      const settle = <T>(fn: (v: T) => void) => (v: T) => {
+        opts.signal.removeEventListener('abort', onAbort);
+        fn(v);
+      };
+      this.pending.set(id, { progress, opts, resolve: settle(resolve), reject: settle(reject) });
+      this.post(t.worker, { type: 'run', id, req, progress });
+    });
+  }
+
+  /** Stops the thread; streams still running fail (retryable) and Temporal retries them elsewhere. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const t = this.thread;
+    this.thread = undefined;
+    if (t) await t.worker.terminate();
+    this.failAll(new Error('model stream thread stopped'));
+  }
+
+  private post(worker: Thread, msg: ToThread): void {
+    worker.postMessage(msg);
+  }
+
+  private ensure(): { worker: Thread; ready: Promise<number | undefined> } {
+    if (this.thread) return this.thread;
+    const entry = this.opts.entry ?? path.join(__dirname, 'thread-main.ts');
+    // TypeScript sources load through tsx, as in the worker process itself;
+    // under a test runner whose transform does not reach threads, add it.
+    const hasTsx = process.execArgv.some((a) => a.includes('tsx'));
+    const execArgv = entry.endsWith('.ts') && !hasTsx ? [...process.execArgv, '-r', require.resolve('tsx/cjs')] : undefined;
+    const worker = new Thread(entry, { workerData: this.opts.config, execArgv });
+    let markReady!: (tid: number | undefined) => void;
+    let markFailed!: (e: Error) => void;
+    const ready = new Promise<number | undefined>((res, rej) => {
+      markReady = res;
+      markFailed = rej;
+    });
+    ready.catch(() => undefined);
+    worker.on('message', (m: FromThread) => {
+      if (m.type === 'ready') return markReady(m.tid);
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      if (m.type === 'progress') {
+        p.opts.onProgress?.(m.progress);
+        return;
+      }
+      this.pending.delete(m.id);
+      if (m.type === 'done') p.resolve(m.outcome);
+      else p.reject(new ModelStreamError(m.error));
+    });
+    worker.on('error', (err) => this.opts.logger.error({ err: err.message }, 'model stream thread failed'));
+    worker.on('exit', (code) => {
+      if (this.thread?.worker === worker) this.thread = undefined;
+      const e = new Error(`model stream thread exited (code ${code})`);
+      markFailed(e);
+      if (!this.closed) {
+        this.opts.logger.warn({ code, streams: this.pending.size }, 'model stream thread exited; its streams are retried and the next one starts a new thread');
+        this.failAll(e);
+      }
+    });
+    this.thread = { worker, ready };
+    return this.thread;
+  }
+
+  private failAll(e: Error): void {
+    const all = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of all) p.reject(e);
+  }
+}

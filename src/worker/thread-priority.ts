@@ -1,0 +1,54 @@
+// CPU priority per thread. On Linux nice is a property of each thread, and a
+// thread inherits its creator's value, so a process can keep one thread (the
+// token thread) at its start priority and lower all the others; raising a nice
+// value needs no privilege.
+import fs from 'node:fs';
+import os from 'node:os';
+
+/** The calling thread's OS id (Linux, from /proc/thread-self); undefined elsewhere. */
+export function osThreadId(): number | undefined {
+  try {
+    // The link reads "<pid>/task/<tid>".
+    const link = fs.readlinkSync('/proc/thread-self');
+    const tid = Number(link.slice(link.lastIndexOf('/') + 1));
+    return Number.isInteger(tid) && tid > 0 ? tid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every thread of this process, by OS id (Linux); empty elsewhere. */
+export function processThreadIds(): number[] {
+  try {
+    return fs.readdirSync('/proc/self/task').map(Number).filter((t) => Number.isInteger(t) && t > 0);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Sets `nice` on every thread of this process but those in `keep`, including
+ * the main thread, so threads it creates later inherit it. Threads that only
+ * ever get a higher value are left alone. Where threads are not listed (not
+ * Linux) the whole process gets `nice` and `keep` cannot be honoured.
+ * Returns the number of threads changed.
+ */
+export function lowerPriorityExcept(nice: number, keep: readonly number[]): number {
+  const tids = processThreadIds();
+  if (tids.length === 0) {
+    os.setPriority(nice);
+    return 1;
+  }
+  let changed = 0;
+  for (const tid of tids) {
+    if (keep.includes(tid)) continue;
+    try {
+      if (os.getPriority(tid) >= nice) continue;
+      os.setPriority(tid, nice);
+      changed++;
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return changed;
+}
