@@ -82,6 +82,9 @@ export class ThreadedModelStream implements ModelStreamRunner {
 
   private ensure(): { worker: Thread; ready: Promise<number | undefined> } {
     if (this.thread) return this.thread;
+    // A replacement (after a thread died) is created by the main thread, so it
+    // inherits the main thread's lowered priority: only a worker restart brings
+    // the token path back to the start priority (raising it needs privilege).
     const entry = this.opts.entry ?? path.join(__dirname, 'thread-main.ts');
     // TypeScript sources load through tsx, as in the worker process itself;
     // under a test runner whose transform does not reach threads, add it.
