@@ -12,7 +12,12 @@ import { notFound, workflowCompleted, invalidArgument } from '../errors';
 
 export { validateScheduleActivity, validateCancelActivity } from './activity-options';
 
-export function scheduleActivity(eng: Engine, e: Execution, a: any, completedEventId: number): void {
+/**
+ * Records ActivityTaskScheduled and arms the attempt. An eager activity is not
+ * queued for pollers: the workflow task's completion hands it to the worker
+ * that asked for it (dispatchActivity). Returns the scheduled event id.
+ */
+export function scheduleActivity(eng: Engine, e: Execution, a: any, completedEventId: number, eager = false): number {
   const t = deduceTimeouts(e, a);
   const retryPolicy = normalizeRetryPolicy(a.retryPolicy ?? {}, 'RetryPolicy');
   const taskQueue = a.taskQueue?.name || e.taskQueue;
@@ -51,7 +56,8 @@ export function scheduleActivity(eng: Engine, e: Execution, a: any, completedEve
     cancelRequested: false,
   };
   e.activities[id] = info;
-  armActivity(eng, e, info);
+  armActivity(eng, e, info, !eager);
+  return id;
 }
 
 function tname(info: ActivityInfo, what: string): string {
@@ -59,7 +65,7 @@ function tname(info: ActivityInfo, what: string): string {
 }
 
 /** Queues the current attempt (or its retry) and arms its timers; also used by recovery. */
-export function armActivity(eng: Engine, e: Execution, info: ActivityInfo): void {
+export function armActivity(eng: Engine, e: Execution, info: ActivityInfo, queue = true): void {
   if (info.scheduleToCloseMs > 0) {
     eng.setTimer(e, tname(info, 's2c'), info.scheduledTime + info.scheduleToCloseMs, (run) =>
       timeoutActivity(eng, run, info.scheduledEventId, info.attempt, TimeoutType.SCHEDULE_TO_CLOSE),
@@ -85,7 +91,7 @@ export function armActivity(eng: Engine, e: Execution, info: ActivityInfo): void
       );
     }
     const task = { t: 'act' as const, key: eng.key(e), scheduledEventId: info.scheduledEventId, attempt: info.attempt };
-    queueMicrotask(() => eng.matching.add(e.namespace, 'activity', info.taskQueue, task));
+    if (queue) queueMicrotask(() => eng.matching.add(e.namespace, 'activity', info.taskQueue, task));
   } else {
     armStartedTimers(eng, e, info);
   }

@@ -32,15 +32,25 @@ export class BadCommand extends Error {
   }
 }
 
-export function applyCommands(eng: Engine, e: Execution, commands: any[], completedEventId: number, messages: Map<string, any>, identity?: string): void {
+/**
+ * Applies a completed workflow task's commands. Returns the scheduled event ids
+ * of activities the worker asked to run eagerly (on its own task queue): the
+ * caller hands them out in the completion's response instead of queueing them.
+ */
+export function applyCommands(eng: Engine, e: Execution, commands: any[], completedEventId: number, messages: Map<string, any>, identity?: string): number[] {
+  const eager: number[] = [];
   for (const c of commands) {
     if (!eng.isOpen(e)) break;
     const metadata = c.userMetadata;
     const before = e.nextEventId;
     switch (c.commandType) {
-      case CommandType.SCHEDULE_ACTIVITY_TASK:
-        scheduleActivity(eng, e, c.scheduleActivityTaskCommandAttributes ?? {}, completedEventId);
+      case CommandType.SCHEDULE_ACTIVITY_TASK: {
+        const a = c.scheduleActivityTaskCommandAttributes ?? {};
+        const wantsEager = a.requestEagerExecution === true && (a.taskQueue?.name || e.taskQueue) === e.taskQueue;
+        const id = scheduleActivity(eng, e, a, completedEventId, wantsEager);
+        if (wantsEager) eager.push(id);
         break;
+      }
       case CommandType.REQUEST_CANCEL_ACTIVITY_TASK:
         requestCancelActivity(eng, e, c.requestCancelActivityTaskCommandAttributes ?? {}, completedEventId, identity);
         break;
@@ -102,6 +112,7 @@ export function applyCommands(eng: Engine, e: Execution, commands: any[], comple
       if (ev) ev.userMetadata = metadata;
     }
   }
+  return eager;
 }
 
 /** Validates every command before any is applied, so a bad one fails the task atomically. */

@@ -7,7 +7,7 @@ import { encodeToken, decodeToken } from './task-token';
 import { notFound, workflowCompleted } from '../errors';
 import { applyCommands, isCloseCommand, validateCommands, BadCommand } from './commands';
 import { attachQueries, answerQueries, dispatchQueuedQueries, failAttachedQueries } from './queries';
-import { activityNeedsWorkflowTask } from './activities';
+import { activityNeedsWorkflowTask, dispatchActivity } from './activities';
 import { attachUpdates, updatesWaitingForTask, processUpdateMessages, requeueUpdates } from './updates';
 
 const STICKY = 'wft-s2s';
@@ -121,6 +121,8 @@ function startedTaskOf(eng: Engine, token: Uint8Array | undefined): Execution {
 
 export interface CompleteResult {
   newTask?: PollResponse;
+  /** Activities dispatched eagerly to the completing worker, in command order. */
+  activityTasks: PollResponse[];
 }
 
 export function completeWorkflowTask(eng: Engine, req: any): CompleteResult {
@@ -134,7 +136,7 @@ export function completeWorkflowTask(eng: Engine, req: any): CompleteResult {
   // real server rejects it with UNHANDLED_COMMAND and hands the events to a new task.
   if (commands.some(isCloseCommand) && (e.buffered.length > 0 || updatesWaitingForTask(eng, e))) {
     failTask(eng, e, WftFailedCause.UNHANDLED_COMMAND, req.identity, undefined, 'UnhandledCommand');
-    return {};
+    return { activityTasks: [] };
   }
 
   try {
@@ -142,7 +144,7 @@ export function completeWorkflowTask(eng: Engine, req: any): CompleteResult {
   } catch (err) {
     if (!(err instanceof BadCommand)) throw err;
     failTask(eng, e, err.reason, req.identity, undefined, err.message);
-    return {};
+    return { activityTasks: [] };
   }
 
   eng.appendEvent(
@@ -168,11 +170,18 @@ export function completeWorkflowTask(eng: Engine, req: any): CompleteResult {
     : undefined;
 
   const messages = new Map<string, any>((req.messages ?? []).map((m: any) => [m.id, m]));
-  applyCommands(eng, e, commands, completedEventId, messages, req.identity);
+  const eager = applyCommands(eng, e, commands, completedEventId, messages, req.identity);
   processUpdateMessages(eng, e, messages, completedEventId, commands);
   requeueUpdates(eng, e, wft.scheduledEventId);
 
-  if (!eng.isOpen(e)) return {};
+  if (!eng.isOpen(e)) return { activityTasks: [] };
+  // Eager activities start now, on the completing worker (it reserved a slot
+  // for each); one it cannot get (none here) would time out like any other.
+  const activityTasks: PollResponse[] = [];
+  for (const id of eager) {
+    const task = dispatchActivity(eng, eng.key(e), id, 1, req.identity ?? '');
+    if (task) activityTasks.push(task);
+  }
   const flushed = eng.flushBuffered(e);
   const activityResolved = activityNeedsWorkflowTask(e);
   if (flushed > 0 || activityResolved || req.forceCreateNewWorkflowTask || updatesWaitingForTask(eng, e)) {
@@ -184,7 +193,7 @@ export function completeWorkflowTask(eng: Engine, req: any): CompleteResult {
   if (req.returnNewWorkflowTask && req.forceCreateNewWorkflowTask && next && next.startedEventId === undefined) {
     newTask = dispatchWorkflowTask(eng, eng.key(e), next.scheduledEventId, req.identity ?? '');
   }
-  return { newTask };
+  return { newTask, activityTasks };
 }
 
 function msOr(d: unknown, dflt: number): number {

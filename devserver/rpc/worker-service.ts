@@ -22,8 +22,8 @@ export function workerHandlers(eng: Engine): Handlers {
       return res ?? {};
     },
     respondWorkflowTaskCompleted: (req) => {
-      const { newTask } = completeWorkflowTask(eng, req);
-      return commit({ workflowTask: newTask, activityTasks: [] });
+      const { newTask, activityTasks } = completeWorkflowTask(eng, req);
+      return commit({ workflowTask: newTask, activityTasks });
     },
     respondWorkflowTaskFailed: (req) => {
       failWorkflowTask(eng, req);

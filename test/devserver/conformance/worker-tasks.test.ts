@@ -1,6 +1,6 @@
 // Workflow tasks at the protocol level: sticky queues and their fallbacks,
 // events that arrive while a task runs, UNHANDLED_COMMAND, task failure and
-// task timeout with retry. Raw WorkflowService calls play the worker where the
+// task timeout with retry, eager activity dispatch. Raw WorkflowService calls play the worker where the
 // SDK would hide the behaviour.
 import { randomUUID } from 'node:crypto';
 import Long from 'long';
@@ -181,5 +181,56 @@ test('a failed workflow task is retried with a higher attempt, and a timed-out o
   await expect(
     svc().respondWorkflowTaskCompleted({ taskToken: t2.taskToken, namespace: ns(), identity: 'raw-worker', commands: [] }),
   ).rejects.toMatchObject({ code: 5 /* NOT_FOUND */ });
+  await svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });
+});
+
+function scheduleActivity(activityId: string, taskQueue: string, eager: boolean) {
+  return {
+    commandType: CT.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK,
+    scheduleActivityTaskCommandAttributes: {
+      activityId,
+      activityType: { name: 'work' },
+      taskQueue: { name: taskQueue },
+      input: { payloads: [{ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(activityId)) }] },
+      startToCloseTimeout: { seconds: Long.fromNumber(30) },
+      requestEagerExecution: eager,
+    },
+  };
+}
+
+test('eager activities: handed to the completing worker in the completion, in command order, never to pollers', async () => {
+  const tq = `raw-${randomUUID()}`;
+  const { workflowId } = await startRaw(tq);
+  const t1 = await poll(tq);
+  const res = await svc().respondWorkflowTaskCompleted({
+    taskToken: t1.taskToken,
+    identity: 'raw-worker',
+    namespace: ns(),
+    commands: [
+      scheduleActivity('first', tq, true),
+      scheduleActivity('queued', tq, false),
+      scheduleActivity('elsewhere', `${tq}-other`, true), // another queue: not this worker's to run
+      scheduleActivity('second', tq, true),
+    ],
+  });
+  expect(res.activityTasks!.map((t) => t.activityId)).toEqual(['first', 'second']);
+  const first = res.activityTasks![0];
+  expect(first.attempt).toBe(1);
+  expect(Buffer.from(first.input!.payloads![0].data!).toString()).toBe('"first"');
+  expect(first.workflowExecution!.workflowId).toBe(workflowId);
+  // Pollers get the others only.
+  const act = (queue: string) => svc().pollActivityTaskQueue({ namespace: ns(), taskQueue: { name: queue }, identity: 'raw-worker' });
+  expect((await act(tq)).activityId).toBe('queued');
+  expect((await act(`${tq}-other`)).activityId).toBe('elsewhere');
+  // A long poll (2 s is the shortest the server takes) that finds nothing: the eager ones are not queued.
+  const nothing = await env.connection.withDeadline(Date.now() + 2500, () => act(tq));
+  expect(nothing.activityId ?? '').toBe('');
+  expect(nothing.taskToken?.length ?? 0).toBe(0);
+  // An eager task completes like a polled one; its started event names the worker.
+  await svc().respondActivityTaskCompleted({ namespace: ns(), taskToken: first.taskToken, identity: 'raw-worker', result: { payloads: [] } });
+  const evs = await history(workflowId);
+  const started = evs.find((e) => e.eventType === ET.EVENT_TYPE_ACTIVITY_TASK_STARTED)!;
+  expect(started.activityTaskStartedEventAttributes!.identity).toBe('raw-worker');
+  expect(evs.some((e) => e.eventType === ET.EVENT_TYPE_ACTIVITY_TASK_COMPLETED)).toBe(true);
   await svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });
 });
