@@ -47,11 +47,16 @@ export interface StreamRunOptions {
 /**
  * Runs a turn's model stream. `progress` is updated as pieces are published
  * (in place for the in-process runner; through onProgress across a thread).
- * Rejects with the model client's error (status, message) as it came; the
- * activity classifies it.
+ * Rejects with the model client's error (status, message) as it came, which
+ * the activity classifies, or with a StreamRunnerError.
  */
 export interface ModelStreamRunner {
   run(req: StreamRequest, progress: TurnProgress, opts: StreamRunOptions): Promise<StreamOutcome>;
+}
+
+/** The runner itself failed (its thread stopped), not the model: retried like a crash. */
+export class StreamRunnerError extends Error {
+  override readonly name = 'StreamRunnerError';
 }
 
 export interface StreamDeps {

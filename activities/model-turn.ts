@@ -14,6 +14,7 @@ import type { BlockEvent, Mode, TaskView, ThreadMessage, Usage } from '../workfl
 import type { AgentEventBody } from '../src/relay/events';
 import { stampEvents } from '../src/relay/events';
 import { buildMessages, classifyModelError, ToolCall } from './model-support';
+import { StreamRunnerError } from './model-stream';
 import type { TurnProgress } from './model-stream';
 import { modelForMode } from '../src/config';
 
@@ -113,6 +114,7 @@ export function createModelActivities(deps: ActivityDeps) {
           toolCalls.push(...out.toolCalls);
         } catch (err) {
           if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model turn cancelled');
+          if (err instanceof StreamRunnerError) throw ApplicationFailure.retryable(err.message, 'WorkerTokenThread');
           throw classifyModelError(err);
         } finally {
           clearInterval(beat);

@@ -10,6 +10,7 @@
 import path from 'node:path';
 import { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import { StreamRunnerError } from '../../activities/model-stream';
 import type { ModelStreamRunner, StreamOutcome, StreamRequest, StreamRunOptions, TurnProgress } from '../../activities/model-stream';
 import type { FromThread, StreamError, StreamThreadConfig, ToThread } from './protocol';
 
@@ -51,7 +52,7 @@ export class ThreadedModelStream implements ModelStreamRunner {
   }
 
   run(req: StreamRequest, progress: TurnProgress, opts: StreamRunOptions): Promise<StreamOutcome> {
-    if (this.closed) return Promise.reject(new Error('model stream thread is closed'));
+    if (this.closed) return Promise.reject(new StreamRunnerError('the worker is stopping: its token thread is closed'));
     if (opts.signal.aborted) return Promise.reject(new Error('model turn cancelled'));
     const id = ++this.nextId;
     const t = this.ensure();
@@ -73,7 +74,7 @@ export class ThreadedModelStream implements ModelStreamRunner {
     const t = this.thread;
     this.thread = undefined;
     if (t) await t.worker.terminate();
-    this.failAll(new Error('model stream thread stopped'));
+    this.failAll(new StreamRunnerError('the worker stopped its token thread'));
   }
 
   private post(worker: Thread, msg: ToThread): void {
@@ -113,7 +114,7 @@ export class ThreadedModelStream implements ModelStreamRunner {
     worker.on('error', (err) => this.opts.logger.error({ err: err.message }, 'model stream thread failed'));
     worker.on('exit', (code) => {
       if (this.thread?.worker === worker) this.thread = undefined;
-      const e = new Error(`model stream thread exited (code ${code})`);
+      const e = new StreamRunnerError(`the worker's token thread exited (code ${code})`);
       markFailed(e);
       if (!this.closed) {
         this.opts.logger.warn({ code, streams: this.pending.size }, 'model stream thread exited; its streams are retried and the next one starts a new thread');

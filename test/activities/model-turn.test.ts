@@ -9,7 +9,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { ApplicationFailure } from '@temporalio/common';
 import { createModelActivities, ModelTurnOutput } from '../../activities/model-turn';
-import { inProcessModelStream, ModelStreamRunner } from '../../activities/model-stream';
+import { inProcessModelStream, ModelStreamRunner, StreamRunnerError } from '../../activities/model-stream';
 import { ThreadedModelStream } from '../../src/model-stream/thread-runner';
 import { EventPublisher } from '../../src/relay/publisher';
 import { StatusCache } from '../../src/relay/status-cache';
@@ -140,4 +140,19 @@ describe.each(Object.keys(runners))('the stream run %s', (runner) => {
     expect((err as ApplicationFailure).nonRetryable).toBe(!retryable);
     expect((err as ApplicationFailure).message).toContain(`HTTP ${status}`);
   });
+});
+
+test('a token thread that stops under a turn fails it retryably (WorkerTokenThread), not as a model error', async () => {
+  const activities = createModelActivities({
+    modelStream: { run: () => Promise.reject(new StreamRunnerError("the worker's token thread exited (code 1)")) },
+    publisher,
+    statusCache: cache,
+    config: { MODEL_FLASH: 'scripted-flash', MODEL_BASE: 'scripted-base', MODEL_MAX: 'scripted-max' },
+  } as never);
+  const quiet = new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') });
+  const err = await quiet.run(activities.modelTurn, turnInput()).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(ApplicationFailure);
+  expect((err as ApplicationFailure).type).toBe('WorkerTokenThread');
+  expect((err as ApplicationFailure).nonRetryable).toBe(false);
+  expect((err as ApplicationFailure).message).toContain('token thread exited');
 });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { EventPublisher } from '../../src/relay/publisher';
 import { startScriptedModel, ScriptedModel } from '../../src/scripted-model';
 import { ThreadedModelStream, ThreadedModelStreamOptions } from '../../src/model-stream/thread-runner';
+import { StreamRunnerError } from '../../activities/model-stream';
 import type { StreamRequest, TurnProgress } from '../../activities/model-stream';
 import { PrivateRedis, startPrivateRedis } from '../relay/private-redis';
 
@@ -81,8 +82,9 @@ test('a thread that dies fails its streams, and the next stream gets a new threa
   const first = await r.start();
   const slow = r.run(request('[[slow delay=50 tokens=40]] go'), fresh(), { signal: new AbortController().signal });
   const crash = r.run(request('hello', 'crash'), fresh(), { signal: new AbortController().signal });
-  await expect(crash).rejects.toThrow(/thread exited \(code 3\)/);
-  await expect(slow).rejects.toThrow(/thread exited/);
+  await expect(crash).rejects.toThrow(/token thread exited \(code 3\)/);
+  await expect(crash).rejects.toBeInstanceOf(StreamRunnerError);
+  await expect(slow).rejects.toThrow(/token thread exited/);
   const req = request('[[say text="after the crash"]] go');
   const out = await r.run(req, fresh(), { signal: new AbortController().signal });
   expect(out.progress.content).toBe('after the crash');
