@@ -14,7 +14,7 @@ import { modelForMode } from '../config';
 import { enqueueSignal, reserveUpdate, messagesQuery, clearSignal } from '../../workflows/session';
 import { statusQuery, patchMetadataSignal } from '../../workflows/agent-task';
 import type { RunRequest } from './schemas';
-import { temporalCall } from './temporal-errors';
+import { isDeadlineExceeded, mapTemporalError, temporalCall } from './temporal-errors';
 import { viewFromDescription, isFinished } from './task-views';
 import { listTasks, ListQuery, ListPage } from './task-list';
 import { SessionRef, sessionRef, sessionStart, signalSession } from '../sessions/session-signals';
@@ -223,19 +223,18 @@ export class TaskService {
     return view;
   }
 
+  /**
+   * Waits up to `ms` for the run to close. The long polls carry the wait's
+   * deadline: a bare result() raced with a timer would poll on, one loop per
+   * `?wait=` request, until the task ended (hours, for a long agent).
+   */
   async waitForClose(taskId: string, ms: number): Promise<void> {
-    const result = this.client.workflow.getHandle(taskId).result().then(
-      () => undefined,
-      (err) => {
-        if (!(err instanceof WorkflowFailedError) && (err as Error).name !== 'WorkflowFailedError') throw err;
-      },
-    );
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
     try {
-      await temporalCall(() => Promise.race([result, timeout]));
-    } finally {
-      clearTimeout(timer);
+      await this.connection.withDeadline(Date.now() + ms, () => this.client.workflow.getHandle(taskId).result());
+    } catch (err) {
+      if (isDeadlineExceeded(err)) return; // waited the whole time; the caller reads the status
+      if (err instanceof WorkflowFailedError || (err as Error).name === 'WorkflowFailedError') return;
+      throw mapTemporalError(err);
     }
   }
 

@@ -19,6 +19,12 @@ export function mapTemporalError(err: unknown, notFound = 'task not found'): Err
   return err as Error;
 }
 
+/** A gRPC deadline that passed (the call's own code, or the one the client wrapped). */
+export function isDeadlineExceeded(err: unknown): boolean {
+  const e = err as { code?: unknown; cause?: { code?: unknown } };
+  return e?.code === GrpcStatus.DEADLINE_EXCEEDED || e?.cause?.code === GrpcStatus.DEADLINE_EXCEEDED;
+}
+
 export async function temporalCall<T>(fn: () => Promise<T>, notFound?: string): Promise<T> {
   try {
     return await fn();
