@@ -14,8 +14,7 @@ import type { BlockEvent, Mode, TaskView, ThreadMessage, Usage } from '../workfl
 import type { AgentEventBody } from '../src/relay/events';
 import { stampEvents } from '../src/relay/events';
 import { buildMessages, classifyModelError, ToolCall } from './model-support';
-import { StreamRunnerError } from './model-stream';
-import type { TurnProgress } from './model-stream';
+import { StreamRunnerError, type TurnProgress } from './model-stream';
 import { modelForMode } from '../src/config';
 
 export interface ModelTurnInput {
