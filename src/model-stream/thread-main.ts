@@ -14,6 +14,8 @@ import type { FromThread, StreamError, StreamThreadConfig, ToThread } from './pr
 
 /** Progress goes to the main thread (for heartbeats) at most this often. */
 const PROGRESS_MS = 500;
+/** Longest a stream waits for the thread's Redis connection at start-up. */
+const REDIS_WAIT_MS = 2000;
 
 const port = parentPort;
 if (!port) throw new Error('thread-main runs as a worker thread');
@@ -28,6 +30,13 @@ const openai = new OpenAI({
 });
 const redis = commandClient(config.redisUrl, logger, 'worker-tokens');
 const publisher = new EventPublisher({ redis, logger, ttlMs: config.ttlMs });
+// Commands fail fast while Redis is not connected (enableOfflineQueue off), so
+// a stream that began before the connection would drop its first events. Wait
+// for it, but not for ever: with Redis down the task goes on without a relay.
+const connected = new Promise<void>((resolve) => {
+  redis.once('ready', () => resolve());
+  setTimeout(resolve, REDIS_WAIT_MS).unref();
+});
 const running = new Map<number, AbortController>();
 const send = (m: FromThread) => port.postMessage(m);
 
@@ -51,6 +60,7 @@ async function run(id: number, msg: Extract<ToThread, { type: 'run' }>): Promise
     sent = key;
   }, PROGRESS_MS);
   try {
+    await connected;
     const outcome = await streamModelTurn({ openai, publisher }, msg.req, p, abort.signal);
     send({ type: 'done', id, outcome });
   } catch (err) {
@@ -65,4 +75,4 @@ port.on('message', (msg: ToThread) => {
   if (msg.type === 'run') void run(msg.id, msg);
   else running.get(msg.id)?.abort();
 });
-send({ type: 'ready', tid: osThreadId() });
+void connected.then(() => send({ type: 'ready', tid: osThreadId() }));

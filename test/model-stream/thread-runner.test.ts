@@ -85,9 +85,13 @@ test('a thread that dies fails its streams, and the next stream gets a new threa
   await expect(crash).rejects.toThrow(/token thread exited \(code 3\)/);
   await expect(crash).rejects.toBeInstanceOf(StreamRunnerError);
   await expect(slow).rejects.toThrow(/token thread exited/);
+  // The new thread's first stream (sent before the thread is up) publishes every event, in order.
   const req = request('[[say text="after the crash"]] go');
   const out = await r.run(req, fresh(), { signal: new AbortController().signal });
   expect(out.progress.content).toBe('after the crash');
+  const events = await publisher.readAfter(req.taskId, 0);
+  expect(events.map((e) => e.seq)).toEqual(Array.from({ length: out.progress.nextSeq - 1 }, (_, i) => i + 1));
+  expect(events.filter((e) => e.type === 'agent_response').map((e) => (e as { content: string }).content).join('')).toBe('after the crash');
   expect(await r.start()).not.toBe(first);
 });
 
