@@ -22,7 +22,6 @@ export interface ThreadedModelStreamOptions {
 }
 
 interface Pending {
-  progress: TurnProgress;
   opts: StreamRunOptions;
   resolve: (o: StreamOutcome) => void;
   reject: (e: unknown) => void;
@@ -63,7 +62,7 @@ export class ThreadedModelStream implements ModelStreamRunner {
         opts.signal.removeEventListener('abort', onAbort);
         fn(v);
       };
-      this.pending.set(id, { progress, opts, resolve: settle(resolve), reject: settle(reject) });
+      this.pending.set(id, { opts, resolve: settle(resolve), reject: settle(reject) });
       this.post(t.worker, { type: 'run', id, req, progress });
     });
   }
