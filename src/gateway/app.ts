@@ -14,6 +14,7 @@ import { openApiRoute } from './openapi';
 import { runRoutes } from './routes/run';
 import { taskRoutes } from './routes/tasks';
 import { sessionRoutes } from './routes/sessions';
+import { serverTiming } from './server-timing';
 import { NotFoundError, UnsupportedMediaTypeError } from '../errors';
 
 export interface GatewayDeps {
@@ -31,6 +32,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  app.use(serverTiming());
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {

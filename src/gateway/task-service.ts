@@ -18,6 +18,7 @@ import { isDeadlineExceeded, mapTemporalError, temporalCall } from './temporal-e
 import { viewFromDescription, isFinished } from './task-views';
 import { listTasks, ListQuery, ListPage } from './task-list';
 import { SessionRef, sessionRef, sessionStart, signalSession } from '../sessions/session-signals';
+import { ServerTiming, timed } from './server-timing';
 
 export interface Submitted {
   taskId: string;
@@ -44,7 +45,8 @@ export class TaskService {
     return temporalCall(() => this.connection.withDeadline(Date.now() + ms, fn), notFound);
   }
 
-  async submit(account: Account, req: RunRequest, session: string | undefined, idempotencyKey?: string): Promise<Submitted> {
+  /** `timing`, when given, gets the Temporal and Redis calls of the submit (Server-Timing). */
+  async submit(account: Account, req: RunRequest, session: string | undefined, idempotencyKey?: string, timing?: ServerTiming): Promise<Submitted> {
     const requestHash = createHash('sha256').update(JSON.stringify(req)).digest('hex').slice(0, 32);
     const taskId = idempotencyKey
       ? `task_${createHash('sha256').update(`${account.account}\u0000${idempotencyKey}`).digest('hex').slice(0, 32)}`
@@ -78,18 +80,20 @@ export class TaskService {
       ownsTurn: !session && !idempotencyKey,
     };
     // The task caches nothing until it runs: status reads of a queued task stay one GET.
-    const cacheQueued = () => this.cache.put(initialView(input));
+    const cacheQueued = () => timed(timing, 'redis', () => this.cache.put(initialView(input)));
     const startTask = async (cache: boolean) => {
       try {
-        await this.deadline(5000, () =>
-          this.client.workflow.start('agentTask', {
-            workflowId: taskId,
-            taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-            args: [input],
-            memo: { account: account.account, session: sessionId, preview: req.message.slice(0, 200), requestHash, createdAt },
-            searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['queued'], [SEARCH_ATTRIBUTES.account]: [account.account], [SEARCH_ATTRIBUTES.session]: [sessionId] },
-            workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          }),
+        await timed(timing, 'temporal-start', () =>
+          this.deadline(5000, () =>
+            this.client.workflow.start('agentTask', {
+              workflowId: taskId,
+              taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+              args: [input],
+              memo: { account: account.account, session: sessionId, preview: req.message.slice(0, 200), requestHash, createdAt },
+              searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['queued'], [SEARCH_ATTRIBUTES.account]: [account.account], [SEARCH_ATTRIBUTES.session]: [sessionId] },
+              workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            }),
+          ),
         );
       } catch (err) {
         if ((err as Error).name === 'WorkflowExecutionAlreadyStartedError' && idempotencyKey) {
@@ -106,12 +110,12 @@ export class TaskService {
       // (A keyed request too: a repeat racing it must not enqueue its task in a second session.)
       const earlier = await startTask(false);
       if (earlier) return earlier;
-      await this.joinSession(account, sessionId, taskId, req.multitask === 'reject');
+      await timed(timing, 'temporal-session', () => this.joinSession(account, sessionId, taskId, req.multitask === 'reject'));
       await cacheQueued(); // not before: a rejected run is terminated, never queued
     } else {
       // A new session has no other runs to order against: open it, with this run holding
       // the turn, while the run starts.
-      const [earlier] = await Promise.all([startTask(true), this.openSession(account, sessionId, taskId)]);
+      const [earlier] = await Promise.all([startTask(true), timed(timing, 'temporal-session', () => this.openSession(account, sessionId, taskId))]);
       if (earlier) return earlier;
     }
     return { taskId, session: sessionId, createdAt, repeated: false };

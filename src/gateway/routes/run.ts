@@ -23,7 +23,7 @@ export function runRoutes(deps: GatewayDeps): Router {
     const wantsStream = (req.header('accept') ?? '').includes('text/event-stream');
     // A stream needs the relay: refuse before starting anything rather than after.
     if (wantsStream && !body.background) requireRelay(deps);
-    const sub = await deps.tasks.submit(account, body, query.session, idem);
+    const sub = await deps.tasks.submit(account, body, query.session, idem, req.timing);
     const common = { 'X-Task-Id': sub.taskId, 'X-Session-Id': sub.session };
 
     if (body.background) {
