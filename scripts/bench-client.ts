@@ -36,6 +36,8 @@ export interface ClientResult {
   /** HTTP status per request; 0 when the request failed. */
   status: number[];
   bodies?: string[];
+  /** Server-Timing header per request, with the bodies. */
+  serverTiming?: string[];
 }
 
 export type ClientMessage = { id: number; warmHealthz: { base: string; n: number } } | { id: number; job: ClientJob };
@@ -46,7 +48,12 @@ async function runJob(job: ClientJob): Promise<ClientResult> {
   const t = target(job.base, job.key, job.rate ? 256 : job.concurrency);
   const send = (r: RequestSpec) => request(t, r.method, r.path, r.body);
   const n = job.requests.length;
-  const out: ClientResult = { ms: new Array(n).fill(NaN), status: new Array(n).fill(0), bodies: job.keepBodies ? new Array(n).fill('') : undefined };
+  const out: ClientResult = {
+    ms: new Array(n).fill(NaN),
+    status: new Array(n).fill(0),
+    bodies: job.keepBodies ? new Array(n).fill('') : undefined,
+    serverTiming: job.keepBodies ? new Array(n).fill('') : undefined,
+  };
   // The warm-up goes through the very code the measured requests use, so the
   // client's own optimisation of it is done before the first timed request.
   const w = job.warmup.length;
@@ -57,6 +64,7 @@ async function runJob(job: ClientJob): Promise<ClientResult> {
       into.ms[i] = r.ms;
       into.status[i] = r.status;
       if (into.bodies) into.bodies[i] = r.body;
+      if (into.serverTiming) into.serverTiming[i] = r.serverTiming ?? '';
     } catch {
       // stays NaN / 0: counted as an error
     }

@@ -11,6 +11,19 @@ export interface Timed {
   body: string;
   /** Call to last body byte, ms. */
   ms: number;
+  /** The response's Server-Timing header, if any. */
+  serverTiming?: string;
+}
+
+/** Durations (ms) by name from a Server-Timing header; a name given twice keeps the longer. */
+export function parseServerTiming(header: string | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of (header ?? '').split(',')) {
+    const [name, ...params] = part.trim().split(';');
+    const dur = params.map((p) => /^dur=([0-9.]+)$/.exec(p.trim())).find(Boolean);
+    if (name && dur) out[name] = Math.max(out[name] ?? 0, Number(dur[1]));
+  }
+  return out;
 }
 
 export interface HttpTarget {
@@ -53,7 +66,11 @@ export function request(t: HttpTarget, method: string, path: string, json?: unkn
       (res) => {
         const parts: Buffer[] = [];
         res.on('data', (d: Buffer) => parts.push(d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8'), ms: performance.now() - t0 }));
+        res.on('end', () => {
+          const ms = performance.now() - t0;
+          const serverTiming = res.headers['server-timing'];
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8'), ms, ...(typeof serverTiming === 'string' && { serverTiming }) });
+        });
         res.on('error', reject);
       },
     );

@@ -6,7 +6,9 @@ import type { Stack } from '../src/launcher/stack';
 import type { LoadResult } from './bench-load';
 import type { BenchOptions } from './bench-options';
 import { CpuProfile, loadProfile, monotonicUs, profilesOf, summarizeProfile } from './bench-profile';
-import { fmtMiB, fmtMs, Summary, table } from './bench-stats';
+import { fmtMiB, fmtMs, summarize, Summary, table } from './bench-stats';
+import type { ClientResult } from './bench-client';
+import { parseServerTiming } from './bench-http';
 
 /** GET /healthz sent by the measuring client before the first phase (about a second). */
 export const CLIENT_WARMUP = 3000;
@@ -39,6 +41,33 @@ export interface Row {
   cpuPerRequest?: Record<string, number>;
 }
 
+
+/**
+ * Where a submit's time went, from the gateway's Server-Timing header: its
+ * whole handling (request arrival to response headers), the engine's start
+ * call within it, and the rest (the client, the loopback, the gateway's event
+ * loop before the request reached Express and after the headers).
+ */
+export function submitSplitRows(result: ClientResult, ok: (status: number) => boolean, concurrency: string, otherCores: number | undefined): Row[] {
+  const inGateway: number[] = [];
+  const start: number[] = [];
+  const outside: number[] = [];
+  result.ms.forEach((ms, i) => {
+    if (!ok(result.status[i]) || !Number.isFinite(ms)) return;
+    const t = parseServerTiming(result.serverTiming?.[i]);
+    if (t.total === undefined) return;
+    inGateway.push(t.total);
+    if (t['temporal-start'] !== undefined) start.push(t['temporal-start']);
+    outside.push(Math.max(0, ms - t.total));
+  });
+  if (!inGateway.length) return [];
+  const row = (label: string, v: number[]): Row => ({ label, concurrency, s: summarize(v), errors: 0, otherCores });
+  return [
+    row('  of which: in the gateway (Server-Timing total)', inGateway),
+    row('  of which: engine start call (temporal-start)', start),
+    row('  of which: outside the handler (client - total)', outside),
+  ];
+}
 
 export function printReport(
   opts: BenchOptions,

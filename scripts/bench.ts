@@ -38,7 +38,7 @@ import { runLoad, LoadResult } from './bench-load';
 import { parseOptions, Phase } from './bench-options';
 import { CpuMeter, cpuProbeMs, processBusyS, waitForPort, waitQuiet } from './bench-proc';
 import { monotonicUs } from './bench-profile';
-import { Burst, CLIENT_WARMUP, printProfiles, printReport, Row, START_BURST_MS } from './bench-report';
+import { Burst, CLIENT_WARMUP, printProfiles, printReport, Row, START_BURST_MS, submitSplitRows } from './bench-report';
 import { fmtMs, summarize, Summary } from './bench-stats';
 import { RelayWatcher } from './bench-watch';
 
@@ -262,6 +262,7 @@ async function main(): Promise<void> {
         // fast the gateway accepts a backlog, and what a task costs.
         for (const rate of opts.submitPaced > 0 ? opts.submitRates : []) {
           const r = await remote('submit: POST / background -> 202', `${rate}/s paced`, { requests: submits(`bench paced ${rate}`, opts.submitPaced), rate, keepBodies: true }, is202, TARGETS.submit);
+          rows.push(...submitSplitRows(r, is202, `${rate}/s paced`, rows[rows.length - 1].otherCores));
           finished.push(...taskIds(r));
           await drain();
         }
@@ -297,6 +298,7 @@ async function main(): Promise<void> {
         await stack.children.worker.stop();
         for (const C of levels) {
           const r = await remote('submit burst, worker stopped (submit path alone)', C, { concurrency: C, warmup: submits(`isolated warmup ${C}`, Math.min(opts.warmup, 20)), requests: submits(`isolated ${C}`, opts.submit), keepBodies: true }, is202);
+          rows.push(...submitSplitRows(r, is202, String(C), rows[rows.length - 1].otherCores));
           finished.push(...taskIds(r));
         }
         log('isolated: restarting the worker');
