@@ -16,6 +16,8 @@ interface Queue<T, R> {
   pollers: Waiter<R>[];
   lastPollTime: number;
   lastIdentity?: string;
+  /** A hand-over of queued tasks to waiting pollers is due on the next turn. */
+  handOverScheduled?: boolean;
 }
 
 export class TaskQueues<T, R> {
@@ -37,19 +39,35 @@ export class TaskQueues<T, R> {
     return q;
   }
 
-  /** Adds a task; hands it to a waiting poller at once when there is one. */
+  /**
+   * Adds a task. A waiting poller gets it on the next turn of the event loop,
+   * not inside the call that created it: like the real server, whose matching
+   * service learns of a task only after the history service has persisted it
+   * and answered, the caller's answer (a start, a signal, a task completion)
+   * goes out before the worker is woken with the work it causes.
+   */
   add(namespace: string, kind: TaskKind, name: string, task: T): void {
     const q = this.queue(namespace, kind, name);
-    while (q.pollers.length) {
+    q.tasks.push(task);
+    if (q.pollers.length && !q.handOverScheduled) {
+      q.handOverScheduled = true;
+      setImmediate(() => this.handOver(q));
+    }
+  }
+
+  private handOver(q: Queue<T, R>): void {
+    q.handOverScheduled = false;
+    while (q.tasks.length && q.pollers.length) {
       const poller = q.pollers.shift()!;
       if (poller.done) continue;
-      const res = this.dispatch(task, q.lastIdentity ?? '');
-      if (res === undefined) return; // stale already; drop it
+      const res = this.dispatch(q.tasks.shift()!, q.lastIdentity ?? '');
+      if (res === undefined) {
+        q.pollers.unshift(poller); // the task went stale meanwhile: dropped, the poller waits on
+        continue;
+      }
       poller.done = true;
       poller.resolve(res);
-      return;
     }
-    q.tasks.push(task);
   }
 
   /**
