@@ -81,7 +81,7 @@ export class TaskService {
     };
     // The task caches nothing until it runs: status reads of a queued task stay one GET.
     const cacheQueued = () => timed(timing, 'redis', () => this.cache.put(initialView(input)));
-    const startTask = async (cache: boolean) => {
+    const startTask = async () => {
       try {
         await timed(timing, 'temporal-start', () =>
           this.deadline(5000, () =>
@@ -102,21 +102,23 @@ export class TaskService {
         }
         throw err;
       }
-      if (cache) await cacheQueued();
       return undefined;
     };
     if (session || idempotencyKey) {
       // An existing session: the run must be started before it takes its place in the turn order.
       // (A keyed request too: a repeat racing it must not enqueue its task in a second session.)
-      const earlier = await startTask(false);
+      const earlier = await startTask();
       if (earlier) return earlier;
       await timed(timing, 'temporal-session', () => this.joinSession(account, sessionId, taskId, req.multitask === 'reject'));
       await cacheQueued(); // not before: a rejected run is terminated, never queued
     } else {
       // A new session has no other runs to order against: open it, with this run holding
-      // the turn, while the run starts.
-      const [earlier] = await Promise.all([startTask(true), timed(timing, 'temporal-session', () => this.openSession(account, sessionId, taskId))]);
-      if (earlier) return earlier;
+      // the turn, while the run starts; and cache the queued status meanwhile (the cache
+      // never moves a task backwards, so a worker that got there first keeps its status).
+      const started = startTask();
+      const cached = cacheQueued();
+      await Promise.all([started.catch(() => cached.then(() => this.cache.forget(taskId))), timed(timing, 'temporal-session', () => this.openSession(account, sessionId, taskId)), cached]);
+      await started; // its failure, if any, once the cache is clean again
     }
     return { taskId, session: sessionId, createdAt, repeated: false };
   }

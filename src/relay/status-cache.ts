@@ -95,6 +95,15 @@ export class StatusCache {
     return raw ? (JSON.parse(raw) as TaskView) : undefined;
   }
 
+  /** Drops the task's document (one cached for a start that then failed). Never throws. */
+  async forget(taskId: string): Promise<void> {
+    try {
+      await this.redis.del(keys.status(taskId));
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, taskId }, 'status cache unavailable');
+    }
+  }
+
   async putResult(taskId: string, result: unknown): Promise<void> {
     try {
       await this.redis.set(keys.result(taskId), JSON.stringify(result), 'PX', this.ttlMs);

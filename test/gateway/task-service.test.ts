@@ -1,16 +1,27 @@
-// TaskService against the embedded engine: a `?wait=` long-poll is bounded.
-// It returns at the end of its wait with no poll left running (a poll loop per
-// request used to live on until the task ended), and at once when the run closes.
+// TaskService against the embedded engine and a private Redis. A `?wait=`
+// long-poll is bounded: it returns at the end of its wait with no poll left
+// running (a poll loop per request used to live on until the task ended), and
+// at once when the run closes. A new-session submit caches the queued status
+// alongside the starts, and leaves nothing cached when the start fails.
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { TaskService } from '../../src/gateway/task-service';
+import { ServerTiming } from '../../src/gateway/server-timing';
+import { loadConfig } from '../../src/config';
+import { keys } from '../../src/relay/keys';
+import { StatusCache } from '../../src/relay/status-cache';
 import { createEnv } from '../workflows/env';
+import { PrivateRedis, startPrivateRedis } from '../relay/private-redis';
 
 jest.setTimeout(60_000);
 let env: TestWorkflowEnvironment;
 let service: TaskService;
 let inFlight = 0;
+let redis: PrivateRedis;
+let submitting: TaskService;
+const account = { account: 'acct-ts' } as never;
+const config = loadConfig({ TEMPORAL_TASK_QUEUE: `nobody-${randomUUID()}` });
 
 beforeAll(async () => {
   env = await createEnv();
@@ -22,8 +33,11 @@ beforeAll(async () => {
     return original(req).finally(() => inFlight--);
   }) as typeof svc.getWorkflowExecutionHistory;
   service = new TaskService(env.client, env.connection, {} as never, {} as never, pino({ level: 'silent' }));
+  redis = await startPrivateRedis();
+  submitting = new TaskService(env.client, env.connection, new StatusCache(redis.redis, pino({ level: 'silent' }), 60_000), config, pino({ level: 'silent' }));
 });
 afterAll(async () => {
+  await redis?.stop();
   await env?.teardown();
 });
 
@@ -54,4 +68,35 @@ test('a wait returns as soon as the run closes, however it closes', async () => 
   await waiting;
   expect(Date.now() - t0).toBeLessThan(5000);
   expect(inFlight).toBe(0);
+});
+
+test('a new-session submit starts the run and its session, and caches the queued status, each timed', async () => {
+  const timing = new ServerTiming();
+  const sub = await submitting.submit(account, { message: 'hi', background: true } as never, undefined, undefined, timing);
+  const cached = JSON.parse((await redis.redis.get(keys.status(sub.taskId)))!);
+  expect(cached).toMatchObject({ task_id: sub.taskId, session: sub.session, status: 'queued' });
+  expect((await env.client.workflow.getHandle(sub.taskId).describe()).status.name).toBe('RUNNING');
+  expect(timing.header()).toMatch(/temporal-start;dur=.*temporal-session;dur=|temporal-session;dur=.*temporal-start;dur=/);
+  expect(timing.header()).toMatch(/redis;dur=/);
+  await env.client.workflow.getHandle(sub.taskId).terminate();
+});
+
+test('a submit whose start fails answers with that failure and leaves no queued status cached', async () => {
+  const workflow = env.client.workflow;
+  const start = workflow.start.bind(workflow);
+  let failedId: string | undefined;
+  workflow.start = (async (type: string, opts: { workflowId: string }) => {
+    if (type !== 'agentTask') return start(type as never, opts as never);
+    failedId = opts.workflowId;
+    // Slower than the cache write, so the document is there when the start fails.
+    await new Promise((r) => setTimeout(r, 200));
+    throw Object.assign(new Error('the start was refused'), { name: 'ServiceError' });
+  }) as typeof workflow.start;
+  try {
+    await expect(submitting.submit(account, { message: 'hi', background: true } as never, undefined)).rejects.toThrow();
+  } finally {
+    workflow.start = start;
+  }
+  expect(failedId).toBeDefined();
+  expect(await redis.redis.get(keys.status(failedId!))).toBeNull();
 });
