@@ -140,7 +140,7 @@ function operation(method: string, o: Op): Json {
   };
 }
 
-const taskHeaders = { 'X-Task-Id': ref('headers', 'XTaskId'), 'X-Session-Id': ref('headers', 'XSessionId') };
+const taskHeaders = { 'X-Task-Id': ref('headers', 'XTaskId'), 'X-Session-Id': ref('headers', 'XSessionId'), 'Server-Timing': ref('headers', 'ServerTiming') };
 const taskId = ref('parameters', 'TaskId');
 const sessionId = ref('parameters', 'SessionId');
 
@@ -325,6 +325,10 @@ function components(): Json {
       XSessionId: header('The session of the task; send it as ?session= to continue the conversation.', { type: 'string' }),
       Location: header('Where the task can be read: /tasks/{id}.', { type: 'string' }),
       IdempotentReplayed: header('"true" when an Idempotency-Key matched an earlier request and nothing new was started.', { type: 'string', const: 'true' }),
+      ServerTiming: header(
+        'Where the gateway spent the request (ms, W3C Server-Timing; on every response): `total` from arrival to the response headers; on POST /, also `temporal-start` (starting the run), `temporal-session` (opening or joining its session) and `redis` (caching its status).',
+        { type: 'string' },
+      ),
       RetryAfter: header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }),
       WWWAuthenticate: header('The scheme to authenticate with.', { type: 'string' }),
     },
