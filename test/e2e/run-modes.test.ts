@@ -79,10 +79,11 @@ test('background: 202 at once with Location, while the model is still working', 
   expect(elapsed).toBeLessThan(1500); // the model needs >2 s; measured figures come from `npm run bench`
   expect(r.json).toMatchObject({ status: 'queued' });
   expect(r.headers.get('location')).toBe(`/tasks/${r.json.task_id}`);
-  // Where the gateway's time went: the run's start, the new session's, the status cache, and the whole.
+  // Where the gateway's time went: the run's start, the new session's and the status cache (the
+  // three run in parallel for a new session), and the whole.
   const timing = Object.fromEntries((r.headers.get('server-timing') ?? '').split(', ').map((p) => [p.split(';')[0], Number(p.split('dur=')[1])]));
   expect(Object.keys(timing).sort()).toEqual(['redis', 'temporal-session', 'temporal-start', 'total']);
-  expect(timing.total).toBeGreaterThanOrEqual(timing['temporal-start'] + timing.redis);
+  expect(timing.total).toBeGreaterThanOrEqual(Math.max(timing['temporal-start'], timing['temporal-session'], timing.redis));
   expect(timing.total).toBeLessThan(elapsed + 1);
   const done = await call('GET', `/tasks/${r.json.task_id}/result?wait=30`);
   expect(done.status).toBe(200);
