@@ -6,12 +6,15 @@ import type { Execution } from './state';
 import { QueryResultType, TaskQueueKind } from '../proto';
 import { encodeToken, decodeToken } from './task-token';
 import { deadlineExceeded, notFound, queryFailed } from '../errors';
+import { stickyAlive } from './workflow-tasks';
 
 export interface PendingQuery {
   id: string;
   query: { queryType: string; queryArgs?: object; header?: object };
   attachedTo?: number;
   legacy?: boolean;
+  /** A legacy query sent to the sticky queue (partial history) rather than the normal one (all of it). */
+  sticky?: boolean;
   resolve(result: object): void;
   reject(err: Error): void;
 }
@@ -50,7 +53,10 @@ export function queryRun(eng: Engine, e: Execution, query: PendingQuery['query']
 
 function dispatchLegacy(eng: Engine, e: Execution, q: PendingQuery): void {
   q.legacy = true;
-  const queue = e.sticky && eng.isOpen(e) ? e.sticky.queue : e.taskQueue;
+  // Like a workflow task: a sticky queue whose worker is gone (a restarted worker, or
+  // this engine restarted since) would hold the query until it timed out.
+  q.sticky = !!e.sticky && eng.isOpen(e) && stickyAlive(eng, e.namespace, e.sticky.queue);
+  const queue = q.sticky ? e.sticky!.queue : e.taskQueue;
   const task = { t: 'query' as const, key: eng.key(e), queryId: q.id };
   queueMicrotask(() => eng.matching.add(e.namespace, 'workflow', queue, task));
 }
@@ -59,7 +65,7 @@ export function dispatchQueryTask(eng: Engine, key: string, queryId: string): Po
   const e = eng.byKey(key);
   const q = e ? eng.side.get(key)?.queries.get(queryId) : undefined;
   if (!e || !q || !q.legacy) return undefined;
-  const sticky = !!e.sticky && eng.isOpen(e);
+  const sticky = !!q.sticky && !!e.sticky && eng.isOpen(e);
   const events = sticky ? e.history.filter((ev) => ev.eventId > e.lastCompletedWftStartedEventId) : e.history;
   return {
     taskToken: encodeToken({ n: e.namespace, w: e.workflowId, r: e.runId, k: 'q', q: queryId }),

@@ -45,7 +45,8 @@ export function scheduleWorkflowTask(eng: Engine, e: Execution, duringBackoff = 
   enqueueWft(eng, e);
 }
 
-function stickyAlive(eng: Engine, namespace: string, queue: string): boolean {
+/** A sticky queue is worth sending to while its worker polls it (or did in the last 10 s). */
+export function stickyAlive(eng: Engine, namespace: string, queue: string): boolean {
   if (eng.matching.hasPollers(namespace, 'workflow', queue)) return true;
   const d = eng.matching.describe(namespace, 'workflow', queue);
   return !!d && Date.now() - d.lastPollTime < 10_000;

@@ -234,3 +234,32 @@ test('eager activities: handed to the completing worker in the completion, in co
   expect(evs.some((e) => e.eventType === ET.EVENT_TYPE_ACTIVITY_TASK_COMPLETED)).toBe(true);
   await svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });
 });
+
+test('a query to an idle run whose sticky worker is gone goes to the normal queue, with the whole history', async () => {
+  const tq = `raw-${randomUUID()}`;
+  const { workflowId } = await startRaw(tq);
+  const t1 = await poll(tq);
+  // The worker that asked for stickiness never polls its sticky queue (it was restarted).
+  await svc().respondWorkflowTaskCompleted({
+    taskToken: t1.taskToken,
+    identity: 'raw-worker',
+    namespace: ns(),
+    commands: [],
+    stickyAttributes: { workerTaskQueue: { name: `${tq}-sticky-gone`, kind: 2 }, scheduleToStartTimeout: { seconds: Long.fromNumber(5) } },
+  });
+  const answer = svc().queryWorkflow({ namespace: ns(), execution: { workflowId }, query: { queryType: 'state' } });
+  const started = Date.now();
+  const task = await poll(tq);
+  expect(Date.now() - started).toBeLessThan(2000);
+  expect(task.query?.queryType).toBe('state');
+  expect(task.history?.events?.[0]?.eventId?.toString()).toBe('1');
+  const json = { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"idle"') };
+  await svc().respondQueryTaskCompleted({
+    namespace: ns(),
+    taskToken: task.taskToken,
+    completedType: temporal.api.enums.v1.QueryResultType.QUERY_RESULT_TYPE_ANSWERED,
+    queryResult: { payloads: [json] },
+  });
+  expect(Buffer.from((await answer).queryResult!.payloads![0].data!).toString()).toBe('"idle"');
+  await svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });
+});
