@@ -26,6 +26,8 @@ test('a second start resumes unfinished tasks and keeps sessions', async () => {
   let call = api(stack);
   const first = await call('POST', '/', { body: { message: 'remember me' } });
   const session = first.json.session;
+  // A session with nothing running at the restart: its worker's cache is gone with it.
+  const idle = (await call('POST', '/', { body: { message: 'idle through the restart' } })).json.session;
   const bg = await call('POST', `/?session=${session}`, { body: { message: '[[slow delay=100 tokens=60]] outlive the restart', background: true } });
   await waitUntil(async () => (await call('GET', `/tasks/${bg.json.task_id}`)).json.status === 'running');
   await stack.stop(); // what Ctrl-C does
@@ -36,4 +38,7 @@ test('a second start resumes unfinished tasks and keeps sessions', async () => {
   expect(done.json.output.split(' ').length).toBe(60);
   const msgs = await call('GET', `/sessions/${session}/messages`);
   expect(msgs.json.messages.map((m: { content: string }) => m.content)).toContain('remember me');
+  const idleMsgs = await call('GET', `/sessions/${idle}/messages`);
+  expect(idleMsgs.status).toBe(200);
+  expect(idleMsgs.json.messages.map((m: { content: string }) => m.content)).toEqual(['idle through the restart', 'You said: idle through the restart']);
 });
