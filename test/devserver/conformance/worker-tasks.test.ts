@@ -98,9 +98,9 @@ test('a sticky task its (live) worker does not pick up falls back to the normal 
   await svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });
 });
 
-test('a sticky queue nobody has polled for a while is skipped: the task goes to the normal queue at once', async () => {
-  const tq = `raw-${randomUUID()}`;
-  const { workflowId } = await startRaw(tq);
+/** A run whose first task was completed asking for a sticky queue that nobody ever polls (its worker is gone). */
+async function stickyToNobody(tq: string) {
+  const run = await startRaw(tq);
   const t1 = await poll(tq);
   await svc().respondWorkflowTaskCompleted({
     taskToken: t1.taskToken,
@@ -109,6 +109,12 @@ test('a sticky queue nobody has polled for a while is skipped: the task goes to 
     commands: [],
     stickyAttributes: { workerTaskQueue: { name: `${tq}-sticky-nobody`, kind: 2 }, scheduleToStartTimeout: { seconds: Long.fromNumber(5) } },
   });
+  return run;
+}
+
+test('a sticky queue nobody has polled for a while is skipped: the task goes to the normal queue at once', async () => {
+  const tq = `raw-${randomUUID()}`;
+  const { workflowId } = await stickyToNobody(tq);
   await svc().signalWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId }, signalName: 's', requestId: randomUUID() });
   const started = Date.now();
   const t2 = await poll(tq);
@@ -237,16 +243,7 @@ test('eager activities: handed to the completing worker in the completion, in co
 
 test('a query to an idle run whose sticky worker is gone goes to the normal queue, with the whole history', async () => {
   const tq = `raw-${randomUUID()}`;
-  const { workflowId } = await startRaw(tq);
-  const t1 = await poll(tq);
-  // The worker that asked for stickiness never polls its sticky queue (it was restarted).
-  await svc().respondWorkflowTaskCompleted({
-    taskToken: t1.taskToken,
-    identity: 'raw-worker',
-    namespace: ns(),
-    commands: [],
-    stickyAttributes: { workerTaskQueue: { name: `${tq}-sticky-gone`, kind: 2 }, scheduleToStartTimeout: { seconds: Long.fromNumber(5) } },
-  });
+  const { workflowId } = await stickyToNobody(tq);
   const answer = svc().queryWorkflow({ namespace: ns(), execution: { workflowId }, query: { queryType: 'state' } });
   const started = Date.now();
   const task = await poll(tq);
