@@ -15,16 +15,6 @@ export interface Timed {
   serverTiming?: string;
 }
 
-/** Durations (ms) by name from a Server-Timing header; a name given twice keeps the longer. */
-export function parseServerTiming(header: string | undefined): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const part of (header ?? '').split(',')) {
-    const [name, ...params] = part.trim().split(';');
-    const dur = params.map((p) => /^dur=([0-9.]+)$/.exec(p.trim())).find(Boolean);
-    if (name && dur) out[name] = Math.max(out[name] ?? 0, Number(dur[1]));
-  }
-  return out;
-}
 
 export interface HttpTarget {
   base: URL;

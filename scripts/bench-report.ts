@@ -8,7 +8,7 @@ import type { BenchOptions } from './bench-options';
 import { CpuProfile, loadProfile, monotonicUs, profilesOf, summarizeProfile } from './bench-profile';
 import { fmtMiB, fmtMs, summarize, Summary, table } from './bench-stats';
 import type { ClientResult } from './bench-client';
-import { parseServerTiming } from './bench-http';
+import { parseServerTiming } from '../src/gateway/server-timing';
 
 /** GET /healthz sent by the measuring client before the first phase (about a second). */
 export const CLIENT_WARMUP = 3000;

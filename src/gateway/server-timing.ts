@@ -52,6 +52,17 @@ export function serverTiming() {
   };
 }
 
+/** Durations (ms) by name from a Server-Timing header (ours or any); a name given twice keeps the longer. */
+export function parseServerTiming(header: string | null | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of (header ?? '').split(',')) {
+    const [name, ...params] = part.trim().split(';');
+    const dur = params.map((p) => /^dur=([0-9.]+)$/.exec(p.trim())).find(Boolean);
+    if (name && dur) out[name] = Math.max(out[name] ?? 0, Number(dur[1]));
+  }
+  return out;
+}
+
 /** Runs `fn` under the request's timing when there is one. */
 export function timed<T>(timing: ServerTiming | undefined, name: TimingName, fn: () => Promise<T>): Promise<T> {
   return timing ? timing.measure(name, fn) : fn();

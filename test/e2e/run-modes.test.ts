@@ -2,6 +2,7 @@
 // shape and order, thinking in flash mode, model failures and retries.
 import { Api, postStream, readSse, useStack } from './helpers';
 import { threadNice } from '../worker/thread-nice';
+import { parseServerTiming } from '../../src/gateway/server-timing';
 
 jest.setTimeout(120_000);
 const ctx = useStack();
@@ -81,7 +82,7 @@ test('background: 202 at once with Location, while the model is still working', 
   expect(r.headers.get('location')).toBe(`/tasks/${r.json.task_id}`);
   // Where the gateway's time went: the run's start, the new session's and the status cache (the
   // three run in parallel for a new session), and the whole.
-  const timing = Object.fromEntries((r.headers.get('server-timing') ?? '').split(', ').map((p) => [p.split(';')[0], Number(p.split('dur=')[1])]));
+  const timing = parseServerTiming(r.headers.get('server-timing'));
   expect(Object.keys(timing).sort()).toEqual(['redis', 'temporal-session', 'temporal-start', 'total']);
   expect(timing.total).toBeGreaterThanOrEqual(Math.max(timing['temporal-start'], timing['temporal-session'], timing.redis));
   expect(timing.total).toBeLessThan(elapsed + 1);

@@ -2,13 +2,9 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
-import { ServerTiming, serverTiming, timed } from '../../src/gateway/server-timing';
+import { ServerTiming, parseServerTiming as parse, serverTiming, timed } from '../../src/gateway/server-timing';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function parse(header: string): Record<string, number> {
-  return Object.fromEntries(header.split(', ').map((p) => [p.split(';')[0], Number(p.split(';dur=')[1])]));
-}
 
 test('spans that run in parallel each get an entry; total covers them all', async () => {
   const t = new ServerTiming();
@@ -24,6 +20,11 @@ test('a span that fails is still recorded, and its error passes through', async 
   const t = new ServerTiming();
   await expect(t.measure('redis', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
   expect(t.header()).toMatch(/^redis;dur=\d+\.\d\d, total;dur=\d+\.\d\d$/);
+});
+
+test('the parser reads any Server-Timing header: descriptions, spacing, repeats, entries without a duration', () => {
+  expect(parse('db;desc="x";dur=2.5,  cache;dur=0.4, miss, db;dur=1')).toEqual({ db: 2.5, cache: 0.4 });
+  expect(parse(undefined)).toEqual({});
 });
 
 test('without a request timing, timed just runs the call', async () => {
