@@ -6,7 +6,7 @@ import type { Execution } from './state';
 import { QueryResultType, TaskQueueKind } from '../proto';
 import { encodeToken, decodeToken } from './task-token';
 import { deadlineExceeded, notFound, queryFailed } from '../errors';
-import { stickyAlive } from './workflow-tasks';
+import { liveStickyQueue } from './workflow-tasks';
 
 export interface PendingQuery {
   id: string;
@@ -55,8 +55,9 @@ function dispatchLegacy(eng: Engine, e: Execution, q: PendingQuery): void {
   q.legacy = true;
   // Like a workflow task: a sticky queue whose worker is gone (a restarted worker, or
   // this engine restarted since) would hold the query until it timed out.
-  q.sticky = !!e.sticky && eng.isOpen(e) && stickyAlive(eng, e.namespace, e.sticky.queue);
-  const queue = q.sticky ? e.sticky!.queue : e.taskQueue;
+  const sticky = liveStickyQueue(eng, e);
+  q.sticky = sticky !== undefined;
+  const queue = sticky ?? e.taskQueue;
   const task = { t: 'query' as const, key: eng.key(e), queryId: q.id };
   queueMicrotask(() => eng.matching.add(e.namespace, 'workflow', queue, task));
 }

@@ -25,7 +25,7 @@ export function scheduleWorkflowTask(eng: Engine, e: Execution, duringBackoff = 
   if (e.executionTime > now && !duringBackoff && !e.history.some((h) => h.eventType === EventType.WORKFLOW_TASK_SCHEDULED)) return;
   // A sticky queue nobody polls (its worker shut down, maybe while completing
   // the task that set it) would only cost a schedule-to-start timeout.
-  if (e.sticky && !stickyAlive(eng, e.namespace, e.sticky.queue)) e.sticky = undefined;
+  if (!liveStickyQueue(eng, e)) e.sticky = undefined;
   const sticky = !!e.sticky;
   const queue = sticky ? e.sticky!.queue : e.taskQueue;
   const attempt = e.wftAttempt || 1;
@@ -45,8 +45,16 @@ export function scheduleWorkflowTask(eng: Engine, e: Execution, duringBackoff = 
   enqueueWft(eng, e);
 }
 
-/** A sticky queue is worth sending to while its worker polls it (or did in the last 10 s). */
-export function stickyAlive(eng: Engine, namespace: string, queue: string): boolean {
+/**
+ * The open run's sticky queue while its worker still polls it (or did in the last 10 s);
+ * undefined when the run has none or its worker is gone. Workflow tasks and queries both
+ * go to the normal queue (with the whole history) then.
+ */
+export function liveStickyQueue(eng: Engine, e: Execution): string | undefined {
+  return e.sticky && eng.isOpen(e) && stickyAlive(eng, e.namespace, e.sticky.queue) ? e.sticky.queue : undefined;
+}
+
+function stickyAlive(eng: Engine, namespace: string, queue: string): boolean {
   if (eng.matching.hasPollers(namespace, 'workflow', queue)) return true;
   const d = eng.matching.describe(namespace, 'workflow', queue);
   return !!d && Date.now() - d.lastPollTime < 10_000;

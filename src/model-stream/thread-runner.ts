@@ -10,8 +10,7 @@
 import path from 'node:path';
 import { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { StreamRunnerError } from '../../activities/model-stream';
-import type { ModelStreamRunner, StreamOutcome, StreamRequest, StreamRunOptions, TurnProgress } from '../../activities/model-stream';
+import { StreamRunnerError, type ModelStreamRunner, type StreamOutcome, type StreamRequest, type StreamRunOptions, type TurnProgress } from '../../activities/model-stream';
 import type { FromThread, StreamError, StreamThreadConfig, ToThread } from './protocol';
 
 export interface ThreadedModelStreamOptions {
