@@ -17,6 +17,9 @@ export interface TurnProgress {
   thinkingStarted: boolean;
   responseStarted: boolean;
   stepDone: boolean;
+  /** A retried attempt found the run's end already published, with this cost (see modelTurn's finish). */
+  runDone?: boolean;
+  cost?: string;
 }
 
 export interface StreamRequest {

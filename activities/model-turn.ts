@@ -7,10 +7,16 @@
 // seq it already has, and the new attempt first rebuilds what was already
 // published (from the relay, else from its last heartbeat) and asks the model
 // to continue from that text instead of starting over.
+//
+// A turn given `finish` that ends without tool calls is the run's last: it
+// also ends the run on the relay (the completed status, the result, then
+// agent_cost and agent_completed, in the same write as its step), so the
+// workflow needs no publish activity, and no workflow task for one, after it.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
-import type { BlockEvent, Mode, TaskView, ThreadMessage, Usage } from '../workflows/types';
+import type { BlockEvent, Mode, Price, TaskView, ThreadMessage, Usage } from '../workflows/types';
+import { costOf } from '../workflows/types';
 import type { AgentEventBody } from '../src/relay/events';
 import { stampEvents } from '../src/relay/events';
 import { buildMessages, classifyModelError, ToolCall } from './model-support';
@@ -32,8 +38,25 @@ export interface ModelTurnInput {
    * first turn): one activity fewer per run than a separate publish.
    */
   prelude?: BlockEvent[];
-  /** Status document to cache before the turn starts (the run is now running). */
+  /** Status document to cache before the turn starts (the run is now running); also the base of the completed one. */
   view?: TaskView;
+  /** The run so far, for a turn that may end it (see the file's header). Absent: the workflow publishes the end itself. */
+  finish?: RunSoFar;
+}
+
+export interface RunSoFar {
+  /** USD per million tokens of the mode's model; absent = no price (cost 0). */
+  price?: Price;
+  /** Token usage of the run's earlier turns. */
+  usage: Usage;
+  /** Complete-block events of the run before this turn (agent_started, earlier steps), for the result. */
+  blocks: BlockEvent[];
+}
+
+/** How a turn that ended its run ended it: the workflow's completed view and result take these. */
+export interface RunFinished {
+  cost: string;
+  completedAt: string;
 }
 
 export interface ModelTurnOutput {
@@ -43,6 +66,8 @@ export interface ModelTurnOutput {
   usage: Usage;
   nextSeq: number;
   events: BlockEvent[];
+  /** Set when this turn ended the run (published agent_cost and agent_completed). */
+  finished?: RunFinished;
 }
 
 const HEARTBEAT_MS = 1000;
@@ -61,6 +86,8 @@ export function createModelActivities(deps: ActivityDeps) {
       else if (ev.type === 'agent_response_start') p.responseStarted = true;
       else if (ev.type === 'agent_response') p.content = input.streamTokens ? p.content + ev.content : ev.content;
       else if (ev.type === 'agent_step') p.stepDone = true;
+      else if (ev.type === 'agent_cost') p.cost = ev.cost;
+      else if (ev.type === 'agent_completed') p.runDone = true;
     }
   }
 
@@ -76,7 +103,7 @@ export function createModelActivities(deps: ActivityDeps) {
         stepDone: false,
       };
       const prelude = input.prelude ?? [];
-      if (input.view) await deps.statusCache.put(input.view);
+      if (input.view) await deps.statusCache.putKeepingMetadata(input.view);
       if (prelude.length && p.nextSeq < input.seqStart + prelude.length) {
         // A repeat (a retried attempt) is refused by the relay; nothing shows twice.
         await deps.publisher.publish(input.taskId, stampEvents(input.taskId, input.session, input.seqStart, prelude));
@@ -118,22 +145,60 @@ export function createModelActivities(deps: ActivityDeps) {
         } finally {
           clearInterval(beat);
         }
-        // The complete blocks and the step go out in one relay write (atomic: a retry finds all or none).
-        const closing: AgentEventBody[] = [];
+      }
+      // The complete blocks, the step and a run's end go out in one relay write (atomic: a retry finds all or none).
+      const closing: AgentEventBody[] = [];
+      if (!p.stepDone) {
         if (!input.streamTokens) {
           if (showThinking && p.thinking) closing.push({ type: 'agent_thinking_start' }, { type: 'agent_thinking', content: p.thinking });
           closing.push({ type: 'agent_response_start' }, { type: 'agent_response', content: p.content });
         }
         closing.push({ type: 'agent_step', step: String(input.step) });
-        await emit(...closing);
       }
 
       const events: BlockEvent[] = [];
       if (showThinking && p.thinking) events.push({ type: 'agent_thinking_start' }, { type: 'agent_thinking', content: p.thinking });
       events.push({ type: 'agent_response_start' }, { type: 'agent_response', content: p.content }, { type: 'agent_step', step: String(input.step) });
-      return { content: p.content, thinking: p.thinking, toolCalls, usage, nextSeq: p.nextSeq, events };
+
+      let finished: RunFinished | undefined;
+      if (input.finish && toolCalls.length === 0) {
+        // A retry after the end was published keeps the cost its client saw (its own usage is unknown).
+        const cost = p.cost ?? costOf(addUsage(input.finish.usage, usage), input.finish.price);
+        finished = { cost, completedAt: new Date().toISOString() };
+        if (!p.runDone) {
+          await cacheCompleted(input, p.content, events, finished);
+          closing.push({ type: 'agent_cost', cost }, { type: 'agent_completed' });
+        }
+      }
+      if (closing.length) await emit(...closing);
+      return { content: p.content, thinking: p.thinking, toolCalls, usage, nextSeq: p.nextSeq, events, ...(finished && { finished }) };
     },
   };
+
+  /**
+   * The completed status and the result land before agent_completed announces
+   * them; the status keeps metadata patched while the turn ran.
+   */
+  async function cacheCompleted(input: ModelTurnInput, output: string, events: BlockEvent[], f: RunFinished): Promise<void> {
+    const base = input.view!;
+    const view: TaskView = { ...base, status: 'completed', progress: 1, completed_at: f.completedAt };
+    const result = {
+      task_id: input.taskId,
+      session: input.session,
+      status: 'completed',
+      output,
+      events: [...input.finish!.blocks, ...events, { type: 'agent_cost', cost: f.cost }, { type: 'agent_completed' }],
+      cost: f.cost,
+    };
+    await Promise.all([
+      deps.statusCache.putKeepingMetadata(view),
+      deps.statusCache.putResult(input.taskId, result),
+    ]);
+  }
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens };
 }
 
 export { ApplicationFailure };

@@ -17,6 +17,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { RunFinished } from '../activities/model-turn';
 import type { BlockEvent, TaskInput, TaskResult, TaskStatus, TaskView, ThreadMessage, Usage } from './types';
 import { MAX_AGENT_STEPS, SEARCH_ATTRIBUTES, costOf, initialView, sessionWorkflowId } from './types';
 import { enqueueSignal, turnDoneSignal } from './session';
@@ -42,6 +43,15 @@ export const LEAN_START_PATCH = 'lean-start-1';
  * JOIN_GRACE_MS without a turn, and the two final signals go out together.
  */
 export const QUIET_JOIN_PATCH = 'quiet-join-2';
+
+/**
+ * Runs started before this marker published their end (the completed status,
+ * the result, agent_cost and agent_completed) with a publishEvents activity
+ * after the last model turn. Now the last turn publishes it (see modelTurn's
+ * `finish`): one activity and one workflow task fewer per run, and the
+ * client's stream ends as soon as the model's answer does.
+ */
+export const FINISH_IN_TURN_PATCH = 'finish-in-turn-3';
 
 /**
  * How long a run the gateway enqueued waits for its turn before joining its
@@ -106,6 +116,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
   const slotsHandle = getExternalWorkflowHandle(slotsWorkflowId(input.account));
   const lean = patched(LEAN_START_PATCH);
   const quiet = lean && patched(QUIET_JOIN_PATCH);
+  const finishInTurn = quiet && patched(FINISH_IN_TURN_PATCH);
   const join = () =>
     sessionHandle.signal(enqueueSignal, { taskId: input.taskId }).catch(async () => {
       // The session does not exist yet (the gateway creates it alongside the run, or died before it could).
@@ -155,6 +166,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
 
     const messages = [...granted!, { role: 'user' as const, content: input.message }];
     let output = '';
+    let finished: RunFinished | undefined;
     for (let step = 1; step <= MAX_AGENT_STEPS; step++) {
       view.current_step = String(step);
       const seqStart = nextSeq;
@@ -170,7 +182,9 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
         system: input.system,
         rules: input.rules,
         messages,
-        ...(prelude && { prelude, view: { ...view } }),
+        ...(prelude && { prelude }),
+        ...((prelude || finishInTurn) && { view: { ...view } }),
+        ...(finishInTurn && { finish: { price: input.price, usage: { ...usage }, blocks: [...blocks] } }),
       });
       prelude = undefined;
       nextSeq = turn.nextSeq;
@@ -179,19 +193,21 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
       usage.completionTokens += turn.usage.completionTokens;
       output = turn.content;
       view.progress = Math.min(0.95, step / (step + 1));
+      finished = turn.finished;
       // Tools come with later features; with none registered a turn is final.
-      if (!turn.toolCalls.length) break;
+      if (finished || !turn.toolCalls.length) break;
     }
 
-    const cost = lean ? costOf(usage, input.price) : await relay.computeCost({ mode: input.mode, usage });
+    // A turn that ended the run on the relay says what it published there; the workflow agrees with it.
+    const cost = finished?.cost ?? (lean ? costOf(usage, input.price) : await relay.computeCost({ mode: input.mode, usage }));
     newMessages.push({ role: 'assistant', content: output });
     blocks.push({ type: 'agent_cost', cost }, { type: 'agent_completed' });
     setStatus('completed');
     view.progress = 1;
-    view.completed_at = new Date(Date.now()).toISOString();
+    view.completed_at = finished?.completedAt ?? new Date(Date.now()).toISOString();
     const result: TaskResult = { task_id: input.taskId, session: input.session, status: 'completed', output, events: blocks, cost, usage };
     const { usage: _usage, ...body } = result;
-    await publish([{ type: 'agent_cost', cost }, { type: 'agent_completed' }], { result: body });
+    if (!finished) await publish([{ type: 'agent_cost', cost }, { type: 'agent_completed' }], { result: body });
     return result;
   } catch (err) {
     const cancelled = isCancellation(err);

@@ -89,6 +89,16 @@ export class StatusCache {
     return undefined;
   }
 
+  /**
+   * The worker's write of a run's status: like put, but metadata a PATCH
+   * merged into the cached document since the workflow last heard of it is
+   * kept (the gateway signals the workflow and merges into the cache; the
+   * document the worker writes may predate the patch). Never throws.
+   */
+  async putKeepingMetadata(view: TaskView): Promise<void> {
+    await this.update(view, (cached) => (RANK[cached.status] > RANK[view.status] ? cached : { ...view, metadata: { ...view.metadata, ...cached.metadata } }));
+  }
+
   /** undefined on a miss; throws when Redis is unreachable (callers fall back). */
   async get(taskId: string): Promise<TaskView | undefined> {
     const raw = await this.redis.get(keys.status(taskId));

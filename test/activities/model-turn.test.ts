@@ -14,7 +14,7 @@ import { ThreadedModelStream } from '../../src/model-stream/thread-runner';
 import { EventPublisher } from '../../src/relay/publisher';
 import { StatusCache } from '../../src/relay/status-cache';
 import { startScriptedModel, ScriptedModel } from '../../src/scripted-model';
-import { initialView } from '../../workflows/types';
+import { costOf, initialView } from '../../workflows/types';
 import type { TaskInput } from '../../workflows/types';
 import { PrivateRedis, startPrivateRedis } from '../relay/private-redis';
 
@@ -125,6 +125,67 @@ describe.each(Object.keys(runners))('the stream run %s', (runner) => {
     expect(out.content).toBe('one two three');
     expect(out.nextSeq).toBe(5);
     expect((await publisher.readAfter(input.taskId, 0)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  test('a last turn given the run so far ends it: completed status and result cached, agent_cost and agent_completed in the step\'s write', async () => {
+    const input = { ...turnInput(), streamTokens: false, finish: { price: { input: 1000, output: 2000 }, usage: { promptTokens: 10, completionTokens: 20 }, blocks: [{ type: 'agent_started' }] } };
+    const spy = jest.spyOn(publisher, 'publish');
+    try {
+      const out = (await new MockActivityEnvironment().run(activities.modelTurn, input)) as ModelTurnOutput;
+      expect(spy.mock.calls.map(([, events]) => events.map((e) => e.type))).toEqual([
+        ['agent_started'],
+        ['agent_response_start', 'agent_response', 'agent_step', 'agent_cost', 'agent_completed'],
+      ]);
+      const cost = costOf({ promptTokens: 10 + out.usage.promptTokens, completionTokens: 20 + out.usage.completionTokens }, input.finish.price);
+      expect(out.usage.promptTokens).toBeGreaterThan(0);
+      expect(out.finished).toEqual({ cost, completedAt: expect.any(String) });
+      expect(out.nextSeq).toBe(7);
+      const events = await publisher.readAfter(input.taskId, 0);
+      expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(events[4]).toMatchObject({ type: 'agent_cost', cost });
+      expect(await cache.get(input.taskId)).toMatchObject({ status: 'completed', progress: 1, completed_at: out.finished!.completedAt, current_step: null });
+      expect(await cache.getResult(input.taskId)).toEqual({
+        task_id: input.taskId,
+        session: input.session,
+        status: 'completed',
+        output: 'one two three',
+        events: [{ type: 'agent_started' }, ...out.events, { type: 'agent_cost', cost }, { type: 'agent_completed' }],
+        cost,
+      });
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  test('a last turn keeps metadata the gateway merged into the cached status while it ran', async () => {
+    const input = { ...turnInput(), finish: { usage: { promptTokens: 0, completionTokens: 0 }, blocks: [] } };
+    input.view.metadata = { a: 1, b: 'old' };
+    // A PATCH while the turn runs: the gateway signals the workflow and merges into the cached document.
+    const patch = { b: 'new', c: true };
+    const put = cache.putKeepingMetadata.bind(cache);
+    const spy = jest.spyOn(cache, 'putKeepingMetadata').mockImplementationOnce(async (v) => {
+      await put(v);
+      await cache.update(v, (cur) => ({ ...cur, metadata: { ...cur.metadata, ...patch } }));
+    });
+    try {
+      const out = (await new MockActivityEnvironment().run(activities.modelTurn, input)) as ModelTurnOutput;
+      expect(out.finished?.cost).toBe('0.000000');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await cache.get(input.taskId)).toMatchObject({ status: 'completed', metadata: { a: 1, b: 'new', c: true } });
+  });
+
+  test('a retried last turn whose end was already published calls no model, publishes nothing twice and keeps the published cost', async () => {
+    const input = { ...turnInput(), streamTokens: false, finish: { price: { input: 1000, output: 2000 }, usage: { promptTokens: 1, completionTokens: 1 }, blocks: [{ type: 'agent_started' }] } };
+    const first = (await new MockActivityEnvironment().run(activities.modelTurn, input)) as ModelTurnOutput;
+    const before = model.received().length;
+    // The first attempt's completion was lost (its worker died): the retry finds the end on the relay.
+    const again = (await new MockActivityEnvironment({ attempt: 2 }).run(activities.modelTurn, { ...input, finish: { ...input.finish, price: { input: 9, output: 9 } } })) as ModelTurnOutput;
+    expect(model.received().length).toBe(before);
+    expect(again.finished?.cost).toBe(first.finished?.cost);
+    expect(again.nextSeq).toBe(first.nextSeq);
+    expect((await publisher.readAfter(input.taskId, 0)).map((e) => e.type)).toEqual(['agent_started', 'agent_response_start', 'agent_response', 'agent_step', 'agent_cost', 'agent_completed']);
   });
 
   test.each([

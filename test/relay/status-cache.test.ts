@@ -68,3 +68,18 @@ test('a merge with nothing cached caches the fallback, changed', async () => {
   expect(await cache.update(v, (x) => ({ ...x, metadata: { k: 'v' } }))).toMatchObject({ metadata: { k: 'v' } });
   expect((await cache.get(v.task_id))?.metadata).toEqual({ k: 'v' });
 });
+
+test("the worker's write keeps metadata patched into the cached document, and never moves a task backwards", async () => {
+  const running = view('running', { metadata: { a: 1, b: 'old' } });
+  await cache.put({ ...running, status: 'queued', metadata: { a: 1, b: 'new', c: true } });
+  await cache.putKeepingMetadata(running);
+  expect(await cache.get(running.task_id)).toEqual({ ...running, metadata: { a: 1, b: 'new', c: true } });
+  const done = { ...running, status: 'completed' as const, progress: 1 };
+  await cache.putKeepingMetadata(done);
+  await cache.putKeepingMetadata(running);
+  expect(await cache.get(running.task_id)).toEqual({ ...done, metadata: { a: 1, b: 'new', c: true } });
+  // Nothing cached: the document as given.
+  const fresh = view('running', { metadata: { z: 0 } });
+  await cache.putKeepingMetadata(fresh);
+  expect(await cache.get(fresh.task_id)).toEqual(fresh);
+});

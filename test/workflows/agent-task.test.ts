@@ -13,6 +13,8 @@ import { createEnv, worker } from './env';
 import { createSessionActivities } from '../../activities/sessions';
 import { temporal } from '@temporalio/proto';
 import type { TaskInput, TaskView } from '../../workflows/types';
+import { costOf } from '../../workflows/types';
+import type { RunSoFar } from '../../activities/model-turn';
 import { statusQuery } from '../../workflows/agent-task';
 import { messagesQuery } from '../../workflows/session';
 import { slotsQuery } from '../../workflows/account-slots';
@@ -43,13 +45,14 @@ const activities = () => {
       return real.requestSlot(input);
     },
     async publishEvents(input: { taskId: string; seqStart: number; events: { type: string }[] }) {
+      record(input.taskId, 'publishEvents');
       (published[input.taskId] ??= []).push(...input.events.map((e, i) => ({ type: e.type, seq: input.seqStart + i })));
       return input.seqStart + input.events.length;
     },
     async computeCost() {
       throw new Error('runs started now compute their cost in the workflow');
     },
-    async modelTurn(input: { taskId: string; seqStart: number; messages: { content: string }[]; prelude?: { type: string }[] }) {
+    async modelTurn(input: { taskId: string; seqStart: number; messages: { content: string }[]; prelude?: { type: string }[]; finish?: RunSoFar }) {
       record(input.taskId, 'modelTurn');
       seen[input.taskId] = input.messages.map((m) => m.content);
       const prelude = input.prelude ?? [];
@@ -63,14 +66,20 @@ const activities = () => {
           await Context.current().sleep(100);
         }
       }
-      return {
+      const usage = { promptTokens: 3, completionTokens: 2 };
+      const out = {
         content: `echo:${last}`,
         thinking: '',
         toolCalls: [],
-        usage: { promptTokens: 3, completionTokens: 2 },
+        usage,
         nextSeq: seqStart + 3,
         events: [{ type: 'agent_response_start' }, { type: 'agent_response', content: `echo:${last}` }, { type: 'agent_step', step: '1' }],
       };
+      if (!input.finish) return out;
+      // Without tool calls the turn ends the run, as the real one does.
+      const cost = costOf({ promptTokens: input.finish.usage.promptTokens + 3, completionTokens: input.finish.usage.completionTokens + 2 }, input.finish.price);
+      published[input.taskId].push({ type: 'agent_cost', seq: out.nextSeq }, { type: 'agent_completed', seq: out.nextSeq + 1 });
+      return { ...out, nextSeq: out.nextSeq + 2, finished: { cost, completedAt: new Date().toISOString() } };
     },
   };
 };
@@ -104,7 +113,7 @@ function start(i: TaskInput): Promise<WorkflowHandle> {
 }
 
 /** Histories of the current workflow code are saved here; older generations stay for the replay test. */
-const HISTORY_GENERATION = '6-parallel-grants';
+const HISTORY_GENERATION = '7-finish-in-turn';
 
 async function save(name: string, ...handles: WorkflowHandle[]): Promise<void> {
   if (!process.env.UPDATE_HISTORIES) return;
@@ -129,7 +138,7 @@ test('a task runs through queued -> running -> completed, publishes in order and
     // 3 prompt and 2 completion tokens at 100 and 200 USD per million.
     expect(r).toMatchObject({ status: 'completed', output: 'echo:hello', cost: '0.000700' });
     expect((await statusOf(h)).status).toBe('completed');
-    // The model turn (faked) used seqs 2-4; the workflow's own events continue after it.
+    // The model turn (faked) used seqs 2-4 and, as the run's last, published its end after them.
     expect(published[i.taskId].map((e) => e.seq)).toEqual([1, 5, 6]);
     expect(published[i.taskId].map((e) => e.type)).toEqual(['agent_started', 'agent_cost', 'agent_completed']);
     // A new session: the run creates it (in the service the gateway does, alongside).
