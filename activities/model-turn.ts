@@ -40,7 +40,7 @@ export interface ModelTurnInput {
   prelude?: BlockEvent[];
   /** Status document to cache before the turn starts (the run is now running); also the base of the completed one. */
   view?: TaskView;
-  /** The run so far, for a turn that may end it (see the file's header). Absent: the workflow publishes the end itself. */
+  /** The run so far, for a turn that may end it (see the file's header); `view` is then the base of the completed status. Absent: the workflow publishes the end itself. */
   finish?: RunSoFar;
 }
 
@@ -180,8 +180,6 @@ export function createModelActivities(deps: ActivityDeps) {
    * them; the status keeps metadata patched while the turn ran.
    */
   async function cacheCompleted(input: ModelTurnInput, output: string, events: BlockEvent[], f: RunFinished): Promise<void> {
-    const base = input.view!;
-    const view: TaskView = { ...base, status: 'completed', progress: 1, completed_at: f.completedAt };
     const result = {
       task_id: input.taskId,
       session: input.session,
@@ -191,7 +189,7 @@ export function createModelActivities(deps: ActivityDeps) {
       cost: f.cost,
     };
     await Promise.all([
-      deps.statusCache.putKeepingMetadata(view),
+      input.view && deps.statusCache.putKeepingMetadata({ ...input.view, status: 'completed', progress: 1, completed_at: f.completedAt }),
       deps.statusCache.putResult(input.taskId, result),
     ]);
   }

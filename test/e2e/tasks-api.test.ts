@@ -76,8 +76,8 @@ test('cancel mid-token: the task ends cancelled within seconds; repeat-safe; 409
   expect(result.json).toMatchObject({ status: 'cancelled', error: { type: 'cancelled' } });
 });
 
-test('PATCH merges metadata into a running task', async () => {
-  const id = await background('[[slow delay=100 tokens=30]] patch me', { metadata: { a: 1 } });
+test('PATCH merges metadata into a running task; the finished task keeps it', async () => {
+  const id = await background('[[slow delay=100 tokens=15]] patch me', { metadata: { a: 1 } });
   const r = await call('PATCH', `/tasks/${id}`, { body: { metadata: { b: 2 } } });
   expect(r.status).toBe(200);
   expect(r.json.metadata).toEqual({ a: 1, b: 2 });
@@ -85,7 +85,9 @@ test('PATCH merges metadata into a running task', async () => {
     const s = await call('GET', `/tasks/${id}`);
     return s.json.metadata.b === 2;
   });
-  await call('POST', `/tasks/${id}/cancel`);
+  // The model turn that ends the run writes the completed status; the patch it never saw stays.
+  expect((await call('GET', `/tasks/${id}/result?wait=30`)).json.status).toBe('completed');
+  expect((await call('GET', `/tasks/${id}`)).json).toMatchObject({ status: 'completed', metadata: { a: 1, b: 2 } });
 });
 
 test('events: a late client gets every event from the first; Last-Event-ID resumes exactly after', async () => {
