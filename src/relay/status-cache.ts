@@ -14,6 +14,8 @@ import { keys } from './keys';
 
 const RANK: Record<TaskStatus, number> = { queued: 0, running: 1, completed: 2, failed: 2, cancelled: 2 };
 
+const LUA_RANK = 'local rank = { queued = 0, running = 1, completed = 2, failed = 2, cancelled = 2 }';
+
 // KEYS[1] document; ARGV[1] json, ARGV[2] its rank, ARGV[3] ttl ms,
 // ARGV[4] the exact document expected in place ('' = any, ranked instead).
 // Returns 1 when written, 0 when refused.
@@ -24,7 +26,7 @@ if cur then
     if cur ~= ARGV[4] then return 0 end
   else
     local ok, doc = pcall(cjson.decode, cur)
-    local rank = { queued = 0, running = 1, completed = 2, failed = 2, cancelled = 2 }
+    ${LUA_RANK}
     if ok and type(doc) == 'table' and rank[doc.status] and rank[doc.status] > tonumber(ARGV[2]) then return 0 end
   end
 elseif ARGV[4] ~= '' then
@@ -34,7 +36,36 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 return 1
 `;
 
-type WithPut = Redis & { aesStatusPut(key: string, json: string, rank: number, ttlMs: number, expected: string): Promise<number> };
+// The worker's write, in one round trip when it can: KEYS[1] document; ARGV[1]
+// json, ARGV[2] its rank, ARGV[3] ttl ms. Returns 0 when the cached document is
+// further along, the cached document when it holds metadata the new one lacks
+// or has otherwise (the caller merges and compare-and-sets), 1 when written.
+// Values are compared by their cjson encodings: a false "differs" only costs
+// the caller's merge.
+const PUT_KEEPING = `
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local ok, doc = pcall(cjson.decode, cur)
+  if ok and type(doc) == 'table' then
+    ${LUA_RANK}
+    if rank[doc.status] and rank[doc.status] > tonumber(ARGV[2]) then return 0 end
+    if type(doc.metadata) == 'table' then
+      local new = cjson.decode(ARGV[1]).metadata
+      for k, v in pairs(doc.metadata) do
+        local nv = type(new) == 'table' and new[k] or nil
+        if nv == nil or cjson.encode(nv) ~= cjson.encode(v) then return cur end
+      end
+    end
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return 1
+`;
+
+type WithPut = Redis & {
+  aesStatusPut(key: string, json: string, rank: number, ttlMs: number, expected: string): Promise<number>;
+  aesStatusPutKeeping(key: string, json: string, rank: number, ttlMs: number): Promise<number | string>;
+};
 
 /** Tries of a metadata merge that keeps losing the race to other writers before it gives up on the cache. */
 const MERGE_TRIES = 5;
@@ -50,6 +81,7 @@ export class StatusCache {
   ) {
     this.redis = redis as WithPut;
     if (typeof this.redis.aesStatusPut !== 'function') this.redis.defineCommand('aesStatusPut', { numberOfKeys: 1, lua: PUT });
+    if (typeof this.redis.aesStatusPutKeeping !== 'function') this.redis.defineCommand('aesStatusPutKeeping', { numberOfKeys: 1, lua: PUT_KEEPING });
   }
 
   /** Caches the document unless the cached one is further along. Never throws (the cache is best effort). */
@@ -96,7 +128,18 @@ export class StatusCache {
    * document the worker writes may predate the patch). Never throws.
    */
   async putKeepingMetadata(view: TaskView): Promise<void> {
-    await this.update(view, (cached) => (RANK[cached.status] > RANK[view.status] ? cached : { ...view, metadata: { ...view.metadata, ...cached.metadata } }));
+    const key = keys.status(view.task_id);
+    const merge = (cached: TaskView) => (RANK[cached.status] > RANK[view.status] ? cached : { ...view, metadata: { ...view.metadata, ...cached.metadata } });
+    try {
+      const r = await this.redis.aesStatusPutKeeping(key, JSON.stringify(view), RANK[view.status], this.ttlMs);
+      if (typeof r !== 'string') return;
+      // A patch the workflow had not heard of: merge it in, unless another writer got there first.
+      if ((await this.redis.aesStatusPut(key, JSON.stringify(merge(JSON.parse(r) as TaskView)), RANK[view.status], this.ttlMs, r)) === 1) return;
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, taskId: view.task_id }, 'status cache unavailable');
+      return;
+    }
+    await this.update(view, merge);
   }
 
   /** undefined on a miss; throws when Redis is unreachable (callers fall back). */

@@ -83,3 +83,22 @@ test("the worker's write keeps metadata patched into the cached document, and ne
   await cache.putKeepingMetadata(fresh);
   expect(await cache.get(fresh.task_id)).toEqual(fresh);
 });
+
+test("the worker's write takes one script call when the cached metadata holds nothing new", async () => {
+  const queued = view('queued', { metadata: { a: 1, nested: { x: [1, 2] }, s: 'é' } });
+  await cache.put(queued);
+  const cas = jest.spyOn(server.redis as unknown as { aesStatusPut: () => Promise<number> }, 'aesStatusPut');
+  try {
+    const running = { ...queued, status: 'running' as const, metadata: { ...queued.metadata, b: 2 } };
+    await cache.putKeepingMetadata(running);
+    expect(await cache.get(queued.task_id)).toEqual(running);
+    expect(cas).not.toHaveBeenCalled();
+    // A value that differs is a patch the workflow had not heard of: merged, through the compare-and-set.
+    await server.redis.set(keys.status(queued.task_id), JSON.stringify({ ...running, metadata: { ...running.metadata, a: 9 } }));
+    await cache.putKeepingMetadata({ ...running, progress: 0.5 });
+    expect(await cache.get(queued.task_id)).toEqual({ ...running, progress: 0.5, metadata: { ...running.metadata, a: 9 } });
+    expect(cas).toHaveBeenCalledTimes(1);
+  } finally {
+    cas.mockRestore();
+  }
+});
