@@ -38,7 +38,7 @@ export interface ModelTurnInput {
    * first turn): one activity fewer per run than a separate publish.
    */
   prelude?: BlockEvent[];
-  /** Status document to cache before the turn starts (the run is now running); also the base of the completed one. */
+  /** Status document to cache before the turn starts (the run is now running). */
   view?: TaskView;
   /** The run so far, for a turn that may end it (see the file's header); `view` is then the base of the completed status. Absent: the workflow publishes the end itself. */
   finish?: RunSoFar;
