@@ -16,7 +16,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
 import type { BlockEvent, Mode, Price, TaskView, ThreadMessage, Usage } from '../workflows/types';
-import { costOf } from '../workflows/types';
+import { completedBody, costOf } from '../workflows/types';
 import type { AgentEventBody } from '../src/relay/events';
 import { stampEvents } from '../src/relay/events';
 import { buildMessages, classifyModelError, ToolCall } from './model-support';
@@ -146,19 +146,13 @@ export function createModelActivities(deps: ActivityDeps) {
           clearInterval(beat);
         }
       }
+      const blocks: AgentEventBody[] = [];
+      if (showThinking && p.thinking) blocks.push({ type: 'agent_thinking_start' }, { type: 'agent_thinking', content: p.thinking });
+      blocks.push({ type: 'agent_response_start' }, { type: 'agent_response', content: p.content });
+      const step: AgentEventBody = { type: 'agent_step', step: String(input.step) };
+      const events: BlockEvent[] = [...blocks, step];
       // The complete blocks, the step and a run's end go out in one relay write (atomic: a retry finds all or none).
-      const closing: AgentEventBody[] = [];
-      if (!p.stepDone) {
-        if (!input.streamTokens) {
-          if (showThinking && p.thinking) closing.push({ type: 'agent_thinking_start' }, { type: 'agent_thinking', content: p.thinking });
-          closing.push({ type: 'agent_response_start' }, { type: 'agent_response', content: p.content });
-        }
-        closing.push({ type: 'agent_step', step: String(input.step) });
-      }
-
-      const events: BlockEvent[] = [];
-      if (showThinking && p.thinking) events.push({ type: 'agent_thinking_start' }, { type: 'agent_thinking', content: p.thinking });
-      events.push({ type: 'agent_response_start' }, { type: 'agent_response', content: p.content }, { type: 'agent_step', step: String(input.step) });
+      const closing: AgentEventBody[] = p.stepDone ? [] : [...(input.streamTokens ? [] : blocks), step];
 
       let finished: RunFinished | undefined;
       if (input.finish && toolCalls.length === 0) {
@@ -180,14 +174,7 @@ export function createModelActivities(deps: ActivityDeps) {
    * them; the status keeps metadata patched while the turn ran.
    */
   async function cacheCompleted(input: ModelTurnInput, output: string, events: BlockEvent[], f: RunFinished): Promise<void> {
-    const result = {
-      task_id: input.taskId,
-      session: input.session,
-      status: 'completed',
-      output,
-      events: [...input.finish!.blocks, ...events, { type: 'agent_cost', cost: f.cost }, { type: 'agent_completed' }],
-      cost: f.cost,
-    };
+    const result = completedBody(input.taskId, input.session, output, [...input.finish!.blocks, ...events, { type: 'agent_cost', cost: f.cost }, { type: 'agent_completed' }], f.cost);
     await Promise.all([
       input.view && deps.statusCache.putKeepingMetadata({ ...input.view, status: 'completed', progress: 1, completed_at: f.completedAt }),
       deps.statusCache.putResult(input.taskId, result),

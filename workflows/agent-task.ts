@@ -19,7 +19,7 @@ import {
 import type { Activities } from '../activities';
 import type { RunFinished } from '../activities/model-turn';
 import type { BlockEvent, TaskInput, TaskResult, TaskStatus, TaskView, ThreadMessage, Usage } from './types';
-import { MAX_AGENT_STEPS, SEARCH_ATTRIBUTES, costOf, initialView, sessionWorkflowId } from './types';
+import { MAX_AGENT_STEPS, SEARCH_ATTRIBUTES, completedBody, costOf, initialView, sessionWorkflowId } from './types';
 import { enqueueSignal, turnDoneSignal } from './session';
 import { acquireSignal, releaseSignal, renewSignal, slotsWorkflowId } from './account-slots';
 
@@ -205,10 +205,9 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     setStatus('completed');
     view.progress = 1;
     view.completed_at = finished?.completedAt ?? new Date(Date.now()).toISOString();
-    const result: TaskResult = { task_id: input.taskId, session: input.session, status: 'completed', output, events: blocks, cost, usage };
-    const { usage: _usage, ...body } = result;
+    const body = completedBody(input.taskId, input.session, output, blocks, cost);
     if (!finished) await publish([{ type: 'agent_cost', cost }, { type: 'agent_completed' }], { result: body });
-    return result;
+    return { ...body, usage };
   } catch (err) {
     const cancelled = isCancellation(err);
     const failure = describeFailure(err, cancelled);

@@ -106,6 +106,14 @@ export interface TaskResult {
   usage: Usage;
 }
 
+/** A completed run's result as clients read it (the workflow's own result adds its usage). */
+export type CompletedBody = Omit<TaskResult, 'usage'>;
+
+/** The one shape of that result, for the workflow and for the model turn that ends a run on the relay. */
+export function completedBody(taskId: string, session: string, output: string, events: BlockEvent[], cost: string): CompletedBody {
+  return { task_id: taskId, session, status: 'completed', output, events, cost };
+}
+
 export interface TaskView {
   task_id: string;
   session: string;
