@@ -87,7 +87,9 @@ export const envSchema = z.object({
    * token thread (model streams and their relay writes), so API requests and
    * streamed tokens go first when agents' work keeps shared cores busy (the
    * worker still gets every idle cycle). 0 = leave the priority alone.
-   * A worker alone on its machine is unaffected either way.
+   * Above 0 the worker also turns off V8's parallel young-generation
+   * collection: its helper threads are lowered too (thread-priority.ts).
+   * A worker on a machine of its own gains nothing from either: set 0 there.
    */
   WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** pino log level. */

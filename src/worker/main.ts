@@ -10,11 +10,13 @@ import { EventPublisher } from '../relay/publisher';
 import { StatusCache } from '../relay/status-cache';
 import { createActivities } from '../../activities';
 import { ThreadedModelStream } from '../model-stream/thread-runner';
-import { lowerPriorityExcept } from './thread-priority';
+import { lowerPriorityExcept, scavengeWithoutHelpers } from './thread-priority';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.LOG_LEVEL, json: config.LOG_JSON, name: 'worker' });
+  // Before any thread collects: the helpers it would wait for are niced below.
+  if (config.WORKER_NICE > 0) scavengeWithoutHelpers();
   installRuntimeLogger(logger);
   const connection = await connectWithRetry(config.TEMPORAL_ADDRESS, logger);
   await ensureNamespaceSetup(connection, config.TEMPORAL_NAMESPACE, config.RETENTION_DAYS, logger);

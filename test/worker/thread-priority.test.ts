@@ -1,5 +1,7 @@
 // Per-thread priority: the worker lowers every thread but its token thread,
 // and threads started afterwards inherit the lowered value.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { startNode, waitFor, Child } from '../../src/launcher/processes';
 import { osThreadId, processThreadIds } from '../../src/worker/thread-priority';
 import { threadNice } from './thread-nice';
@@ -32,4 +34,27 @@ test('lowerPriorityExcept lowers every thread but the kept one; later threads in
   expect(changed).toBeGreaterThan(1);
   // Every thread but the kept one (V8's, libuv's, both JS threads' helpers) runs at 7.
   expect([...nice].filter(([tid]) => tid !== kept).every(([, n]) => n === 7)).toBe(true);
+});
+
+/** Helper-thread milliseconds of each young-generation collection of the scavenge fixture. */
+function helperMsPerScavenge(mode: 'shared' | 'alone'): number[] {
+  const fixture = path.join(__dirname, 'fixtures/scavenge.ts');
+  // A large young generation: V8 shares a collection with more helpers the larger it is.
+  const r = spawnSync(process.execPath, ['--min-semi-space-size=16', '--trace-gc-nvp', '-r', 'tsx/cjs', fixture, mode], { encoding: 'utf8', timeout: 60_000 });
+  expect(r.status).toBe(0);
+  return r.stdout
+    .split('\n')
+    .filter((l) => l.includes('gc=s '))
+    .map((l) => Number(/background\.scavenge\.parallel=([\d.]+)/.exec(l)?.[1] ?? NaN));
+}
+
+test('scavengeWithoutHelpers: young-generation collections stop handing work to helper threads', () => {
+  const shared = helperMsPerScavenge('shared');
+  const alone = helperMsPerScavenge('alone');
+  expect(shared.length).toBeGreaterThan(3);
+  expect(alone.length).toBeGreaterThan(3);
+  // Without it the helpers take part (so the fixture can tell the difference) ...
+  expect(shared.some((ms) => ms > 0)).toBe(true);
+  // ... with it, never.
+  expect(alone.every((ms) => ms === 0)).toBe(true);
 });
