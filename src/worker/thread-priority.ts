@@ -59,9 +59,10 @@ export function lowerPriorityExcept(nice: number, keep: readonly number[]): numb
  * thread. V8's parallel scavenge hands part of each young-generation
  * collection to the process's shared helper threads, and lowerPriorityExcept
  * lowers those with the rest: the token thread then pauses for helpers that
- * get a core last. Relay-only bench runs at 8 streams, four pairs each way
- * (session 10): worker hop p50 0.59-0.84 ms with this, 0.95-1.28 ms without.
- * The flag is read at each collection, so setting it at run time takes effect.
+ * get a core last. In eight alternating pairs of relay-only bench runs at 8
+ * streams (session 10), p99 was lower with it in six (median 6.9 against 8.5
+ * ms) and p50 in seven (1.0 against 1.3 ms). V8 reads the flag at each
+ * collection, so setting it once the process runs takes effect.
  */
 export function scavengeWithoutHelpers(): void {
   v8.setFlagsFromString('--no-parallel-scavenge');
