@@ -59,9 +59,9 @@ export function startChild(name: string, cmd: string, args: string[], opts: { en
   };
 }
 
-/** Node child running a TypeScript entry point through tsx. */
-export function startNode(name: string, entry: string, args: string[], opts: { env?: NodeJS.ProcessEnv; echo?: (line: string) => void } = {}): Child {
-  const argv = ['-r', 'tsx/cjs', path.join(ROOT, entry), ...args];
+/** Node child running a TypeScript entry point through tsx; `nodeArgs` (default none) go to node itself. */
+export function startNode(name: string, entry: string, args: string[], opts: { env?: NodeJS.ProcessEnv; echo?: (line: string) => void; nodeArgs?: readonly string[] } = {}): Child {
+  const argv = [...(opts.nodeArgs ?? []), '-r', 'tsx/cjs', path.join(ROOT, entry), ...args];
   return startChild(name, process.execPath, argv, { ...opts, ipc: true });
 }
 

@@ -6,6 +6,7 @@ import Redis from 'ioredis';
 import { Connection } from '@temporalio/client';
 import { startScriptedModel } from '../scripted-model';
 import { Child, ROOT, ensureDir, ensureRedisServer, freePort, startChild, startNode, waitFor } from './processes';
+import { GATEWAY_NODE_FLAGS } from './node-flags';
 
 export interface StackOptions {
   /** Data folder (engine log, Redis AOF). Absent: engine in memory, Redis without persistence. */
@@ -111,7 +112,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     };
     await startWorker();
     stoppers.unshift(() => children.worker.stop());
-    children.gateway = startNode('gateway', 'src/gateway/main.ts', [], { env, echo: echo('gateway') });
+    children.gateway = startNode('gateway', 'src/gateway/main.ts', [], { env, echo: echo('gateway'), nodeArgs: GATEWAY_NODE_FLAGS });
     stoppers.unshift(() => children.gateway.stop());
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     await waitFor('gateway', children.gateway, async () => (await fetch(`${gatewayUrl}/healthz`)).ok);

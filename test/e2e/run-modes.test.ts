@@ -1,6 +1,8 @@
 // POST / in its three answers (JSON, SSE, background), the event stream's
 // shape and order, thinking in flash mode, model failures and retries.
+import fs from 'node:fs';
 import { Api, postStream, readSse, useStack } from './helpers';
+import { GATEWAY_NODE_FLAGS } from '../../src/launcher/node-flags';
 import { threadNice } from '../worker/thread-nice';
 import { parseServerTiming } from '../../src/gateway/server-timing';
 
@@ -34,6 +36,11 @@ test('the worker runs at WORKER_NICE (10) but for its token thread, which keeps 
   expect(kept).toBeGreaterThanOrEqual(1);
   expect(lowered).toBeGreaterThan(kept);
   expect(threadNice(ctx.stack().children.gateway.proc.pid!).get(ctx.stack().children.gateway.proc.pid!)).toBe(ours);
+});
+
+test('the stack starts the gateway with its Node flags (src/launcher/node-flags.ts)', () => {
+  const cmdline = fs.readFileSync(`/proc/${ctx.stack().children.gateway.proc.pid}/cmdline`, 'utf8').split('\0');
+  expect(cmdline.slice(1, 1 + GATEWAY_NODE_FLAGS.length)).toEqual([...GATEWAY_NODE_FLAGS]);
 });
 
 test('SSE token by token: ids are seqs, every event names type/session/task/seq, stream ends after completion', async () => {
