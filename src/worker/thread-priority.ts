@@ -1,7 +1,8 @@
 // CPU priority per thread. On Linux nice is a property of each thread, and a
 // thread inherits its creator's value, so a process can keep one thread (the
 // token thread) at its start priority and lower all the others; raising a nice
-// value needs no privilege.
+// value needs no privilege. And what a lowered process must not do: make its
+// kept thread wait for lowered ones (scavengeWithoutHelpers).
 import fs from 'node:fs';
 import os from 'node:os';
 import v8 from 'node:v8';
