@@ -10,6 +10,7 @@ import { createLogger } from '../logger';
 import { commandClient } from '../redis';
 import { EventPublisher } from '../relay/publisher';
 import { osThreadId } from '../worker/thread-priority';
+import { createHttpFetch } from './http-fetch';
 import type { FromThread, StreamError, StreamThreadConfig, ToThread } from './protocol';
 
 /** Progress goes to the main thread (for heartbeats) at most this often. */
@@ -27,6 +28,8 @@ const openai = new OpenAI({
   // Temporal owns retries (activity retry policy), so the client must not add its own.
   maxRetries: 0,
   timeout: config.openai.timeoutMs,
+  // node:http under the SDK: a token skips the WHATWG stream layer (see http-fetch.ts).
+  fetch: createHttpFetch(),
 });
 const redis = commandClient(config.redisUrl, logger, 'worker-tokens');
 const publisher = new EventPublisher({ redis, logger, ttlMs: config.ttlMs });
