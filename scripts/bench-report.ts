@@ -6,7 +6,7 @@ import type { Stack } from '../src/launcher/stack';
 import type { LoadResult } from './bench-load';
 import type { BenchOptions } from './bench-options';
 import { CpuProfile, loadProfile, monotonicUs, profilesOf, summarizeProfile } from './bench-profile';
-import { fmtMiB, fmtMs, summarize, Summary, table } from './bench-stats';
+import { fmtMiB, fmtMs, HopSummaries, RelaySplit, summarize, Summary, table } from './bench-stats';
 import type { ClientResult } from './bench-client';
 import { parseServerTiming } from '../src/gateway/server-timing';
 
@@ -74,7 +74,7 @@ export function printReport(
   rows: Row[],
   taskCosts: Pick<Row, 'label' | 'concurrency' | 'cpuPerRequest'>[],
   bursts: Burst[],
-  relaySplits: { streams: number; nearStart: Summary; otherwise: Summary }[],
+  relaySplits: RelaySplit[],
   load: LoadResult | undefined,
   other: { run: number; load?: number },
   loadAvgAtStart: number[],
@@ -126,11 +126,10 @@ export function printReport(
         `${b.finished} ran to their end in ${b.ranS.toFixed(1)} s (${(b.finished / b.ranS).toFixed(1)} tasks/s: the most a steady submit rate can sustain)`,
     );
   }
+  const hops = (h: HopSummaries) =>
+    `p50/p99 ${fmtMs(h.total.p50)}/${fmtMs(h.total.p99)} ms (n=${h.total.count}; p99 of the worker hop ${fmtMs(h.workerHop.p99)}, of the gateway hop ${fmtMs(h.gatewayHop.p99)})`;
   for (const r of relaySplits) {
-    out.push(
-      `token relay @${r.streams}: tokens emitted within ${START_BURST_MS} ms after a task start p50/p99 ${fmtMs(r.nearStart.p50)}/${fmtMs(r.nearStart.p99)} ms (n=${r.nearStart.count}), ` +
-        `other tokens ${fmtMs(r.otherwise.p50)}/${fmtMs(r.otherwise.p99)} ms (n=${r.otherwise.count})`,
-    );
+    out.push(`token relay @${r.streams}: tokens emitted within ${START_BURST_MS} ms after a task start ${hops(r.nearStart)}, other tokens ${hops(r.otherwise)}`);
   }
   if (load) {
     out.push('', `-- load: ${load.tasks} background tasks over ${opts.loadAccounts} accounts ([[slow delay=${opts.loadDelayMs} tokens=${opts.loadTokens}]], tokens streamed to the relay), ${opts.loadSse} SSE clients --`);

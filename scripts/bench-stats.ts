@@ -38,3 +38,48 @@ export function table(rows: string[][], rightAlign: (col: number) => boolean = (
   const sep = widths.map((w) => '-'.repeat(w)).join('  ');
   return [line(rows[0]), sep, ...rows.slice(1).map(line)].join('\n');
 }
+
+/** One relayed token: when the model wrote it, its end-to-end time, and its two hops when the bench's watcher saw it. */
+export interface TokenTiming {
+  emitted: number;
+  ms: number;
+  workerMs?: number;
+  gatewayMs?: number;
+}
+
+export interface HopSummaries {
+  total: Summary;
+  workerHop: Summary;
+  gatewayHop: Summary;
+}
+
+/** The relay's figures split by whether a token was written within `windowMs` after some task's start. */
+export interface RelaySplit {
+  streams: number;
+  nearStart: HopSummaries;
+  otherwise: HopSummaries;
+}
+
+export function splitByStart(streams: number, tokens: TokenTiming[], startedAt: number[], windowMs: number): RelaySplit {
+  const starts = [...startedAt].sort((a, b) => a - b);
+  const near = (t: number) => {
+    // The last start at or before t (binary search: a run has thousands of tokens).
+    let lo = 0;
+    let hi = starts.length - 1;
+    let last = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid] <= t) {
+        last = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return last >= 0 && t - starts[last] <= windowMs;
+  };
+  const hops = (list: TokenTiming[]): HopSummaries => ({
+    total: summarize(list.map((x) => x.ms)),
+    workerHop: summarize(list.flatMap((x) => (x.workerMs === undefined ? [] : [x.workerMs]))),
+    gatewayHop: summarize(list.flatMap((x) => (x.gatewayMs === undefined ? [] : [x.gatewayMs]))),
+  });
+  return { streams, nearStart: hops(tokens.filter((x) => near(x.emitted))), otherwise: hops(tokens.filter((x) => !near(x.emitted))) };
+}

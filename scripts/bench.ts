@@ -39,7 +39,7 @@ import { parseOptions, Phase } from './bench-options';
 import { CpuMeter, cpuProbeMs, processBusyS, waitForPort, waitQuiet } from './bench-proc';
 import { monotonicUs } from './bench-profile';
 import { Burst, CLIENT_WARMUP, printProfiles, printReport, Row, START_BURST_MS, submitSplitRows } from './bench-report';
-import { fmtMs, summarize, Summary } from './bench-stats';
+import { fmtMs, RelaySplit, splitByStart, summarize, TokenTiming } from './bench-stats';
 import { RelayWatcher } from './bench-watch';
 
 const API_KEY = 'bench-key-0123456789';
@@ -141,7 +141,7 @@ async function main(): Promise<void> {
   let load: LoadResult | undefined;
   let loadOtherCores: number | undefined;
   let runOtherCores = 0;
-  const relaySplits: { streams: number; nearStart: Summary; otherwise: Summary }[] = [];
+  const relaySplits: RelaySplit[] = [];
   /** Submit bursts: how fast the gateway accepted them, and how fast the stack ran the tasks. */
   const bursts: Burst[] = [];
   /** CPU a submitted task costs until it has finished, by process (see the submit phase). */
@@ -382,7 +382,7 @@ async function main(): Promise<void> {
         // Token emission times next to task start times: tells whether the
         // tail comes from other tasks' start-up work (workflow tasks, the
         // session and slot activities) landing on the same worker.
-        const tokenAt: { emitted: number; ms: number }[] = [];
+        const tokenAt: TokenTiming[] = [];
         const postedAt: number[] = [];
         const workerHop: number[] = [];
         const gatewayHop: number[] = [];
@@ -412,10 +412,11 @@ async function main(): Promise<void> {
                 return;
               }
               overhead.push(ev.at - emitted);
-              tokenAt.push({ emitted, ms: ev.at - emitted });
-              if (published !== undefined) {
-                workerHop.push(published - emitted);
-                gatewayHop.push(ev.at - published);
+              const hops = published === undefined ? {} : { workerMs: published - emitted, gatewayMs: ev.at - published };
+              tokenAt.push({ emitted, ms: ev.at - emitted, ...hops });
+              if (hops.workerMs !== undefined) {
+                workerHop.push(hops.workerMs);
+                gatewayHop.push(hops.gatewayMs);
               }
             });
             if (stream.status !== 200) errors++;
@@ -433,13 +434,12 @@ async function main(): Promise<void> {
         rows.push(row);
         rows.push({ label: '  of which: model -> Redis pub/sub (worker hop)', concurrency: streams, s: summarize(workerHop), errors: 0, otherCores });
         rows.push({ label: '  of which: Redis pub/sub -> SSE client (gateway hop)', concurrency: streams, s: summarize(gatewayHop), errors: 0, otherCores });
-        const nearStart = (t: number) => postedAt.some((p) => t - p >= 0 && t - p <= START_BURST_MS);
-        const near = summarize(tokenAt.filter((x) => nearStart(x.emitted)).map((x) => x.ms));
-        const far = summarize(tokenAt.filter((x) => !nearStart(x.emitted)).map((x) => x.ms));
-        relaySplits.push({ streams: C, nearStart: near, otherwise: far });
+        const split = splitByStart(C, tokenAt, postedAt, START_BURST_MS);
+        relaySplits.push(split);
+        const { nearStart: near, otherwise: far } = split;
         log(
           `relay @${C}: ${overhead.length} tokens from ${tasks} tasks, p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms, errors ${errors}; ` +
-            `tokens within ${START_BURST_MS} ms after a task start: n=${near.count} p99=${fmtMs(near.p99)} ms, others: n=${far.count} p99=${fmtMs(far.p99)} ms; ` +
+            `tokens within ${START_BURST_MS} ms after a task start: n=${near.total.count} p99=${fmtMs(near.total.p99)} ms, others: n=${far.total.count} p99=${fmtMs(far.total.p99)} ms; ` +
             `this process's event-loop delay p99 ${fmtMs(loopDelay.percentile(99) / 1e6 - 1)} ms (over its 1 ms timer)`,
         );
       }
