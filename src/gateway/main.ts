@@ -9,6 +9,7 @@ import { EventSubscriber } from '../relay/subscriber';
 import { AccountDirectory, AccountsRegistry } from '../accounts/registry';
 import { parseApiKeys } from '../accounts/keys';
 import { TaskService } from './task-service';
+import { ThreadedStarter } from './start-thread/starter';
 import { createApp } from './app';
 import { createExpressServer } from '../http/express-server';
 
@@ -25,6 +26,11 @@ async function main(): Promise<void> {
   const registry = config.API_KEYS_SOURCE === 'temporal' ? new AccountsRegistry(client, config.TEMPORAL_TASK_QUEUE) : undefined;
   const accounts = new AccountDirectory(registry, envKeys, logger);
   await accounts.start().catch(() => logger.warn('accounts registry not reachable yet; serving API_KEYS accounts'));
+  const starter = new ThreadedStarter({
+    config: { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, logLevel: config.LOG_LEVEL, logJson: config.LOG_JSON },
+    logger,
+  });
+  await starter.ready();
   const app = createApp({
     config,
     logger,
@@ -32,7 +38,7 @@ async function main(): Promise<void> {
     connection,
     redis,
     subscriber: new EventSubscriber(redis, sub, logger),
-    tasks: new TaskService(client, connection, new StatusCache(redis, logger, ttlMs), config, logger),
+    tasks: new TaskService(client, connection, new StatusCache(redis, logger, ttlMs), config, logger, starter),
     accounts,
   });
   const server = createExpressServer(app);
@@ -50,7 +56,7 @@ async function main(): Promise<void> {
     server.closeAllConnections();
     redis.disconnect();
     sub.disconnect();
-    void connection.close().finally(() => process.exit(0));
+    void Promise.allSettled([starter.close(), connection.close()]).finally(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -19,6 +19,7 @@ import { viewFromDescription, isFinished } from './task-views';
 import { listTasks, ListQuery, ListPage } from './task-list';
 import { SessionRef, sessionRef, sessionStart, signalSession } from '../sessions/session-signals';
 import { ServerTiming, timed } from './server-timing';
+import { inProcessStarter, WorkflowStarter } from './start-thread/starter';
 
 export interface Submitted {
   taskId: string;
@@ -39,6 +40,8 @@ export class TaskService {
     private readonly cache: StatusCache,
     private readonly config: Config,
     private readonly logger: Logger,
+    /** Makes the submit path's start calls. Default: on the calling thread (the gateway process passes its start thread). */
+    private readonly starter: WorkflowStarter = inProcessStarter(client, connection),
   ) {}
 
   private deadline<T>(ms: number, fn: () => Promise<T>, notFound?: string): Promise<T> {
@@ -84,14 +87,18 @@ export class TaskService {
     const startTask = async () => {
       try {
         await timed(timing, 'temporal-start', () =>
-          this.deadline(5000, () =>
-            this.client.workflow.start('agentTask', {
-              workflowId: taskId,
-              taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-              args: [input],
-              memo: { account: account.account, session: sessionId, preview: req.message.slice(0, 200), requestHash, createdAt },
-              searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['queued'], [SEARCH_ATTRIBUTES.account]: [account.account], [SEARCH_ATTRIBUTES.session]: [sessionId] },
-              workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          temporalCall(() =>
+            this.starter.start({
+              workflowType: 'agentTask',
+              deadlineMs: 5000,
+              options: {
+                workflowId: taskId,
+                taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+                args: [input],
+                memo: { account: account.account, session: sessionId, preview: req.message.slice(0, 200), requestHash, createdAt },
+                searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['queued'], [SEARCH_ATTRIBUTES.account]: [account.account], [SEARCH_ATTRIBUTES.session]: [sessionId] },
+                workflowIdReusePolicy: 'REJECT_DUPLICATE',
+              },
             }),
           ),
         );
@@ -129,12 +136,16 @@ export class TaskService {
 
   /** Starts a new session whose first run already holds the turn (TaskInput.ownsTurn): no grant, no join. */
   private async openSession(account: Account, session: string, taskId: string): Promise<void> {
-    await this.deadline(5000, () =>
-      this.client.workflow.start('agentSession', {
-        workflowId: sessionWorkflowId(account.account, session),
-        taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-        args: [sessionStart(this.sessionRef(account, session), [], taskId)],
-        memo: { account: account.account, session },
+    await temporalCall(() =>
+      this.starter.start({
+        workflowType: 'agentSession',
+        deadlineMs: 5000,
+        options: {
+          workflowId: sessionWorkflowId(account.account, session),
+          taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+          args: [sessionStart(this.sessionRef(account, session), [], taskId)],
+          memo: { account: account.account, session },
+        },
       }),
     );
   }

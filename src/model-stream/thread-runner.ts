@@ -11,6 +11,7 @@ import path from 'node:path';
 import { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { StreamRunnerError, type ModelStreamRunner, type StreamOutcome, type StreamRequest, type StreamRunOptions, type TurnProgress } from '../../activities/model-stream';
+import { threadExecArgv } from '../thread-exec-argv';
 import type { FromThread, StreamError, StreamThreadConfig, ToThread } from './protocol';
 
 export interface ThreadedModelStreamOptions {
@@ -85,11 +86,7 @@ export class ThreadedModelStream implements ModelStreamRunner {
     // inherits the main thread's lowered priority: only a worker restart brings
     // the token path back to the start priority (raising it needs privilege).
     const entry = this.opts.entry ?? path.join(__dirname, 'thread-main.ts');
-    // TypeScript sources load through tsx, as in the worker process itself;
-    // under a test runner whose transform does not reach threads, add it.
-    const hasTsx = process.execArgv.some((a) => a.includes('tsx'));
-    const execArgv = entry.endsWith('.ts') && !hasTsx ? [...process.execArgv, '-r', require.resolve('tsx/cjs')] : undefined;
-    const worker = new Thread(entry, { workerData: this.opts.config, execArgv });
+    const worker = new Thread(entry, { workerData: this.opts.config, execArgv: threadExecArgv(entry) });
     let markReady!: (tid: number | undefined) => void;
     let markFailed!: (e: Error) => void;
     const ready = new Promise<number | undefined>((res, rej) => {

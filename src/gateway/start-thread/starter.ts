@@ -1,0 +1,129 @@
+// Starts workflows for the gateway's submit path. The threaded starter moves the
+// start calls off the main thread, whose event loop also relays every token to
+// the SSE clients: a start's gRPC work (a few ms of CPU in pieces) there made the
+// tokens that arrived meanwhile wait (docs/performance.md, session 11).
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import type { Client, Connection } from '@temporalio/client';
+import path from 'node:path';
+import { Worker as Thread } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { threadExecArgv } from '../../thread-exec-argv';
+import type { FromThread, StartError, StartRequest, StartThreadConfig, ToThread } from './protocol';
+
+export type { StartRequest } from './protocol';
+
+export interface WorkflowStarter {
+  /** Resolves once Temporal accepted the start; rejects with the client's error (name, message, gRPC code). */
+  start(req: StartRequest): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts on the calling thread (tests, and anything that embeds the gateway's service). */
+export function inProcessStarter(client: Client, connection: Connection): WorkflowStarter {
+  return {
+    start: async (req) => {
+      await connection.withDeadline(Date.now() + req.deadlineMs, () => client.workflow.start(req.workflowType, req.options));
+    },
+    close: async () => undefined,
+  };
+}
+
+/** An error the start thread reported: the client's name (e.g. WorkflowExecutionAlreadyStartedError), message and gRPC code. */
+export class StartCallError extends Error {
+  readonly code?: number;
+  constructor(e: StartError) {
+    super(e.message);
+    this.name = e.name;
+    if (e.code !== undefined) this.code = e.code;
+  }
+}
+
+export interface ThreadedStarterOptions {
+  config: StartThreadConfig;
+  logger: Logger;
+  /** Thread entry point. Default: thread-main.ts beside this file (tests point elsewhere). */
+  entry?: string;
+}
+
+interface Pending {
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+export class ThreadedStarter implements WorkflowStarter {
+  private thread?: { worker: Thread; ready: Promise<void> };
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private closed = false;
+
+  constructor(private readonly opts: ThreadedStarterOptions) {}
+
+  /** Starts the thread now (else the first start does); resolves once it takes calls. */
+  ready(): Promise<void> {
+    return this.ensure().ready;
+  }
+
+  start(req: StartRequest): Promise<void> {
+    if (this.closed) return Promise.reject(unavailable('the gateway is stopping'));
+    const { worker } = this.ensure();
+    const id = ++this.nextId;
+    return new Promise<void>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, req } satisfies ToThread);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const t = this.thread;
+    this.thread = undefined;
+    if (t) await t.worker.terminate();
+    this.failAll(unavailable('the gateway stopped its start thread'));
+  }
+
+  private ensure(): { worker: Thread; ready: Promise<void> } {
+    if (this.thread) return this.thread;
+    const entry = this.opts.entry ?? path.join(__dirname, 'thread-main.ts');
+    const worker = new Thread(entry, { workerData: this.opts.config, execArgv: threadExecArgv(entry) });
+    let markReady!: () => void;
+    let markFailed!: (e: Error) => void;
+    const ready = new Promise<void>((res, rej) => {
+      markReady = res;
+      markFailed = rej;
+    });
+    ready.catch(() => undefined);
+    worker.on('message', (m: FromThread) => {
+      if (m.type === 'ready') return markReady();
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (m.type === 'started') p.resolve();
+      else p.reject(new StartCallError(m.error));
+    });
+    worker.on('error', (err) => this.opts.logger.error({ err: err.message }, 'start thread failed'));
+    worker.on('exit', (code) => {
+      if (this.thread?.worker === worker) this.thread = undefined;
+      // Whether Temporal got a start in flight is unknown: the client hears "unavailable, retry",
+      // and a retry with the same Idempotency-Key finds the run if it did start.
+      const e = unavailable(`the gateway's start thread exited (code ${code})`);
+      markFailed(e);
+      if (!this.closed) {
+        this.opts.logger.warn({ code, starts: this.pending.size }, 'start thread exited; its starts fail as unavailable and the next one starts a new thread');
+        this.failAll(e);
+      }
+    });
+    this.thread = { worker, ready };
+    return this.thread;
+  }
+
+  private failAll(e: Error): void {
+    const all = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of all) p.reject(e);
+  }
+}
+
+/** Mapped to 503 with Retry-After by the gateway (mapTemporalError reads the gRPC code). */
+function unavailable(message: string): StartCallError {
+  return new StartCallError({ name: 'ServiceError', message, code: GrpcStatus.UNAVAILABLE });
+}
