@@ -9,7 +9,7 @@ import { EventSubscriber } from '../relay/subscriber';
 import { AccountDirectory, AccountsRegistry } from '../accounts/registry';
 import { parseApiKeys } from '../accounts/keys';
 import { TaskService } from './task-service';
-import { ThreadedStarter } from './start-thread/starter';
+import { inProcessStarter, relayAwareStarter, ThreadedStarter } from './start-thread/starter';
 import { createApp } from './app';
 import { createExpressServer } from '../http/express-server';
 
@@ -26,18 +26,20 @@ async function main(): Promise<void> {
   const registry = config.API_KEYS_SOURCE === 'temporal' ? new AccountsRegistry(client, config.TEMPORAL_TASK_QUEUE) : undefined;
   const accounts = new AccountDirectory(registry, envKeys, logger);
   await accounts.start().catch(() => logger.warn('accounts registry not reachable yet; serving API_KEYS accounts'));
-  const starter = new ThreadedStarter({
+  const threaded = new ThreadedStarter({
     config: { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, logLevel: config.LOG_LEVEL, logJson: config.LOG_JSON },
     logger,
   });
-  await starter.ready();
+  await threaded.ready();
+  const subscriber = new EventSubscriber(redis, sub, logger);
+  const starter = relayAwareStarter(inProcessStarter(client, connection), threaded, () => subscriber.activeTasks > 0);
   const app = createApp({
     config,
     logger,
     client,
     connection,
     redis,
-    subscriber: new EventSubscriber(redis, sub, logger),
+    subscriber,
     tasks: new TaskService(client, connection, new StatusCache(redis, logger, ttlMs), config, logger, starter),
     accounts,
   });

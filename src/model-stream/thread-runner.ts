@@ -8,10 +8,10 @@
 // On its own event loop, and with the main thread niced (WORKER_NICE), the
 // token path keeps the priority the API processes have.
 import path from 'node:path';
-import { Worker as Thread } from 'node:worker_threads';
+import type { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { StreamRunnerError, type ModelStreamRunner, type StreamOutcome, type StreamRequest, type StreamRunOptions, type TurnProgress } from '../../activities/model-stream';
-import { threadExecArgv } from '../thread-exec-argv';
+import { spawnThread } from '../spawn-thread';
 import type { FromThread, StreamError, StreamThreadConfig, ToThread } from './protocol';
 
 export interface ThreadedModelStreamOptions {
@@ -86,16 +86,12 @@ export class ThreadedModelStream implements ModelStreamRunner {
     // inherits the main thread's lowered priority: only a worker restart brings
     // the token path back to the start priority (raising it needs privilege).
     const entry = this.opts.entry ?? path.join(__dirname, 'thread-main.ts');
-    const worker = new Thread(entry, { workerData: this.opts.config, execArgv: threadExecArgv(entry) });
-    let markReady!: (tid: number | undefined) => void;
-    let markFailed!: (e: Error) => void;
-    const ready = new Promise<number | undefined>((res, rej) => {
-      markReady = res;
-      markFailed = rej;
-    });
+    const exited = (code: number) => new StreamRunnerError(`the worker's token thread exited (code ${code})`);
+    const { worker, ready: readyMsg } = spawnThread<Extract<FromThread, { type: 'ready' }>>(entry, this.opts.config, exited);
+    const ready = readyMsg.then((m) => m.tid);
     ready.catch(() => undefined);
     worker.on('message', (m: FromThread) => {
-      if (m.type === 'ready') return markReady(m.tid);
+      if (m.type === 'ready') return;
       const p = this.pending.get(m.id);
       if (!p) return;
       if (m.type === 'progress') {
@@ -109,8 +105,7 @@ export class ThreadedModelStream implements ModelStreamRunner {
     worker.on('error', (err) => this.opts.logger.error({ err: err.message }, 'model stream thread failed'));
     worker.on('exit', (code) => {
       if (this.thread?.worker === worker) this.thread = undefined;
-      const e = new StreamRunnerError(`the worker's token thread exited (code ${code})`);
-      markFailed(e);
+      const e = exited(code);
       if (!this.closed) {
         this.opts.logger.warn({ code, streams: this.pending.size }, 'model stream thread exited; its streams are retried and the next one starts a new thread');
         this.failAll(e);

@@ -1,13 +1,14 @@
 // Starts workflows for the gateway's submit path. The threaded starter moves the
 // start calls off the main thread, whose event loop also relays every token to
 // the SSE clients: a start's gRPC work (a few ms of CPU in pieces) there made the
-// tokens that arrived meanwhile wait (docs/performance.md, session 11).
+// tokens that arrived meanwhile wait (docs/performance.md, session 11). With no
+// stream open there is nothing to make wait, and the gateway starts in process.
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Client, Connection } from '@temporalio/client';
 import path from 'node:path';
-import { Worker as Thread } from 'node:worker_threads';
+import type { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { threadExecArgv } from '../../thread-exec-argv';
+import { spawnThread } from '../../spawn-thread';
 import type { FromThread, StartError, StartRequest, StartThreadConfig, ToThread } from './protocol';
 
 export type { StartRequest } from './protocol';
@@ -25,6 +26,21 @@ export function inProcessStarter(client: Client, connection: Connection): Workfl
       await connection.withDeadline(Date.now() + req.deadlineMs, () => client.workflow.start(req.workflowType, req.options));
     },
     close: async () => undefined,
+  };
+}
+
+/**
+ * Starts on `threaded` while `relaying()` (the gateway has SSE streams open), else on
+ * `inProcess`. The thread hop costs each submit about half a millisecond at p50 and
+ * a millisecond of gateway CPU (paced background submits, docs/performance.md):
+ * worth paying only while tokens would otherwise wait behind the start.
+ */
+export function relayAwareStarter(inProcess: WorkflowStarter, threaded: WorkflowStarter, relaying: () => boolean): WorkflowStarter {
+  return {
+    start: (req) => (relaying() ? threaded : inProcess).start(req),
+    close: async () => {
+      await Promise.all([inProcess.close(), threaded.close()]);
+    },
   };
 }
 
@@ -84,16 +100,13 @@ export class ThreadedStarter implements WorkflowStarter {
   private ensure(): { worker: Thread; ready: Promise<void> } {
     if (this.thread) return this.thread;
     const entry = this.opts.entry ?? path.join(__dirname, 'thread-main.ts');
-    const worker = new Thread(entry, { workerData: this.opts.config, execArgv: threadExecArgv(entry) });
-    let markReady!: () => void;
-    let markFailed!: (e: Error) => void;
-    const ready = new Promise<void>((res, rej) => {
-      markReady = res;
-      markFailed = rej;
-    });
+    const exited = (code: number) => unavailable(`the gateway's start thread exited (code ${code})`);
+    const spawned = spawnThread(entry, this.opts.config, exited);
+    const { worker } = spawned;
+    const ready = spawned.ready.then(() => undefined);
     ready.catch(() => undefined);
     worker.on('message', (m: FromThread) => {
-      if (m.type === 'ready') return markReady();
+      if (m.type === 'ready') return;
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
@@ -105,8 +118,7 @@ export class ThreadedStarter implements WorkflowStarter {
       if (this.thread?.worker === worker) this.thread = undefined;
       // Whether Temporal got a start in flight is unknown: the client hears "unavailable, retry",
       // and a retry with the same Idempotency-Key finds the run if it did start.
-      const e = unavailable(`the gateway's start thread exited (code ${code})`);
-      markFailed(e);
+      const e = exited(code);
       if (!this.closed) {
         this.opts.logger.warn({ code, starts: this.pending.size }, 'start thread exited; its starts fail as unavailable and the next one starts a new thread');
         this.failAll(e);

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import pino from 'pino';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { StartCallError, ThreadedStarter, WorkflowStarter, inProcessStarter } from '../../../src/gateway/start-thread/starter';
+import { StartCallError, ThreadedStarter, WorkflowStarter, inProcessStarter, relayAwareStarter } from '../../../src/gateway/start-thread/starter';
 import type { StartRequest } from '../../../src/gateway/start-thread/protocol';
 import { mapTemporalError } from '../../../src/gateway/temporal-errors';
 import { DependencyUnavailableError } from '../../../src/errors';
@@ -90,4 +90,21 @@ test('after close, starts fail at once as unavailable', async () => {
   await s.close();
   const err = await s.start(request(`wf_${randomUUID()}`)).catch((e) => e);
   expect(mapTemporalError(err)).toBeInstanceOf(DependencyUnavailableError);
+});
+
+test('the relay-aware starter uses the thread only while streams are open, and closes both', async () => {
+  const calls: string[] = [];
+  const fake = (name: string): WorkflowStarter => ({
+    start: async (req) => void calls.push(`${name}:${req.options.workflowId}`),
+    close: async () => void calls.push(`${name}:closed`),
+  });
+  let streams = 0;
+  const starter = relayAwareStarter(fake('here'), fake('thread'), () => streams > 0);
+  await starter.start(request('a'));
+  streams = 2;
+  await starter.start(request('b'));
+  streams = 0;
+  await starter.start(request('c'));
+  await starter.close();
+  expect(calls).toEqual(['here:a', 'thread:b', 'here:c', 'here:closed', 'thread:closed']);
 });
