@@ -19,7 +19,7 @@ export interface WorkflowStarter {
   close(): Promise<void>;
 }
 
-/** Starts on the calling thread (tests, and anything that embeds the gateway's service). */
+/** Starts on the calling thread: the gateway with no stream open, tests, embedders. */
 export function inProcessStarter(client: Client, connection: Connection): WorkflowStarter {
   return {
     start: async (req) => {
