@@ -6,9 +6,8 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Client, Connection } from '@temporalio/client';
 import path from 'node:path';
-import type { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { spawnThread } from '../../spawn-thread';
+import { HelperThread } from '../../helper-thread';
 import type { FromThread, StartError, StartRequest, StartThreadConfig, ToThread } from './protocol';
 
 export type { StartRequest } from './protocol';
@@ -66,72 +65,46 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
-export class ThreadedStarter implements WorkflowStarter {
-  private thread?: { worker: Thread; ready: Promise<void> };
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 0;
-  private closed = false;
-
-  constructor(private readonly opts: ThreadedStarterOptions) {}
+export class ThreadedStarter extends HelperThread<Pending, Extract<FromThread, { type: 'ready' }>> implements WorkflowStarter {
+  constructor(opts: ThreadedStarterOptions) {
+    super({
+      entry: opts.entry ?? path.join(__dirname, 'thread-main.ts'),
+      workerData: opts.config,
+      logger: opts.logger,
+      name: 'start thread',
+      // Whether Temporal got a start in flight is unknown: the client hears "unavailable, retry",
+      // and a retry with the same Idempotency-Key finds the run if it did start.
+      onLoss: 'its starts fail as unavailable and the next one starts a new thread',
+      exitError: (code) => unavailable(`the gateway's start thread exited (code ${code})`),
+    });
+  }
 
   /** Starts the thread now (else the first start does); resolves once it takes calls. */
-  ready(): Promise<void> {
-    return this.ensure().ready;
+  async ready(): Promise<void> {
+    await this.thread().ready;
   }
 
   start(req: StartRequest): Promise<void> {
     if (this.closed) return Promise.reject(unavailable('the gateway is stopping'));
-    const { worker } = this.ensure();
-    const id = ++this.nextId;
+    const { worker } = this.thread();
+    const id = this.nextId();
     return new Promise<void>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       worker.postMessage({ id, req } satisfies ToThread);
     });
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    const t = this.thread;
-    this.thread = undefined;
-    if (t) await t.worker.terminate();
-    this.failAll(unavailable('the gateway stopped its start thread'));
+  close(): Promise<void> {
+    return this.stop(unavailable('the gateway stopped its start thread'));
   }
 
-  private ensure(): { worker: Thread; ready: Promise<void> } {
-    if (this.thread) return this.thread;
-    const entry = this.opts.entry ?? path.join(__dirname, 'thread-main.ts');
-    const exited = (code: number) => unavailable(`the gateway's start thread exited (code ${code})`);
-    const spawned = spawnThread(entry, this.opts.config, exited);
-    const { worker } = spawned;
-    const ready = spawned.ready.then(() => undefined);
-    ready.catch(() => undefined);
-    worker.on('message', (m: FromThread) => {
-      if (m.type === 'ready') return;
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      this.pending.delete(m.id);
-      if (m.type === 'started') p.resolve();
-      else p.reject(new StartCallError(m.error));
-    });
-    worker.on('error', (err) => this.opts.logger.error({ err: err.message }, 'start thread failed'));
-    worker.on('exit', (code) => {
-      if (this.thread?.worker === worker) this.thread = undefined;
-      // Whether Temporal got a start in flight is unknown: the client hears "unavailable, retry",
-      // and a retry with the same Idempotency-Key finds the run if it did start.
-      const e = exited(code);
-      if (!this.closed) {
-        this.opts.logger.warn({ code, starts: this.pending.size }, 'start thread exited; its starts fail as unavailable and the next one starts a new thread');
-        this.failAll(e);
-      }
-    });
-    this.thread = { worker, ready };
-    return this.thread;
-  }
-
-  private failAll(e: Error): void {
-    const all = [...this.pending.values()];
-    this.pending.clear();
-    for (const p of all) p.reject(e);
+  protected onMessage(msg: unknown): void {
+    const m = msg as Exclude<FromThread, { type: 'ready' }>;
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    this.pending.delete(m.id);
+    if (m.type === 'started') p.resolve();
+    else p.reject(new StartCallError(m.error));
   }
 }
 
