@@ -2,7 +2,10 @@
 // scripted model and small local servers: every scenario runs with the SDK's
 // default fetch too, so each test states that the client behaves the same
 // either way (results, error classes, statuses, what the activity would retry).
+import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import OpenAI from 'openai';
@@ -217,6 +220,44 @@ describe('the node:http fetch itself', () => {
     expect(await res.text()).toBe('from fallback');
     expect(calls).toEqual(['http://127.0.0.1:9/never']);
     f.close();
+  });
+
+  test('https: answers and streams over TLS through the agent given; by default an unknown certificate is refused', async () => {
+    const dir = path.join(__dirname, 'fixtures/tls');
+    const cert = fs.readFileSync(path.join(dir, 'cert.pem'));
+    const chunk = (content: string) => ({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+    const server = https.createServer({ cert, key: fs.readFileSync(path.join(dir, 'key.pem')) }, (req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        if (!JSON.parse(body).stream) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'secure' } }] }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const w of ['se', 'cure']) res.write(`data: ${JSON.stringify(chunk(w))}\n\n`);
+        res.end('data: [DONE]\n\n');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const baseURL = `https://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const trusting = createHttpFetch({ httpsAgent: new https.Agent({ ca: cert, keepAlive: true }) });
+    const strict = createHttpFetch();
+    try {
+      const client = new OpenAI({ apiKey: 'k', baseURL, maxRetries: 0, fetch: trusting });
+      expect((await client.chat.completions.create({ model: 'm', messages: [user('x')] })).choices[0].message.content).toBe('secure');
+      const parts: string[] = [];
+      for await (const c of await client.chat.completions.create({ model: 'm', stream: true, messages: [user('x')] })) parts.push(c.choices[0]?.delta?.content ?? '');
+      expect(parts.join('')).toBe('secure');
+      const unverified = new OpenAI({ apiKey: 'k', baseURL, maxRetries: 0, fetch: strict });
+      await expect(unverified.chat.completions.create({ model: 'm', messages: [user('x')] })).rejects.toBeInstanceOf(OpenAI.APIConnectionError);
+    } finally {
+      trusting.close();
+      strict.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   test('a body is read once', async () => {
