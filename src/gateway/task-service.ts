@@ -40,7 +40,7 @@ export class TaskService {
     private readonly cache: StatusCache,
     private readonly config: Config,
     private readonly logger: Logger,
-    /** Makes the submit path's start calls. Default: on the calling thread (the gateway process passes its start thread). */
+    /** Makes the submit path's start calls. Default: on the calling thread (the gateway process passes relayAwareStarter). */
     private readonly starter: WorkflowStarter = inProcessStarter(client, connection),
   ) {}
 
