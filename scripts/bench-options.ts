@@ -22,6 +22,8 @@ export interface BenchOptions {
   relayTasks: number;
   relayTokens: number;
   relayDelayMs: number;
+  /** Split each relay token's time at Redis pub/sub (worker hop, gateway hop); adds an observer, so off by default. */
+  relayHops: boolean;
   loadTasks: number;
   loadSse: number;
   loadTokens: number;
@@ -67,6 +69,11 @@ scripted model in this process), measures, prints a table, stops everything.
                          highest count (fewer, in proportion, at lower)  (40)
   --relay-tokens N       tokens per relay task                          (40)
   --relay-delay MS       model delay before each token                  (20)
+  --relay-hops           also split each token's time at Redis pub/sub
+                         (worker hop, gateway hop) with a pattern
+                         subscription in this process: an observer the
+                         service does not have, which adds its own load
+                         to the figures it splits                       (off)
   --load-tasks N         background tasks in the load phase             (1000)
   --load-sse N           SSE clients on GET /tasks/{id}/events           (500)
   --load-tokens N        tokens per load task (streamed to the relay)   (20)
@@ -114,7 +121,7 @@ const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   'time-limit': ['timeLimitS', 480, 30],
 };
 const STRING_FLAGS = ['concurrency', 'submit-rate', 'phases', 'profile', 'json'];
-const BOOL_FLAGS = ['echo-children', 'persist'];
+const BOOL_FLAGS = ['echo-children', 'persist', 'relay-hops'];
 
 const envName = (flag: string) => `BENCH_${flag.toUpperCase().replace(/-/g, '_')}`;
 
@@ -152,7 +159,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
   const phases = (raw.phases ?? DEFAULT_PHASES.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of phases) if (!(PHASES as readonly string[]).includes(p)) throw new Error(`unknown phase ${p} (${PHASES.join(', ')})`);
   return {
-    ...(opts as Omit<BenchOptions, 'concurrency' | 'submitRates' | 'phases' | 'profileDir' | 'jsonOut' | 'echoChildren'>),
+    ...(opts as Omit<BenchOptions, 'concurrency' | 'submitRates' | 'phases' | 'profileDir' | 'jsonOut' | 'echoChildren' | 'persist' | 'relayHops'>),
     concurrency,
     submitRates,
     phases: new Set(phases as Phase[]),
@@ -160,5 +167,6 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     jsonOut: raw.json,
     echoChildren: raw['echo-children'] === 'true' || raw['echo-children'] === '1',
     persist: raw.persist === 'true' || raw.persist === '1',
+    relayHops: raw['relay-hops'] === 'true' || raw['relay-hops'] === '1',
   };
 }

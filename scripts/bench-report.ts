@@ -127,7 +127,8 @@ export function printReport(
     );
   }
   const hops = (h: HopSummaries) =>
-    `p50/p99 ${fmtMs(h.total.p50)}/${fmtMs(h.total.p99)} ms (n=${h.total.count}; p99 of the worker hop ${fmtMs(h.workerHop.p99)}, of the gateway hop ${fmtMs(h.gatewayHop.p99)})`;
+    `p50/p99 ${fmtMs(h.total.p50)}/${fmtMs(h.total.p99)} ms (n=${h.total.count}` +
+    (h.workerHop.count > 0 ? `; p99 of the worker hop ${fmtMs(h.workerHop.p99)}, of the gateway hop ${fmtMs(h.gatewayHop.p99)})` : ')');
   for (const r of relaySplits) {
     out.push(`token relay @${r.streams}: tokens emitted within ${START_BURST_MS} ms after a task start ${hops(r.nearStart)}, other tokens ${hops(r.otherwise)}`);
   }
@@ -183,8 +184,9 @@ export function printReport(
     '- Token relay: the scripted model runs in this process, so its writes and the SSE client\'s reads share one clock',
     '  (performance.now()). Each relay task asks ([[say]] + [[slow]]) for a reply of unique tokens; the model\'s',
     '  onTokenWritten hook stamps each token right after res.write, the client stamps each chunk on arrival and matches',
-    '  agent_response contents. The split uses a Redis pattern subscription in this process that sees each event when',
-    '  the gateway does. Includes the OpenAI SDK stream parse in the worker, the Redis round trip, the gateway relay.',
+    '  agent_response contents. Includes the OpenAI SDK stream parse in the worker, the Redis round trip, the gateway',
+    '  relay. With --relay-hops a Redis pattern subscription in this process sees each event when the gateway does and',
+    '  splits the time there; it is off by default because that observer adds its own load to what it measures.',
     '- Time to first event: from the POST (Accept: text/event-stream, streaming: true) to the first `data:` line, which',
     '  is agent_started: submit + workflow start + session turn + first publish.',
     '- Baseline: scripts/bench-baseline-server.ts in its own Node process (like the gateway): Express, one ioredis GET of',

@@ -66,6 +66,20 @@ export class RelayWatcher {
     }
   }
 
+  /**
+   * Unsubscribes until resume(). The subscription is an observer the service
+   * does not have: Redis writes every event to it too, and this process wakes
+   * for each one, on the very cores and event loop whose delays the relay row
+   * measures. Tasks that end meanwhile are not seen.
+   */
+  async pause(): Promise<void> {
+    await this.sub.punsubscribe();
+  }
+
+  async resume(): Promise<void> {
+    await this.sub.psubscribe(`${CHANNEL_PREFIX}*`);
+  }
+
   stop(): void {
     this.sub.disconnect();
   }
