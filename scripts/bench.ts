@@ -36,7 +36,7 @@ import { BenchClient, startBenchClient } from './bench-client-host';
 import { closedLoop, openSse, target } from './bench-http';
 import { runLoad, LoadResult } from './bench-load';
 import { parseOptions, Phase } from './bench-options';
-import { CpuMeter, cpuProbeMs, processBusyS, waitForPort, waitQuiet } from './bench-proc';
+import { collectOwnGarbage, CpuMeter, cpuProbeMs, processBusyS, waitForPort, waitQuiet } from './bench-proc';
 import { monotonicUs } from './bench-profile';
 import { Burst, CLIENT_WARMUP, printProfiles, printReport, Row, START_BURST_MS, submitSplitRows } from './bench-report';
 import { fmtMs, RelaySplit, splitByStart, summarize, TokenTiming } from './bench-stats';
@@ -384,6 +384,11 @@ async function main(): Promise<void> {
         if (left() <= 0) break;
         const sseApi = target(stack.gatewayUrl, API_KEY, C);
         const pubAt = new Map<string, number>();
+        // As before the other rows: the last phase's tasks finished first. And this process's own
+        // heap collected, so its next major GC is not due during the row.
+        const q = await waitQuiet(() => Object.values(pidsNow()));
+        if (!q.quiet) log(`relay @${C}: the stack did not settle (${q.cores.toFixed(2)} cores busy after ${(q.waitedMs / 1000).toFixed(1)} s); measuring anyway`);
+        collectOwnGarbage();
         if (opts.relayHops) {
           watcher.onEvent = (ev, at) => {
             if (ev.type === 'agent_response' && RELAY_TOKEN.test(ev.content.trim())) pubAt.set(ev.content.trim(), at);
