@@ -26,7 +26,7 @@ import { spawn, ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { startStack, Stack } from '../src/launcher/stack';
 import { startScriptedModel } from '../src/scripted-model';
@@ -36,20 +36,18 @@ import { BenchClient, startBenchClient } from './bench-client-host';
 import { closedLoop, openSse, target } from './bench-http';
 import { runLoad, LoadResult } from './bench-load';
 import { parseOptions, Phase } from './bench-options';
+import { LOOP_DELAY_RESOLUTION_MS, measureRelayRow, RELAY_TOKEN } from './bench-relay';
 import { collectOwnGarbage, CpuMeter, cpuProbeMs, processBusyS, waitForPort, waitQuiet } from './bench-proc';
 import { monotonicUs } from './bench-profile';
+import { guardRun, stackEnv } from './bench-setup';
 import { Burst, CLIENT_WARMUP, printProfiles, printReport, Row, START_BURST_MS, submitSplitRows } from './bench-report';
-import { fmtMs, RelaySplit, splitByStart, summarize, TokenTiming } from './bench-stats';
+import { fmtMs, RelaySplit, splitByStart, summarize } from './bench-stats';
 import { RelayWatcher } from './bench-watch';
 
 const API_KEY = 'bench-key-0123456789';
 /** Keys of the load phase's accounts (load0, load1, ...). */
 const loadKey = (i: number) => `bench-load-${i}-0123456789`;
 const ROOT = path.resolve(__dirname, '..');
-/** Relay tokens are 'z' + 5 base-36 digits: unique, and one scripted-model token each (<= 6 characters). */
-const RELAY_TOKEN = /^z[0-9a-z]{5}$/;
-/** Sampling period of the relay phase's event-loop delay monitor. */
-const LOOP_DELAY_RESOLUTION_MS = 10;
 const BASELINE_KEY = 'aes:bench:baseline';
 
 const TARGETS = { submit: 20, status: 5, result: 10, relay: 5 } as const;
@@ -75,30 +73,8 @@ async function main(): Promise<void> {
     },
   });
 
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR', 'NODE_OPTIONS']) delete env[k];
-  // An OPENAI_API_KEY stops the stack from starting its own scripted model, so
-  // the worker talks to the one in this process (the one with the hook).
-  Object.assign(env, {
-    API_KEYS: [`${API_KEY}:bench`, ...Array.from({ length: opts.loadAccounts }, (_, i) => `${loadKey(i)}:load${i}`)].join(','),
-    LOG_LEVEL: 'warn',
-    OPENAI_API_KEY: 'bench-scripted-model',
-    OPENAI_BASE_URL: model.url,
-    MODEL_FLASH: 'scripted-flash',
-    MODEL_BASE: 'scripted-base',
-    MODEL_MAX: 'scripted-max',
-  });
-  const profileDir = opts.profileDir ? path.resolve(opts.profileDir) : undefined;
-  const savedNodeOptions = process.env.NODE_OPTIONS;
-  if (profileDir) {
-    fs.mkdirSync(profileDir, { recursive: true });
-    // Node refuses --cpu-prof in NODE_OPTIONS; a preloaded module starts the same profiler.
-    env.NODE_OPTIONS = `--require ${require.resolve('tsx/cjs')} --require ${path.join(__dirname, 'bench-cpu-prof.ts')}`;
-    env.BENCH_CPU_PROF_DIR = profileDir;
-    process.env.BENCH_CPU_PROF_DIR = profileDir;
-    // The engine is spawned with this process's environment, not opts.env.
-    process.env.NODE_OPTIONS = env.NODE_OPTIONS;
-  }
+  const apiKeys = [`${API_KEY}:bench`, ...Array.from({ length: opts.loadAccounts }, (_, i) => `${loadKey(i)}:load${i}`)];
+  const { env, profileDir, restore: restoreProfilingEnv } = stackEnv(opts, apiKeys, model.url);
 
   // Removed by cleanup(); only the bench's own temporary folder.
   const dataDir = opts.persist ? fs.mkdtempSync(path.join(os.tmpdir(), 'aes-bench-')) : undefined;
@@ -121,23 +97,12 @@ async function main(): Promise<void> {
       await model.close();
       if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     })());
-  // Last resort when the process dies without cleanup: no orphans.
-  process.on('exit', () => {
-    for (const c of Object.values(stack?.children ?? {})) if (c.proc.exitCode === null && c.proc.pid) safeKill(c.proc.pid);
-    if (baseline?.pid && baseline.exitCode === null) safeKill(baseline.pid);
+  guardRun({
+    timeLimitS: opts.timeLimitS,
+    cleanup,
+    children: () => [...Object.values(stack?.children ?? {}).map((c) => c.proc), baseline],
+    log,
   });
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(sig, () => {
-      log(`${sig}: stopping the stack`);
-      void cleanup().finally(() => process.exit(130));
-    });
-  }
-  // Hard stop: a wedged phase must not keep the run (and its children) alive.
-  const hardStop = setTimeout(() => {
-    log('hard time limit reached: stopping everything');
-    void cleanup().finally(() => process.exit(2));
-  }, (opts.timeLimitS + 90) * 1000);
-  hardStop.unref();
 
   const rows: Row[] = [];
   let load: LoadResult | undefined;
@@ -157,11 +122,7 @@ async function main(): Promise<void> {
   try {
     log(`starting the stack (${os.cpus().length} cores, Node ${process.version})${profileDir ? `, profiling into ${profileDir}` : ''}`);
     stack = await startStack({ gatewayPort: 0, temporalPort: 0, env, log, echoChildren: opts.echoChildren, dataDir });
-    if (profileDir) {
-      if (savedNodeOptions === undefined) delete process.env.NODE_OPTIONS;
-      else process.env.NODE_OPTIONS = savedNodeOptions;
-      delete process.env.BENCH_CPU_PROF_DIR;
-    }
+    restoreProfilingEnv();
     profileWindow.fromUs = monotonicUs();
     // A function: the isolated phase restarts the worker under a new pid.
     const pidsNow = () => ({
@@ -382,86 +343,43 @@ async function main(): Promise<void> {
       if (!opts.relayHops) await watcher.pause();
       for (const C of levels) {
         if (left() <= 0) break;
-        const sseApi = target(stack.gatewayUrl, API_KEY, C);
-        const pubAt = new Map<string, number>();
         // As before the other rows: the last phase's tasks finished first. And this process's own
         // heap collected, so its next major GC is not due during the row.
         const q = await waitQuiet(() => Object.values(pidsNow()));
         if (!q.quiet) log(`relay @${C}: the stack did not settle (${q.cores.toFixed(2)} cores busy after ${(q.waitedMs / 1000).toFixed(1)} s); measuring anyway`);
         collectOwnGarbage();
-        if (opts.relayHops) {
-          watcher.onEvent = (ev, at) => {
-            if (ev.type === 'agent_response' && RELAY_TOKEN.test(ev.content.trim())) pubAt.set(ev.content.trim(), at);
-          };
-        }
-        const overhead: number[] = [];
-        // Token emission times next to task start times: tells whether the
-        // tail comes from other tasks' start-up work (workflow tasks, the
-        // session and slot activities) landing on the same worker.
-        const tokenAt: TokenTiming[] = [];
-        const postedAt: number[] = [];
-        const workerHop: number[] = [];
-        const gatewayHop: number[] = [];
-        let errors = 0;
         const tasks = Math.max(3, Math.round((opts.relayTasks * C) / maxC));
         const m0 = cpu.mark();
         const fromUs = monotonicUs();
-        // This process reads the SSE streams: its own event-loop delay is part of every figure.
-        // Sampled every 10 ms, not every 1: a 1 ms timer woke this process a thousand times a
-        // second on the cores it measures (four alternating relay-only pairs at 8 streams,
-        // session 12: p99 4.65/5.45, 4.69/4.75, 8.16/8.16, 5.28/5.98 ms without/with it).
-        const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
-        loopDelay.enable();
-        await closedLoop(tasks, C, async (i) => {
-          if (left() <= 0) return;
-          const words = Array.from({ length: opts.relayTokens }, () => `z${(counter++).toString(36).padStart(5, '0')}`);
-          // A random phase (first=) keeps concurrent streams from emitting in
-          // lockstep, which would turn every token into a burst of C at once.
-          const phase = Math.floor(Math.random() * Math.max(1, opts.relayDelayMs));
-          const message = `[[say text="${words.join(' ')}"]] [[slow delay=${opts.relayDelayMs} first=${phase}]] relay ${i}`;
-          try {
-            postedAt.push(performance.now());
-            const stream = await openSse(sseApi, 'POST', '/', { message, streaming: true }, (ev) => {
-              if (ev.data?.type !== 'agent_response') return;
-              const k = String(ev.data.content).trim();
-              const emitted = emittedAt.get(k);
-              const published = pubAt.get(k);
-              if (emitted === undefined) {
-                errors++;
-                return;
-              }
-              overhead.push(ev.at - emitted);
-              const hops = published === undefined ? {} : { workerMs: published - emitted, gatewayMs: ev.at - published };
-              tokenAt.push({ emitted, ms: ev.at - emitted, ...hops });
-              if (hops.workerMs !== undefined) {
-                workerHop.push(hops.workerMs);
-                gatewayHop.push(hops.gatewayMs);
-              }
-            });
-            if (stream.status !== 200) errors++;
-            await stream.done;
-          } catch {
-            errors++;
-          }
+        const r = await measureRelayRow({
+          api: target(stack.gatewayUrl, API_KEY, C),
+          streams: C,
+          tasks,
+          opts,
+          emittedAt,
+          watcher,
+          nextToken: () => `z${(counter++).toString(36).padStart(5, '0')}`,
+          left,
         });
-        watcher.onEvent = undefined;
-        loopDelay.disable();
         const otherCores = CpuMeter.foreignCores(m0, cpu.mark());
         const window = { fromUs, toUs: monotonicUs() };
         const streams = `${C} stream${C > 1 ? 's' : ''}`;
-        const row: Row = { label: 'token relay: model write -> SSE client read', concurrency: streams, s: summarize(overhead), errors, targetP99: TARGETS.relay, otherCores, window };
+        const row: Row = { label: 'token relay: model write -> SSE client read', concurrency: streams, s: summarize(r.overhead), errors: r.errors, targetP99: TARGETS.relay, otherCores, window };
         rows.push(row);
         if (opts.relayHops) {
-          rows.push({ label: '  of which: model -> Redis pub/sub (worker hop)', concurrency: streams, s: summarize(workerHop), errors: 0, otherCores });
-          rows.push({ label: '  of which: Redis pub/sub -> SSE client (gateway hop)', concurrency: streams, s: summarize(gatewayHop), errors: 0, otherCores });
+          rows.push({ label: '  of which: model -> Redis pub/sub (worker hop)', concurrency: streams, s: summarize(r.workerHop), errors: 0, otherCores });
+          rows.push({ label: '  of which: Redis pub/sub -> SSE client (gateway hop)', concurrency: streams, s: summarize(r.gatewayHop), errors: 0, otherCores });
         }
-        const split = splitByStart(C, tokenAt, postedAt, START_BURST_MS);
+        // Token emission times next to task start times: tells whether the
+        // tail comes from other tasks' start-up work (workflow tasks, the
+        // session and slot activities) landing on the same worker.
+        const split = splitByStart(C, r.tokenAt, r.postedAt, START_BURST_MS);
         relaySplits.push(split);
         const { nearStart: near, otherwise: far } = split;
         log(
-          `relay @${C}: ${overhead.length} tokens from ${tasks} tasks, p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms, errors ${errors}; ` +
+          `relay @${C}: ${r.overhead.length} tokens from ${tasks} tasks, p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms, errors ${r.errors}; ` +
             `tokens within ${START_BURST_MS} ms after a task start: n=${near.total.count} p99=${fmtMs(near.total.p99)} ms, others: n=${far.total.count} p99=${fmtMs(far.total.p99)} ms; ` +
-            `this process's event-loop delay p99 ${fmtMs(loopDelay.percentile(99) / 1e6 - LOOP_DELAY_RESOLUTION_MS)} ms (over its ${LOOP_DELAY_RESOLUTION_MS} ms timer)`,
+            `this process's event-loop delay p99 ${fmtMs(r.loopDelayP99Ms)} ms (over its ${LOOP_DELAY_RESOLUTION_MS} ms timer)`,
         );
       }
       if (!opts.relayHops) await watcher.resume();
@@ -507,14 +425,6 @@ async function main(): Promise<void> {
   }
   const failed = (load && (load.timedOut || load.completed !== load.accepted)) || rows.some((r) => r.s.count === 0);
   process.exitCode = failed ? 1 : 0;
-}
-
-function safeKill(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
