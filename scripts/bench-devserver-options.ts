@@ -1,0 +1,87 @@
+// Command-line and environment options of scripts/bench-devserver.ts: what to run,
+// how long for, and how to launch the server and the worker.
+import * as path from 'node:path';
+
+const REPO_ROOT = path.resolve(__dirname, '..');
+const DEFAULT_SERVER_BIN = path.join(REPO_ROOT, 'bin', 'temporal-dev');
+
+export interface Options {
+  workflows: number;
+  concurrency: number[];
+  modes: Mode[];
+  flatWorkflows: number;
+  flatStep: number;
+  flatConcurrency: number;
+  warmup: number;
+  timeLimitS: number;
+  serverNodeFlags: string[];
+  serverBin: string;
+  workerCompression: 'gzip' | 'none';
+  workerPollers?: number;
+  jsonOut?: string;
+}
+
+export type Mode = 'memory' | 'file';
+
+const USAGE = `usage: npm run bench:devserver -- [--workflows N] [--concurrency 1,100] [--modes memory,file|none]
+       [--flat N (0 skips)] [--flat-step N] [--flat-concurrency N] [--warmup N] [--time-limit S]
+       [--server-node-flags "--cpu-prof --cpu-prof-dir=/tmp/prof"] [--server-bin PATH] [--json FILE]
+       [--worker-compression gzip|none] [--worker-pollers N]`;
+
+export function parseOptions(argv: string[]): Options {
+  const env = process.env;
+  const raw: Record<string, string | undefined> = {
+    workflows: env.BENCH_WORKFLOWS,
+    concurrency: env.BENCH_CONCURRENCY,
+    modes: env.BENCH_MODES,
+    flat: env.BENCH_FLAT_WORKFLOWS,
+    'flat-step': env.BENCH_FLAT_STEP,
+    'flat-concurrency': env.BENCH_FLAT_CONCURRENCY,
+    warmup: env.BENCH_WARMUP,
+    'time-limit': env.BENCH_TIME_LIMIT_S,
+    'server-node-flags': env.BENCH_SERVER_NODE_FLAGS,
+    'server-bin': env.BENCH_SERVER_BIN,
+    'worker-compression': undefined,
+    'worker-pollers': undefined,
+    json: undefined,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--help' || arg === '-h') {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    if (!m || !(m[1] in raw)) throw new Error(`unknown argument ${arg}\n${USAGE}`);
+    const value = m[2] ?? argv[++i];
+    if (value === undefined) throw new Error(`${arg} needs a value`);
+    raw[m[1]] = value;
+  }
+  const int = (name: string, fallback: number, min: number): number => {
+    const v = raw[name] === undefined ? fallback : Number(raw[name]);
+    if (!Number.isInteger(v) || v < min) throw new Error(`--${name} must be an integer >= ${min}`);
+    return v;
+  };
+  const concurrency = (raw.concurrency ?? '1,100').split(',').map((s) => Number(s.trim()));
+  if (concurrency.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('--concurrency must be a list of integers >= 1');
+  const compression = raw['worker-compression'] ?? 'gzip';
+  if (compression !== 'gzip' && compression !== 'none') throw new Error('--worker-compression must be gzip or none');
+  // "none" skips the throughput cases (just the flatness run).
+  const modes = raw.modes === 'none' ? [] : (raw.modes ?? 'memory,file').split(',').map((s) => s.trim());
+  for (const m of modes) if (m !== 'memory' && m !== 'file') throw new Error(`unknown mode ${m} (memory, file)`);
+  return {
+    workflows: int('workflows', 2000, 1),
+    concurrency,
+    modes: modes as Mode[],
+    flatWorkflows: int('flat', 10_000, 0),
+    flatStep: int('flat-step', 1000, 1),
+    flatConcurrency: int('flat-concurrency', 100, 1),
+    warmup: int('warmup', 100, 0),
+    timeLimitS: int('time-limit', 1800, 30),
+    serverNodeFlags: (raw['server-node-flags'] ?? '').split(/\s+/).filter(Boolean),
+    serverBin: path.resolve(raw['server-bin'] ?? DEFAULT_SERVER_BIN),
+    workerCompression: compression,
+    workerPollers: raw['worker-pollers'] === undefined ? undefined : int('worker-pollers', 10, 1),
+    jsonOut: raw.json,
+  };
+}
