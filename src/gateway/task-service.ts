@@ -11,7 +11,7 @@ import type { Account } from '../accounts/registry';
 import type { TaskInput, TaskResult, TaskView } from '../../workflows/types';
 import { SEARCH_ATTRIBUTES, initialView, sessionWorkflowId } from '../../workflows/types';
 import { modelForMode } from '../config';
-import { enqueueSignal, reserveUpdate, messagesQuery, clearSignal } from '../../workflows/session';
+import { reserveUpdate, messagesQuery, clearSignal } from '../../workflows/session';
 import { statusQuery, patchMetadataSignal } from '../../workflows/agent-task';
 import type { RunRequest } from './schemas';
 import { isDeadlineExceeded, mapTemporalError, temporalCall } from './temporal-errors';
@@ -40,7 +40,7 @@ export class TaskService {
     private readonly cache: StatusCache,
     private readonly config: Config,
     private readonly logger: Logger,
-    /** Makes the submit path's start calls. Default: on the calling thread (the gateway process passes relayAwareStarter). */
+    /** Makes the submit path's Temporal calls (starts, a continuation's session check and enqueue, an idempotent repeat's lookup). Default: on the calling thread (the gateway process passes relayAwareStarter). */
     private readonly starter: WorkflowStarter = inProcessStarter(client, connection),
   ) {}
 
@@ -153,7 +153,7 @@ export class TaskService {
   /** Puts the run in its session's turn order now (reopening a session closed when idle), before we answer. */
   private async joinSession(account: Account, session: string, taskId: string, reject: boolean): Promise<void> {
     const workflowId = sessionWorkflowId(account.account, session);
-    await this.deadline(10_000, () => signalSession(this.client, this.sessionRef(account, session), enqueueSignal, [{ taskId }]));
+    await temporalCall(() => this.starter.enqueue({ ref: this.sessionRef(account, session), taskId, deadlineMs: 10_000 }));
     if (!reject) return;
     try {
       await this.deadline(10_000, () => this.client.workflow.getHandle(workflowId).executeUpdate(reserveUpdate, { args: [{ taskId, reject: true }] }));
@@ -170,21 +170,21 @@ export class TaskService {
   private async existing(account: Account, taskId: string, requestHash: string): Promise<Submitted | undefined> {
     let desc;
     try {
-      desc = await this.deadline(5000, () => this.client.workflow.getHandle(taskId).describe());
+      desc = await temporalCall(() => this.starter.describe({ workflowId: taskId, deadlineMs: 5000 }));
     } catch (err) {
       if (err instanceof NotFoundError) return undefined;
       throw err;
     }
-    const memo = (desc.memo ?? {}) as Record<string, string>;
+    const memo = desc.memo as Record<string, string>;
     if (memo.account !== account.account) return undefined;
     if (memo.requestHash !== requestHash) {
       throw new IdempotencyMismatchError('this Idempotency-Key was used with a different request body', { task_id: taskId });
     }
-    return { taskId, session: memo.session, createdAt: memo.createdAt ?? desc.startTime.toISOString(), repeated: true };
+    return { taskId, session: memo.session, createdAt: memo.createdAt ?? desc.startTime, repeated: true };
   }
 
   private async requireSession(account: Account, session: string): Promise<void> {
-    await this.deadline(5000, () => this.client.workflow.getHandle(sessionWorkflowId(account.account, session)).describe(), `session ${session} not found`);
+    await temporalCall(() => this.starter.describe({ workflowId: sessionWorkflowId(account.account, session), deadlineMs: 5000 }), `session ${session} not found`);
   }
 
   async view(account: Account, taskId: string): Promise<TaskView> {

@@ -3,7 +3,7 @@
 // read and cleared; unknown sessions are 404. Sessions here close after 2 s
 // idle, so every test also runs across closes and reopens.
 import { Client, Connection } from '@temporalio/client';
-import { Api, KEY_B, useStack, waitUntil } from './helpers';
+import { Api, KEY_B, postStream, useStack, waitUntil } from './helpers';
 
 jest.setTimeout(120_000);
 const ctx = useStack({ SESSION_IDLE_CLOSE_MS: '2000' });
@@ -108,6 +108,54 @@ test('an idle session closes, keeps its thread, and its next run reopens it; rea
     await waitUntil(closed, 15_000);
     expect((await call('DELETE', `/sessions/${session}/messages`)).status).toBe(204);
     await waitUntil(async () => (await read()).length === 0);
+  } finally {
+    await connection.close();
+  }
+});
+
+test("while another stream is open (the gateway's Temporal calls then go to its start thread), continuations, unknown sessions and idempotent repeats behave as without", async () => {
+  const connection = await Connection.connect({ address: ctx.stack().temporalAddress });
+  try {
+    const client = new Client({ connection });
+    const first = await call('POST', '/', { body: { message: 'my name is Lin' } });
+    const session = first.json.session;
+    // Closed when idle: the continuation below must reopen it (signal-with-start from the thread).
+    await waitUntil(async () => (await client.workflow.getHandle(`session:alice:${session}`).describe()).status.name === 'COMPLETED', 15_000);
+
+    const open = await postStream(ctx.stack(), { message: '[[slow delay=100 tokens=60]] stay open', streaming: true });
+    expect(open.status).toBe(200);
+    const reader = open.body!.getReader();
+    await reader.read(); // an event arrived: the gateway is relaying this stream now
+
+    ctx.stack().model!.reset();
+    const second = await call('POST', `/?session=${session}`, { body: { message: 'what is my name?' } });
+    expect(second.status).toBe(200);
+    expect(second.json.output).toBe('You said: what is my name?');
+    const sent = ctx.stack().model!.received().at(-1)!.body as { messages: { role: string; content: string }[] };
+    expect(sent.messages.map((m) => `${m.role}:${m.content}`)).toEqual(expect.arrayContaining(['user:my name is Lin', 'user:what is my name?']));
+
+    const unknown = await call('POST', '/?session=sess_nobody', { body: { message: 'hi' } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.message).toBe('session sess_nobody not found');
+
+    const keyed = { body: { message: 'once', background: true }, headers: { 'idempotency-key': `k-${Date.now()}` } };
+    const a = await call('POST', `/?session=${session}`, keyed);
+    const b = await call('POST', `/?session=${session}`, keyed);
+    expect(a.status).toBe(202);
+    expect(b.status).toBe(202);
+    expect(b.json.task_id).toBe(a.json.task_id);
+    expect(b.json.created_at).toBe(a.json.created_at);
+
+    // The stream was open throughout, and ends as it should.
+    let rest = '';
+    const dec = new TextDecoder();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      rest += dec.decode(value, { stream: true });
+    }
+    expect(rest).toContain('"type":"agent_completed"');
+    expect((await call('GET', `/tasks/${a.json.task_id}/result?wait=30`)).json.status).toBe('completed');
   } finally {
     await connection.close();
   }

@@ -1,5 +1,6 @@
 // Messages between the gateway's main thread and its start thread.
 import type { WorkflowStartOptions } from '@temporalio/client';
+import type { SessionRef } from '../../sessions/session-signals';
 
 /** What the start thread builds its Temporal client from (workerData). */
 export interface StartThreadConfig {
@@ -16,6 +17,24 @@ export interface StartRequest {
   deadlineMs: number;
 }
 
+export interface DescribeRequest {
+  workflowId: string;
+  deadlineMs: number;
+}
+
+/** What the submit path reads of a described workflow. */
+export interface Described {
+  memo: Record<string, unknown>;
+  /** ISO 8601. */
+  startTime: string;
+}
+
+export interface EnqueueRequest {
+  ref: SessionRef;
+  taskId: string;
+  deadlineMs: number;
+}
+
 /** A client error reduced to what the gateway's error mapping reads (name, message, gRPC code). */
 export interface StartError {
   name: string;
@@ -23,5 +42,8 @@ export interface StartError {
   code?: number;
 }
 
-export type ToThread = { id: number; req: StartRequest };
-export type FromThread = { type: 'ready' } | { type: 'started'; id: number } | { type: 'failed'; id: number; error: StartError };
+export type ToThread =
+  | { id: number; call: 'start'; req: StartRequest }
+  | { id: number; call: 'describe'; req: DescribeRequest }
+  | { id: number; call: 'enqueue'; req: EnqueueRequest };
+export type FromThread = { type: 'ready' } | { type: 'done'; id: number; value?: Described } | { type: 'failed'; id: number; error: StartError };

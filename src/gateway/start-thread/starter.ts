@@ -1,42 +1,41 @@
-// Starts workflows for the gateway's submit path. The threaded starter moves the
-// start calls off the main thread, whose event loop also relays every token to
-// the SSE clients: a start's gRPC work (a few ms of CPU in pieces) there made the
-// tokens that arrived meanwhile wait (docs/performance.md, session 11). With no
-// stream open there is nothing to make wait, and the gateway starts in process.
+// The gateway's submit path makes its Temporal calls through here: a run's
+// start, a new session's start, and a continuation's session check and
+// enqueue. The threaded version moves them off the main thread, whose event
+// loop also relays every token to the SSE clients: a start's gRPC work (a few
+// ms of CPU in pieces) there made the tokens that arrived meanwhile wait
+// (docs/performance.md, session 11). With no stream open there is nothing to
+// make wait, and the gateway makes them in process.
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Client, Connection } from '@temporalio/client';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { HelperThread } from '../../helper-thread';
-import type { FromThread, StartError, StartRequest, StartThreadConfig, ToThread } from './protocol';
+import { submitCalls, SubmitCalls } from './calls';
+import type { Described, DescribeRequest, EnqueueRequest, FromThread, StartError, StartRequest, StartThreadConfig, ToThread } from './protocol';
 
-export type { StartRequest } from './protocol';
+export type { Described, DescribeRequest, EnqueueRequest, StartRequest } from './protocol';
 
-export interface WorkflowStarter {
-  /** Resolves once Temporal accepted the start; rejects with the client's error (name, message, gRPC code). */
-  start(req: StartRequest): Promise<void>;
+export interface WorkflowStarter extends SubmitCalls {
   close(): Promise<void>;
 }
 
-/** Starts on the calling thread: the gateway with no stream open, tests, embedders. */
+/** Calls on the calling thread: the gateway with no stream open, tests, embedders. */
 export function inProcessStarter(client: Client, connection: Connection): WorkflowStarter {
-  return {
-    start: async (req) => {
-      await connection.withDeadline(Date.now() + req.deadlineMs, () => client.workflow.start(req.workflowType, req.options));
-    },
-    close: async () => undefined,
-  };
+  return { ...submitCalls(client, connection), close: async () => undefined };
 }
 
 /**
- * Starts on `threaded` while `relaying()` (the gateway has SSE streams open), else on
+ * Calls on `threaded` while `relaying()` (the gateway has SSE streams open), else on
  * `inProcess`. The thread hop costs each submit about half a millisecond at p50 and
  * a millisecond of gateway CPU (paced background submits, docs/performance.md):
- * worth paying only while tokens would otherwise wait behind the start.
+ * worth paying only while tokens would otherwise wait behind the calls.
  */
 export function relayAwareStarter(inProcess: WorkflowStarter, threaded: WorkflowStarter, relaying: () => boolean): WorkflowStarter {
+  const pick = () => (relaying() ? threaded : inProcess);
   return {
-    start: (req) => (relaying() ? threaded : inProcess).start(req),
+    start: (req) => pick().start(req),
+    describe: (req) => pick().describe(req),
+    enqueue: (req) => pick().enqueue(req),
     close: async () => {
       await Promise.all([inProcess.close(), threaded.close()]);
     },
@@ -61,9 +60,12 @@ export interface ThreadedStarterOptions {
 }
 
 interface Pending {
-  resolve: () => void;
+  resolve: (value?: Described) => void;
   reject: (e: Error) => void;
 }
+
+/** A call as posted, without its id. */
+type Call = ToThread extends infer T ? (T extends unknown ? Omit<T, 'id'> : never) : never;
 
 export class ThreadedStarter extends HelperThread<Pending, Extract<FromThread, { type: 'ready' }>> implements WorkflowStarter {
   constructor(opts: ThreadedStarterOptions) {
@@ -72,30 +74,42 @@ export class ThreadedStarter extends HelperThread<Pending, Extract<FromThread, {
       workerData: opts.config,
       logger: opts.logger,
       name: 'start thread',
-      // Whether Temporal got a start in flight is unknown: the client hears "unavailable, retry",
+      // Whether Temporal got a call in flight is unknown: the client hears "unavailable, retry",
       // and a retry with the same Idempotency-Key finds the run if it did start.
-      onLoss: 'its starts fail as unavailable and the next one starts a new thread',
+      onLoss: 'its calls fail as unavailable and the next one starts a new thread',
       exitError: (code) => unavailable(`the gateway's start thread exited (code ${code})`),
     });
   }
 
-  /** Starts the thread now (else the first start does); resolves once it takes calls. */
+  /** Starts the thread now (else the first call does); resolves once it takes calls. */
   async ready(): Promise<void> {
     await this.thread().ready;
   }
 
-  start(req: StartRequest): Promise<void> {
-    if (this.closed) return Promise.reject(unavailable('the gateway is stopping'));
-    const { worker } = this.thread();
-    const id = this.nextId();
-    return new Promise<void>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, req } satisfies ToThread);
-    });
+  async start(req: StartRequest): Promise<void> {
+    await this.call({ call: 'start', req });
+  }
+
+  async describe(req: DescribeRequest): Promise<Described> {
+    return (await this.call({ call: 'describe', req }))!;
+  }
+
+  async enqueue(req: EnqueueRequest): Promise<void> {
+    await this.call({ call: 'enqueue', req });
   }
 
   close(): Promise<void> {
     return this.stop(unavailable('the gateway stopped its start thread'));
+  }
+
+  private call(c: Call): Promise<Described | undefined> {
+    if (this.closed) return Promise.reject(unavailable('the gateway is stopping'));
+    const { worker } = this.thread();
+    const id = this.nextId();
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, ...c } as ToThread);
+    });
   }
 
   protected onMessage(msg: unknown): void {
@@ -103,7 +117,7 @@ export class ThreadedStarter extends HelperThread<Pending, Extract<FromThread, {
     const p = this.pending.get(m.id);
     if (!p) return;
     this.pending.delete(m.id);
-    if (m.type === 'started') p.resolve();
+    if (m.type === 'done') p.resolve(m.value);
     else p.reject(new StartCallError(m.error));
   }
 }

@@ -1,10 +1,13 @@
-// Entry point of the gateway's start thread: makes the Temporal start calls of
-// new runs (gRPC encoding and framing, the client's payload conversion) on an
-// event loop of its own, so the main thread's SSE relay does not wait behind
-// them. Its own connection; one thread per gateway process.
+// Entry point of the gateway's start thread: makes the submit path's Temporal
+// calls (a run's start, a new session's start, a continuation's session check
+// and enqueue: gRPC encoding and framing, the client's payload conversion) on
+// an event loop of its own, so the main thread's SSE relay does not wait
+// behind them. Its own connection; one thread per gateway process.
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../../logger';
+import { submitCalls } from './calls';
 import type { FromThread, StartError, StartThreadConfig, ToThread } from './protocol';
 
 const port = parentPort;
@@ -13,28 +16,34 @@ const config = workerData as StartThreadConfig;
 const logger = createLogger({ level: config.logLevel, json: config.logJson, name: 'gateway-starts' });
 // Lazy, as the main thread's: the gateway starts (and answers 503) while Temporal is down.
 const connection = Connection.lazy({ address: config.address });
-const client = new Client({ connection, namespace: config.namespace });
+const calls = submitCalls(new Client({ connection, namespace: config.namespace }), connection);
 const send = (m: FromThread) => port.postMessage(m);
 
 function toStartError(err: unknown): StartError {
   const e = err as { name?: unknown; message?: unknown; code?: unknown; cause?: { code?: unknown } };
-  const code = typeof e?.code === 'number' ? e.code : typeof e?.cause?.code === 'number' ? e.cause.code : undefined;
-  return {
-    name: typeof e?.name === 'string' ? e.name : 'Error',
-    message: typeof e?.message === 'string' ? e.message : String(err),
-    ...(code !== undefined && { code }),
-  };
+  const name = typeof e?.name === 'string' ? e.name : 'Error';
+  // The client's WorkflowNotFoundError carries no code; the gateway's mapping reads NOT_FOUND as a 404.
+  const code = typeof e?.code === 'number' ? e.code : typeof e?.cause?.code === 'number' ? e.cause.code : name === 'WorkflowNotFoundError' ? GrpcStatus.NOT_FOUND : undefined;
+  return { name, message: typeof e?.message === 'string' ? e.message : String(err), ...(code !== undefined && { code }) };
 }
 
-port.on('message', ({ id, req }: ToThread) => {
-  connection
-    .withDeadline(Date.now() + req.deadlineMs, () => client.workflow.start(req.workflowType, req.options))
-    .then(
-      () => send({ type: 'started', id }),
-      (err) => {
-        logger.debug({ err: (err as Error)?.message, workflowType: req.workflowType }, 'start failed');
-        send({ type: 'failed', id, error: toStartError(err) });
-      },
-    );
+async function run(msg: ToThread): Promise<FromThread> {
+  switch (msg.call) {
+    case 'start':
+      await calls.start(msg.req);
+      return { type: 'done', id: msg.id };
+    case 'describe':
+      return { type: 'done', id: msg.id, value: await calls.describe(msg.req) };
+    case 'enqueue':
+      await calls.enqueue(msg.req);
+      return { type: 'done', id: msg.id };
+  }
+}
+
+port.on('message', (msg: ToThread) => {
+  run(msg).then(send, (err) => {
+    logger.debug({ err: (err as Error)?.message, call: msg.call }, 'call failed');
+    send({ type: 'failed', id: msg.id, error: toStartError(err) });
+  });
 });
 send({ type: 'ready' });

@@ -1,0 +1,31 @@
+// The submit path's Temporal calls, one implementation for both places they
+// run: in process (no stream open) and on the start thread. Each call carries
+// its own gRPC deadline; results cross the thread boundary, so they are plain
+// data (dates as ISO strings).
+import type { Client, Connection } from '@temporalio/client';
+import { enqueueSignal } from '../../../workflows/session';
+import { signalSession } from '../../sessions/session-signals';
+import type { Described, DescribeRequest, EnqueueRequest, StartRequest } from './protocol';
+
+export interface SubmitCalls {
+  /** Resolves once Temporal accepted the start; rejects with the client's error (name, message, gRPC code). */
+  start(req: StartRequest): Promise<void>;
+  /** The workflow's memo and start time; rejects with WorkflowNotFoundError when there is none. */
+  describe(req: DescribeRequest): Promise<Described>;
+  /** Puts a run in its session's turn order, reopening the session when it closed (signalSession). */
+  enqueue(req: EnqueueRequest): Promise<void>;
+}
+
+export function submitCalls(client: Client, connection: Connection): SubmitCalls {
+  const within = <T>(ms: number, fn: () => Promise<T>) => connection.withDeadline(Date.now() + ms, fn);
+  return {
+    start: async (req) => {
+      await within(req.deadlineMs, () => client.workflow.start(req.workflowType, req.options));
+    },
+    describe: async (req) => {
+      const d = await within(req.deadlineMs, () => client.workflow.getHandle(req.workflowId).describe());
+      return { memo: (d.memo ?? {}) as Record<string, unknown>, startTime: d.startTime.toISOString() };
+    },
+    enqueue: (req) => within(req.deadlineMs, () => signalSession(client, req.ref, enqueueSignal, [{ taskId: req.taskId }])),
+  };
+}
