@@ -1,6 +1,7 @@
 // Command-line and environment options of scripts/bench-devserver.ts: what to run,
 // how long for, and how to launch the server and the worker.
 import * as path from 'node:path';
+import { readFlags } from './bench-flags';
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 const DEFAULT_SERVER_BIN = path.join(REPO_ROOT, 'bin', 'temporal-dev');
@@ -45,18 +46,7 @@ export function parseOptions(argv: string[]): Options {
     'worker-pollers': undefined,
     json: undefined,
   };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--help' || arg === '-h') {
-      console.log(USAGE);
-      process.exit(0);
-    }
-    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    if (!m || !(m[1] in raw)) throw new Error(`unknown argument ${arg}\n${USAGE}`);
-    const value = m[2] ?? argv[++i];
-    if (value === undefined) throw new Error(`${arg} needs a value`);
-    raw[m[1]] = value;
-  }
+  readFlags(argv, raw, USAGE);
   const int = (name: string, fallback: number, min: number): number => {
     const v = raw[name] === undefined ? fallback : Number(raw[name]);
     if (!Number.isInteger(v) || v < min) throw new Error(`--${name} must be an integer >= ${min}`);

@@ -1,5 +1,6 @@
 // Options of `npm run bench`: every size is a flag (--name value or
 // --name=value) with a BENCH_NAME environment equivalent; flags win.
+import { readFlags } from './bench-flags';
 
 export const PHASES = ['submit', 'isolated', 'status', 'result', 'baseline', 'ttfe', 'relay', 'load'] as const;
 export type Phase = (typeof PHASES)[number];
@@ -128,22 +129,7 @@ const envName = (flag: string) => `BENCH_${flag.toUpperCase().replace(/-/g, '_')
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
   const raw: Record<string, string | undefined> = {};
   for (const flag of [...Object.keys(INT_FLAGS), ...STRING_FLAGS, ...BOOL_FLAGS]) raw[flag] = env[envName(flag)] || undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--help' || arg === '-h') {
-      console.log(USAGE);
-      process.exit(0);
-    }
-    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    if (!m || !(m[1] in raw)) throw new Error(`unknown argument ${arg}\n\n${USAGE}`);
-    if (BOOL_FLAGS.includes(m[1])) {
-      raw[m[1]] = m[2] ?? 'true';
-      continue;
-    }
-    const value = m[2] ?? argv[++i];
-    if (value === undefined) throw new Error(`${arg} needs a value`);
-    raw[m[1]] = value;
-  }
+  readFlags(argv, raw, USAGE, BOOL_FLAGS);
   const opts: Record<string, unknown> = {};
   for (const [flag, [key, dflt, min]] of Object.entries(INT_FLAGS)) {
     const v = raw[flag] === undefined ? dflt : Number(raw[flag]);
