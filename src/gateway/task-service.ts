@@ -11,7 +11,7 @@ import type { Account } from '../accounts/registry';
 import type { TaskInput, TaskResult, TaskView } from '../../workflows/types';
 import { SEARCH_ATTRIBUTES, initialView, sessionWorkflowId } from '../../workflows/types';
 import { modelForMode } from '../config';
-import { reserveUpdate, messagesQuery, clearSignal } from '../../workflows/session';
+import { busyQuery, reserveUpdate, messagesQuery, clearSignal } from '../../workflows/session';
 import { statusQuery, patchMetadataSignal } from '../../workflows/agent-task';
 import type { RunRequest } from './schemas';
 import { isDeadlineExceeded, mapTemporalError, temporalCall } from './temporal-errors';
@@ -32,6 +32,10 @@ export interface Submitted {
 export type ResultBody =
   | (Omit<TaskResult, 'usage'> & { status: 'completed' })
   | { task_id: string; session: string; status: 'failed' | 'cancelled'; error: { type: string; message: string } | null; output: null; events: []; cost: null };
+
+/** Longest a messages read waits for a finished run's exchange to reach its session. */
+const TURN_SETTLE_MS = 2000;
+const TURN_SETTLE_POLL_MS = 20;
 
 export class TaskService {
   constructor(
@@ -276,7 +280,20 @@ export class TaskService {
 
   async messages(account: Account, session: string) {
     const h = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
-    return this.deadline(5000, () => h.query(messagesQuery), `session ${session} not found`);
+    const notFound = `session ${session} not found`;
+    // Read your writes: a run's last model turn publishes its end (agent_completed, the cached
+    // status) before the run tells its session (turnDone), so a client that reads the thread as
+    // soon as its stream ended could miss that exchange. While the session's active run has
+    // already finished, wait for the session to take its turn back (a few ms), within a bound.
+    const until = Date.now() + TURN_SETTLE_MS;
+    for (;;) {
+      const { active } = await this.deadline(5000, () => h.query(busyQuery), notFound);
+      if (!active || Date.now() >= until) break;
+      const view = await this.cache.get(active).catch(() => undefined);
+      if (!view || !isFinished(view.status)) break;
+      await new Promise((resolve) => setTimeout(resolve, TURN_SETTLE_POLL_MS));
+    }
+    return this.deadline(5000, () => h.query(messagesQuery), notFound);
   }
 
   async clearMessages(account: Account, session: string): Promise<void> {

@@ -3,7 +3,7 @@
 // read and cleared; unknown sessions are 404. Sessions here close after 2 s
 // idle, so every test also runs across closes and reopens.
 import { Client, Connection } from '@temporalio/client';
-import { Api, KEY_B, postStream, useStack, waitUntil } from './helpers';
+import { Api, KEY_B, postStream, readSse, useStack, waitUntil } from './helpers';
 
 jest.setTimeout(120_000);
 const ctx = useStack({ SESSION_IDLE_CLOSE_MS: '2000' });
@@ -158,5 +158,19 @@ test("while another stream is open (the gateway's Temporal calls then go to its 
     expect((await call('GET', `/tasks/${a.json.task_id}/result?wait=30`)).json.status).toBe('completed');
   } finally {
     await connection.close();
+  }
+});
+
+test("the thread read as soon as a stream has ended holds that stream's exchange", async () => {
+  const first = await call('POST', '/', { body: { message: 'one' } });
+  const session = first.json.session;
+  for (const message of ['two', 'three', 'four']) {
+    const events = await readSse(await postStream(ctx.stack(), { message, streaming: true }, `/?session=${session}`));
+    expect(events.at(-1)!.data.type).toBe('agent_completed');
+    const read = await call('GET', `/sessions/${session}/messages`);
+    expect(read.json.messages.slice(-2)).toEqual([
+      { role: 'user', content: message },
+      { role: 'assistant', content: `You said: ${message}` },
+    ]);
   }
 });
