@@ -1,7 +1,7 @@
 // The gateway's operations on tasks and sessions, over Temporal (the source of
 // truth) with Redis as a cache of status and results.
 import { createHash, randomUUID } from 'node:crypto';
-import type { Client, Connection } from '@temporalio/client';
+import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
@@ -281,23 +281,32 @@ export class TaskService {
   async messages(account: Account, session: string) {
     const h = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
     const notFound = `session ${session} not found`;
-    // Read your writes: a run's last model turn publishes its end (agent_completed, the cached
-    // status) before the run tells its session (turnDone), so a client that reads the thread as
-    // soon as its stream ended could miss that exchange. While the session's active run has
-    // already finished, wait for the session to take its turn back (a few ms), within a bound.
+    await this.settleFinishedTurn(h, notFound);
+    return this.deadline(5000, () => h.query(messagesQuery), notFound);
+  }
+
+  /**
+   * Read your writes: a run's last model turn publishes its end (agent_completed, the cached
+   * status) before the run tells its session (turnDone), so a client that reads or clears the
+   * thread as soon as its stream ended could miss that exchange, or see it come back after the
+   * clear. While the session's active run has already finished, wait for the session to take
+   * its turn back (a few ms), within a bound.
+   */
+  private async settleFinishedTurn(h: WorkflowHandle, notFound: string, queryDeadlineMs = 5000): Promise<void> {
     const until = Date.now() + TURN_SETTLE_MS;
     for (;;) {
-      const { active } = await this.deadline(5000, () => h.query(busyQuery), notFound);
-      if (!active || Date.now() >= until) break;
+      const { active } = await this.deadline(queryDeadlineMs, () => h.query(busyQuery), notFound);
+      if (!active || Date.now() >= until) return;
       const view = await this.cache.get(active).catch(() => undefined);
-      if (!view || !isFinished(view.status)) break;
+      if (!view || !isFinished(view.status)) return;
       await new Promise((resolve) => setTimeout(resolve, TURN_SETTLE_POLL_MS));
     }
-    return this.deadline(5000, () => h.query(messagesQuery), notFound);
   }
 
   async clearMessages(account: Account, session: string): Promise<void> {
     await this.requireSession(account, session);
+    // Best effort: a query needs a worker, a clear does not; with none to answer, clear as before.
+    await this.settleFinishedTurn(this.client.workflow.getHandle(sessionWorkflowId(account.account, session)), `session ${session} not found`, 1000).catch(() => undefined);
     await this.deadline(10_000, () => signalSession(this.client, this.sessionRef(account, session), clearSignal, []));
   }
 }

@@ -174,3 +174,16 @@ test("the thread read as soon as a stream has ended holds that stream's exchange
     ]);
   }
 });
+
+test('a thread cleared as soon as a stream has ended stays clear: the exchange does not come back after the clear', async () => {
+  const first = await call('POST', '/', { body: { message: 'one' } });
+  const session = first.json.session;
+  for (const message of ['two', 'three']) {
+    const events = await readSse(await postStream(ctx.stack(), { message, streaming: true }, `/?session=${session}`));
+    expect(events.at(-1)!.data.type).toBe('agent_completed');
+    expect((await call('DELETE', `/sessions/${session}/messages`)).status).toBe(204);
+    // Long enough for a hand-over that was still on its way to land after the clear.
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await call('GET', `/sessions/${session}/messages`)).json.messages).toEqual([]);
+  }
+});
