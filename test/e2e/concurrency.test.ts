@@ -1,8 +1,7 @@
 // Per-account concurrency of background tasks: at most N run at once, the rest
 // wait as queued (FIFO, no queue limit); a slot whose holder vanished is
 // reclaimed after the lease timeout.
-import { Client, Connection } from '@temporalio/client';
-import { Api, KEY_B, useStack, waitUntil } from './helpers';
+import { Api, KEY_B, useStack, waitUntil, withTemporal } from './helpers';
 
 jest.setTimeout(180_000);
 const ctx = useStack({ MAX_RUNNING_TASKS_PER_ACCOUNT: '2', SLOT_LEASE_MS: '3000' });
@@ -47,9 +46,7 @@ test('a slot held by a task that vanished (terminated) is reclaimed after the le
   await new Promise((r) => setTimeout(r, 500));
   expect((await call('GET', `/tasks/${c.json.task_id}`)).json.status).toBe('queued');
   // Terminating bypasses the task's own release: only the lease can free its slot.
-  const connection = await Connection.connect({ address: ctx.stack().temporalAddress });
-  await new Client({ connection }).workflow.getHandle(a.json.task_id).terminate('simulated leak');
-  await connection.close();
+  await withTemporal(ctx.stack(), (client) => client.workflow.getHandle(a.json.task_id).terminate('simulated leak'));
   const t0 = Date.now();
   const done = await call('GET', `/tasks/${c.json.task_id}/result?wait=30`);
   expect(done.json.status).toBe('completed');

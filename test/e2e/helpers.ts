@@ -1,5 +1,6 @@
 // End-to-end harness: the real processes (embedded engine, private redis-server,
 // worker, gateway) and the scripted model, started by the same code as `npm start`.
+import { Client, Connection } from '@temporalio/client';
 import { startStack, Stack } from '../../src/launcher/stack';
 
 export const KEY_A = 'key-alice-0123456789';
@@ -116,3 +117,13 @@ export async function waitUntil(cond: () => Promise<boolean>, timeoutMs = 20_000
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs `fn` with a Temporal client of the stack's engine (for what the API does not show), then closes it. */
+export async function withTemporal<T>(stack: Stack, fn: (client: Client) => Promise<T>): Promise<T> {
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  try {
+    return await fn(new Client({ connection }));
+  } finally {
+    await connection.close();
+  }
+}

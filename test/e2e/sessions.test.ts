@@ -2,8 +2,7 @@
 // interleave (queued by default, 409 with multitask: reject); messages can be
 // read and cleared; unknown sessions are 404. Sessions here close after 2 s
 // idle, so every test also runs across closes and reopens.
-import { Client, Connection } from '@temporalio/client';
-import { Api, KEY_B, postStream, readSse, useStack, waitUntil } from './helpers';
+import { Api, KEY_B, postStream, readSse, useStack, waitUntil, withTemporal } from './helpers';
 
 jest.setTimeout(120_000);
 const ctx = useStack({ SESSION_IDLE_CLOSE_MS: '2000' });
@@ -86,9 +85,7 @@ test('messages can be cleared; unknown or foreign sessions are 404', async () =>
 });
 
 test('an idle session closes, keeps its thread, and its next run reopens it; reading and clearing work while it is closed', async () => {
-  const connection = await Connection.connect({ address: ctx.stack().temporalAddress });
-  try {
-    const client = new Client({ connection });
+  await withTemporal(ctx.stack(), async (client) => {
     const first = await call('POST', '/', { body: { message: 'my name is Grace' } });
     const session = first.json.session;
     const workflow = client.workflow.getHandle(`session:alice:${session}`);
@@ -108,15 +105,11 @@ test('an idle session closes, keeps its thread, and its next run reopens it; rea
     await waitUntil(closed, 15_000);
     expect((await call('DELETE', `/sessions/${session}/messages`)).status).toBe(204);
     await waitUntil(async () => (await read()).length === 0);
-  } finally {
-    await connection.close();
-  }
+  });
 });
 
 test("while another stream is open (the gateway's Temporal calls then go to its start thread), continuations, unknown sessions and idempotent repeats behave as without", async () => {
-  const connection = await Connection.connect({ address: ctx.stack().temporalAddress });
-  try {
-    const client = new Client({ connection });
+  await withTemporal(ctx.stack(), async (client) => {
     const first = await call('POST', '/', { body: { message: 'my name is Lin' } });
     const session = first.json.session;
     // Closed when idle: the continuation below must reopen it (signal-with-start from the thread).
@@ -156,9 +149,7 @@ test("while another stream is open (the gateway's Temporal calls then go to its 
     }
     expect(rest).toContain('"type":"agent_completed"');
     expect((await call('GET', `/tasks/${a.json.task_id}/result?wait=30`)).json.status).toBe('completed');
-  } finally {
-    await connection.close();
-  }
+  });
 });
 
 test("the thread read as soon as a stream has ended holds that stream's exchange", async () => {
