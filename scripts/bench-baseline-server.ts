@@ -6,9 +6,9 @@
 //
 //   node -r tsx/cjs scripts/bench-baseline-server.ts <redis-url> <key>
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Redis from 'ioredis';
+import { serveAndAnnounce } from './bench-proc';
 
 async function main(): Promise<void> {
   const [redisUrl, key] = process.argv.slice(2);
@@ -22,15 +22,7 @@ async function main(): Promise<void> {
     const raw = await redis.get(key);
     res.json(raw ? JSON.parse(raw) : null);
   });
-  const server = http.createServer(app);
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
-  process.once('SIGTERM', () => {
-    server.closeAllConnections();
-    server.close();
-    redis.disconnect();
-  });
+  await serveAndAnnounce(http.createServer(app), () => redis.disconnect());
 }
 
 main().catch((err) => {

@@ -6,7 +6,7 @@
 //
 //   node -r tsx/cjs scripts/bench-express-server.ts stock|born
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveAndAnnounce } from './bench-proc';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import express from 'express';
 import { createExpressServer } from '../src/http/express-server';
@@ -35,9 +35,4 @@ app.post('/gc/reset', (_req, res) => {
 });
 
 const server = mode === 'born' ? createExpressServer(app) : http.createServer(app);
-server.keepAliveTimeout = 65_000;
-server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`));
-process.once('SIGTERM', () => {
-  server.closeAllConnections();
-  server.close();
-});
+void serveAndAnnounce(server);

@@ -3,6 +3,8 @@
 // way sampling can.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -123,6 +125,22 @@ export async function waitQuiet(pids: () => (number | undefined)[], opts: QuietO
     if (cores < limit) return { quiet: true, cores, waitedMs };
     if (waitedMs >= timeoutMs) return { quiet: false, cores, waitedMs };
   }
+}
+
+/**
+ * The child side of waitForPort: listens on a free loopback port, announces it
+ * on stdout, and on SIGTERM closes the server (its keep-alive connections too)
+ * and then calls `onStop` for the rest (clients, agents).
+ */
+export async function serveAndAnnounce(server: http.Server, onStop: () => void = () => undefined): Promise<void> {
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
+  process.once('SIGTERM', () => {
+    server.closeAllConnections();
+    server.close();
+    onStop();
+  });
 }
 
 /** The port a child server announces as its `{"port":N}` stdout line (baseline and bench:express servers). */

@@ -20,7 +20,9 @@
  *   unique tokens ([[say]]), the model reports each token as it writes it
  *   (its onTokenWritten hook) and the client matches agent_response contents;
  * - the baseline is a separate Node process (scripts/bench-baseline-server.ts):
- *   a bare Express route doing one GET on the stack's Redis.
+ *   a bare Express route doing one GET on the stack's Redis; the relay rows'
+ *   baseline is a bare relay in two processes (scripts/bench-bare-relay.ts),
+ *   timed right after each relay row by the same code.
  */
 import { spawn, ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -36,12 +38,14 @@ import { BenchClient, startBenchClient } from './bench-client-host';
 import { closedLoop, openSse, target } from './bench-http';
 import { runLoad, LoadResult } from './bench-load';
 import { parseOptions, Phase } from './bench-options';
-import { LOOP_DELAY_RESOLUTION_MS, measureRelayRow, RELAY_TOKEN } from './bench-relay';
-import { collectOwnGarbage, CpuMeter, cpuProbeMs, processBusyS, waitForPort, waitQuiet } from './bench-proc';
+import { RELAY_TOKEN } from './bench-relay';
+import type { BareRelay } from './bench-bare-relay';
+import { runRelayPhase } from './bench-relay-phase';
+import { CpuMeter, cpuProbeMs, processBusyS, waitForPort, waitQuiet } from './bench-proc';
 import { monotonicUs } from './bench-profile';
 import { guardRun, stackEnv } from './bench-setup';
-import { Burst, CLIENT_WARMUP, printProfiles, printReport, Row, START_BURST_MS, submitSplitRows } from './bench-report';
-import { fmtMs, RelaySplit, splitByStart, summarize } from './bench-stats';
+import { Burst, CLIENT_WARMUP, printProfiles, printReport, Row, submitSplitRows } from './bench-report';
+import { fmtMs, RelaySplit, summarize } from './bench-stats';
 import { RelayWatcher } from './bench-watch';
 
 const API_KEY = 'bench-key-0123456789';
@@ -80,6 +84,7 @@ async function main(): Promise<void> {
   const dataDir = opts.persist ? fs.mkdtempSync(path.join(os.tmpdir(), 'aes-bench-')) : undefined;
   let stack: Stack | undefined;
   let baseline: ChildProcess | undefined;
+  let bare: BareRelay | undefined;
   let watcher: RelayWatcher | undefined;
   let redis: Redis | undefined;
   let client: BenchClient | undefined;
@@ -93,6 +98,7 @@ async function main(): Promise<void> {
         baseline.kill('SIGTERM');
         await new Promise((r) => baseline!.once('exit', r));
       }
+      await bare?.stop();
       await stack?.stop();
       await model.close();
       if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
@@ -100,7 +106,7 @@ async function main(): Promise<void> {
   guardRun({
     timeLimitS: opts.timeLimitS,
     cleanup,
-    children: () => [...Object.values(stack?.children ?? {}).map((c) => c.proc), baseline],
+    children: () => [...Object.values(stack?.children ?? {}).map((c) => c.proc), baseline, ...(bare?.children ?? [])],
     log,
   });
 
@@ -115,7 +121,7 @@ async function main(): Promise<void> {
   const taskCosts: Pick<Row, 'label' | 'concurrency' | 'cpuPerRequest'>[] = [];
   // Profiles are summarised over the phases only, not the children's start-up.
   const profileWindow = { fromUs: 0, toUs: Infinity };
-  const cpu = new CpuMeter(() => [process.pid, baseline?.pid, client?.pid, ...Object.values(stack?.children ?? {}).map((c) => c.proc.pid)]);
+  const cpu = new CpuMeter(() => [process.pid, baseline?.pid, client?.pid, ...(bare?.children ?? []).map((c) => c.pid), ...Object.values(stack?.children ?? {}).map((c) => c.proc.pid)]);
   const runMark = cpu.mark();
   const loadAvgStart = os.loadavg();
   const probeStart = cpuProbeMs();
@@ -286,8 +292,8 @@ async function main(): Promise<void> {
           const doc = ids.length ? await redis.get(keys.status(ids[0])) : null;
           await redis.set(BASELINE_KEY, doc ?? JSON.stringify({ task_id: 'task_baseline', status: 'completed' }));
         }
-        const bare = `http://127.0.0.1:${await baselinePort}`;
-        await remote('baseline: bare Express + 1 Redis GET (own process)', C, { base: bare, key: null, concurrency: C, warmup: gets(['/get'], opts.warmupReads), requests: gets(['/get'], opts.baseline) }, is200);
+        const bareUrl = `http://127.0.0.1:${await baselinePort}`;
+        await remote('baseline: bare Express + 1 Redis GET (own process)', C, { base: bareUrl, key: null, concurrency: C, warmup: gets(['/get'], opts.warmupReads), requests: gets(['/get'], opts.baseline) }, is200);
         await remote('reference: gateway GET /healthz (no auth, no I/O)', C, { key: null, concurrency: C, warmup: gets(['/healthz'], opts.warmupReads), requests: gets(['/healthz'], opts.baseline) }, is200);
       }
     }
@@ -331,58 +337,27 @@ async function main(): Promise<void> {
       }
     }
 
-    // ---- 4. token relay overhead -------------------------------------------
+    // ---- 4. token relay overhead, then its baseline at each stream count ----
     if (opts.phases.has('relay')) {
-      let counter = 0;
-      // The relay streams end on their own (the client reads them to the end),
-      // so the watcher is needed only for the hop split. Unsubscribed, it is
-      // not an extra subscriber for Redis to write to, nor an extra wake-up of
-      // this process per event: in four alternating pairs of relay-only runs
-      // (session 12) p50 at 8 streams was 0.61-0.87 ms without it against
-      // 0.85-1.00 with it, p99 5.17-5.30 against 5.19-6.49 ms.
-      if (!opts.relayHops) await watcher.pause();
-      for (const C of levels) {
-        if (left() <= 0) break;
-        // As before the other rows: the last phase's tasks finished first. And this process's own
-        // heap collected, so its next major GC is not due during the row.
-        const q = await waitQuiet(() => Object.values(pidsNow()));
-        if (!q.quiet) log(`relay @${C}: the stack did not settle (${q.cores.toFixed(2)} cores busy after ${(q.waitedMs / 1000).toFixed(1)} s); measuring anyway`);
-        collectOwnGarbage();
-        const tasks = Math.max(3, Math.round((opts.relayTasks * C) / maxC));
-        const m0 = cpu.mark();
-        const fromUs = monotonicUs();
-        const r = await measureRelayRow({
-          api: target(stack.gatewayUrl, API_KEY, C),
-          streams: C,
-          tasks,
-          opts,
-          emittedAt,
-          watcher,
-          nextToken: () => `z${(counter++).toString(36).padStart(5, '0')}`,
-          left,
-        });
-        const otherCores = CpuMeter.foreignCores(m0, cpu.mark());
-        const window = { fromUs, toUs: monotonicUs() };
-        const streams = `${C} stream${C > 1 ? 's' : ''}`;
-        const row: Row = { label: 'token relay: model write -> SSE client read', concurrency: streams, s: summarize(r.overhead), errors: r.errors, targetP99: TARGETS.relay, otherCores, window };
-        rows.push(row);
-        if (opts.relayHops) {
-          rows.push({ label: '  of which: model -> Redis pub/sub (worker hop)', concurrency: streams, s: summarize(r.workerHop), errors: 0, otherCores });
-          rows.push({ label: '  of which: Redis pub/sub -> SSE client (gateway hop)', concurrency: streams, s: summarize(r.gatewayHop), errors: 0, otherCores });
-        }
-        // Token emission times next to task start times: tells whether the
-        // tail comes from other tasks' start-up work (workflow tasks, the
-        // session and slot activities) landing on the same worker.
-        const split = splitByStart(C, r.tokenAt, r.postedAt, START_BURST_MS);
-        relaySplits.push(split);
-        const { nearStart: near, otherwise: far } = split;
-        log(
-          `relay @${C}: ${r.overhead.length} tokens from ${tasks} tasks, p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms, errors ${r.errors}; ` +
-            `tokens within ${START_BURST_MS} ms after a task start: n=${near.total.count} p99=${fmtMs(near.total.p99)} ms, others: n=${far.total.count} p99=${fmtMs(far.total.p99)} ms; ` +
-            `this process's event-loop delay p99 ${fmtMs(r.loopDelayP99Ms)} ms (over its ${LOOP_DELAY_RESOLUTION_MS} ms timer)`,
-        );
-      }
-      if (!opts.relayHops) await watcher.resume();
+      const relay = await runRelayPhase({
+        opts,
+        levels,
+        gatewayUrl: stack.gatewayUrl,
+        apiKey: API_KEY,
+        redisUrl: stack.redisUrl,
+        modelUrl: model.url,
+        env,
+        emittedAt,
+        watcher,
+        cpu,
+        stackPids: () => Object.values(pidsNow()),
+        left,
+        log,
+        started: (b) => (bare = b),
+        targetP99: TARGETS.relay,
+      });
+      rows.push(...relay.rows);
+      relaySplits.push(...relay.splits);
     }
 
     // ---- 6. load ------------------------------------------------------------
