@@ -31,7 +31,12 @@ function relay(redis: Redis, model: URL, agent: http.Agent, channel: string, mes
           const line = buf.slice(0, i).trim();
           buf = buf.slice(i + 1);
           if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
-          const content = (JSON.parse(line.slice(6)) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content;
+          let content: string | undefined;
+          try {
+            content = (JSON.parse(line.slice(6)) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content;
+          } catch {
+            continue; // not a chunk: the bench counts the token as missing
+          }
           if (content) void redis.publish(channel, JSON.stringify({ type: 'agent_response', content })).catch(() => undefined);
         }
       });
