@@ -35,12 +35,17 @@ afterAll(async () => {
 
 async function stream(message: string): Promise<string[]> {
   const got: string[] = [];
-  const s = await openSse(target(bare.url, null, 4), 'POST', '/', { message }, (ev) => {
-    if (ev.data?.type === 'agent_response') got.push(String(ev.data.content));
-  });
-  expect(s.status).toBe(200);
-  await s.done;
-  return got;
+  const t = target(bare.url, null, 4);
+  try {
+    const s = await openSse(t, 'POST', '/', { message }, (ev) => {
+      if (ev.data?.type === 'agent_response') got.push(String(ev.data.content));
+    });
+    expect(s.status).toBe(200);
+    await s.done;
+    return got;
+  } finally {
+    t.agent.destroy();
+  }
 }
 
 describe('bare relay (bench baseline)', () => {
@@ -52,8 +57,9 @@ describe('bare relay (bench baseline)', () => {
 
   it('is timed by the relay measurement token by token, like the service', async () => {
     let n = 0;
+    const api = target(bare.url, null, 2);
     const r = await measureRelayRow({
-      api: target(bare.url, null, 2),
+      api,
       streams: 2,
       tasks: 3,
       opts: { relayTokens: 5, relayDelayMs: 5, relayHops: false },
@@ -62,6 +68,7 @@ describe('bare relay (bench baseline)', () => {
       nextToken: () => `z${(n++).toString(36).padStart(5, '0')}`,
       left: () => 60_000,
     });
+    api.agent.destroy();
     expect(r.errors).toBe(0);
     expect(r.overhead).toHaveLength(15);
     for (const ms of r.overhead) expect(ms).toBeGreaterThanOrEqual(0);
