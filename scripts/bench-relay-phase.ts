@@ -40,6 +40,7 @@ export async function runRelayPhase(inp: RelayPhaseInput): Promise<{ rows: Row[]
   const splits: RelaySplit[] = [];
   const maxC = inp.levels[inp.levels.length - 1];
   let counter = 0;
+  const nextToken = () => `z${(counter++).toString(36).padStart(5, '0')}`;
   // The relay streams end on their own (the client reads them to the end),
   // so the watcher is needed only for the hop split. Unsubscribed, it is
   // not an extra subscriber for Redis to write to, nor an extra wake-up of
@@ -60,7 +61,7 @@ export async function runRelayPhase(inp: RelayPhaseInput): Promise<{ rows: Row[]
     opts: { ...opts, relayDelayMs: 1 },
     emittedAt: inp.emittedAt,
     watcher: inp.watcher,
-    nextToken: () => `z${(counter++).toString(36).padStart(5, '0')}`,
+    nextToken,
     left,
   });
   const row = async (C: number, tasks: number, base: string, key: string | null): Promise<{ r: RelayRowSamples; otherCores: number; window: Row['window'] }> => {
@@ -78,7 +79,7 @@ export async function runRelayPhase(inp: RelayPhaseInput): Promise<{ rows: Row[]
       opts,
       emittedAt: inp.emittedAt,
       watcher: inp.watcher,
-      nextToken: () => `z${(counter++).toString(36).padStart(5, '0')}`,
+      nextToken,
       left,
     });
     return { r, otherCores: CpuMeter.foreignCores(m0, inp.cpu.mark()), window: { fromUs, toUs: monotonicUs() } };
