@@ -6,9 +6,8 @@
 // service's row at each stream count. Its figures are what four process
 // wake-ups per token cost on these cores with almost no work in between; what
 // the service adds is the difference.
-import { spawn, ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { waitForPort } from './bench-proc';
+import type { ChildProcess } from 'node:child_process';
+import { spawnBenchServer, stopChild, waitForPort } from './bench-proc';
 
 export interface BareRelay {
   /** Base URL of its SSE server (POST / with {message}). */
@@ -17,32 +16,15 @@ export interface BareRelay {
   stop(): Promise<void>;
 }
 
-const ROOT = path.resolve(__dirname, '..');
-
-function start(file: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, file), ...args], {
-    cwd: ROOT,
-    env: { ...env, NODE_OPTIONS: '', BENCH_CPU_PROF_DIR: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
 /** Starts the publisher, then the SSE server that calls it; both stop with stop(). */
 export async function startBareRelay(redisUrl: string, modelUrl: string, env: NodeJS.ProcessEnv): Promise<BareRelay> {
   const children: ChildProcess[] = [];
   const stop = async () => void (await Promise.all(children.map(stopChild)));
   try {
-    const publisher = start('bench-bare-relay-publisher.ts', [redisUrl, modelUrl], env);
+    const publisher = spawnBenchServer('bench-bare-relay-publisher.ts', [redisUrl, modelUrl], env);
     children.push(publisher);
     const publisherPort = await waitForPort(publisher);
-    const server = start('bench-bare-relay-server.ts', [redisUrl, String(publisherPort)], env);
+    const server = spawnBenchServer('bench-bare-relay-server.ts', [redisUrl, String(publisherPort)], env);
     children.push(server);
     return { url: `http://127.0.0.1:${await waitForPort(server)}`, children, stop };
   } catch (err) {

@@ -8,10 +8,9 @@
  *
  *   npm run bench:express -- [--requests 5000] [--rounds 2]
  */
-import { spawn, ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { startBenchClient } from './bench-client-host';
-import { waitForPort } from './bench-proc';
+import { spawnBenchServer, waitForPort } from './bench-proc';
 import type { RequestSpec } from './bench-client';
 import { fmtMs, summarize, table } from './bench-stats';
 
@@ -29,7 +28,7 @@ interface Server {
 }
 
 async function startServer(mode: Server['mode']): Promise<Server> {
-  const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'bench-express-server.ts'), mode], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } });
+  const child = spawnBenchServer('bench-express-server.ts', [mode], process.env);
   return { mode, base: `http://127.0.0.1:${await waitForPort(child)}`, child };
 }
 

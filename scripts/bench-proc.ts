@@ -1,8 +1,9 @@
 // Memory of the stack's processes from /proc (Linux): VmRSS now and VmHWM,
 // the kernel's own peak-RSS watermark, which cannot miss a short spike the
 // way sampling can.
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -125,6 +126,27 @@ export async function waitQuiet(pids: () => (number | undefined)[], opts: QuietO
     if (cores < limit) return { quiet: true, cores, waitedMs };
     if (waitedMs >= timeoutMs) return { quiet: false, cores, waitedMs };
   }
+}
+
+/**
+ * Starts one of the bench's own servers (a script beside this file, run through
+ * tsx) with its stdout piped for waitForPort. Neither profiled nor given the
+ * stack's NODE_OPTIONS: it is a reference, not part of what is measured.
+ */
+export function spawnBenchServer(file: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, file), ...args], {
+    cwd: path.resolve(__dirname, '..'),
+    env: { ...env, NODE_OPTIONS: '', BENCH_CPU_PROF_DIR: '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
+/** SIGTERM, and resolves once the child has exited (at once if it already has). */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
 }
 
 /**

@@ -24,7 +24,7 @@
  *   baseline is a bare relay in two processes (scripts/bench-bare-relay.ts),
  *   timed right after each relay row by the same code.
  */
-import { spawn, ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,7 +41,7 @@ import { parseOptions, Phase } from './bench-options';
 import { RELAY_TOKEN } from './bench-relay';
 import type { BareRelay } from './bench-bare-relay';
 import { runRelayPhase } from './bench-relay-phase';
-import { CpuMeter, cpuProbeMs, processBusyS, waitForPort, waitQuiet } from './bench-proc';
+import { CpuMeter, cpuProbeMs, processBusyS, spawnBenchServer, stopChild, waitForPort, waitQuiet } from './bench-proc';
 import { monotonicUs } from './bench-profile';
 import { guardRun, stackEnv } from './bench-setup';
 import { Burst, CLIENT_WARMUP, printProfiles, printReport, Row, submitSplitRows } from './bench-report';
@@ -51,7 +51,6 @@ import { RelayWatcher } from './bench-watch';
 const API_KEY = 'bench-key-0123456789';
 /** Keys of the load phase's accounts (load0, load1, ...). */
 const loadKey = (i: number) => `bench-load-${i}-0123456789`;
-const ROOT = path.resolve(__dirname, '..');
 const BASELINE_KEY = 'aes:bench:baseline';
 
 const TARGETS = { submit: 20, status: 5, result: 10, relay: 5 } as const;
@@ -94,10 +93,7 @@ async function main(): Promise<void> {
       watcher?.stop();
       client?.close();
       redis?.disconnect();
-      if (baseline && baseline.exitCode === null) {
-        baseline.kill('SIGTERM');
-        await new Promise((r) => baseline!.once('exit', r));
-      }
+      if (baseline) await stopChild(baseline);
       await bare?.stop();
       await stack?.stop();
       await model.close();
@@ -156,11 +152,7 @@ async function main(): Promise<void> {
     // Unmeasured: the client process's own HTTP code gets optimised before any phase times it.
     await client.warm(stack.gatewayUrl, CLIENT_WARMUP);
 
-    baseline = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'bench-baseline-server.ts'), stack.redisUrl, BASELINE_KEY], {
-      cwd: ROOT,
-      env: { ...env, NODE_OPTIONS: '', BENCH_CPU_PROF_DIR: '' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    baseline = spawnBenchServer('bench-baseline-server.ts', [stack.redisUrl, BASELINE_KEY], env);
     const baselinePort = waitForPort(baseline);
     baselinePort.catch(() => undefined); // reported when the baseline phase awaits it
 
