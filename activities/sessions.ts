@@ -5,7 +5,7 @@ import type { ActivityDeps } from './index';
 import { enqueueSignal, turnDoneSignal } from '../workflows/session';
 import type { ThreadMessage } from '../workflows/types';
 import { sessionRef, signalSession } from '../src/sessions/session-signals';
-import { acquireSignal, slotsWorkflowId } from '../workflows/account-slots';
+import { SLOTS_TASK_TIMEOUT, acquireSignal, slotsWorkflowId } from '../workflows/account-slots';
 
 export function createSessionActivities(deps: ActivityDeps) {
   const ref = (input: { account: string; session: string }) => sessionRef(deps.config, input.account, input.session);
@@ -28,6 +28,7 @@ export function createSessionActivities(deps: ActivityDeps) {
       await deps.temporal.workflow.signalWithStart('accountSlots', {
         workflowId: slotsWorkflowId(input.account),
         taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        workflowTaskTimeout: SLOTS_TASK_TIMEOUT,
         args: [{ account: input.account, limit: input.limit, leaseMs: input.leaseMs, holders: {}, waiting: [] }],
         signal: acquireSignal,
         signalArgs: [{ taskId: input.taskId, limit: input.limit, leaseMs: input.leaseMs, createdAt: input.createdAt }],

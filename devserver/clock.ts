@@ -13,9 +13,15 @@ export interface TimerHandle {
 interface TimerEntry {
   at: number;
   seq: number;
+  /** Dropped (set to NOOP) once the entry fires or is cancelled: see cancel(). */
   fn: () => void;
-  cancelled: boolean;
+  /** Fired or cancelled; a cancelled entry stays queued until it surfaces or a compaction. */
+  done: boolean;
 }
+
+const NOOP = () => undefined;
+/** Cancelled entries tolerated in the queue before it is compacted (and only when they are most of it). */
+const COMPACT_AFTER = 1024;
 
 export interface ClockOptions {
   /** Virtual time that skips ahead when unlocked. Default false (wall clock). */
@@ -25,7 +31,9 @@ export interface ClockOptions {
 }
 
 export class Clock {
-  private readonly heap: TimerEntry[] = [];
+  private heap: TimerEntry[] = [];
+  /** Cancelled entries still in the heap. */
+  private cancelledQueued = 0;
   private seq = 0;
   private offset = 0; // virtual - wall, grows with every skip
   private locks: number;
@@ -50,14 +58,28 @@ export class Clock {
 
   /** Runs fn once virtual time reaches `at` (epoch ms). */
   at(at: number, fn: () => void): TimerHandle {
-    const entry: TimerEntry = { at, seq: this.seq++, fn, cancelled: false };
+    const entry: TimerEntry = { at, seq: this.seq++, fn, done: false };
     this.push(entry);
     this.schedulePump();
     return {
       cancel: () => {
-        entry.cancelled = true;
+        if (entry.done) return;
+        // The callback usually holds its run's state (the engine's timers close over
+        // a run's side data and encoded history). A timeout cancelled early (an
+        // activity's ten-minute start-to-close, a session's idle timer) would
+        // otherwise keep all of that alive until its deadline, long after the run
+        // closed and left memory.
+        entry.done = true;
+        entry.fn = NOOP;
+        this.cancelledQueued++;
+        if (this.cancelledQueued > COMPACT_AFTER && this.cancelledQueued * 2 > this.heap.length) this.compact();
       },
     };
+  }
+
+  /** Timers queued, cancelled ones not yet dropped included (diagnostics and tests). */
+  get queued(): number {
+    return this.heap.length;
   }
 
   after(ms: number, fn: () => void): TimerHandle {
@@ -133,7 +155,10 @@ export class Clock {
       }
       if (top.at <= now) {
         this.pop();
-        top.fn();
+        const fn = top.fn;
+        top.done = true;
+        top.fn = NOOP;
+        fn();
         continue;
       }
       this.arm(top.at - now);
@@ -156,8 +181,17 @@ export class Clock {
   }
 
   private peek(): TimerEntry | undefined {
-    while (this.heap.length && this.heap[0].cancelled) this.pop();
+    while (this.heap.length && this.heap[0].done) {
+      this.pop();
+      this.cancelledQueued--;
+    }
     return this.heap[0];
+  }
+
+  /** Drops every cancelled entry; a sorted array is a valid heap. */
+  private compact(): void {
+    this.heap = this.heap.filter((e) => !e.done).sort((a, b) => (less(a, b) ? -1 : 1));
+    this.cancelledQueued = 0;
   }
 
   private push(e: TimerEntry): void {

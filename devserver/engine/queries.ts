@@ -47,7 +47,10 @@ export function queryRun(eng: Engine, e: Execution, query: PendingQuery['query']
     };
     side.queries.set(id, q);
     eng.hold(e, lockName);
-    if (!e.wft || !eng.isOpen(e)) dispatchLegacy(eng, e, q);
+    // A run that never completed a workflow task has nothing a worker could replay a
+    // query on: the query rides on its first task (queryWorkflow checked it comes in time).
+    const firstTaskPending = eng.isOpen(e) && !e.lastCompletedWftStartedEventId;
+    if (!firstTaskPending && (!e.wft || !eng.isOpen(e))) dispatchLegacy(eng, e, q);
   });
 }
 

@@ -101,7 +101,14 @@ export function workflowHandlers(eng: Engine): Handlers {
       }
       if (!open && !e.lastCompletedWftStartedEventId) throw workflowNotReady('Workflow execution closed before WorkflowTaskStarted event');
       if (open && e.wftAttempt >= 3) throw workflowNotReady('Unable to query workflow due to Workflow Task in failed state.');
-      return queryRun(eng, e, req.query, waitBudget(ctx, 60_000));
+      const budget = waitBudget(ctx, 60_000);
+      // A run whose first workflow task waits out a start backoff (cron, retry, a continue-as-new
+      // chain held to one run a second) can only be queried once that task runs: wait for it if it
+      // comes within the call's deadline, as the real server does, else say so now.
+      if (open && !e.wft && !e.lastCompletedWftStartedEventId && e.executionTime > eng.now() + budget) {
+        throw workflowNotReady('Workflow task is not scheduled yet.');
+      }
+      return queryRun(eng, e, req.query, budget);
     },
 
     updateWorkflowExecution: async (req, ctx) => {

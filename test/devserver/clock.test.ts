@@ -1,4 +1,6 @@
 import { Clock } from '../../devserver/clock';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 
 const HOUR = 3600_000;
 const tick = () => new Promise<void>((r) => setTimeout(r, 20));
@@ -117,5 +119,57 @@ describe('time skipping (test server)', () => {
     const t1 = clock.now();
     clock.skipTo(t0);
     expect(clock.now()).toBeGreaterThanOrEqual(t1);
+  });
+});
+
+describe('cancelled timers (a long-lived server cancels most of its timeouts early)', () => {
+  test('a cancelled timer lets go of its callback at once, not at its deadline', async () => {
+    // What a callback closes over (for the engine, a run's state and encoded history)
+    // must be collectable as soon as the timer is cancelled.
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const clock = new Clock();
+    let held: WeakRef<object>;
+    const handle = (() => {
+      const payload = { bytes: Buffer.alloc(1024 * 1024) };
+      held = new WeakRef(payload);
+      return clock.after(HOUR, () => void payload.bytes.length);
+    })();
+    // A WeakRef target survives the job that created it; collect on a later turn.
+    await tick();
+    gc();
+    expect(held!.deref()).toBeDefined();
+    handle.cancel();
+    await tick();
+    gc();
+    expect(held!.deref()).toBeUndefined();
+    clock.stop();
+  });
+
+  test('the queue drops cancelled entries once they are most of it, and the rest still fire in order', async () => {
+    const clock = new Clock({ timeSkipping: true });
+    const { fired, addAt } = recorder(clock);
+    const t0 = clock.now();
+    const handles = Array.from({ length: 3000 }, (_, i) => addAt(`t${i}`, t0 + HOUR + (i % 7) * 1000));
+    expect(clock.queued).toBe(3000);
+    // Keep every sixth timer; cancel the others (a second cancel is a no-op).
+    handles.forEach((h, i) => {
+      if (i % 6 !== 0) {
+        h.cancel();
+        h.cancel();
+      }
+    });
+    expect(clock.queued).toBeLessThan(3000);
+    expect(clock.queued).toBeGreaterThanOrEqual(500);
+    clock.unlockExplicit();
+    await tick();
+    const kept = handles.map((_, i) => i).filter((i) => i % 6 === 0);
+    const expected = [...kept].sort((a, b) => (a % 7) - (b % 7) || a - b).map((i) => `t${i}`);
+    expect(fired.map((f) => f.name)).toEqual(expected);
+    expect(clock.queued).toBe(0);
+    // Cancelling a timer that already fired changes nothing.
+    handles[0].cancel();
+    expect(clock.queued).toBe(0);
+    clock.stop();
   });
 });

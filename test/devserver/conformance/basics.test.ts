@@ -40,6 +40,22 @@ test('signals, queries and updates reach the workflow', async () => {
   });
 });
 
+test('a query waits for a run whose first workflow task is delayed, or says the run is not ready', async () => {
+  await env.withWorker(async () => {
+    // Due within the query's deadline: it rides on the first workflow task (a query before any
+    // task completed has nothing a worker could replay it on).
+    const soon = await env.client.workflow.start(counter, { taskQueue: env.taskQueue, workflowId: uid('delayed'), startDelay: '1500ms' });
+    const t0 = Date.now();
+    expect(await soon.query(totalQuery)).toBe(0);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
+    // Due long after it: refused at once, as the real server does.
+    const later = await env.client.workflow.start(counter, { taskQueue: env.taskQueue, workflowId: uid('delayed'), startDelay: '1h' });
+    const err = await later.query(totalQuery).catch((e) => e);
+    expect(String(err?.cause?.details ?? err?.cause?.message)).toMatch(/Workflow task is not scheduled yet/);
+    await Promise.all([soon.terminate(), later.terminate()]);
+  });
+});
+
 test('timers fire after their duration', async () => {
   await env.withWorker(async () => {
     const started = Date.now();
