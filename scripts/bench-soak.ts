@@ -14,8 +14,9 @@
  * growth by design.
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import { readFlags } from './bench-flags';
+import { closedLoop, request, target, type HttpTarget } from './bench-http';
+import { readMem } from './bench-proc';
 
 const USAGE = `usage: npm run bench:soak -- [--url URL] [--key KEY] [--waves N] [--per-wave N] [--clients N] [--settle-ms MS]`;
 
@@ -27,47 +28,27 @@ const PROCESSES: [label: string, pattern: string][] = [
   ['redis', 'redis-server'],
 ];
 
-interface Answer {
-  status: number;
-  body: string;
-}
-
-function request(agent: http.Agent, url: string, key: string, method: string, path: string, body?: object): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(new URL(path, url), { method, agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (res) => {
-      let data = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (data += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
-    });
-    req.on('error', reject);
-    req.end(body ? JSON.stringify(body) : undefined);
-  });
-}
-
 /** RSS in MiB summed over the processes whose command line contains `pattern`; undefined when none runs. */
 function rssMiB(pattern: string): number | undefined {
-  let total = 0;
-  let found = false;
+  let kib: number | undefined;
   for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let cmdline: string;
     try {
-      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (!cmdline.includes(pattern) || cmdline.includes('bench-soak')) continue;
-      const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (!kb) continue;
-      total += Number(kb[1]) / 1024;
-      found = true;
+      cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
     } catch {
-      // The process ended while we looked.
+      continue; // the process ended while we looked
     }
+    if (!cmdline.includes(pattern) || cmdline.includes('bench-soak')) continue;
+    const { rssKiB } = readMem(Number(pid));
+    if (rssKiB !== undefined) kib = (kib ?? 0) + rssKiB;
   }
-  return found ? Math.round(total) : undefined;
+  return kib === undefined ? undefined : Math.round(kib / 1024);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function tasksWith(agent: http.Agent, url: string, key: string, status: string): Promise<number> {
-  const r = await request(agent, url, key, 'GET', `/tasks?status=${status}&limit=1`);
+async function tasksWith(t: HttpTarget, status: string): Promise<number> {
+  const r = await request(t, 'GET', `/tasks?status=${status}&limit=1`);
   if (r.status !== 200) throw new Error(`GET /tasks?status=${status} answered ${r.status}: ${r.body}`);
   return (JSON.parse(r.body) as { tasks: unknown[] }).tasks.length;
 }
@@ -89,32 +70,26 @@ async function main(): Promise<void> {
   };
   const [url, key] = [raw.url!, raw.key!];
   const [waves, perWave, clients, settleMs] = [num('waves'), num('per-wave'), num('clients'), num('settle-ms')];
-  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+  const t = target(url, key, clients);
   const rssLine = () => PROCESSES.map(([label, pattern]) => `${label} ${rssMiB(pattern) ?? '-'}`).join(', ');
   console.log(`soak of ${url}: ${waves} waves of ${perWave} one-turn background tasks from ${clients} clients`);
   console.log(`before: RSS MiB ${rssLine()}`);
   for (let wave = 1; wave <= waves; wave++) {
     const started = Date.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: clients }, async () => {
-        while (next < perWave) {
-          const n = next++;
-          const r = await request(agent, url, key, 'POST', '/', { message: `soak ${wave}-${n}`, background: true });
-          if (r.status !== 202) throw new Error(`POST / answered ${r.status}: ${r.body}`);
-        }
-      }),
-    );
+    await closedLoop(perWave, clients, async (n) => {
+      const r = await request(t, 'POST', '/', { message: `soak ${wave}-${n}`, background: true });
+      if (r.status !== 202) throw new Error(`POST / answered ${r.status}: ${r.body}`);
+    });
     const submitted = (Date.now() - started) / 1000;
     // Done when nothing of the account is queued or running (the soak's tasks are the account's only ones).
-    while ((await tasksWith(agent, url, key, 'queued')) + (await tasksWith(agent, url, key, 'running')) > 0) await sleep(250);
+    while ((await tasksWith(t, 'queued')) + (await tasksWith(t, 'running')) > 0) await sleep(250);
     const ended = (Date.now() - started) / 1000;
     await sleep(settleMs);
     console.log(
       `wave ${wave}: ${perWave} submitted in ${submitted.toFixed(1)} s, all ended after ${ended.toFixed(1)} s (${(perWave / ended).toFixed(1)} tasks/s); RSS MiB ${rssLine()}`,
     );
   }
-  agent.destroy();
+  t.agent.destroy();
 }
 
 main().catch((err) => {
