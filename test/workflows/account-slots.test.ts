@@ -1,13 +1,10 @@
 // The account's slots workflow under a steady stream of grants: its history
 // stays bounded (it continues as new at its limit) and its runs carry the longer
 // workflow task timeout. Runs on the embedded engine.
-import fs from 'node:fs';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
-import { createEnv, worker } from './env';
+import { createEnv, saveHistories, worker } from './env';
 import { slotsQuery } from '../../workflows/account-slots';
 import type { SlotsState } from '../../workflows/account-slots';
 
@@ -48,9 +45,6 @@ test('a steady stream of grants still continues as new at the history bound, wit
     for (let i = 0; i < 300 && (await current.query(slotsQuery)).waiting.length > 0; i++) await new Promise((r) => setTimeout(r, 100));
     expect((await current.query(slotsQuery)).waiting).toEqual([]);
     await current.terminate('test over');
-    if (process.env.UPDATE_HISTORIES) {
-      const file = path.join(__dirname, 'histories', '8-bounded-grants', 'bounded-grants.json');
-      fs.writeFileSync(file, historyToJSON(history));
-    }
+    await saveHistories('bounded-grants', env.client.workflow.getHandle(first.workflowId, first.firstExecutionRunId));
   });
 });

@@ -1,15 +1,12 @@
 // The task, session and slots workflows on the embedded engine: the state
 // machine, turn order, cancellation, failure, concurrency slots. Histories of
 // these runs are saved (UPDATE_HISTORIES=1) for the replay test.
-import fs from 'node:fs';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createEnv, worker } from './env';
+import { createEnv, saveHistories as save, worker } from './env';
 import { createSessionActivities } from '../../activities/sessions';
 import { temporal } from '@temporalio/proto';
 import type { TaskInput, TaskView } from '../../workflows/types';
@@ -110,19 +107,6 @@ function input(message: string, over: Partial<TaskInput> = {}): TaskInput {
 
 function start(i: TaskInput): Promise<WorkflowHandle> {
   return env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
-}
-
-/** Histories of the current workflow code are saved here; older generations stay for the replay test. */
-const HISTORY_GENERATION = '8-bounded-grants';
-
-async function save(name: string, ...handles: WorkflowHandle[]): Promise<void> {
-  if (!process.env.UPDATE_HISTORIES) return;
-  for (const [n, h] of handles.entries()) {
-    const file = path.join(__dirname, 'histories', HISTORY_GENERATION, `${name}${handles.length > 1 ? `-${n}` : ''}.json`);
-    // Stack traces in failures name this machine's paths: keep them out of the repository.
-    const root = path.resolve(__dirname, '../..') + path.sep;
-    fs.writeFileSync(file, historyToJSON(await h.fetchHistory()).split(root).join('<repo>/'));
-  }
 }
 
 async function statusOf(h: WorkflowHandle): Promise<TaskView> {

@@ -1,7 +1,10 @@
 // Workflow tests run the service's real workflows on the embedded engine
 // through @temporalio/testing, with activities replaced by in-test fakes (the
 // workflow's decisions are what is under test here).
+import fs from 'node:fs';
 import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
@@ -29,4 +32,18 @@ export async function createEnv(): Promise<TestWorkflowEnvironment> {
 
 export async function worker(env: TestWorkflowEnvironment, taskQueue: string, activities: object): Promise<Worker> {
   return Worker.create({ connection: env.nativeConnection, namespace: 'default', taskQueue, workflowBundle: await workflowBundle(), activities });
+}
+
+/** Histories of the current workflow code are saved here; older generations stay for the replay test. */
+const HISTORY_GENERATION = '8-bounded-grants';
+
+/** With UPDATE_HISTORIES set, saves the runs' histories as `<name>[-n].json` of the current generation. */
+export async function saveHistories(name: string, ...handles: WorkflowHandle[]): Promise<void> {
+  if (!process.env.UPDATE_HISTORIES) return;
+  for (const [n, h] of handles.entries()) {
+    const file = path.join(__dirname, 'histories', HISTORY_GENERATION, `${name}${handles.length > 1 ? `-${n}` : ''}.json`);
+    // Stack traces in failures name this machine's paths: keep them out of the repository.
+    const root = path.resolve(__dirname, '../..') + path.sep;
+    fs.writeFileSync(file, historyToJSON(await h.fetchHistory()).split(root).join('<repo>/'));
+  }
 }
