@@ -328,7 +328,13 @@ export function activityNeedsWorkflowTask(e: Execution): boolean {
 
 const NOT_STARTED_DETAILS = { payloads: [{ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify('ACTIVITY_ID_NOT_STARTED')) }] };
 
-export function requestCancelActivity(eng: Engine, e: Execution, a: any, completedEventId: number, identity?: string): void {
+/**
+ * Records a cancel request. For an activity nobody is running (queued or waiting
+ * to retry) it also returns the write of its canceled outcome, which the caller
+ * runs after the completion's other commands: the real server buffers that event
+ * and flushes it after the command events (before a close event, if any).
+ */
+export function requestCancelActivity(eng: Engine, e: Execution, a: any, completedEventId: number, identity?: string): (() => void) | undefined {
   const info = e.activities[a.scheduledEventId];
   if (!info) {
     // Already finished (outcome buffered): the request is recorded, the outcome stands.
@@ -339,7 +345,7 @@ export function requestCancelActivity(eng: Engine, e: Execution, a: any, complet
         workflowTaskCompletedEventId: completedEventId,
       }),
     );
-    return;
+    return undefined;
   }
   const requestedId = eng.appendEvent(
     e,
@@ -350,18 +356,20 @@ export function requestCancelActivity(eng: Engine, e: Execution, a: any, complet
   );
   info.cancelRequested = true;
   eng.markDirty(e);
-  if (info.startedTime !== undefined) return; // the worker learns it from its next heartbeat
+  if (info.startedTime !== undefined) return undefined; // the worker learns it from its next heartbeat
   // Queued or waiting to retry: nobody to tell, so it is canceled at once. The
   // workflow task that follows is scheduled after all commands are applied.
   clearAll(eng, e, info);
-  eng.appendEvent(
-    e,
-    eng.event(EventType.ACTIVITY_TASK_CANCELED, 'activityTaskCanceledEventAttributes', {
-      scheduledEventId: info.scheduledEventId,
-      latestCancelRequestedEventId: requestedId,
-      details: NOT_STARTED_DETAILS,
-      identity,
-    }),
-  );
-  wakeAfterCommands.add(e);
+  return () => {
+    eng.appendEvent(
+      e,
+      eng.event(EventType.ACTIVITY_TASK_CANCELED, 'activityTaskCanceledEventAttributes', {
+        scheduledEventId: info.scheduledEventId,
+        latestCancelRequestedEventId: requestedId,
+        details: NOT_STARTED_DETAILS,
+        identity,
+      }),
+    );
+    wakeAfterCommands.add(e);
+  };
 }

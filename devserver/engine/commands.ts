@@ -39,21 +39,30 @@ export class BadCommand extends Error {
  */
 export function applyCommands(eng: Engine, e: Execution, commands: any[], completedEventId: number, messages: Map<string, any>, identity?: string): number[] {
   const eager: number[] = [];
+  // Outcomes the real server buffers while it applies commands: written after the
+  // command events, but before a close command's event.
+  const buffered: (() => void)[] = [];
+  const flush = () => buffered.splice(0).forEach((write) => write());
   for (const c of commands) {
     if (!eng.isOpen(e)) break;
+    if (CLOSE.has(c.commandType)) flush();
     const metadata = c.userMetadata;
     const before = e.nextEventId;
     switch (c.commandType) {
       case CommandType.SCHEDULE_ACTIVITY_TASK: {
         const a = c.scheduleActivityTaskCommandAttributes ?? {};
-        const wantsEager = a.requestEagerExecution === true && (a.taskQueue?.name || e.taskQueue) === e.taskQueue;
+        // Like the real server, eager execution is granted whatever the activity's task
+        // queue: the SDKs only ask for it on their own queue.
+        const wantsEager = a.requestEagerExecution === true;
         const id = scheduleActivity(eng, e, a, completedEventId, wantsEager);
         if (wantsEager) eager.push(id);
         break;
       }
-      case CommandType.REQUEST_CANCEL_ACTIVITY_TASK:
-        requestCancelActivity(eng, e, c.requestCancelActivityTaskCommandAttributes ?? {}, completedEventId, identity);
+      case CommandType.REQUEST_CANCEL_ACTIVITY_TASK: {
+        const outcome = requestCancelActivity(eng, e, c.requestCancelActivityTaskCommandAttributes ?? {}, completedEventId, identity);
+        if (outcome) buffered.push(outcome);
         break;
+      }
       case CommandType.START_TIMER:
         startTimer(eng, e, c.startTimerCommandAttributes ?? {}, completedEventId);
         break;
@@ -112,6 +121,7 @@ export function applyCommands(eng: Engine, e: Execution, commands: any[], comple
       if (ev) ev.userMetadata = metadata;
     }
   }
+  if (eng.isOpen(e)) flush();
   return eager;
 }
 

@@ -77,6 +77,9 @@ const REQUIRED: Record<string, [string, string][]> = {
   ],
 };
 
+/** An activity's own failure must be an application failure (checked before its token is looked up). */
+const ACTIVITY_FAILED = new Set(['WorkflowService/RespondActivityTaskFailed', 'WorkflowService/RespondActivityTaskFailedById']);
+
 /** Long polls: the real frontend refuses to hold one open without room for a real wait. */
 const LONG_POLLS = new Set(['WorkflowService/PollWorkflowTaskQueue', 'WorkflowService/PollActivityTaskQueue', 'WorkflowService/PollNexusTaskQueue']);
 const MIN_LONG_POLL_MS = 2000;
@@ -95,6 +98,9 @@ export function isUuid(s: string): boolean {
 
 /** Throws the RpcError the real frontend would answer with, or returns to let the handler run. */
 export function checkRequest(eng: Engine, method: string, req: Req, ctx?: CallContext): void {
+  if (ACTIVITY_FAILED.has(method) && req.failure && !req.failure.applicationFailureInfo) {
+    throw invalidArgument('Failure must have ApplicationFailureInfo.');
+  }
   checkNamespace(eng, method, req);
   const field = EXECUTION_FIELD[method];
   if (field) checkExecution(req[field]);
@@ -105,10 +111,9 @@ export function checkRequest(eng: Engine, method: string, req: Req, ctx?: CallCo
   if (method === 'WorkflowService/UpdateWorkflowExecution' && req.waitPolicy?.lifecycleStage === UpdateStage.ADMITTED) {
     throw new RpcError(GrpcStatus.PERMISSION_DENIED, 'UpdateWorkflowExecution issued asynchronously and waiting on update admitted is not supported.');
   }
-  // A poll without any deadline is let through (the real server says INVALID_ARGUMENT):
-  // raw-RPC tests in this repository poll that way and would all break.
-  if (LONG_POLLS.has(method) && ctx?.deadline !== undefined && ctx.deadline - Date.now() < MIN_LONG_POLL_MS) {
-    throw failedPrecondition('Context timeout is too short.');
+  if (LONG_POLLS.has(method) && ctx) {
+    if (ctx.deadline === undefined) throw invalidArgument('Context timeout is not set.');
+    if (ctx.deadline - Date.now() < MIN_LONG_POLL_MS) throw failedPrecondition('Context timeout is too short.');
   }
 }
 

@@ -266,11 +266,12 @@ describe('cancellation', () => {
     const { result, evs } = await run(cancelActivityAfter, [s, 300, 200]);
     expect(result.failure).toMatchObject({ kind: 'ActivityFailure', cause: { kind: 'CancelledFailure' } });
     const at = evs.findIndex((e) => e.eventType === ET.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED);
-    // The canceled event belongs to the command; the next workflow task comes after every command's events.
+    // The real server buffers the canceled outcome while it applies the commands and
+    // writes it after their events; the next workflow task comes after that.
     expect(evs.slice(at, at + 4).map((e) => e.eventType)).toEqual([
       ET.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED,
-      ET.EVENT_TYPE_ACTIVITY_TASK_CANCELED,
       ET.EVENT_TYPE_TIMER_STARTED,
+      ET.EVENT_TYPE_ACTIVITY_TASK_CANCELED,
       ET.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
     ]);
   });

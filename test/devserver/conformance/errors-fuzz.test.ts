@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import Long from 'long';
 import { temporal } from '@temporalio/proto';
 import type { WorkflowHandle } from '@temporalio/client';
-import { createEnv, Env, uid } from './harness';
+import { createEnv, Env, longPoll, uid } from './harness';
 import { echo, waitForDone, handDriven, doneSignal } from './workflows/errors-fuzz';
 import * as activities from './activities/errors-fuzz';
 import { S, CallOutcome, outcome, codeName, detailType, RawClient, prng, Rng, garbageBody, garbledToken, randomQuery, WORKFLOW_SERVICE, GARBAGE_TARGETS, POLL_TARGETS } from './fuzz-tools';
@@ -72,6 +72,7 @@ describe('bad input gets the status the real server gives', () => {
 
   test('INVALID_ARGUMENT: missing fields, bad policies, bad cron, unknown search attribute, malformed ids and tokens', async () => {
     const cases: [string, Promise<unknown>, RegExp?][] = [
+      ['long poll without a deadline', ws().pollActivityTaskQueue({ namespace: ns(), taskQueue: { name: `tq-${randomUUID()}`, kind: NORMAL } }), /Context timeout is not set/],
       ['no workflow id', start({ workflowId: '' }), /WorkflowId/],
       ['no workflow type', start({ workflowType: undefined }), /WorkflowType/i],
       ['no task queue', start({ taskQueue: undefined }), /task ?queue/i],
@@ -125,7 +126,7 @@ describe('bad input gets the status the real server gives', () => {
     const h = await env.client.workflow.start(waitForDone, { taskQueue, workflowId: uid('failing') });
     // Play a worker whose tasks fail: from the third attempt the server answers fast.
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const task = await ws().pollWorkflowTaskQueue({ namespace: ns(), taskQueue: { name: taskQueue, kind: NORMAL }, identity: 'failing-worker' });
+      const task = await longPoll(env, () => ws().pollWorkflowTaskQueue({ namespace: ns(), taskQueue: { name: taskQueue, kind: NORMAL }, identity: 'failing-worker' }));
       expect(task.attempt).toBe(attempt);
       if (attempt < 3) await ws().respondWorkflowTaskFailed({ namespace: ns(), taskToken: task.taskToken, cause: WORKER_FAILURE, identity: 'failing-worker' });
     }
@@ -153,7 +154,9 @@ describe('bad input gets the status the real server gives', () => {
     const all = [...tokens, ...late];
     // Every token now names a finished task: each answer is NOT_FOUND, never INTERNAL.
     for (const taskToken of all) {
-      expectStatus(await outcome(ws().respondActivityTaskFailed({ namespace: ns(), taskToken, failure: { message: 'x' } })), S.NOT_FOUND);
+      expectStatus(await outcome(ws().respondActivityTaskFailed({ namespace: ns(), taskToken, failure: { message: 'x', applicationFailureInfo: {} } })), S.NOT_FOUND);
+      // A failure that is not an application failure is refused before the token is looked up.
+      expectStatus(await outcome(ws().respondActivityTaskFailed({ namespace: ns(), taskToken, failure: { message: 'x' } })), S.INVALID_ARGUMENT, /ApplicationFailureInfo/);
       expectStatus(await outcome(ws().respondWorkflowTaskCompleted({ namespace: ns(), taskToken, commands: [] })), S.NOT_FOUND);
     }
     fuzzTokens.push(...all);
@@ -163,7 +166,7 @@ describe('bad input gets the status the real server gives', () => {
 const fuzzTokens: Buffer[] = [];
 
 async function pollTask(taskQueue: string) {
-  const task = await ws().pollWorkflowTaskQueue({ namespace: ns(), taskQueue: { name: taskQueue, kind: NORMAL }, identity: 'by-hand' });
+  const task = await longPoll(env, () => ws().pollWorkflowTaskQueue({ namespace: ns(), taskQueue: { name: taskQueue, kind: NORMAL }, identity: 'by-hand' }));
   expect(task.taskToken?.length).toBeGreaterThan(0);
   return Buffer.from(task.taskToken!);
 }
@@ -186,7 +189,7 @@ async function driveByHand(taskQueue: string, mode: 'answer-twice' | 'answer-lat
   expectStatus(await outcome(ws().respondWorkflowTaskCompleted({ namespace: ns(), taskToken: first, commands: [schedule] })), S.NOT_FOUND);
   expectStatus(await outcome(ws().respondWorkflowTaskFailed({ namespace: ns(), taskToken: first })), S.NOT_FOUND);
 
-  const act = await ws().pollActivityTaskQueue({ namespace: ns(), taskQueue: { name: taskQueue, kind: NORMAL }, identity: 'by-hand' });
+  const act = await longPoll(env, () => ws().pollActivityTaskQueue({ namespace: ns(), taskQueue: { name: taskQueue, kind: NORMAL }, identity: 'by-hand' }));
   const actToken = Buffer.from(act.taskToken!);
   if (mode === 'answer-twice') {
     await ws().respondActivityTaskCompleted({ namespace: ns(), taskToken: actToken, result: { payloads: [json('by hand')] } });

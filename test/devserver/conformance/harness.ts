@@ -118,6 +118,14 @@ export async function createEnv(opts: EnvOptions): Promise<Env> {
   };
 }
 
+/**
+ * Runs a raw long poll with a deadline, as every SDK does: the real server refuses
+ * a poll without one (INVALID_ARGUMENT "Context timeout is not set.").
+ */
+export function longPoll<T>(env: Env, fn: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  return env.connection.withDeadline(Date.now() + timeoutMs, fn);
+}
+
 export function uid(prefix: string): string {
   return `${prefix}-${randomUUID()}`;
 }

