@@ -22,6 +22,7 @@ import { testHandlers } from './rpc/test-service';
 import { scheduleHandlers, startScheduler } from './schedules/scheduler';
 import { startRetention } from './engine/retention';
 import { ClosedArchive } from './engine/closed-archive';
+import { ensureSystemNamespace } from './engine/namespaces';
 
 export interface DevServerOptions {
   /** Port to listen on; 0 picks a free one. Default 7233. */
@@ -78,6 +79,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     opts.logger.info({ runs: engine.executions.size, file: opts.dbFilename }, 'recovered state');
   }
   engine.ensureNamespace('default');
+  // The Java test server has no system namespace; the dev server does.
+  if (!opts.timeSkipping) ensureSystemNamespace(engine);
   if (opts.namespace) engine.ensureNamespace(opts.namespace);
   const scheduler = startScheduler(engine, recovered);
   // The test server keeps everything (and a periodic sweep would make virtual time spin).

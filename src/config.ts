@@ -30,8 +30,18 @@ export const envSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   /** Comma-separated `key:account` pairs that bootstrap accounts at start (besides the accounts CLI). */
   API_KEYS: z.string().default(''),
-  /** Temporal frontend, host:port. The embedded engine or a real cluster. */
+  /** Temporal frontend, host:port. Set for `npm start`: use that server and start no engine. */
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  /**
+   * The engine `npm start` runs when TEMPORAL_ADDRESS is not set: `embedded` (ours,
+   * needs nothing beyond npm) or `temporal-cli` (the real Temporal dev server with
+   * its Web UI, installed into .tools/ on first use).
+   */
+  ENGINE: z.enum(['embedded', 'temporal-cli']).default('embedded'),
+  /** Port of the engine `npm start` runs (the gRPC frontend). */
+  TEMPORAL_PORT: int(7233),
+  /** Web UI port of ENGINE=temporal-cli under `npm start`. */
+  TEMPORAL_UI_PORT: int(8233),
   /** Temporal namespace for all of the service's workflows. */
   TEMPORAL_NAMESPACE: z.string().default('default'),
   /** Task queue the worker polls and the gateway starts workflows on. */

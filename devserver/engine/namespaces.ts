@@ -20,6 +20,18 @@ export function newNamespace(name: string, retentionMs: number): NamespaceRecord
   return { name, id: randomUUID(), description: '', ownerEmail: '', retentionMs, data: {}, searchAttributes: {} };
 }
 
+/**
+ * The real server's own namespace, present (and listed) from its first start, with
+ * its well-known id. Nothing here runs in it; it exists so that listings match.
+ */
+export function ensureSystemNamespace(eng: Engine): void {
+  if (eng.namespaces.has(SYSTEM_NAMESPACE)) return;
+  const ns = eng.ensureNamespace(SYSTEM_NAMESPACE, 7 * 24 * 3600_000);
+  Object.assign(ns, { id: '32049b68-7872-4094-8e63-d0dd59896a83', description: 'Temporal internal system namespace', ownerEmail: 'temporal-core@temporal.io' });
+  eng.markNamespaceDirty(ns);
+}
+export const SYSTEM_NAMESPACE = 'temporal-system';
+
 /** The real server's default system.namespaceMinRetentionLocal. */
 export const MIN_RETENTION_MS = 3600_000;
 const MAX_NAME_LENGTH = 1000;

@@ -1,18 +1,23 @@
 // `npm start`: the whole service on one machine, with a banner saying what runs
 // where. Ctrl-C stops everything; the next start resumes unfinished tasks.
 import path from 'node:path';
-import { startStack } from './stack';
+import { startStack, Stack } from './stack';
 import { ROOT } from './processes';
+import { engineFromEnv } from './engines';
+import { envSchema } from '../config';
 
 async function main(): Promise<void> {
   const say = (s: string) => process.stdout.write(`${s}\n`);
   const dataDir = path.resolve(ROOT, process.env.DATA_DIR ?? '.data');
   say('starting the Agent Execution Service (single machine)...');
-  const stack = await startStack({ dataDir, log: (s) => say(`  ${s}`), echoChildren: process.env.LOG_CHILDREN === 'true' });
+  const engine = engineFromEnv(process.env);
+  const uiPort = engine === 'temporal-cli' ? envSchema.shape.TEMPORAL_UI_PORT.parse(process.env.TEMPORAL_UI_PORT || undefined) : undefined;
+  const stack = await startStack({ dataDir, temporalUiPort: uiPort, log: (s) => say(`  ${s}`), echoChildren: process.env.LOG_CHILDREN === 'true' });
   const line = '-'.repeat(72);
   say(line);
   say(`  Agent Execution Service ready: ${stack.gatewayUrl}`);
-  say(`  Temporal: ${stack.temporalAddress}    Redis: ${stack.redisUrl}`);
+  say(`  Temporal: ${stack.temporalAddress} (${engineLine(stack)})    Redis: ${stack.redisUrl}`);
+  say(`  Web UI: ${uiLine(stack)}`);
   if (stack.modelUrl) say('  MODEL: built-in scripted model (no OPENAI_API_KEY set) — replies are canned, offline');
   if (stack.devKey) say(`  API key: ${stack.devKey} (account "dev"; set API_KEYS to use your own)`);
   say(`  try: curl -s ${stack.gatewayUrl}/ -H 'Authorization: Bearer ${stack.devKey ?? '<key>'}' -H 'Content-Type: application/json' -d '{"message":"hello"}'`);
@@ -37,6 +42,17 @@ async function main(): Promise<void> {
       }
     });
   }
+}
+
+function engineLine(stack: Stack): string {
+  if (!stack.engine) return 'TEMPORAL_ADDRESS: a server started elsewhere';
+  return stack.engine === 'embedded' ? 'ENGINE=embedded' : 'ENGINE=temporal-cli, the real Temporal dev server';
+}
+
+function uiLine(stack: Stack): string {
+  if (stack.temporalUiUrl) return stack.temporalUiUrl;
+  if (stack.engine === 'embedded') return 'none with the embedded engine; start with ENGINE=temporal-cli for the Temporal Web UI';
+  return "your Temporal server's own";
 }
 
 main().catch((err) => {

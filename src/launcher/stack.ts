@@ -1,12 +1,12 @@
-// The complete single-machine service: embedded Temporal engine, a private
+// The complete single-machine service: a Temporal engine (ours or the real dev server), a private
 // Redis with persistence, the scripted model when no OPENAI_API_KEY is set,
 // the worker and the gateway. Used by `npm start` and by the end-to-end tests.
 import path from 'node:path';
 import Redis from 'ioredis';
-import { Connection } from '@temporalio/client';
 import { startScriptedModel } from '../scripted-model';
-import { Child, ROOT, ensureDir, ensureRedisServer, freePort, startChild, startNode, waitFor } from './processes';
+import { Child, ensureDir, ensureRedisServer, freePort, startChild, startNode, waitFor } from './processes';
 import { GATEWAY_NODE_FLAGS } from './node-flags';
+import { EngineName, engineFromEnv, startEngine } from './engines';
 
 export interface StackOptions {
   /** Data folder (engine log, Redis AOF). Absent: engine in memory, Redis without persistence. */
@@ -15,8 +15,10 @@ export interface StackOptions {
   env?: NodeJS.ProcessEnv;
   /** Gateway port; 0 = free port. Default: PORT from env, else 8080. */
   gatewayPort?: number;
-  /** Port of the embedded engine; 0 = free port. Default 7233. */
+  /** Port of the engine started (ENGINE); 0 = free port. Default TEMPORAL_PORT, else 7233. */
   temporalPort?: number;
+  /** Web UI port of ENGINE=temporal-cli; 0 = free port; absent = headless. */
+  temporalUiPort?: number;
   /** Where progress lines and (optionally) child output go. */
   log?: (line: string) => void;
   echoChildren?: boolean;
@@ -25,6 +27,10 @@ export interface StackOptions {
 export interface Stack {
   gatewayUrl: string;
   temporalAddress: string;
+  /** Which engine was started; undefined when TEMPORAL_ADDRESS named a server. */
+  engine?: EngineName;
+  /** The Temporal Web UI, when the engine started serves one. */
+  temporalUiUrl?: string;
   redisUrl: string;
   modelUrl?: string;
   /** The in-process scripted model (when no OPENAI_API_KEY), for tests to inspect. */
@@ -45,19 +51,18 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const echo = (name: string) => (opts.echoChildren ? (line: string) => log(`[${name}] ${line}`) : undefined);
   try {
     let temporalAddress = base.TEMPORAL_ADDRESS;
+    let temporalUiUrl: string | undefined;
+    const engine = engineFromEnv(base);
     if (!temporalAddress) {
-      const port = opts.temporalPort === 0 ? await freePort() : (opts.temporalPort ?? 7233);
-      const args = ['server', 'start-dev', '--port', String(port), '--headless', '--log-level', 'warn'];
-      if (opts.dataDir) args.push('--db-filename', path.join(ensureDir(opts.dataDir), 'temporal.db'));
-      children.engine = startChild('engine', process.execPath, [path.join(ROOT, 'bin/temporal-dev'), ...args], { echo: echo('engine') });
+      const port = opts.temporalPort === 0 ? await freePort() : (opts.temporalPort ?? Number(base.TEMPORAL_PORT || 7233));
+      const uiPort = opts.temporalUiPort === 0 ? await freePort() : opts.temporalUiPort;
+      const running = await startEngine({ engine, port, dataDir: opts.dataDir, uiPort, echo: echo('engine') });
+      children.engine = running.child;
       stoppers.unshift(() => children.engine.stop());
-      temporalAddress = `127.0.0.1:${port}`;
-      await waitFor('embedded Temporal engine', children.engine, async () => {
-        const c = await Connection.connect({ address: temporalAddress!, connectTimeout: 500 });
-        await c.close();
-        return true;
-      });
-      log(`embedded Temporal engine on ${temporalAddress}${opts.dataDir ? ` (data: ${path.join(opts.dataDir, 'temporal.db')})` : ' (in memory)'}`);
+      temporalAddress = running.address;
+      temporalUiUrl = running.uiUrl;
+      const what = engine === 'embedded' ? 'embedded Temporal engine' : 'Temporal CLI dev server';
+      log(`${what} on ${temporalAddress}${running.dbFile ? ` (data: ${running.dbFile})` : ' (in memory)'}`);
     }
 
     let redisUrl = base.REDIS_URL;
@@ -119,6 +124,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     return {
       gatewayUrl,
       temporalAddress,
+      engine: children.engine ? engine : undefined,
+      temporalUiUrl,
       redisUrl,
       modelUrl,
       model,

@@ -1,4 +1,4 @@
-// Workflow tests run the service's real workflows on the embedded engine
+// Workflow tests run the service's real workflows on the ENGINE (test/engine.ts)
 // through @temporalio/testing, with activities replaced by in-test fakes (the
 // workflow's decisions are what is under test here).
 import fs from 'node:fs';
@@ -9,9 +9,9 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../../workflows/types';
+import { devServerPath } from '../engine';
 
 export const WORKFLOWS = path.resolve(__dirname, '../../workflows');
-const DEV_SERVER = path.resolve(__dirname, '../../bin/temporal-dev');
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
@@ -21,7 +21,7 @@ export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
 
 export async function createEnv(): Promise<TestWorkflowEnvironment> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: DEV_SERVER } } });
+  const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: devServerPath() } } });
   const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
   await env.connection.operatorService.addSearchAttributes({
     namespace: 'default',

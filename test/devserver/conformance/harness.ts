@@ -1,13 +1,14 @@
-// Shared set-up for the conformance suite: the embedded server (or a real
-// Temporal when TEMPORAL_ADDRESS is set), a client, and a worker on a fresh
-// task queue per test file.
-import path from 'node:path';
+// Shared set-up for the conformance suite: the engine ENGINE names (the embedded
+// one, or the real Temporal CLI dev server and test server), or a server started
+// elsewhere when TEMPORAL_ADDRESS is set; a client, and a worker on a fresh task
+// queue per test file.
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, Runtime, DefaultLogger, bundleWorkflowCode, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import { devServerPath, timeSkippingServerPath } from '../../engine';
 
-export const DEV_SERVER = path.resolve(__dirname, '../../../bin/temporal-dev');
+export { ENGINE, JAVA_TEST_SERVER, ON_REAL_SERVER, devServerPath } from '../../engine';
 
 let runtimeInstalled = false;
 function quietRuntime(): void {
@@ -59,7 +60,7 @@ export interface EnvOptions {
   dbFilename?: string;
 }
 
-/** Starts the embedded server through @temporalio/testing, or connects to TEMPORAL_ADDRESS. */
+/** Starts the ENGINE's server through @temporalio/testing, or connects to TEMPORAL_ADDRESS. */
 export async function createEnv(opts: EnvOptions): Promise<Env> {
   quietRuntime();
   let env: TestWorkflowEnvironment | undefined;
@@ -70,12 +71,12 @@ export async function createEnv(opts: EnvOptions): Promise<Env> {
     address = process.env.TEMPORAL_ADDRESS;
     connection = await Connection.connect({ address });
   } else if (opts.timeSkipping) {
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: DEV_SERVER } } });
+    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } } });
     connection = env.connection;
     address = env.address;
   } else {
     env = await TestWorkflowEnvironment.createLocal({
-      server: { executable: { type: 'existing-path', path: DEV_SERVER }, dbFilename: opts.dbFilename, extraArgs: ['--search-attribute', 'CustomKeyword=Keyword', '--search-attribute', 'CustomInt=Int'] },
+      server: { executable: { type: 'existing-path', path: devServerPath() }, dbFilename: opts.dbFilename, extraArgs: ['--search-attribute', 'CustomKeyword=Keyword', '--search-attribute', 'CustomInt=Int'] },
     });
     connection = env.connection;
     address = env.address;

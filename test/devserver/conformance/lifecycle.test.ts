@@ -3,7 +3,7 @@
 import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, RetryPolicy, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { createEnv, Env, uid } from './harness';
+import { createEnv, Env, JAVA_TEST_SERVER, uid } from './harness';
 import { chain, endless, shortRuns, flaky, fatal, typedFailure, hangsFirst, waitForever, cronJob } from './workflows/lifecycle';
 
 const ET = temporal.api.enums.v1.EventType;
@@ -237,7 +237,10 @@ describe('cron schedules (time skipping)', () => {
     await ts?.teardown();
   });
 
-  test('runs start on schedule, see the last result and failure, and the chain ends when terminated', async () => {
+  // The real server's cron semantics (each run completes or fails naming the next run,
+  // whose initiator is CRON_SCHEDULE). The Java test server has its own older model
+  // (a run ends as continued-as-new, initiator unset), so this runs on ours only.
+  (JAVA_TEST_SERVER ? test.skip : test)('runs start on schedule, see the last result and failure, and the chain ends when terminated', async () => {
     await ts.withWorker(async () => {
       const workflowId = uid('cron');
       const h = await ts.client.workflow.start(cronJob, { taskQueue: ts.taskQueue, workflowId, cronSchedule: '* * * * *' });

@@ -9,7 +9,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { createEnv, DEV_SERVER, Env, uid, workflowBundle } from './harness';
+import { createEnv, devServerPath, ENGINE, Env, uid, workflowBundle } from './harness';
 import { whereAmI } from './workflows/namespaces';
 import * as activities from './activities/namespaces';
 import { S, CallOutcome, outcome, codeName, detailType, RawClient, WORKFLOW_SERVICE } from './fuzz-tools';
@@ -200,9 +200,10 @@ test('a method nobody serves is UNIMPLEMENTED and named', async () => {
   }
 });
 
-// Below, behaviour of the embedded server only: a real server serves these methods,
-// and the launch-flag test starts a server of its own, which TEMPORAL_ADDRESS rules out.
-const embeddedOnly = process.env.TEMPORAL_ADDRESS ? test.skip : test;
+// The embedded engine only: a real server serves these methods.
+const embeddedOnly = ENGINE === 'embedded' && !process.env.TEMPORAL_ADDRESS ? test : test.skip;
+// Starts a server of its own, which TEMPORAL_ADDRESS (a server started elsewhere) rules out.
+const launchable = process.env.TEMPORAL_ADDRESS ? test.skip : test;
 
 embeddedOnly('methods the embedded server does not cover answer UNIMPLEMENTED naming the method', async () => {
   const calls: [string, Promise<unknown>][] = [
@@ -215,10 +216,10 @@ embeddedOnly('methods the embedded server does not cover answer UNIMPLEMENTED na
   expectStatus(await outcome(env.connection.operatorService.listClusters({})), S.UNIMPLEMENTED, /OperatorService\/ListClusters/);
 });
 
-embeddedOnly('--namespace and --search-attribute at launch create every namespace with the attributes', async () => {
+launchable('--namespace and --search-attribute at launch create every namespace with the attributes', async () => {
   const launched = await TestWorkflowEnvironment.createLocal({
     server: {
-      executable: { type: 'existing-path', path: DEV_SERVER },
+      executable: { type: 'existing-path', path: devServerPath() },
       namespace: 'ns-launch',
       searchAttributes: [{ name: 'LaunchList', type: SearchAttributeType.KEYWORD_LIST }, { name: 'LaunchTime', type: SearchAttributeType.DATETIME }],
       extraArgs: ['--namespace', 'ns-extra', '--search-attribute', 'LaunchKw=keyword'],
@@ -227,8 +228,11 @@ embeddedOnly('--namespace and --search-attribute at launch create every namespac
   try {
     const svc = launched.connection.workflowService;
     const names = (await svc.listNamespaces({})).namespaces!.map((n) => n.namespaceInfo!.name).sort();
-    expect(names).toEqual(['default', 'ns-extra', 'ns-launch']);
-    for (const namespace of names) {
+    // The server's own namespace is listed too, with its well-known id.
+    expect(names).toEqual(['default', 'ns-extra', 'ns-launch', 'temporal-system']);
+    const system = await svc.describeNamespace({ namespace: 'temporal-system' });
+    expect(system.namespaceInfo).toMatchObject({ id: '32049b68-7872-4094-8e63-d0dd59896a83', description: 'Temporal internal system namespace' });
+    for (const namespace of names.filter((n) => n !== 'temporal-system')) {
       const custom = (await launched.connection.operatorService.listSearchAttributes({ namespace })).customAttributes;
       expect(custom).toEqual({ LaunchList: IVT.INDEXED_VALUE_TYPE_KEYWORD_LIST, LaunchTime: IVT.INDEXED_VALUE_TYPE_DATETIME, LaunchKw: IVT.INDEXED_VALUE_TYPE_KEYWORD });
     }

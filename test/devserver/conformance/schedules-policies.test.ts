@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import { ScheduleDescription, ScheduleOverlapPolicy } from '@temporalio/client';
-import { createEnv, Env, uid } from './harness';
+import { createEnv, Env, JAVA_TEST_SERVER, uid } from './harness';
 import { actionIds, expectedId, scheduleSuite, sleep, waitFor, WORKFLOWS } from './schedules-helpers';
 import { blocker, chained, failing, releaseSignal, scheduledGreeting } from './workflows/schedules';
 
@@ -146,14 +146,15 @@ test('schedules survive a restart: state, running workflow and timer resume', as
   const second = await createEnv({ workflowsPath: WORKFLOWS, dbFilename });
   try {
     const catchup = second.client.schedule.getHandle(`${scheduleId}-catchup`);
-    await catchup.pause('done');
-    const c = await catchup.describe();
-    // Only the embedded server was really down (a real one keeps running while we reconnect).
+    // Only a server started here was really down (one at TEMPORAL_ADDRESS kept running).
     if (!process.env.TEMPORAL_ADDRESS) {
-      expect(c.info.numActionsMissedCatchupWindow).toBeGreaterThanOrEqual(1);
+      // The scheduler catches up when its timer fires after the restart (the real
+      // server's timer queue takes a moment to resume), not necessarily at once.
+      const c = await waitFor(() => catchup.describe(), (x) => x.info.numActionsMissedCatchupWindow >= 1, 'the missed actions');
       // The times within the window were still taken, on recovery.
       expect(c.info.numActionsTaken).toBeGreaterThanOrEqual(8);
     }
+    await catchup.pause('done');
     const h = second.client.schedule.getHandle(scheduleId);
     const d = await h.describe();
     expect(d.info.createdAt).toEqual(before.info.createdAt);
@@ -194,7 +195,8 @@ test('schedules survive a restart: state, running workflow and timer resume', as
   }
 }, 90_000);
 
-test('under the time-skipping server an hourly schedule fires as virtual time passes', async () => {
+// The Java test server serves no schedules (CreateSchedule is UNIMPLEMENTED there); ours does.
+(JAVA_TEST_SERVER ? test.skip : test)('under the time-skipping server an hourly schedule fires as virtual time passes', async () => {
   const ts = await createEnv({ workflowsPath: WORKFLOWS, timeSkipping: true });
   try {
     const wf = { ...suite.action(scheduledGreeting, ['skipped']), taskQueue: ts.taskQueue };

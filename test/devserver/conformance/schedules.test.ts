@@ -5,7 +5,7 @@ import { status as grpcStatus } from '@grpc/grpc-js';
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { msToTs, tsToMs } from '@temporalio/common/lib/time';
-import { uid } from './harness';
+import { ON_REAL_SERVER, uid } from './harness';
 import { actionIds, CustomKeyword, expectedId, scheduleSuite, sleep, waitFor } from './schedules-helpers';
 import { blocker, releaseSignal, scheduledGreeting } from './workflows/schedules';
 
@@ -325,7 +325,7 @@ test('raw API: conflict tokens, patch validation and NOT_FOUND on every schedule
   expect(cron.code).toBe(grpcStatus.INVALID_ARGUMENT);
   // Workflow-backed schedules on a real server take updates as signals and drop a stale
   // one silently; the embedded server answers like the newer (CHASM) scheduler instead.
-  if (!process.env.TEMPORAL_ADDRESS) {
+  if (!ON_REAL_SERVER) {
     const stale = Buffer.alloc(8);
     stale.writeBigUInt64BE(99n);
     const conflict = await ws.updateSchedule({ namespace: suite.env.namespace, scheduleId, schedule: desc.schedule, conflictToken: stale }).catch((e) => e);

@@ -1,0 +1,128 @@
+// The replay CLI as an operator runs it: a child process against the real
+// stack's engine (embedded, or the real dev server with ENGINE=temporal-cli),
+// replaying tasks and sessions the API ran, and a deliberately changed
+// workflows module that must fail replay at the event it diverges at.
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { Api, useStack, waitUntil, withTemporal } from '../e2e/helpers';
+import { closedSinceQuery } from '../../src/cli/replay-runs';
+
+jest.setTimeout(180_000);
+// Sessions close a second after their run, so --all finds them closed too.
+const ctx = useStack({ SESSION_IDLE_CLOSE_MS: '1000' });
+const call: Api = (...args) => ctx.call(...args);
+
+const ROOT = path.resolve(__dirname, '../..');
+const CHANGED = path.join(__dirname, 'fixtures/changed-workflows');
+
+interface Cli {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  lines: string[];
+}
+
+function replay(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-r', 'tsx/cjs', 'src/cli/replay.ts', ...args], { cwd: ROOT, env: { ...ctx.stack().env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr, lines: stdout.split('\n').filter(Boolean) }));
+  });
+}
+
+const tasks: { taskId: string; session: string; runId: string }[] = [];
+const sessionId = (session: string) => `session:alice:${session}`;
+
+beforeAll(async () => {
+  for (const message of ['hello', 'hello again']) {
+    const r = await call('POST', '/', { body: { message } });
+    expect(r.status).toBe(200);
+    tasks.push({ taskId: r.json.task_id, session: r.json.session, runId: '' });
+  }
+  await withTemporal(ctx.stack(), async (client) => {
+    for (const t of tasks) t.runId = (await client.workflow.getHandle(t.taskId).describe()).runId;
+    // Visibility may trail the close on a real server: wait until --all's own query sees every run.
+    const wanted = tasks.flatMap((t) => [t.taskId, sessionId(t.session)]);
+    await waitUntil(async () => {
+      const seen = new Set<string>();
+      for await (const info of client.workflow.list({ query: closedSinceQuery(1) })) seen.add(info.workflowId);
+      return wanted.every((id) => seen.has(id));
+    }, 30_000, 250);
+  });
+});
+
+test('a task id replays against the current workflows: replay OK with its run and events, exit 0', async () => {
+  const { taskId, runId } = tasks[0];
+  const r = await replay([taskId]);
+  expect(r.lines).toEqual([expect.stringMatching(new RegExp(`^replay OK ${taskId} ${runId} \\(\\d+ events\\)$`)), '1 replayed, 0 failed']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+});
+
+test('--all replays every run closed in the last hours: the tasks and their sessions', async () => {
+  const r = await replay(['--all', '--hours', '1']);
+  for (const t of tasks) {
+    expect(r.lines).toContainEqual(expect.stringMatching(new RegExp(`^replay OK ${t.taskId} ${t.runId} \\(\\d+ events\\)$`)));
+    expect(r.lines).toContainEqual(expect.stringMatching(new RegExp(`^replay OK ${sessionId(t.session)} \\S+ \\(\\d+ events\\)$`)));
+  }
+  const ok = r.lines.filter((l) => l.startsWith('replay OK')).length;
+  expect(ok).toBeGreaterThanOrEqual(4);
+  expect(r.lines.at(-1)).toBe(`${ok} replayed, 0 failed`);
+  expect(r.code).toBe(0);
+});
+
+test('a deliberately changed agentTask fails replay naming the event it diverged at, exit 1; sessions still replay', async () => {
+  const r = await replay(['--all', '--workflows', CHANGED]);
+  for (const t of tasks) {
+    const line = r.lines.find((l) => l.startsWith(`replay FAILED ${t.taskId} ${t.runId}: `));
+    expect(line).toMatch(/DeterminismViolationError: .*Nondeterminism error: Timer machine does not handle this event: HistoryEvent\(id: \d+, UpsertWorkflowSearchAttributes\)$/);
+    expect(r.lines).toContainEqual(expect.stringMatching(new RegExp(`^replay OK ${sessionId(t.session)} `)));
+  }
+  const failed = r.lines.filter((l) => l.startsWith('replay FAILED')).length;
+  expect(failed).toBe(tasks.length);
+  expect(r.lines.at(-1)).toMatch(new RegExp(`^\\d+ replayed, ${failed} failed$`));
+  // The core's own warning about the failing task is the same news: it stays out of stderr.
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(1);
+});
+
+test('--json: one document with the counts and each run', async () => {
+  const { taskId, runId } = tasks[1];
+  const r = await replay([taskId, '--run-id', runId, '--json', '--workflows', CHANGED]);
+  const doc = JSON.parse(r.stdout);
+  expect(doc).toMatchObject({ replayed: 0, failed: 1, runs: [{ workflowId: taskId, runId, ok: false }] });
+  expect(doc.runs[0].events).toBeGreaterThan(5);
+  expect(doc.runs[0].error).toContain('Nondeterminism error');
+  expect(r.code).toBe(1);
+});
+
+test('an unknown workflow id: one line on stderr naming it, nothing replayed, exit 1', async () => {
+  const r = await replay(['task_does_not_exist']);
+  expect(r.stderr).toBe('replay: workflow task_does_not_exist not found in namespace default\n');
+  expect(r.stdout).toBe('');
+  expect(r.code).toBe(1);
+});
+
+test('an unreachable engine: one line naming the address, exit 1', async () => {
+  // Port 1 on loopback: a privileged port no service of ours listens on.
+  const r = await replay([tasks[0].taskId], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+  expect(r.stderr).toMatch(/^replay: cannot reach Temporal at 127\.0\.0\.1:1: [^\n]+\n$/);
+  expect(r.code).toBe(1);
+});
+
+test.each([
+  [[], 'give workflow ids or --all'],
+  [['--all', 'task_x'], '--all takes no workflow ids'],
+  [['a', 'b', '--run-id', 'r'], '--run-id needs exactly one workflow id'],
+  [['--all', '--hours', 'soon'], '--hours must be a positive number, got soon'],
+  [['--frobnicate'], "Unknown option '--frobnicate'"],
+])('bad usage %j: one line, exit 2', async (args, problem) => {
+  const r = await replay(args);
+  expect(r.stderr).toMatch(new RegExp(`^replay: ${problem.replace(/[-[\]()]/g, '\\$&')}\\. usage: replay [^\\n]+\\n$`));
+  expect(r.stdout).toBe('');
+  expect(r.code).toBe(2);
+});

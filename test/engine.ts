@@ -1,0 +1,29 @@
+// The Temporal engine the tests run on: ENGINE=embedded (default, ours) or
+// ENGINE=temporal-cli (the real Temporal CLI dev server and, for time skipping,
+// the official test server), the same variable `npm start` reads. TEMPORAL_ADDRESS
+// instead points the conformance suite at a server started elsewhere.
+import path from 'node:path';
+import { devServerExecutable, engineFromEnv, realTestServer } from '../src/launcher/engines';
+
+export const ENGINE = engineFromEnv(process.env);
+
+/** True when the tests talk to a real Temporal server, not the embedded engine. */
+export const ON_REAL_SERVER = ENGINE === 'temporal-cli' || !!process.env.TEMPORAL_ADDRESS;
+
+/** The executable that takes `server start-dev ...` arguments (what createLocal launches). */
+export function devServerPath(): string {
+  return devServerExecutable(ENGINE);
+}
+
+/** The executable that takes the time-skipping test server's `<port>` argument. */
+export function timeSkippingServerPath(): string {
+  return ENGINE === 'temporal-cli' ? realTestServer() : path.resolve(__dirname, '../bin/temporal-dev');
+}
+
+/**
+ * Time skipping runs on the official Java test server under ENGINE=temporal-cli.
+ * It serves no schedules, ends a cron run as continued-as-new (initiator unset),
+ * and holds a time lock of its own while no timer is pending: tests of those
+ * guard on this (the README lists these differences).
+ */
+export const JAVA_TEST_SERVER = ENGINE === 'temporal-cli';
