@@ -16,7 +16,7 @@ module.exports = tseslint.config(
     },
   },
   {
-    files: ['workflows/**/*.ts', 'test/devserver/**/workflows/**/*.ts', 'test/e2e/**/workflows/**/*.ts'],
+    files: ['workflows/**/*.ts', 'test/devserver/**/workflows/**/*.ts', 'test/e2e/**/workflows/**/*.ts', 'test/cli/**/*workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': [
