@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
-# The project's test command: installs what is missing, type-checks, lints, runs every test.
+# The project's test command: installs what is missing, type-checks, lints, runs
+# every test on the embedded engine, then the suites that talk to Temporal
+# (conformance, workflows, end-to-end, CLI) again on the real Temporal dev server
+# and the official time-skipping test server (ENGINE=temporal-cli).
+#   TEST_ENGINES="embedded"      only the first pass; "temporal-cli" only the second.
+#   npm test -- <jest args>      the given tests, on each engine of TEST_ENGINES.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules ] || bash scripts/install-deps.sh
@@ -13,6 +18,17 @@ if ! command -v redis-server >/dev/null 2>&1; then
     exit 1
   fi
 fi
+ENGINES="${TEST_ENGINES:-embedded temporal-cli}"
+REAL_SUITES=(test/devserver/conformance test/workflows test/e2e test/cli)
 npx tsc --noEmit -p .
 npx eslint .
-npx jest "$@"
+for engine in $ENGINES; do
+  case "$engine" in
+    embedded) ENGINE=embedded npx jest "$@" ;;
+    temporal-cli)
+      bash scripts/install-temporal-cli.sh >/dev/null
+      echo "--- the same suites on the real Temporal dev server (ENGINE=temporal-cli) ---"
+      if [ $# -gt 0 ]; then ENGINE=temporal-cli npx jest "$@"; else ENGINE=temporal-cli npx jest "${REAL_SUITES[@]}"; fi ;;
+    *) echo "TEST_ENGINES: unknown engine '$engine' (embedded, temporal-cli)" >&2; exit 2 ;;
+  esac
+done
