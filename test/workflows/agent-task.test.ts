@@ -113,6 +113,14 @@ async function statusOf(h: WorkflowHandle): Promise<TaskView> {
   return h.query(statusQuery);
 }
 
+async function statusBecomes(h: WorkflowHandle, status: TaskView['status'], timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while ((await statusOf(h)).status !== status) {
+    if (Date.now() > end) throw new Error(`${h.workflowId} did not become ${status} in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 test('a task runs through queued -> running -> completed, publishes in order and joins the thread', async () => {
   const w = await worker(env, taskQueue, activities());
   await w.runUntil(async () => {
@@ -269,7 +277,8 @@ test('runs of one session take turns; a cancelled run gives the turn back', asyn
   await w.runUntil(async () => {
     const session = `sess_${randomUUID().replace(/-/g, '')}`;
     const a = await start(input('slow first', { session }));
-    await new Promise((r) => setTimeout(r, 300));
+    // How soon the first run holds the turn depends on the engine: wait for it.
+    await statusBecomes(a, 'running');
     const b = await start(input('second', { session }));
     await new Promise((r) => setTimeout(r, 300));
     expect((await statusOf(a)).status).toBe('running');
