@@ -64,7 +64,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
 
   const engine = new Engine({ clock, logger: opts.logger, store });
   engine.liveState = () => liveState(engine);
-  engine.dispatchers.wft = (t, identity) => dispatchWorkflowTask(engine, t.key, t.scheduledEventId, identity);
+  engine.dispatchers.wft = (t, identity) => dispatchWorkflowTask(engine, t.key, t.scheduledEventId, t.attempt, identity);
   engine.dispatchers.act = (t, identity) => dispatchActivity(engine, t.key, t.scheduledEventId, t.attempt, identity);
   engine.dispatchers.query = (t) => dispatchQueryTask(engine, t.key, t.queryId);
   engine.closeHooks.push((e) => onRunClosed(engine, e));

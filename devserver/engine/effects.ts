@@ -173,7 +173,8 @@ function signalExternal(eng: Engine, e: Execution, initiatedEventId: number): vo
         initiatedEventId,
         namespace: a.namespace,
         namespaceId: a.namespaceId,
-        workflowExecution: { workflowId: target.workflowId, runId: target.runId },
+        // As the command named it (no run id when it gave none), like the real server.
+        workflowExecution: a.workflowExecution,
         control: a.control,
       }),
     );
@@ -181,8 +182,8 @@ function signalExternal(eng: Engine, e: Execution, initiatedEventId: number): vo
     eng.addWorkflowEvent(
       e,
       eng.event(EventType.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED, 'signalExternalWorkflowExecutionFailedEventAttributes', {
+        // The real server leaves workflowTaskCompletedEventId unset here (it is unused).
         cause: SignalExternalFailedCause.EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
-        workflowTaskCompletedEventId: a.workflowTaskCompletedEventId,
         namespace: a.namespace,
         namespaceId: a.namespaceId,
         workflowExecution: a.workflowExecution,
@@ -229,7 +230,7 @@ function cancelExternal(eng: Engine, e: Execution, initiatedEventId: number): vo
         initiatedEventId,
         namespace: a.namespace,
         namespaceId: a.namespaceId,
-        workflowExecution: { workflowId: target.workflowId, runId: target.runId },
+        workflowExecution: a.workflowExecution,
       }),
     );
   } else {

@@ -18,7 +18,7 @@ import { serializeExecution, historyBatch, namespaceValue, owned, packHistory } 
 const EMPTY = Buffer.alloc(0);
 
 export type Task =
-  | { t: 'wft'; key: string; scheduledEventId: number }
+  | { t: 'wft'; key: string; scheduledEventId: number; attempt: number }
   | { t: 'query'; key: string; queryId: string }
   | { t: 'act'; key: string; scheduledEventId: number; attempt: number };
 
@@ -29,6 +29,7 @@ export interface RunSide {
   timers: Map<string, TimerHandle>;
   locks: Map<string, () => void>;
   waiters: Set<() => void>;
+  /** Events already written to the log (in memory: already counted in historySizeBytes). */
   persistedEvents: number;
   /**
    * The run exactly as the log holds it (its last state put and every history
@@ -320,8 +321,17 @@ export class Engine {
   flush(): Promise<void> {
     if (this.dirty.size === 0 && this.dirtyNamespaces.size === 0 && this.extraMutations.length === 0) return this.lastWrite;
     if (!this.store.persistent) {
-      // In memory there is nothing to write: skip encoding the batch altogether.
-      for (const e of this.dirty) if (e.status !== WfStatus.RUNNING) packHistory(e);
+      for (const e of this.dirty) {
+        // Nothing is written in memory, but the run's HistorySizeBytes is still the size
+        // its events encode to, so new events are encoded once for their size.
+        const side = this.sideOf(e);
+        const written = e.nextEventId - 1;
+        if (written > side.persistedEvents) {
+          e.historySizeBytes += historyBatch(e.history.slice(side.persistedEvents, written)).length;
+          side.persistedEvents = written;
+        }
+        if (e.status !== WfStatus.RUNNING) packHistory(e);
+      }
       this.dirty.clear();
       this.dirtyNamespaces.clear();
       this.extraMutations.length = 0;
@@ -337,6 +347,8 @@ export class Engine {
       const encoded = side.encoded ?? (side.persistedEvents === 0 ? (side.encoded = { state: EMPTY, history: [] }) : undefined);
       if (e.history.length > side.persistedEvents) {
         const appended = owned(historyBatch(e.history.slice(side.persistedEvents)));
+        // The real server's history size is the sum of its stored batches, as here.
+        e.historySizeBytes += appended.length;
         batch.push({ op: 'append', key: `h/${key}`, value: appended });
         encoded?.history.push(appended);
         side.persistedEvents = e.history.length;

@@ -4,6 +4,7 @@ import type { Engine } from './engine';
 import { Execution, ParentInfo, Payload, Payloads, Failure, RetryPolicy } from './state';
 import { ContinueAsNewInitiator, EventType, RetryState, TimeoutType, WfStatus, durFromMs, msFromDur, tsFromMs } from '../proto';
 import { scheduleWorkflowTask } from './workflow-tasks';
+import { isTransient } from './transient-task';
 import { decideRetry, normalizeRetryPolicy, retryPolicyToWire } from './retry';
 import { cronBackoffMs } from './cron-schedule';
 import { withoutNilPayloads } from './search-attributes';
@@ -380,10 +381,10 @@ function capRunTimeout(runMs: number, executionMs: number): number {
   return Math.min(runMs, executionMs);
 }
 
-/** A forced close while a workflow task runs records that task as failed first. */
+/** A forced close while a workflow task runs records that task as failed first (unless transient: it leaves no trace). */
 function failRunningTask(eng: Engine, e: Execution): void {
   const wft = e.wft;
-  if (wft?.startedEventId === undefined) return;
+  if (wft?.startedEventId === undefined || isTransient(wft)) return;
   eng.appendEvent(
     e,
     eng.event(EventType.WORKFLOW_TASK_FAILED, 'workflowTaskFailedEventAttributes', {

@@ -72,25 +72,48 @@ export function describeNamespace(ns: NamespaceRecord): object {
       ownerEmail: ns.ownerEmail,
       data: ns.data,
       id: ns.id,
-      capabilities: {
-        eagerWorkflowStart: false,
-        syncUpdate: true,
-        asyncUpdate: true,
-        workerHeartbeats: false,
-        reportedProblemsSearchAttribute: false,
-        workflowPauses: false,
-        workerPollCompleteOnShutdown: false,
-      },
+      // Only what this engine does: an SDK may act on a capability it sees.
+      capabilities: { syncUpdate: true, asyncUpdate: true },
+      // The real server's defaults, so that clients checking their payloads against them
+      // fail here as they would there.
+      limits: { blobSizeLimitError: 2 * 1024 * 1024, memoSizeLimitError: 2 * 1024 * 1024, workflowTaskCompletionSizeLimitError: 40 * 1024 * 1024 },
       supportsSchedules: true,
     },
     config: {
       workflowExecutionRetentionTtl: durFromMs(ns.retentionMs),
-      historyArchivalState: 2, // DISABLED
-      visibilityArchivalState: 2,
-      customSearchAttributeAliases: Object.fromEntries(Object.keys(ns.searchAttributes).map((k) => [k, k])),
+      badBinaries: { binaries: {} },
+      historyArchivalState: 1, // DISABLED
+      visibilityArchivalState: 1,
+      customSearchAttributeAliases: searchAttributeColumns(ns),
     },
-    replicationConfig: { activeClusterName: 'active', clusters: [{ clusterName: 'active' }], state: 1 },
+    // A local namespace: the real server leaves its replication state unset.
+    replicationConfig: { activeClusterName: 'active', clusters: [{ clusterName: 'active' }] },
     failoverVersion: 0,
     isGlobalNamespace: false,
   };
+}
+
+const COLUMN_PREFIX: Record<number, string> = {
+  [IndexedValueType.BOOL]: 'Bool',
+  [IndexedValueType.DATETIME]: 'Datetime',
+  [IndexedValueType.DOUBLE]: 'Double',
+  [IndexedValueType.INT]: 'Int',
+  [IndexedValueType.KEYWORD]: 'Keyword',
+  [IndexedValueType.KEYWORD_LIST]: 'KeywordList',
+  [IndexedValueType.TEXT]: 'Text',
+};
+
+/**
+ * Custom attributes by the SQL visibility column each one occupies (Keyword01...), as
+ * the real dev server reports them. Columns are handed out per type in registration
+ * order; the real server picks a free one at random.
+ */
+function searchAttributeColumns(ns: NamespaceRecord): Record<string, string> {
+  const used: Record<number, number> = {};
+  const out: Record<string, string> = {};
+  for (const [name, type] of Object.entries(ns.searchAttributes)) {
+    used[type] = (used[type] ?? 0) + 1;
+    out[`${COLUMN_PREFIX[type] ?? 'Keyword'}${String(used[type]).padStart(2, '0')}`] = name;
+  }
+  return out;
 }

@@ -68,6 +68,10 @@ export interface WorkflowTaskInfo {
   startedTime?: number;
   identity?: string;
   requestId?: string;
+  /** Start-to-close timeout of this attempt (absent in runs persisted before it was kept). */
+  timeoutMs?: number;
+  /** A retry of a failed task whose scheduled/started events are not written (transient-task.ts). */
+  transient?: boolean;
 }
 
 export interface ParentInfo {
@@ -109,7 +113,7 @@ export interface Execution {
   parent?: ParentInfo;
   root?: { workflowId: string; runId: string };
   wft?: WorkflowTaskInfo;
-  /** Attempt number for the next workflow task (grows while tasks fail or time out). */
+  /** Attempt of the current workflow task, or of the next one (grows while tasks fail or time out). */
   wftAttempt: number;
   /** Sticky queue of the worker that completed the last workflow task. */
   sticky?: { queue: string; scheduleToStartMs: number };

@@ -11,7 +11,7 @@ export interface TaskToken {
   k: 'w' | 'a' | 'q';
   /** scheduled event id of the task */
   s?: number;
-  /** attempt (activities) */
+  /** attempt (activities; workflow tasks, whose transient retries share a scheduled event id) */
   a?: number;
   /** query id */
   q?: string;

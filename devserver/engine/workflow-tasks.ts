@@ -1,18 +1,19 @@
 // Workflow task lifecycle: schedule, dispatch to a poller (sticky or normal
-// queue), complete, fail, time out. Commands are applied by commands.ts.
+// queue), complete, fail, time out. Commands are applied by commands.ts; the
+// retries of a failing task are transient (transient-task.ts).
 import { Engine, PollResponse } from './engine';
 import { Execution, WorkflowTaskInfo } from './state';
 import { EventType, TaskQueueKind, TimeoutType, WftFailedCause, durFromMs, msFromDur, tsFromMs } from '../proto';
 import { encodeToken, decodeToken } from './task-token';
-import { notFound, workflowCompleted } from '../errors';
+import { RpcError, invalidArgument, notFound, workflowCompleted } from '../errors';
 import { applyCommands, isCloseCommand, validateCommands, BadCommand } from './commands';
 import { attachQueries, answerQueries, dispatchQueuedQueries, failAttachedQueries } from './queries';
 import { activityNeedsWorkflowTask, dispatchActivity } from './activities';
 import { attachUpdates, updatesWaitingForTask, processUpdateMessages, requeueUpdates } from './updates';
+import { isTransient, startTransientTask, taskTimeoutMs, transientSuffix, writeTransientEvents } from './transient-task';
 
 const STICKY = 'wft-s2s';
 const TIMEOUT = 'wft-timeout';
-const BACKOFF = 'wft-backoff';
 
 /**
  * The first task waits for the start delay / backoff, except when `duringBackoff`
@@ -26,18 +27,32 @@ export function scheduleWorkflowTask(eng: Engine, e: Execution, duringBackoff = 
   // A sticky queue nobody polls (its worker shut down, maybe while completing
   // the task that set it) would only cost a schedule-to-start timeout.
   if (!liveStickyQueue(eng, e)) e.sticky = undefined;
+  // Events that arrived while the last task ran come first, and a task that has
+  // new events to show is a normal one again, as on the real server.
+  if (e.buffered.length > 0) {
+    e.wftAttempt = 1;
+    eng.flushBuffered(e);
+  }
   const sticky = !!e.sticky;
   const queue = sticky ? e.sticky!.queue : e.taskQueue;
   const attempt = e.wftAttempt || 1;
-  const scheduledEventId = eng.appendEvent(
-    e,
-    eng.event(EventType.WORKFLOW_TASK_SCHEDULED, 'workflowTaskScheduledEventAttributes', {
-      taskQueue: { name: queue, kind: sticky ? TaskQueueKind.STICKY : TaskQueueKind.NORMAL, normalName: sticky ? e.taskQueue : undefined },
-      startToCloseTimeout: durFromMs(e.workflowTaskTimeoutMs),
-      attempt,
-    }),
-  );
-  e.wft = { scheduledEventId, attempt, sticky, taskQueue: queue, scheduledTime: now };
+  const timeoutMs = taskTimeoutMs(e, attempt);
+  // A retry (always on the normal queue: a failure clears stickiness) is transient:
+  // its scheduled event is only written if it completes.
+  const transient = attempt > 1;
+  const scheduledEventId = transient
+    ? e.nextEventId
+    : eng.appendEvent(
+        e,
+        eng.event(EventType.WORKFLOW_TASK_SCHEDULED, 'workflowTaskScheduledEventAttributes', {
+          taskQueue: { name: queue, kind: sticky ? TaskQueueKind.STICKY : TaskQueueKind.NORMAL, normalName: sticky ? e.taskQueue : undefined },
+          startToCloseTimeout: durFromMs(timeoutMs),
+          attempt,
+        }),
+      );
+  e.wftAttempt = attempt;
+  e.wft = { scheduledEventId, attempt, sticky, taskQueue: queue, scheduledTime: now, timeoutMs, transient: transient || undefined };
+  if (transient) eng.markDirty(e);
   eng.hold(e, 'wft');
   if (sticky) {
     eng.setTimer(e, STICKY, now + e.sticky!.scheduleToStartMs, (run) => stickyTimeout(eng, run, scheduledEventId));
@@ -62,61 +77,63 @@ function stickyAlive(eng: Engine, namespace: string, queue: string): boolean {
 
 function enqueueWft(eng: Engine, e: Execution): void {
   const wft = e.wft!;
-  const task = { t: 'wft' as const, key: eng.key(e), scheduledEventId: wft.scheduledEventId };
+  const task = { t: 'wft' as const, key: eng.key(e), scheduledEventId: wft.scheduledEventId, attempt: wft.attempt };
   // Deferred so the mutation that scheduled the task finishes before a poller sees it.
   queueMicrotask(() => eng.matching.add(e.namespace, 'workflow', wft.taskQueue, task));
 }
 
-/** Schedules a workflow task after a retry backoff (repeatedly failing tasks). */
-function scheduleWithBackoff(eng: Engine, e: Execution): void {
-  const attempt = e.wftAttempt;
-  if (attempt <= 2) return scheduleWorkflowTask(eng, e);
-  const delay = Math.min(1000 * 2 ** (attempt - 3), 60_000);
-  eng.setTimer(e, BACKOFF, eng.now() + delay, (run) => {
-    scheduleWorkflowTask(eng, run);
-  });
+function historyFor(e: Execution, sticky: boolean, identity: string): object[] {
+  const persisted = sticky ? e.history.filter((ev) => ev.eventId > e.lastCompletedWftStartedEventId) : e.history;
+  const suffix = transientSuffix(e, identity);
+  return suffix.length ? persisted.concat(suffix) : persisted;
 }
 
-function historyFor(e: Execution, sticky: boolean): object[] {
-  if (!sticky) return e.history;
-  return e.history.filter((ev) => ev.eventId > e.lastCompletedWftStartedEventId);
-}
-
-export function dispatchWorkflowTask(eng: Engine, key: string, scheduledEventId: number, identity: string): PollResponse | undefined {
+export function dispatchWorkflowTask(eng: Engine, key: string, scheduledEventId: number, attempt: number, identity: string): PollResponse | undefined {
   const e = eng.byKey(key);
-  if (!e || !eng.isOpen(e) || !e.wft || e.wft.scheduledEventId !== scheduledEventId || e.wft.startedEventId !== undefined) {
+  const wft = e?.wft;
+  if (!e || !eng.isOpen(e) || !wft || wft.scheduledEventId !== scheduledEventId || wft.attempt !== attempt || wft.startedEventId !== undefined) {
     return undefined;
   }
   const now = eng.now();
   eng.clearTimer(e, STICKY);
   const requestId = eng.newId();
-  const startedEventId = eng.appendEvent(
-    e,
-    eng.event(EventType.WORKFLOW_TASK_STARTED, 'workflowTaskStartedEventAttributes', {
-      scheduledEventId,
-      identity,
-      requestId,
-      historySizeBytes: e.historySizeBytes,
-    }),
-  );
-  Object.assign(e.wft, { startedEventId, startedTime: now, identity, requestId });
-  eng.setTimer(e, TIMEOUT, now + e.workflowTaskTimeoutMs, (run) => timeoutStarted(eng, run, scheduledEventId));
-  const queries = attachQueries(eng, e, scheduledEventId);
-  const messages = attachUpdates(eng, e, scheduledEventId, startedEventId);
+  const transient = startTransientTask(eng, e);
+  const startedEventId = transient
+    ? wft.scheduledEventId + 1
+    : eng.appendEvent(
+        e,
+        eng.event(EventType.WORKFLOW_TASK_STARTED, 'workflowTaskStartedEventAttributes', {
+          scheduledEventId: wft.scheduledEventId,
+          identity,
+          requestId,
+          historySizeBytes: e.historySizeBytes,
+        }),
+      );
+  Object.assign(wft, { startedEventId, startedTime: now, identity, requestId });
+  eng.markDirty(e);
+  armTimeout(eng, e, now);
+  const queries = attachQueries(eng, e, wft.scheduledEventId);
+  const messages = attachUpdates(eng, e, wft.scheduledEventId, startedEventId);
   return {
-    taskToken: encodeToken({ n: e.namespace, w: e.workflowId, r: e.runId, k: 'w', s: scheduledEventId }),
+    taskToken: encodeToken({ n: e.namespace, w: e.workflowId, r: e.runId, k: 'w', s: wft.scheduledEventId, a: wft.attempt }),
     workflowExecution: { workflowId: e.workflowId, runId: e.runId },
     workflowType: { name: e.workflowType },
     previousStartedEventId: e.lastCompletedWftStartedEventId,
     startedEventId,
-    attempt: e.wft.attempt,
-    history: { events: historyFor(e, e.wft.sticky) },
+    attempt: wft.attempt,
+    history: { events: historyFor(e, wft.sticky, identity) },
     workflowExecutionTaskQueue: { name: e.taskQueue, kind: TaskQueueKind.NORMAL },
-    scheduledTime: tsFromMs(e.wft.scheduledTime),
+    scheduledTime: tsFromMs(wft.scheduledTime),
     startedTime: tsFromMs(now),
     queries,
     messages,
   };
+}
+
+/** The started task's start-to-close timeout, from when it started. */
+function armTimeout(eng: Engine, e: Execution, startedTime: number): void {
+  const { scheduledEventId, attempt, timeoutMs } = e.wft!;
+  eng.setTimer(e, TIMEOUT, startedTime + (timeoutMs ?? e.workflowTaskTimeoutMs), (run) => timeoutStarted(eng, run, scheduledEventId, attempt));
 }
 
 function startedTaskOf(eng: Engine, token: Uint8Array | undefined): Execution {
@@ -124,7 +141,11 @@ function startedTaskOf(eng: Engine, token: Uint8Array | undefined): Execution {
   const e = eng.run(eng.key({ namespace: t.n, workflowId: t.w, runId: t.r } as Execution));
   if (!e) throw notFound('Workflow task not found.');
   if (!eng.isOpen(e)) throw workflowCompleted();
-  if (!e.wft || e.wft.scheduledEventId !== t.s || e.wft.startedEventId === undefined) throw notFound('Workflow task not found.');
+  const wft = e.wft;
+  // Tokens from before attempts were in them carry none.
+  if (!wft || wft.scheduledEventId !== t.s || wft.startedEventId === undefined || (t.a !== undefined && t.a !== wft.attempt)) {
+    throw notFound('Workflow task not found.');
+  }
   return e;
 }
 
@@ -132,30 +153,38 @@ export interface CompleteResult {
   newTask?: PollResponse;
   /** Activities dispatched eagerly to the completing worker, in command order. */
   activityTasks: PollResponse[];
+  /** The completion was refused (the task failed): answered once the failure is durable. */
+  error?: RpcError;
 }
 
 export function completeWorkflowTask(eng: Engine, req: any): CompleteResult {
   const e = startedTaskOf(eng, req.taskToken);
   const wft = e.wft!;
-  eng.clearTimer(e, TIMEOUT);
   const commands: any[] = req.commands ?? [];
-  answerQueries(eng, e, wft.scheduledEventId, req.queryResults ?? {});
 
   // A completion that closes the run while new events wait would lose them: the
   // real server rejects it with UNHANDLED_COMMAND and hands the events to a new task.
+  let bad: BadCommand | undefined;
   if (commands.some(isCloseCommand) && (e.buffered.length > 0 || updatesWaitingForTask(eng, e))) {
-    failTask(eng, e, WftFailedCause.UNHANDLED_COMMAND, req.identity, undefined, 'UnhandledCommand');
-    return { activityTasks: [] };
+    bad = new BadCommand(WftFailedCause.UNHANDLED_COMMAND, 'UnhandledCommand');
+  } else {
+    try {
+      validateCommands(eng, e, commands);
+    } catch (err) {
+      if (!(err instanceof BadCommand)) throw err;
+      bad = err;
+    }
+  }
+  // A retry that keeps failing is not failed again: it is left to time out.
+  if (bad && wft.attempt > 1 && bad.reason !== WftFailedCause.UNHANDLED_COMMAND) throw invalidArgument(bad.message);
+  eng.clearTimer(e, TIMEOUT);
+  answerQueries(eng, e, wft.scheduledEventId, req.queryResults ?? {});
+  if (bad) {
+    failTask(eng, e, bad.reason, req.identity, undefined, bad.message);
+    return { activityTasks: [], error: invalidArgument(bad.message) };
   }
 
-  try {
-    validateCommands(eng, e, commands);
-  } catch (err) {
-    if (!(err instanceof BadCommand)) throw err;
-    failTask(eng, e, err.reason, req.identity, undefined, err.message);
-    return { activityTasks: [] };
-  }
-
+  if (isTransient(wft)) writeTransientEvents(eng, e, req.identity);
   eng.appendEvent(
     e,
     eng.event(EventType.WORKFLOW_TASK_COMPLETED, 'workflowTaskCompletedEventAttributes', {
@@ -200,7 +229,7 @@ export function completeWorkflowTask(eng: Engine, req: any): CompleteResult {
   if (!next) dispatchQueuedQueries(eng, e);
   let newTask: PollResponse | undefined;
   if (req.returnNewWorkflowTask && req.forceCreateNewWorkflowTask && next && next.startedEventId === undefined) {
-    newTask = dispatchWorkflowTask(eng, eng.key(e), next.scheduledEventId, req.identity ?? '');
+    newTask = dispatchWorkflowTask(eng, eng.key(e), next.scheduledEventId, next.attempt, req.identity ?? '');
   }
   return { newTask, activityTasks };
 }
@@ -216,18 +245,21 @@ export function failWorkflowTask(eng: Engine, req: any): void {
   failTask(eng, e, req.cause ?? WftFailedCause.UNSPECIFIED, req.identity, req.failure);
 }
 
+/** A transient task's failure writes nothing: only its attempt count grows. */
 function failTask(eng: Engine, e: Execution, cause: number, identity?: string, failure?: object, message?: string): void {
   const wft = e.wft!;
-  eng.appendEvent(
-    e,
-    eng.event(EventType.WORKFLOW_TASK_FAILED, 'workflowTaskFailedEventAttributes', {
-      scheduledEventId: wft.scheduledEventId,
-      startedEventId: wft.startedEventId,
-      cause,
-      failure: failure ?? (message ? { message, source: 'Server' } : undefined),
-      identity,
-    }),
-  );
+  if (!isTransient(wft)) {
+    eng.appendEvent(
+      e,
+      eng.event(EventType.WORKFLOW_TASK_FAILED, 'workflowTaskFailedEventAttributes', {
+        scheduledEventId: wft.scheduledEventId,
+        startedEventId: wft.startedEventId,
+        cause,
+        failure: failure ?? (message ? { message, source: 'Server' } : undefined),
+        identity,
+      }),
+    );
+  }
   endTaskAndRetry(eng, e);
 }
 
@@ -236,26 +268,32 @@ function endTaskAndRetry(eng: Engine, e: Execution): void {
   failAttachedQueries(eng, e, wft.scheduledEventId);
   requeueUpdates(eng, e, wft.scheduledEventId);
   e.wft = undefined;
-  e.wftAttempt = wft.attempt + 1;
-  // A worker whose task failed may hold a stale cache: route the retry to the normal queue.
+  // A task that failed on a sticky queue is first retried, as attempt 1 again, on
+  // the normal queue with the whole history (the worker's cache may be stale);
+  // only a failure there makes the retries transient. The real server's rule.
+  e.wftAttempt = e.sticky ? 1 : wft.attempt + 1;
   e.sticky = undefined;
+  eng.markDirty(e);
   eng.release(e, 'wft');
   eng.clearTimer(e, TIMEOUT);
   eng.clearTimer(e, STICKY);
-  eng.flushBuffered(e);
-  scheduleWithBackoff(eng, e);
+  // The retry is dispatched at once: a failing task is slowed by its longer timeout (taskTimeoutMs).
+  scheduleWorkflowTask(eng, e);
 }
 
-function timeoutStarted(eng: Engine, e: Execution, scheduledEventId: number): void {
-  if (!eng.isOpen(e) || e.wft?.scheduledEventId !== scheduledEventId || e.wft.startedEventId === undefined) return;
-  eng.appendEvent(
-    e,
-    eng.event(EventType.WORKFLOW_TASK_TIMED_OUT, 'workflowTaskTimedOutEventAttributes', {
-      scheduledEventId,
-      startedEventId: e.wft.startedEventId,
-      timeoutType: TimeoutType.START_TO_CLOSE,
-    }),
-  );
+function timeoutStarted(eng: Engine, e: Execution, scheduledEventId: number, attempt: number): void {
+  const wft = e.wft;
+  if (!eng.isOpen(e) || wft?.scheduledEventId !== scheduledEventId || wft.attempt !== attempt || wft.startedEventId === undefined) return;
+  if (!isTransient(wft)) {
+    eng.appendEvent(
+      e,
+      eng.event(EventType.WORKFLOW_TASK_TIMED_OUT, 'workflowTaskTimedOutEventAttributes', {
+        scheduledEventId,
+        startedEventId: wft.startedEventId,
+        timeoutType: TimeoutType.START_TO_CLOSE,
+      }),
+    );
+  }
   endTaskAndRetry(eng, e);
 }
 
@@ -269,11 +307,11 @@ function stickyTimeout(eng: Engine, e: Execution, scheduledEventId: number): voi
       timeoutType: TimeoutType.SCHEDULE_TO_START,
     }),
   );
-  const attempt = e.wft.attempt;
   requeueUpdates(eng, e, scheduledEventId);
   e.wft = undefined;
   e.sticky = undefined;
-  e.wftAttempt = attempt;
+  // Not the task's fault: the retry on the normal queue is no transient one.
+  e.wftAttempt = 1;
   eng.release(e, 'wft');
   scheduleWorkflowTask(eng, e);
 }
@@ -299,16 +337,13 @@ export function recoverWorkflowTask(eng: Engine, e: Execution): void {
   const wft = e.wft;
   if (!wft) {
     if (e.executionTime > eng.now()) return;
-    if (e.buffered.length) {
-      eng.flushBuffered(e);
-      scheduleWorkflowTask(eng, e);
-    }
+    // Buffered events, or a retry that older versions held back for a backoff.
+    if (e.buffered.length || e.wftAttempt > 1) scheduleWorkflowTask(eng, e);
     return;
   }
   eng.hold(e, 'wft');
   if (wft.startedEventId !== undefined) {
-    const at = (wft.startedTime ?? eng.now()) + e.workflowTaskTimeoutMs;
-    eng.setTimer(e, TIMEOUT, at, (run) => timeoutStarted(eng, run, wft.scheduledEventId));
+    armTimeout(eng, e, wft.startedTime ?? eng.now());
   } else {
     // The sticky worker is gone after a restart: go straight to the normal queue.
     wft.sticky = false;

@@ -14,6 +14,8 @@ export interface CallContext {
   /** Resolves when the client cancels or disconnects; used by long polls. */
   cancelled: Promise<void>;
   isCancelled(): boolean;
+  /** The caller's client-name header (temporal-typescript, temporal-cli...). */
+  clientName?: string;
 }
 
 export type Handler = (req: any, ctx: CallContext) => Promise<object> | object;
@@ -80,6 +82,7 @@ export function buildService(
         deadline: deadline instanceof Date ? deadline.getTime() : Number.isFinite(deadline) ? Number(deadline) : undefined,
         cancelled: cancelledP,
         isCancelled: () => cancelled,
+        clientName: call.metadata?.get('client-name')[0]?.toString(),
       };
       const req = call.request;
       const namespace = req instanceof Undecodable || typeof req?.namespace !== 'string' || !req.namespace ? undefined : req.namespace;

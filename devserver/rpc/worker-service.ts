@@ -21,9 +21,11 @@ export function workerHandlers(eng: Engine): Handlers {
       await eng.flush();
       return res ?? {};
     },
-    respondWorkflowTaskCompleted: (req) => {
-      const { newTask, activityTasks } = completeWorkflowTask(eng, req);
-      return commit({ workflowTask: newTask, activityTasks });
+    respondWorkflowTaskCompleted: async (req) => {
+      const { newTask, activityTasks, error } = completeWorkflowTask(eng, req);
+      await eng.flush();
+      if (error) throw error;
+      return { workflowTask: newTask, activityTasks };
     },
     respondWorkflowTaskFailed: (req) => {
       failWorkflowTask(eng, req);

@@ -11,6 +11,7 @@ import { terminateRun } from '../engine/lifecycle';
 import { queryRun } from '../engine/queries';
 import { admitUpdate, findUpdate, waitForStage } from '../engine/updates';
 import { describeExecution } from './describe';
+import { transientSuffix } from '../engine/transient-task';
 
 const SERVER_VERSION = '1.29.1';
 
@@ -179,11 +180,19 @@ async function getHistory(eng: Engine, req: any, ctx: CallContext): Promise<obje
     const all = e.history;
     return { history: { events: [all[all.length - 1]] } };
   }
-  const events = e.history.slice(from - 1, from - 1 + pageSize);
+  let events = e.history.slice(from - 1, from - 1 + pageSize);
   const next = from + events.length;
   const more = next < e.nextEventId || (req.waitNewEvent && eng.isOpen(e));
+  // The last page of a run with a transient workflow task ends with that task's
+  // unwritten events, as on the real server; its CLI and UI are spared them. The
+  // page token still points past the written events only.
+  if (events.length > 0 && next >= e.nextEventId && eng.isOpen(e) && !NO_TRANSIENT_EVENTS.has(ctx.clientName ?? '')) {
+    events = events.concat(transientSuffix(e));
+  }
   return { history: { events }, nextPageToken: more ? mkToken(next) : undefined };
 }
+
+const NO_TRANSIENT_EVENTS = new Set(['temporal-cli', 'temporal-ui']);
 
 function waitForChange(eng: Engine, e: Execution, ms: number, untilClosed: boolean): Promise<void> {
   return new Promise((resolve) => {

@@ -1,15 +1,13 @@
 // Workflow tasks at the protocol level: sticky queues and their fallbacks,
 // events that arrive while a task runs, UNHANDLED_COMMAND, task failure and
 // task timeout with retry, eager activity dispatch. Raw WorkflowService calls play the worker where the
-// SDK would hide the behaviour.
+// SDK would hide the behaviour. Transient retries in detail: transient-tasks.test.ts.
 import { randomUUID } from 'node:crypto';
 import Long from 'long';
 import { temporal } from '@temporalio/proto';
 import { createEnv, Env, longPoll, uid } from './harness';
+import { CT, ET, rawWorker } from './raw-worker';
 import { waitForSignals, go, seen } from './workflows/worker-tasks';
-
-const ET = temporal.api.enums.v1.EventType;
-const CT = temporal.api.enums.v1.CommandType;
 
 let env: Env;
 beforeAll(async () => {
@@ -19,29 +17,8 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-const svc = () => env.connection.workflowService;
 const ns = () => env.namespace;
-
-async function startRaw(taskQueue: string, workflowId = uid('raw'), taskTimeoutSeconds = 2) {
-  const res = await svc().startWorkflowExecution({
-    namespace: ns(),
-    workflowId,
-    workflowType: { name: 'rawWorkflow' },
-    taskQueue: { name: taskQueue },
-    requestId: randomUUID(),
-    workflowTaskTimeout: { seconds: Long.fromNumber(taskTimeoutSeconds) },
-  });
-  return { workflowId, runId: res.runId! };
-}
-
-async function poll(taskQueue: string, kind = temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL, timeoutMs?: number) {
-  return longPoll(env, () => svc().pollWorkflowTaskQueue({ namespace: ns(), taskQueue: { name: taskQueue, kind }, identity: 'raw-worker' }), timeoutMs);
-}
-
-async function history(workflowId: string) {
-  const h = await svc().getWorkflowExecutionHistory({ namespace: ns(), execution: { workflowId } });
-  return h.history!.events!;
-}
+const { svc, startRaw, poll, history, types, fail } = rawWorker(() => env);
 
 test('later workflow tasks go to the sticky queue of the worker that ran the first', async () => {
   await env.withWorker(async () => {
@@ -131,15 +108,16 @@ test('events arriving during a running task are buffered after it, and a complet
   await svc().signalWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId }, signalName: 'late', requestId: randomUUID() });
   let before = (await history(workflowId)).map((e) => e.eventType);
   expect(before[before.length - 1]).toBe(ET.EVENT_TYPE_WORKFLOW_TASK_STARTED); // not written yet
-  // Completing the workflow now would lose the signal: UNHANDLED_COMMAND.
-  await svc()
-    .respondWorkflowTaskCompleted({
+  // Completing the workflow now would lose the signal: the task fails (UNHANDLED_COMMAND), and the
+  // worker is told so (SDKs then evict the run: their view of it was incomplete).
+  await expect(
+    svc().respondWorkflowTaskCompleted({
       taskToken: t1.taskToken,
       identity: 'raw-worker',
       namespace: ns(),
       commands: [{ commandType: CT.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION, completeWorkflowExecutionCommandAttributes: {} }],
-    })
-    .catch(() => undefined); // real servers may also answer with an error; the history is what matters
+    }),
+  ).rejects.toMatchObject({ code: 3 /* INVALID_ARGUMENT */, details: 'UnhandledCommand' });
   before = (await history(workflowId)).map((e) => e.eventType);
   expect(before.slice(3)).toEqual([
     ET.EVENT_TYPE_WORKFLOW_TASK_FAILED,
@@ -148,8 +126,10 @@ test('events arriving during a running task are buffered after it, and a complet
   ]);
   const failed = (await history(workflowId))[3].workflowTaskFailedEventAttributes!;
   expect(failed.cause).toBe(temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND);
-  // The retry carries the signal and may now complete.
+  // The retry carries the signal and may now complete. New events make it a normal task
+  // again: attempt 1, its scheduled event written (above).
   const t2 = await poll(tq);
+  expect(t2.attempt).toBe(1);
   expect(t2.history!.events!.some((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)).toBe(true);
   await svc().respondWorkflowTaskCompleted({
     taskToken: t2.taskToken,
@@ -166,13 +146,7 @@ test('a failed workflow task is retried with a higher attempt, and a timed-out o
   const { workflowId } = await startRaw(tq);
   const t1 = await poll(tq);
   expect(t1.attempt).toBe(1);
-  await svc().respondWorkflowTaskFailed({
-    taskToken: t1.taskToken,
-    namespace: ns(),
-    identity: 'raw-worker',
-    cause: temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_WORKFLOW_WORKER_UNHANDLED_FAILURE,
-    failure: { message: 'worker bug' },
-  });
+  await fail(t1);
   const t2 = await poll(tq);
   expect(t2.attempt).toBe(2);
   // Let the 2 s start-to-close timeout expire.
@@ -180,9 +154,18 @@ test('a failed workflow task is retried with a higher attempt, and a timed-out o
   const t3 = await poll(tq);
   expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1500);
   expect(t3.attempt).toBe(3);
-  const types = (await history(workflowId)).map((e) => e.eventType);
-  expect(types).toContain(ET.EVENT_TYPE_WORKFLOW_TASK_FAILED);
-  expect(types).toContain(ET.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT);
+  // The first failure is written; the retries are transient: the timeout of attempt 2 left
+  // no trace, and attempt 3's scheduled/started events (ids 5, 6, like attempt 2's) end the
+  // history only while it runs.
+  expect(await types(workflowId)).toEqual([
+    ET.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+    ET.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+    ET.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+    ET.EVENT_TYPE_WORKFLOW_TASK_FAILED,
+    ET.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+    ET.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+  ]);
+  expect(t3.startedEventId?.toString()).toBe('6');
   // Responding with the stale token of the timed-out attempt is refused.
   await expect(
     svc().respondWorkflowTaskCompleted({ taskToken: t2.taskToken, namespace: ns(), identity: 'raw-worker', commands: [] }),
