@@ -1,7 +1,7 @@
 // Shared set-up of the schedules conformance files: one server and one worker
 // per file (schedules start workflows whenever they like), schedule clean-up,
 // polling, and the id format the real scheduler gives started workflows.
-import { ScheduleDescription, ScheduleHandle, ScheduleOptions } from '@temporalio/client';
+import { Client, ScheduleDescription, ScheduleHandle, ScheduleOptions, WorkflowNotFoundError } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType, Workflow } from '@temporalio/common';
 import { createEnv, Env, uid } from './harness';
 import { releaseSignal } from './workflows/schedules';
@@ -25,6 +25,23 @@ export async function waitFor<T>(get: () => Promise<T>, pred: (v: T) => boolean,
 /** Workflow ids the real scheduler gives: `${workflowId}-${nominal time, RFC3339 seconds}`. */
 export function expectedId(base: string, at: Date): string {
   return `${base}-${new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z')}`;
+}
+
+/** The whole seconds strictly between two instants: the spec times of a 1 s interval schedule. */
+export function secondsBetween(fromMs: number, toMs: number): number[] {
+  const out: number[] = [];
+  for (let t = Math.floor(fromMs / 1000) * 1000 + 1000; t < toMs; t += 1000) out.push(t);
+  return out;
+}
+
+/** When the run a schedule started for spec time `at` began, or undefined when it started none. */
+export async function startedFor(client: Client, baseWorkflowId: string, at: number): Promise<number | undefined> {
+  try {
+    return (await client.workflow.getHandle(expectedId(baseWorkflowId, new Date(at))).describe()).startTime.getTime();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return undefined;
+    throw err;
+  }
 }
 
 export function actionIds(d: ScheduleDescription): string[] {
