@@ -1,13 +1,14 @@
 // The bench's two kinds of run, each on a fresh server: a throughput/latency case
-// (one persistence mode x one concurrency) and the memory-flatness run.
+// (one engine x one persistence mode x one concurrency) and the memory-flatness run.
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { closeSession, drive, openSession, percentile, type BenchContext, type DriveResult } from './bench-devserver-drive';
-import type { Mode } from './bench-devserver-options';
+import type { Engine, Mode } from './bench-devserver-options';
 import { FLAT_WIDTHS, formatFlat, printRow } from './bench-devserver-report';
-import { machineBusySeconds, utilisation } from './bench-devserver-server';
+import { machineBusySeconds, utilisation, type ServerSpec } from './bench-devserver-server';
 
 export interface CaseResult {
+  engine: Engine;
   mode: Mode;
   concurrency: number;
   workflows: number;
@@ -47,9 +48,10 @@ export interface FlatSample {
 
 const MiB = 1024 * 1024;
 
-export async function runCase(ctx: BenchContext, mode: Mode, concurrency: number): Promise<CaseResult> {
-  const dbFile = mode === 'file' ? path.join(ctx.tmpDir, `case-${mode}-${concurrency}.db`) : undefined;
-  const s = await openSession(ctx, dbFile);
+export async function runCase(ctx: BenchContext, spec: ServerSpec, mode: Mode, concurrency: number): Promise<CaseResult> {
+  const engine = spec.engine;
+  const dbFile = mode === 'file' ? path.join(ctx.tmpDir, `case-${engine}-${mode}-${concurrency}.db`) : undefined;
+  const s = await openSession(ctx, spec, dbFile);
   try {
     const rssStart = s.server.memory().rss;
     // Warm-up: JIT in both processes and the worker's sticky cache, kept out of the numbers.
@@ -75,6 +77,7 @@ export async function runCase(ctx: BenchContext, mode: Mode, concurrency: number
     if (r.cutShort) notes.push('cut at time limit');
     if (r.errors > 0) notes.push(`${r.errors} failed: ${r.firstError}`);
     return {
+      engine,
       mode,
       concurrency,
       workflows: ctx.opts.workflows,
@@ -103,9 +106,10 @@ export async function runCase(ctx: BenchContext, mode: Mode, concurrency: number
   }
 }
 
-export function failedCase(mode: Mode, concurrency: number, workflows: number, err: unknown): CaseResult {
+export function failedCase(engine: Engine, mode: Mode, concurrency: number, workflows: number, err: unknown): CaseResult {
   const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
   return {
+    engine,
     mode,
     concurrency,
     workflows,
@@ -134,7 +138,7 @@ export function failedCase(mode: Mode, concurrency: number, workflows: number, e
 export async function runFlat(ctx: BenchContext): Promise<{ samples: FlatSample[]; result: DriveResult }> {
   const { flatWorkflows: total, flatStep: step, flatConcurrency: concurrency } = ctx.opts;
   const dbFile = path.join(ctx.tmpDir, 'flat.db');
-  const s = await openSession(ctx, dbFile);
+  const s = await openSession(ctx, ctx.servers.embedded, dbFile);
   try {
     const heap0 = await s.server.heap();
     const mem0 = s.server.memory();

@@ -13,7 +13,8 @@ const MAX_ERRORS = 20;
 export interface BenchContext {
   opts: Options;
   tmpDir: string;
-  server: ServerSpec;
+  /** How to launch each engine the run measures (the flatness run uses the embedded one). */
+  servers: { embedded: ServerSpec; 'temporal-cli'?: ServerSpec };
   bundle: WorkflowBundleWithSourceMap;
   softDeadline: number;
 }
@@ -34,8 +35,8 @@ interface Session {
   taskQueue: string;
 }
 
-export async function openSession(ctx: BenchContext, dbFile: string | undefined): Promise<Session> {
-  const server = await ServerProcess.start(ctx.server, dbFile);
+export async function openSession(ctx: BenchContext, spec: ServerSpec, dbFile: string | undefined): Promise<Session> {
+  const server = await ServerProcess.start(spec, dbFile);
   try {
     const connection = await Connection.connect({ address: server.address });
     const nativeConnection = await NativeConnection.connect({ address: server.address, grpcCompression: { codec: ctx.opts.workerCompression } });

@@ -7,6 +7,7 @@ const REPO_ROOT = path.resolve(__dirname, '..');
 const DEFAULT_SERVER_BIN = path.join(REPO_ROOT, 'bin', 'temporal-dev');
 
 export interface Options {
+  engines: Engine[];
   workflows: number;
   concurrency: number[];
   modes: Mode[];
@@ -23,15 +24,18 @@ export interface Options {
 }
 
 export type Mode = 'memory' | 'file';
+/** Our engine, or the real Temporal CLI dev server as the yardstick. */
+export type Engine = 'embedded' | 'temporal-cli';
+const ENGINES: readonly Engine[] = ['embedded', 'temporal-cli'];
 
-const USAGE = `usage: npm run bench:devserver -- [--workflows N] [--concurrency 1,100] [--modes memory,file|none]
+const USAGE = `usage: npm run bench:devserver -- [--engines embedded,temporal-cli] [--workflows N] [--concurrency 1,100] [--modes memory,file|none]
        [--flat N (0 skips)] [--flat-step N] [--flat-concurrency N] [--warmup N] [--time-limit S]
        [--server-node-flags "--cpu-prof --cpu-prof-dir=/tmp/prof"] [--server-bin PATH] [--json FILE]
        [--worker-compression gzip|none] [--worker-pollers N]`;
 
-export function parseOptions(argv: string[]): Options {
-  const env = process.env;
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): Options {
   const raw: Record<string, string | undefined> = {
+    engines: env.BENCH_ENGINES,
     workflows: env.BENCH_WORKFLOWS,
     concurrency: env.BENCH_CONCURRENCY,
     modes: env.BENCH_MODES,
@@ -60,6 +64,7 @@ export function parseOptions(argv: string[]): Options {
   const modes = raw.modes === 'none' ? [] : (raw.modes ?? 'memory,file').split(',').map((s) => s.trim());
   for (const m of modes) if (m !== 'memory' && m !== 'file') throw new Error(`unknown mode ${m} (memory, file)`);
   return {
+    engines: parseEngines(raw.engines),
     workflows: int('workflows', 2000, 1),
     concurrency,
     modes: modes as Mode[],
@@ -74,4 +79,11 @@ export function parseOptions(argv: string[]): Options {
     workerPollers: raw['worker-pollers'] === undefined ? undefined : int('worker-pollers', 10, 1),
     jsonOut: raw.json,
   };
+}
+
+function parseEngines(value: string | undefined): Engine[] {
+  const names = (value ?? ENGINES.join(',')).split(',').map((s) => s.trim());
+  for (const e of names) if (!ENGINES.includes(e as Engine)) throw new Error(`unknown engine ${e} (${ENGINES.join(', ')})`);
+  // Listed order does not matter: each case runs the embedded engine first, then the real one.
+  return ENGINES.filter((e) => names.includes(e));
 }

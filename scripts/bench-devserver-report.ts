@@ -1,6 +1,7 @@
-// Printing the bench's results: the per-case table, the flatness run's checkpoint rows
-// and its growth summary.
+// Printing the bench's results: the per-case table, the embedded engine against the real
+// dev server, the flatness run's checkpoint rows and its growth summary.
 import type { CaseResult, FlatSample } from './bench-devserver-cases';
+import type { Mode } from './bench-devserver-options';
 
 export const FLAT_WIDTHS = [7, 10, 17, 9, 13, 9, 13, 8];
 
@@ -24,10 +25,17 @@ function printTable(rows: string[][]): void {
   });
 }
 
+/** What "file" means differs: the embedded engine's fsynced log, the real server's SQLite file. */
+function modeLabel(mode: Mode, engine?: string): string {
+  if (mode === 'memory') return 'memory';
+  return engine === 'embedded' ? 'file (fsync)' : engine === 'temporal-cli' ? 'file (sqlite)' : 'file';
+}
+
 export function printCases(results: CaseResult[]): void {
-  const header = ['persistence', 'conc', 'done', 'wf/s', 'p50 ms', 'p99 ms', 'max ms', 'RSS start MiB', 'RSS end MiB', 'peak RSS MiB', 'heap after GC MiB', 'server CPU ms/wf', 'bench CPU ms/wf', 'cores server/bench/other', 'ELU server/bench', 'db MiB', 'note'];
+  const header = ['engine', 'persistence', 'conc', 'done', 'wf/s', 'p50 ms', 'p99 ms', 'max ms', 'RSS start MiB', 'RSS end MiB', 'peak RSS MiB', 'heap after GC MiB', 'server CPU ms/wf', 'bench CPU ms/wf', 'cores server/bench/other', 'ELU server/bench', 'db MiB', 'note'];
   const rows = results.map((r) => [
-    r.mode === 'file' ? 'file (fsync)' : 'memory',
+    r.engine,
+    modeLabel(r.mode, r.engine),
     String(r.concurrency),
     `${r.completed}/${r.workflows}`,
     fmt(r.perSecond, 0),
@@ -48,6 +56,78 @@ export function printCases(results: CaseResult[]): void {
   printTable([header, ...rows]);
   console.log('  cores = average CPU cores busy during the case (server process; bench = client + worker; other = rest of the machine).');
   console.log('  ELU = event-loop utilisation of the server JS thread / the bench main thread (near 1 = that thread is the bottleneck).');
+  console.log('  The real server (temporal-cli, one Go process) has no heap or ELU probe: those read -.');
+}
+
+/** One figure of both engines; ratio = embedded / real (NaN when either is missing). */
+export interface Pair {
+  embedded: number;
+  real: number;
+  ratio: number;
+}
+
+export interface Comparison {
+  mode: Mode;
+  concurrency: number;
+  perSecond: Pair;
+  p50Ms: Pair;
+  p99Ms: Pair;
+  peakRssMiB: Pair;
+}
+
+/** Pairs each embedded case with the real server's case of the same mode and concurrency. */
+export function compareEngines(results: CaseResult[]): Comparison[] {
+  const find = (engine: string, mode: Mode, concurrency: number) => results.find((r) => r.engine === engine && r.mode === mode && r.concurrency === concurrency);
+  const keys = [...new Map(results.map((r) => [`${r.mode}/${r.concurrency}`, r])).values()];
+  return keys.map(({ mode, concurrency }) => {
+    const e = find('embedded', mode, concurrency);
+    const t = find('temporal-cli', mode, concurrency);
+    const pair = (pick: (r: CaseResult) => number): Pair => {
+      const embedded = e ? pick(e) : NaN;
+      const real = t ? pick(t) : NaN;
+      return { embedded, real, ratio: embedded / real };
+    };
+    return { mode, concurrency, perSecond: pair((r) => r.perSecond), p50Ms: pair((r) => r.p50Ms), p99Ms: pair((r) => r.p99Ms), peakRssMiB: pair((r) => r.peakRssMiB) };
+  });
+}
+
+export function comparisonRows(rows: Comparison[]): string[][] {
+  const cells = (p: Pair, digits: number) => [`${fmt(p.embedded, digits)} / ${fmt(p.real, digits)}`, fmt(p.ratio, 2)];
+  const header = ['persistence', 'conc', 'wf/s emb / real', 'x', 'p50 ms emb / real', 'x', 'p99 ms emb / real', 'x', 'peak RSS MiB emb / real', 'x'];
+  return [
+    header,
+    ...rows.map((r) => [modeLabel(r.mode), String(r.concurrency), ...cells(r.perSecond, 0), ...cells(r.p50Ms, 1), ...cells(r.p99Ms, 1), ...cells(r.peakRssMiB, 0)]),
+  ];
+}
+
+export interface GoalVerdict {
+  mode: Mode;
+  /** Embedded throughput >= the real server's at every concurrency of the mode; undefined when a figure is missing. */
+  met: boolean | undefined;
+  line: string;
+}
+
+export function goalVerdicts(rows: Comparison[]): GoalVerdict[] {
+  const modes = [...new Set(rows.map((r) => r.mode))];
+  return modes.map((mode) => {
+    const of = rows.filter((r) => r.mode === mode);
+    const ratios = of.map((r) => r.perSecond.ratio);
+    const met = ratios.every(Number.isFinite) ? ratios.every((x) => x >= 1) : undefined;
+    const verdict = met === undefined ? 'UNKNOWN (a case is missing)' : met ? 'MET' : 'NOT MET';
+    // The goal is set with persistence; the in-memory line is there to compare with.
+    const scope = mode === 'file' ? 'goal' : 'for comparison, not the goal';
+    const detail = of.map((r) => `conc ${r.concurrency} ${fmt(r.perSecond.ratio, 2)}x`).join(', ');
+    return { mode, met, line: `embedded wf/s >= real, ${mode === 'file' ? 'persistence (file)' : 'memory'} (${scope}): ${detail} -> ${verdict}` };
+  });
+}
+
+export function printComparison(results: CaseResult[]): { rows: Comparison[]; goal: GoalVerdict[] } {
+  const rows = compareEngines(results);
+  const goal = goalVerdicts(rows);
+  console.log('\nembedded engine against the real dev server (temporal-cli); x = embedded / real (wf/s: above 1 is better; ms and MiB: below 1 is better)');
+  printTable(comparisonRows(rows));
+  for (const g of goal) console.log(`  ${g.line}`);
+  return { rows, goal };
 }
 
 /** Least-squares slope of y over x; how much a figure grows per unit of x. */

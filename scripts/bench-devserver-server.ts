@@ -1,9 +1,11 @@
 // The dev server under test as a child process of the bench: starting it on a free port,
 // reading its memory, CPU and event-loop figures, and stopping it.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { Connection } from '@temporalio/client';
+import type { Engine } from './bench-devserver-options';
 
 const SERVER_READY_MS = 60_000;
 export const SERVER_EXIT_GRACE_MS = 20_000;
@@ -30,11 +32,23 @@ process.on('message', (m) => {
 process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 `;
 
-/** How to launch the server: the launcher script, extra node flags, the heap probe to preload. */
+/**
+ * How to launch the server. Embedded: node runs the launcher script `bin` with the extra
+ * node flags and the heap probe preloaded. temporal-cli: `bin` is the real `temporal`
+ * executable, spawned directly so its pid (and /proc figures) are the Go server's own.
+ */
 export interface ServerSpec {
+  engine: Engine;
   bin: string;
   nodeFlags: string[];
   probePath: string;
+}
+
+export function launchCommand(spec: ServerSpec, port: number, dbFile: string | undefined): { file: string; args: string[]; cwd?: string } {
+  const common = ['server', 'start-dev', '--headless', '--port', String(port), '--log-level', 'warn', ...(dbFile ? ['--db-filename', dbFile] : [])];
+  if (spec.engine === 'temporal-cli') return { file: spec.bin, args: [...common, '--ip', '127.0.0.1'] };
+  const args = [...spec.nodeFlags, '--expose-gc', '-r', spec.probePath, spec.bin, ...common];
+  return { file: process.execPath, args, cwd: path.dirname(path.dirname(spec.bin)) };
 }
 
 interface HeapReport {
@@ -91,22 +105,9 @@ export class ServerProcess {
 
   static async start(spec: ServerSpec, dbFile: string | undefined): Promise<ServerProcess> {
     const port = await freePort();
-    const args = [
-      ...spec.nodeFlags,
-      '--expose-gc',
-      '-r',
-      spec.probePath,
-      spec.bin,
-      'server',
-      'start-dev',
-      '--port',
-      String(port),
-      '--headless',
-      '--log-level',
-      'warn',
-      ...(dbFile ? ['--db-filename', dbFile] : []),
-    ];
-    const child = spawn(process.execPath, args, { cwd: path.dirname(path.dirname(spec.bin)), stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const { file, args, cwd } = launchCommand(spec, port, dbFile);
+    const stdio: StdioOptions = spec.engine === 'embedded' ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'];
+    const child = spawn(file, args, { cwd, stdio });
     liveServers.add(child);
     child.on('exit', () => liveServers.delete(child));
     const server = new ServerProcess(child, `127.0.0.1:${port}`, dbFile);
@@ -127,8 +128,8 @@ export class ServerProcess {
     for (;;) {
       if (this.exitCode !== undefined) throw new Error(`server exited with ${this.exitCode} during start:\n${this.tail}`);
       const [host, port] = this.address.split(':');
-      if (await canConnect(host, Number(port))) return;
-      if (Date.now() > until) throw new Error(`server not listening on ${this.address} after ${SERVER_READY_MS} ms:\n${this.tail}`);
+      if ((await canConnect(host, Number(port))) && (await namespaceReady(this.address))) return;
+      if (Date.now() > until) throw new Error(`server on ${this.address} not serving namespace default after ${SERVER_READY_MS} ms:\n${this.tail}`);
       await sleep(100);
     }
   }
@@ -156,6 +157,7 @@ export class ServerProcess {
     }
   }
 
+  /** Undefined (figures read NaN) for the real server: it has no probe and no IPC channel. */
   private probe(type: 'heap' | 'elu'): Promise<Record<string, number> | undefined> {
     if (this.exitCode !== undefined || !this.child.connected) return Promise.resolve(undefined);
     const id = this.nextProbeId++;
@@ -236,6 +238,21 @@ function canConnect(host: string, port: number): Promise<boolean> {
     socket.once('error', () => done(false));
     socket.setTimeout(1000, () => done(false));
   });
+}
+
+/** The real server accepts connections before its default namespace exists; workflows started then fail. */
+async function namespaceReady(address: string): Promise<boolean> {
+  try {
+    const c = await Connection.connect({ address, connectTimeout: 1000 });
+    try {
+      await c.workflowService.describeNamespace({ namespace: 'default' });
+      return true;
+    } finally {
+      await c.close();
+    }
+  } catch {
+    return false;
+  }
 }
 
 function sleep(ms: number): Promise<void> {
