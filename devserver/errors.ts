@@ -41,15 +41,16 @@ export const namespaceNotFound = (namespace: string) =>
     value: { namespace },
   });
 
+/** The real server's words: a missing run, or no run at all under the id (its current-run lookup). */
 export const workflowNotFound = (workflowId: string, runId?: string) =>
-  notFound(`workflow execution not found for workflow ID "${workflowId}"${runId ? ` and run ID "${runId}"` : ''}`);
+  notFound(runId ? `workflow execution not found for workflow ID "${workflowId}" and run ID "${runId}"` : `workflow not found for ID: ${workflowId}`);
 
 export const workflowCompleted = () => notFound('workflow execution already completed');
 
-export const alreadyStarted = (message: string, startRequestId: string, runId: string) =>
+export const alreadyStarted = (message: string, startRequestId: string, runId: string, firstExecutionRunId?: string) =>
   new RpcError(GrpcStatus.ALREADY_EXISTS, message, {
     typeName: `${D}WorkflowExecutionAlreadyStartedFailure`,
-    value: { startRequestId, runId },
+    value: { startRequestId, runId, firstExecutionRunId },
   });
 
 export const alreadyExists = (message: string) => new RpcError(GrpcStatus.ALREADY_EXISTS, message);
@@ -74,6 +75,10 @@ export const invalidPageToken = () => invalidArgument('Invalid NextPageToken.');
  */
 export const undecodableRequest = (detail: string) => invalidArgument(`grpc: error unmarshalling request: ${detail}`);
 
+/** A request past the frontend's receive limit, in grpc-go's words (the real frontend's). */
+export const messageTooLarge = (size: number, max: number) =>
+  new RpcError(GrpcStatus.RESOURCE_EXHAUSTED, `grpc: received message larger than max (${size} vs. ${max})`);
+
 export const failedPrecondition = (message: string) => new RpcError(GrpcStatus.FAILED_PRECONDITION, message);
 
 export const unimplemented = (method: string) =>
@@ -89,4 +94,34 @@ export const unavailable = (message: string) => new RpcError(GrpcStatus.UNAVAILA
 export function require_<T>(value: T | undefined | null | '', message: string): T {
   if (value === undefined || value === null || value === '') throw invalidArgument(message);
   return value;
+}
+
+export const permissionDenied = (message: string) =>
+  new RpcError(GrpcStatus.PERMISSION_DENIED, message, { typeName: `${D}PermissionDeniedFailure`, value: {} });
+
+/** One operation's part in a failed ExecuteMultiOperation: its error, ABORTED_OPERATION, or null (it succeeded). */
+export type OperationError = RpcError | typeof ABORTED_OPERATION | null;
+
+/** An operation not carried out because another one failed. */
+export const ABORTED_OPERATION = 'aborted' as const;
+
+/**
+ * ExecuteMultiOperation's failure: one status per operation in MultiOperationExecutionFailure.
+ * Its code is the first failed (not aborted) operation's, as the real server sets it.
+ */
+export function multiOperationFailed(errors: OperationError[]): RpcError {
+  const statuses = errors.map(operationStatus);
+  const first = errors.find((e): e is RpcError => e instanceof RpcError);
+  return new RpcError(first?.code ?? GrpcStatus.ABORTED, 'Update-with-Start could not be executed.', {
+    typeName: `${D}MultiOperationExecutionFailure`,
+    value: { statuses },
+  });
+}
+
+function operationStatus(e: OperationError): object {
+  if (e === null) return { code: GrpcStatus.OK, message: '', details: [] };
+  if (e === ABORTED_OPERATION) {
+    return { code: GrpcStatus.ABORTED, message: 'Operation was aborted.', details: [toAny('temporal.api.failure.v1.MultiOperationExecutionAborted', {})] };
+  }
+  return { code: e.code, message: e.message, details: e.detail ? [toAny(e.detail.typeName, e.detail.value)] : [] };
 }

@@ -23,6 +23,7 @@ async function main(): Promise<void> {
     namespace: args.namespace,
     dbFilename: args.dbFilename,
     timeSkipping: args.mode === 'time-skipping',
+    dynamicConfig: args.dynamicConfig,
     logger,
   });
   setUpStartupNamespaces(server.engine, args.namespaces, args.searchAttributes);

@@ -49,6 +49,7 @@ export const UpdateStage = stripped('UpdateWorkflowExecutionLifecycleStage', 'UP
 export const PendingActivityState = stripped('PendingActivityState', 'PENDING_ACTIVITY_STATE_');
 export const OverlapPolicy = stripped('ScheduleOverlapPolicy', 'SCHEDULE_OVERLAP_POLICY_');
 export const QueryRejectCondition = stripped('QueryRejectCondition', 'QUERY_REJECT_CONDITION_');
+export const SuggestCanReason = stripped('SuggestContinueAsNewReason', 'SUGGEST_CONTINUE_AS_NEW_REASON_');
 export const StartChildFailedCause = stripped(
   'StartChildWorkflowExecutionFailedCause',
   'START_CHILD_WORKFLOW_EXECUTION_FAILED_CAUSE_',

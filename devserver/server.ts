@@ -23,6 +23,11 @@ import { scheduleHandlers, startScheduler } from './schedules/scheduler';
 import { startRetention } from './engine/retention';
 import { ClosedArchive } from './engine/closed-archive';
 import { ensureSystemNamespace } from './engine/namespaces';
+import { limitsFromDynamicConfig } from './engine/limits';
+import { installHistoryLimits } from './engine/history-limits';
+import { ActivityExecutions } from './engine/activity-executions';
+import { armActivityRun, dispatchActivityRun } from './engine/activity-transitions';
+import { activityExecutionHandlers } from './rpc/activity-execution-service';
 
 export interface DevServerOptions {
   /** Port to listen on; 0 picks a free one. Default 7233. */
@@ -41,6 +46,8 @@ export interface DevServerOptions {
   fsync?: boolean;
   /** The durable log is compacted once past this size and twice its last compacted size (default 64 MiB). */
   compactMinBytes?: number;
+  /** --dynamic-config-value settings; the limits (engine/limits.ts) are read from them. */
+  dynamicConfig?: Record<string, unknown>;
   logger: Logger;
 }
 
@@ -50,6 +57,8 @@ export interface DevServer {
   close(): Promise<void>;
 }
 
+// What grpc-js itself accepts; the frontend's own, smaller limit is applied per
+// request (grpc-service.ts) so that its error reads as the real server's.
 const MAX_MESSAGE = 128 * 1024 * 1024;
 
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
@@ -62,8 +71,10 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     recovered = opened.state;
   } else store = new MemoryStore();
 
-  const engine = new Engine({ clock, logger: opts.logger, store });
+  const limits = limitsFromDynamicConfig(opts.dynamicConfig ?? {}, opts.logger);
+  const engine = new Engine({ clock, logger: opts.logger, store, limits });
   engine.liveState = () => liveState(engine);
+  installHistoryLimits(engine);
   engine.dispatchers.wft = (t, identity) => dispatchWorkflowTask(engine, t.key, t.scheduledEventId, t.attempt, identity);
   engine.dispatchers.act = (t, identity) => dispatchActivity(engine, t.key, t.scheduledEventId, t.attempt, identity);
   engine.dispatchers.query = (t) => dispatchQueryTask(engine, t.key, t.queryId);
@@ -83,6 +94,11 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   if (!opts.timeSkipping) ensureSystemNamespace(engine);
   if (opts.namespace) engine.ensureNamespace(opts.namespace);
   const scheduler = startScheduler(engine, recovered);
+  // Standalone activities keep their own records beside the runs.
+  const activities = new ActivityExecutions(engine);
+  engine.dispatchers.sact = (t, identity) => dispatchActivityRun(activities, t.key, t.attempt, identity);
+  if (recovered) activities.recover(recovered, (a) => armActivityRun(activities, a));
+  if (!opts.timeSkipping) activities.startRetention();
   // The test server keeps everything (and a periodic sweep would make virtual time spin).
   const retention = opts.timeSkipping ? undefined : startRetention(engine);
   await engine.flush();
@@ -100,6 +116,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     ...visibilityHandlers(engine),
     ...scheduleHandlers(engine, scheduler),
   };
+  // Takes over the activity responses whose token or ids name a standalone activity.
+  Object.assign(wf, activityExecutionHandlers(engine, activities, wf));
   const add = (name: string, handlers: Handlers) => {
     const svc = buildService(name, handlers, opts.logger, (method, req, ctx) => checkRequest(engine, method, req, ctx));
     server.addService(svc.definition, svc.implementation);
@@ -119,6 +137,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       if (closed) return;
       closed = true;
       scheduler.stop();
+      activities.stop();
       retention?.stop();
       engine.matching.closeAll();
       clock.stop();

@@ -9,6 +9,7 @@ import { decideRetry, normalizeRetryPolicy, retryPolicyToWire, timeoutTypeName }
 import { scheduleWorkflowTask } from './workflow-tasks';
 import { encodeToken, decodeToken, TaskToken } from './task-token';
 import { notFound, workflowCompleted, invalidArgument } from '../errors';
+import { pollerStamp } from './worker-versions';
 
 export { validateScheduleActivity, validateCancelActivity } from './activity-options';
 
@@ -137,6 +138,7 @@ export function dispatchActivity(eng: Engine, key: string, scheduledEventId: num
   eng.clearTimer(e, tname(info, 's2s'));
   info.startedTime = now;
   info.startedIdentity = identity;
+  info.startedWorkerVersion = pollerStamp(eng, identity);
   info.startedRequestId = eng.newId();
   info.lastHeartbeatTime = undefined;
   eng.markDirty(e);
@@ -177,6 +179,7 @@ function recordOutcome(eng: Engine, e: Execution, info: ActivityInfo, type: numb
     requestId: wasStarted ? info.startedRequestId : '',
     attempt: info.attempt,
     lastFailure: info.lastFailure,
+    workerVersion: wasStarted ? info.startedWorkerVersion : undefined,
   });
   const withStarted = wasStarted || fabricateStartedBy !== undefined;
   const outcome = eng.event(type, attr, { scheduledEventId: info.scheduledEventId, ...attrs });

@@ -10,6 +10,7 @@ import { completeRun, failRun, cancelRun, continueAsNew } from './lifecycle';
 import { initiateChild, initiateSignalExternal, initiateCancelExternal, validateStartChild } from './effects';
 import { applyProtocolMessage } from './updates';
 import { upsertSearchAttributes, upsertMemo, validateUpsert } from './search-attributes';
+import { commandSizeViolation } from './command-limits';
 
 const CLOSE = new Set([
   CommandType.COMPLETE_WORKFLOW_EXECUTION,
@@ -27,6 +28,8 @@ export class BadCommand extends Error {
   constructor(
     readonly reason: number,
     message: string,
+    /** The run is terminated after the task fails (a payload past its size limit, command-limits.ts). */
+    readonly terminate = false,
   ) {
     super(message);
   }
@@ -180,6 +183,9 @@ export function validateCommands(eng: Engine, e: Execution, commands: any[]): vo
       default:
         throw new BadCommand(WftFailedCause.UNSPECIFIED, `command type ${c.commandType} is not supported by the embedded dev server`);
     }
+    // Sizes are checked after the command's other attributes, as on the real server.
+    const tooLarge = commandSizeViolation(eng, e, c);
+    if (tooLarge) throw new BadCommand(tooLarge.cause, tooLarge.message, true);
     if (c.commandType === CommandType.CONTINUE_AS_NEW_WORKFLOW_EXECUTION) closed = true;
   }
 }

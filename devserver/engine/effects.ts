@@ -10,7 +10,7 @@ import { scheduleWorkflowTask } from './workflow-tasks';
 import { paramsFromRequest, startWorkflow } from './start';
 import { signalRun, requestCancelRun } from './signals';
 import { terminateRun } from './lifecycle';
-import { validateSearchAttributes } from './search-attributes';
+import { typedSearchAttributes, validateSearchAttributes } from './search-attributes';
 import { RpcError } from '../errors';
 
 /** Identity the real server records on actions it takes by itself. */
@@ -64,6 +64,7 @@ export function initiateChild(eng: Engine, e: Execution, a: any, completedEventI
       namespace: ns.name,
       namespaceId: ns.id,
       taskQueue: { name: a.taskQueue?.name || e.taskQueue, kind: 1 },
+      searchAttributes: a.searchAttributes && { indexedFields: typedSearchAttributes(eng, ns.name, a.searchAttributes.indexedFields ?? {}) },
       workflowTaskCompletedEventId: completedEventId,
     }),
   );
@@ -238,7 +239,6 @@ function cancelExternal(eng: Engine, e: Execution, initiatedEventId: number): vo
       e,
       eng.event(EventType.REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED, 'requestCancelExternalWorkflowExecutionFailedEventAttributes', {
         cause: CancelExternalFailedCause.EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
-        workflowTaskCompletedEventId: a.workflowTaskCompletedEventId,
         namespace: a.namespace,
         namespaceId: a.namespaceId,
         workflowExecution: a.workflowExecution,

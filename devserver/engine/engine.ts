@@ -14,13 +14,16 @@ import { toRecord } from './visibility-record';
 import { Execution, HistoryEvent, execKey } from './state';
 import { NamespaceRecord, newNamespace } from './namespaces';
 import { serializeExecution, historyBatch, namespaceValue, owned, packHistory } from './persistence';
+import { DEFAULT_LIMITS, Limits } from './limits';
 
 const EMPTY = Buffer.alloc(0);
 
 export type Task =
   | { t: 'wft'; key: string; scheduledEventId: number; attempt: number }
   | { t: 'query'; key: string; queryId: string }
-  | { t: 'act'; key: string; scheduledEventId: number; attempt: number };
+  | { t: 'act'; key: string; scheduledEventId: number; attempt: number }
+  /** An attempt of a standalone activity (activity-executions.ts). */
+  | { t: 'sact'; key: string; attempt: number };
 
 export type PollResponse = Record<string, any>;
 
@@ -50,6 +53,8 @@ export interface EngineOptions {
   pollTimeoutMs?: number;
   /** Long-poll expiry for history waits. Default 20 s. */
   historyWaitMs?: number;
+  /** Size and count limits (limits.ts); the real server's defaults when absent. */
+  limits?: Limits;
 }
 
 export class Engine {
@@ -58,6 +63,7 @@ export class Engine {
   readonly store: Store;
   readonly pollTimeoutMs: number;
   readonly historyWaitMs: number;
+  readonly limits: Limits;
   readonly namespaces = new Map<string, NamespaceRecord>();
   readonly executions = new Map<string, Execution>();
   /** namespace\0workflowId -> runId of the newest run */
@@ -85,6 +91,7 @@ export class Engine {
     this.store = opts.store;
     this.pollTimeoutMs = opts.pollTimeoutMs ?? 60_000;
     this.historyWaitMs = opts.historyWaitMs ?? 20_000;
+    this.limits = opts.limits ?? DEFAULT_LIMITS;
     this.matching = new TaskQueues<Task, PollResponse>((task, identity) => {
       const d = this.dispatchers[task.t] as ((t: Task, id: string) => PollResponse | undefined) | undefined;
       return d ? d(task, identity) : undefined;
@@ -319,6 +326,7 @@ export class Engine {
 
   /** Makes every mutation so far durable; resolves once it is (and all before it). */
   flush(): Promise<void> {
+    this.beforeCommit(this.dirty);
     if (this.dirty.size === 0 && this.dirtyNamespaces.size === 0 && this.extraMutations.length === 0) return this.lastWrite;
     if (!this.store.persistent) {
       for (const e of this.dirty) {
@@ -409,6 +417,12 @@ export class Engine {
     this.closedInMemory.delete(key);
     this.archive?.delete(key);
   }
+
+  /**
+   * Sees every flush's changed runs before they are written (the history limits,
+   * history-limits.ts): the last moment a change can still be taken back.
+   */
+  beforeCommit: (dirty: ReadonlySet<Execution>) => void = () => undefined;
 
   /** Supplied by recovery.ts (kept there to avoid a dependency cycle). */
   liveState: () => Iterable<import('../storage/store').Mutation> = () => [];

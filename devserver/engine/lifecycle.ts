@@ -7,7 +7,7 @@ import { scheduleWorkflowTask } from './workflow-tasks';
 import { isTransient } from './transient-task';
 import { decideRetry, normalizeRetryPolicy, retryPolicyToWire } from './retry';
 import { cronBackoffMs } from './cron-schedule';
-import { withoutNilPayloads } from './search-attributes';
+import { typedSearchAttributes, withoutNilPayloads } from './search-attributes';
 
 export interface RunParams {
   namespace: string;
@@ -41,6 +41,8 @@ export interface RunParams {
   priority?: object;
   completionCallbacks?: object[];
   links?: object[];
+  /** The starter takes the first workflow task itself (eager workflow start). */
+  eagerExecutionAccepted?: boolean;
   /** Signal recorded right after the start event (SignalWithStart). */
   signal?: { signalName: string; input?: Payloads; identity?: string; header?: object; requestId?: string; links?: object[] };
 }
@@ -73,9 +75,10 @@ export function createRun(eng: Engine, p: RunParams): Execution {
     retryPolicy: p.retryPolicy,
     cronSchedule: p.cronSchedule || undefined,
     memo: p.memo,
-    searchAttributes: p.searchAttributes,
+    searchAttributes: typedSearchAttributes(eng, p.namespace, p.searchAttributes),
     parent: p.parent,
-    root: p.root ?? (p.parent ? undefined : { workflowId: p.workflowId, runId }),
+    // Only a child inherits a root: every run of a top-level chain is its own root.
+    root: p.parent ? p.root : { workflowId: p.workflowId, runId },
     wftAttempt: 1,
     lastCompletedWftStartedEventId: 0,
     activities: {},
@@ -97,8 +100,9 @@ export function createRun(eng: Engine, p: RunParams): Execution {
       parentInitiatedEventId: p.parent?.initiatedEventId,
       taskQueue: { name: p.taskQueue, kind: 1 },
       input: p.input,
-      workflowExecutionTimeout: durFromMs(p.executionTimeoutMs),
-      workflowRunTimeout: durFromMs(p.runTimeoutMs),
+      // Unset timeouts stay unset, as on the real server (whose backoff is always there).
+      workflowExecutionTimeout: p.executionTimeoutMs > 0 ? durFromMs(p.executionTimeoutMs) : undefined,
+      workflowRunTimeout: p.runTimeoutMs > 0 ? durFromMs(p.runTimeoutMs) : undefined,
       workflowTaskTimeout: durFromMs(p.taskTimeoutMs),
       continuedExecutionRunId: p.continuedExecutionRunId,
       initiator: p.initiator,
@@ -111,14 +115,15 @@ export function createRun(eng: Engine, p: RunParams): Execution {
       attempt: p.attempt,
       workflowExecutionExpirationTime: expiration ? tsFromMs(expiration) : undefined,
       cronSchedule: p.cronSchedule,
-      firstWorkflowTaskBackoff: p.backoffMs > 0 ? durFromMs(p.backoffMs) : undefined,
+      firstWorkflowTaskBackoff: durFromMs(p.backoffMs),
       memo: p.memo ? { fields: p.memo } : undefined,
-      searchAttributes: p.searchAttributes ? { indexedFields: p.searchAttributes } : undefined,
+      searchAttributes: e.searchAttributes ? { indexedFields: e.searchAttributes } : undefined,
       header: p.header,
       workflowId: p.workflowId,
       completionCallbacks: p.completionCallbacks,
-      rootWorkflowExecution: e.root,
+      rootWorkflowExecution: p.parent ? e.root : undefined,
       priority: p.priority,
+      eagerExecutionAccepted: p.eagerExecutionAccepted || undefined,
     }),
   );
   if (p.userMetadata) e.history[0].userMetadata = p.userMetadata;
@@ -368,7 +373,7 @@ export function continueAsNew(eng: Engine, e: Execution, a: any, completedEventI
       lastCompletionResult: a.lastCompletionResult,
       header: a.header,
       memo: a.memo,
-      searchAttributes: a.searchAttributes,
+      searchAttributes: a.searchAttributes && { indexedFields: typedSearchAttributes(eng, e.namespace, a.searchAttributes.indexedFields ?? {}) },
     }),
   );
   finish(eng, e, WfStatus.CONTINUED_AS_NEW, next);

@@ -9,6 +9,8 @@ export interface Waiter<R> {
   /** Tries to hand the task over; returns the poll response, or undefined if stale. */
   resolve(response: R | undefined): void;
   done: boolean;
+  /** The worker polling: its task's started event names it. */
+  identity: string;
 }
 
 interface Queue<T, R> {
@@ -60,7 +62,7 @@ export class TaskQueues<T, R> {
     while (q.tasks.length && q.pollers.length) {
       const poller = q.pollers.shift()!;
       if (poller.done) continue;
-      const res = this.dispatch(q.tasks.shift()!, q.lastIdentity ?? '');
+      const res = this.dispatch(q.tasks.shift()!, poller.identity);
       if (res === undefined) {
         q.pollers.unshift(poller); // the task went stale meanwhile: dropped, the poller waits on
         continue;
@@ -84,7 +86,7 @@ export class TaskQueues<T, R> {
       if (res !== undefined) return Promise.resolve(res);
     }
     return new Promise<R | undefined>((resolve) => {
-      const waiter: Waiter<R> = { done: false, resolve };
+      const waiter: Waiter<R> = { done: false, resolve, identity };
       const timer = setTimeout(() => finish(), timeoutMs);
       const finish = () => {
         if (waiter.done) return;

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Engine } from './engine';
 import { IndexedValueType, durFromMs, msFromDur } from '../proto';
 import { invalidArgument } from '../errors';
+import { DEFAULT_LIMITS, Limits, WFT_COMPLETION_SIZE_LIMIT } from './limits';
 
 export interface NamespaceRecord {
   name: string;
@@ -63,7 +64,7 @@ export function checkNamespaceName(name: string): void {
   if (name.length > MAX_NAME_LENGTH) throw invalidArgument('Namespace length exceeds limit.');
 }
 
-export function describeNamespace(ns: NamespaceRecord): object {
+export function describeNamespace(ns: NamespaceRecord, limits: Limits = DEFAULT_LIMITS): object {
   return {
     namespaceInfo: {
       name: ns.name,
@@ -73,10 +74,10 @@ export function describeNamespace(ns: NamespaceRecord): object {
       data: ns.data,
       id: ns.id,
       // Only what this engine does: an SDK may act on a capability it sees.
-      capabilities: { syncUpdate: true, asyncUpdate: true },
-      // The real server's defaults, so that clients checking their payloads against them
-      // fail here as they would there.
-      limits: { blobSizeLimitError: 2 * 1024 * 1024, memoSizeLimitError: 2 * 1024 * 1024, workflowTaskCompletionSizeLimitError: 40 * 1024 * 1024 },
+      capabilities: { eagerWorkflowStart: true, syncUpdate: true, asyncUpdate: true, standaloneActivities: true, standaloneActivityStartDelay: true },
+      // The limits in force: the SDK's worker checks its completions against them (failing
+      // an oversized one itself, PAYLOADS_TOO_LARGE), as it does against a real server.
+      limits: { blobSizeLimitError: limits.blobSizeError, memoSizeLimitError: limits.memoSizeError, workflowTaskCompletionSizeLimitError: WFT_COMPLETION_SIZE_LIMIT },
       supportsSchedules: true,
     },
     config: {

@@ -7,6 +7,7 @@ import { QueryResultType, TaskQueueKind } from '../proto';
 import { encodeToken, decodeToken } from './task-token';
 import { deadlineExceeded, notFound, queryFailed } from '../errors';
 import { liveStickyQueue } from './workflow-tasks';
+import { oversizedQueryAnswer } from './payload-checks';
 
 export interface PendingQuery {
   id: string;
@@ -88,7 +89,11 @@ export function respondQueryTask(eng: Engine, req: any): void {
   const key = eng.key({ namespace: t.n, workflowId: t.w, runId: t.r } as Execution);
   const q = eng.side.get(key)?.queries.get(t.q ?? '');
   if (!q) throw notFound('query task not found, or already expired');
-  settle(q, req.completedType, req.queryResult, req.errorMessage, req.failure);
+  // Past the blob limit the frontend turns the answer into a failure with its own words.
+  const e = eng.byKey(key);
+  const tooLarge = e && req.completedType === QueryResultType.ANSWERED ? oversizedQueryAnswer(eng, e, req.queryResult, 'RespondQueryTaskCompleted') : undefined;
+  if (tooLarge) settle(q, QueryResultType.FAILED, undefined, tooLarge.message);
+  else settle(q, req.completedType, req.queryResult, req.errorMessage, req.failure);
 }
 
 function settle(q: PendingQuery, type: number, result: object | undefined, errorMessage?: string, failure?: object): void {
@@ -115,7 +120,10 @@ export function answerQueries(eng: Engine, e: Execution, scheduledEventId: numbe
   for (const q of [...side.queries.values()]) {
     if (q.attachedTo !== scheduledEventId) continue;
     const r = results[q.id];
-    if (r) settle(q, r.resultType, r.answer, r.errorMessage, r.failure);
+    // An answer past the blob limit fails the query with the bare error (not a query failure).
+    const tooLarge = r?.resultType === QueryResultType.ANSWERED ? oversizedQueryAnswer(eng, e, r.answer, 'ConsistentQuery') : undefined;
+    if (tooLarge) q.reject(tooLarge);
+    else if (r) settle(q, r.resultType, r.answer, r.errorMessage, r.failure);
     else q.attachedTo = undefined; // not answered: try again with the next task
   }
 }

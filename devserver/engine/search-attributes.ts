@@ -86,6 +86,33 @@ const RESERVED_SYSTEM = new Set([
   'RootRunId',
 ]);
 
+/**
+ * The type the server gives an attribute in a run's search attribute map: the
+ * namespace's custom ones, then the predefined ones (system attributes kept in
+ * columns of their own never appear there).
+ */
+export function storedAttributeType(eng: Engine, namespace: string, name: string): number | undefined {
+  return eng.namespace(namespace).searchAttributes[name] ?? (RESERVED_SYSTEM.has(name) ? undefined : SYSTEM_ATTRIBUTES[name]);
+}
+
+/**
+ * The fields with their type in each payload's metadata, for the attributes the
+ * namespace knows: the real server adds it to whatever the client sent before it
+ * hands a payload out (history and describe alike), so here it is added once, as
+ * the payload is stored.
+ */
+export function typedSearchAttributes(eng: Engine, namespace: string, fields: Record<string, Payload>): Record<string, Payload>;
+export function typedSearchAttributes(eng: Engine, namespace: string, fields: Record<string, Payload> | undefined): Record<string, Payload> | undefined;
+export function typedSearchAttributes(eng: Engine, namespace: string, fields: Record<string, Payload> | undefined): Record<string, Payload> | undefined {
+  if (!fields) return undefined;
+  const out: Record<string, Payload> = {};
+  for (const [name, p] of Object.entries(fields)) {
+    const type = storedAttributeType(eng, namespace, name);
+    out[name] = type === undefined || p.metadata?.type ? p : { ...p, metadata: { ...(p.metadata ?? {}), type: Buffer.from(TYPE_NAMES[type]) } };
+  }
+  return out;
+}
+
 /** Predefined attributes users (and SDKs: patches set TemporalChangeVersion) may still set. */
 const SETTABLE_PREDEFINED: Record<string, number> = {
   TemporalChangeVersion: IndexedValueType.KEYWORD_LIST,
@@ -211,7 +238,7 @@ export function validateStartAttributes(eng: Engine, namespace: string, sa: any)
 }
 
 export function upsertSearchAttributes(eng: Engine, e: Execution, a: any, completedEventId: number): void {
-  const fields: Record<string, Payload> = a.searchAttributes?.indexedFields ?? {};
+  const fields = typedSearchAttributes(eng, e.namespace, (a.searchAttributes?.indexedFields ?? {}) as Record<string, Payload>);
   const merged = { ...(e.searchAttributes ?? {}) };
   for (const [k, v] of Object.entries(fields)) {
     if (isNilPayload(v)) delete merged[k];

@@ -10,6 +10,8 @@ import { normalizeRetryPolicy } from './retry';
 import { cronBackoffMs, validateCron } from './cron-schedule';
 import { validateStartAttributes, withoutNilPayloads } from './search-attributes';
 import { signalRun, SignalInput } from './signals';
+import { acceptsEagerStart } from './eager-start';
+import { checkSignalPayload, checkStartPayloads } from './payload-checks';
 
 export interface StartOutcome {
   run: Execution;
@@ -36,6 +38,7 @@ export function paramsFromRequest(eng: Engine, req: any): RunParams {
   const delayMs = msFromDur(req.workflowStartDelay);
   if (delayMs < 0) throw invalidArgument('Invalid WorkflowStartDelay: durations cannot be negative.');
   if (req.workflowStartDelay && req.cronSchedule) throw invalidArgument('CronSchedule and WorkflowStartDelay may not be used together.');
+  checkStartPayloads(eng, ns.name, req);
   // A cron chain's first run waits for the first schedule time, like every later run.
   const backoffMs = req.cronSchedule ? Math.max(0, cronBackoffMs(req.cronSchedule, now, now) ?? 0) : delayMs;
   return {
@@ -127,7 +130,7 @@ export function startWorkflow(eng: Engine, p: RunParams, policiesOrReuse: Polici
         return { run: existing, started: false };
       }
       if (policies.conflict !== ConflictPolicy.TERMINATE_EXISTING) {
-        throw alreadyStarted(`Workflow execution is already running. WorkflowId: ${p.workflowId}, RunId: ${existing.runId}.`, existing.startRequestId, existing.runId);
+        throw alreadyStarted(`Workflow execution is already running. WorkflowId: ${p.workflowId}, RunId: ${existing.runId}.`, existing.startRequestId, existing.runId, existing.firstRunId);
       }
       p.runId ??= eng.newId();
       terminateForNewRun(eng, existing, p.runId);
@@ -136,12 +139,14 @@ export function startWorkflow(eng: Engine, p: RunParams, policiesOrReuse: Polici
         `Workflow execution already finished. WorkflowId: ${p.workflowId}, RunId: ${existing.runId}. Workflow Id reuse policy: reject duplicate workflow Id.`,
         existing.startRequestId,
         existing.runId,
+        existing.firstRunId,
       );
     } else if (policies.reuse === ReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY && !FAILED_STATUSES.has(existing.status)) {
       throw alreadyStarted(
         `Workflow execution already finished successfully. WorkflowId: ${p.workflowId}, RunId: ${existing.runId}. Workflow Id reuse policy: allow duplicate workflow Id if last run failed.`,
         existing.startRequestId,
         existing.runId,
+        existing.firstRunId,
       );
     }
   }
@@ -152,7 +157,9 @@ export function startWorkflow(eng: Engine, p: RunParams, policiesOrReuse: Polici
 export function startFromRequest(eng: Engine, req: any): StartOutcome {
   const policies = resolvePolicies(req.workflowIdReusePolicy, req.workflowIdConflictPolicy, ConflictPolicy.FAIL);
   policies.attachRequestId = !!req.onConflictOptions?.attachRequestId;
-  return startWorkflow(eng, paramsFromRequest(eng, req), policies);
+  const p = paramsFromRequest(eng, req);
+  p.eagerExecutionAccepted = acceptsEagerStart(req, p.backoffMs);
+  return startWorkflow(eng, p, policies);
 }
 
 /**
@@ -166,6 +173,7 @@ export function signalWithStart(eng: Engine, req: any): StartOutcome {
     throw invalidArgument('Invalid WorkflowIDConflictPolicy: WORKFLOW_ID_CONFLICT_POLICY_FAIL is not supported for this operation.');
   }
   const p = paramsFromRequest(eng, req);
+  checkSignalPayload(eng, p.namespace, p.workflowId, req.signalInput, 'SignalWithStartWorkflowExecution');
   const policies = resolvePolicies(req.workflowIdReusePolicy, req.workflowIdConflictPolicy, ConflictPolicy.USE_EXISTING);
   const signal: SignalInput = { signalName: req.signalName, input: req.signalInput, identity: req.identity, header: req.header, requestId: req.requestId, links: req.links };
   const current = eng.currentRun(p.namespace, p.workflowId);

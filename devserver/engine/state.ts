@@ -39,6 +39,8 @@ export interface ActivityInfo {
   cancelRequested: boolean;
   /** Set while waiting for the next attempt (server-side retry backoff). */
   retryAt?: number;
+  /** Build of the worker running the current attempt (worker-versions.ts). */
+  startedWorkerVersion?: import('./worker-versions').VersionStamp;
 }
 
 export interface TimerInfo {
@@ -72,6 +74,8 @@ export interface WorkflowTaskInfo {
   timeoutMs?: number;
   /** A retry of a failed task whose scheduled/started events are not written (transient-task.ts). */
   transient?: boolean;
+  /** History size and continue-as-new suggestion its started event carries (history-limits.ts). */
+  hints?: { historySizeBytes: number; suggestContinueAsNew?: boolean; suggestContinueAsNewReasons?: number[] };
 }
 
 export interface ParentInfo {
@@ -128,6 +132,9 @@ export interface Execution {
   newRunId?: string;
   stateTransitions: number;
   historySizeBytes: number;
+  /** Stamp of the worker that completed the last workflow task (worker-versions.ts). */
+  workerVersionStamp?: import('./worker-versions').VersionStamp;
+  resetPoints?: import('./worker-versions').ResetPoint[];
 }
 
 export function execKey(namespace: string, workflowId: string, runId: string): string {

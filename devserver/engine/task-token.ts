@@ -15,6 +15,8 @@ export interface TaskToken {
   a?: number;
   /** query id */
   q?: string;
+  /** activity id of a standalone activity (whose token names no workflow: w is empty, r is its run id) */
+  i?: string;
 }
 
 export function encodeToken(t: TaskToken): Buffer {

@@ -57,7 +57,7 @@ function startedEvent(e: Execution, wft: WorkflowTaskInfo, identity: string | un
       scheduledEventId: wft.scheduledEventId,
       identity: identity || undefined,
       requestId: wft.requestId,
-      historySizeBytes: e.historySizeBytes,
+      ...(wft.hints ?? { historySizeBytes: e.historySizeBytes }),
     },
   };
 }

@@ -38,8 +38,10 @@ function fromHistory(e: Execution, updateId: string): { stage: number; outcome?:
 }
 
 export function admitUpdate(eng: Engine, e: Execution, request: any): PendingUpdate {
+  // The real frontend names an update that comes without an id.
+  if (request?.meta && !request.meta.updateId) request.meta.updateId = eng.newId();
   const updateId: string = request?.meta?.updateId;
-  if (!updateId) throw invalidArgument('Update ID is not set on request.');
+  if (!updateId) throw invalidArgument('Update meta is not set on request.');
   if (!request?.input?.name) throw invalidArgument('Update name is not set on request.');
   const side = eng.sideOf(e);
   const existing = side.updates.get(updateId);
@@ -56,6 +58,18 @@ export function admitUpdate(eng: Engine, e: Execution, request: any): PendingUpd
   eng.hold(e, `update:${updateId}`);
   scheduleWorkflowTask(eng, e);
   return u;
+}
+
+/** The update's final outcome when it completed on this run (it is in the history), else undefined. */
+export function completedUpdate(e: Execution, updateId: string): PendingUpdate | undefined {
+  const h = fromHistory(e, updateId);
+  if (h?.stage !== UpdateStage.COMPLETED) return undefined;
+  return { id: updateId, request: undefined, stage: h.stage, outcome: h.outcome, acceptedEventId: h.acceptedEventId, waiters: new Set() };
+}
+
+/** An update this run has admitted and not finished yet. */
+export function pendingUpdate(eng: Engine, e: Execution, updateId: string): PendingUpdate | undefined {
+  return eng.side.get(eng.key(e))?.updates.get(updateId);
 }
 
 export function findUpdate(eng: Engine, e: Execution, updateId: string): PendingUpdate {

@@ -14,6 +14,9 @@ const STATUS: Record<number, ExecutionStatusName> = {
 };
 
 export function toRecord(e: Execution): VisibilityRecord {
+  // Like the real server's visibility, which records these counters when a run closes
+  // (they are 0 until then, not NULL).
+  const closed = e.closeTime !== undefined;
   return {
     workflowId: e.workflowId,
     runId: e.runId,
@@ -23,13 +26,13 @@ export function toRecord(e: Execution): VisibilityRecord {
     startTime: e.startTime,
     executionTime: e.executionTime,
     closeTime: e.closeTime,
-    historyLength: e.nextEventId - 1,
+    historyLength: closed ? e.nextEventId - 1 : 0,
     parentWorkflowId: e.parent?.workflowId,
     parentRunId: e.parent?.runId,
     rootWorkflowId: e.root?.workflowId,
     rootRunId: e.root?.runId,
-    historySizeBytes: e.historySizeBytes,
-    stateTransitionCount: e.stateTransitions,
+    historySizeBytes: closed ? e.historySizeBytes : 0,
+    stateTransitionCount: closed ? e.stateTransitions : 0,
     searchAttributes: decodedAttributes(e),
   };
 }

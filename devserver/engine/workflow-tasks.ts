@@ -11,6 +11,9 @@ import { attachQueries, answerQueries, dispatchQueuedQueries, failAttachedQuerie
 import { activityNeedsWorkflowTask, dispatchActivity } from './activities';
 import { attachUpdates, updatesWaitingForTask, processUpdateMessages, requeueUpdates } from './updates';
 import { isTransient, startTransientTask, taskTimeoutMs, transientSuffix, writeTransientEvents } from './transient-task';
+import { pollerStamp, recordCompletedTask } from './worker-versions';
+import { historyHints } from './history-limits';
+import { failTaskAndTerminate, messageSizeViolation } from './command-limits';
 
 const STICKY = 'wft-s2s';
 const TIMEOUT = 'wft-timeout';
@@ -78,8 +81,11 @@ function stickyAlive(eng: Engine, namespace: string, queue: string): boolean {
 function enqueueWft(eng: Engine, e: Execution): void {
   const wft = e.wft!;
   const task = { t: 'wft' as const, key: eng.key(e), scheduledEventId: wft.scheduledEventId, attempt: wft.attempt };
-  // Deferred so the mutation that scheduled the task finishes before a poller sees it.
-  queueMicrotask(() => eng.matching.add(e.namespace, 'workflow', wft.taskQueue, task));
+  // Deferred so the mutation that scheduled the task finishes before a poller sees it;
+  // by then an eager start may have handed the task to its starter already.
+  queueMicrotask(() => {
+    if (wft.startedEventId === undefined) eng.matching.add(e.namespace, 'workflow', wft.taskQueue, task);
+  });
 }
 
 function historyFor(e: Execution, sticky: boolean, identity: string): object[] {
@@ -88,7 +94,8 @@ function historyFor(e: Execution, sticky: boolean, identity: string): object[] {
   return suffix.length ? persisted.concat(suffix) : persisted;
 }
 
-export function dispatchWorkflowTask(eng: Engine, key: string, scheduledEventId: number, attempt: number, identity: string): PollResponse | undefined {
+/** Starts the scheduled task for `identity` (a poller, or the starter of an eager start, whose request id it takes). */
+export function dispatchWorkflowTask(eng: Engine, key: string, scheduledEventId: number, attempt: number, identity: string, requestId = eng.newId()): PollResponse | undefined {
   const e = eng.byKey(key);
   const wft = e?.wft;
   if (!e || !eng.isOpen(e) || !wft || wft.scheduledEventId !== scheduledEventId || wft.attempt !== attempt || wft.startedEventId !== undefined) {
@@ -96,8 +103,9 @@ export function dispatchWorkflowTask(eng: Engine, key: string, scheduledEventId:
   }
   const now = eng.now();
   eng.clearTimer(e, STICKY);
-  const requestId = eng.newId();
   const transient = startTransientTask(eng, e);
+  // Kept with the task: a transient task's made-up started event says the same.
+  const hints = historyHints(eng, e);
   const startedEventId = transient
     ? wft.scheduledEventId + 1
     : eng.appendEvent(
@@ -106,27 +114,32 @@ export function dispatchWorkflowTask(eng: Engine, key: string, scheduledEventId:
           scheduledEventId: wft.scheduledEventId,
           identity,
           requestId,
-          historySizeBytes: e.historySizeBytes,
+          ...hints,
+          workerVersion: pollerStamp(eng, identity),
         }),
       );
-  Object.assign(wft, { startedEventId, startedTime: now, identity, requestId });
+  Object.assign(wft, { startedEventId, startedTime: now, identity, requestId, hints });
   eng.markDirty(e);
   armTimeout(eng, e, now);
   const queries = attachQueries(eng, e, wft.scheduledEventId);
   const messages = attachUpdates(eng, e, wft.scheduledEventId, startedEventId);
+  return { ...startedTaskResponse(e), queries, messages };
+}
+
+/** The poll response of the run's started workflow task (also what a retried eager start gets again). */
+export function startedTaskResponse(e: Execution): PollResponse {
+  const wft = e.wft!;
   return {
     taskToken: encodeToken({ n: e.namespace, w: e.workflowId, r: e.runId, k: 'w', s: wft.scheduledEventId, a: wft.attempt }),
     workflowExecution: { workflowId: e.workflowId, runId: e.runId },
     workflowType: { name: e.workflowType },
     previousStartedEventId: e.lastCompletedWftStartedEventId,
-    startedEventId,
+    startedEventId: wft.startedEventId,
     attempt: wft.attempt,
-    history: { events: historyFor(e, wft.sticky, identity) },
+    history: { events: historyFor(e, wft.sticky, wft.identity ?? '') },
     workflowExecutionTaskQueue: { name: e.taskQueue, kind: TaskQueueKind.NORMAL },
     scheduledTime: tsFromMs(wft.scheduledTime),
-    startedTime: tsFromMs(now),
-    queries,
-    messages,
+    startedTime: tsFromMs(wft.startedTime!),
   };
 }
 
@@ -170,6 +183,8 @@ export function completeWorkflowTask(eng: Engine, req: any): CompleteResult {
   } else {
     try {
       validateCommands(eng, e, commands);
+      const tooLarge = messageSizeViolation(eng, e, req.messages ?? []);
+      if (tooLarge) throw new BadCommand(tooLarge.cause, tooLarge.message, true);
     } catch (err) {
       if (!(err instanceof BadCommand)) throw err;
       bad = err;
@@ -180,7 +195,8 @@ export function completeWorkflowTask(eng: Engine, req: any): CompleteResult {
   eng.clearTimer(e, TIMEOUT);
   answerQueries(eng, e, wft.scheduledEventId, req.queryResults ?? {});
   if (bad) {
-    failTask(eng, e, bad.reason, req.identity, undefined, bad.message);
+    if (bad.terminate) failTaskAndTerminate(eng, e, { cause: bad.reason, message: bad.message }, req.identity);
+    else failTask(eng, e, bad.reason, req.identity, undefined, bad.message);
     return { activityTasks: [], error: invalidArgument(bad.message) };
   }
 
@@ -198,6 +214,7 @@ export function completeWorkflowTask(eng: Engine, req: any): CompleteResult {
     }),
   );
   const completedEventId = e.nextEventId - 1;
+  recordCompletedTask(eng, e, req, completedEventId);
   e.lastCompletedWftStartedEventId = wft.startedEventId!;
   e.wft = undefined;
   e.wftAttempt = 1;

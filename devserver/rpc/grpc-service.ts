@@ -6,7 +6,8 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { lookupService, lookupType } from '../proto';
-import { RpcError, undecodableRequest, unimplemented } from '../errors';
+import { RpcError, messageTooLarge, undecodableRequest, unimplemented } from '../errors';
+import { GRPC_MAX_RECEIVE_BYTES } from '../engine/limits';
 
 export interface CallContext {
   /** Absolute deadline (epoch ms, wall clock) the client gave, if any. */
@@ -28,6 +29,11 @@ const TO_OBJECT = { longs: Number, enums: Number, bytes: Buffer, defaults: false
 /** Stands in for a request whose bytes did not decode, so the call is answered by us, not by grpc-js. */
 class Undecodable {
   constructor(readonly reason: string) {}
+}
+
+/** Stands in for a request past the frontend's receive limit (not decoded at all). */
+class Oversized {
+  constructor(readonly size: number) {}
 }
 
 function lowerFirst(s: string): string {
@@ -55,6 +61,7 @@ export function buildService(
       // grpc-js answers a throwing deserializer with INTERNAL and never calls us, so
       // undecodable bytes become a marker the call handler rejects (and logs) itself.
       requestDeserialize: (b: Buffer) => {
+        if (b.length > GRPC_MAX_RECEIVE_BYTES) return new Oversized(b.length);
         try {
           // Decode from an exact-size copy: payload bytes kept in history would
           // otherwise pin the 8 KiB pool slab the request arrived in.
@@ -85,7 +92,7 @@ export function buildService(
         clientName: call.metadata?.get('client-name')[0]?.toString(),
       };
       const req = call.request;
-      const namespace = req instanceof Undecodable || typeof req?.namespace !== 'string' || !req.namespace ? undefined : req.namespace;
+      const namespace = req instanceof Undecodable || req instanceof Oversized || typeof req?.namespace !== 'string' || !req.namespace ? undefined : req.namespace;
       const finish = (err: unknown, res?: object) => {
         const ms = Date.now() - started;
         if (!err) {
@@ -102,6 +109,7 @@ export function buildService(
       };
       if (!handler) return finish(unimplemented(fullMethod));
       if (req instanceof Undecodable) return finish(undecodableRequest(req.reason));
+      if (req instanceof Oversized) return finish(messageTooLarge(req.size, GRPC_MAX_RECEIVE_BYTES));
       try {
         precheck?.(fullMethod, req, ctx);
         const out = handler(req, ctx);

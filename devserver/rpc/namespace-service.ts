@@ -28,9 +28,9 @@ export function namespaceHandlers(eng: Engine): Handlers {
         if (req.namespace) throw invalidArgument('GetNamespace operation failed. Both ID and Name specified in request.');
         const ns = eng.namespaceById(req.id);
         if (!ns) throw namespaceNotFound(req.id);
-        return describeNamespace(ns);
+        return describeNamespace(ns, eng.limits);
       }
-      return describeNamespace(eng.namespace(req.namespace));
+      return describeNamespace(eng.namespace(req.namespace), eng.limits);
     },
 
     listNamespaces: (req) => {
@@ -39,7 +39,7 @@ export function namespaceHandlers(eng: Engine): Handlers {
       const offset = pageOffset(req.nextPageToken);
       const page = all.slice(offset, offset + size);
       const next = offset + size < all.length ? Buffer.from(JSON.stringify({ offset: offset + size })) : undefined;
-      return { namespaces: page.map(describeNamespace), nextPageToken: next };
+      return { namespaces: page.map((ns) => describeNamespace(ns, eng.limits)), nextPageToken: next };
     },
 
     updateNamespace: async (req) => {
@@ -53,7 +53,7 @@ export function namespaceHandlers(eng: Engine): Handlers {
       if (retentionMs !== undefined) ns.retentionMs = retentionMs;
       eng.markNamespaceDirty(ns);
       await eng.flush();
-      return { ...describeNamespace(ns), isGlobalNamespace: false };
+      return { ...describeNamespace(ns, eng.limits), isGlobalNamespace: false };
     },
   };
 }

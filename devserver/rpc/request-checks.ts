@@ -4,12 +4,12 @@
 // (workflow id present, run id a UUID). Doing them in one place keeps every handler's
 // answer to the same mistake identical to the real server's, and keeps handlers from
 // tripping over missing fields.
-import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Engine } from '../engine/engine';
 import type { CallContext } from './grpc-service';
 import { decodeToken, TaskToken } from '../engine/task-token';
 import { UpdateStage } from '../proto';
-import { RpcError, failedPrecondition, invalidArgument, namespaceNotSet } from '../errors';
+import { checkRequestPayloads } from '../engine/payload-checks';
+import { failedPrecondition, invalidArgument, namespaceNotSet, permissionDenied } from '../errors';
 
 type Req = Record<string, any>;
 
@@ -109,12 +109,13 @@ export function checkRequest(eng: Engine, method: string, req: Req, ctx?: CallCo
     if (v === undefined || v === null || v === '') throw invalidArgument(message);
   }
   if (method === 'WorkflowService/UpdateWorkflowExecution' && req.waitPolicy?.lifecycleStage === UpdateStage.ADMITTED) {
-    throw new RpcError(GrpcStatus.PERMISSION_DENIED, 'UpdateWorkflowExecution issued asynchronously and waiting on update admitted is not supported.');
+    throw permissionDenied('UpdateWorkflowExecution issued asynchronously and waiting on update admitted is not supported.');
   }
   if (LONG_POLLS.has(method) && ctx) {
     if (ctx.deadline === undefined) throw invalidArgument('Context timeout is not set.');
     if (ctx.deadline - Date.now() < MIN_LONG_POLL_MS) throw failedPrecondition('Context timeout is too short.');
   }
+  checkRequestPayloads(eng, method, req);
 }
 
 function checkNamespace(eng: Engine, method: string, req: Req): void {

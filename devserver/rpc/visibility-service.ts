@@ -11,7 +11,7 @@ import { toRecord } from '../engine/visibility-record';
 /** The real frontend's frontend.visibilityMaxPageSize: larger (or no) page sizes are clamped to it. */
 const MAX_PAGE_SIZE = 1000;
 import { invalidArgument, invalidPageToken } from '../errors';
-import { executionInfo } from './describe';
+import { listedExecutionInfo } from './describe';
 
 function compile(eng: Engine, namespace: string, query: string | undefined, count: boolean): CompiledQuery {
   try {
@@ -75,7 +75,7 @@ export function visibilityHandlers(eng: Engine): Handlers {
     rows.sort((a, b) => compare(a.r, b.r));
     const page = rows.slice(0, size);
     return {
-      executions: page.map((x) => executionInfo(eng, eng.run(x.key) as Execution)),
+      executions: page.map((x) => listedExecutionInfo(eng, eng.run(x.key) as Execution)),
       nextPageToken: rows.length > size ? encodePageToken(page[page.length - 1].r) : undefined,
     };
   };

@@ -6,30 +6,55 @@ import { waitBudget } from './workflow-service';
 import { invalidArgument } from '../errors';
 import { completeWorkflowTask, failWorkflowTask, resetStickyQueue } from '../engine/workflow-tasks';
 import { respondQueryTask } from '../engine/queries';
-import { activityById, activityByToken, canceledActivity, completeActivity, failActivity, heartbeatActivity } from '../engine/activities';
+import { notePoller } from '../engine/worker-versions';
+import { activityById, activityByToken } from '../engine/activities';
+import type { PollResponse } from '../engine/engine';
+import { execKey, type Execution } from '../engine/state';
+import { decodeToken } from '../engine/task-token';
+import { commitRun, terminatedByLimit } from '../engine/history-limits';
+import { limitFailure, reportActivityCanceled, reportActivityCompleted, reportActivityFailed, reportHeartbeat } from '../engine/payload-checks';
 
 export function workerHandlers(eng: Engine): Handlers {
   const commit = async <T>(v: T): Promise<T> => {
     await eng.flush();
     return v;
   };
+  const commitTo = async <T>(e: Execution | undefined, v: T): Promise<T> => {
+    await commitRun(eng, e);
+    return v;
+  };
+  const runOfTask = (token: Uint8Array | undefined) => {
+    const t = decodeToken(token, 'w');
+    return eng.byKey(execKey(t.n, t.w, t.r));
+  };
+  // A task handed out in a change that a history limit took back is no task (history-limits.ts);
+  // a query task for the terminated run still goes out.
+  const handOut = (namespace: string, res: PollResponse | undefined): PollResponse => {
+    const x = res?.workflowExecution;
+    if (!res || res.query || !x) return res ?? {};
+    return terminatedByLimit(eng.byKey(execKey(namespace, x.workflowId, x.runId))) ? {} : res;
+  };
   return {
     pollWorkflowTaskQueue: async (req, ctx) => {
       eng.namespace(req.namespace);
       if (!req.taskQueue?.name) throw invalidArgument('TaskQueue is not set on request.');
+      notePoller(eng, req);
       const res = await eng.matching.poll(req.namespace, 'workflow', req.taskQueue.name, req.identity ?? '', waitBudget(ctx, eng.pollTimeoutMs), ctx.cancelled);
       await eng.flush();
-      return res ?? {};
+      return handOut(req.namespace, res);
     },
     respondWorkflowTaskCompleted: async (req) => {
+      const run = runOfTask(req.taskToken);
       const { newTask, activityTasks, error } = completeWorkflowTask(eng, req);
-      await eng.flush();
+      await commitRun(eng, run);
       if (error) throw error;
       return { workflowTask: newTask, activityTasks };
     },
     respondWorkflowTaskFailed: (req) => {
+      const run = runOfTask(req.taskToken);
+      if (run && req.failure) req.failure = limitFailure(eng, run, req.failure, 'RespondWorkflowTaskFailed');
       failWorkflowTask(eng, req);
-      return commit({});
+      return commitTo(run, {});
     },
     respondQueryTaskCompleted: (req) => {
       respondQueryTask(eng, req);
@@ -38,47 +63,48 @@ export function workerHandlers(eng: Engine): Handlers {
     pollActivityTaskQueue: async (req, ctx) => {
       eng.namespace(req.namespace);
       if (!req.taskQueue?.name) throw invalidArgument('TaskQueue is not set on request.');
+      notePoller(eng, req);
       const res = await eng.matching.poll(req.namespace, 'activity', req.taskQueue.name, req.identity ?? '', waitBudget(ctx, eng.pollTimeoutMs), ctx.cancelled);
       await eng.flush();
-      return res ?? {};
+      return handOut(req.namespace, res);
     },
+    // Each report has the worker's payloads checked against the blob limit first
+    // (payload-checks.ts), then is committed with the history limits (history-limits.ts).
     respondActivityTaskCompleted: (req) => {
-      const { e, info } = activityByToken(eng, req.taskToken);
-      completeActivity(eng, e, info, req.result, req.identity);
-      return commit({});
+      const r = { ...activityByToken(eng, req.taskToken), req, operation: 'RespondActivityTaskCompleted' };
+      reportActivityCompleted(eng, r);
+      return commitTo(r.e, {});
     },
     respondActivityTaskCompletedById: (req) => {
-      const { e, info } = activityById(eng, req, true);
-      completeActivity(eng, e, info, req.result, req.identity);
-      return commit({});
+      const r = { ...activityById(eng, req, true), req, operation: 'RespondActivityTaskCompletedById' };
+      reportActivityCompleted(eng, r);
+      return commitTo(r.e, {});
     },
     respondActivityTaskFailed: (req) => {
-      const { e, info } = activityByToken(eng, req.taskToken);
-      failActivity(eng, e, info, req.failure ?? {}, req.lastHeartbeatDetails, req.identity);
-      return commit({ failures: [] });
+      const r = { ...activityByToken(eng, req.taskToken), req, operation: 'RespondActivityTaskFailed' };
+      return commitTo(r.e, reportActivityFailed(eng, r));
     },
     respondActivityTaskFailedById: (req) => {
-      const { e, info } = activityById(eng, req);
-      failActivity(eng, e, info, req.failure ?? {}, req.lastHeartbeatDetails, req.identity);
-      return commit({ failures: [] });
+      const r = { ...activityById(eng, req), req, operation: 'RespondActivityTaskFailedById' };
+      return commitTo(r.e, reportActivityFailed(eng, r));
     },
     respondActivityTaskCanceled: (req) => {
-      const { e, info } = activityByToken(eng, req.taskToken);
-      canceledActivity(eng, e, info, req.details, req.identity);
-      return commit({});
+      const r = { ...activityByToken(eng, req.taskToken), req, operation: 'RespondActivityTaskCanceled' };
+      reportActivityCanceled(eng, r);
+      return commitTo(r.e, {});
     },
     respondActivityTaskCanceledById: (req) => {
-      const { e, info } = activityById(eng, req);
-      canceledActivity(eng, e, info, req.details, req.identity);
-      return commit({});
+      const r = { ...activityById(eng, req), req, operation: 'RespondActivityTaskCanceledById' };
+      reportActivityCanceled(eng, r);
+      return commitTo(r.e, {});
     },
     recordActivityTaskHeartbeat: (req) => {
-      const { e, info } = activityByToken(eng, req.taskToken);
-      return commit(heartbeatActivity(eng, e, info, req.details));
+      const r = { ...activityByToken(eng, req.taskToken), req, operation: 'RecordActivityTaskHeartbeat' };
+      return commitTo(r.e, reportHeartbeat(eng, r));
     },
     recordActivityTaskHeartbeatById: (req) => {
-      const { e, info } = activityById(eng, req);
-      return commit(heartbeatActivity(eng, e, info, req.details));
+      const r = { ...activityById(eng, req), req, operation: 'RecordActivityTaskHeartbeatById' };
+      return commitTo(r.e, reportHeartbeat(eng, r));
     },
     shutdownWorker: (req) => {
       eng.namespace(req.namespace);

@@ -35,6 +35,8 @@ export interface WorkerOptions {
   /** Default: the workflows/activities given to createEnv. */
   workflowsPath?: string;
   activities?: object;
+  /** The worker's identity (default: the SDK's pid@host). */
+  identity?: string;
 }
 
 export interface Env {
@@ -58,6 +60,11 @@ export interface EnvOptions {
   /** The time-skipping test server (createTimeSkipping). */
   timeSkipping?: boolean;
   dbFilename?: string;
+  /**
+   * `--dynamic-config-value KEY=VALUE` for the env's own server (both engines read
+   * the same keys), e.g. lowered limits. Not applied to a TEMPORAL_ADDRESS server.
+   */
+  dynamicConfig?: Record<string, number | string | boolean>;
 }
 
 /** Starts the ENGINE's server through @temporalio/testing, or connects to TEMPORAL_ADDRESS. */
@@ -75,8 +82,13 @@ export async function createEnv(opts: EnvOptions): Promise<Env> {
     connection = env.connection;
     address = env.address;
   } else {
+    const dynamicConfig = Object.entries(opts.dynamicConfig ?? {}).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]);
     env = await TestWorkflowEnvironment.createLocal({
-      server: { executable: { type: 'existing-path', path: devServerPath() }, dbFilename: opts.dbFilename, extraArgs: ['--search-attribute', 'CustomKeyword=Keyword', '--search-attribute', 'CustomInt=Int'] },
+      server: {
+        executable: { type: 'existing-path', path: devServerPath() },
+        dbFilename: opts.dbFilename,
+        extraArgs: ['--search-attribute', 'CustomKeyword=Keyword', '--search-attribute', 'CustomInt=Int', ...dynamicConfig],
+      },
     });
     connection = env.connection;
     address = env.address;
@@ -105,6 +117,8 @@ export async function createEnv(opts: EnvOptions): Promise<Env> {
         workflowBundle: await workflowBundle(wopts.workflowsPath ?? opts.workflowsPath),
         activities: wopts.activities ?? opts.activities,
         maxCachedWorkflows: wopts.maxCachedWorkflows,
+        // Only when given: an explicit undefined replaces the SDK's default and the native worker refuses it.
+        ...(wopts.identity ? { identity: wopts.identity } : {}),
       });
       try {
         return await worker.runUntil(fn());
