@@ -1,6 +1,9 @@
 // Runs bin/temporal-dev as a real child process, for tests that must kill it.
 import { spawn, ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
 import { freePort } from '../../src/launcher/processes';
 
 export { freePort };
@@ -48,6 +51,46 @@ export async function startServerProcess(opts: { port?: number; dbFilename?: str
     async kill(signal: NodeJS.Signals = 'SIGKILL') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
+    },
+  };
+}
+
+export interface KillableServer {
+  connection(): Connection;
+  /** Starts the server on a file of its own (in a fresh temporary folder) and connects. */
+  start(): Promise<void>;
+  /** kill -9 of the server, then a restart on the same port and file, and a new connection. */
+  killAndRestart(): Promise<void>;
+}
+
+/** One killable server per test file: registers the folder's set-up and the teardown. */
+export function useKillableServer(prefix: string): KillableServer {
+  let dir = '';
+  let port = 0;
+  let server: ServerProcess | undefined;
+  let connection: Connection | undefined;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await server?.kill();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const up = async () => {
+    server = await startServerProcess({ port, dbFilename: path.join(dir, 'temporal.db') });
+    connection = await Connection.connect({ address: server.address });
+  };
+  return {
+    connection: () => connection!,
+    async start() {
+      port = await freePort();
+      await up();
+    },
+    async killAndRestart() {
+      await server!.kill('SIGKILL');
+      await connection!.close();
+      await up();
     },
   };
 }

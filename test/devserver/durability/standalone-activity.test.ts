@@ -2,31 +2,17 @@
 // runs: after the restart a queued attempt is still queued, a running one still
 // takes its worker's answer, a delayed one starts when it was due, and a closed
 // one keeps its outcome.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Long from 'long';
-import { Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { startServerProcess, ServerProcess, freePort } from '../server-process';
+import { useKillableServer } from '../server-process';
 
 jest.setTimeout(60_000);
 
-let dir: string;
-let server: ServerProcess | undefined;
-let connection: Connection | undefined;
+const killable = useKillableServer('devserver-standalone');
+const connection = () => killable.connection();
 
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devserver-standalone-'));
-});
-afterAll(async () => {
-  await connection?.close();
-  await server?.kill();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-const ws = () => connection!.workflowService;
+const ws = () => connection().workflowService;
 const payloads = (v: unknown) => ({ payloads: [defaultPayloadConverter.toPayload(v)] });
 const value = (p: { payloads?: unknown[] | null } | null | undefined) => defaultPayloadConverter.fromPayload(p!.payloads![0] as never);
 
@@ -44,15 +30,12 @@ async function start(patch: Record<string, unknown> = {}) {
   return req;
 }
 
-const poll = (taskQueue: { name: string }) => connection!.withDeadline(Date.now() + 10_000, () => ws().pollActivityTaskQueue({ namespace: 'default', taskQueue, identity: 'durable-worker' }));
+const poll = (taskQueue: { name: string }) => connection().withDeadline(Date.now() + 10_000, () => ws().pollActivityTaskQueue({ namespace: 'default', taskQueue, identity: 'durable-worker' }));
 const complete = (taskToken: Uint8Array, result: string) => ws().respondActivityTaskCompleted({ namespace: 'default', taskToken, result: payloads(result) });
-const outcomeOf = async (activityId: string) => (await connection!.withDeadline(Date.now() + 10_000, () => ws().pollActivityExecution({ namespace: 'default', activityId }))).outcome;
+const outcomeOf = async (activityId: string) => (await connection().withDeadline(Date.now() + 10_000, () => ws().pollActivityExecution({ namespace: 'default', activityId }))).outcome;
 
 test('queued, running, delayed and closed standalone activities survive SIGKILL of the server', async () => {
-  const db = path.join(dir, 'temporal.db');
-  const port = await freePort();
-  server = await startServerProcess({ port, dbFilename: db });
-  connection = await Connection.connect({ address: server.address });
+  await killable.start();
 
   const queued = await start();
   const running = await start();
@@ -61,10 +44,7 @@ test('queued, running, delayed and closed standalone activities survive SIGKILL 
   const closed = await start();
   await complete((await poll(closed.taskQueue)).taskToken!, 'before');
 
-  await server.kill('SIGKILL');
-  await connection.close();
-  server = await startServerProcess({ port, dbFilename: db });
-  connection = await Connection.connect({ address: server.address });
+  await killable.killAndRestart();
 
   expect(value((await outcomeOf(closed.activityId))?.result)).toBe('before');
   await complete(runningTask.taskToken!, 'across');

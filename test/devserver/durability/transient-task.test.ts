@@ -2,31 +2,17 @@
 // written) survives kill -9 of the embedded server like any other state: after
 // the restart it is still pending or running, with the same made-up events,
 // and completes or times out as it would have.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { Connection } from '@temporalio/client';
-import { startServerProcess, ServerProcess, freePort } from '../server-process';
+import { useKillableServer } from '../server-process';
 import type { Env } from '../conformance/harness';
 import { COMPLETE, IDENTITY, brief, rawWorker } from '../conformance/raw-worker';
 
 jest.setTimeout(60_000);
 
-let dir: string;
-let server: ServerProcess | undefined;
-let connection: Connection | undefined;
+const killable = useKillableServer('devserver-transient');
+const connection = () => killable.connection();
 
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devserver-transient-'));
-});
-afterAll(async () => {
-  await connection?.close();
-  await server?.kill();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-const raw = rawWorker(() => ({ connection: connection!, namespace: 'default' }) as Env);
+const raw = rawWorker(() => ({ connection: connection(), namespace: 'default' }) as Env);
 const FIRST_FAILURE = ['1 WORKFLOW_EXECUTION_STARTED', '2 WORKFLOW_TASK_SCHEDULED attempt=1', '3 WORKFLOW_TASK_STARTED scheduled=2', '4 WORKFLOW_TASK_FAILED scheduled=2 started=3'];
 const SCHEDULED = '5 WORKFLOW_TASK_SCHEDULED attempt=2';
 const STARTED = '6 WORKFLOW_TASK_STARTED scheduled=5';
@@ -41,10 +27,7 @@ async function failedOnce(taskTimeoutSeconds: number) {
 const briefs = async (workflowId: string) => (await raw.history(workflowId)).map(brief);
 
 test('transient workflow tasks, scheduled or running, survive SIGKILL of the server', async () => {
-  const db = path.join(dir, 'temporal.db');
-  const port = await freePort();
-  server = await startServerProcess({ port, dbFilename: db });
-  connection = await Connection.connect({ address: server.address });
+  await killable.start();
 
   const scheduled = await failedOnce(10);
   const running = await failedOnce(30);
@@ -55,10 +38,7 @@ test('transient workflow tasks, scheduled or running, survive SIGKILL of the ser
   const timingOutStarted = Date.now();
   expect(await briefs(running.workflowId)).toEqual([...FIRST_FAILURE, SCHEDULED, STARTED]);
 
-  await server.kill('SIGKILL');
-  await connection.close();
-  server = await startServerProcess({ port, dbFilename: db });
-  connection = await Connection.connect({ address: server.address });
+  await killable.killAndRestart();
 
   // Still transient: nothing written, the made-up events shown as before.
   expect(await briefs(scheduled.workflowId)).toEqual([...FIRST_FAILURE, SCHEDULED]);
