@@ -9,6 +9,8 @@ import type { StatusCache } from '../src/relay/status-cache';
 import { createModelActivities } from './model-turn';
 import { createRelayActivities } from './relay';
 import { createSessionActivities } from './sessions';
+import { createToolActivities } from './tools';
+import { createRunActivities } from './runs';
 
 export interface ActivityDeps {
   /** Runs model streams: the worker's token thread, or in process (inProcessModelStream). */
@@ -16,7 +18,7 @@ export interface ActivityDeps {
   publisher: EventPublisher;
   statusCache: StatusCache;
   temporal: Client;
-  config: Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MODEL_PRICES' | 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS'>;
+  config: Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MODEL_PRICES' | 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS'>;
   logger: Logger;
 }
 
@@ -25,6 +27,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createModelActivities(deps),
     ...createRelayActivities(deps),
     ...createSessionActivities(deps),
+    ...createToolActivities(deps),
+    ...createRunActivities(deps),
   };
 }
 

@@ -5,29 +5,37 @@
 import type OpenAI from 'openai';
 import type { Usage } from '../workflows/types';
 import type { AgentEventBody } from '../src/relay/events';
-import { stampEvents } from '../src/relay/events';
 import type { EventPublisher } from '../src/relay/publisher';
-import type { ToolCall } from './model-support';
+import type { ToolCall } from '../workflows/types';
 
-/** What a turn has published so far; also its heartbeat details. */
+/** What a turn has done so far; also its heartbeat details. */
 export interface TurnProgress {
   content: string;
   thinking: string;
-  nextSeq: number;
+  /** Events this turn (its producer) has published. */
+  published: number;
+  /** The highest seq the turn has heard of (the relay numbers events). */
+  lastSeq: number;
   thinkingStarted: boolean;
   responseStarted: boolean;
-  stepDone: boolean;
-  /** A retried attempt found the run's end already published, with this cost (see modelTurn's finish). */
-  runDone?: boolean;
-  cost?: string;
+  /** Stream chunks received by this attempt: an estimate of its output tokens if it is cut short. */
+  chunks: number;
+  /** This attempt's prompt, estimated in tokens. */
+  promptTokens: number;
+  /** Usage of earlier attempts of this turn (providers bill interrupted streams too). */
+  spent: Usage;
 }
 
 export interface StreamRequest {
   taskId: string;
   session: string;
+  /** The turn's producer id on the relay (publisher.ts). */
+  producer: string;
   model: string;
   /** Chat Completions messages (system prompt, thread, a crashed attempt's partial answer). */
   messages: object[];
+  /** Chat Completions tools offered (function tools); empty = none. */
+  tools: object[];
   /** Publish every delta as it arrives (else the activity publishes complete blocks afterwards). */
   streamTokens: boolean;
   /** Publish reasoning content as agent_thinking (flash mode). */
@@ -69,18 +77,21 @@ export interface StreamDeps {
 
 /** The stream loop itself, shared by both runners. Mutates `p`. */
 export async function streamModelTurn(deps: StreamDeps, req: StreamRequest, p: TurnProgress, signal: AbortSignal): Promise<StreamOutcome> {
-  const emit = async (...bodies: AgentEventBody[]) => {
-    const seqStart = p.nextSeq;
-    p.nextSeq += bodies.length;
-    await deps.publisher.publish(req.taskId, stampEvents(req.taskId, req.session, seqStart, bodies));
-  };
+  const emit = (...bodies: AgentEventBody[]) => publishAs(deps.publisher, req, p, bodies);
   const usage: Usage = { promptTokens: 0, completionTokens: 0 };
   const stream = await deps.openai.chat.completions.create(
-    { model: req.model, messages: req.messages as never, stream: true, stream_options: { include_usage: true } },
+    {
+      model: req.model,
+      messages: req.messages as never,
+      ...(req.tools.length && { tools: req.tools as never }),
+      stream: true,
+      stream_options: { include_usage: true },
+    },
     { signal },
   );
   const partial = new Map<number, ToolCall>();
   for await (const chunk of stream) {
+    p.chunks++;
     if (chunk.usage) {
       usage.promptTokens = chunk.usage.prompt_tokens;
       usage.completionTokens = chunk.usage.completion_tokens;
@@ -115,6 +126,14 @@ export async function streamModelTurn(deps: StreamDeps, req: StreamRequest, p: T
   // The client ends the iteration quietly when aborted; a cut-short turn is not a result.
   signal.throwIfAborted();
   return { usage, toolCalls: [...partial.values()], progress: p };
+}
+
+/** Publishes the turn's next events under its producer, numbered on from what it published. */
+export async function publishAs(publisher: EventPublisher, req: Pick<StreamRequest, 'taskId' | 'session' | 'producer'>, p: TurnProgress, bodies: AgentEventBody[], meta?: unknown): Promise<void> {
+  const offset = p.published;
+  p.published += bodies.length;
+  const r = await publisher.publish(req.taskId, req.session, req.producer, offset, bodies, { floor: p.lastSeq, meta });
+  p.lastSeq = Math.max(p.lastSeq, r.lastSeq);
 }
 
 /** Runs the stream on the calling thread; the activity heartbeats `progress` itself, so no callbacks are needed. */

@@ -1,33 +1,54 @@
 // Helpers of the model activity: prompt assembly and failure classification.
 import { ApplicationFailure } from '@temporalio/common';
-import type { ThreadMessage } from '../workflows/types';
-
-export interface ToolCall {
-  id: string;
-  name: string;
-  arguments: string;
-}
+import type { RunMessage, ThreadMessage } from '../workflows/types';
+import type { ToolSpec } from '../workflows/tool-registry';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a capable general-purpose agent. Work on the task you are given and answer clearly and accurately.';
 
-/** System prompt + rules + thread; a partial answer from a crashed attempt goes last so the model continues it. */
-export function buildMessages(
-  input: { system?: string; rules?: string[]; messages: ThreadMessage[] },
-  partial: { content: string; thinking: string },
-): object[] {
+export interface PromptInput {
+  system?: string;
+  rules?: string[];
+  /** The session's thread before this run. */
+  session: ThreadMessage[];
+  /** The run's own thread: its task, tool calls and results, messages sent in. */
+  run: RunMessage[];
+}
+
+/** One run message as Chat Completions wants it. */
+function chatMessage(m: RunMessage): object {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.tool_call_id, content: m.is_error && !m.content.startsWith('Error') ? `Error: ${m.content}` : m.content };
+  if (m.role === 'assistant' && m.tool_calls?.length) {
+    return { role: 'assistant', content: m.content || null, tool_calls: m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) };
+  }
+  return { role: m.role, content: m.content };
+}
+
+/** System prompt + rules + session thread + run thread; a partial answer from a crashed attempt goes last so the model continues it. */
+export function buildMessages(input: PromptInput, partial: { content: string; thinking: string }): object[] {
   let system = input.system ?? DEFAULT_SYSTEM_PROMPT;
   if (input.rules?.length) system += `\n\nRules you must follow:\n${input.rules.map((r) => `- ${r}`).join('\n')}`;
-  const out: object[] = [{ role: 'system', content: system }, ...input.messages];
+  const out: object[] = [{ role: 'system', content: system }, ...input.session, ...input.run.map(chatMessage)];
   if (partial.content || partial.thinking) {
     out.push({ role: 'assistant', content: partial.content, ...(partial.thinking ? { reasoning_content: partial.thinking } : {}) });
   }
   return out;
 }
 
+/** The tools as Chat Completions function tools. */
+export function chatTools(tools: readonly ToolSpec[]): object[] {
+  return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+}
+
+/** Errors of the model client that mean the provider could not be reached or did not answer in time. */
+const CONNECTION_ERRORS = new Set(['APIConnectionError', 'APIConnectionTimeoutError', 'FetchError']);
+const CONNECTION_CODES = /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|UND_ERR_\w+)\b|socket hang up|terminated|fetch failed/i;
+
 /**
  * 4xx from the model (other than timeout/conflict/rate limit) will fail the same way
  * again: non-retryable. 429, 5xx and connection errors are retried by Temporal.
+ * Anything else is a fault of ours (a bug, a malformed stream): retried too, so a
+ * fixed worker can finish the turn, but reported as what it is.
  * Messages never carry request headers, so no API key can leak through them.
  */
 export function classifyModelError(err: unknown): ApplicationFailure {
@@ -37,6 +58,9 @@ export function classifyModelError(err: unknown): ApplicationFailure {
   if (status !== undefined && status >= 400 && status < 500 && ![408, 409, 429].includes(status)) {
     return ApplicationFailure.nonRetryable(`the model rejected the request (HTTP ${status}): ${message}`, 'ModelBadRequest');
   }
-  const what = status !== undefined ? `HTTP ${status}` : 'connection error';
-  return ApplicationFailure.retryable(`the model is unavailable (${what}): ${message}`, 'ModelUnavailable');
+  if (status !== undefined) return ApplicationFailure.retryable(`the model is unavailable (HTTP ${status}): ${message}`, 'ModelUnavailable');
+  if (CONNECTION_ERRORS.has(e?.name ?? '') || CONNECTION_CODES.test(message)) {
+    return ApplicationFailure.retryable(`the model is unavailable (connection error): ${message}`, 'ModelUnavailable');
+  }
+  return ApplicationFailure.retryable(`the model call failed (${e?.name ?? 'Error'}): ${message}`, 'ModelCallError');
 }

@@ -1,189 +1,151 @@
-// One model turn: a streamed Chat Completion whose pieces go to the relay as
-// they arrive (through deps.modelStream, on the worker's token thread), with
-// the activity heartbeating its progress.
+// One model turn: the thread (read from the workflow and the session, never
+// carried through the activity's input) and the tools go to the model; its
+// streamed answer goes to the relay as it arrives (through deps.modelStream, on
+// the worker's token thread); the activity returns the message, the tool calls
+// and the usage. The workflow decides what happens next.
 //
-// Retried after a crash, a turn never shows a client the same text twice: its
-// events carry seqs counted from the workflow's seqStart, the relay refuses a
-// seq it already has, and the new attempt first rebuilds what was already
-// published (from the relay, else from its last heartbeat) and asks the model
-// to continue from that text instead of starting over.
-//
-// A turn given `finish` that ends without tool calls is the run's last: it
-// also ends the run on the relay (the completed status, the result, then
-// agent_cost and agent_completed, in the same write as its step), so the
-// workflow needs no publish activity, and no workflow task for one, after it.
+// Retried after a crash, a turn never shows a client the same text twice: it
+// publishes as its own producer (`s<step>`), the relay skips what the producer
+// already published, and the new attempt first rebuilds what was published and
+// asks the model to continue from that text instead of starting over. A turn
+// whose outcome was already published (its meta) returns it without calling the
+// model again: its tool calls and usage are never lost to a retry.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
-import type { BlockEvent, Mode, Price, TaskView, ThreadMessage, Usage } from '../workflows/types';
-import { completedBody, costOf } from '../workflows/types';
-import type { AgentEventBody } from '../src/relay/events';
-import { stampEvents } from '../src/relay/events';
-import { buildMessages, classifyModelError, ToolCall } from './model-support';
-import { StreamRunnerError, type TurnProgress } from './model-stream';
+import type { Mode, TaskView, ToolCall, Usage } from '../workflows/types';
+import type { BlockEvent } from '../workflows/types';
+import type { ToolSpec } from '../workflows/tool-registry';
+import { stepEvent, textBlocks, toolUseEvents } from '../workflows/run-events';
+import { buildMessages, chatTools, classifyModelError } from './model-support';
+import { publishAs, StreamRunnerError, type TurnProgress } from './model-stream';
 import { modelForMode } from '../src/config';
+import { readThread } from './thread-reader';
 
 export interface ModelTurnInput {
   taskId: string;
+  account: string;
   session: string;
-  seqStart: number;
   step: number;
   mode: Mode;
   streamTokens: boolean;
   system?: string;
   rules?: string[];
-  messages: ThreadMessage[];
-  /**
-   * Workflow events to publish first, from seqStart (agent_started on a run's
-   * first turn): one activity fewer per run than a separate publish.
-   */
+  tools: ToolSpec[];
+  /** How much of the session's and the run's threads this turn reads (by query). */
+  thread: { sessionMessages: number; runMessages: number };
+  /** The highest seq the workflow has heard of. */
+  floor: number;
+  /** Events to publish before the turn's own (agent_started, a tool turn's agent_step, agent_input). */
   prelude?: BlockEvent[];
   /** Status document to cache before the turn starts (the run is now running). */
   view?: TaskView;
-  /** The run so far, for a turn that may end it (see the file's header); `view` is then the base of the completed status. Absent: the workflow publishes the end itself. */
-  finish?: RunSoFar;
-}
-
-export interface RunSoFar {
-  /** USD per million tokens of the mode's model; absent = no price (cost 0). */
-  price?: Price;
-  /** Token usage of the run's earlier turns. */
-  usage: Usage;
-  /** Complete-block events of the run before this turn (agent_started, earlier steps), for the result. */
-  blocks: BlockEvent[];
-}
-
-/** How a turn that ended its run ended it: the workflow's completed view and result take these. */
-export interface RunFinished {
-  cost: string;
-  completedAt: string;
 }
 
 export interface ModelTurnOutput {
   content: string;
   thinking: string;
   toolCalls: ToolCall[];
+  /** Tokens of every attempt of this turn (an interrupted attempt's estimated). */
   usage: Usage;
-  nextSeq: number;
-  events: BlockEvent[];
-  /** Set when this turn ended the run (published agent_cost and agent_completed). */
-  finished?: RunFinished;
+  /** The highest seq the turn heard of. */
+  lastSeq: number;
+}
+
+/** What a turn keeps on the relay with its last events: the outcome a retry returns. */
+interface TurnMeta {
+  toolCalls: ToolCall[];
+  usage: Usage;
 }
 
 const HEARTBEAT_MS = 1000;
+const ZERO: Usage = { promptTokens: 0, completionTokens: 0 };
 
 export function createModelActivities(deps: ActivityDeps) {
-  const modelFor = (mode: Mode) => modelForMode(deps.config, mode);
-
-  /** Folds events a previous attempt already published into the progress. */
-  async function recover(input: ModelTurnInput, p: TurnProgress): Promise<void> {
-    const published = await deps.publisher.readAfter(input.taskId, p.nextSeq - 1);
-    for (const ev of published) {
-      if (ev.seq !== p.nextSeq) break;
-      p.nextSeq++;
+  /** Folds what earlier attempts published into the progress; returns the turn's outcome when it was complete. */
+  async function recover(input: ModelTurnInput, producer: string, p: TurnProgress): Promise<TurnMeta | undefined> {
+    const state = await deps.publisher.producerState(input.taskId, producer);
+    p.published = Math.max(p.published, state.count);
+    for (const ev of state.events) {
+      p.lastSeq = Math.max(p.lastSeq, ev.seq);
       if (ev.type === 'agent_thinking_start') p.thinkingStarted = true;
       else if (ev.type === 'agent_thinking') p.thinking = input.streamTokens ? p.thinking + ev.content : ev.content;
       else if (ev.type === 'agent_response_start') p.responseStarted = true;
       else if (ev.type === 'agent_response') p.content = input.streamTokens ? p.content + ev.content : ev.content;
-      else if (ev.type === 'agent_step') p.stepDone = true;
-      else if (ev.type === 'agent_cost') p.cost = ev.cost;
-      else if (ev.type === 'agent_completed') p.runDone = true;
     }
+    return state.meta as TurnMeta | undefined;
+  }
+
+  function freshProgress(input: ModelTurnInput, details: TurnProgress | undefined): TurnProgress {
+    // An earlier attempt that streamed and was cut short was billed: count it, estimated.
+    const spent = details?.chunks ? addUsage(details.spent, { promptTokens: details.promptTokens, completionTokens: details.chunks }) : (details?.spent ?? ZERO);
+    return { content: '', thinking: '', published: 0, lastSeq: input.floor, thinkingStarted: false, responseStarted: false, chunks: 0, promptTokens: 0, spent };
   }
 
   return {
     async modelTurn(input: ModelTurnInput): Promise<ModelTurnOutput> {
       const ctx = Context.current();
-      const p: TurnProgress = (ctx.info.heartbeatDetails as TurnProgress | undefined) ?? {
-        content: '',
-        thinking: '',
-        nextSeq: input.seqStart,
-        thinkingStarted: false,
-        responseStarted: false,
-        stepDone: false,
-      };
-      const prelude = input.prelude ?? [];
+      const producer = `s${input.step}`;
+      const req = { taskId: input.taskId, session: input.session, producer };
+      const p = freshProgress(input, ctx.info.heartbeatDetails as TurnProgress | undefined);
+      const done = ctx.info.attempt > 1 ? await recover(input, producer, p) : undefined;
+      if (done) return { content: p.content, thinking: p.thinking, toolCalls: done.toolCalls, usage: done.usage, lastSeq: p.lastSeq };
       if (input.view) await deps.statusCache.putKeepingMetadata(input.view);
-      if (prelude.length && p.nextSeq < input.seqStart + prelude.length) {
-        // A repeat (a retried attempt) is refused by the relay; nothing shows twice.
-        await deps.publisher.publish(input.taskId, stampEvents(input.taskId, input.session, input.seqStart, prelude));
-        p.nextSeq = input.seqStart + prelude.length;
+      const prelude = input.prelude ?? [];
+      if (prelude.length && p.published < prelude.length) {
+        p.published = 0; // the relay skips those already in
+        await publishAs(deps.publisher, req, p, prelude);
       }
-      if (ctx.info.attempt > 1) await recover(input, p);
+      p.published = Math.max(p.published, prelude.length);
+
       const showThinking = input.mode === 'flash';
-      const emit = async (...bodies: AgentEventBody[]) => {
-        const seqStart = p.nextSeq;
-        p.nextSeq += bodies.length;
-        await deps.publisher.publish(input.taskId, stampEvents(input.taskId, input.session, seqStart, bodies));
-      };
-
-      let usage: Usage = { promptTokens: 0, completionTokens: 0 };
-      const toolCalls: ToolCall[] = [];
-      if (!p.stepDone) {
-        // Heartbeats carry the progress so far; once a second is plenty (the SDK
-        // throttles anyway), and per-chunk calls cost CPU on every token.
-        ctx.heartbeat(p);
-        const beat = setInterval(() => ctx.heartbeat(p), HEARTBEAT_MS);
-        try {
-          const req = {
-            taskId: input.taskId,
-            session: input.session,
-            model: modelFor(input.mode),
-            messages: buildMessages(input, p),
-            streamTokens: input.streamTokens,
-            showThinking,
-          };
-          const out = await deps.modelStream.run(req, p, { signal: ctx.cancellationSignal, onProgress: (q) => Object.assign(p, q) });
-          if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model turn cancelled');
-          Object.assign(p, out.progress);
-          usage = out.usage;
-          toolCalls.push(...out.toolCalls);
-        } catch (err) {
-          if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model turn cancelled');
-          if (err instanceof StreamRunnerError) throw ApplicationFailure.retryable(err.message, 'WorkerTokenThread');
-          throw classifyModelError(err);
-        } finally {
-          clearInterval(beat);
-        }
+      // Heartbeats carry the progress so far; once a second is plenty (the SDK throttles anyway).
+      ctx.heartbeat(p);
+      const beat = setInterval(() => ctx.heartbeat(p), HEARTBEAT_MS);
+      let out;
+      try {
+        const { session, run } = await readThread(deps.temporal, input);
+        const messages = buildMessages({ system: input.system, rules: input.rules, session, run }, p);
+        p.promptTokens = estimateTokens(messages);
+        const stream = {
+          ...req,
+          model: modelForMode(deps.config, input.mode),
+          messages,
+          tools: chatTools(input.tools),
+          streamTokens: input.streamTokens,
+          showThinking,
+        };
+        out = await deps.modelStream.run(stream, p, { signal: ctx.cancellationSignal, onProgress: (q) => Object.assign(p, q) });
+        Object.assign(p, out.progress);
+      } catch (err) {
+        if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model turn cancelled');
+        if (err instanceof ApplicationFailure) throw err;
+        if (err instanceof StreamRunnerError) throw ApplicationFailure.retryable(err.message, 'WorkerTokenThread');
+        throw classifyModelError(err);
+      } finally {
+        clearInterval(beat);
       }
-      const blocks: AgentEventBody[] = [];
-      if (showThinking && p.thinking) blocks.push({ type: 'agent_thinking_start' }, { type: 'agent_thinking', content: p.thinking });
-      blocks.push({ type: 'agent_response_start' }, { type: 'agent_response', content: p.content });
-      const step: AgentEventBody = { type: 'agent_step', step: String(input.step) };
-      const events: BlockEvent[] = [...blocks, step];
-      // The complete blocks, the step and a run's end go out in one relay write (atomic: a retry finds all or none).
-      const closing: AgentEventBody[] = p.stepDone ? [] : [...(input.streamTokens ? [] : blocks), step];
-
-      let finished: RunFinished | undefined;
-      if (input.finish && toolCalls.length === 0) {
-        // A retry after the end was published keeps the cost its client saw (its own usage is unknown).
-        const cost = p.cost ?? costOf(addUsage(input.finish.usage, usage), input.finish.price);
-        finished = { cost, completedAt: new Date().toISOString() };
-        if (!p.runDone) {
-          await cacheCompleted(input, p.content, events, finished);
-          closing.push({ type: 'agent_cost', cost }, { type: 'agent_completed' });
-        }
-      }
-      if (closing.length) await emit(...closing);
-      return { content: p.content, thinking: p.thinking, toolCalls, usage, nextSeq: p.nextSeq, events, ...(finished && { finished }) };
+      if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model turn cancelled');
+      const usage = addUsage(p.spent, out.usage);
+      const toolCalls = out.toolCalls.map((c, i) => ({ ...c, id: c.id || `call_${input.step}_${i}` }));
+      // The complete blocks (unless streamed), tool uses and the step, with the outcome, in one relay write:
+      // a retry finds all of it or none.
+      const closing: BlockEvent[] = [
+        ...(input.streamTokens ? [] : textBlocks(p.content, p.thinking, showThinking)),
+        ...toolUseEvents(toolCalls),
+        ...(toolCalls.length ? [] : [stepEvent(input.step, usage)]),
+      ];
+      await publishAs(deps.publisher, req, p, closing, { toolCalls, usage } satisfies TurnMeta);
+      return { content: p.content, thinking: p.thinking, toolCalls, usage, lastSeq: p.lastSeq };
     },
   };
+}
 
-  /**
-   * The completed status and the result land before agent_completed announces
-   * them; the status keeps metadata patched while the turn ran.
-   */
-  async function cacheCompleted(input: ModelTurnInput, output: string, events: BlockEvent[], f: RunFinished): Promise<void> {
-    const result = completedBody(input.taskId, input.session, output, [...input.finish!.blocks, ...events, { type: 'agent_cost', cost: f.cost }, { type: 'agent_completed' }], f.cost);
-    await Promise.all([
-      input.view && deps.statusCache.putKeepingMetadata({ ...input.view, status: 'completed', progress: 1, completed_at: f.completedAt }),
-      deps.statusCache.putResult(input.taskId, result),
-    ]);
-  }
+/** Prompt tokens, estimated (about 4 characters a token): what an attempt cut short before the usage came is charged. */
+function estimateTokens(messages: object[]): number {
+  return Math.ceil(JSON.stringify(messages).length / 4);
 }
 
 function addUsage(a: Usage, b: Usage): Usage {
   return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens };
 }
-
-export { ApplicationFailure };

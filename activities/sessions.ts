@@ -24,14 +24,14 @@ export function createSessionActivities(deps: ActivityDeps) {
     },
 
     /** Queues the task for one of its account's running slots (creating the account's slots workflow). */
-    async requestSlot(input: { taskId: string; account: string; limit: number; leaseMs: number; createdAt: string }): Promise<void> {
+    async requestSlot(input: { taskId: string; account: string; limit: number; createdAt: string }): Promise<void> {
       await deps.temporal.workflow.signalWithStart('accountSlots', {
         workflowId: slotsWorkflowId(input.account),
         taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
         workflowTaskTimeout: SLOTS_TASK_TIMEOUT,
-        args: [{ account: input.account, limit: input.limit, leaseMs: input.leaseMs, holders: {}, waiting: [] }],
+        args: [{ account: input.account, limit: input.limit, watchMs: deps.config.RUN_WATCH_MS, holders: {}, waiting: [] }],
         signal: acquireSignal,
-        signalArgs: [{ taskId: input.taskId, limit: input.limit, leaseMs: input.leaseMs, createdAt: input.createdAt }],
+        signalArgs: [{ taskId: input.taskId, limit: input.limit, createdAt: input.createdAt }],
       });
     },
   };

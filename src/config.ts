@@ -2,6 +2,7 @@
 // loadConfig(env) from entry points (never at import time), with a comment per
 // variable. The README's configuration table mirrors this file.
 import { z } from 'zod';
+import { parsePayloadKeys, PayloadKeysError } from './codec/keys';
 
 const int = (dflt: number) => z.coerce.number().int().nonnegative().default(dflt);
 const bool = (dflt: boolean) =>
@@ -12,6 +13,25 @@ const bool = (dflt: boolean) =>
 
 /** Price per million tokens, per model: {"gpt-4o": {"input": 2.5, "output": 10}}. */
 const priceTable = z.record(z.string(), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }));
+
+/** Comma-separated list; blanks dropped. */
+const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+
+/** Browser origins (scheme://host[:port]), comma-separated. */
+const origins = (dflt: string) =>
+  z.string().default(dflt).transform((s, ctx) => {
+    const out = list(s);
+    for (const o of out) {
+      let origin: string | undefined;
+      try {
+        origin = new URL(o).origin;
+      } catch {
+        origin = undefined;
+      }
+      if (origin !== o) ctx.addIssue({ code: 'custom', message: `"${o}" is not an origin like http://localhost:8233 (scheme, host, optional port; no path or trailing slash)` });
+    }
+    return out;
+  });
 
 const jsonOf = <T extends z.ZodType>(schema: T) =>
   z.string().transform((s, ctx) => {
@@ -74,24 +94,75 @@ export const envSchema = z.object({
   MODEL_HEARTBEAT_TIMEOUT_MS: int(20_000),
   /** Default cap of running background tasks per account; more wait as `queued` (FIFO). */
   MAX_RUNNING_TASKS_PER_ACCOUNT: int(50),
-  /** A slot held by a task whose worker vanished is reclaimed after this long without renewal. */
-  SLOT_LEASE_MS: int(60_000),
+  /**
+   * How often a session checks that its active run still exists, and the
+   * account slots that their holders do (a run terminated from outside never
+   * hands its turn or slot back itself), ms.
+   */
+  RUN_WATCH_MS: z.coerce.number().int().min(100).default(60_000),
+  /** Model turns a run may take when the request gives no max_steps. */
+  MAX_STEPS_DEFAULT: z.coerce.number().int().min(1).default(25),
+  /** Largest max_steps a request may ask for (400 beyond). */
+  MAX_STEPS_CEILING: z.coerce.number().int().min(1).default(1000),
+  /** Built-in tools offered to every run's model, comma-separated (current_time, calculate, wait), or `none`. */
+  BUILTIN_TOOLS: z
+    .string()
+    .default('current_time,calculate,wait')
+    .transform((s) => (s.trim() === 'none' ? [] : s.split(',').map((t) => t.trim()).filter(Boolean)))
+    .pipe(z.array(z.enum(['current_time', 'calculate', 'wait']))),
+  /** A tool result longer than this many characters reaches the model (and history) cut, with a note saying so. */
+  TOOL_RESULT_MAX_CHARS: z.coerce.number().int().min(256).max(512 * 1024).default(64 * 1024),
   /**
    * A session with no run for this long closes; its thread is kept as the
    * closed workflow's result and the next run of the session reopens it.
    * 0 = sessions never close (they then never expire either).
    */
   SESSION_IDLE_CLOSE_MS: int(30 * 60_000),
-  /** Largest accepted request body, bytes (413 beyond). */
-  BODY_LIMIT_BYTES: int(5 * 1024 * 1024),
+  /**
+   * Largest accepted request body, bytes (413 beyond). At most 1.5 MiB: the
+   * message becomes a workflow input, and Temporal refuses any payload over
+   * its 2 MiB blob limit (a bigger body would fail its workflow start); the
+   * rest is headroom for the run's other fields and the encryption envelope.
+   */
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1).max(1.5 * 1024 * 1024).default(1024 * 1024),
   /** Finished tasks, results and event logs expire after this many days (Redis and Temporal). */
   RETENTION_DAYS: int(7),
   /** Where API keys come from: `temporal` (accounts registry workflow, managed by the CLI) or `env` (API_KEYS only). */
   API_KEYS_SOURCE: z.enum(['temporal', 'env']).default('temporal'),
   /** Idle SSE streams get a comment line this often, so proxies keep them open. */
   SSE_HEARTBEAT_MS: int(15_000),
-  /** Data folder of the single-machine start (embedded engine log, Redis dump). */
+  /** Data folder of the single-machine start (embedded engine log, Redis dump, payload key file). */
   DATA_DIR: z.string().default('.data'),
+  /**
+   * Payload encryption keys, `id:base64key,...` (32-byte AES-256 keys): the
+   * first encrypts, all decrypt (rotation: put the new key first). Unset: the
+   * key file DATA_DIR/payload-keys that `npm start` creates, else the gateway,
+   * worker and CLIs refuse to start (src/codec/data-converter.ts).
+   */
+  PAYLOAD_KEYS: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      if (v === undefined) return;
+      try {
+        parsePayloadKeys(v);
+      } catch (err) {
+        if (!(err instanceof PayloadKeysError)) throw err;
+        ctx.addIssue({ code: 'custom', message: err.message });
+      }
+    }),
+  /**
+   * Operator token of the gateway's remote codec endpoint (/codec/encode,
+   * /codec/decode: the Temporal Web UI and CLI decrypt payloads through it).
+   * Unset = the endpoint is off (404). Its characters are URL-safe because
+   * the Web UI, which cannot send a header, carries it in the path.
+   */
+  CODEC_AUTH_TOKEN: z
+    .string()
+    .regex(/^[A-Za-z0-9._~-]{16,}$/, 'must be at least 16 characters of A-Z a-z 0-9 . _ ~ - (e.g. openssl rand -hex 32)')
+    .optional(),
+  /** Browser origins allowed to call the codec endpoint (CORS): the Temporal Web UI's. */
+  CODEC_CORS_ORIGINS: origins('http://localhost:8233,http://127.0.0.1:8233'),
   /**
    * CPU priority (nice, 0-19) the worker gives its own threads, all but the
    * token thread (model streams and their relay writes), so API requests and
@@ -129,7 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** Variables whose values must never be logged. */
-export const SECRET_VARIABLES = ['OPENAI_API_KEY', 'API_KEYS'] as const;
+export const SECRET_VARIABLES = ['OPENAI_API_KEY', 'API_KEYS', 'PAYLOAD_KEYS', 'CODEC_AUTH_TOKEN'] as const;
 
 /** The model a run of this mode uses. */
 export function modelForMode(config: Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX'>, mode: 'flash' | 'base' | 'max'): string {

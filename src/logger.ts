@@ -15,6 +15,8 @@ const REDACT = [
   '*.callback.headers',
   'OPENAI_API_KEY',
   'API_KEYS',
+  'PAYLOAD_KEYS',
+  'CODEC_AUTH_TOKEN',
 ];
 
 export function createLogger(opts: { level?: string; json?: boolean; name?: string } = {}): Logger {

@@ -4,7 +4,7 @@ import { ConfigError, envSchema, loadConfig } from '../src/config';
 
 test('defaults fill every variable', () => {
   const c = loadConfig({});
-  expect(c).toMatchObject({ PORT: 8080, RETENTION_DAYS: 7, MAX_RUNNING_TASKS_PER_ACCOUNT: 50, BODY_LIMIT_BYTES: 5 * 1024 * 1024, TEMPORAL_NAMESPACE: 'default' });
+  expect(c).toMatchObject({ PORT: 8080, RETENTION_DAYS: 7, MAX_RUNNING_TASKS_PER_ACCOUNT: 50, BODY_LIMIT_BYTES: 1024 * 1024, TEMPORAL_NAMESPACE: 'default' });
   expect(c.MODEL_PRICES['gpt-4o']).toEqual({ input: 2.5, output: 10 });
 });
 
@@ -35,4 +35,40 @@ test('every variable of the schema is documented in the README configuration tab
   const rows = [...readme.matchAll(/^\| (`[A-Z0-9_]+`(?: \/ `[A-Z0-9_]+`)*) \|/gm)].map((m) => m[1]);
   const documented = new Set(rows.flatMap((r) => [...r.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1])));
   expect(Object.keys(envSchema.shape).filter((k) => !documented.has(k))).toEqual([]);
+});
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('loadConfig accepted it');
+}
+
+describe('the codec endpoint’s variables and the body limit', () => {
+  test('CODEC_AUTH_TOKEN: unset by default; short or path-unsafe tokens are refused without being printed', () => {
+    expect(loadConfig({}).CODEC_AUTH_TOKEN).toBeUndefined();
+    expect(loadConfig({ CODEC_AUTH_TOKEN: 'a'.repeat(16) }).CODEC_AUTH_TOKEN).toBe('a'.repeat(16));
+    for (const bad of ['short-token', 'has/a/slash-in-it-0123']) {
+      const err = configError({ CODEC_AUTH_TOKEN: bad });
+      expect(err.issues.map((i) => i.variable)).toEqual(['CODEC_AUTH_TOKEN']);
+      expect(err.message).not.toContain(bad);
+    }
+  });
+
+  test('CODEC_CORS_ORIGINS: the Web UI’s origins by default; a list of origins; anything else named', () => {
+    expect(loadConfig({}).CODEC_CORS_ORIGINS).toEqual(['http://localhost:8233', 'http://127.0.0.1:8233']);
+    expect(loadConfig({ CODEC_CORS_ORIGINS: 'https://ui.example.com, http://localhost:9000' }).CODEC_CORS_ORIGINS).toEqual(['https://ui.example.com', 'http://localhost:9000']);
+    for (const bad of ['http://localhost:8233/', 'localhost:8233', 'https://ui.example.com/path']) {
+      expect(configError({ CODEC_CORS_ORIGINS: bad }).issues.map((i) => i.variable)).toEqual(['CODEC_CORS_ORIGINS']);
+    }
+  });
+
+  test('BODY_LIMIT_BYTES: 1 MiB by default, at most 1.5 MiB (under Temporal’s 2 MiB payload limit)', () => {
+    expect(loadConfig({}).BODY_LIMIT_BYTES).toBe(1024 * 1024);
+    expect(loadConfig({ BODY_LIMIT_BYTES: String(1.5 * 1024 * 1024) }).BODY_LIMIT_BYTES).toBe(1.5 * 1024 * 1024);
+    expect(configError({ BODY_LIMIT_BYTES: String(2 * 1024 * 1024) }).issues.map((i) => i.variable)).toEqual(['BODY_LIMIT_BYTES']);
+  });
 });

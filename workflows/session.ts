@@ -1,9 +1,12 @@
 // A conversation: the durable thread of messages, and the turn order of the
 // runs that continue it. Runs of one session never interleave: each waits for
 // its turn (FIFO), and its messages join the thread when it completes.
-// Continues-as-new to keep its history bounded.
+// Continues-as-new to keep its history bounded. It watches its active run, so
+// a run terminated from outside (which never hands its turn back) does not
+// hold the session for good.
 import {
   condition,
+  proxyActivities,
   continueAsNew,
   defineQuery,
   defineSignal,
@@ -13,6 +16,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ThreadMessage } from './types';
+import type { Activities } from '../activities';
 
 export interface SessionState {
   account: string;
@@ -33,6 +37,8 @@ export interface SessionState {
    * before idle close existed, or SESSION_IDLE_CLOSE_MS=0): it never closes.
    */
   idleCloseMs?: number;
+  /** How often the session checks that its active run still exists, ms (RUN_WATCH_MS; default 60 s). */
+  watchMs?: number;
 }
 
 /** What a session that closed when idle returns: its thread, for the run that reopens it. */
@@ -47,6 +53,8 @@ export const messagesQuery = defineQuery<ThreadMessage[]>('messages');
 export const busyQuery = defineQuery<{ active: string | null; queued: string[] }>('busy');
 /** Reserves a place for a run; with reject, refuses when another run is active or queued. */
 export const reserveUpdate = defineUpdate<{ position: number }, [{ taskId: string; reject: boolean }]>('reserve');
+
+const watch = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { initialInterval: '1s', maximumInterval: '30s' } });
 
 /** Thread size kept across runs; older messages are dropped first. */
 const MAX_THREAD_MESSAGES = 200;
@@ -101,14 +109,14 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
       if (queue.length === 0) break;
       active = queue.shift()!;
       granted = await getExternalWorkflowHandle(active)
-        .signal('turnGranted', { messages: [...messages], session: state.session })
+        .signal('turnGranted', { messages: messages.length, session: state.session })
         .then(
           () => true,
           () => false, // the run is gone (terminated or expired): give the turn to the next
         );
     }
     const taskId: string = active;
-    if (granted) await condition(() => done.has(taskId));
+    if (granted) await awaitTurnBack(taskId, done, state.watchMs ?? DEFAULT_WATCH_MS);
     const added = done.get(taskId) ?? [];
     done.delete(taskId);
     messages.push(...added);
@@ -117,6 +125,16 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
     if (historyTooLong()) break;
   }
   return continueAsNew<typeof agentSession>({ ...state, active: undefined, messages, queue });
+}
+
+const DEFAULT_WATCH_MS = 60_000;
+
+/** Waits for the run to hand its turn back; a run that closed without doing so (terminated) gives it back empty. */
+async function awaitTurnBack(taskId: string, done: Map<string, ThreadMessage[]>, watchMs: number): Promise<void> {
+  while (!(await condition(() => done.has(taskId), watchMs))) {
+    const closed = await watch.closedRuns({ workflowIds: [taskId] });
+    if (closed.length && !done.has(taskId)) done.set(taskId, []);
+  }
 }
 
 function historyTooLong(): boolean {

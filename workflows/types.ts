@@ -1,13 +1,28 @@
 // Shapes shared by workflows, activities and the gateway. Pure types and
 // constants only: this file is bundled into the workflow sandbox.
+import type { AgentEventBody } from '../src/relay/events';
 
 export type Mode = 'flash' | 'base' | 'max';
 export type TaskStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 
+/** A message of a session's thread (what the next run of the session reads). */
 export interface ThreadMessage {
   role: 'user' | 'assistant';
   content: string;
 }
+
+/** A tool call the model made: its id, the tool's name and the arguments as the model wrote them (JSON text). */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A message of a run's own thread: the session's kind, plus tool calls and their results. */
+export type RunMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; tool_calls?: ToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string; is_error?: boolean };
 
 export interface TaskInput {
   taskId: string;
@@ -26,8 +41,18 @@ export interface TaskInput {
   multitask: 'queue' | 'reject';
   /** Heartbeat timeout of model calls (how fast a lost worker is noticed). */
   modelHeartbeatTimeoutMs: number;
-  /** Background tasks: the account's running-task limit, and the slot lease. */
-  slots?: { limit: number; leaseMs: number };
+  /** Background tasks: the account's running-task limit. */
+  slots?: { limit: number };
+  /** Model turns the run may take (max_steps). */
+  maxSteps: number;
+  /** USD the run may spend (max_cost); absent = no limit. */
+  maxCost?: number;
+  /** Built-in tools offered to the model (names in workflows/tool-registry.ts). */
+  tools: string[];
+  /** A tool result longer than this many characters is cut (TOOL_RESULT_MAX_CHARS). */
+  toolResultMaxChars: number;
+  /** What an earlier run of this task handed over when it continued as new. */
+  carry?: RunCarry;
   /**
    * USD per million tokens of the mode's model, resolved by the gateway from
    * its price table, so the run's cost is computed (and visible) in the
@@ -39,9 +64,8 @@ export interface TaskInput {
    * so the run waits for its turn without signalling the session; it only
    * joins on its own when no turn came within a grace period (the starter
    * died before joining it, or the session offered the turn before the run
-   * existed). Absent: the run joins its session itself at once.
+   * existed).
    */
-  enqueued?: boolean;
   /** That grace period, ms (default 30 s: long enough not to fire while a loaded worker catches up). */
   joinGraceMs?: number;
   /**
@@ -52,6 +76,28 @@ export interface TaskInput {
    * gateway's start of it never happened. Absent on runs of existing sessions.
    */
   ownsTurn?: boolean;
+}
+
+/** The state a run hands to its continuation (continue-as-new keeps history bounded on long runs). */
+export interface RunCarry {
+  view: TaskView;
+  thread: RunMessage[];
+  /** Number of session messages before the run's own (read from the session by the model activity). */
+  sessionMessages: number;
+  /** Complete-block events for the result so far. */
+  blocks: BlockEvent[];
+  step: number;
+  usage: Usage;
+  /** The highest event seq the run has heard of. */
+  seqFloor: number;
+  /** Messages sent into the task not yet taken in. */
+  inbox: string[];
+  /** Events of finished work not yet published (a tool turn's agent_step, results of timer tools). */
+  pending: BlockEvent[];
+  /** The run holds its session's turn and an account slot (if background). */
+  holdsTurn: boolean;
+  holdsSlot: boolean;
+  output: string;
 }
 
 export interface Price {
@@ -83,13 +129,7 @@ export function initialView(input: TaskInput): TaskView {
 }
 
 /** One complete-block event as kept in the result (no seq/session/task_id). */
-export interface BlockEvent {
-  type: string;
-  content?: string;
-  step?: string;
-  cost?: string;
-  error?: { type: string; message: string };
-}
+export type BlockEvent = AgentEventBody;
 
 export interface Usage {
   promptTokens: number;
@@ -109,9 +149,14 @@ export interface TaskResult {
 /** A completed run's result as clients read it (the workflow's own result adds its usage). */
 export type CompletedBody = Omit<TaskResult, 'usage'>;
 
-/** The one shape of that result, for the workflow and for the model turn that ends a run on the relay. */
-export function completedBody(taskId: string, session: string, output: string, events: BlockEvent[], cost: string): CompletedBody {
-  return { task_id: taskId, session, status: 'completed', output, events, cost };
+/**
+ * What a run that failed after producing something (a cap reached) keeps: the
+ * details of its failure, so its result can show them.
+ */
+export interface PartialResult {
+  output: string;
+  events: BlockEvent[];
+  cost: string;
 }
 
 export interface TaskView {
@@ -133,8 +178,6 @@ export const SEARCH_ATTRIBUTES = {
   account: 'TaskAccount',
   session: 'TaskSession',
 } as const;
-
-export const MAX_AGENT_STEPS = 8;
 
 /** Workflow id of a session (sessions are scoped by account, so ids never collide across accounts). */
 export function sessionWorkflowId(account: string, session: string): string {

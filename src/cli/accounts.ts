@@ -8,15 +8,18 @@ import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../config';
 import { AccountsRegistry } from '../accounts/registry';
 import { generateKey } from '../accounts/keys';
+import { dataConverter } from '../codec/data-converter';
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
 
 async function main(argv: string[]): Promise<number> {
   const config = loadConfig(process.env);
   const [cmd, ...rest] = argv;
+  // The registry's signals and state are encrypted like every payload of the service.
+  const converter = dataConverter(config);
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS, connectTimeout: 5000 });
   try {
-    const registry = new AccountsRegistry(new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), config.TEMPORAL_TASK_QUEUE);
+    const registry = new AccountsRegistry(new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: converter }), config.TEMPORAL_TASK_QUEUE);
     switch (cmd) {
       case 'add': {
         const account = rest[0];

@@ -5,6 +5,7 @@ import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { HistoryAndWorkflowId } from '@temporalio/client';
 import { DefaultLogger, LogLevel, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { WorkflowBundle } from '@temporalio/worker';
+import type { DataConverter } from '@temporalio/common';
 
 /** A run to replay: its id pair, as visibility or describe names it. */
 export interface RunRef {
@@ -33,14 +34,14 @@ export function quietRuntime(level: LogLevel = 'WARN'): void {
   });
 }
 
-export async function connect(address: string, namespace: string): Promise<{ client: Client; close(): Promise<void> }> {
+export async function connect(address: string, namespace: string, dataConverter?: DataConverter): Promise<{ client: Client; close(): Promise<void> }> {
   let connection: Connection;
   try {
     connection = await Connection.connect({ address, connectTimeout: 5000 });
   } catch (err) {
     throw new ReplayToolError(`cannot reach Temporal at ${address}: ${oneLine(err)}`);
   }
-  return { client: new Client({ connection, namespace }), close: () => connection.close() };
+  return { client: new Client({ connection, namespace, dataConverter }), close: () => connection.close() };
 }
 
 /** Resolves each id (and the optional run id) to a run, failing on the first one the engine does not know. */
@@ -78,9 +79,10 @@ export async function listClosedRuns(client: Client, hours: number): Promise<Run
   return runs;
 }
 
-export async function bundle(workflowsPath: string): Promise<WorkflowBundle> {
+/** The workflows' bundle, with the data converter's failure converter inside (workflows convert their own errors). */
+export async function bundle(workflowsPath: string, dataConverter?: DataConverter): Promise<WorkflowBundle> {
   try {
-    return await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+    return await bundleWorkflowCode({ workflowsPath, failureConverterPath: dataConverter?.failureConverterPath, logger: new DefaultLogger('WARN') });
   } catch (err) {
     throw new ReplayToolError(`cannot bundle the workflows at ${workflowsPath}: ${oneLine(err)}`);
   }
@@ -89,8 +91,9 @@ export async function bundle(workflowsPath: string): Promise<WorkflowBundle> {
 /**
  * Replays the runs one after another on one replay worker, fetching each
  * history only when its turn comes so a long --all never holds them all.
+ * `dataConverter` decrypts the histories' payloads (the service's codec).
  */
-export async function* replayRuns(client: Client, workflowBundle: WorkflowBundle, runs: RunRef[]): AsyncGenerator<ReplayOutcome> {
+export async function* replayRuns(client: Client, workflowBundle: WorkflowBundle, runs: RunRef[], dataConverter?: DataConverter): AsyncGenerator<ReplayOutcome> {
   const fetched: { run: RunRef; events: number }[] = [];
   async function* histories(): AsyncGenerator<HistoryAndWorkflowId> {
     for (const run of runs) {
@@ -100,7 +103,7 @@ export async function* replayRuns(client: Client, workflowBundle: WorkflowBundle
     }
   }
   let i = 0;
-  for await (const result of Worker.runReplayHistories({ workflowBundle }, histories())) {
+  for await (const result of Worker.runReplayHistories({ workflowBundle, dataConverter }, histories())) {
     // Results come in the order of the histories pushed.
     const { run, events } = fetched[i++];
     yield { ...run, events, ...(result.error && { error: replayErrorMessage(result.error) }) };

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
+import { dataConverter as serviceDataConverter } from '../codec/data-converter';
 import { ReplayOutcome, RunRef, bundle, connect, listClosedRuns, oneLine, quietRuntime, replayRuns, resolveRuns } from './replay-runs';
 
 const USAGE = 'usage: replay <workflowId>... [--run-id <runId>] | --all [--hours <n>] [--workflows <path>] [--json]';
@@ -67,14 +68,16 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig(process.env);
+  // The histories' payloads are encrypted: the replay worker decrypts them with the service's keys.
+  const dataConverter = serviceDataConverter(config);
   quietRuntime();
-  const { client, close } = await connect(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+  const { client, close } = await connect(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, dataConverter);
   try {
     // Runs first: an unknown id or an unreachable engine should not wait for a bundle.
     const runs: RunRef[] = opts.all ? await listClosedRuns(client, opts.hours) : await resolveRuns(client, opts.ids, opts.runId);
     const outcomes: ReplayOutcome[] = [];
     if (runs.length) {
-      for await (const outcome of replayRuns(client, await bundle(opts.workflowsPath), runs)) {
+      for await (const outcome of replayRuns(client, await bundle(opts.workflowsPath, dataConverter), runs, dataConverter)) {
         outcomes.push(outcome);
         if (!opts.json) out(describe(outcome));
       }

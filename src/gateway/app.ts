@@ -2,6 +2,7 @@
 // the single error mapping.
 import express, { NextFunction, Request, Response } from 'express';
 import type { Client, Connection } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
@@ -9,6 +10,7 @@ import type { AccountDirectory } from '../accounts/registry';
 import type { EventSubscriber } from '../relay/subscriber';
 import type { TaskService } from './task-service';
 import { authenticate } from './auth';
+import { codecEndpoint } from './codec-endpoint';
 import { errorHandler } from './error-handler';
 import { openApiRoute } from './openapi';
 import { runRoutes } from './routes/run';
@@ -26,6 +28,8 @@ export interface GatewayDeps {
   subscriber: EventSubscriber;
   tasks: TaskService;
   accounts: AccountDirectory;
+  /** The payload codec of the gateway's Temporal clients, served at /codec for the Web UI and CLI. */
+  payloadCodec: PayloadCodec;
 }
 
 export function createApp(deps: GatewayDeps): express.Express {
@@ -46,6 +50,8 @@ export function createApp(deps: GatewayDeps): express.Express {
   });
 
   app.use(openApiRoute()); // the API description needs no key
+  // Operators' endpoint with its own token (CODEC_AUTH_TOKEN), not an account's key.
+  app.use('/codec', codecEndpoint({ config: deps.config, codec: deps.payloadCodec }));
   app.use(authenticate(deps.accounts));
   app.use((req: Request, _res: Response, next: NextFunction) => {
     const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;

@@ -12,8 +12,14 @@ export function validationError(err: z.ZodError, where: 'body' | 'query'): Valid
   return new ValidationError(message, err.issues.map((i) => ({ path: i.path.join('.'), message: i.message, code: i.code })));
 }
 
+/** 1048576 → "1 MiB", 65536 → "64 KiB". */
+const humanBytes = (n: number) => (n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(2)} MiB` : `${+(n / 1024).toFixed(2)} KiB`);
+
 function fromBodyParser(err: { type?: string; status?: number; message?: string; limit?: number }): ServiceError | undefined {
-  if (err.type === 'entity.too.large') return new PayloadTooLargeError(`request body exceeds the limit of ${err.limit} bytes`, { limit: err.limit });
+  if (err.type === 'entity.too.large') {
+    const limit = Number(err.limit);
+    return new PayloadTooLargeError(`request body exceeds the limit of ${limit} bytes (${humanBytes(limit)})`, { limit });
+  }
   if (err.type === 'entity.parse.failed') return new ValidationError(`malformed JSON body: ${err.message}`);
   if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') return new ValidationError(err.message ?? 'unsupported body encoding');
   return undefined;

@@ -12,13 +12,17 @@ import { TaskService } from './task-service';
 import { inProcessStarter, relayAwareStarter, ThreadedStarter } from './start-thread/starter';
 import { createApp } from './app';
 import { createExpressServer } from '../http/express-server';
+import { codecDataConverter, codecFromKeys, payloadKeysInForce } from '../codec/data-converter';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.LOG_LEVEL, json: config.LOG_JSON, name: 'gateway' });
+  // Before anything connects: with no payload keys the gateway refuses to start.
+  const payloadKeys = payloadKeysInForce(config);
+  const payloadCodec = codecFromKeys(payloadKeys);
   // Lazy: the gateway starts (and answers 503) even while Temporal is down.
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: codecDataConverter(payloadCodec) });
   const redis = commandClient(config.REDIS_URL, logger, 'gateway');
   const sub = subscriberClient(config.REDIS_URL, logger, 'gateway-sub');
   const ttlMs = config.RETENTION_DAYS * 86_400_000;
@@ -27,7 +31,7 @@ async function main(): Promise<void> {
   const accounts = new AccountDirectory(registry, envKeys, logger);
   await accounts.start().catch(() => logger.warn('accounts registry not reachable yet; serving API_KEYS accounts'));
   const threaded = new ThreadedStarter({
-    config: { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, logLevel: config.LOG_LEVEL, logJson: config.LOG_JSON },
+    config: { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, logLevel: config.LOG_LEVEL, logJson: config.LOG_JSON, payloadKeys },
     logger,
   });
   await threaded.ready();
@@ -42,6 +46,7 @@ async function main(): Promise<void> {
     subscriber,
     tasks: new TaskService(client, connection, new StatusCache(redis, logger, ttlMs), config, logger, starter),
     accounts,
+    payloadCodec,
   });
   const server = createExpressServer(app);
   // Long SSE streams and long polls must not be cut by Node's defaults.
@@ -49,7 +54,7 @@ async function main(): Promise<void> {
   server.headersTimeout = 65_000;
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
-  logger.info({ port: config.PORT, host: config.HOST }, 'gateway listening');
+  logger.info({ port: config.PORT, host: config.HOST, payloadKeyIds: payloadCodec.keyIds, codecEndpoint: config.CODEC_AUTH_TOKEN ? 'on' : 'off' }, 'gateway listening');
 
   const stop = () => {
     logger.info('gateway stopping');

@@ -18,7 +18,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../errors';
-import { eventsQuerySchema, listQuerySchema, patchTaskSchema, resultQuerySchema, runQuerySchema, runRequestSchema, TASK_ID, IDEMPOTENCY_KEY } from './schemas';
+import { eventsQuerySchema, listQuerySchema, patchTaskSchema, taskMessageSchema, resultQuerySchema, runQuerySchema, runRequestSchema, TASK_ID, IDEMPOTENCY_KEY } from './schemas';
 import {
   agentEventSchema,
   cancelAcceptedSchema,
@@ -28,6 +28,7 @@ import {
   sessionMessagesSchema,
   streamErrorSchema,
   taskAcceptedSchema,
+  taskMessageAcceptedSchema,
   taskListSchema,
   taskResultSchema,
   taskViewSchema,
@@ -228,6 +229,18 @@ function paths(): Json {
         errors: { 400: 'A malformed task id or JSON body.', 404: undefined, 409: 'The task has already finished.' },
       }),
     },
+    '/tasks/{id}/messages': {
+      post: operation('post', {
+        id: 'sendTaskMessage',
+        tag: 'tasks',
+        summary: 'Send a message into a running (or queued) task',
+        description: 'The agent reads it before its next model turn; the stream shows it as agent_input. A run that has answered but has a message waiting takes one more turn for it.',
+        parameters: [taskId],
+        body: 'TaskMessageRequest',
+        responses: { 202: { description: 'Accepted; `pending` counts the messages waiting for the next turn.', content: jsonBody('TaskMessageAccepted') } },
+        errors: { 400: 'A malformed task id or body.', 404: undefined, 409: 'The task has finished (or is finishing); it takes no more messages.' },
+      }),
+    },
     '/tasks/{id}/events': {
       get: operation('get', {
         id: 'streamTaskEvents',
@@ -291,6 +304,8 @@ function components(): Json {
     schemas: {
       RunRequest: toSchema(runRequestSchema),
       PatchTaskRequest: toSchema(patchTaskSchema),
+      TaskMessageRequest: toSchema(taskMessageSchema),
+      TaskMessageAccepted: toSchema(taskMessageAcceptedSchema),
       TaskAccepted: toSchema(taskAcceptedSchema),
       TaskResult: toSchema(taskResultSchema),
       Task: toSchema(taskViewSchema),

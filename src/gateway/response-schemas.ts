@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { BlockEvent, TaskStatus, ThreadMessage } from '../../workflows/types';
 import type { AgentEvent, EventType } from '../relay/events';
 import type { ListPage } from './task-list';
-import type { ResultBody } from './task-service';
+import type { ResultBody, TaskService } from './task-service';
 import type { publicView } from './task-views';
 
 /** Rebuilds a type member by member, so `A & B` and the flat object it means compare equal. */
@@ -33,6 +33,9 @@ const errorInfoSchema = z.object({
   message: z.string(),
 });
 
+/** One complete-block event of the run as kept in the result (an event without seq/session/task_id). */
+const blockEventSchema: z.ZodType<BlockEvent> = z.lazy(() => z.discriminatedUnion('type', eventSchemas({}))) as never;
+
 export const taskViewSchema = z
   .object({
     task_id: z.string(),
@@ -55,17 +58,6 @@ export const cancelAcceptedSchema = taskViewSchema
   .describe('The task as it was when cancellation was requested; it becomes cancelled shortly after.');
 same<z.output<typeof cancelAcceptedSchema>, ReturnType<typeof publicView> & { cancel_requested: true }>(true);
 
-const blockEventSchema = z
-  .object({
-    type: z.string(),
-    content: z.string().optional(),
-    step: z.string().optional(),
-    cost: z.string().optional(),
-    error: errorInfoSchema.optional(),
-  })
-  .describe('One complete-block event of the run (no seq/session/task_id).');
-same<z.output<typeof blockEventSchema>, BlockEvent>(true);
-
 const completedResultSchema = z.object({
   task_id: z.string(),
   session: z.string(),
@@ -80,15 +72,20 @@ const unsuccessfulResultSchema = z.object({
   session: z.string(),
   status: z.enum(['failed', 'cancelled']),
   error: errorInfoSchema.nullable(),
-  output: z.null(),
-  events: z.tuple([]),
-  cost: z.null(),
+  output: z.string().nullable().describe('What a run stopped by max_steps or max_cost had answered last; null otherwise.'),
+  events: z.array(blockEventSchema).describe('The events of a run stopped by a cap; empty otherwise.'),
+  cost: z.string().nullable().describe('The cost of a run stopped by a cap; null otherwise.'),
 });
 
 export const taskResultSchema = z
   .union([completedResultSchema, unsuccessfulResultSchema])
   .describe('Result of a finished task: the output when completed, the error when failed or cancelled.');
 same<z.output<typeof taskResultSchema>, ResultBody>(true);
+
+export const taskMessageAcceptedSchema = z
+  .object({ task_id: z.string(), status: taskStatusSchema, pending: z.number().int().min(1).describe('Messages waiting for the next model turn, this one included.') })
+  .describe('The message was accepted.');
+same<z.output<typeof taskMessageAcceptedSchema>, Awaited<ReturnType<TaskService['sendMessage']>>>(true);
 
 export const taskAcceptedSchema = z
   .object({
@@ -135,35 +132,43 @@ export const readinessSchema = z
 const eventBase = {
   session: z.string(),
   task_id: z.string(),
-  seq: z.number().int().min(1).describe("1-based position in the task's event log; also the SSE `id:`."),
+  seq: z.number().int().min(1).describe("1-based position in the task's event log, gap-free; also the SSE `id:`."),
 };
 
-const event = <T extends string, S extends z.ZodRawShape>(type: T, extra: S, description: string) =>
-  z
-    .object({ type: z.literal(type), ...eventBase, ...extra })
-    .meta({ title: type, description });
-
 const text = (what: string) => ({ content: z.string().describe(what) });
+const callId = { tool_call_id: z.string().describe('Pairs a tool call\'s start, use and response.') };
+const usageSchema = z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int() });
+
+/** Every event type: its extra fields and meaning (SPEC 6.2, plus agent_error, agent_input and tool call ids). */
+const EVENT_SHAPES = {
+  agent_started: [{}, 'The agent run began.'],
+  agent_thinking_start: [{}, 'Thinking output begins.'],
+  agent_thinking: [text('A piece of reasoning.'), "A piece of the agent's reasoning (visible in flash mode)."],
+  agent_response_start: [{}, 'Response output begins.'],
+  agent_response: [text('Response text; a token with token streaming.'), "A piece of the agent's response."],
+  agent_tool_use_start: [callId, 'Tool use begins.'],
+  agent_tool_use: [{ ...text('JSON text: {"tool", "input"}.'), ...callId }, 'The agent calls a tool.'],
+  agent_tool_response: [
+    { ...text('JSON text: {"tool", "content"}.'), ...callId, is_error: z.boolean().optional().describe('The tool failed; the model was told and went on.') },
+    'The result of a tool call.',
+  ],
+  agent_step: [{ step: z.string().describe('The step number, as text.'), usage: usageSchema.optional().describe("The turn's tokens, every attempt counted.") }, 'A model turn finished (after its tool calls, if any).'],
+  agent_input: [text('The message.'), 'A message sent into the running task (POST /tasks/{id}/messages), as the agent reads it.'],
+  agent_progress: [{ progress: z.number().min(0).max(1) }, 'Progress of the run, 0..1.'],
+  agent_cost: [{ cost: z.string().describe('A decimal number as text.') }, 'Cost of the run.'],
+  agent_completed: [{}, 'The run is finished; the stream ends.'],
+  agent_error: [{ error: errorInfoSchema }, 'The run failed (or was cancelled, or reached a cap); the stream ends.'],
+} as const satisfies Record<EventType, [z.ZodRawShape, string]>;
+
+const eventSchemas = <B extends z.ZodRawShape>(base: B) =>
+  (Object.entries(EVENT_SHAPES) as [EventType, [z.ZodRawShape, string]][]).map(([type, [extra, description]]) =>
+    z.object({ type: z.literal(type), ...base, ...extra }).meta({ title: type, description }),
+  ) as unknown as [z.ZodObject, ...z.ZodObject[]];
 
 export const agentEventSchema = z
-  .discriminatedUnion('type', [
-    event('agent_started', {}, 'The agent run began.'),
-    event('agent_thinking_start', {}, 'Thinking output begins.'),
-    event('agent_thinking', text('A piece of reasoning.'), "A piece of the agent's reasoning (visible in flash mode)."),
-    event('agent_response_start', {}, 'Response output begins.'),
-    event('agent_response', text('Response text; a token with token streaming.'), "A piece of the agent's response."),
-    event('agent_tool_use_start', {}, 'Tool use begins.'),
-    event('agent_tool_use', text('JSON text: {"tool", "input"}.'), 'The agent calls a tool.'),
-    event('agent_tool_response', text('JSON text: {"tool", "content"}.'), 'The result of a tool call.'),
-    event('agent_step', { step: z.string().describe('The step number, as text.') }, 'A step of the run finished.'),
-    event('agent_progress', { progress: z.number().min(0).max(1) }, 'Progress of the run, 0..1.'),
-    event('agent_cost', { cost: z.string().describe('A decimal number as text.') }, 'Cost of the run.'),
-    event('agent_completed', {}, 'The run is finished; the stream ends.'),
-    event('agent_error', { error: errorInfoSchema }, 'The run failed; the stream ends.'),
-  ])
+  .discriminatedUnion('type', eventSchemas(eventBase))
   .describe('One server-sent event: `id: <seq>` and `data: <this object as JSON>`.');
-same<z.output<typeof agentEventSchema>, AgentEvent>(true);
-same<z.output<typeof agentEventSchema>['type'], EventType>(true);
+same<Norm<AgentEvent>['type'], EventType>(true);
 
 export const streamErrorSchema = z
   .object({ error: z.object({ type: z.literal('unavailable'), message: z.string() }) })

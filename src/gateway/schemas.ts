@@ -64,6 +64,8 @@ export const runRequestSchema = z
     streaming: z.boolean().optional().describe('true: token by token, like streaming_tokens.'),
     schedules: z.array(scheduleSchema).optional(),
     final_output: z.strictObject({ name: nonEmpty, strict: z.boolean().default(false), schema: z.record(z.string(), z.unknown()) }).optional(),
+    max_steps: z.number().int().min(1).optional().describe('Model turns the run may take (default MAX_STEPS_DEFAULT, at most MAX_STEPS_CEILING); reaching it ends the run with agent_error step_limit.'),
+    max_cost: z.number().positive().optional().describe('USD the run may spend; once reached, no further model turn starts and the run ends with agent_error budget_exceeded.'),
     multitask: z.enum(['queue', 'reject']).default('queue').describe('When the session is busy: wait for its turn (queue) or answer 409 (reject).'),
     metadata: z.record(z.string(), z.unknown()).default({}).describe('Initial user metadata of the task.'),
   })
@@ -86,5 +88,7 @@ export const listQuerySchema = z.strictObject({
 export const resultQuerySchema = z.strictObject({ wait: z.coerce.number().min(0).max(60).default(0) });
 
 export const eventsQuerySchema = z.strictObject({ after: z.coerce.number().int().min(0).optional() });
+
+export const taskMessageSchema = z.strictObject({ message: nonEmpty.describe('A message for the running agent; it reads it before its next model turn.') });
 
 export const patchTaskSchema = z.strictObject({ metadata: z.record(z.string(), z.unknown()) });

@@ -2,17 +2,17 @@
 // truth) with Redis as a cache of status and results.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { ConflictError, IdempotencyMismatchError, NotFoundError } from '../errors';
+import { ConflictError, IdempotencyMismatchError, NotFoundError, ValidationError } from '../errors';
 import type { StatusCache } from '../relay/status-cache';
 import type { Account } from '../accounts/registry';
-import type { TaskInput, TaskResult, TaskView } from '../../workflows/types';
+import type { BlockEvent, PartialResult, TaskInput, TaskResult, TaskView } from '../../workflows/types';
 import { SEARCH_ATTRIBUTES, initialView, sessionWorkflowId } from '../../workflows/types';
 import { modelForMode } from '../config';
 import { busyQuery, reserveUpdate, messagesQuery, clearSignal } from '../../workflows/session';
-import { statusQuery, patchMetadataSignal } from '../../workflows/agent-task';
+import { statusQuery, patchMetadataSignal, messageUpdate } from '../../workflows/agent-task';
 import type { RunRequest } from './schemas';
 import { isDeadlineExceeded, mapTemporalError, temporalCall } from './temporal-errors';
 import { viewFromDescription, isFinished } from './task-views';
@@ -31,7 +31,16 @@ export interface Submitted {
 
 export type ResultBody =
   | (Omit<TaskResult, 'usage'> & { status: 'completed' })
-  | { task_id: string; session: string; status: 'failed' | 'cancelled'; error: { type: string; message: string } | null; output: null; events: []; cost: null };
+  | {
+      task_id: string;
+      session: string;
+      status: 'failed' | 'cancelled';
+      error: { type: string; message: string } | null;
+      /** What a run that reached a cap (max_steps, max_cost) had produced; null otherwise. */
+      output: string | null;
+      events: BlockEvent[];
+      cost: string | null;
+    };
 
 /** Longest a messages read waits for a finished run's exchange to reach its session. */
 const TURN_SETTLE_MS = 2000;
@@ -54,6 +63,9 @@ export class TaskService {
 
   /** `timing`, when given, gets the Temporal and Redis calls of the submit (Server-Timing). */
   async submit(account: Account, req: RunRequest, session: string | undefined, idempotencyKey?: string, timing?: ServerTiming): Promise<Submitted> {
+    if (req.max_steps !== undefined && req.max_steps > this.config.MAX_STEPS_CEILING) {
+      throw new ValidationError(`max_steps may be at most ${this.config.MAX_STEPS_CEILING} here`, [{ path: 'body.max_steps', message: `at most ${this.config.MAX_STEPS_CEILING}`, code: 'too_big' }]);
+    }
     const requestHash = createHash('sha256').update(JSON.stringify(req)).digest('hex').slice(0, 32);
     const taskId = idempotencyKey
       ? `task_${createHash('sha256').update(`${account.account}\u0000${idempotencyKey}`).digest('hex').slice(0, 32)}`
@@ -79,10 +91,12 @@ export class TaskService {
       metadata: req.metadata,
       multitask: req.multitask,
       modelHeartbeatTimeoutMs: this.config.MODEL_HEARTBEAT_TIMEOUT_MS,
-      slots: req.background ? { limit: account.maxRunning ?? this.config.MAX_RUNNING_TASKS_PER_ACCOUNT, leaseMs: this.config.SLOT_LEASE_MS } : undefined,
+      slots: req.background ? { limit: account.maxRunning ?? this.config.MAX_RUNNING_TASKS_PER_ACCOUNT } : undefined,
       price: this.config.MODEL_PRICES[modelForMode(this.config, req.mode)],
-      // Every path below puts the run in its session before answering.
-      enqueued: true,
+      maxSteps: req.max_steps ?? this.config.MAX_STEPS_DEFAULT,
+      ...(req.max_cost !== undefined && { maxCost: req.max_cost }),
+      tools: this.config.BUILTIN_TOOLS,
+      toolResultMaxChars: this.config.TOOL_RESULT_MAX_CHARS,
       // A new session is opened with this run holding its turn (openSession).
       ownsTurn: !session && !idempotencyKey,
     };
@@ -196,7 +210,9 @@ export class TaskService {
       const cached = await this.cache.get(taskId);
       if (cached) {
         if (cached.account !== account.account) throw new NotFoundError('task not found');
-        return cached;
+        // A finished status is final; an unfinished one is checked with Temporal (a terminated run never updates it).
+        if (isFinished(cached.status)) return cached;
+        return await this.confirmOpen(account, cached);
       }
     } catch (err) {
       if (err instanceof NotFoundError) throw err;
@@ -216,6 +232,26 @@ export class TaskService {
     return view;
   }
 
+  /** The cached unfinished status, unless Temporal says the run has closed (terminated, timed out, vanished). */
+  private async confirmOpen(account: Account, cached: TaskView): Promise<TaskView> {
+    let desc;
+    try {
+      desc = await this.connection.withDeadline(Date.now() + 2000, () => this.client.workflow.getHandle(cached.task_id).describe());
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return this.cacheFinal({ ...cached, status: 'failed', error: { type: 'vanished', message: 'the run no longer exists in Temporal' } });
+      return cached; // Temporal unreachable: the cache is the best answer there is
+    }
+    if (desc.status.name === 'RUNNING') return cached;
+    const view = { ...cached, ...viewFromDescription(desc, cached) };
+    if (view.status === cached.status) return view;
+    return this.cacheFinal(view);
+  }
+
+  private async cacheFinal(view: TaskView): Promise<TaskView> {
+    await this.cache.put(view);
+    return view;
+  }
+
   async result(account: Account, taskId: string, waitSeconds: number): Promise<ResultBody> {
     let view = await this.view(account, taskId);
     if (!isFinished(view.status) && waitSeconds > 0) {
@@ -223,15 +259,47 @@ export class TaskService {
       view = await this.fresh(account, taskId);
     }
     if (!isFinished(view.status)) throw new ConflictError(`the task is ${view.status}; its result is not ready`, { status: view.status });
-    if (view.status !== 'completed') {
-      return { task_id: taskId, session: view.session, status: view.status as 'failed' | 'cancelled', error: view.error, output: null, events: [], cost: null };
-    }
     const cached = await this.cache.getResult<ResultBody>(taskId).catch(() => undefined);
     if (cached) return cached;
-    const r = await this.deadline(10_000, () => this.client.workflow.getHandle(taskId).result() as Promise<TaskResult>);
-    const { usage: _usage, ...body } = r;
+    const body = view.status === 'completed' ? await this.completedResult(taskId) : await this.unsuccessfulResult(view);
     await this.cache.putResult(taskId, body);
     return body;
+  }
+
+  private async completedResult(taskId: string): Promise<ResultBody> {
+    const { usage: _usage, ...body } = await this.deadline(10_000, () => this.client.workflow.getHandle(taskId).result() as Promise<TaskResult>);
+    return body;
+  }
+
+  /** A failed or cancelled run's result: its error, and what it produced when it stopped at a cap. */
+  private async unsuccessfulResult(view: TaskView): Promise<ResultBody> {
+    const status = view.status as 'failed' | 'cancelled';
+    const body: ResultBody = { task_id: view.task_id, session: view.session, status, error: view.error, output: null, events: [], cost: null };
+    if (status !== 'failed') return body;
+    try {
+      await this.deadline(10_000, () => this.client.workflow.getHandle(view.task_id).result());
+    } catch (err) {
+      const partial = failureDetails(err);
+      if (partial) return { ...body, output: partial.output, events: partial.events, cost: partial.cost };
+    }
+    return body;
+  }
+
+  /** Sends a message into a running task (a Temporal update): the agent reads it before its next model turn. */
+  async sendMessage(account: Account, taskId: string, message: string): Promise<{ task_id: string; status: TaskView['status']; pending: number }> {
+    const view = await this.view(account, taskId);
+    if (isFinished(view.status)) throw new ConflictError(`the task is already ${view.status}; it takes no more messages`, { status: view.status });
+    try {
+      const update = () => this.client.workflow.getHandle(taskId).executeUpdate(messageUpdate, { args: [{ message }] });
+      const r = await this.connection.withDeadline(Date.now() + 10_000, update);
+      return { task_id: taskId, status: view.status, pending: r.pending };
+    } catch (err) {
+      // Refused by the run (it is ending), or the run closed meanwhile: the task takes no more messages.
+      const name = (err as Error).name;
+      if (name !== 'WorkflowUpdateFailedError' && !(err instanceof WorkflowNotFoundError)) throw mapTemporalError(err);
+      const now = await this.fresh(account, taskId).catch(() => view);
+      throw new ConflictError(`the task is ${isFinished(now.status) ? `already ${now.status}` : 'finishing'}; it takes no more messages`, { status: now.status });
+    }
   }
 
   /** Status straight from Temporal (the cache may lag a just-finished task). */
@@ -309,4 +377,15 @@ export class TaskService {
     await this.settleFinishedTurn(this.client.workflow.getHandle(sessionWorkflowId(account.account, session)), `session ${session} not found`, 1000).catch(() => undefined);
     await this.deadline(10_000, () => signalSession(this.client, this.sessionRef(account, session), clearSignal, []));
   }
+}
+
+/** The partial result a capped run failed with (ApplicationFailure details), if the error carries one. */
+function failureDetails(err: unknown): PartialResult | undefined {
+  let e = err as { cause?: unknown; details?: unknown[] } | undefined;
+  while (e) {
+    const d = e.details?.[0] as PartialResult | undefined;
+    if (d && typeof d === 'object' && Array.isArray(d.events)) return d;
+    e = e.cause as typeof e;
+  }
+  return undefined;
 }

@@ -49,6 +49,8 @@ export interface EngineOptions {
   dataDir?: string;
   /** Web UI port of the real dev server; 0 = headless. */
   uiPort?: number;
+  /** Remote codec endpoint the Web UI decodes payloads through (the gateway's /codec). */
+  uiCodecEndpoint?: string;
   echo?: (line: string) => void;
 }
 
@@ -69,6 +71,7 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   let uiUrl: string | undefined;
   if (opts.engine === 'temporal-cli' && opts.uiPort) {
     args.push('--ui-port', String(opts.uiPort), '--ui-ip', '127.0.0.1');
+    if (opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
     uiUrl = `http://127.0.0.1:${opts.uiPort}`;
   } else {
     args.push('--headless');

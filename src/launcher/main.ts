@@ -19,6 +19,7 @@ async function main(): Promise<void> {
   say(`  Temporal: ${stack.temporalAddress} (${engineLine(stack)})    Redis: ${stack.redisUrl}`);
   say(`  Web UI: ${uiLine(stack)}`);
   if (stack.modelUrl) say('  MODEL: built-in scripted model (no OPENAI_API_KEY set) — replies are canned, offline');
+  say(`  Payloads in Temporal: encrypted (AES-256-GCM), ${keysLine(stack)}`);
   if (stack.devKey) say(`  API key: ${stack.devKey} (account "dev"; set API_KEYS to use your own)`);
   say(`  try: curl -s ${stack.gatewayUrl}/ -H 'Authorization: Bearer ${stack.devKey ?? '<key>'}' -H 'Content-Type: application/json' -d '{"message":"hello"}'`);
   say(line);
@@ -49,8 +50,14 @@ function engineLine(stack: Stack): string {
   return stack.engine === 'embedded' ? 'ENGINE=embedded' : 'ENGINE=temporal-cli, the real Temporal dev server';
 }
 
+function keysLine(stack: Stack): string {
+  const k = stack.payloadKeys;
+  if (k.source === 'file') return `key in ${path.relative(process.cwd(), k.file) || k.file} (keep it with the data)`;
+  return k.source === 'PAYLOAD_KEYS' ? 'keys from PAYLOAD_KEYS' : 'a key for this run only';
+}
+
 function uiLine(stack: Stack): string {
-  if (stack.temporalUiUrl) return stack.temporalUiUrl;
+  if (stack.temporalUiUrl) return `${stack.temporalUiUrl} (decrypts through the gateway's /codec endpoint)`;
   if (stack.engine === 'embedded') return 'none with the embedded engine; start with ENGINE=temporal-cli for the Temporal Web UI';
   return "your Temporal server's own";
 }

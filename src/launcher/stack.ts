@@ -1,12 +1,14 @@
 // The complete single-machine service: a Temporal engine (ours or the real dev server), a private
 // Redis with persistence, the scripted model when no OPENAI_API_KEY is set,
 // the worker and the gateway. Used by `npm start` and by the end-to-end tests.
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { startScriptedModel } from '../scripted-model';
 import { Child, ensureDir, ensureRedisServer, freePort, startChild, startNode, waitFor } from './processes';
 import { GATEWAY_NODE_FLAGS } from './node-flags';
 import { EngineName, engineFromEnv, startEngine } from './engines';
+import { ensurePayloadKeyFile, generatePayloadKey } from '../codec/keys';
 
 export interface StackOptions {
   /** Data folder (engine log, Redis AOF). Absent: engine in memory, Redis without persistence. */
@@ -37,6 +39,12 @@ export interface Stack {
   model?: Awaited<ReturnType<typeof startScriptedModel>>;
   /** The dev key created when no API_KEYS were configured. */
   devKey?: string;
+  /**
+   * Where the payload encryption keys (env.PAYLOAD_KEYS) came from: the
+   * variable, the data folder's key file, or a key made for this run only
+   * (no data folder: nothing it encrypted outlives the run).
+   */
+  payloadKeys: { source: 'PAYLOAD_KEYS' } | { source: 'file'; file: string; created: boolean } | { source: 'ephemeral' };
   env: NodeJS.ProcessEnv;
   children: Record<string, Child>;
   startWorker(): Promise<Child>;
@@ -53,10 +61,21 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     let temporalAddress = base.TEMPORAL_ADDRESS;
     let temporalUiUrl: string | undefined;
     const engine = engineFromEnv(base);
+    // Known before the engine starts: the Web UI is told where the codec endpoint is.
+    const gatewayPort = opts.gatewayPort === 0 ? await freePort() : (opts.gatewayPort ?? Number(base.PORT ?? 8080));
+    const codec: { token?: string; corsOrigins?: string } = {};
     if (!temporalAddress) {
       const port = opts.temporalPort === 0 ? await freePort() : (opts.temporalPort ?? Number(base.TEMPORAL_PORT || 7233));
       const uiPort = opts.temporalUiPort === 0 ? await freePort() : opts.temporalUiPort;
-      const running = await startEngine({ engine, port, dataDir: opts.dataDir, uiPort, echo: echo('engine') });
+      let uiCodecEndpoint: string | undefined;
+      if (engine === 'temporal-cli' && uiPort) {
+        // The UI decrypts through the gateway's codec endpoint. It cannot send a
+        // header, so the token is in the endpoint's path (this UI is on loopback).
+        codec.token = base.CODEC_AUTH_TOKEN || randomBytes(24).toString('base64url');
+        uiCodecEndpoint = `http://127.0.0.1:${gatewayPort}/codec/${codec.token}`;
+        if (!base.CODEC_CORS_ORIGINS) codec.corsOrigins = `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`;
+      }
+      const running = await startEngine({ engine, port, dataDir: opts.dataDir, uiPort, uiCodecEndpoint, echo: echo('engine') });
       children.engine = running.child;
       stoppers.unshift(() => children.engine.stop());
       temporalAddress = running.address;
@@ -106,7 +125,23 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       devKey = 'dev-key';
       env.API_KEYS = `${devKey}:dev`;
     }
-    const gatewayPort = opts.gatewayPort === 0 ? await freePort() : (opts.gatewayPort ?? Number(base.PORT ?? 8080));
+    // Every payload the service hands Temporal is encrypted (src/codec). The
+    // key file is made here, by the one process that starts both the gateway
+    // and the worker, and passed to them (and kept in `env` for tests' clients).
+    let payloadKeys: Stack['payloadKeys'] = { source: 'PAYLOAD_KEYS' };
+    if (!base.PAYLOAD_KEYS) {
+      if (opts.dataDir) {
+        const k = ensurePayloadKeyFile(opts.dataDir);
+        env.PAYLOAD_KEYS = k.keys;
+        payloadKeys = { source: 'file', file: k.file, created: k.created };
+        log(`payload encryption key ${k.created ? 'created in' : 'from'} ${k.file}`);
+      } else {
+        env.PAYLOAD_KEYS = generatePayloadKey();
+        payloadKeys = { source: 'ephemeral' };
+      }
+    }
+    if (codec.token) env.CODEC_AUTH_TOKEN = codec.token;
+    if (codec.corsOrigins) env.CODEC_CORS_ORIGINS = codec.corsOrigins;
     env.PORT = String(gatewayPort);
 
     const startWorker = async () => {
@@ -130,6 +165,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       modelUrl,
       model,
       devKey,
+      payloadKeys,
       env,
       children,
       startWorker,

@@ -58,7 +58,7 @@ async function run(id: number, msg: Extract<ToThread, { type: 'run' }>): Promise
   const p: TurnProgress = msg.progress;
   let sent = '';
   const beat = setInterval(() => {
-    const key = `${p.nextSeq}:${p.content.length}:${p.thinking.length}`;
+    const key = `${p.published}:${p.content.length}:${p.thinking.length}:${p.chunks}`;
     if (key !== sent) send({ type: 'progress', id, progress: { ...p } });
     sent = key;
   }, PROGRESS_MS);

@@ -1,11 +1,18 @@
-// The event union streamed to clients (SPEC 6.2 plus agent_error), growing with
-// features. Every event carries type, session, task_id and seq.
+// The one union of every event the service streams to clients (SPEC 6.2, plus
+// agent_error, agent_input and the tool call ids), growing with features. Every
+// event carries type, session, task_id and seq. Pure types and constants: the
+// workflows import its types.
 
 export interface EventBase {
   session: string;
   task_id: string;
-  /** 1-based position in the task's event log; SSE `id:`. */
+  /** 1-based position in the task's event log, gap-free; SSE `id:`. */
   seq: number;
+}
+
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
 }
 
 export type AgentEventBody =
@@ -14,10 +21,16 @@ export type AgentEventBody =
   | { type: 'agent_thinking'; content: string }
   | { type: 'agent_response_start' }
   | { type: 'agent_response'; content: string }
-  | { type: 'agent_tool_use_start' }
-  | { type: 'agent_tool_use'; content: string }
-  | { type: 'agent_tool_response'; content: string }
-  | { type: 'agent_step'; step: string }
+  /** A tool call begins; tool_call_id pairs it with its use and response. */
+  | { type: 'agent_tool_use_start'; tool_call_id: string }
+  /** content: JSON string {"tool", "input"}. */
+  | { type: 'agent_tool_use'; content: string; tool_call_id: string }
+  /** content: JSON string {"tool", "content"}; is_error when the tool failed (the model is told so and goes on). */
+  | { type: 'agent_tool_response'; content: string; tool_call_id: string; is_error?: boolean }
+  /** A model turn finished (after its tool calls, if any); usage is that turn's, every attempt counted. */
+  | { type: 'agent_step'; step: string; usage?: TokenUsage }
+  /** A message sent into the running task (POST /tasks/{id}/messages), as the agent takes it in. */
+  | { type: 'agent_input'; content: string }
   | { type: 'agent_progress'; progress: number }
   | { type: 'agent_cost'; cost: string }
   | { type: 'agent_completed' }
@@ -29,8 +42,3 @@ export type EventType = AgentEventBody['type'];
 
 /** Events after which a task's stream ends. */
 export const TERMINAL_EVENTS: ReadonlySet<EventType> = new Set(['agent_completed', 'agent_error']);
-
-/** Events as published: the bodies numbered from seqStart, with their task and session. */
-export function stampEvents(taskId: string, session: string, seqStart: number, bodies: readonly object[]): AgentEvent[] {
-  return bodies.map((b, i) => ({ ...b, session, task_id: taskId, seq: seqStart + i }) as AgentEvent);
-}

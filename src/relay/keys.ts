@@ -5,6 +5,8 @@ export const keys = {
   events: (taskId: string) => `aes:ev:{${taskId}}`,
   /** Pub/sub channel announcing new events of a task to gateways. */
   channel: (taskId: string) => `aes:evch:{${taskId}}`,
+  /** Per-producer counts of a task's events and the task's last seq (publisher.ts). */
+  producers: (taskId: string) => `aes:pr:{${taskId}}`,
   /** Cached task status document (JSON). */
   status: (taskId: string) => `aes:st:{${taskId}}`,
   /** Cached final result (JSON). */

@@ -1,28 +1,67 @@
-// Publishes task events to Redis: appended to the task's stream under its seq
-// (a re-published seq is silently refused, which is what keeps a retried
-// activity from showing a client the same text twice) and announced on the
-// task's channel. Best effort: Redis is a relay, so when it is down the events
-// are logged and dropped, and the task goes on.
+// Publishes task events to Redis. Several producers publish a task's events at
+// once (the workflow's own, a model turn, each tool call), so the relay numbers
+// them: each event gets the task's next seq as it is appended, which keeps the
+// log gap-free and ordered however the producers interleave.
+//
+// Each producer has a stable id chosen by the workflow (`s3:m`, `s3:t1`,
+// `end`) and numbers its own events from 0. A producer retried after a crash
+// publishes its events again from 0 and the relay skips those it already has,
+// so a resumed stream never shows an event twice. Once a task's terminal event
+// is in (producer `end`), nothing else is appended.
+//
+// Best effort: Redis is a relay, so when it is down the events are logged and
+// dropped, and the task goes on. `floor` (the highest seq the workflow has
+// heard of) keeps numbering monotonic even when Redis lost the task's keys.
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
-import type { AgentEvent } from './events';
+import type { AgentEvent, AgentEventBody } from './events';
 import { keys } from './keys';
 
-// KEYS[1] stream, KEYS[2] channel; ARGV[1] ttl ms, then pairs (id, json).
+/** The producer that publishes a task's terminal event (the workflow's end, or one synthesised for a run that vanished). */
+export const END_PRODUCER = 'end';
+
+// KEYS[1] stream, KEYS[2] channel, KEYS[3] producers hash.
+// ARGV[1] ttl ms, ARGV[2] producer, ARGV[3] offset of the first body, ARGV[4]
+// floor, ARGV[5] meta ('' = none), ARGV[6] end producer; then the bodies (JSON
+// objects without seq). Returns {added, last seq}.
 const APPEND = `
+local h = KEYS[3]
+local producer = ARGV[2]
+if producer ~= ARGV[6] and redis.call('HEXISTS', h, 'c:' .. ARGV[6]) == 1 then
+  return {0, tonumber(redis.call('HGET', h, 'n') or '0')}
+end
+local count = tonumber(redis.call('HGET', h, 'c:' .. producer) or '0')
+local offset = tonumber(ARGV[3])
+local last = tonumber(redis.call('HGET', h, 'n') or '0')
+if tonumber(ARGV[4]) > last then last = tonumber(ARGV[4]) end
 local added = 0
-for i = 2, #ARGV, 2 do
-  local ok = redis.pcall('XADD', KEYS[1], ARGV[i], 'e', ARGV[i + 1])
-  if type(ok) ~= 'table' or not ok.err then
-    redis.call('PUBLISH', KEYS[2], ARGV[i + 1])
+for i = 7, #ARGV do
+  local idx = offset + (i - 7)
+  if idx >= count then
+    last = last + 1
+    local json = '{"seq":' .. last .. ',' .. string.sub(ARGV[i], 2)
+    local ok = redis.pcall('XADD', KEYS[1], last .. '-0', 'e', json, 'p', producer)
+    if type(ok) == 'table' and ok.err then
+      -- The stream is ahead of the counter (its hash was lost): continue after its last entry.
+      local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+      last = tonumber(string.match(top[1][1], '^(%d+)')) + 1
+      json = '{"seq":' .. last .. ',' .. string.sub(ARGV[i], 2)
+      redis.call('XADD', KEYS[1], last .. '-0', 'e', json, 'p', producer)
+    end
+    redis.call('PUBLISH', KEYS[2], json)
+    if count == 0 and added == 0 then redis.call('HSETNX', h, 'f:' .. producer, last) end
+    count = idx + 1
     added = added + 1
   end
 end
+if added > 0 then redis.call('HSET', h, 'c:' .. producer, count, 'n', last) end
+if ARGV[5] ~= '' then redis.call('HSET', h, 'm:' .. producer, ARGV[5]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return added
+redis.call('PEXPIRE', h, ARGV[1])
+return {added, last}
 `;
 
-type WithAppend = Redis & { aesAppend(stream: string, channel: string, ...args: (string | number)[]): Promise<number> };
+type WithAppend = Redis & { aesAppend(stream: string, channel: string, hash: string, ...args: (string | number)[]): Promise<[number, number]> };
 
 export interface PublisherOptions {
   redis: Redis;
@@ -31,26 +70,65 @@ export interface PublisherOptions {
   ttlMs: number;
 }
 
+export interface PublishOptions {
+  /** The highest seq the caller knows was assigned (numbering continues above it). */
+  floor?: number;
+  /** A small JSON document kept with the producer (a model turn's outcome, for its retry). */
+  meta?: unknown;
+}
+
+export interface Published {
+  /** Events newly appended (the rest were already in). */
+  added: number;
+  /** The task's highest seq after this publish; `floor` when Redis is unavailable. */
+  lastSeq: number;
+}
+
+/** What a producer has published so far: for a retried producer to pick up where it stopped. */
+export interface ProducerState {
+  count: number;
+  events: AgentEvent[];
+  meta?: unknown;
+}
+
 export class EventPublisher {
   private readonly redis: WithAppend;
 
   constructor(private readonly opts: PublisherOptions) {
     this.redis = opts.redis as WithAppend;
     if (typeof this.redis.aesAppend !== 'function') {
-      this.redis.defineCommand('aesAppend', { numberOfKeys: 2, lua: APPEND });
+      this.redis.defineCommand('aesAppend', { numberOfKeys: 3, lua: APPEND });
     }
   }
 
-  /** Returns how many events were new (the rest were already published). */
-  async publish(taskId: string, events: AgentEvent[]): Promise<number> {
-    if (events.length === 0) return 0;
-    const args: (string | number)[] = [this.opts.ttlMs];
-    for (const ev of events) args.push(`${ev.seq}-0`, JSON.stringify(ev));
+  /**
+   * Publishes the producer's events numbered `offset`, `offset + 1`, ... in
+   * its own count; those it already published are skipped.
+   */
+  async publish(taskId: string, session: string, producer: string, offset: number, bodies: readonly AgentEventBody[], o: PublishOptions = {}): Promise<Published> {
+    const floor = o.floor ?? 0;
+    if (bodies.length === 0 && o.meta === undefined) return { added: 0, lastSeq: floor };
+    const args: (string | number)[] = [this.opts.ttlMs, producer, offset, floor, o.meta === undefined ? '' : JSON.stringify(o.meta), END_PRODUCER];
+    for (const b of bodies) args.push(JSON.stringify({ ...b, session, task_id: taskId }));
     try {
-      return await this.redis.aesAppend(keys.events(taskId), keys.channel(taskId), ...args);
+      const [added, lastSeq] = await this.redis.aesAppend(keys.events(taskId), keys.channel(taskId), keys.producers(taskId), ...args);
+      return { added, lastSeq };
     } catch (err) {
-      this.opts.logger.warn({ err: (err as Error).message, taskId, dropped: events.length }, 'event relay unavailable; events dropped from the live stream');
-      return 0;
+      this.opts.logger.warn({ err: (err as Error).message, taskId, dropped: bodies.length }, 'event relay unavailable; events dropped from the live stream');
+      return { added: 0, lastSeq: floor };
+    }
+  }
+
+  /** The producer's published events and meta; empty when there are none or Redis is unavailable. */
+  async producerState(taskId: string, producer: string): Promise<ProducerState> {
+    try {
+      const [count, first, meta] = await this.redis.hmget(keys.producers(taskId), `c:${producer}`, `f:${producer}`, `m:${producer}`);
+      if (!count || !first) return { count: 0, events: [], ...(meta && { meta: JSON.parse(meta) }) };
+      const rows = await this.redis.xrange(keys.events(taskId), `${first}-0`, '+');
+      const events = rows.filter(([, f]) => f[3] === producer).map(([, f]) => JSON.parse(f[1]) as AgentEvent);
+      return { count: Number(count), events, ...(meta && { meta: JSON.parse(meta) }) };
+    } catch {
+      return { count: 0, events: [] };
     }
   }
 
@@ -64,7 +142,7 @@ export class EventPublisher {
     }
   }
 
-  /** Events already in the stream from `afterSeq` on (used to resume a retried stream). */
+  /** Events in the stream after `afterSeq`. */
   async readAfter(taskId: string, afterSeq: number): Promise<AgentEvent[]> {
     try {
       const rows = await this.redis.xrange(keys.events(taskId), `(${afterSeq}-0`, '+');

@@ -1,8 +1,8 @@
 // Turns a request plus its directives into the reply the model gives. Pure and
 // deterministic: the same conversation always yields the same reply, which is
 // what lets a caller resume a half-streamed answer (see continueReply).
-import { createHash } from 'node:crypto';
-import { ChatMessage, ChatRequest, hasToolCalls, messageText } from './request';
+import { createHash, Hash } from 'node:crypto';
+import { ChatMessage, ChatRequest, hasToolCalls, messageText, ToolDef } from './request';
 import { Directive, findDirective, intParam, mergeDirectives, parseDirectives, parseHeaderDirectives } from './directives';
 import { fillSchema } from './json-schema-fill';
 import { excerpt, fillerWords, tokenize } from './text';
@@ -53,18 +53,54 @@ function findLastIndex<T>(xs: T[], pred: (x: T) => boolean): number {
   return -1;
 }
 
-/** Tool call ids derive from the conversation so a retried request gets the same ids. */
-function toolCallId(convo: ChatMessage[], turn: number, index: number): string {
-  const h = createHash('sha256').update(JSON.stringify(convo)).update(`|${turn}|${index}`).digest('hex');
-  return `call_${h.slice(0, 24)}`;
+/** Most calls one `[[tool count=N]]` makes in a round, so a typo cannot exhaust memory. */
+const MAX_TOOL_COUNT = 1000;
+
+// A module constant: under jest the code runs in a vm context, where global lookups are slow.
+const stringify = JSON.stringify;
+
+/**
+ * What the tool call ids are derived from: every message's role, text, name and
+ * tool-call fields, joined with control characters. Cheaper than JSON of the
+ * whole conversation, which matters once it holds hundreds of tool rounds.
+ */
+function conversationKey(convo: ChatMessage[]): string {
+  const parts: string[] = [];
+  for (const m of convo) {
+    const content = typeof m.content === 'string' ? m.content : m.content == null ? '' : stringify(m.content);
+    parts.push('\u0001', m.role, content, m.name ?? '', m.tool_call_id ?? '');
+    for (const c of m.tool_calls ?? []) parts.push('\u0002', c.id ?? '', c.function.name, c.function.arguments ?? '');
+  }
+  return parts.join('\u0000');
 }
 
-function normaliseArgs(raw: string): string {
+/**
+ * Tool call ids derive from the conversation so a retried request gets the same
+ * ids. The conversation is hashed once per request; each id then only adds its
+ * round and index on top.
+ */
+function toolCallIds(convo: ChatMessage[]): (round: number, index: number) => string {
+  let base: Hash | undefined;
+  return (round, index) => {
+    base ??= createHash('sha256').update(conversationKey(convo));
+    return `call_${base.copy().update(`|${round}|${index}`).digest('hex').slice(0, 24)}`;
+  };
+}
+
+/**
+ * The directive's `args`, JSON normalised, with `{{round}}` and `{{call}}` in
+ * string values replaced; text that is not JSON is kept verbatim (placeholders
+ * replaced too), to exercise bad-argument handling.
+ */
+function scriptedArgs(raw: string, round: number, call: number): string {
+  const fill = (s: string) => s.replaceAll('{{round}}', String(round)).replaceAll('{{call}}', String(call));
+  let value: unknown;
   try {
-    return JSON.stringify(JSON.parse(raw));
+    value = JSON.parse(raw);
   } catch {
-    return raw;
+    return fill(raw);
   }
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? fill(v) : v));
 }
 
 function forcedToolName(req: ChatRequest): string | undefined {
@@ -74,23 +110,64 @@ function forcedToolName(req: ChatRequest): string | undefined {
   return undefined;
 }
 
-function planToolCalls(req: ChatRequest, convo: ChatMessage[], script: Script, turn: number): ToolCallOut[] {
-  const offered = req.tools ?? [];
-  if (offered.length === 0 || req.tool_choice === 'none') return [];
-  let wanted = script.directives.filter((d) => d.name === 'tool' && intParam(d, 'turn', 1) === turn);
-  if (wanted.length === 0 && turn === 1) {
+/**
+ * The offered tool a directive's `name` means: the exact name, else a namespaced
+ * one ending in `__<name>` (an MCP server's tool), else any name ending in
+ * `<name>`; the first in offered order at each step.
+ */
+function resolveTool(offered: ToolDef[], name: string): ToolDef | undefined {
+  return (
+    offered.find((t) => t.function.name === name) ??
+    offered.find((t) => t.function.name.endsWith(`__${name}`)) ??
+    offered.find((t) => t.function.name.endsWith(name))
+  );
+}
+
+/** Tool directives that take part in the given tool round (1-based): rounds turn..turn+rounds-1. */
+function activeIn(d: Directive, round: number): boolean {
+  const first = intParam(d, 'turn', 1);
+  return round >= first && round < first + intParam(d, 'rounds', 1) && intParam(d, 'count', 1) > 0;
+}
+
+function toolsUsable(req: ChatRequest): boolean {
+  return (req.tools?.length ?? 0) > 0 && req.tool_choice !== 'none';
+}
+
+function planToolCalls(req: ChatRequest, convo: ChatMessage[], script: Script, round: number): ToolCallOut[] {
+  if (!toolsUsable(req)) return [];
+  const offered = req.tools!;
+  let wanted = script.directives.filter((d) => d.name === 'tool' && activeIn(d, round));
+  if (wanted.length === 0 && round === 1) {
     const forced = forcedToolName(req);
-    if (forced) wanted = [{ name: 'tool', params: { name: forced } }];
+    if (forced) wanted = [{ name: 'tool', params: { name: forced, unknown: 'call' } }];
   }
-  return wanted.map((d, index) => {
-    const name = d.params.name ?? offered[0].function.name;
-    const def = offered.find((t) => t.function.name === name);
-    const args =
-      d.params.args !== undefined
-        ? normaliseArgs(d.params.args)
-        : JSON.stringify(fillSchema(def?.function.parameters ?? { type: 'object' }, { text: script.userText }));
-    return { id: toolCallId(convo, turn, index), name, arguments: args };
-  });
+  const idFor = toolCallIds(convo);
+  const calls: ToolCallOut[] = [];
+  for (const d of wanted) {
+    const requested = d.params.name || undefined;
+    const def = requested === undefined ? offered[0] : resolveTool(offered, requested);
+    // An unknown name calls nothing (composeReply says so), unless unknown=call asks for the bad call.
+    if (!def && d.params.unknown !== 'call') continue;
+    const name = def?.function.name ?? requested!;
+    const generated = d.params.args === undefined ? JSON.stringify(fillSchema(def?.function.parameters ?? { type: 'object' }, { text: script.userText })) : undefined;
+    const count = Math.min(intParam(d, 'count', 1), MAX_TOOL_COUNT);
+    for (let k = 1; k <= count; k++) {
+      calls.push({ id: idFor(round, calls.length), name, arguments: generated ?? scriptedArgs(d.params.args!, round, k) });
+    }
+  }
+  return calls;
+}
+
+/** Names of tools the directives so far (rounds 1..round) asked for that the request does not offer. */
+function missingTools(req: ChatRequest, script: Script, round: number): string[] {
+  if (!toolsUsable(req)) return [];
+  const missing = new Set<string>();
+  for (const d of script.directives) {
+    if (d.name !== 'tool' || !d.params.name || d.params.unknown === 'call') continue;
+    if (intParam(d, 'turn', 1) > round || intParam(d, 'rounds', 1) === 0 || intParam(d, 'count', 1) === 0) continue;
+    if (!resolveTool(req.tools!, d.params.name)) missing.add(d.params.name);
+  }
+  return [...missing];
 }
 
 function baseText(script: Script): string {
@@ -120,18 +197,32 @@ function reasoningFor(script: Script, what: string): string {
   return `The user wrote: "${excerpt(script.userText)}". ${what}`;
 }
 
+/** How the final answer reports tool results: `answer=last` (default), `answer=all`, or fixed text. */
+function answerMode(script: Script): string {
+  const d = script.directives.find((x) => x.name === 'tool' && x.params.answer !== undefined);
+  return d?.params.answer ?? 'last';
+}
+
 /** The complete reply for a conversation that does not end in a partial answer. */
 function composeReply(req: ChatRequest, convo: ChatMessage[], script: Script): Reply {
   const after = convo.slice(findLastIndex(convo, (m) => m.role === 'user') + 1);
-  const turn = after.filter(hasToolCalls).length + 1;
-  const calls = planToolCalls(req, convo, script, turn);
+  let done = 0;
+  for (const m of after) if (hasToolCalls(m)) done++;
+  const round = done + 1;
+  const calls = planToolCalls(req, convo, script, round);
   if (calls.length > 0) {
     const names = [...new Set(calls.map((c) => c.name))].join(', ');
     return { reasoning: reasoningFor(script, `I should call ${names} to answer.`), content: null, toolCalls: calls, finishReason: 'tool_calls' };
   }
-  const results = after.slice(findLastIndex(after, hasToolCalls) + 1).filter((m) => m.role === 'tool');
-  const text = results.length > 0 ? results.map((m) => `tool said: ${messageText(m)}`).join('\n') : baseText(script);
-  const what = results.length > 0 ? 'The tool answered; I will pass its result on.' : 'I will reply.';
+  const mode = answerMode(script);
+  const reported = mode === 'all' ? after : after.slice(findLastIndex(after, hasToolCalls) + 1);
+  const results = reported.filter((m) => m.role === 'tool');
+  const notes = missingTools(req, script, round).map((n) => `no tool named ${n} is offered`);
+  let body: string;
+  if (results.length > 0) body = mode === 'all' || mode === 'last' ? results.map((m) => `tool said: ${messageText(m)}`).join('\n') : mode;
+  else body = notes.length > 0 ? '' : baseText(script);
+  const text = notes.length > 0 ? [...notes, ...(body ? [body] : [])].join('\n') : body;
+  const what = results.length > 0 ? 'The tool answered; I will pass its result on.' : notes.length > 0 ? 'That tool is not offered; I will say so.' : 'I will reply.';
   return { reasoning: reasoningFor(script, what), content: jsonText(req, script, text) ?? text, toolCalls: [], finishReason: 'stop' };
 }
 
@@ -156,7 +247,7 @@ function continueReply(full: Reply, partial: ChatMessage): Reply {
 }
 
 function applyTokenLimit(reply: Reply, limit: number | null | undefined): Reply {
-  if (!limit || reply.content === null) return reply;
+  if (!limit || reply.content === null || reply.toolCalls.length > 0) return reply;
   const tokens = tokenize(reply.content);
   if (tokens.length <= limit) return reply;
   return { ...reply, content: tokens.slice(0, limit).join(''), finishReason: 'length' };

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
 import pino, { Logger } from 'pino';
-import { ChatRequest, ChatRequestSchema, describeIssue } from './request';
+import { ChatRequest, describeIssue, parseChatRequest } from './request';
 import { Directive, findDirective, intParam } from './directives';
 import { buildReply, readScript, Script } from './script';
 import { Interruption, Outcome, sendCompletion, streamCompletion } from './respond';
@@ -140,7 +140,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
   // get the same answer, and a non-JSON body fails parsing with a clean 400.
   app.post('/v1/chat/completions', express.json({ limit: '32mb', type: () => true }), async (req: Request, res: Response) => {
     stats.chatCompletions++;
-    const parsed = ChatRequestSchema.safeParse(req.body ?? {});
+    const parsed = parseChatRequest(req.body ?? {});
     if (!parsed.success) {
       stats.badRequests++;
       const { message, param } = describeIssue(parsed.error);

@@ -15,16 +15,26 @@ export interface SessionRef {
   taskQueue: string;
   /** Idle close of a session (re)opened here, ms (SESSION_IDLE_CLOSE_MS; 0 = never). */
   idleCloseMs: number;
+  /** How often the session checks its active run still exists, ms (RUN_WATCH_MS). */
+  watchMs: number;
 }
 
 /** A session of an account, with the deployment's task queue and idle close. */
-export function sessionRef(config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS'>, account: string, session: string): SessionRef {
-  return { account, session, taskQueue: config.TEMPORAL_TASK_QUEUE, idleCloseMs: config.SESSION_IDLE_CLOSE_MS };
+export function sessionRef(config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS'>, account: string, session: string): SessionRef {
+  return { account, session, taskQueue: config.TEMPORAL_TASK_QUEUE, idleCloseMs: config.SESSION_IDLE_CLOSE_MS, watchMs: config.RUN_WATCH_MS };
 }
 
 /** The state a session starts with: an empty queue, the given thread, the configured idle close. */
 export function sessionStart(ref: SessionRef, messages: ThreadMessage[], active?: string): SessionState {
-  return { account: ref.account, session: ref.session, messages, queue: [], ...(active && { active }), ...(ref.idleCloseMs > 0 && { idleCloseMs: ref.idleCloseMs }) };
+  return {
+    account: ref.account,
+    session: ref.session,
+    messages,
+    queue: [],
+    watchMs: ref.watchMs,
+    ...(active && { active }),
+    ...(ref.idleCloseMs > 0 && { idleCloseMs: ref.idleCloseMs }),
+  };
 }
 
 /**

@@ -11,6 +11,7 @@ import { StatusCache } from '../relay/status-cache';
 import { createActivities } from '../../activities';
 import { ThreadedModelStream } from '../model-stream/thread-runner';
 import { lowerPriorityExcept, scavengeWithoutHelpers } from './thread-priority';
+import { dataConverter as serviceDataConverter } from '../codec/data-converter';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
@@ -18,9 +19,12 @@ async function main(): Promise<void> {
   // Before any thread collects: the helpers it would wait for are niced below.
   if (config.WORKER_NICE > 0) scavengeWithoutHelpers();
   installRuntimeLogger(logger);
+  // Before anything connects: with no payload keys the worker refuses to start.
+  // The workflows' and the activities' client share it, so both read what either wrote.
+  const dataConverter = serviceDataConverter(config);
   const connection = await connectWithRetry(config.TEMPORAL_ADDRESS, logger);
   await ensureNamespaceSetup(connection, config.TEMPORAL_NAMESPACE, config.RETENTION_DAYS, logger);
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
   const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS, grpcCompression: { codec: config.TEMPORAL_GRPC_COMPRESSION } });
   const redis = commandClient(config.REDIS_URL, logger, 'worker');
   const ttlMs = config.RETENTION_DAYS * 86_400_000;
@@ -52,6 +56,7 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowsPath: require.resolve('../../workflows'),
+    dataConverter,
     activities,
     // Each task and its session stay cached while active; bound the cache so a
     // burst of thousands of tasks does not hold them all in memory.

@@ -1,8 +1,10 @@
 // The model-turn activity against a real Redis and the scripted model, with
 // the stream run in process and on the worker's token thread: the first turn
-// publishes the run's prelude (agent_started) and caches its status; a retried
-// attempt publishes nothing twice and leaves no seq gap; model errors keep
-// their classification across the thread.
+// publishes the run's prelude (agent_started) and caches its status; it reads
+// its thread by query (answered here by a stand-in for the workflow); a turn
+// with tool calls returns them; a retried attempt publishes nothing twice,
+// leaves no seq gap and keeps the tool calls and usage; model errors keep their
+// classification across the thread.
 import OpenAI from 'openai';
 import pino from 'pino';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -14,8 +16,9 @@ import { ThreadedModelStream } from '../../src/model-stream/thread-runner';
 import { EventPublisher } from '../../src/relay/publisher';
 import { StatusCache } from '../../src/relay/status-cache';
 import { startScriptedModel, ScriptedModel } from '../../src/scripted-model';
-import { costOf, initialView } from '../../workflows/types';
-import type { TaskInput } from '../../workflows/types';
+import { initialView } from '../../workflows/types';
+import type { RunMessage, TaskInput } from '../../workflows/types';
+import { BUILTIN_TOOLS, toolSpec } from '../../workflows/tool-registry';
 import { PrivateRedis, startPrivateRedis } from '../relay/private-redis';
 
 const logger = pino({ level: 'silent' });
@@ -47,152 +50,106 @@ afterAll(async () => {
 });
 
 let n = 0;
-function turnInput() {
+/** The runs' threads, as their workflows would answer the thread query. */
+const threads: Record<string, RunMessage[]> = {};
+const temporal = {
+  workflow: {
+    getHandle: (id: string) => ({
+      query: async (_q: unknown, from: number) => ({ messages: (threads[id] ?? []).slice(from), total: (threads[id] ?? []).length }),
+    }),
+  },
+};
+
+function turnInput(message = '[[say text="one two three"]] hi') {
   const taskId = `task_turn${++n}`;
+  threads[taskId] = [{ role: 'user', content: message }];
   const task = { taskId, account: 'acct', session: 'sess_1', metadata: {}, createdAt: new Date().toISOString() } as TaskInput;
   const view = { ...initialView(task), status: 'running' as const, started_at: new Date().toISOString() };
   return {
     taskId,
+    account: 'acct',
     session: 'sess_1',
-    seqStart: 1,
     step: 1,
     mode: 'base' as const,
     streamTokens: true,
-    messages: [{ role: 'user' as const, content: '[[say text="one two three"]] hi' }],
-    prelude: [{ type: 'agent_started' }],
+    tools: [toolSpec(BUILTIN_TOOLS.calculate)],
+    thread: { sessionMessages: 0, runMessages: 1 },
+    floor: 0,
+    prelude: [{ type: 'agent_started' as const }],
     view,
   };
 }
 
+const deps = (modelStream: ModelStreamRunner) =>
+  ({ modelStream, publisher, statusCache: cache, temporal, config: { MODEL_FLASH: 'scripted-flash', MODEL_BASE: 'scripted-base', MODEL_MAX: 'scripted-max' } }) as never;
+const contentOf = (events: { type: string }[]) => events.filter((e) => e.type === 'agent_response').map((e) => (e as unknown as { content: string }).content).join('');
+
 describe.each(Object.keys(runners))('the stream run %s', (runner) => {
   let activities: ReturnType<typeof createModelActivities>;
   beforeAll(() => {
-    activities = createModelActivities({
-      modelStream: runners[runner](),
-      publisher,
-      statusCache: cache,
-      config: { MODEL_FLASH: 'scripted-flash', MODEL_BASE: 'scripted-base', MODEL_MAX: 'scripted-max' },
-    } as never);
+    activities = createModelActivities(deps(runners[runner]()));
   });
 
-  test('the first turn publishes the prelude from seqStart, then the model stream, and caches the running status', async () => {
+  test('the first turn publishes the prelude, then the model stream and the step, and caches the running status', async () => {
     const input = turnInput();
     const out = (await new MockActivityEnvironment().run(activities.modelTurn, input)) as ModelTurnOutput;
     const events = await publisher.readAfter(input.taskId, 0);
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
     expect(events.map((e) => e.type)).toEqual(['agent_started', 'agent_response_start', ...out.content.split(/(?<= )/).map(() => 'agent_response'), 'agent_step']);
-    expect(events.filter((e) => e.type === 'agent_response').map((e) => (e as { content: string }).content).join('')).toBe('one two three');
-    expect(out.nextSeq).toBe(events.length + 1);
+    expect(contentOf(events)).toBe('one two three');
+    expect(out.lastSeq).toBe(events.length);
+    expect(out.toolCalls).toEqual([]);
+    expect(out.usage.completionTokens).toBeGreaterThan(0);
+    expect(events[events.length - 1]).toMatchObject({ type: 'agent_step', step: '1', usage: { prompt_tokens: out.usage.promptTokens, completion_tokens: out.usage.completionTokens } });
     expect((await cache.get(input.taskId))?.status).toBe('running');
   });
 
-  test('a retried attempt (no heartbeat yet) publishes no event twice and continues the seqs', async () => {
+  test('a turn that calls tools returns the calls and publishes their use, not yet a step', async () => {
+    const input = { ...turnInput('[[tool name=calculate args={"expression":"6*7"}]] [[tool name=calculate args={"expression":"1+1"}]]'), streamTokens: false };
+    const out = (await new MockActivityEnvironment().run(activities.modelTurn, input)) as ModelTurnOutput;
+    expect(out.toolCalls.map((c) => [c.name, JSON.parse(c.arguments).expression])).toEqual([
+      ['calculate', '6*7'],
+      ['calculate', '1+1'],
+    ]);
+    const events = await publisher.readAfter(input.taskId, 0);
+    expect(events.map((e) => e.type)).toEqual(['agent_started', 'agent_tool_use_start', 'agent_tool_use', 'agent_tool_use_start', 'agent_tool_use']);
+    expect(JSON.parse((events[2] as { content: string }).content)).toEqual({ tool: 'calculate', input: { expression: '6*7' } });
+    expect(events[2]).toMatchObject({ tool_call_id: out.toolCalls[0].id });
+    // A retry after the turn finished returns the same outcome without calling the model again.
+    const before = model.received().length;
+    const again = (await new MockActivityEnvironment({ attempt: 2 }).run(activities.modelTurn, input)) as ModelTurnOutput;
+    expect(model.received().length).toBe(before);
+    expect(again.toolCalls).toEqual(out.toolCalls);
+    expect(again.usage).toEqual(out.usage);
+    expect((await publisher.readAfter(input.taskId, 0)).length).toBe(events.length);
+  });
+
+  test('a retried attempt continues the text it had published: nothing twice, no seq gap', async () => {
     const input = turnInput();
-    // The first attempt died right after publishing the prelude.
-    await publisher.publish(input.taskId, [{ type: 'agent_started', session: input.session, task_id: input.taskId, seq: 1 }]);
+    // The first attempt died after the prelude and two tokens.
+    await publisher.publish(input.taskId, input.session, 's1', 0, [{ type: 'agent_started' }, { type: 'agent_response_start' }, { type: 'agent_response', content: 'one ' }]);
     const out = (await new MockActivityEnvironment({ attempt: 2 }).run(activities.modelTurn, input)) as ModelTurnOutput;
     const events = await publisher.readAfter(input.taskId, 0);
-    expect(events.map((e) => e.type).slice(0, 2)).toEqual(['agent_started', 'agent_response_start']);
-    expect(events.filter((e) => e.type === 'agent_response').map((e) => (e as { content: string }).content).join('')).toBe('one two three');
-    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
-    expect(out.nextSeq).toBe(events.length + 1);
-  });
-
-  test('a turn in complete blocks publishes its blocks and the step in one relay write', async () => {
-    const input = { ...turnInput(), streamTokens: false };
-    const spy = jest.spyOn(publisher, 'publish');
-    try {
-      const out = (await new MockActivityEnvironment().run(activities.modelTurn, input)) as ModelTurnOutput;
-      expect(spy.mock.calls.map(([, events]) => events.map((e) => e.type))).toEqual([
-        ['agent_started'],
-        ['agent_response_start', 'agent_response', 'agent_step'],
-      ]);
-      const events = await publisher.readAfter(input.taskId, 0);
-      expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
-      expect((events[2] as { content: string }).content).toBe('one two three');
-      expect(out.nextSeq).toBe(5);
-    } finally {
-      spy.mockRestore();
-    }
-  });
-
-  test('a retried turn whose blocks were already published calls no model and publishes nothing twice', async () => {
-    const input = { ...turnInput(), streamTokens: false };
-    await new MockActivityEnvironment().run(activities.modelTurn, input);
-    const before = model.received().length;
-    const out = (await new MockActivityEnvironment({ attempt: 2 }).run(activities.modelTurn, input)) as ModelTurnOutput;
-    expect(model.received().length).toBe(before);
+    expect(events.map((e) => e.type).slice(0, 3)).toEqual(['agent_started', 'agent_response_start', 'agent_response']);
+    expect(events.filter((e) => e.type === 'agent_response_start')).toHaveLength(1);
+    expect(contentOf(events)).toBe('one two three');
     expect(out.content).toBe('one two three');
-    expect(out.nextSeq).toBe(5);
-    expect((await publisher.readAfter(input.taskId, 0)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
   });
 
-  test('a last turn given the run so far ends it: completed status and result cached, agent_cost and agent_completed in the step\'s write', async () => {
-    const input = { ...turnInput(), streamTokens: false, finish: { price: { input: 1000, output: 2000 }, usage: { promptTokens: 10, completionTokens: 20 }, blocks: [{ type: 'agent_started' }] } };
-    const spy = jest.spyOn(publisher, 'publish');
-    try {
-      const out = (await new MockActivityEnvironment().run(activities.modelTurn, input)) as ModelTurnOutput;
-      expect(spy.mock.calls.map(([, events]) => events.map((e) => e.type))).toEqual([
-        ['agent_started'],
-        ['agent_response_start', 'agent_response', 'agent_step', 'agent_cost', 'agent_completed'],
-      ]);
-      const cost = costOf({ promptTokens: 10 + out.usage.promptTokens, completionTokens: 20 + out.usage.completionTokens }, input.finish.price);
-      expect(out.usage.promptTokens).toBeGreaterThan(0);
-      expect(out.finished).toEqual({ cost, completedAt: expect.any(String) });
-      expect(out.nextSeq).toBe(7);
-      const events = await publisher.readAfter(input.taskId, 0);
-      expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
-      expect(events[4]).toMatchObject({ type: 'agent_cost', cost });
-      expect(await cache.get(input.taskId)).toMatchObject({ status: 'completed', progress: 1, completed_at: out.finished!.completedAt, current_step: null });
-      expect(await cache.getResult(input.taskId)).toEqual({
-        task_id: input.taskId,
-        session: input.session,
-        status: 'completed',
-        output: 'one two three',
-        events: [{ type: 'agent_started' }, ...out.events, { type: 'agent_cost', cost }, { type: 'agent_completed' }],
-        cost,
-      });
-    } finally {
-      spy.mockRestore();
-    }
-  });
-
-  test('a last turn keeps metadata the gateway merged into the cached status while it ran', async () => {
-    const input = { ...turnInput(), finish: { usage: { promptTokens: 0, completionTokens: 0 }, blocks: [] } };
-    input.view.metadata = { a: 1, b: 'old' };
-    // A PATCH while the turn runs: the gateway signals the workflow and merges into the cached document.
-    const patch = { b: 'new', c: true };
-    const put = cache.putKeepingMetadata.bind(cache);
-    const spy = jest.spyOn(cache, 'putKeepingMetadata').mockImplementationOnce(async (v) => {
-      await put(v);
-      await cache.update(v, (cur) => ({ ...cur, metadata: { ...cur.metadata, ...patch } }));
-    });
-    try {
-      const out = (await new MockActivityEnvironment().run(activities.modelTurn, input)) as ModelTurnOutput;
-      expect(out.finished?.cost).toBe('0.000000');
-    } finally {
-      spy.mockRestore();
-    }
-    expect(await cache.get(input.taskId)).toMatchObject({ status: 'completed', metadata: { a: 1, b: 'new', c: true } });
-  });
-
-  test('a retried last turn whose end was already published calls no model, publishes nothing twice and keeps the published cost', async () => {
-    const input = { ...turnInput(), streamTokens: false, finish: { price: { input: 1000, output: 2000 }, usage: { promptTokens: 1, completionTokens: 1 }, blocks: [{ type: 'agent_started' }] } };
-    const first = (await new MockActivityEnvironment().run(activities.modelTurn, input)) as ModelTurnOutput;
-    const before = model.received().length;
-    // The first attempt's completion was lost (its worker died): the retry finds the end on the relay.
-    const again = (await new MockActivityEnvironment({ attempt: 2 }).run(activities.modelTurn, { ...input, finish: { ...input.finish, price: { input: 9, output: 9 } } })) as ModelTurnOutput;
-    expect(model.received().length).toBe(before);
-    expect(again.finished?.cost).toBe(first.finished?.cost);
-    expect(again.nextSeq).toBe(first.nextSeq);
-    expect((await publisher.readAfter(input.taskId, 0)).map((e) => e.type)).toEqual(['agent_started', 'agent_response_start', 'agent_response', 'agent_step', 'agent_cost', 'agent_completed']);
+  test('usage counts an interrupted attempt (from its last heartbeat) as well as the one that finished', async () => {
+    const input = { ...turnInput(), streamTokens: false };
+    const first = (await new MockActivityEnvironment().run(activities.modelTurn, turnInput())) as ModelTurnOutput;
+    const details = { content: 'one', thinking: '', published: 1, lastSeq: 1, thinkingStarted: false, responseStarted: true, chunks: 2, promptTokens: 40, spent: { promptTokens: 0, completionTokens: 0 } };
+    const out = (await new MockActivityEnvironment({ attempt: 2, heartbeatDetails: details }).run(activities.modelTurn, input)) as ModelTurnOutput;
+    expect(out.usage).toEqual({ promptTokens: first.usage.promptTokens + 40, completionTokens: first.usage.completionTokens + 2 });
   });
 
   test.each([
     [400, false, 'ModelBadRequest'],
     [429, true, 'ModelUnavailable'],
   ])('a model answering HTTP %s fails the turn retryable=%s (%s), with the status in the message', async (status, retryable, type) => {
-    const input = { ...turnInput(), messages: [{ role: 'user' as const, content: `[[fail status=${status} times=1 after=1]] ${runner}` }] };
+    const input = turnInput(`[[fail status=${status} times=1 after=1]] ${runner}`);
     // A silent activity logger: the SDK logs every failed attempt at WARN.
     const quiet = new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') });
     const err = await quiet.run(activities.modelTurn, input).catch((e: unknown) => e);
@@ -204,12 +161,7 @@ describe.each(Object.keys(runners))('the stream run %s', (runner) => {
 });
 
 test('a token thread that stops under a turn fails it retryably (WorkerTokenThread), not as a model error', async () => {
-  const activities = createModelActivities({
-    modelStream: { run: () => Promise.reject(new StreamRunnerError("the worker's token thread exited (code 1)")) },
-    publisher,
-    statusCache: cache,
-    config: { MODEL_FLASH: 'scripted-flash', MODEL_BASE: 'scripted-base', MODEL_MAX: 'scripted-max' },
-  } as never);
+  const activities = createModelActivities(deps({ run: () => Promise.reject(new StreamRunnerError("the worker's token thread exited (code 1)")) }));
   const quiet = new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') });
   const err = await quiet.run(activities.modelTurn, turnInput()).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ApplicationFailure);

@@ -1,5 +1,5 @@
-// The relay activities against a real Redis: a run's final events after a
-// failed model turn go after whatever that turn published, once.
+// The relay activity against a real Redis: a run's end is published once,
+// after its status is cached, and nothing is appended after it.
 import pino from 'pino';
 import { createRelayActivities } from '../../activities/relay';
 import { EventPublisher } from '../../src/relay/publisher';
@@ -20,27 +20,18 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const base = { session: 's', events: [{ type: 'agent_error', error: { type: 'x', message: 'failed' } }] };
-
-test('append numbers the final events after those a failed turn published, and a retry adds nothing', async () => {
-  const taskId = 'task_append1';
-  // The workflow knows seq 1 (agent_started); the failed turn went on to seq 4.
-  await publisher.publish(taskId, [1, 2, 3, 4].map((seq) => ({ type: 'agent_response', content: `t${seq}`, session: 's', task_id: taskId, seq })));
-  expect(await relay.publishEvents({ ...base, taskId, seqStart: 2, append: true })).toBe(6);
-  expect(await relay.publishEvents({ ...base, taskId, seqStart: 2, append: true })).toBe(6);
-  const all = await publisher.readAfter(taskId, 0);
-  expect(all.map((e) => [e.seq, e.type])).toEqual([
+test('publishEnd caches the final status, then publishes the end once: a retry adds nothing, and nothing follows it', async () => {
+  const taskId = 'task_end1';
+  const view = { task_id: taskId, session: 's', account: 'a', status: 'completed' as const, progress: 1, current_step: '1', error: null, metadata: {}, created_at: 'x', started_at: 'x', completed_at: 'y' };
+  await publisher.publish(taskId, 's', 's1', 0, [{ type: 'agent_response', content: 'hi' }]);
+  const input = { taskId, session: 's', floor: 1, events: [{ type: 'agent_cost' as const, cost: '0.1' }, { type: 'agent_completed' as const }], view };
+  await relay.publishEnd(input);
+  await relay.publishEnd(input);
+  await publisher.publish(taskId, 's', 's1:t0', 0, [{ type: 'agent_tool_response', content: '{}', tool_call_id: 'c' }]);
+  expect((await publisher.readAfter(taskId, 0)).map((e) => [e.seq, e.type])).toEqual([
     [1, 'agent_response'],
-    [2, 'agent_response'],
-    [3, 'agent_response'],
-    [4, 'agent_response'],
-    [5, 'agent_error'],
+    [2, 'agent_cost'],
+    [3, 'agent_completed'],
   ]);
-});
-
-test('without append, events take the seqs the workflow gives them (a repeat is refused)', async () => {
-  const taskId = 'task_append2';
-  await publisher.publish(taskId, [{ type: 'agent_started', session: 's', task_id: taskId, seq: 1 }]);
-  expect(await relay.publishEvents({ ...base, taskId, seqStart: 1 })).toBe(2);
-  expect((await publisher.readAfter(taskId, 0)).map((e) => e.type)).toEqual(['agent_started']);
+  expect(await new StatusCache(server.redis, logger, 60_000).get(taskId)).toMatchObject({ status: 'completed' });
 });

@@ -95,7 +95,8 @@ test('the accounts CLI creates keys (stored hashed) that the gateway accepts, an
   const { execFileSync } = await import('node:child_process');
   const path = await import('node:path');
   const root = path.resolve(__dirname, '../..');
-  const env = { ...process.env, TEMPORAL_ADDRESS: ctx.stack().temporalAddress };
+  // The CLI encrypts the registry's signals with the service's keys, as an operator's shell would hold them.
+  const env = { ...process.env, TEMPORAL_ADDRESS: ctx.stack().temporalAddress, PAYLOAD_KEYS: ctx.stack().env.PAYLOAD_KEYS };
   const cli = (...args: string[]) => execFileSync(process.execPath, ['-r', 'tsx/cjs', path.join(root, 'src/cli/accounts.ts'), ...args], { env, cwd: root, encoding: 'utf8' });
   const out = cli('add', 'acme');
   const key = /API key (\S+)/.exec(out)![1];

@@ -1,10 +1,10 @@
 // Per-account concurrency of background tasks: at most N run at once, the rest
 // wait as queued (FIFO, no queue limit); a slot whose holder vanished is
-// reclaimed after the lease timeout.
+// reclaimed by the slots watch (RUN_WATCH_MS).
 import { Api, KEY_B, useStack, waitUntil, withTemporal } from './helpers';
 
 jest.setTimeout(180_000);
-const ctx = useStack({ MAX_RUNNING_TASKS_PER_ACCOUNT: '2', SLOT_LEASE_MS: '3000' });
+const ctx = useStack({ MAX_RUNNING_TASKS_PER_ACCOUNT: '2', RUN_WATCH_MS: '3000' });
 const call: Api = (...args) => ctx.call(...args);
 
 test('at most N background tasks of an account run at once; the rest queue first in first out', async () => {
@@ -41,7 +41,7 @@ test('at most N background tasks of an account run at once; the rest queue first
   expect((await call('GET', `/tasks/${other.json.task_id}/result?wait=30`, { key: KEY_B })).json.status).toBe('completed');
 });
 
-test('a slot held by a task that vanished (terminated) is reclaimed after the lease', async () => {
+test('a slot held by a task that vanished (terminated) is reclaimed by the watch of its run', async () => {
   const a = await call('POST', '/', { body: { message: '[[slow delay=200 tokens=100]] will be terminated', background: true } });
   const b = await call('POST', '/', { body: { message: '[[slow delay=200 tokens=100]] long runner', background: true } });
   await waitUntil(async () => (await call('GET', `/tasks/${a.json.task_id}`)).json.status === 'running');
@@ -49,7 +49,7 @@ test('a slot held by a task that vanished (terminated) is reclaimed after the le
   const c = await call('POST', '/', { body: { message: 'waits for a slot', background: true } });
   await new Promise((r) => setTimeout(r, 500));
   expect((await call('GET', `/tasks/${c.json.task_id}`)).json.status).toBe('queued');
-  // Terminating bypasses the task's own release: only the lease can free its slot.
+  // Terminating bypasses the task's own release: only the watch of its run can free its slot.
   await withTemporal(ctx.stack(), (client) => client.workflow.getHandle(a.json.task_id).terminate('simulated leak'));
   const t0 = Date.now();
   const done = await call('GET', `/tasks/${c.json.task_id}/result?wait=30`);

@@ -2,6 +2,7 @@
 // worker, gateway) and the scripted model, started by the same code as `npm start`.
 import { Client, Connection } from '@temporalio/client';
 import { startStack, Stack } from '../../src/launcher/stack';
+import { codecDataConverter, codecFromKeys } from '../../src/codec/data-converter';
 
 export const KEY_A = 'key-alice-0123456789';
 export const KEY_B = 'key-bob-0123456789';
@@ -118,11 +119,16 @@ export async function waitUntil(cond: () => Promise<boolean>, timeoutMs = 20_000
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Runs `fn` with a Temporal client of the stack's engine (for what the API does not show), then closes it. */
+/**
+ * Runs `fn` with a Temporal client of the stack's engine (for what the API does
+ * not show), then closes it. It has the service's payload codec: it reads and
+ * writes payloads as the gateway and worker do (test/e2e/raw-history.ts reads
+ * them as stored).
+ */
 export async function withTemporal<T>(stack: Stack, fn: (client: Client) => Promise<T>): Promise<T> {
   const connection = await Connection.connect({ address: stack.temporalAddress });
   try {
-    return await fn(new Client({ connection }));
+    return await fn(new Client({ connection, dataConverter: codecDataConverter(codecFromKeys(stack.env.PAYLOAD_KEYS!)) }));
   } finally {
     await connection.close();
   }

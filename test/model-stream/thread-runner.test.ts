@@ -39,9 +39,9 @@ function runner(extra: Partial<ThreadedModelStreamOptions> = {}): ThreadedModelS
 
 let n = 0;
 function request(message: string, prefix = 'task_thread'): StreamRequest {
-  return { taskId: `${prefix}${++n}`, session: 'sess_t', model: 'scripted-base', messages: [{ role: 'user', content: message }], streamTokens: true, showThinking: false };
+  return { taskId: `${prefix}${++n}`, session: 'sess_t', producer: 's1', model: 'scripted-base', messages: [{ role: 'user', content: message }], tools: [], streamTokens: true, showThinking: false };
 }
-const fresh = (): TurnProgress => ({ content: '', thinking: '', nextSeq: 1, thinkingStarted: false, responseStarted: false, stepDone: false });
+const fresh = (): TurnProgress => ({ content: '', thinking: '', published: 0, lastSeq: 0, thinkingStarted: false, responseStarted: false, chunks: 0, promptTokens: 0, spent: { promptTokens: 0, completionTokens: 0 } });
 
 test('the thread reports its OS thread id, and progress while tokens flow', async () => {
   const r = runner();
@@ -56,7 +56,8 @@ test('the thread reports its OS thread id, and progress while tokens flow', asyn
   expect(seen[seen.length - 1].content.length).toBeLessThan(out.progress.content.length + 1);
   const events = await publisher.readAfter(req.taskId, 0);
   expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
-  expect(out.progress.nextSeq).toBe(events.length + 1);
+  expect(out.progress.lastSeq).toBe(events.length);
+  expect(out.progress.published).toBe(events.length);
 });
 
 test('a cancel stops the stream within a token, and nothing is published after it', async () => {
@@ -90,7 +91,7 @@ test('a thread that dies fails its streams, and the next stream gets a new threa
   const out = await r.run(req, fresh(), { signal: new AbortController().signal });
   expect(out.progress.content).toBe('after the crash');
   const events = await publisher.readAfter(req.taskId, 0);
-  expect(events.map((e) => e.seq)).toEqual(Array.from({ length: out.progress.nextSeq - 1 }, (_, i) => i + 1));
+  expect(events.map((e) => e.seq)).toEqual(Array.from({ length: out.progress.lastSeq }, (_, i) => i + 1));
   expect(events.filter((e) => e.type === 'agent_response').map((e) => (e as { content: string }).content).join('')).toBe('after the crash');
   expect(await r.start()).not.toBe(first);
 });

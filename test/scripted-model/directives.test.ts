@@ -1,5 +1,6 @@
 // Unit tests for the directive parser, the schema filler and the tokenizer.
 import { countTokens, fillSchema, parseDirectives, tokenize } from '../../src/scripted-model';
+import { ChatRequestSchema, plainChatRequest } from '../../src/scripted-model/request';
 
 describe('scripted model: directive syntax', () => {
   test('names, bare flags, quoted strings and JSON values', () => {
@@ -54,5 +55,62 @@ describe('scripted model: tokenizer', () => {
     }
     expect(tokenize('You said: hello')).toEqual(['You', ' said:', ' hello']);
     expect(countTokens('abcdefghijkl')).toBe(2);
+  });
+
+  test('countTokens agrees with tokenize, for every UTF-16 code unit as a separator', () => {
+    for (const s of ['', ' ', '  ', 'a', 'a ', ' a', 'abcdef', 'abcdefg', 'abcdefghijklm  x ', '\n\tx\r\n', 'ünïcødé 你好世界 😀😀😀😀']) {
+      expect(countTokens(s)).toBe(tokenize(s).length);
+    }
+    const mismatches: number[] = [];
+    for (let c = 0; c <= 0xffff; c++) {
+      const s = `ab${String.fromCharCode(c)}cd${String.fromCharCode(c)}`;
+      if (countTokens(s) !== tokenize(s).length) mismatches.push(c);
+    }
+    expect(mismatches).toEqual([]);
+  });
+});
+
+describe('scripted model: request validation fast path', () => {
+  const msgs = [{ role: 'user', content: 'hi' }];
+  const call = { id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } };
+  const tool = { type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object' } } };
+
+  test('what it accepts, zod accepts too, and both give the same request', () => {
+    const valid: unknown[] = [
+      { messages: msgs },
+      { model: 'm', messages: msgs, stream: true, stream_options: { include_usage: true }, extra: { anything: 1 } },
+      { model: 'm', messages: [...msgs, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: 'c1', content: 'ok' }], tools: [tool], tool_choice: 'auto' },
+      { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }], name: 'u' }, { role: 'assistant', content: '', reasoning_content: 'r' }] },
+      { model: 'm', messages: msgs, response_format: { type: 'json_schema', json_schema: { name: 'n', schema: {}, strict: true } }, max_tokens: 5, max_completion_tokens: null },
+      { model: 'm', messages: [{ role: 'assistant', tool_calls: null }], stream: null, tools: null, response_format: null },
+    ];
+    for (const body of valid) {
+      const plain = plainChatRequest(body);
+      expect(plain).toBeDefined();
+      expect(plain).toEqual(ChatRequestSchema.parse(body));
+    }
+  });
+
+  test('anything doubtful is left to zod', () => {
+    const doubtful: unknown[] = [
+      null,
+      [],
+      {},
+      { messages: [] },
+      { model: 3, messages: msgs },
+      { messages: [{ role: 'wizard', content: 'x' }] },
+      { messages: [{ role: 'user', content: 5 }] },
+      { messages: [{ role: 'assistant', tool_calls: [{ function: { arguments: '{}' } }] }] },
+      { messages: [{ role: 'assistant', tool_calls: {} }] },
+      { messages: msgs, stream: 'yes' },
+      { messages: msgs, tools: [{ type: 'function' }] },
+      { messages: msgs, max_tokens: 0 },
+      { messages: msgs, max_tokens: 1.5 },
+      { messages: msgs, response_format: { json_schema: {} } },
+      { messages: msgs, stream_options: { include_usage: 'no' } },
+    ];
+    for (const body of doubtful) {
+      expect(plainChatRequest(body)).toBeUndefined();
+    }
   });
 });

@@ -67,8 +67,12 @@ function interpolate(value: string, env: Record<string, string | undefined>): st
   });
 }
 
-/** A service's environment as strings, interpolated against the given host environment. */
-function environmentOf(name: string, hostEnv: Record<string, string | undefined> = {}): Record<string, string> {
+/** What a host must set for `up` to start at all (the compose file refuses to run without payload keys). */
+const REQUIRED_HOST_ENV = { PAYLOAD_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}` };
+
+/** A service's environment as strings, interpolated against the given host environment (plus REQUIRED_HOST_ENV). */
+function environmentOf(name: string, host: Record<string, string | undefined> = {}): Record<string, string> {
+  const hostEnv: Record<string, string | undefined> = { ...REQUIRED_HOST_ENV, ...host };
   const env = services[name]?.environment ?? {};
   const pairs: [string, string][] = Array.isArray(env)
     ? env.map((e) => {
@@ -246,7 +250,7 @@ describe('temporal-docker/docker-compose.yml', () => {
   });
 
   test.each([
-    ['with nothing set on the host', {}],
+    ['with only the required PAYLOAD_KEYS set on the host', {}],
     ['with a real provider configured', { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'https://api.openai.com/v1', API_KEYS: 'k1:alice', LOG_LEVEL: 'debug' }],
   ])('gateway and worker configurations load %s', (_label, hostEnv: Record<string, string>) => {
     for (const name of APP_SERVICES) {
@@ -257,6 +261,11 @@ describe('temporal-docker/docker-compose.yml', () => {
         if (key in env && hostEnv[key]) expect(config[key]).toBe(hostEnv[key]);
       }
     }
+  });
+
+  test('without PAYLOAD_KEYS on the host, compose refuses to start the gateway and worker, saying what to set', () => {
+    for (const name of APP_SERVICES) expect(() => environmentOf(name, { PAYLOAD_KEYS: undefined })).toThrow(/required variable PAYLOAD_KEYS: set PAYLOAD_KEYS to id:base64key/);
+    for (const name of APP_SERVICES) expect(loadConfig(environmentOf(name)).PAYLOAD_KEYS).toBe(REQUIRED_HOST_ENV.PAYLOAD_KEYS);
   });
 
   test('the worker uses the scripted-model service unless OPENAI_BASE_URL is set', () => {

@@ -28,7 +28,7 @@ test('a steady stream of grants still continues as new at the history bound, wit
     // slots keep coming free while grants are delivered (the soak's pattern).
     const waiting = Array.from({ length: 200 }, (_, i) => ({ taskId: `gone-${String(i).padStart(3, '0')}`, createdAt }));
     const maxHistoryEvents = 100;
-    const initial: SlotsState = { account, limit: 2, leaseMs: 60_000, holders: {}, waiting, maxHistoryEvents };
+    const initial: SlotsState = { account, limit: 2, holders: {}, waiting, maxHistoryEvents };
     const first = await env.client.workflow.start('accountSlots', { taskQueue, workflowId: `slots:${account}`, args: [initial] });
     const current = env.client.workflow.getHandle(first.workflowId);
     for (let i = 0; i < 300 && (await current.describe()).runId === first.firstExecutionRunId; i++) await new Promise((r) => setTimeout(r, 100));

@@ -1,85 +1,27 @@
-// The task, session and slots workflows on the embedded engine: the state
-// machine, turn order, cancellation, failure, concurrency slots. Histories of
-// these runs are saved (UPDATE_HISTORIES=1) for the replay test.
+// The task, session and slots workflows on the engine: the state machine, the
+// tool loop, caps, messages into a running task, turn order, cancellation,
+// failure, concurrency slots, and the watches that free a terminated run's turn
+// and slot. Histories of these runs are saved (UPDATE_HISTORIES=1) for the
+// replay test.
 import { randomUUID } from 'node:crypto';
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createEnv, saveHistories as save, worker } from './env';
+import { fakeActivities, recorder } from './fake-activities';
 import { createSessionActivities } from '../../activities/sessions';
 import { temporal } from '@temporalio/proto';
-import type { TaskInput, TaskView } from '../../workflows/types';
-import { costOf } from '../../workflows/types';
-import type { RunSoFar } from '../../activities/model-turn';
-import { statusQuery } from '../../workflows/agent-task';
+import type { PartialResult, TaskInput, TaskView } from '../../workflows/types';
+import { messageUpdate, statusQuery, threadQuery } from '../../workflows/agent-task';
 import { messagesQuery } from '../../workflows/session';
 import { slotsQuery } from '../../workflows/account-slots';
 
-jest.setTimeout(60_000);
+jest.setTimeout(90_000);
 let env: TestWorkflowEnvironment;
 const taskQueue = `wf-${randomUUID()}`;
-const published: Record<string, { type: string; seq: number }[]> = {};
-/** Activity calls by task id: the workflows should reach existing sessions and slots by signal. */
-const calls: Record<string, string[]> = {};
-const record = (taskId: string, name: string) => void (calls[taskId] ??= []).push(name);
-/** The thread each model turn was given, by task id. */
-const seen: Record<string, string[]> = {};
-
-const activities = () => {
-  const real = createSessionActivities({ temporal: env.client, config: { TEMPORAL_TASK_QUEUE: taskQueue } } as never);
-  return {
-    async joinSession(input: Parameters<typeof real.joinSession>[0]) {
-      record(input.taskId, 'joinSession');
-      return real.joinSession(input);
-    },
-    async finishTurn(input: Parameters<typeof real.finishTurn>[0]) {
-      record(input.taskId, 'finishTurn');
-      return real.finishTurn(input);
-    },
-    async requestSlot(input: Parameters<typeof real.requestSlot>[0]) {
-      record(input.taskId, 'requestSlot');
-      return real.requestSlot(input);
-    },
-    async publishEvents(input: { taskId: string; seqStart: number; events: { type: string }[] }) {
-      record(input.taskId, 'publishEvents');
-      (published[input.taskId] ??= []).push(...input.events.map((e, i) => ({ type: e.type, seq: input.seqStart + i })));
-      return input.seqStart + input.events.length;
-    },
-    async computeCost() {
-      throw new Error('runs started now compute their cost in the workflow');
-    },
-    async modelTurn(input: { taskId: string; seqStart: number; messages: { content: string }[]; prelude?: { type: string }[]; finish?: RunSoFar }) {
-      record(input.taskId, 'modelTurn');
-      seen[input.taskId] = input.messages.map((m) => m.content);
-      const prelude = input.prelude ?? [];
-      (published[input.taskId] ??= []).push(...prelude.map((e, i) => ({ type: e.type, seq: input.seqStart + i })));
-      const seqStart = input.seqStart + prelude.length;
-      const last = input.messages[input.messages.length - 1].content;
-      if (last.startsWith('reject')) throw ApplicationFailure.nonRetryable('the model rejected the request (HTTP 400)', 'ModelBadRequest');
-      if (last.startsWith('slow')) {
-        for (let i = 0; i < 50; i++) {
-          Context.current().heartbeat();
-          await Context.current().sleep(100);
-        }
-      }
-      const usage = { promptTokens: 3, completionTokens: 2 };
-      const out = {
-        content: `echo:${last}`,
-        thinking: '',
-        toolCalls: [],
-        usage,
-        nextSeq: seqStart + 3,
-        events: [{ type: 'agent_response_start' }, { type: 'agent_response', content: `echo:${last}` }, { type: 'agent_step', step: '1' }],
-      };
-      if (!input.finish) return out;
-      // Without tool calls the turn ends the run, as the real one does.
-      const cost = costOf({ promptTokens: input.finish.usage.promptTokens + 3, completionTokens: input.finish.usage.completionTokens + 2 }, input.finish.price);
-      published[input.taskId].push({ type: 'agent_cost', seq: out.nextSeq }, { type: 'agent_completed', seq: out.nextSeq + 1 });
-      return { ...out, nextSeq: out.nextSeq + 2, finished: { cost, completedAt: new Date().toISOString() } };
-    },
-  };
-};
+const rec = recorder();
+const { published, calls, seen } = rec;
+const activities = () => fakeActivities(() => env, taskQueue, rec);
 
 beforeAll(async () => {
   env = await createEnv();
@@ -101,6 +43,10 @@ function input(message: string, over: Partial<TaskInput> = {}): TaskInput {
     metadata: {},
     multitask: 'queue',
     modelHeartbeatTimeoutMs: 5000,
+    maxSteps: 25,
+    tools: ['current_time', 'calculate', 'wait'],
+    toolResultMaxChars: 64 * 1024,
+    joinGraceMs: 300,
     ...over,
   };
 }
@@ -121,6 +67,8 @@ async function statusBecomes(h: WorkflowHandle, status: TaskView['status'], time
   }
 }
 
+const types = (taskId: string) => published[taskId].map((e) => e.type);
+
 test('a task runs through queued -> running -> completed, publishes in order and joins the thread', async () => {
   const w = await worker(env, taskQueue, activities());
   await w.runUntil(async () => {
@@ -128,13 +76,13 @@ test('a task runs through queued -> running -> completed, publishes in order and
     const h = await start(i);
     const r = await h.result();
     // 3 prompt and 2 completion tokens at 100 and 200 USD per million.
-    expect(r).toMatchObject({ status: 'completed', output: 'echo:hello', cost: '0.000700' });
+    expect(r).toMatchObject({ status: 'completed', output: 'echo:hello', cost: '0.000700', usage: { promptTokens: 3, completionTokens: 2 } });
+    expect(r.events.map((e: { type: string }) => e.type)).toEqual(['agent_started', 'agent_response_start', 'agent_response', 'agent_step', 'agent_cost', 'agent_completed']);
     expect((await statusOf(h)).status).toBe('completed');
-    // The model turn (faked) used seqs 2-4 and, as the run's last, published its end after them.
-    expect(published[i.taskId].map((e) => e.seq)).toEqual([1, 5, 6]);
-    expect(published[i.taskId].map((e) => e.type)).toEqual(['agent_started', 'agent_cost', 'agent_completed']);
-    // A new session: the run creates it (in the service the gateway does, alongside).
-    expect(calls[i.taskId]).toEqual(['joinSession', 'modelTurn']);
+    expect(types(i.taskId)).toEqual(['agent_started', 'agent_response_start', 'agent_response', 'agent_step', 'agent_cost', 'agent_completed']);
+    expect(published[i.taskId].map((e) => e.producer)).toEqual(['s1', 's1', 's1', 's1', 'end', 'end']);
+    // A new session: the run creates it after the grace period (in the service the gateway does, alongside).
+    expect(calls[i.taskId]).toEqual(['joinSession', 'modelTurn', 'publishEnd']);
     const session = env.client.workflow.getHandle(`session:${i.account}:${i.session}`);
     expect(await session.query(messagesQuery)).toEqual([
       { role: 'user', content: 'hello' },
@@ -144,12 +92,135 @@ test('a task runs through queued -> running -> completed, publishes in order and
   });
 });
 
+test('the tool loop: parallel calls run as activities, their results go back to the model, which then answers', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const i = input('tools:3', { ownsTurn: true });
+    const h = await start(i);
+    const r = await h.result();
+    expect(r.output).toBe('results:10,20,30');
+    expect(calls[i.taskId]).toEqual(['modelTurn', 'runTool', 'runTool', 'runTool', 'modelTurn', 'finishTurn', 'publishEnd']);
+    // Usage of both turns.
+    expect(r.usage).toEqual({ promptTokens: 6, completionTokens: 4 });
+    const ev = r.events.map((e: { type: string }) => e.type);
+    expect(ev).toEqual([
+      'agent_started',
+      ...Array(3).fill(['agent_tool_use_start', 'agent_tool_use']).flat(),
+      ...Array(3).fill('agent_tool_response'),
+      'agent_step',
+      'agent_response_start',
+      'agent_response',
+      'agent_step',
+      'agent_cost',
+      'agent_completed',
+    ]);
+    // Each response published once, by its own producer; the first step in the second turn's prelude.
+    const relay = published[i.taskId];
+    expect(relay.filter((e) => e.type === 'agent_tool_response').map((e) => e.producer).sort()).toEqual(['s1:t0', 's1:t1', 's1:t2']);
+    expect(relay.find((e) => e.type === 'agent_step')?.producer).toBe('s2');
+    // The second turn read the whole thread by query: the task, the calls, the results.
+    expect(seen[i.taskId][1]).toEqual(['tools:3', '', '10', '20', '30']);
+    const thread = await h.query(threadQuery, 0);
+    expect(thread.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'tool', 'assistant']);
+    await save('tool-loop', h);
+  });
+});
+
+test('a failing tool and an unknown tool come back to the model as error results; the run completes', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const bad = await start(input('badtool', { ownsTurn: true }));
+    expect((await bad.result()).output).toMatch(/^tool said: Error: /);
+    const responses = (await bad.result()).events.filter((e: { type: string }) => e.type === 'agent_tool_response');
+    expect(responses).toEqual([expect.objectContaining({ is_error: true })]);
+    const unknown = await start(input('unknowntool', { ownsTurn: true }));
+    expect((await unknown.result()).output).toBe('tool said: Error: no tool named "no_such_tool" is offered');
+    // Not run as an activity, so its response is published in the next turn's prelude.
+    expect(published[unknown.workflowId].find((e) => e.type === 'agent_tool_response')?.producer).toBe('s2');
+  });
+});
+
+test('max_steps ends the run with step_limit, keeping what it produced', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const h = await start(input('loop:10', { ownsTurn: true, maxSteps: 3 }));
+    const err = await h.result().catch((e) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    const cause = err.cause as ApplicationFailure;
+    expect(cause.type).toBe('step_limit');
+    const partial = cause.details?.[0] as PartialResult;
+    expect(partial.events.filter((e) => e.type === 'agent_step')).toHaveLength(3);
+    expect(partial.events.slice(-2).map((e) => e.type)).toEqual(['agent_cost', 'agent_error']);
+    expect(calls[h.workflowId].filter((c) => c === 'modelTurn')).toHaveLength(3);
+    const v = await statusOf(h);
+    expect(v).toMatchObject({ status: 'failed', error: { type: 'step_limit' } });
+    // The third step's agent_step was pending: it went out with the end.
+    expect(published[h.workflowId].slice(-3).map((e) => [e.type, e.producer])).toEqual([
+      ['agent_step', 'end'],
+      ['agent_cost', 'end'],
+      ['agent_error', 'end'],
+    ]);
+    await save('step-limit', h);
+  });
+});
+
+test('max_cost ends the run with budget_exceeded before a turn it cannot afford', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    // 0.0007 USD a turn: the budget is spent after the second.
+    const h = await start(input('loop:10', { ownsTurn: true, price: { input: 100, output: 200 }, maxCost: 0.0012 }));
+    const err = await h.result().catch((e) => e);
+    expect((err.cause as ApplicationFailure).type).toBe('budget_exceeded');
+    expect(((err.cause as ApplicationFailure).details?.[0] as PartialResult).cost).toBe('0.001400');
+    expect(calls[h.workflowId].filter((c) => c === 'modelTurn')).toHaveLength(2);
+  });
+});
+
+test('a message sent into a running task is read before its next model turn, announced by agent_input', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const i = input('slow one', { ownsTurn: true });
+    const h = await start(i);
+    await statusBecomes(h, 'running');
+    const accepted = await h.executeUpdate(messageUpdate, { args: [{ message: 'and another thing' }] });
+    expect(accepted).toEqual({ accepted: true, pending: 1 });
+    const r = await h.result();
+    // The first turn answered without tools, but a message was waiting: one more turn for it.
+    expect(r.output).toBe('echo:and another thing');
+    expect(types(i.taskId)).toContain('agent_input');
+    expect(seen[i.taskId][1]).toEqual(['slow one', 'echo:slow one', 'and another thing']);
+    // The session keeps both of the user's messages and the final answer.
+    const s = env.client.workflow.getHandle(`session:${i.account}:${i.session}`);
+    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['slow one', 'and another thing', 'echo:and another thing']);
+    // A finished task refuses messages.
+    await expect(h.executeUpdate(messageUpdate, { args: [{ message: 'too late' }] })).rejects.toThrow();
+    await save('message-in', h);
+  });
+});
+
+test('a bug met in workflow code fails the workflow task, not the run', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const h = await start(input('malformed', { ownsTurn: true }));
+    const EventType = temporal.api.enums.v1.EventType;
+    for (let k = 0; k < 100; k++) {
+      const events = (await h.fetchHistory()).events ?? [];
+      if (events.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const events = (await h.fetchHistory()).events ?? [];
+    expect(events.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)).toBe(true);
+    expect((await h.describe()).status.name).toBe('RUNNING');
+    await h.terminate('test over');
+  });
+});
+
 const EventType = temporal.api.enums.v1.EventType;
 
 /** As the gateway submits: the run starts while its session (created if new) enqueues it. */
 async function submitLikeGateway(i: TaskInput): Promise<WorkflowHandle> {
-  const { joinSession } = createSessionActivities({ temporal: env.client, config: { TEMPORAL_TASK_QUEUE: taskQueue } } as never);
-  const [h] = await Promise.all([start({ ...i, enqueued: true }), joinSession({ taskId: i.taskId, account: i.account, session: i.session })]);
+  const { joinSession } = createSessionActivities({ temporal: env.client, config: { TEMPORAL_TASK_QUEUE: taskQueue, RUN_WATCH_MS: 500 } } as never);
+  const [h] = await Promise.all([start(i), joinSession({ taskId: i.taskId, account: i.account, session: i.session })]);
   return h;
 }
 
@@ -164,7 +235,7 @@ test('a run the gateway enqueued waits for its turn without signalling its sessi
     const b = await submitLikeGateway(input('second', { session }));
     expect((await b.result()).output).toBe('echo:second');
     for (const h of [a, b]) {
-      expect(calls[h.workflowId]).toEqual(['modelTurn']);
+      expect(calls[h.workflowId]).toEqual(['modelTurn', 'publishEnd']);
       const types = await eventTypes(h);
       // One signal only, turnDone at the end; the grace timer was cancelled by the turn.
       expect(types.filter((t) => t === 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED')).toHaveLength(1);
@@ -179,11 +250,11 @@ test('a run the gateway enqueued waits for its turn without signalling its sessi
 /** As the gateway submits a run that starts a new session: the session opens with the run holding its turn. */
 async function openLikeGateway(i: TaskInput, idleCloseMs?: number): Promise<WorkflowHandle> {
   const [h] = await Promise.all([
-    start({ ...i, enqueued: true, ownsTurn: true }),
+    start({ ...i, ownsTurn: true }),
     env.client.workflow.start('agentSession', {
       taskQueue,
       workflowId: `session:${i.account}:${i.session}`,
-      args: [{ account: i.account, session: i.session, messages: [], queue: [], active: i.taskId, idleCloseMs }],
+      args: [{ account: i.account, session: i.session, messages: [], queue: [], active: i.taskId, idleCloseMs, watchMs: 500 }],
     }),
   ]);
   return h;
@@ -205,7 +276,7 @@ test('an idle session closes with its thread as its result; the next run reopens
     expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['first', 'echo:first']);
     const b = await submitLikeGateway(input('second', { session }));
     expect((await b.result()).output).toBe('echo:second');
-    expect(seen[b.workflowId]).toEqual(['first', 'echo:first', 'second']);
+    expect(seen[b.workflowId]).toEqual([['first', 'echo:first', 'second']]);
     const reopened = env.client.workflow.getHandle(`session:acct:${session}`);
     expect((await reopened.describe()).status.name).toBe('RUNNING');
     expect((await reopened.query(messagesQuery)).map((m) => m.content)).toEqual(['first', 'echo:first', 'second', 'echo:second']);
@@ -225,7 +296,7 @@ test("a new session's first run holds its turn from the start; the next run wait
     expect((await statusOf(b)).status).toBe('queued');
     expect((await a.result()).output).toBe('echo:slow first');
     expect((await b.result()).output).toBe('echo:second');
-    expect(calls[a.workflowId]).toEqual(['modelTurn']);
+    expect(calls[a.workflowId]).toEqual(['modelTurn', 'publishEnd']);
     const typesA = await eventTypes(a);
     // No grant came in, no grace timer ran, and the only signal out is turnDone.
     expect(typesA).not.toContain('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED');
@@ -242,10 +313,10 @@ test("a new session's first run holds its turn from the start; the next run wait
 test('a run holding its turn whose session was never opened creates it at its end, with the thread', async () => {
   const w = await worker(env, taskQueue, activities());
   await w.runUntil(async () => {
-    const i = input('lonely', { enqueued: true, ownsTurn: true });
+    const i = input('lonely', { ownsTurn: true });
     const h = await start(i);
     expect((await h.result()).output).toBe('echo:lonely');
-    expect(calls[i.taskId]).toEqual(['modelTurn', 'finishTurn']);
+    expect(calls[i.taskId]).toEqual(['modelTurn', 'finishTurn', 'publishEnd']);
     const s = env.client.workflow.getHandle(`session:${i.account}:${i.session}`);
     expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['lonely', 'echo:lonely']);
     // The session it created serves the next run as usual.
@@ -259,7 +330,7 @@ test('a run holding its turn whose session was never opened creates it at its en
 test('a run the gateway meant to enqueue but never did joins its session after the grace period', async () => {
   const w = await worker(env, taskQueue, activities());
   await w.runUntil(async () => {
-    const i = input('orphan', { enqueued: true, joinGraceMs: 3000 });
+    const i = input('orphan', { joinGraceMs: 3000 });
     const t0 = Date.now();
     const h = await start(i);
     await new Promise((r) => setTimeout(r, 1000));
@@ -267,7 +338,7 @@ test('a run the gateway meant to enqueue but never did joins its session after t
     expect((await h.result()).output).toBe('echo:orphan');
     expect(Date.now() - t0).toBeGreaterThanOrEqual(2900);
     // The session did not exist: the run created it through the fallback activity.
-    expect(calls[i.taskId]).toEqual(['joinSession', 'modelTurn']);
+    expect(calls[i.taskId]).toEqual(['joinSession', 'modelTurn', 'publishEnd']);
     await save('join-after-grace', h);
   });
 });
@@ -289,7 +360,7 @@ test('runs of one session take turns; a cancelled run gives the turn back', asyn
     expect((await statusOf(a)).status).toBe('cancelled');
     expect((await b.result()).output).toBe('echo:second');
     // The session existed: the second run joined it by signal, no activity.
-    expect(calls[b.workflowId]).toEqual(['modelTurn']);
+    expect(calls[b.workflowId]).toEqual(['modelTurn', 'publishEnd']);
     // The cancelled run added nothing to the thread.
     const s = env.client.workflow.getHandle(`session:acct:${session}`);
     expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['second', 'echo:second']);
@@ -315,7 +386,7 @@ test('background tasks of an account wait for a slot', async () => {
   const w = await worker(env, taskQueue, activities());
   await w.runUntil(async () => {
     const account = `acct-${randomUUID().slice(0, 8)}`;
-    const slots = { limit: 1, leaseMs: 5000 };
+    const slots = { limit: 1 };
     const a = await start(input('slow one', { account, background: true, slots }));
     await new Promise((r) => setTimeout(r, 400));
     const b = await start(input('two', { account, background: true, slots }));
@@ -324,8 +395,8 @@ test('background tasks of an account wait for a slot', async () => {
     await a.result();
     expect((await b.result()).output).toBe('echo:two');
     // The account's slots workflow existed for the second task: a signal, no activity.
-    expect(calls[a.workflowId]).toEqual(['joinSession', 'requestSlot', 'modelTurn']);
-    expect(calls[b.workflowId]).toEqual(['joinSession', 'modelTurn']);
+    expect(calls[a.workflowId]).toEqual(['joinSession', 'requestSlot', 'modelTurn', 'publishEnd']);
+    expect(calls[b.workflowId]).toEqual(['joinSession', 'modelTurn', 'publishEnd']);
     await save('slots', a, b, env.client.workflow.getHandle(`slots:${account}`));
   });
 });
@@ -335,24 +406,56 @@ test('slots free at the same time are granted together, in one workflow task', a
   await w.runUntil(async () => {
     const account = `acct-${randomUUID().slice(0, 8)}`;
     // Runs that exist and wait (for a session turn that does not come): they only have to receive a grant.
-    const tasks = await Promise.all([1, 2, 3].map((k) => start(input(`waiting ${k}`, { account, enqueued: true, joinGraceMs: 60_000 }))));
+    const tasks = await Promise.all([1, 2, 3].map((k) => start(input(`waiting ${k}`, { account, joinGraceMs: 60_000 }))));
     const createdAt = new Date().toISOString();
     const slots = await env.client.workflow.start('accountSlots', {
       taskQueue,
       workflowId: `slots:${account}`,
-      args: [{ account, limit: 3, leaseMs: 60_000, holders: {}, waiting: tasks.map((t) => ({ taskId: t.workflowId, createdAt })) }],
+      args: [{ account, limit: 3, holders: {}, waiting: tasks.map((t) => ({ taskId: t.workflowId, createdAt })) }],
     });
     const acked = async () => (await eventTypes(slots)).filter((t) => t === 'EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED').length;
     for (let i = 0; i < 100 && (await acked()) < 3; i++) await new Promise((r) => setTimeout(r, 100));
     expect((await slots.query(slotsQuery)).running.sort()).toEqual(tasks.map((t) => t.workflowId).sort());
-    // The commands of the first workflow task: the patch marker and all three grants.
-    const types = await eventTypes(slots);
-    const first = types.indexOf('EVENT_TYPE_WORKFLOW_TASK_COMPLETED');
-    const commands = types.slice(first + 1, types.indexOf('EVENT_TYPE_WORKFLOW_TASK_SCHEDULED', first));
-    expect(commands).toContain('EVENT_TYPE_MARKER_RECORDED');
+    // The commands of the first workflow task: all three grants.
+    const history = await eventTypes(slots);
+    const first = history.indexOf('EVENT_TYPE_WORKFLOW_TASK_COMPLETED');
+    const commands = history.slice(first + 1, history.indexOf('EVENT_TYPE_WORKFLOW_TASK_SCHEDULED', first));
     expect(commands.filter((t) => t === 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED')).toHaveLength(3);
     await Promise.all(tasks.map((t) => t.terminate('test over')));
     await slots.terminate('test over');
     await save('parallel-grants', slots);
+  });
+});
+
+test("terminating a session's active run frees the turn: the session's next run completes", async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const session = `sess_${randomUUID().replace(/-/g, '')}`;
+    const a = await openLikeGateway(input('slow first', { session }));
+    await statusBecomes(a, 'running');
+    const b = await submitLikeGateway(input('second', { session }));
+    await a.terminate('operator stop');
+    // The session watches its active run (every 500 ms here) and hands the turn on.
+    expect((await b.result()).output).toBe('echo:second');
+    const s = env.client.workflow.getHandle(`session:acct:${session}`);
+    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['second', 'echo:second']);
+    await save('terminated-turn', s);
+  });
+});
+
+test('a terminated holder loses its slot to the next task', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const account = `acct-${randomUUID().slice(0, 8)}`;
+    const slots = { limit: 1 };
+    await env.client.workflow.start('accountSlots', { taskQueue, workflowId: `slots:${account}`, args: [{ account, limit: 1, watchMs: 500, holders: {}, waiting: [] }] });
+    const a = await start(input('slow one', { account, background: true, slots, ownsTurn: true }));
+    await statusBecomes(a, 'running');
+    const b = await start(input('two', { account, background: true, slots, ownsTurn: true }));
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await statusOf(b)).status).toBe('queued');
+    await a.terminate('operator stop');
+    expect((await b.result()).output).toBe('echo:two');
+    await save('terminated-slot', env.client.workflow.getHandle(`slots:${account}`));
   });
 });

@@ -3,7 +3,7 @@ import { Router } from 'express';
 import type { GatewayDeps } from '../app';
 import { requireAccount } from '../auth';
 import { parse } from '../validate';
-import { eventsQuerySchema, listQuerySchema, patchTaskSchema, resultQuerySchema, TASK_ID } from '../schemas';
+import { eventsQuerySchema, listQuerySchema, patchTaskSchema, resultQuerySchema, taskMessageSchema, TASK_ID } from '../schemas';
 import { publicView } from '../task-views';
 import { resumePoint, streamTaskEvents } from '../sse';
 import { requireRelay } from './run';
@@ -35,6 +35,10 @@ export function taskRoutes(deps: GatewayDeps): Router {
   r.patch('/tasks/:id', async (req, res) => {
     const body = parse(patchTaskSchema, req.body, 'body');
     res.json(publicView(await deps.tasks.patch(requireAccount(req), taskId(req.params.id), body.metadata)));
+  });
+  r.post('/tasks/:id/messages', async (req, res) => {
+    const body = parse(taskMessageSchema, req.body, 'body');
+    res.status(202).json(await deps.tasks.sendMessage(requireAccount(req), taskId(req.params.id), body.message));
   });
   r.get('/tasks/:id/events', async (req, res) => {
     const q = parse(eventsQuerySchema, req.query, 'query');

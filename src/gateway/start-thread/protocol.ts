@@ -8,6 +8,11 @@ export interface StartThreadConfig {
   namespace: string;
   logLevel: string;
   logJson: boolean;
+  /**
+   * PAYLOAD_KEYS of the gateway's own client, so what the thread starts is
+   * encrypted alike. Absent: no codec (tests against a plain engine).
+   */
+  payloadKeys?: string;
 }
 
 export interface StartRequest {

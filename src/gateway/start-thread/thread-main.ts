@@ -1,13 +1,14 @@
 // Entry point of the gateway's start thread: makes the submit path's Temporal
 // calls (a run's start, a new session's start, a continuation's session check
-// and enqueue: gRPC encoding and framing, the client's payload conversion) on
-// an event loop of its own, so the main thread's SSE relay does not wait
-// behind them. Its own connection; one thread per gateway process.
+// and enqueue: gRPC encoding and framing, the client's payload conversion and
+// encryption) on an event loop of its own, so the main thread's SSE relay does
+// not wait behind them. Its own connection; one thread per gateway process.
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../../logger';
 import { submitCalls } from './calls';
+import { codecDataConverter, codecFromKeys } from '../../codec/data-converter';
 import type { FromThread, StartError, StartThreadConfig, ToThread } from './protocol';
 
 const port = parentPort;
@@ -16,7 +17,8 @@ const config = workerData as StartThreadConfig;
 const logger = createLogger({ level: config.logLevel, json: config.logJson, name: 'gateway-starts' });
 // Lazy, as the main thread's: the gateway starts (and answers 503) while Temporal is down.
 const connection = Connection.lazy({ address: config.address });
-const calls = submitCalls(new Client({ connection, namespace: config.namespace }), connection);
+const dataConverter = config.payloadKeys ? codecDataConverter(codecFromKeys(config.payloadKeys)) : undefined;
+const calls = submitCalls(new Client({ connection, namespace: config.namespace, dataConverter }), connection);
 const send = (m: FromThread) => port.postMessage(m);
 
 function toStartError(err: unknown): StartError {

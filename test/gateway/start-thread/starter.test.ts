@@ -82,7 +82,7 @@ describe.each([
   });
 
   test('enqueue opens a missing session with the signal, then signals the open one', async () => {
-    const ref = { account: `acct_${randomUUID().slice(0, 8)}`, session: 'sess_1', taskQueue: `nobody-${randomUUID()}`, idleCloseMs: 0 };
+    const ref = { account: `acct_${randomUUID().slice(0, 8)}`, session: 'sess_1', taskQueue: `nobody-${randomUUID()}`, idleCloseMs: 0, watchMs: 60_000 };
     const starter = make();
     await starter.enqueue({ ref, taskId: 'task_a', deadlineMs: 5000 });
     await starter.enqueue({ ref, taskId: 'task_b', deadlineMs: 5000 });
@@ -147,7 +147,7 @@ test('the relay-aware starter makes every call on the thread only while streams 
   });
   let streams = 0;
   const starter = relayAwareStarter(fake('here'), fake('thread'), () => streams > 0);
-  const ref = { account: 'a', session: 's', taskQueue: 'q', idleCloseMs: 0 };
+  const ref = { account: 'a', session: 's', taskQueue: 'q', idleCloseMs: 0, watchMs: 60_000 };
   await starter.start(request('a'));
   await starter.describe({ workflowId: 'd1', deadlineMs: 1 });
   streams = 2;

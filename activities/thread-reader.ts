@@ -1,0 +1,38 @@
+// Reads a turn's thread where it lives: the session's messages from the session
+// workflow, the run's own from the run (queries, so nothing large is copied
+// through activity inputs into history). Runs of a session never interleave,
+// so the session's part cannot change under a run (a clear aside).
+import type { Client } from '@temporalio/client';
+import type { RunMessage, ThreadMessage } from '../workflows/types';
+import { sessionWorkflowId } from '../workflows/types';
+import { messagesQuery } from '../workflows/session';
+import { threadQuery } from '../workflows/agent-task';
+
+export interface ThreadRef {
+  taskId: string;
+  session: string;
+  account: string;
+  thread: { sessionMessages: number; runMessages: number };
+}
+
+export async function readThread(temporal: Client, ref: ThreadRef): Promise<{ session: ThreadMessage[]; run: RunMessage[] }> {
+  const [session, run] = await Promise.all([readSession(temporal, ref), readRun(temporal, ref)]);
+  return { session, run };
+}
+
+async function readSession(temporal: Client, ref: ThreadRef): Promise<ThreadMessage[]> {
+  if (!ref.thread.sessionMessages) return [];
+  const all = await temporal.workflow.getHandle(sessionWorkflowId(ref.account, ref.session)).query(messagesQuery);
+  return all.slice(0, ref.thread.sessionMessages);
+}
+
+async function readRun(temporal: Client, ref: ThreadRef): Promise<RunMessage[]> {
+  const handle = temporal.workflow.getHandle(ref.taskId);
+  const out: RunMessage[] = [];
+  while (out.length < ref.thread.runMessages) {
+    const page = await handle.query(threadQuery, out.length);
+    if (!page.messages.length) break;
+    out.push(...page.messages);
+  }
+  return out.slice(0, ref.thread.runMessages);
+}

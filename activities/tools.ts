@@ -1,0 +1,67 @@
+// One tool call of the agent loop: publishes its result on the relay and returns
+// it to the workflow. A tool that fails returns an error result (the model reads
+// it and goes on); only a fault of the machinery fails the activity, which
+// Temporal retries. The call is the activity's own producer on the relay, so a
+// retry never shows its result twice.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ActivityDeps } from './index';
+import type { ToolCall } from '../workflows/types';
+import { capToolOutput, toolResponseEvent } from '../workflows/run-events';
+import { BUILTIN_IMPLS, ToolInputError } from './tools/builtin';
+
+export interface RunToolInput {
+  taskId: string;
+  session: string;
+  /** The call's producer id on the relay (`s<step>:t<index>`). */
+  producer: string;
+  floor: number;
+  call: ToolCall;
+  /** Longest result the model gets, characters. */
+  maxChars: number;
+}
+
+export interface RunToolOutput {
+  content: string;
+  isError: boolean;
+  lastSeq: number;
+}
+
+const HEARTBEAT_MS = 1000;
+
+export function createToolActivities(deps: ActivityDeps) {
+  return {
+    async runTool(input: RunToolInput): Promise<RunToolOutput> {
+      const ctx = Context.current();
+      const impl = BUILTIN_IMPLS[input.call.name];
+      if (!impl) throw ApplicationFailure.nonRetryable(`no tool named ${JSON.stringify(input.call.name)} runs as an activity`, 'ToolBadInput');
+      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
+      let content: string;
+      let isError = false;
+      try {
+        content = await impl(parseArguments(input.call.arguments));
+      } catch (err) {
+        if (!(err instanceof ToolInputError)) throw err;
+        content = `Error: ${err.message}`;
+        isError = true;
+      } finally {
+        clearInterval(beat);
+      }
+      content = capToolOutput(content, input.maxChars);
+      const r = await deps.publisher.publish(input.taskId, input.session, input.producer, 0, [toolResponseEvent(input.call, content, isError)], { floor: input.floor });
+      return { content, isError, lastSeq: Math.max(input.floor, r.lastSeq) };
+    },
+  };
+}
+
+function parseArguments(raw: string): Record<string, unknown> {
+  if (!raw.trim()) return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    throw new ToolInputError(`the arguments are not JSON: ${raw.slice(0, 200)}`);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ToolInputError('the arguments must be a JSON object');
+  return v as Record<string, unknown>;
+}

@@ -1,0 +1,136 @@
+// The tool loop end to end (real processes, the scripted model calling the
+// built-in tools): several turns, parallel calls, a failing tool, both caps, a
+// message into a running task, cancel during a tool call, and kill -9 of the
+// worker during one (the resumed stream shows every event once, no call lost).
+import { KEY_A, KEY_B, postStream, readSse, SseEvent, sleep, useStack, waitUntil } from './helpers';
+
+jest.setTimeout(180_000);
+const ctx = useStack({ MODEL_HEARTBEAT_TIMEOUT_MS: '2000' });
+const call = (...args: Parameters<ReturnType<typeof useStack>['call']>) => ctx.call(...args);
+
+const calc = (expression: string, turn = 1) => `[[tool name=calculate args={"expression":"${expression}"} turn=${turn}]]`;
+
+function expectGapFree(events: SseEvent[]): void {
+  expect(events.map((e) => e.data.seq)).toEqual(events.map((_, i) => i + 1));
+  expect(events.map((e) => Number(e.id))).toEqual(events.map((_, i) => i + 1));
+}
+
+/** Reads a task's events from `after` until its terminal event (or `until`). */
+async function events(taskId: string, after = 0, until?: (e: SseEvent) => boolean): Promise<SseEvent[]> {
+  const res = await fetch(`${ctx.stack().gatewayUrl}/tasks/${taskId}/events`, { headers: { authorization: `Bearer ${KEY_A}`, 'last-event-id': String(after) } });
+  return readSse(res, until);
+}
+
+test('a multi-turn tool loop streams each call in SPEC order, with gap-free seqs, and answers from the results', async () => {
+  const r = await postStream(ctx.stack(), { message: `${calc('6*7')} ${calc('40+2', 2)} compute` });
+  const evs = await readSse(r);
+  expectGapFree(evs);
+  const types = evs.map((e) => e.data.type);
+  expect(types).toEqual([
+    'agent_started',
+    'agent_tool_use_start',
+    'agent_tool_use',
+    'agent_tool_response',
+    'agent_step',
+    'agent_tool_use_start',
+    'agent_tool_use',
+    'agent_tool_response',
+    'agent_step',
+    'agent_response_start',
+    'agent_response',
+    'agent_step',
+    'agent_cost',
+    'agent_completed',
+  ]);
+  const use = evs.find((e) => e.data.type === 'agent_tool_use')!.data;
+  expect(JSON.parse(use.content)).toEqual({ tool: 'calculate', input: { expression: '6*7' } });
+  const response = evs.find((e) => e.data.type === 'agent_tool_response')!.data;
+  expect(JSON.parse(response.content)).toEqual({ tool: 'calculate', content: '42' });
+  expect(response.tool_call_id).toBe(use.tool_call_id);
+  expect(evs.filter((e) => e.data.type === 'agent_step').map((e) => e.data.step)).toEqual(['1', '2', '3']);
+  expect(evs.find((e) => e.data.type === 'agent_response')!.data.content).toBe('tool said: 42');
+  const result = await call('GET', `/tasks/${r.headers.get('x-task-id')}/result`);
+  expect(result.json).toMatchObject({ status: 'completed', output: 'tool said: 42' });
+  expect(Number(result.json.cost)).toBeGreaterThan(0);
+});
+
+test('parallel calls of one turn each get their response; a failing tool is an error result and the run completes', async () => {
+  const r = await call('POST', '/', { body: { message: `${calc('1+1')} ${calc('2 +')} ${calc('3*3')} go` } });
+  expect(r.status).toBe(200);
+  expect(r.json.status).toBe('completed');
+  const responses = r.json.events.filter((e: { type: string }) => e.type === 'agent_tool_response');
+  expect(responses).toHaveLength(3);
+  expect(new Set(responses.map((e: { tool_call_id: string }) => e.tool_call_id)).size).toBe(3);
+  expect(responses.filter((e: { is_error?: boolean }) => e.is_error)).toHaveLength(1);
+  expect(r.json.output.split('\n')).toEqual(['tool said: 2', expect.stringMatching(/^tool said: Error: unexpected end/), 'tool said: 9']);
+});
+
+test('max_steps ends the run with step_limit; the result keeps what it produced', async () => {
+  const r = await call('POST', '/', { body: { message: `${calc('1+1')} ${calc('2+2', 2)} ${calc('3+3', 3)} go`, max_steps: 2, background: true } });
+  const result = await call('GET', `/tasks/${r.json.task_id}/result?wait=30`);
+  expect(result.json).toMatchObject({ status: 'failed', error: { type: 'step_limit' } });
+  expect(result.json.events.filter((e: { type: string }) => e.type === 'agent_step')).toHaveLength(2);
+  expect(Number(result.json.cost)).toBeGreaterThan(0);
+  const evs = await events(r.json.task_id);
+  expect(evs.slice(-2).map((e) => e.data.type)).toEqual(['agent_cost', 'agent_error']);
+  const over = await call('POST', '/', { body: { message: 'x', max_steps: 100_000 } });
+  expect(over.status).toBe(400);
+  expect(over.json.error.message).toContain('max_steps');
+});
+
+test('max_cost ends the run with budget_exceeded before a turn it cannot afford', async () => {
+  const r = await call('POST', '/', { body: { message: `${calc('1+1')} ${calc('2+2', 2)} go`, max_cost: 0.000001, background: true } });
+  const result = await call('GET', `/tasks/${r.json.task_id}/result?wait=30`);
+  expect(result.json).toMatchObject({ status: 'failed', error: { type: 'budget_exceeded' } });
+  expect(result.json.events.filter((e: { type: string }) => e.type === 'agent_step')).toHaveLength(1);
+});
+
+test('a message sent into a running task is read before its next turn (agent_input); 409 once finished, 404 for another account', async () => {
+  const r = await call('POST', '/', { body: { message: '[[slow delay=100 tokens=20]] first', background: true } });
+  const id = r.json.task_id;
+  await waitUntil(async () => (await call('GET', `/tasks/${id}`)).json.status === 'running');
+  expect((await call('POST', `/tasks/${id}/messages`, { body: { message: 'hello' }, key: KEY_B })).status).toBe(404);
+  const sent = await call('POST', `/tasks/${id}/messages`, { body: { message: 'and then this' } });
+  expect(sent.status).toBe(202);
+  expect(sent.json).toMatchObject({ task_id: id, pending: 1 });
+  const result = await call('GET', `/tasks/${id}/result?wait=30`);
+  expect(result.json.output).toBe('You said: and then this');
+  const evs = await events(id);
+  expectGapFree(evs);
+  expect(evs.find((e) => e.data.type === 'agent_input')?.data.content).toBe('and then this');
+  const late = await call('POST', `/tasks/${id}/messages`, { body: { message: 'too late' } });
+  expect(late.status).toBe(409);
+  expect((await call('POST', `/tasks/${id}/messages`, { body: {} })).status).toBe(400);
+});
+
+test('cancel during a tool call ends the task as cancelled within seconds; its stream ends', async () => {
+  const r = await call('POST', '/', { body: { message: '[[tool name=wait args={"seconds":600}]] wait a long time', background: true } });
+  const id = r.json.task_id;
+  await events(id, 0, (e) => e.data.type === 'agent_tool_use');
+  const t0 = Date.now();
+  expect((await call('POST', `/tasks/${id}/cancel`)).status).toBe(202);
+  const evs = await events(id);
+  expect(evs[evs.length - 1].data).toMatchObject({ type: 'agent_error', error: { type: 'cancelled' } });
+  expect(Date.now() - t0).toBeLessThan(10_000);
+  expect((await call('GET', `/tasks/${id}`)).json.status).toBe('cancelled');
+});
+
+test('kill -9 of the worker during a tool call: the run completes, the resumed stream shows every event once, no call lost', async () => {
+  const r = await call('POST', '/', { body: { message: `[[tool name=wait args={"seconds":3}]] ${calc('5*5', 2)} survive`, background: true } });
+  const id = r.json.task_id;
+  const before = await events(id, 0, (e) => e.data.type === 'agent_tool_use');
+  ctx.stack().children.worker.proc.kill('SIGKILL');
+  await ctx.stack().children.worker.exited;
+  await sleep(500);
+  await ctx.stack().startWorker();
+  const after = await events(id, Number(before[before.length - 1].id));
+  const all = [...before, ...after];
+  expectGapFree(all);
+  expect(all[all.length - 1].data.type).toBe('agent_completed');
+  const responses = all.filter((e) => e.data.type === 'agent_tool_response').map((e) => JSON.parse(e.data.content));
+  expect(responses).toEqual([
+    { tool: 'wait', content: 'waited 3 seconds' },
+    { tool: 'calculate', content: '25' },
+  ]);
+  expect((await call('GET', `/tasks/${id}/result?wait=30`)).json.output).toBe('tool said: 25');
+});

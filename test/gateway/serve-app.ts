@@ -1,0 +1,37 @@
+// The gateway's Express app (createApp) on a port-0 HTTP server, with stand-in
+// dependencies: enough for the middleware in front of the routes (auth, body
+// parsing, the codec endpoint), which is what these tests exercise.
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { loadConfig } from '../../src/config';
+import { createApp, type GatewayDeps } from '../../src/gateway/app';
+import { createExpressServer } from '../../src/http/express-server';
+import type { AccountDirectory } from '../../src/accounts/registry';
+import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
+
+export const API_KEY = 'key-alice-0123456789';
+
+export interface ServedApp {
+  url: string;
+  codec: AesGcmPayloadCodec;
+  close(): Promise<void>;
+}
+
+export async function serveApp(env: Record<string, string> = {}): Promise<ServedApp> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...env });
+  const codec = new AesGcmPayloadCodec([{ id: 'k1', key: randomBytes(32) }]);
+  const accounts = { lookup: async (key: string) => (key === API_KEY ? { account: 'alice' } : undefined) } as unknown as AccountDirectory;
+  const app = createApp({ config, logger: pino({ level: 'silent' }), accounts, payloadCodec: codec } as unknown as GatewayDeps);
+  const server = createExpressServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    codec,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

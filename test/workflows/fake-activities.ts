@@ -1,0 +1,124 @@
+// The service's activities for workflow tests: the real session, run-watch and
+// tool activities and the real thread reader (so the thread really travels by
+// query), with a fake model and a recording relay. The fake model follows the
+// run's last user message:
+//   tools:N      N calculate calls at once, then an answer from the results
+//   loop:N       one calculate call a turn, N turns, then an answer
+//   wait:S:K     K calls of the `wait` tool for S seconds each, one a turn
+//   badtool      a calculate call with a bad expression (an error result)
+//   unknowntool  a call of a tool that is not offered
+//   malformed    an answer the workflow cannot read (toolCalls missing)
+//   reject...    HTTP 400 from the model
+//   slow...      5 s of heartbeats before answering
+//   anything else: echo:<message>
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { createSessionActivities } from '../../activities/sessions';
+import { createRunActivities } from '../../activities/runs';
+import { createToolActivities } from '../../activities/tools';
+import { readThread } from '../../activities/thread-reader';
+import type { ModelTurnInput, ModelTurnOutput } from '../../activities/model-turn';
+import type { PublishEndInput } from '../../activities/relay';
+import type { RunMessage } from '../../workflows/types';
+
+export interface Recorder {
+  /** Event types published per task, in order, with their producer. */
+  published: Record<string, { type: string; producer: string }[]>;
+  /** Activity calls per task id. */
+  calls: Record<string, string[]>;
+  /** The thread (session + run) each model turn read, by task id, last turn last. */
+  seen: Record<string, string[][]>;
+}
+
+export function recorder(): Recorder {
+  return { published: {}, calls: {}, seen: {} };
+}
+
+const USAGE = { promptTokens: 3, completionTokens: 2 };
+
+function lastUser(run: RunMessage[]): string {
+  for (let i = run.length - 1; i >= 0; i--) if (run[i].role === 'user') return run[i].content;
+  return '';
+}
+
+/** The run's messages since its last user message. */
+function sinceUser(run: RunMessage[]): RunMessage[] {
+  let i = run.length - 1;
+  while (i >= 0 && run[i].role !== 'user') i--;
+  return run.slice(i + 1);
+}
+
+function decide(input: ModelTurnInput, run: RunMessage[]): Omit<ModelTurnOutput, 'lastSeq' | 'usage'> {
+  const said = lastUser(run);
+  const since = sinceUser(run);
+  const done = since.filter((m) => m.role === 'assistant' && m.tool_calls?.length);
+  const results = since.filter((m) => m.role === 'tool').map((m) => m.content);
+  const call = (name: string, args: object, k = 0) => ({ id: `call_${input.step}_${k}`, name, arguments: JSON.stringify(args) });
+  const answer = (content: string) => ({ content, thinking: '', toolCalls: [] });
+  const ask = (calls: ReturnType<typeof call>[]) => ({ content: '', thinking: '', toolCalls: calls });
+  let m: RegExpMatchArray | null;
+  if ((m = said.match(/^tools:(\d+)/))) {
+    if (done.length) return answer(`results:${results.join(',')}`);
+    return ask(Array.from({ length: Number(m[1]) }, (_, k) => call('calculate', { expression: `${k + 1} * 10` }, k)));
+  }
+  if ((m = said.match(/^loop:(\d+)/))) return done.length >= Number(m[1]) ? answer(`looped:${done.length}`) : ask([call('calculate', { expression: `${done.length} + 1` })]);
+  if ((m = said.match(/^wait:(\d+):(\d+)/))) return done.length >= Number(m[2]) ? answer(`waited:${done.length}`) : ask([call('wait', { seconds: Number(m[1]) })]);
+  if (said === 'badtool') return done.length ? answer(`tool said: ${results.join(',')}`) : ask([call('calculate', { expression: '2 +' })]);
+  if (said === 'unknowntool') return done.length ? answer(`tool said: ${results.join(',')}`) : ask([call('no_such_tool', {})]);
+  return answer(`echo:${said}`);
+}
+
+export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: string, rec: Recorder) {
+  const config = { TEMPORAL_TASK_QUEUE: taskQueue, RUN_WATCH_MS: 500, SESSION_IDLE_CLOSE_MS: 0 };
+  const record = (taskId: string, name: string) => void (rec.calls[taskId] ??= []).push(name);
+  const publish = (taskId: string, producer: string, bodies: readonly { type: string }[]) => {
+    (rec.published[taskId] ??= []).push(...bodies.map((b) => ({ type: b.type, producer })));
+    return { added: bodies.length, lastSeq: rec.published[taskId].length };
+  };
+  const publisher = { publish: async (taskId: string, _s: string, producer: string, _o: number, bodies: { type: string }[]) => publish(taskId, producer, bodies) };
+  const deps = () => ({ temporal: env().client, config, publisher }) as never;
+  const sessions = () => createSessionActivities(deps());
+  return {
+    async joinSession(input: { taskId: string; account: string; session: string }) {
+      record(input.taskId, 'joinSession');
+      return sessions().joinSession(input);
+    },
+    async finishTurn(input: Parameters<ReturnType<typeof createSessionActivities>['finishTurn']>[0]) {
+      record(input.taskId, 'finishTurn');
+      return sessions().finishTurn(input);
+    },
+    async requestSlot(input: Parameters<ReturnType<typeof createSessionActivities>['requestSlot']>[0]) {
+      record(input.taskId, 'requestSlot');
+      return sessions().requestSlot(input);
+    },
+    closedRuns: (input: { workflowIds: string[] }) => createRunActivities(deps()).closedRuns(input),
+    runTool: (input: Parameters<ReturnType<typeof createToolActivities>['runTool']>[0]) => {
+      record(input.taskId, 'runTool');
+      return createToolActivities(deps()).runTool(input);
+    },
+    async publishEnd(input: PublishEndInput) {
+      record(input.taskId, 'publishEnd');
+      publish(input.taskId, 'end', input.events);
+    },
+    async modelTurn(input: ModelTurnInput): Promise<ModelTurnOutput> {
+      record(input.taskId, 'modelTurn');
+      if (input.prelude) publish(input.taskId, `s${input.step}`, input.prelude);
+      const { session, run } = await readThread(env().client, input);
+      (rec.seen[input.taskId] ??= []).push([...session, ...run].map((m) => m.content));
+      const said = lastUser(run);
+      if (said.startsWith('reject')) throw ApplicationFailure.nonRetryable('the model rejected the request (HTTP 400)', 'ModelBadRequest');
+      if (said.startsWith('slow')) {
+        for (let i = 0; i < 50; i++) {
+          Context.current().heartbeat();
+          await Context.current().sleep(100);
+        }
+      }
+      if (said === 'malformed') return { content: 'x', thinking: '', usage: USAGE, lastSeq: 0 } as unknown as ModelTurnOutput;
+      const out = decide(input, run);
+      const closing = [...(out.content ? [{ type: 'agent_response_start' }, { type: 'agent_response' }] : []), ...out.toolCalls.flatMap(() => [{ type: 'agent_tool_use_start' }, { type: 'agent_tool_use' }])];
+      const r = publish(input.taskId, `s${input.step}`, [...closing, ...(out.toolCalls.length ? [] : [{ type: 'agent_step' }])]);
+      return { ...out, usage: USAGE, lastSeq: r.lastSeq };
+    },
+  };
+}

@@ -1,0 +1,94 @@
+// A run's admission and its release: the session's turn (runs of a session
+// never interleave) and, for background tasks, one of the account's running
+// slots. Both are held across continue-as-new and given back at the run's end.
+import { CancellationScope, condition, defineSignal, getExternalWorkflowHandle, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { TaskInput, ThreadMessage } from './types';
+import { sessionWorkflowId } from './types';
+import { enqueueSignal, turnDoneSignal } from './session';
+import { acquireSignal, releaseSignal, slotsWorkflowId } from './account-slots';
+
+/** The session hands the run its turn, saying how many messages its thread has (the model activity reads them). */
+export const turnGrantedSignal = defineSignal<[{ session: string; messages: number }]>('turnGranted');
+export const slotGrantedSignal = defineSignal('slotGranted');
+
+/**
+ * How long a run the gateway enqueued waits for its turn before joining its
+ * session itself (a no-op when it is already in the queue): long enough not to
+ * fire while a loaded worker catches up with a burst of submits.
+ */
+const JOIN_GRACE_MS = 30_000;
+
+const fallbacks = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '500ms', maximumInterval: '10s' },
+});
+
+export class Admission {
+  /** Messages of the session's thread before this run (set when the turn comes). */
+  sessionMessages: number | undefined;
+  holdsTurn = false;
+  holdsSlot = false;
+  private slotGranted = false;
+  private readonly session;
+  private readonly slots;
+
+  constructor(private readonly input: TaskInput) {
+    this.session = getExternalWorkflowHandle(sessionWorkflowId(input.account, input.session));
+    this.slots = getExternalWorkflowHandle(slotsWorkflowId(input.account));
+    const carry = input.carry;
+    if (carry) {
+      this.holdsTurn = carry.holdsTurn;
+      this.holdsSlot = this.slotGranted = carry.holdsSlot;
+      this.sessionMessages = carry.sessionMessages;
+    }
+    setHandler(turnGrantedSignal, ({ session, messages }) => {
+      // Only this task's own session hands it the turn.
+      if (session === input.session) this.sessionMessages = messages;
+    });
+    setHandler(slotGrantedSignal, () => void (this.slotGranted = true));
+  }
+
+  /** Waits for the session's turn, then (background tasks) for a slot. */
+  async acquire(): Promise<void> {
+    await this.awaitTurn();
+    if (this.input.slots && !this.holdsSlot) await this.awaitSlot(this.input.slots.limit);
+  }
+
+  private async awaitTurn(): Promise<void> {
+    if (this.holdsTurn) return;
+    this.holdsTurn = true; // from here on the session must hear back from this run, whatever happens
+    // The gateway opened the session with this run holding the turn: an empty thread, nothing to wait for.
+    if (this.input.ownsTurn) this.sessionMessages = 0;
+    const granted = () => this.sessionMessages !== undefined;
+    if (!(await condition(granted, this.input.joinGraceMs ?? JOIN_GRACE_MS))) {
+      // The gateway died before enqueueing the run, or the session offered the turn before the run existed.
+      await this.session.signal(enqueueSignal, { taskId: this.input.taskId }).catch(async () => {
+        await fallbacks.joinSession({ taskId: this.input.taskId, account: this.input.account, session: this.input.session });
+      });
+      await condition(granted);
+    }
+  }
+
+  private async awaitSlot(limit: number): Promise<void> {
+    this.holdsSlot = true;
+    const request = { taskId: this.input.taskId, limit, createdAt: this.input.createdAt };
+    await this.slots.signal(acquireSignal, request).catch(() => fallbacks.requestSlot({ ...request, account: this.input.account }));
+    await condition(() => this.slotGranted);
+  }
+
+  /** Gives the slot and the turn back; `messages` join the session's thread (a completed run's exchange). */
+  async release(messages: ThreadMessage[]): Promise<void> {
+    const { taskId, ownsTurn, account, session } = this.input;
+    const slot = this.holdsSlot ? this.slots.signal(releaseSignal, { taskId }).catch(() => undefined) : undefined;
+    const turn = this.holdsTurn
+      ? this.session.signal(turnDoneSignal, { taskId, messages }).catch(async () => {
+          // A run holding its turn from the start finds no session only if the gateway's start of it never
+          // happened: create it now, so the thread the client was promised exists.
+          if (ownsTurn) await fallbacks.finishTurn({ account, session, taskId, messages }).catch(() => undefined);
+        })
+      : undefined;
+    await CancellationScope.nonCancellable(() => Promise.all([slot, turn]));
+    this.holdsSlot = this.holdsTurn = false;
+  }
+}
