@@ -132,16 +132,6 @@ export class EventPublisher {
     }
   }
 
-  /** The stream's last event; undefined when there is none or Redis is unavailable. */
-  async lastEvent(taskId: string): Promise<AgentEvent | undefined> {
-    try {
-      const rows = await this.redis.xrevrange(keys.events(taskId), '+', '-', 'COUNT', 1);
-      return rows.length ? (JSON.parse(rows[0][1][1]) as AgentEvent) : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
   /** Events in the stream after `afterSeq`. */
   async readAfter(taskId: string, afterSeq: number): Promise<AgentEvent[]> {
     try {

@@ -8,7 +8,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createEnv, saveHistories as save, worker } from './env';
-import { fakeActivities, recorder } from './fake-activities';
+import { fakeActivities, recorder, taskInput } from './fake-activities';
 import { createSessionActivities } from '../../activities/sessions';
 import { temporal } from '@temporalio/proto';
 import type { PartialResult, TaskInput, TaskView } from '../../workflows/types';
@@ -31,24 +31,7 @@ afterAll(async () => {
 });
 
 function input(message: string, over: Partial<TaskInput> = {}): TaskInput {
-  return {
-    taskId: `task_${randomUUID().replace(/-/g, '')}`,
-    account: 'acct',
-    session: `sess_${randomUUID().replace(/-/g, '')}`,
-    message,
-    mode: 'base',
-    streamTokens: false,
-    background: false,
-    createdAt: new Date().toISOString(),
-    metadata: {},
-    multitask: 'queue',
-    modelHeartbeatTimeoutMs: 5000,
-    maxSteps: 25,
-    tools: ['current_time', 'calculate', 'wait'],
-    toolResultMaxChars: 64 * 1024,
-    joinGraceMs: 300,
-    ...over,
-  };
+  return taskInput(message, { joinGraceMs: 300, ...over });
 }
 
 function start(i: TaskInput): Promise<WorkflowHandle> {

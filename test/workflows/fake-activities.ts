@@ -20,7 +20,8 @@ import { createToolActivities } from '../../activities/tools';
 import { readThread } from '../../activities/thread-reader';
 import type { ModelTurnInput, ModelTurnOutput } from '../../activities/model-turn';
 import type { PublishEndInput } from '../../activities/relay';
-import type { RunMessage } from '../../workflows/types';
+import { randomUUID } from 'node:crypto';
+import type { RunMessage, TaskInput } from '../../workflows/types';
 
 export interface Recorder {
   /** Event types published per task, in order, with their producer. */
@@ -120,5 +121,26 @@ export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: st
       const r = publish(input.taskId, `s${input.step}`, [...closing, ...(out.toolCalls.length ? [] : [{ type: 'agent_step' }])]);
       return { ...out, usage: USAGE, lastSeq: r.lastSeq };
     },
+  };
+}
+
+/** A task's input as the gateway builds it, with overrides. */
+export function taskInput(message: string, over: Partial<TaskInput> = {}): TaskInput {
+  return {
+    taskId: `task_${randomUUID().replace(/-/g, '')}`,
+    account: 'acct',
+    session: `sess_${randomUUID().replace(/-/g, '')}`,
+    message,
+    mode: 'base',
+    streamTokens: false,
+    background: false,
+    createdAt: new Date().toISOString(),
+    metadata: {},
+    multitask: 'queue',
+    modelHeartbeatTimeoutMs: 5000,
+    maxSteps: 25,
+    tools: ['current_time', 'calculate', 'wait'],
+    toolResultMaxChars: 64 * 1024,
+    ...over,
   };
 }

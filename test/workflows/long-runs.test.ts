@@ -8,7 +8,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { createEnv, workflowBundle, worker } from './env';
-import { fakeActivities, recorder } from './fake-activities';
+import { fakeActivities, recorder, taskInput } from './fake-activities';
 import type { TaskInput } from '../../workflows/types';
 import { SEARCH_ATTRIBUTES } from '../../workflows/types';
 import { timeSkippingServerPath } from '../engine';
@@ -18,24 +18,7 @@ jest.setTimeout(240_000);
 const rec = recorder();
 
 function input(message: string, over: Partial<TaskInput> = {}): TaskInput {
-  return {
-    taskId: `task_${randomUUID().replace(/-/g, '')}`,
-    account: 'acct',
-    session: `sess_${randomUUID().replace(/-/g, '')}`,
-    message,
-    mode: 'base',
-    streamTokens: false,
-    background: false,
-    createdAt: new Date().toISOString(),
-    metadata: {},
-    multitask: 'queue',
-    modelHeartbeatTimeoutMs: 5000,
-    maxSteps: 1000,
-    tools: ['calculate', 'wait'],
-    toolResultMaxChars: 64 * 1024,
-    ownsTurn: true,
-    ...over,
-  };
+  return taskInput(message, { maxSteps: 1000, tools: ['calculate', 'wait'], ownsTurn: true, ...over });
 }
 
 interface RunSize {
