@@ -18,7 +18,7 @@ export interface ActivityDeps {
   publisher: EventPublisher;
   statusCache: StatusCache;
   temporal: Client;
-  config: Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MODEL_PRICES' | 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS'>;
+  config: Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MODEL_PRICES' | 'MODEL_ANSWER_MAX_BYTES' | 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS'>;
   logger: Logger;
 }
 

@@ -1,4 +1,5 @@
-// Helpers of the model activity: prompt assembly and failure classification.
+// Helpers of the model activity: prompt assembly, failure classification and
+// the size check of what a turn hands the workflow.
 import { ApplicationFailure } from '@temporalio/common';
 import type { RunMessage, ThreadMessage } from '../workflows/types';
 import type { ToolSpec } from '../workflows/tool-registry';
@@ -63,4 +64,25 @@ export function classifyModelError(err: unknown): ApplicationFailure {
     return ApplicationFailure.retryable(`the model is unavailable (connection error): ${message}`, 'ModelUnavailable');
   }
   return ApplicationFailure.retryable(`the model call failed (${e?.name ?? 'Error'}): ${message}`, 'ModelCallError');
+}
+
+/** Size of a turn's outcome as the workflow receives it: its JSON, UTF-8 (the codec adds a few dozen bytes). */
+export function outcomeBytes(outcome: object): number {
+  return Buffer.byteLength(JSON.stringify(outcome), 'utf8');
+}
+
+/**
+ * A turn too large to hand the workflow. Temporal refuses a payload over its
+ * 2 MiB blob limit, so an activity result past it fails the activity on every
+ * attempt; this fails it once, with a type the run's agent_error keeps. It names
+ * the size and the limit, never the content. Not retried: the same
+ * conversation asks for the same answer.
+ */
+export function answerTooLarge(bytes: number, limit: number): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: 'answer_too_large',
+    message: `the model's turn (answer, reasoning and tool-call arguments) is ${bytes} bytes, over the limit of ${limit} bytes (MODEL_ANSWER_MAX_BYTES)`,
+    nonRetryable: true,
+    details: [{ bytes, limit }],
+  });
 }

@@ -10,6 +10,9 @@
 // asks the model to continue from that text instead of starting over. A turn
 // whose outcome was already published (its meta) returns it without calling the
 // model again: its tool calls and usage are never lost to a retry.
+//
+// A turn larger than MODEL_ANSWER_MAX_BYTES fails as answer_too_large (not
+// retried) before its closing events: Temporal would refuse it as a result.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
@@ -17,7 +20,7 @@ import type { Mode, TaskView, ToolCall, Usage } from '../workflows/types';
 import type { BlockEvent } from '../workflows/types';
 import type { ToolSpec } from '../workflows/tool-registry';
 import { stepEvent, textBlocks, toolUseEvents } from '../workflows/run-events';
-import { buildMessages, chatTools, classifyModelError } from './model-support';
+import { answerTooLarge, buildMessages, chatTools, classifyModelError, outcomeBytes } from './model-support';
 import { publishAs, StreamRunnerError, type TurnProgress } from './model-stream';
 import { modelForMode } from '../src/config';
 import { readThread } from './thread-reader';
@@ -82,6 +85,14 @@ export function createModelActivities(deps: ActivityDeps) {
     return { content: '', thinking: '', published: 0, lastSeq: input.floor, thinkingStarted: false, responseStarted: false, chunks: 0, promptTokens: 0, spent };
   }
 
+  /** The outcome, if the workflow can take it (see answerTooLarge). */
+  function checked(out: ModelTurnOutput): ModelTurnOutput {
+    const limit = deps.config.MODEL_ANSWER_MAX_BYTES;
+    const bytes = outcomeBytes(out);
+    if (bytes > limit) throw answerTooLarge(bytes, limit);
+    return out;
+  }
+
   return {
     async modelTurn(input: ModelTurnInput): Promise<ModelTurnOutput> {
       const ctx = Context.current();
@@ -89,7 +100,7 @@ export function createModelActivities(deps: ActivityDeps) {
       const req = { taskId: input.taskId, session: input.session, producer };
       const p = freshProgress(input, ctx.info.heartbeatDetails as TurnProgress | undefined);
       const done = ctx.info.attempt > 1 ? await recover(input, producer, p) : undefined;
-      if (done) return { content: p.content, thinking: p.thinking, toolCalls: done.toolCalls, usage: done.usage, lastSeq: p.lastSeq };
+      if (done) return checked({ content: p.content, thinking: p.thinking, toolCalls: done.toolCalls, usage: done.usage, lastSeq: p.lastSeq });
       if (input.view) await deps.statusCache.putKeepingMetadata(input.view);
       const prelude = input.prelude ?? [];
       if (prelude.length && p.published < prelude.length) {
@@ -100,8 +111,8 @@ export function createModelActivities(deps: ActivityDeps) {
 
       const showThinking = input.mode === 'flash';
       // Heartbeats carry the progress so far; once a second is plenty (the SDK throttles anyway).
-      ctx.heartbeat(p);
-      const beat = setInterval(() => ctx.heartbeat(p), HEARTBEAT_MS);
+      ctx.heartbeat(beatOf(p));
+      const beat = setInterval(() => ctx.heartbeat(beatOf(p)), HEARTBEAT_MS);
       let out;
       try {
         const { session, run } = await readThread(deps.temporal, input);
@@ -128,6 +139,7 @@ export function createModelActivities(deps: ActivityDeps) {
       if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model turn cancelled');
       const usage = addUsage(p.spent, out.usage);
       const toolCalls = out.toolCalls.map((c, i) => ({ ...c, id: c.id || `call_${input.step}_${i}` }));
+      const outcome = checked({ content: p.content, thinking: p.thinking, toolCalls, usage, lastSeq: p.lastSeq });
       // The complete blocks (unless streamed), tool uses and the step, with the outcome, in one relay write:
       // a retry finds all of it or none.
       const closing: BlockEvent[] = [
@@ -136,9 +148,19 @@ export function createModelActivities(deps: ActivityDeps) {
         ...(toolCalls.length ? [] : [stepEvent(input.step, usage)]),
       ];
       await publishAs(deps.publisher, req, p, closing, { toolCalls, usage } satisfies TurnMeta);
-      return { content: p.content, thinking: p.thinking, toolCalls, usage, lastSeq: p.lastSeq };
+      return { ...outcome, lastSeq: p.lastSeq };
     },
   };
+}
+
+/**
+ * The progress as heartbeat details: without the text, which a retry rebuilds
+ * from the relay instead. Temporal fails an activity whose heartbeat passes its
+ * 2 MiB limit, so a long answer would fail there before reaching the size check,
+ * and the text would ride along to the server every second.
+ */
+function beatOf(p: TurnProgress): TurnProgress {
+  return { ...p, content: '', thinking: '' };
 }
 
 /** Prompt tokens, estimated (about 4 characters a token): what an attempt cut short before the usage came is charged. */

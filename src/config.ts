@@ -90,6 +90,17 @@ export const envSchema = z.object({
     'scripted-base': { input: 2.5, output: 10 },
     'scripted-max': { input: 2, output: 8 },
   }),
+  /**
+   * Largest model turn (answer, reasoning and tool-call arguments, as the JSON
+   * the model activity returns), bytes; a bigger one fails the run with
+   * agent_error `answer_too_large` instead of failing its activity on every
+   * retry: Temporal refuses any payload over 2 MiB. At most 960 KiB, because
+   * the run's result carries the answer twice (`output` and its agent_response
+   * event), both in that one payload, and a run's history holds it four times
+   * (a one-turn history then stays under gRPC's 4 MiB message). The default
+   * leaves half of the result to its other events (earlier turns' texts).
+   */
+  MODEL_ANSWER_MAX_BYTES: z.coerce.number().int().min(1024).max(960 * 1024).default(512 * 1024),
   /** A model call that stops heartbeating this long is presumed lost with its worker and retried. */
   MODEL_HEARTBEAT_TIMEOUT_MS: int(20_000),
   /** Default cap of running background tasks per account; more wait as `queued` (FIFO). */
@@ -173,6 +184,12 @@ export const envSchema = z.object({
    * A worker on a machine of its own gains nothing from either: set 0 there.
    */
   WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /**
+   * Workflow runs the worker keeps in memory between their workflow tasks (the
+   * SDK's sticky cache). Every open task and session counts; an evicted run
+   * replays its whole history on its next task or query.
+   */
+  WORKER_CACHED_WORKFLOWS: z.coerce.number().int().min(10).max(100_000).default(4000),
   /** pino log level. */
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   /** Log as JSON lines (true) or pretty single lines (false). */

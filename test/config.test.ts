@@ -47,7 +47,7 @@ function configError(env: Record<string, string>): ConfigError {
   throw new Error('loadConfig accepted it');
 }
 
-describe('the codec endpoint’s variables and the body limit', () => {
+describe('the codec endpoint’s variables and the payload size limits', () => {
   test('CODEC_AUTH_TOKEN: unset by default; short or path-unsafe tokens are refused without being printed', () => {
     expect(loadConfig({}).CODEC_AUTH_TOKEN).toBeUndefined();
     expect(loadConfig({ CODEC_AUTH_TOKEN: 'a'.repeat(16) }).CODEC_AUTH_TOKEN).toBe('a'.repeat(16));
@@ -70,5 +70,11 @@ describe('the codec endpoint’s variables and the body limit', () => {
     expect(loadConfig({}).BODY_LIMIT_BYTES).toBe(1024 * 1024);
     expect(loadConfig({ BODY_LIMIT_BYTES: String(1.5 * 1024 * 1024) }).BODY_LIMIT_BYTES).toBe(1.5 * 1024 * 1024);
     expect(configError({ BODY_LIMIT_BYTES: String(2 * 1024 * 1024) }).issues.map((i) => i.variable)).toEqual(['BODY_LIMIT_BYTES']);
+  });
+
+  test('MODEL_ANSWER_MAX_BYTES: 512 KiB by default, at most 960 KiB (the result holds the answer twice, under the 2 MiB payload limit)', () => {
+    expect(loadConfig({}).MODEL_ANSWER_MAX_BYTES).toBe(512 * 1024);
+    expect(loadConfig({ MODEL_ANSWER_MAX_BYTES: String(960 * 1024) }).MODEL_ANSWER_MAX_BYTES).toBe(960 * 1024);
+    expect(configError({ MODEL_ANSWER_MAX_BYTES: String(1024 * 1024) }).issues.map((i) => i.variable)).toEqual(['MODEL_ANSWER_MAX_BYTES']);
   });
 });

@@ -51,11 +51,17 @@ export const turnDoneSignal = defineSignal<[{ taskId: string; messages: ThreadMe
 export const clearSignal = defineSignal('clear');
 export const messagesQuery = defineQuery<ThreadMessage[]>('messages');
 export const busyQuery = defineQuery<{ active: string | null; queued: string[] }>('busy');
-/** Reserves a place for a run; with reject, refuses when another run is active or queued. */
+/**
+ * Holds the session for a run about to start (multitask: "reject"): refused when another run is
+ * active, queued or holding it, so a refused request starts nothing. The run's enqueue takes the
+ * hold over; one never followed up (its start failed) lapses after RESERVATION_MS.
+ */
 export const reserveUpdate = defineUpdate<{ position: number }, [{ taskId: string; reject: boolean }]>('reserve');
 
 const watch = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { initialInterval: '1s', maximumInterval: '30s' } });
 
+/** How long a reservation holds the session for a run that has not enqueued yet, ms. */
+const RESERVATION_MS = 60_000;
 /** Thread size kept across runs; older messages are dropped first. */
 const MAX_THREAD_MESSAGES = 200;
 /** History length after which the session continues as new. */
@@ -67,9 +73,12 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
   let active: string | null = state.active ?? null;
   const done = new Map<string, ThreadMessage[]>();
 
+  let reserved: { taskId: string; at: number } | undefined;
   const enqueue = (taskId: string) => {
+    if (reserved?.taskId === taskId) reserved = undefined;
     if (active !== taskId && !queue.includes(taskId)) queue.push(taskId);
   };
+  const heldByAnother = (taskId: string) => reserved !== undefined && reserved.taskId !== taskId && Date.now() - reserved.at < RESERVATION_MS;
   setHandler(enqueueSignal, ({ taskId }) => enqueue(taskId));
   setHandler(turnDoneSignal, ({ taskId, messages: added }) => {
     if (taskId === active) done.set(taskId, added);
@@ -82,12 +91,12 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
   setHandler(
     reserveUpdate,
     ({ taskId }) => {
-      enqueue(taskId);
-      return { position: queue.indexOf(taskId) + (active ? 1 : 0) };
+      reserved = { taskId, at: Date.now() };
+      return { position: queue.length + (active ? 1 : 0) };
     },
     {
       validator: ({ taskId, reject }) => {
-        if (reject && ((active && active !== taskId) || queue.some((t) => t !== taskId))) {
+        if (reject && ((active && active !== taskId) || queue.some((t) => t !== taskId) || heldByAnother(taskId))) {
           throw new Error('session is busy with another run');
         }
       },

@@ -9,6 +9,7 @@ import type { Config } from '../config';
 import type { AccountDirectory } from '../accounts/registry';
 import type { EventSubscriber } from '../relay/subscriber';
 import type { TaskService } from './task-service';
+import type { RunEnds } from './run-end';
 import { authenticate } from './auth';
 import { codecEndpoint } from './codec-endpoint';
 import { errorHandler } from './error-handler';
@@ -27,6 +28,8 @@ export interface GatewayDeps {
   redis: Redis;
   subscriber: EventSubscriber;
   tasks: TaskService;
+  /** Ends the streams of runs that closed without a terminal event on the relay. */
+  runEnds: RunEnds;
   accounts: AccountDirectory;
   /** The payload codec of the gateway's Temporal clients, served at /codec for the Web UI and CLI. */
   payloadCodec: PayloadCodec;

@@ -6,6 +6,8 @@ import { createLogger } from '../logger';
 import { commandClient, subscriberClient } from '../redis';
 import { StatusCache } from '../relay/status-cache';
 import { EventSubscriber } from '../relay/subscriber';
+import { EventPublisher } from '../relay/publisher';
+import { RunEnds } from './run-end';
 import { AccountDirectory, AccountsRegistry } from '../accounts/registry';
 import { parseApiKeys } from '../accounts/keys';
 import { TaskService } from './task-service';
@@ -37,6 +39,8 @@ async function main(): Promise<void> {
   await threaded.ready();
   const subscriber = new EventSubscriber(redis, sub, logger);
   const starter = relayAwareStarter(inProcessStarter(client, connection), threaded, () => subscriber.activeTasks > 0);
+  const cache = new StatusCache(redis, logger, ttlMs);
+  const publisher = new EventPublisher({ redis, logger, ttlMs });
   const app = createApp({
     config,
     logger,
@@ -44,7 +48,8 @@ async function main(): Promise<void> {
     connection,
     redis,
     subscriber,
-    tasks: new TaskService(client, connection, new StatusCache(redis, logger, ttlMs), config, logger, starter),
+    tasks: new TaskService(client, connection, cache, config, logger, starter),
+    runEnds: new RunEnds(client, connection, publisher, cache),
     accounts,
     payloadCodec,
   });

@@ -1,6 +1,9 @@
 // Server-sent events to one HTTP client: `id: <seq>` + `data: <json>` per event,
 // comment heartbeats while idle, end after the task's terminal event. The
-// client disconnecting ends only this stream, never the task.
+// client disconnecting ends only this stream, never the task. A stream that
+// sees nothing for a heartbeat asks Temporal whether the run has closed (see
+// run-end.ts): a terminated run's stream ends too, and so does one resumed at
+// or past the task's last event.
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { AgentEvent } from '../relay/events';
@@ -11,6 +14,10 @@ export interface StreamOptions {
   taskId: string;
   afterSeq: number;
   heartbeatMs: number;
+  /** The seq of the task's terminal event once its run has closed, else undefined (RunEnds.closedAt). */
+  closedAt?: () => Promise<number | undefined>;
+  /** Ask closedAt at once, not only after an idle heartbeat (a resumed stream of a task that may be over). */
+  checkAtOpen?: boolean;
   /** Status to send first (202-style headers are not possible once streaming). */
   headers?: Record<string, string>;
 }
@@ -27,8 +34,28 @@ export async function streamTaskEvents(req: Request, res: Response, subscriber: 
 
   let sub: Subscription | undefined;
   let closed = false;
+  let lastSent = opts.afterSeq;
+  let idle = true;
+  let checking = false;
+  const checkEnd = async () => {
+    if (!opts.closedAt || checking || closed) return;
+    checking = true;
+    try {
+      const end = await opts.closedAt();
+      if (end === undefined || closed) return;
+      if (end <= lastSent) finish(); // nothing is left to send: the client has the end (or resumed past it)
+      else sub?.catchUp(); // the terminal event is on the relay; make sure it reaches this client
+    } catch (err) {
+      logger.debug({ err: (err as Error).message, taskId: opts.taskId }, 'run end check failed; asking again later');
+    } finally {
+      checking = false;
+    }
+  };
   const heartbeat = setInterval(() => {
-    if (!closed) res.write(': keep-alive\n\n');
+    if (closed) return;
+    res.write(': keep-alive\n\n');
+    if (idle) void checkEnd();
+    idle = true;
   }, opts.heartbeatMs);
   const finish = () => {
     if (closed) return;
@@ -43,6 +70,8 @@ export async function streamTaskEvents(req: Request, res: Response, subscriber: 
   const send = (ev: AgentEvent) => {
     if (closed) return;
     res.write(`id: ${ev.seq}\ndata: ${JSON.stringify(ev)}\n\n`);
+    lastSent = ev.seq;
+    idle = false;
     if (TERMINAL_EVENTS.has(ev.type)) finish();
   };
   const fail = (err: Error) => {
@@ -53,6 +82,7 @@ export async function streamTaskEvents(req: Request, res: Response, subscriber: 
   try {
     sub = await subscriber.subscribe(opts.taskId, opts.afterSeq, send, fail);
     if (closed) sub.close();
+    else if (opts.checkAtOpen) void checkEnd();
   } catch (err) {
     fail(err as Error);
   }

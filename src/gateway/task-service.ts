@@ -130,12 +130,14 @@ export class TaskService {
       return undefined;
     };
     if (session || idempotencyKey) {
+      // multitask: "reject" holds the session before anything starts: a refused request leaves no task.
+      if (session && req.multitask === 'reject') await timed(timing, 'temporal-session', () => this.reserveSession(account, sessionId, taskId));
       // An existing session: the run must be started before it takes its place in the turn order.
       // (A keyed request too: a repeat racing it must not enqueue its task in a second session.)
       const earlier = await startTask();
       if (earlier) return earlier;
-      await timed(timing, 'temporal-session', () => this.joinSession(account, sessionId, taskId, req.multitask === 'reject'));
-      await cacheQueued(); // not before: a rejected run is terminated, never queued
+      await timed(timing, 'temporal-session', () => temporalCall(() => this.starter.enqueue({ ref: this.sessionRef(account, sessionId), taskId, deadlineMs: 10_000 })));
+      await cacheQueued();
     } else {
       // A new session has no other runs to order against: open it, with this run holding
       // the turn, while the run starts; and cache the queued status meanwhile (the cache
@@ -168,19 +170,14 @@ export class TaskService {
     );
   }
 
-  /** Puts the run in its session's turn order now (reopening a session closed when idle), before we answer. */
-  private async joinSession(account: Account, session: string, taskId: string, reject: boolean): Promise<void> {
-    const workflowId = sessionWorkflowId(account.account, session);
-    await temporalCall(() => this.starter.enqueue({ ref: this.sessionRef(account, session), taskId, deadlineMs: 10_000 }));
-    if (!reject) return;
+  /** Holds an open session for this run, or refuses (409) when another run is active or queued. A closed session is not busy. */
+  private async reserveSession(account: Account, session: string, taskId: string): Promise<void> {
+    const handle = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
     try {
-      await this.deadline(10_000, () => this.client.workflow.getHandle(workflowId).executeUpdate(reserveUpdate, { args: [{ taskId, reject: true }] }));
+      await this.deadline(10_000, () => handle.executeUpdate(reserveUpdate, { args: [{ taskId, reject: true }] }));
     } catch (err) {
+      if (err instanceof NotFoundError || (err as Error).name === 'WorkflowNotFoundError') return;
       if ((err as Error).name !== 'WorkflowUpdateFailedError') throw err;
-      await this.client.workflow
-        .getHandle(taskId)
-        .terminate('rejected: the session is busy (multitask: reject)')
-        .catch(() => undefined);
       throw new ConflictError('the session is busy with another run (multitask: reject)', { session });
     }
   }

@@ -132,6 +132,16 @@ export class EventPublisher {
     }
   }
 
+  /** The task's last event; undefined when there is none or Redis is unavailable. */
+  async lastEvent(taskId: string): Promise<AgentEvent | undefined> {
+    try {
+      const [row] = await this.redis.xrevrange(keys.events(taskId), '+', '-', 'COUNT', 1);
+      return row ? (JSON.parse(row[1][1]) as AgentEvent) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Events in the stream after `afterSeq`. */
   async readAfter(taskId: string, afterSeq: number): Promise<AgentEvent[]> {
     try {

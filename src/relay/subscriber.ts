@@ -10,6 +10,8 @@ import { keys, taskIdFromChannel } from './keys';
 
 export interface Subscription {
   close(): void;
+  /** Reads the stream for anything not delivered yet (a pub/sub message may have been missed). */
+  catchUp(): void;
 }
 
 interface Listener {
@@ -46,7 +48,7 @@ export class EventSubscriber {
     }
     set.add(l);
     this.catchUp(taskId, l, Infinity);
-    return { close: () => this.remove(taskId, l) };
+    return { close: () => this.remove(taskId, l), catchUp: () => this.catchUp(taskId, l, Infinity) };
   }
 
   private remove(taskId: string, l: Listener): void {

@@ -58,9 +58,9 @@ async function main(): Promise<void> {
     workflowsPath: require.resolve('../../workflows'),
     dataConverter,
     activities,
-    // Each task and its session stay cached while active; bound the cache so a
-    // burst of thousands of tasks does not hold them all in memory.
-    maxCachedWorkflows: 1000,
+    // Each task and its session stay cached while active; bounded so a burst of
+    // tens of thousands of tasks does not hold them all in memory.
+    maxCachedWorkflows: config.WORKER_CACHED_WORKFLOWS,
   });
   // Again, for threads started meanwhile (the Temporal core's, libuv's pool).
   if (config.WORKER_NICE > 0) lowerPriorityExcept(config.WORKER_NICE, keep);

@@ -4,18 +4,20 @@
 // its thread by query (answered here by a stand-in for the workflow); a turn
 // with tool calls returns them; a retried attempt publishes nothing twice,
 // leaves no seq gap and keeps the tool calls and usage; model errors keep their
-// classification across the thread.
+// classification across the thread; heartbeats carry no text; a turn too large
+// for a Temporal payload fails once, typed answer_too_large.
 import OpenAI from 'openai';
 import pino from 'pino';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { ApplicationFailure } from '@temporalio/common';
 import { createModelActivities, ModelTurnOutput } from '../../activities/model-turn';
-import { inProcessModelStream, ModelStreamRunner, StreamRunnerError } from '../../activities/model-stream';
+import { inProcessModelStream, ModelStreamRunner, StreamRunnerError, TurnProgress } from '../../activities/model-stream';
 import { ThreadedModelStream } from '../../src/model-stream/thread-runner';
 import { EventPublisher } from '../../src/relay/publisher';
 import { StatusCache } from '../../src/relay/status-cache';
 import { startScriptedModel, ScriptedModel } from '../../src/scripted-model';
+import { fillerWords } from '../../src/scripted-model/text';
 import { initialView } from '../../workflows/types';
 import type { RunMessage, TaskInput } from '../../workflows/types';
 import { BUILTIN_TOOLS, toolSpec } from '../../workflows/tool-registry';
@@ -80,8 +82,8 @@ function turnInput(message = '[[say text="one two three"]] hi') {
   };
 }
 
-const deps = (modelStream: ModelStreamRunner) =>
-  ({ modelStream, publisher, statusCache: cache, temporal, config: { MODEL_FLASH: 'scripted-flash', MODEL_BASE: 'scripted-base', MODEL_MAX: 'scripted-max' } }) as never;
+const deps = (modelStream: ModelStreamRunner, answerMaxBytes = 512 * 1024) =>
+  ({ modelStream, publisher, statusCache: cache, temporal, config: { MODEL_FLASH: 'scripted-flash', MODEL_BASE: 'scripted-base', MODEL_MAX: 'scripted-max', MODEL_ANSWER_MAX_BYTES: answerMaxBytes } }) as never;
 const contentOf = (events: { type: string }[]) => events.filter((e) => e.type === 'agent_response').map((e) => (e as unknown as { content: string }).content).join('');
 
 describe.each(Object.keys(runners))('the stream run %s', (runner) => {
@@ -143,6 +145,37 @@ describe.each(Object.keys(runners))('the stream run %s', (runner) => {
     const details = { content: 'one', thinking: '', published: 1, lastSeq: 1, thinkingStarted: false, responseStarted: true, chunks: 2, promptTokens: 40, spent: { promptTokens: 0, completionTokens: 0 } };
     const out = (await new MockActivityEnvironment({ attempt: 2, heartbeatDetails: details }).run(activities.modelTurn, input)) as ModelTurnOutput;
     expect(out.usage).toEqual({ promptTokens: first.usage.promptTokens + 40, completionTokens: first.usage.completionTokens + 2 });
+  });
+
+  test('heartbeats carry the progress without its text (a retry rebuilds that from the relay)', async () => {
+    const env = new MockActivityEnvironment();
+    const beats: TurnProgress[] = [];
+    env.on('heartbeat', (d: unknown) => beats.push(d as TurnProgress));
+    // 150 tokens 10 ms apart: the once-a-second heartbeat fires mid-stream.
+    const out = (await env.run(activities.modelTurn, turnInput('[[slow delay=10 tokens=150]] go'))) as ModelTurnOutput;
+    expect(out.content).toBe(fillerWords(150));
+    expect(beats.filter((b) => b.chunks > 0).length).toBeGreaterThan(0);
+    for (const b of beats) expect([b.content, b.thinking]).toEqual(['', '']);
+  });
+
+  test('a turn over MODEL_ANSWER_MAX_BYTES fails once (answer_too_large, not retried), naming its size and the limit but not the text, before its closing events', async () => {
+    const small = createModelActivities(deps(runners[runner](), 4096));
+    // About 10.6 KB of filler prose, over the 4 KiB limit.
+    const input = { ...turnInput('[[long words=2000]] a long one'), streamTokens: false };
+    const quiet = new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') });
+    const err = await quiet.run(small.modelTurn, input).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    const f = err as ApplicationFailure;
+    expect([f.type, f.nonRetryable]).toEqual(['answer_too_large', true]);
+    const bytes = Number(/is (\d+) bytes/.exec(f.message)?.[1]);
+    expect(bytes).toBeGreaterThan(fillerWords(2000).length);
+    expect(f.message).toContain('limit of 4096 bytes');
+    expect(f.message).not.toContain(fillerWords(3).slice(0, -1));
+    // The run's prelude went out; the answer's block and the step did not (the run's end reports the error).
+    expect((await publisher.readAfter(input.taskId, 0)).map((e) => e.type)).toEqual(['agent_started']);
+    // Under the limit, the same activity answers.
+    const ok = (await new MockActivityEnvironment().run(small.modelTurn, turnInput('[[long words=200]] a short one'))) as ModelTurnOutput;
+    expect(ok.content).toBe(fillerWords(200));
   });
 
   test.each([

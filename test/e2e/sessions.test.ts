@@ -63,15 +63,37 @@ test("a new session's first run holds the turn from its 202: a continuation sent
   expect(sent.messages.map((m) => `${m.role}:${m.content}`)).toContain('user:[[slow delay=50 tokens=10]] opening words');
 });
 
-test('multitask: reject answers 409 while the session is busy', async () => {
+test('multitask: reject answers 409 while the session is busy, and the refused request leaves no task', async () => {
   const first = await call('POST', '/', { body: { message: '[[slow delay=100 tokens=20]] busy', background: true } });
+  const session = first.json.session;
   await waitUntil(async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running');
-  const r = await call('POST', `/?session=${first.json.session}`, { body: { message: 'me too', multitask: 'reject', background: true } });
+  const r = await call('POST', `/?session=${session}`, { body: { message: 'me too', multitask: 'reject', background: true } });
   expect(r.status).toBe(409);
   expect(r.json.error.type).toBe('conflict');
   await call('GET', `/tasks/${first.json.task_id}/result?wait=30`);
-  const ok = await call('POST', `/?session=${first.json.session}`, { body: { message: 'now free', multitask: 'reject' } });
+  const ok = await call('POST', `/?session=${session}`, { body: { message: 'now free', multitask: 'reject' } });
   expect(ok.status).toBe(200);
+  // The session's tasks are the two that ran: the refused one was never started.
+  const listed = async () => ((await call('GET', `/tasks?session=${session}`)).json.tasks as { task_id: string }[]).map((t) => t.task_id).sort();
+  await waitUntil(async () => (await listed()).length >= 2);
+  expect(await listed()).toEqual([first.json.task_id, ok.json.task_id].sort());
+  await withTemporal(ctx.stack(), async (client) => {
+    const count = await client.workflow.count(`WorkflowType = 'agentTask' AND TaskSession = '${session}'`);
+    expect(count.count).toBe(2);
+  });
+});
+
+test('multitask: reject on a session that closed when idle reopens it and runs', async () => {
+  const first = await call('POST', '/', { body: { message: 'before the close' } });
+  const session = first.json.session;
+  await withTemporal(ctx.stack(), async (client) => {
+    const h = client.workflow.getHandle(`session:alice:${session}`);
+    await waitUntil(async () => (await h.describe()).status.name === 'COMPLETED', 20_000, 200);
+  });
+  const again = await call('POST', `/?session=${session}`, { body: { message: 'after the close', multitask: 'reject' } });
+  expect(again.status).toBe(200);
+  expect(again.json).toMatchObject({ status: 'completed', session });
+  expect((await call('GET', `/sessions/${session}/messages`)).json.messages.map((m: { content: string }) => m.content)).toContain('before the close');
 });
 
 test('messages can be cleared; unknown or foreign sessions are 404', async () => {

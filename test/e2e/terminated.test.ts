@@ -1,22 +1,68 @@
 // A run terminated from outside (the Web UI, the CLI) reads as finished
-// everywhere Temporal decides: its status, the task list, and its session,
-// whose next run completes (the session watches its active run).
-import { useStack, waitUntil, withTemporal } from './helpers';
+// everywhere Temporal decides: its status, the task list, its event stream
+// (which ends with a terminal event the gateway publishes for it), and its
+// session, whose next run completes (the session watches its active run).
+// Streams are idle-checked every heartbeat, 500 ms here.
+import { KEY_A, readSse, SseEvent, useStack, waitUntil, withTemporal } from './helpers';
 
 jest.setTimeout(120_000);
-const ctx = useStack({ RUN_WATCH_MS: '1000' });
+const ctx = useStack({ RUN_WATCH_MS: '1000', SSE_HEARTBEAT_MS: '500' });
 
-test('terminate the active run of a session: status and list say failed, the next run of the session completes', async () => {
+function getStream(path: string, lastEventId?: string): Promise<Response> {
+  const headers: Record<string, string> = { authorization: `Bearer ${KEY_A}`, accept: 'text/event-stream' };
+  if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+  return fetch(`${ctx.stack().gatewayUrl}${path}`, { headers });
+}
+
+const seqs = (evs: SseEvent[]) => evs.map((e) => Number(e.id));
+
+test('terminate the active run of a session: status, list and stream say failed, the next run of the session completes', async () => {
   const first = await ctx.call('POST', '/', { body: { message: '[[slow delay=200 tokens=200]] long one', background: true } });
   const id = first.json.task_id;
   const session = first.json.session;
   await waitUntil(async () => (await ctx.call('GET', `/tasks/${id}`)).json.status === 'running');
+  const live = getStream(`/tasks/${id}/events`).then((res) => readSse(res));
   const next = await ctx.call('POST', `/?session=${session}`, { body: { message: 'after it', background: true } });
   expect(next.status).toBe(202);
   await withTemporal(ctx.stack(), (client) => client.workflow.getHandle(id).terminate('operator stop'));
+
+  // The open stream ends, its last event the terminal one the gateway published.
+  const events = await live;
+  expect(events.at(-1)!.data).toMatchObject({ type: 'agent_error', error: { type: 'terminated' }, task_id: id });
+  expect(seqs(events)).toEqual(events.map((_e, i) => i + 1));
+
   const status = await ctx.call('GET', `/tasks/${id}`);
   expect(status.json).toMatchObject({ status: 'failed', error: { type: 'terminated' } });
   await waitUntil(async () => (await ctx.call('GET', `/tasks?session=${session}`)).json.tasks.some((t: { task_id: string; status: string }) => t.task_id === id && t.status === 'failed'));
   const result = await ctx.call('GET', `/tasks/${next.json.task_id}/result?wait=30`);
   expect(result.json).toMatchObject({ status: 'completed', output: 'You said: after it' });
+
+  // A late stream replays the same events, the one terminal event included, and ends.
+  const replay = await readSse(await getStream(`/tasks/${id}/events`));
+  expect(replay.map((e) => e.data)).toEqual(events.map((e) => e.data));
+  // Resumed at the end, or past it: nothing is left, and the stream ends at once.
+  const last = events.at(-1)!.id!;
+  expect(await readSse(await getStream(`/tasks/${id}/events`, last))).toEqual([]);
+  expect(await readSse(await getStream(`/tasks/${id}/events?after=9999`))).toEqual([]);
+});
+
+test('a stream opened after a run was terminated gets the terminal event and ends', async () => {
+  const run = await ctx.call('POST', '/', { body: { message: '[[slow delay=200 tokens=200]] cut short', background: true } });
+  const id = run.json.task_id;
+  await waitUntil(async () => (await ctx.call('GET', `/tasks/${id}`)).json.status === 'running');
+  await withTemporal(ctx.stack(), (client) => client.workflow.getHandle(id).terminate('operator stop'));
+  const events = await readSse(await getStream(`/tasks/${id}/events`));
+  expect(events.at(-1)!.data).toMatchObject({ type: 'agent_error', error: { type: 'terminated' } });
+  expect(events.filter((e) => e.data.type === 'agent_error')).toHaveLength(1);
+});
+
+test('a finished task resumed with Last-Event-ID at its last event ends at once; earlier, it sends the rest', async () => {
+  const done = await ctx.call('POST', '/', { body: { message: 'short and done' } });
+  expect(done.json.status).toBe('completed');
+  const all = await readSse(await getStream(`/tasks/${done.json.task_id}/events`));
+  expect(all.at(-1)!.data.type).toBe('agent_completed');
+  expect(all.filter((e) => e.data.type === 'agent_completed')).toHaveLength(1); // the gateway's copy was skipped
+  expect(await readSse(await getStream(`/tasks/${done.json.task_id}/events`, all.at(-1)!.id))).toEqual([]);
+  const rest = await readSse(await getStream(`/tasks/${done.json.task_id}/events`, all.at(-3)!.id));
+  expect(rest.map((e) => e.data)).toEqual(all.slice(-2).map((e) => e.data));
 });

@@ -1,8 +1,9 @@
 // The tool loop end to end (real processes, the scripted model calling the
 // built-in tools): several turns, parallel calls, a failing tool, both caps, a
 // message into a running task, cancel during a tool call, and kill -9 of the
-// worker during one (the resumed stream shows every event once, no call lost).
-import { KEY_A, KEY_B, postStream, readSse, SseEvent, sleep, useStack, waitUntil } from './helpers';
+// worker during a `wait` call and during a round of parallel tool activities
+// (the resumed stream shows every event once, no call lost).
+import { KEY_A, KEY_B, postStream, readSse, SseEvent, sleep, useStack, waitUntil, withTemporal } from './helpers';
 
 jest.setTimeout(180_000);
 const ctx = useStack({ MODEL_HEARTBEAT_TIMEOUT_MS: '2000' });
@@ -133,4 +134,35 @@ test('kill -9 of the worker during a tool call: the run completes, the resumed s
     { tool: 'calculate', content: '25' },
   ]);
   expect((await call('GET', `/tasks/${id}/result?wait=30`)).json.output).toBe('tool said: 25');
+});
+
+test('kill -9 of the worker while a round of parallel tool activities runs: every call answered once, no event twice', async () => {
+  // 12 rounds of 16 calculate calls; the worker dies as the first result of round 4 reaches the
+  // client, while the rest of that round's activities are running or have published without
+  // completing. Those are retried on the new worker; the relay skips what they published before.
+  const r = await call('POST', '/', { body: { message: '[[tool name=calculate count=16 rounds=12 args={"expression":"{{round}}*100+{{call}}"} answer=all]] many', background: true } });
+  const id = r.json.task_id;
+  let responses = 0;
+  const before = await events(id, 0, (e) => e.data.type === 'agent_tool_response' && ++responses === 3 * 16 + 1);
+  ctx.stack().children.worker.proc.kill('SIGKILL');
+  await ctx.stack().children.worker.exited;
+  await ctx.stack().startWorker();
+  const after = await events(id, Number(before[before.length - 1].id));
+  const all = [...before, ...after];
+  expectGapFree(all);
+  expect(all.at(-1)!.data.type).toBe('agent_completed');
+  const results = all.filter((e) => e.data.type === 'agent_tool_response');
+  expect(results).toHaveLength(12 * 16);
+  expect(new Set(results.map((e) => e.data.tool_call_id)).size).toBe(12 * 16);
+  expect(new Set(all.filter((e) => e.data.type === 'agent_tool_use').map((e) => e.data.tool_call_id))).toEqual(new Set(results.map((e) => e.data.tool_call_id)));
+  const values = results.map((e) => Number(JSON.parse(e.data.content).content)).sort((a, b) => a - b);
+  expect(values).toEqual([...Array(12).keys()].flatMap((k) => [...Array(16).keys()].map((c) => (k + 1) * 100 + c + 1)));
+  const result = await call('GET', `/tasks/${id}/result?wait=30`);
+  expect(result.json.status).toBe('completed');
+  expect(result.json.output.split('\n')).toHaveLength(12 * 16);
+  const retried = await withTemporal(ctx.stack(), async (client) => {
+    const history = await client.workflow.getHandle(id).fetchHistory();
+    return (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes && (e.activityTaskStartedEventAttributes.attempt ?? 1) > 1).length;
+  });
+  console.log(`kill -9 during round 4 of 12 x 16 tool calls: ${retried} activities ran again on the new worker`);
 });

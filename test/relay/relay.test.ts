@@ -53,6 +53,9 @@ test("after the end producer's terminal event nothing else is appended; a repeat
   expect((await p.publish('t4', 's', 's1:t0', 0, [resp('late')])).added).toBe(0);
   expect((await p.publish('t4', 's', END_PRODUCER, 0, [{ type: 'agent_completed' }])).added).toBe(0);
   expect((await p.readAfter('t4', 0)).map((e) => e.type)).toEqual(['agent_response', 'agent_completed']);
+  // The last event is the end (what the gateway reads to end a stream resumed at or past it).
+  expect(await p.lastEvent('t4')).toMatchObject({ seq: 2, type: 'agent_completed' });
+  expect(await p.lastEvent('t-none')).toBeUndefined();
 });
 
 test('numbering never goes back below the floor the workflow knows (Redis lost the task)', async () => {

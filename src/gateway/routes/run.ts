@@ -33,7 +33,8 @@ export function runRoutes(deps: GatewayDeps): Router {
       return void res.json({ task_id: sub.taskId, session: sub.session, status, created_at: sub.createdAt });
     }
     if (wantsStream) {
-      return streamTaskEvents(req, res, deps.subscriber, deps.logger, { taskId: sub.taskId, afterSeq: 0, heartbeatMs: deps.config.SSE_HEARTBEAT_MS, headers: common });
+      const closedAt = () => deps.runEnds.closedAt(sub.taskId);
+      return streamTaskEvents(req, res, deps.subscriber, deps.logger, { taskId: sub.taskId, afterSeq: 0, heartbeatMs: deps.config.SSE_HEARTBEAT_MS, headers: common, closedAt });
     }
     // JSON: wait for the run to finish; a client that goes away stops only the wait.
     let gone = false;

@@ -45,7 +45,13 @@ export function taskRoutes(deps: GatewayDeps): Router {
     const id = taskId(req.params.id);
     await deps.tasks.view(requireAccount(req), id); // ownership (404 for other accounts)
     requireRelay(deps);
-    await streamTaskEvents(req, res, deps.subscriber, deps.logger, { taskId: id, afterSeq: resumePoint(req, q.after), heartbeatMs: deps.config.SSE_HEARTBEAT_MS });
+    await streamTaskEvents(req, res, deps.subscriber, deps.logger, {
+      taskId: id,
+      afterSeq: resumePoint(req, q.after),
+      heartbeatMs: deps.config.SSE_HEARTBEAT_MS,
+      closedAt: () => deps.runEnds.closedAt(id),
+      checkAtOpen: true,
+    });
   });
   return r;
 }

@@ -1,0 +1,61 @@
+// The end of a task's event stream, as Temporal decides it. A run publishes its
+// own terminal event (agent_completed or agent_error) before it closes; a run
+// that was terminated, timed out or deleted never does, and a run whose end was
+// published while Redis was down left none on the relay. Once Temporal says
+// the run has closed, the gateway publishes the missing end as the run's own
+// `end` producer: if the run did publish it, the relay skips this copy, so
+// every stream sees one terminal event, with one seq.
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
+import type { EventPublisher } from '../relay/publisher';
+import { END_PRODUCER } from '../relay/publisher';
+import { TERMINAL_EVENTS, type AgentEventBody } from '../relay/events';
+import type { StatusCache } from '../relay/status-cache';
+import type { TaskView } from '../../workflows/types';
+import { isFinished, viewFromDescription } from './task-views';
+
+const DESCRIBE_DEADLINE_MS = 2000;
+
+export class RunEnds {
+  constructor(
+    private readonly client: Client,
+    private readonly connection: Connection,
+    private readonly publisher: EventPublisher,
+    private readonly cache: StatusCache,
+  ) {}
+
+  /**
+   * The seq of the task's terminal event once its run has closed (published
+   * here when it was missing); undefined while the run is open, or when
+   * Temporal or Redis cannot be asked (the stream goes on and asks again).
+   */
+  async closedAt(taskId: string): Promise<number | undefined> {
+    const view = await this.closedView(taskId);
+    if (!view) return undefined;
+    const { added, lastSeq } = await this.publisher.publish(taskId, view.session, END_PRODUCER, 0, [terminalEvent(view)]);
+    if (added > 0) return lastSeq;
+    const last = await this.publisher.lastEvent(taskId);
+    return last && TERMINAL_EVENTS.has(last.type) ? last.seq : undefined;
+  }
+
+  /** The final status of a closed run (cached first, as a run's own end does); undefined while it runs. */
+  private async closedView(taskId: string): Promise<TaskView | undefined> {
+    const cached = await this.cache.get(taskId).catch(() => undefined);
+    let view: TaskView;
+    try {
+      const desc = await this.connection.withDeadline(Date.now() + DESCRIBE_DEADLINE_MS, () => this.client.workflow.getHandle(taskId).describe());
+      if (desc.status.name === 'RUNNING') return undefined;
+      view = cached && isFinished(cached.status) ? cached : { ...(cached ?? {}), ...viewFromDescription(desc, cached) };
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError) || !cached) return undefined;
+      view = isFinished(cached.status) ? cached : { ...cached, status: 'failed', error: { type: 'vanished', message: 'the run no longer exists in Temporal' } };
+    }
+    if (!cached || !isFinished(cached.status)) await this.cache.put(view);
+    return view;
+  }
+}
+
+function terminalEvent(view: TaskView): AgentEventBody {
+  if (view.status === 'completed') return { type: 'agent_completed' };
+  return { type: 'agent_error', error: view.error ?? { type: 'agent_error', message: `the task ${view.status}` } };
+}
