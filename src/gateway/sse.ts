@@ -1,9 +1,9 @@
 // Server-sent events to one HTTP client: `id: <seq>` + `data: <json>` per event,
 // comment heartbeats while idle, end after the task's terminal event. The
-// client disconnecting ends only this stream, never the task. A stream that
-// sees nothing for a heartbeat asks Temporal whether the run has closed (see
-// run-end.ts): a terminated run's stream ends too, and so does one resumed at
-// or past the task's last event.
+// client disconnecting ends only this stream, never the task. At every
+// heartbeat the stream asks Temporal whether the run has closed (see
+// run-end.ts): a terminated run's stream ends too, within a heartbeat, and so
+// does one resumed at or past the task's last event.
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { AgentEvent } from '../relay/events';
@@ -16,7 +16,7 @@ export interface StreamOptions {
   heartbeatMs: number;
   /** The seq of the task's terminal event once its run has closed, else undefined (RunEnds.closedAt). */
   closedAt?: () => Promise<number | undefined>;
-  /** Ask closedAt at once, not only after an idle heartbeat (a resumed stream of a task that may be over). */
+  /** Ask closedAt at once, not only at the first heartbeat (a resumed stream of a task that may be over). */
   checkAtOpen?: boolean;
   /** Status to send first (202-style headers are not possible once streaming). */
   headers?: Record<string, string>;
@@ -35,7 +35,6 @@ export async function streamTaskEvents(req: Request, res: Response, subscriber: 
   let sub: Subscription | undefined;
   let closed = false;
   let lastSent = opts.afterSeq;
-  let idle = true;
   let checking = false;
   const checkEnd = async () => {
     if (!opts.closedAt || checking || closed) return;
@@ -54,8 +53,7 @@ export async function streamTaskEvents(req: Request, res: Response, subscriber: 
   const heartbeat = setInterval(() => {
     if (closed) return;
     res.write(': keep-alive\n\n');
-    if (idle) void checkEnd();
-    idle = true;
+    void checkEnd();
   }, opts.heartbeatMs);
   const finish = () => {
     if (closed) return;
@@ -71,7 +69,6 @@ export async function streamTaskEvents(req: Request, res: Response, subscriber: 
     if (closed) return;
     res.write(`id: ${ev.seq}\ndata: ${JSON.stringify(ev)}\n\n`);
     lastSent = ev.seq;
-    idle = false;
     if (TERMINAL_EVENTS.has(ev.type)) finish();
   };
   const fail = (err: Error) => {

@@ -2,7 +2,7 @@
 // everywhere Temporal decides: its status, the task list, its event stream
 // (which ends with a terminal event the gateway publishes for it), and its
 // session, whose next run completes (the session watches its active run).
-// Streams are idle-checked every heartbeat, 500 ms here.
+// Streams check the run at every heartbeat, 500 ms here.
 import { KEY_A, readSse, SseEvent, useStack, waitUntil, withTemporal } from './helpers';
 
 jest.setTimeout(120_000);
