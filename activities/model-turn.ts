@@ -16,7 +16,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
-import type { Mode, TaskView, ToolCall, Usage } from '../workflows/types';
+import type { Mode, RunMessage, TaskView, ToolCall, Usage } from '../workflows/types';
 import type { BlockEvent } from '../workflows/types';
 import type { ToolSpec } from '../workflows/tool-registry';
 import { stepEvent, textBlocks, toolUseEvents } from '../workflows/run-events';
@@ -37,6 +37,8 @@ export interface ModelTurnInput {
   tools: ToolSpec[];
   /** How much of the session's and the run's threads this turn reads (by query). */
   thread: { sessionMessages: number; runMessages: number };
+  /** The run's thread inline when small (the workflow's INLINE_THREAD_CHARS); otherwise read by query. */
+  runThread?: RunMessage[];
   /** The highest seq the workflow has heard of. */
   floor: number;
   /** Events to publish before the turn's own (agent_started, a tool turn's agent_step, agent_input). */

@@ -21,6 +21,14 @@ export type LoopEnd =
   /** History grew large: continue as new with the state. */
   | { kind: 'continue' };
 
+/**
+ * A run thread of up to this many JSON characters goes to the model activity inline (a first
+ * turn's message, mostly) instead of by query: a query costs the worker and the engine about a
+ * fifth of a whole one-turn task, and a long run's thread outgrows this within a few turns, so
+ * what it adds to history stays small.
+ */
+const INLINE_THREAD_CHARS = 4096;
+
 const modelActivities = (heartbeatTimeoutMs: number) =>
   proxyActivities<Activities>({
     startToCloseTimeout: '10m',
@@ -119,6 +127,7 @@ export class AgentLoop {
       rules: this.input.rules,
       tools: this.offered.map(toolSpec),
       thread: { sessionMessages: this.sessionMessages(), runMessages: s.thread.length },
+      ...(JSON.stringify(s.thread).length <= INLINE_THREAD_CHARS && { runThread: s.thread }),
       floor: s.seqFloor,
       ...(prelude.length && { prelude }),
       ...(view && { view }),
