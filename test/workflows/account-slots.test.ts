@@ -8,6 +8,8 @@ import { createEnv, saveHistories, worker } from './env';
 import { slotsQuery } from '../../workflows/account-slots';
 import type { SlotsState } from '../../workflows/account-slots';
 
+// About 10 s alone; a machine shared with another test run once took it past jest's 60 s.
+jest.setTimeout(180_000);
 let env: TestWorkflowEnvironment;
 const taskQueue = `slots-${randomUUID()}`;
 const EventType = temporal.api.enums.v1.EventType;
