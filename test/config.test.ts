@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, envSchema, loadConfig } from '../src/config';
+import { configError } from './config-error';
 
 test('defaults fill every variable', () => {
   const c = loadConfig({});
@@ -36,16 +37,6 @@ test('every variable of the schema is documented in the README configuration tab
   const documented = new Set(rows.flatMap((r) => [...r.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1])));
   expect(Object.keys(envSchema.shape).filter((k) => !documented.has(k))).toEqual([]);
 });
-
-function configError(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error('loadConfig accepted it');
-}
 
 describe('the codec endpoint’s variables and the payload size limits', () => {
   test('CODEC_AUTH_TOKEN: unset by default; short or path-unsafe tokens are refused without being printed', () => {

@@ -5,16 +5,13 @@
 // the run has closed, the gateway publishes the missing end as the run's own
 // `end` producer: if the run did publish it, the relay skips this copy, so
 // every stream sees one terminal event, with one seq.
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client, Connection } from '@temporalio/client';
 import type { EventPublisher } from '../relay/publisher';
 import { END_PRODUCER } from '../relay/publisher';
 import { TERMINAL_EVENTS, type AgentEventBody } from '../relay/events';
 import type { StatusCache } from '../relay/status-cache';
 import type { TaskView } from '../../workflows/types';
-import { isFinished, viewFromDescription } from './task-views';
-
-const DESCRIBE_DEADLINE_MS = 2000;
+import { closedRunView } from './closed-run';
 
 export class RunEnds {
   constructor(
@@ -40,17 +37,9 @@ export class RunEnds {
 
   /** The final status of a closed run (cached first, as a run's own end does); undefined while it runs. */
   private async closedView(taskId: string): Promise<TaskView | undefined> {
-    const cached = await this.cache.get(taskId).catch(() => undefined);
-    let view: TaskView;
-    try {
-      const desc = await this.connection.withDeadline(Date.now() + DESCRIBE_DEADLINE_MS, () => this.client.workflow.getHandle(taskId).describe());
-      if (desc.status.name === 'RUNNING') return undefined;
-      view = cached && isFinished(cached.status) ? cached : { ...(cached ?? {}), ...viewFromDescription(desc, cached) };
-    } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError) || !cached) return undefined;
-      view = isFinished(cached.status) ? cached : { ...cached, status: 'failed', error: { type: 'vanished', message: 'the run no longer exists in Temporal' } };
-    }
-    if (!cached || !isFinished(cached.status)) await this.cache.put(view);
+    let cached: TaskView | undefined;
+    const view = await closedRunView(this.client, this.connection, taskId, async () => (cached = await this.cache.get(taskId).catch(() => undefined)));
+    if (view && view !== cached) await this.cache.put(view);
     return view;
   }
 }

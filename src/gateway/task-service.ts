@@ -16,6 +16,7 @@ import { statusQuery, patchMetadataSignal, messageUpdate } from '../../workflows
 import type { RunRequest } from './schemas';
 import { isDeadlineExceeded, mapTemporalError, temporalCall } from './temporal-errors';
 import { viewFromDescription, isFinished } from './task-views';
+import { closedRunView } from './closed-run';
 import { listTasks, ListQuery, ListPage } from './task-list';
 import { SessionRef, sessionRef, sessionStart, signalSession } from '../sessions/session-signals';
 import { ServerTiming, timed } from './server-timing';
@@ -176,7 +177,7 @@ export class TaskService {
     try {
       await this.deadline(10_000, () => handle.executeUpdate(reserveUpdate, { args: [{ taskId, reject: true }] }));
     } catch (err) {
-      if (err instanceof NotFoundError || (err as Error).name === 'WorkflowNotFoundError') return;
+      if (err instanceof NotFoundError) return; // no open session (closed when idle): nothing to be busy with
       if ((err as Error).name !== 'WorkflowUpdateFailedError') throw err;
       throw new ConflictError('the session is busy with another run (multitask: reject)', { session });
     }
@@ -209,7 +210,7 @@ export class TaskService {
         if (cached.account !== account.account) throw new NotFoundError('task not found');
         // A finished status is final; an unfinished one is checked with Temporal (a terminated run never updates it).
         if (isFinished(cached.status)) return cached;
-        return await this.confirmOpen(account, cached);
+        return await this.confirmOpen(cached);
       }
     } catch (err) {
       if (err instanceof NotFoundError) throw err;
@@ -230,18 +231,10 @@ export class TaskService {
   }
 
   /** The cached unfinished status, unless Temporal says the run has closed (terminated, timed out, vanished). */
-  private async confirmOpen(account: Account, cached: TaskView): Promise<TaskView> {
-    let desc;
-    try {
-      desc = await this.connection.withDeadline(Date.now() + 2000, () => this.client.workflow.getHandle(cached.task_id).describe());
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return this.cacheFinal({ ...cached, status: 'failed', error: { type: 'vanished', message: 'the run no longer exists in Temporal' } });
-      return cached; // Temporal unreachable: the cache is the best answer there is
-    }
-    if (desc.status.name === 'RUNNING') return cached;
-    const view = { ...cached, ...viewFromDescription(desc, cached) };
-    if (view.status === cached.status) return view;
-    return this.cacheFinal(view);
+  private async confirmOpen(cached: TaskView): Promise<TaskView> {
+    const closed = await closedRunView(this.client, this.connection, cached.task_id, async () => cached);
+    if (!closed) return cached; // still running, or Temporal unreachable: the cache is the best answer there is
+    return closed.status === cached.status ? closed : this.cacheFinal(closed);
   }
 
   private async cacheFinal(view: TaskView): Promise<TaskView> {

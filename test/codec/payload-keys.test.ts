@@ -6,20 +6,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
+import { configError } from '../config-error';
 import { ensurePayloadKeyFile, generatePayloadKey, parsePayloadKeys, payloadKeyFile, PayloadKeysError } from '../../src/codec/keys';
 import { payloadCodec, payloadKeysInForce } from '../../src/codec/data-converter';
 
 const b64 = (bytes = 32) => randomBytes(bytes).toString('base64');
-
-function configError(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error('loadConfig accepted it');
-}
 
 describe('parsePayloadKeys', () => {
   test('one key, several keys (the first encrypts), spaces around entries', () => {
