@@ -190,6 +190,17 @@ export const envSchema = z.object({
    * replays its whole history on its next task or query.
    */
   WORKER_CACHED_WORKFLOWS: z.coerce.number().int().min(10).max(100_000).default(4000),
+  /**
+   * Hosts, IP addresses and CIDR ranges (comma-separated) that outbound calls
+   * made on a user's behalf (MCP servers, later callbacks) may reach although
+   * they are loopback, private, link-local or unique-local, e.g.
+   * `127.0.0.1,10.20.0.0/16,mcp.internal`. Empty: only public addresses.
+   */
+  OUTBOUND_ALLOWLIST: z.string().default(''),
+  /** Longest MCP tool call, ms (the activity's start-to-close timeout; a slower call is an error result for the model). */
+  MCP_CALL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
+  /** Connecting to an MCP server and listing its tools, per attempt, ms. */
+  MCP_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /** pino log level. */
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   /** Log as JSON lines (true) or pretty single lines (false). */
