@@ -11,6 +11,8 @@ import { createRelayActivities } from './relay';
 import { createSessionActivities } from './sessions';
 import { createToolActivities } from './tools';
 import { createRunActivities } from './runs';
+import { createMcpActivities } from './mcp';
+import type { McpPool } from './mcp/pool';
 
 export interface ActivityDeps {
   /** Runs model streams: the worker's token thread, or in process (inProcessModelStream). */
@@ -18,7 +20,12 @@ export interface ActivityDeps {
   publisher: EventPublisher;
   statusCache: StatusCache;
   temporal: Client;
-  config: Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MODEL_PRICES' | 'MODEL_ANSWER_MAX_BYTES' | 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS'>;
+  /** The worker's MCP sessions; its fetch applies the outbound policy. */
+  mcpPool: McpPool;
+  config: Pick<
+    Config,
+    'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MODEL_PRICES' | 'MODEL_ANSWER_MAX_BYTES' | 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS' | 'MCP_CALL_TIMEOUT_MS' | 'MCP_CONNECT_TIMEOUT_MS'
+  >;
   logger: Logger;
 }
 
@@ -29,6 +36,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSessionActivities(deps),
     ...createToolActivities(deps),
     ...createRunActivities(deps),
+    ...createMcpActivities(deps),
   };
 }
 

@@ -10,6 +10,8 @@ export const DEFAULT_SYSTEM_PROMPT =
 export interface PromptInput {
   system?: string;
   rules?: string[];
+  /** The handoff agent that has the conversation: its instructions join the system prompt. */
+  agent?: { name: string; description: string };
   /** The session's thread before this run. */
   session: ThreadMessage[];
   /** The run's own thread: its task, tool calls and results, messages sent in. */
@@ -25,15 +27,24 @@ function chatMessage(m: RunMessage): object {
   return { role: m.role, content: m.content };
 }
 
-/** System prompt + rules + session thread + run thread; a partial answer from a crashed attempt goes last so the model continues it. */
+/**
+ * System prompt (+ the active handoff agent's instructions) + rules + session thread + run
+ * thread; a partial answer from a crashed attempt goes last so the model continues it.
+ */
 export function buildMessages(input: PromptInput, partial: { content: string; thinking: string }): object[] {
   let system = input.system ?? DEFAULT_SYSTEM_PROMPT;
+  if (input.agent) system += `\n\n${agentInstructions(input.agent)}`;
   if (input.rules?.length) system += `\n\nRules you must follow:\n${input.rules.map((r) => `- ${r}`).join('\n')}`;
   const out: object[] = [{ role: 'system', content: system }, ...input.session, ...input.run.map(chatMessage)];
   if (partial.content || partial.thinking) {
     out.push({ role: 'assistant', content: partial.content, ...(partial.thinking ? { reasoning_content: partial.thinking } : {}) });
   }
   return out;
+}
+
+/** What a handoff agent is told: who it is and that the conversation is now its own. */
+export function agentInstructions(agent: { name: string; description: string }): string {
+  return `You are the ${agent.name} agent: ${agent.description}. The conversation has been handed to you; continue it in that role, with the whole conversation so far in view.`;
 }
 
 /** The tools as Chat Completions function tools. */

@@ -35,6 +35,8 @@ export interface ModelTurnInput {
   system?: string;
   rules?: string[];
   tools: ToolSpec[];
+  /** The handoff agent that has the conversation (absent: the main agent). */
+  agent?: { name: string; description: string };
   /** How much of the session's and the run's threads this turn reads (by query). */
   thread: { sessionMessages: number; runMessages: number };
   /** The run's thread inline when small (the workflow's INLINE_THREAD_CHARS); otherwise read by query. */
@@ -118,7 +120,7 @@ export function createModelActivities(deps: ActivityDeps) {
       let out;
       try {
         const { session, run } = await readThread(deps.temporal, input);
-        const messages = buildMessages({ system: input.system, rules: input.rules, session, run }, p);
+        const messages = buildMessages({ system: input.system, rules: input.rules, agent: input.agent, session, run }, p);
         p.promptTokens = estimateTokens(messages);
         const stream = {
           ...req,

@@ -19,8 +19,9 @@ export function createSessionActivities(deps: ActivityDeps) {
      * TaskInput.ownsTurn): the session starts with the run holding the turn
      * and at once takes its messages into the thread.
      */
-    async finishTurn(input: { taskId: string; account: string; session: string; messages: ThreadMessage[] }): Promise<void> {
-      await signalSession(deps.temporal, ref(input), turnDoneSignal, [{ taskId: input.taskId, messages: input.messages }], input.taskId);
+    async finishTurn(input: { taskId: string; account: string; session: string; messages: ThreadMessage[]; agent?: string | null }): Promise<void> {
+      const done = { taskId: input.taskId, messages: input.messages, ...(input.agent !== undefined && { agent: input.agent }) };
+      await signalSession(deps.temporal, ref(input), turnDoneSignal, [done], input.taskId);
     },
 
     /** Queues the task for one of its account's running slots (creating the account's slots workflow). */

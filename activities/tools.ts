@@ -47,14 +47,25 @@ export function createToolActivities(deps: ActivityDeps) {
       } finally {
         clearInterval(beat);
       }
-      content = capToolOutput(content, input.maxChars);
-      const r = await deps.publisher.publish(input.taskId, input.session, input.producer, 0, [toolResponseEvent(input.call, content, isError)], { floor: input.floor });
-      return { content, isError, lastSeq: Math.max(input.floor, r.lastSeq) };
+      return { ...(await publishToolResult(deps, input, content, isError)), isError };
     },
   };
 }
 
-function parseArguments(raw: string): Record<string, unknown> {
+/** Cuts a result to the model's limit and publishes its agent_tool_response as the call's own producer. */
+export async function publishToolResult(
+  deps: Pick<ActivityDeps, 'publisher'>,
+  input: Pick<RunToolInput, 'taskId' | 'session' | 'producer' | 'floor' | 'call' | 'maxChars'>,
+  text: string,
+  isError: boolean,
+): Promise<{ content: string; lastSeq: number }> {
+  const content = capToolOutput(text, input.maxChars);
+  const r = await deps.publisher.publish(input.taskId, input.session, input.producer, 0, [toolResponseEvent(input.call, content, isError)], { floor: input.floor });
+  return { content, lastSeq: Math.max(input.floor, r.lastSeq) };
+}
+
+/** The model's arguments as an object (ToolInputError when they are not a JSON object). */
+export function parseArguments(raw: string): Record<string, unknown> {
   if (!raw.trim()) return {};
   let v: unknown;
   try {

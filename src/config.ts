@@ -3,6 +3,7 @@
 // variable. The README's configuration table mirrors this file.
 import { z } from 'zod';
 import { parsePayloadKeys, PayloadKeysError } from './codec/keys';
+import { AllowlistError, parseAllowlist } from './outbound/policy';
 
 const int = (dflt: number) => z.coerce.number().int().nonnegative().default(dflt);
 const bool = (dflt: boolean) =>
@@ -196,7 +197,14 @@ export const envSchema = z.object({
    * they are loopback, private, link-local or unique-local, e.g.
    * `127.0.0.1,10.20.0.0/16,mcp.internal`. Empty: only public addresses.
    */
-  OUTBOUND_ALLOWLIST: z.string().default(''),
+  OUTBOUND_ALLOWLIST: z.string().default('').superRefine((v, ctx) => {
+    try {
+      parseAllowlist(v);
+    } catch (err) {
+      if (!(err instanceof AllowlistError)) throw err;
+      ctx.addIssue({ code: 'custom', message: err.message });
+    }
+  }),
   /** Longest MCP tool call, ms (the activity's start-to-close timeout; a slower call is an error result for the model). */
   MCP_CALL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
   /** Connecting to an MCP server and listing its tools, per attempt, ms. */

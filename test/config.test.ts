@@ -69,3 +69,13 @@ describe('the codec endpoint’s variables and the payload size limits', () => {
     expect(configError({ MODEL_ANSWER_MAX_BYTES: String(1024 * 1024) }).issues.map((i) => i.variable)).toEqual(['MODEL_ANSWER_MAX_BYTES']);
   });
 });
+
+test('OUTBOUND_ALLOWLIST: empty by default; host names, addresses and CIDRs; a bad entry is named', () => {
+  expect(loadConfig({}).OUTBOUND_ALLOWLIST).toBe('');
+  expect(loadConfig({ OUTBOUND_ALLOWLIST: '127.0.0.1, 10.20.0.0/16,fd00::/8,mcp.internal' }).OUTBOUND_ALLOWLIST).toBe('127.0.0.1, 10.20.0.0/16,fd00::/8,mcp.internal');
+  for (const bad of ['http://mcp.internal', '10.0.0.0/33', 'mcp.internal:8080']) {
+    const err = configError({ OUTBOUND_ALLOWLIST: `127.0.0.1,${bad}` });
+    expect(err.issues.map((i) => i.variable)).toEqual(['OUTBOUND_ALLOWLIST']);
+    expect(err.message).toContain(`"${bad}"`);
+  }
+});

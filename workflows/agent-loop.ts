@@ -3,12 +3,14 @@
 // again, until the model answers without tools, a cap is reached, or the
 // history asks for a continuation. Messages sent into the task join the thread
 // before the next model turn.
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { BlockEvent, RunCarry, TaskInput, TaskView, ToolCall, Usage } from './types';
 import { costOf } from './types';
-import { BUILTIN_TOOLS, MAX_WAIT_SECONDS, offeredTools, toolSpec } from './tool-registry';
-import { capToolOutput, compactThread, forResult, stepEvent, textBlocks, toolResponseEvent, toolUseEvents } from './run-events';
+import { RegisteredTool, offeredTools, toolSpec } from './tool-registry';
+import { compactThread, forResult, stepEvent, textBlocks, toolResponseEvent, toolUseEvents } from './run-events';
+import { ToolCalls } from './tool-calls';
+import { listMcpTools } from './mcp-setup';
 
 /** A run continues as new past this many history events (well under Temporal's 50,000 limit). */
 export const CONTINUE_AS_NEW_EVENTS = 2000;
@@ -36,13 +38,6 @@ const modelActivities = (heartbeatTimeoutMs: number) =>
     retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: ['ModelBadRequest'] },
   });
 
-const toolActivities = (heartbeatTimeoutMs: number) =>
-  proxyActivities<Activities>({
-    startToCloseTimeout: '5m',
-    heartbeatTimeout: heartbeatTimeoutMs,
-    retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 3, nonRetryableErrorTypes: ['ToolBadInput'] },
-  });
-
 /** The loop's state: what a continuation carries (RunCarry), minus admission. */
 export type LoopState = Omit<RunCarry, 'view' | 'holdsTurn' | 'holdsSlot' | 'sessionMessages'>;
 
@@ -53,8 +48,7 @@ export function historyIsLarge(): boolean {
 
 export class AgentLoop {
   private readonly model;
-  private readonly tools;
-  private readonly offered;
+  private readonly tools: ToolCalls;
   private readonly showThinking: boolean;
 
   constructor(
@@ -65,9 +59,34 @@ export class AgentLoop {
     private readonly onStep: (step: number) => { view?: TaskView },
   ) {
     this.model = modelActivities(input.modelHeartbeatTimeoutMs || 20_000);
-    this.tools = toolActivities(input.modelHeartbeatTimeoutMs || 20_000);
-    this.offered = offeredTools(input.tools);
+    this.tools = new ToolCalls(input);
     this.showThinking = input.mode === 'flash';
+  }
+
+  /**
+   * Before the first turn (once the run has its turn and slot): the MCP servers' tools are listed
+   * (a server that cannot be reached fails the run: mcp_unavailable), and the run starts with the
+   * handoff agent its session's last run ended with, if the request still names it.
+   */
+  async prepare(sessionAgent: string | undefined): Promise<void> {
+    const s = this.state;
+    if (s.step > 0 || s.mcpTools) return; // a continuation: prepared already
+    if (sessionAgent && this.input.agents?.some((a) => a.name === sessionAgent)) s.agent = sessionAgent;
+    if (this.input.mcpServers?.length) {
+      const reserved = offeredTools(this.input.tools, [], this.input.agents ?? []).map((t) => t.name);
+      s.mcpTools = await listMcpTools(this.input, reserved);
+    }
+  }
+
+  /** What the model is offered now: built-ins, MCP tools, and transfers to the agents that do not have the conversation. */
+  private offered(): RegisteredTool[] {
+    return offeredTools(this.input.tools, this.state.mcpTools, this.input.agents, this.state.agent);
+  }
+
+  /** The handoff agent that has the conversation, as the model activity takes it. */
+  private activeAgent(): { name: string; description: string } | undefined {
+    const name = this.state.agent;
+    return name === undefined ? undefined : this.input.agents?.find((a) => a.name === name);
   }
 
   cost(): string {
@@ -125,7 +144,8 @@ export class AgentLoop {
       streamTokens: this.input.streamTokens,
       system: this.input.system,
       rules: this.input.rules,
-      tools: this.offered.map(toolSpec),
+      tools: this.offered().map(toolSpec),
+      ...(this.state.agent !== undefined && { agent: this.activeAgent() }),
       thread: { sessionMessages: this.sessionMessages(), runMessages: s.thread.length },
       ...(JSON.stringify(s.thread).length <= INLINE_THREAD_CHARS && { runThread: s.thread }),
       floor: s.seqFloor,
@@ -148,58 +168,32 @@ export class AgentLoop {
   private async runTools(calls: ToolCall[]): Promise<void> {
     const s = this.state;
     const step = s.step;
-    const results = await Promise.all(calls.map((call, i) => this.runTool(call, `s${step}:t${i}`)));
+    const offered = this.offered();
+    const ctx = (i: number) => ({
+      producer: `s${step}:t${i}`,
+      floor: s.seqFloor,
+      agent: s.agent,
+      handOff: (to: string) => void (s.agent = to),
+    });
+    const results = await Promise.all(calls.map((call, i) => this.tools.run(offered.find((t) => t.name === call.name), call, ctx(i))));
     const unpublished: BlockEvent[] = [];
+    const after: BlockEvent[] = [];
     calls.forEach((call, i) => {
       const r = results[i];
+      if (r.lastSeq !== undefined) s.seqFloor = Math.max(s.seqFloor, r.lastSeq);
       s.thread.push({ role: 'tool', tool_call_id: call.id, content: r.content, ...(r.isError && { is_error: true }) });
       const ev = toolResponseEvent(call, r.content, r.isError);
       s.blocks.push(forResult(ev));
       // Published by its activity already, unless the activity never got that far.
       if (!r.published) unpublished.push(ev);
+      if (r.event) after.push(r.event);
     });
+    // A handoff shows after the round's results, as it takes effect from the next turn.
+    s.blocks.push(...after);
+    unpublished.push(...after);
     // Before the turn's agent_step, which waits in `pending`.
     s.pending = [...unpublished, ...s.pending];
     s.thread = compactThread(s.thread);
-  }
-
-  /** One call; a failing tool is an error result for the model, never the run's failure. */
-  private async runTool(call: ToolCall, producer: string): Promise<{ content: string; isError: boolean; published: boolean }> {
-    const tool = this.offered.find((t) => t.name === call.name);
-    if (!tool) return { content: `Error: no tool named ${JSON.stringify(call.name)} is offered`, isError: true, published: false };
-    if (tool.kind === 'timer') return this.timerTool(call);
-    try {
-      const r = await this.tools.runTool({
-        taskId: this.input.taskId,
-        session: this.input.session,
-        producer,
-        floor: this.state.seqFloor,
-        call,
-        maxChars: this.input.toolResultMaxChars,
-      });
-      this.state.seqFloor = Math.max(this.state.seqFloor, r.lastSeq);
-      return { content: r.content, isError: r.isError, published: true };
-    } catch (err) {
-      if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
-      const cause = err.cause instanceof ApplicationFailure ? err.cause.message : (err.cause?.message ?? err.message);
-      return { content: capToolOutput(`Error: the tool failed: ${cause}`, this.input.toolResultMaxChars), isError: true, published: false };
-    }
-  }
-
-  private async timerTool(call: ToolCall): Promise<{ content: string; isError: boolean; published: boolean }> {
-    // Only `wait` is a timer tool today.
-    let seconds: unknown;
-    try {
-      seconds = (JSON.parse(call.arguments || '{}') as { seconds?: unknown }).seconds;
-    } catch {
-      seconds = undefined;
-    }
-    if (typeof seconds !== 'number' || !(seconds >= 0)) {
-      return { content: `Error: ${BUILTIN_TOOLS.wait.name} needs {"seconds": number}`, isError: true, published: false };
-    }
-    const s = Math.min(seconds, MAX_WAIT_SECONDS);
-    await sleep(s * 1000);
-    return { content: `waited ${s} seconds`, isError: false, published: false };
   }
 }
 

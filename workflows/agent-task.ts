@@ -95,6 +95,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
   let end: LoopEnd;
   try {
     await admission.acquire();
+    await loop.prepare(admission.sessionAgent);
     end = await loop.run();
   } catch (err) {
     // Not a failure Temporal reported (a bug here): fail the workflow task, keep the run.
@@ -121,7 +122,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     setStatus('completed');
     view.progress = 1;
     view.completed_at = new Date(Date.now()).toISOString();
-    await admission.release(exchange());
+    await admission.release(exchange(), input.agents?.length ? { agent: state.agent ?? null } : undefined);
     const result: TaskResult = { task_id: input.taskId, session: input.session, status: 'completed', output: state.output, events: state.blocks, cost, usage: state.usage };
     const { usage: _usage, ...body } = result;
     // A small result is cached with the end, so its first read is one GET; a large one is not

@@ -9,7 +9,7 @@ import { enqueueSignal, turnDoneSignal } from './session';
 import { acquireSignal, releaseSignal, slotsWorkflowId } from './account-slots';
 
 /** The session hands the run its turn, saying how many messages its thread has (the model activity reads them). */
-export const turnGrantedSignal = defineSignal<[{ session: string; messages: number }]>('turnGranted');
+export const turnGrantedSignal = defineSignal<[{ session: string; messages: number; agent?: string }]>('turnGranted');
 export const slotGrantedSignal = defineSignal('slotGranted');
 
 /**
@@ -27,6 +27,8 @@ const fallbacks = proxyActivities<Activities>({
 export class Admission {
   /** Messages of the session's thread before this run (set when the turn comes). */
   sessionMessages: number | undefined;
+  /** The handoff agent the session's last completed run ended with (set when the turn comes). */
+  sessionAgent: string | undefined;
   holdsTurn = false;
   holdsSlot = false;
   private slotGranted = false;
@@ -42,9 +44,11 @@ export class Admission {
       this.holdsSlot = this.slotGranted = carry.holdsSlot;
       this.sessionMessages = carry.sessionMessages;
     }
-    setHandler(turnGrantedSignal, ({ session, messages }) => {
+    setHandler(turnGrantedSignal, ({ session, messages, agent }) => {
       // Only this task's own session hands it the turn.
-      if (session === input.session) this.sessionMessages = messages;
+      if (session !== input.session) return;
+      this.sessionMessages = messages;
+      this.sessionAgent = agent;
     });
     setHandler(slotGrantedSignal, () => void (this.slotGranted = true));
   }
@@ -77,15 +81,20 @@ export class Admission {
     await condition(() => this.slotGranted);
   }
 
-  /** Gives the slot and the turn back; `messages` join the session's thread (a completed run's exchange). */
-  async release(messages: ThreadMessage[]): Promise<void> {
+  /**
+   * Gives the slot and the turn back; `messages` join the session's thread (a completed run's
+   * exchange), and a completed run tells the session which agent has the conversation.
+   */
+  async release(messages: ThreadMessage[], handoff?: { agent: string | null }): Promise<void> {
     const { taskId, ownsTurn, account, session } = this.input;
     const slot = this.holdsSlot ? this.slots.signal(releaseSignal, { taskId }).catch(() => undefined) : undefined;
+    // Only runs with handoff agents say which has the conversation: other histories stay as they were.
+    const done = { taskId, messages, ...(handoff && { agent: handoff.agent }) };
     const turn = this.holdsTurn
-      ? this.session.signal(turnDoneSignal, { taskId, messages }).catch(async () => {
+      ? this.session.signal(turnDoneSignal, done).catch(async () => {
           // A run holding its turn from the start finds no session only if the gateway's start of it never
           // happened: create it now, so the thread the client was promised exists.
-          if (ownsTurn) await fallbacks.finishTurn({ account, session, taskId, messages }).catch(() => undefined);
+          if (ownsTurn) await fallbacks.finishTurn({ account, session, ...done }).catch(() => undefined);
         })
       : undefined;
     await CancellationScope.nonCancellable(() => Promise.all([slot, turn]));

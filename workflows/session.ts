@@ -39,15 +39,19 @@ export interface SessionState {
   idleCloseMs?: number;
   /** How often the session checks that its active run still exists, ms (RUN_WATCH_MS; default 60 s). */
   watchMs?: number;
+  /** The handoff agent that had the conversation when the last completed run ended; the next run starts with it. */
+  agent?: string;
 }
 
 /** What a session that closed when idle returns: its thread, for the run that reopens it. */
 export interface SessionResult {
   messages: ThreadMessage[];
+  agent?: string;
 }
 
 export const enqueueSignal = defineSignal<[{ taskId: string }]>('enqueue');
-export const turnDoneSignal = defineSignal<[{ taskId: string; messages: ThreadMessage[] }]>('turnDone');
+/** A run hands its turn back; a completed one says which agent has the conversation (`agent`; null: the main agent). */
+export const turnDoneSignal = defineSignal<[{ taskId: string; messages: ThreadMessage[]; agent?: string | null }]>('turnDone');
 export const clearSignal = defineSignal('clear');
 export const messagesQuery = defineQuery<ThreadMessage[]>('messages');
 export const busyQuery = defineQuery<{ active: string | null; queued: string[] }>('busy');
@@ -72,6 +76,7 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
   const queue = [...state.queue];
   let active: string | null = state.active ?? null;
   const done = new Map<string, ThreadMessage[]>();
+  let agent = state.agent;
 
   let reserved: { taskId: string; at: number } | undefined;
   const enqueue = (taskId: string) => {
@@ -80,8 +85,9 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
   };
   const heldByAnother = (taskId: string) => reserved !== undefined && reserved.taskId !== taskId && Date.now() - reserved.at < RESERVATION_MS;
   setHandler(enqueueSignal, ({ taskId }) => enqueue(taskId));
-  setHandler(turnDoneSignal, ({ taskId, messages: added }) => {
+  setHandler(turnDoneSignal, ({ taskId, messages: added, agent: after }) => {
     if (taskId === active) done.set(taskId, added);
+    if (taskId === active && after !== undefined) agent = after ?? undefined;
     const i = queue.indexOf(taskId);
     if (i >= 0) queue.splice(i, 1); // finished (e.g. cancelled) before its turn
   });
@@ -111,14 +117,14 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
         await condition(() => queue.length > 0 || historyTooLong(), state.idleCloseMs);
         // Checked here, not from condition's answer: a run that enqueued in the very task where
         // the timer fired keeps the session open. One that arrives after the close reopens it.
-        if (queue.length === 0 && !historyTooLong()) return { messages };
+        if (queue.length === 0 && !historyTooLong()) return { messages, ...(agent && { agent }) };
       } else {
         await condition(() => queue.length > 0 || historyTooLong());
       }
       if (queue.length === 0) break;
       active = queue.shift()!;
       granted = await getExternalWorkflowHandle(active)
-        .signal('turnGranted', { messages: messages.length, session: state.session })
+        .signal('turnGranted', { messages: messages.length, session: state.session, ...(agent && { agent }) })
         .then(
           () => true,
           () => false, // the run is gone (terminated or expired): give the turn to the next
@@ -133,7 +139,7 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
     active = null;
     if (historyTooLong()) break;
   }
-  return continueAsNew<typeof agentSession>({ ...state, active: undefined, messages, queue });
+  return continueAsNew<typeof agentSession>({ ...state, active: undefined, messages, queue, agent });
 }
 
 const DEFAULT_WATCH_MS = 60_000;

@@ -1,7 +1,9 @@
 // The tools a run can offer its model, and how each call is run. The agent
-// loop consults this registry; MCP servers, handoff agents, datastores and DAG
-// steps add their own kinds of tool to it later. Pure data: bundled into the
-// workflow sandbox.
+// loop consults this registry: built-in tools, the tools of the request's MCP
+// servers (listed at the run's start) and one transfer tool per handoff agent;
+// datastores and DAG steps add their own kinds later. Pure data: bundled into
+// the workflow sandbox.
+import type { HandoffAgent, McpTool } from './types';
 
 /** What the model is told about a tool (OpenAI function tool). */
 export interface ToolSpec {
@@ -15,18 +17,17 @@ export interface ToolSpec {
  * How a call runs: `activity` = the runTool activity (its own retries, timeout
  * and heartbeat; visible in the Web UI as one activity per call); `timer` = a
  * durable timer in the workflow itself (waiting costs no worker slot and
- * survives any restart).
+ * survives any restart); `mcp` = the callMcpTool activity, summarised in the
+ * Web UI as `<server>/<tool>`; `handoff` = decided by the workflow itself (the
+ * conversation goes to that agent).
  */
-export type ToolKind = 'activity' | 'timer';
-
-export interface RegisteredTool extends ToolSpec {
-  kind: ToolKind;
-}
+export type RegisteredTool = ToolSpec &
+  ({ kind: 'activity' | 'timer' } | { kind: 'mcp'; server: string; tool: string } | { kind: 'handoff'; agent: string });
 
 /** Longest single wait of the `wait` tool; the model calls it again to wait longer. */
 export const MAX_WAIT_SECONDS = 3600;
 
-export const BUILTIN_TOOLS: Readonly<Record<string, RegisteredTool>> = {
+export const BUILTIN_TOOLS: Readonly<Record<string, RegisteredTool & { kind: 'activity' | 'timer' }>> = {
   current_time: {
     name: 'current_time',
     kind: 'activity',
@@ -63,9 +64,71 @@ export const BUILTIN_TOOLS: Readonly<Record<string, RegisteredTool>> = {
 
 export const BUILTIN_TOOL_NAMES = Object.keys(BUILTIN_TOOLS);
 
-/** The specs the model is offered, in the order given; unknown names are skipped. */
-export function offeredTools(names: readonly string[]): RegisteredTool[] {
-  return names.flatMap((n) => (BUILTIN_TOOLS[n] ? [BUILTIN_TOOLS[n]] : []));
+/** The name the request's main agent goes by in handoff events. */
+export const MAIN_AGENT = 'main';
+
+/** Tool names as Chat Completions accepts them: letters, digits, _ and -, at most 64. */
+const TOOL_NAME_MAX = 64;
+
+export function sanitizeToolName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, TOOL_NAME_MAX) || '_';
+}
+
+/** The transfer tool of a handoff agent. */
+export function handoffToolName(agent: string): string {
+  return sanitizeToolName(`transfer_to_${agent}`);
+}
+
+/** The first of `name`, `name_2`, `name_3`... (kept within 64 characters) that is not taken. */
+function unique(name: string, taken: Set<string>): string {
+  let out = name;
+  for (let i = 2; taken.has(out); i++) out = `${name.slice(0, TOOL_NAME_MAX - String(i).length - 1)}_${i}`;
+  taken.add(out);
+  return out;
+}
+
+/** What an MCP server listed: its tools as the server describes them. */
+export interface ListedMcpTools {
+  server: string;
+  tools: { name: string; description?: string; inputSchema?: Record<string, unknown> }[];
+}
+
+/**
+ * The servers' tools under the names the model sees: `<server>__<tool>`,
+ * sanitised and made unique (never clashing with a built-in or a transfer
+ * tool), description and input schema as the server gave them.
+ */
+export function nameMcpTools(listed: readonly ListedMcpTools[], reserved: readonly string[]): McpTool[] {
+  const taken = new Set(reserved);
+  return listed.flatMap(({ server, tools }) =>
+    tools.map((t) => ({
+      server,
+      tool: t.name,
+      name: unique(sanitizeToolName(`${server}__${t.name}`), taken),
+      description: t.description ?? '',
+      inputSchema: t.inputSchema ?? { type: 'object', properties: {} },
+    })),
+  );
+}
+
+/** The transfer tool of each agent except the one that has the conversation. */
+export function handoffTools(agents: readonly HandoffAgent[], active: string | undefined): RegisteredTool[] {
+  return agents
+    .filter((a) => a.name !== active)
+    .map((a) => ({
+      kind: 'handoff' as const,
+      agent: a.name,
+      name: handoffToolName(a.name),
+      description: `Hand the conversation to the ${a.name} agent: ${a.description}. Call it when that agent fits the request better; it continues with the whole conversation.`,
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+    }));
+}
+
+/** What the model is offered: the built-ins named (unknown names skipped), the MCP tools, the transfer tools. */
+export function offeredTools(names: readonly string[], mcp: readonly McpTool[] = [], agents: readonly HandoffAgent[] = [], active?: string): RegisteredTool[] {
+  const builtins = names.flatMap((n) => (BUILTIN_TOOLS[n] ? [BUILTIN_TOOLS[n]] : []));
+  const servers = mcp.map((t) => ({ kind: 'mcp' as const, server: t.server, tool: t.tool, name: t.name, description: t.description, parameters: t.inputSchema }));
+  return [...builtins, ...servers, ...handoffTools(agents, active)];
 }
 
 /** What the model is shown of a tool (no kind). */

@@ -51,6 +51,17 @@ export interface TaskInput {
   tools: string[];
   /** A tool result longer than this many characters is cut (TOOL_RESULT_MAX_CHARS). */
   toolResultMaxChars: number;
+  /**
+   * MCP tool servers of this request (SPEC 2.2), tokens included: the payload
+   * codec encrypts them in history, and nothing outside this run keeps them.
+   */
+  mcpServers?: McpServerConfig[];
+  /** Handoff agents the model can transfer the conversation to (transfer_to_<name>). */
+  agents?: HandoffAgent[];
+  /** Longest MCP tool call, ms (MCP_CALL_TIMEOUT_MS). */
+  mcpCallTimeoutMs?: number;
+  /** Connecting to an MCP server and listing its tools, per attempt, ms (MCP_CONNECT_TIMEOUT_MS). */
+  mcpConnectTimeoutMs?: number;
   /** What an earlier run of this task handed over when it continued as new. */
   carry?: RunCarry;
   /**
@@ -98,6 +109,33 @@ export interface RunCarry {
   holdsTurn: boolean;
   holdsSlot: boolean;
   output: string;
+  /** The MCP servers' tools, listed once at the run's start. */
+  mcpTools?: McpTool[];
+  /** The handoff agent that has the conversation; absent: the main agent. */
+  agent?: string;
+}
+
+/** An MCP server as a run uses it: `auth` of either kind becomes one bearer token. */
+export interface McpServerConfig {
+  name: string;
+  url: string;
+  token?: string;
+}
+
+/** A tool of an MCP server, as listed at the run's start and kept in the run's state. */
+export interface McpTool {
+  server: string;
+  /** The tool's own name on its server. */
+  tool: string;
+  /** The unique, sanitised name the model calls it by (`<server>__<tool>`). */
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface HandoffAgent {
+  name: string;
+  description: string;
 }
 
 export interface Price {

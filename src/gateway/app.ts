@@ -19,6 +19,7 @@ import { taskRoutes } from './routes/tasks';
 import { sessionRoutes } from './routes/sessions';
 import { serverTiming } from './server-timing';
 import { NotFoundError, UnsupportedMediaTypeError } from '../errors';
+import type { OutboundPolicy } from '../outbound/policy';
 
 export interface GatewayDeps {
   config: Config;
@@ -33,6 +34,8 @@ export interface GatewayDeps {
   accounts: AccountDirectory;
   /** The payload codec of the gateway's Temporal clients, served at /codec for the Web UI and CLI. */
   payloadCodec: PayloadCodec;
+  /** Checks URLs users give (MCP servers) at submit; the worker checks again when it connects. */
+  outbound: OutboundPolicy;
 }
 
 export function createApp(deps: GatewayDeps): express.Express {

@@ -1,5 +1,6 @@
 // Entry point of the gateway process: the HTTP API. Stateless; scale it by
 // starting more of them behind a load balancer.
+import { policyFromEnv } from '../outbound/policy';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../config';
 import { createLogger } from '../logger';
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
     runEnds: new RunEnds(client, connection, publisher, cache),
     accounts,
     payloadCodec,
+    outbound: policyFromEnv(config),
   });
   const server = createExpressServer(app);
   // Long SSE streams and long polls must not be cut by Node's defaults.

@@ -155,6 +155,10 @@ const EVENT_SHAPES = {
   agent_step: [{ step: z.string().describe('The step number, as text.'), usage: usageSchema.optional().describe("The turn's tokens, every attempt counted.") }, 'A model turn finished (after its tool calls, if any).'],
   agent_input: [text('The message.'), 'A message sent into the running task (POST /tasks/{id}/messages), as the agent reads it.'],
   agent_progress: [{ progress: z.number().min(0).max(1) }, 'Progress of the run, 0..1.'],
+  agent_handoff: [
+    { from: z.string().describe('The agent that had the conversation (`main`: the request\'s own).'), to: z.string().describe('The handoff agent that has it now.') },
+    'The conversation went to another agent (its transfer_to_<name> tool); from the next turn the model speaks as that agent.',
+  ],
   agent_cost: [{ cost: z.string().describe('A decimal number as text.') }, 'Cost of the run.'],
   agent_completed: [{}, 'The run is finished; the stream ends.'],
   agent_error: [{ error: errorInfoSchema }, 'The run failed (or was cancelled, or reached a cap); the stream ends.'],

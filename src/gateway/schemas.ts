@@ -12,8 +12,8 @@ export const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export const mcpServerSchema = z.strictObject({
-  serverName: nonEmpty,
-  serverUrl: z.url(),
+  serverName: nonEmpty.max(64).describe('Name of the tool server; its tools reach the model as <serverName>__<tool>.'),
+  serverUrl: z.url().describe('http(s) URL of the server: Streamable HTTP, or the legacy HTTP+SSE endpoint (…/sse). Loopback, private and link-local addresses are refused unless OUTBOUND_ALLOWLIST names them.'),
   auth: z
     .discriminatedUnion('type', [
       z.strictObject({ type: z.literal('bearer'), token: nonEmpty }),
@@ -53,9 +53,13 @@ export const runRequestSchema = z
     mode: z.enum(['flash', 'base', 'max']).default('base'),
     workflows: z.array(workflowSchema).optional(),
     rules: z.array(nonEmpty).optional(),
-    agents: z.array(z.strictObject({ name: nonEmpty, description: nonEmpty })).optional(),
-    mcp_servers: z.array(mcpServerSchema).optional(),
-    mcpServers: z.array(mcpServerSchema).optional().describe('Alias of mcp_servers.'),
+    agents: z
+      .array(z.strictObject({ name: nonEmpty.max(64), description: nonEmpty.max(4000) }))
+      .max(50)
+      .optional()
+      .describe('Handoff agents: the model gets a transfer_to_<name> tool for each; the session remembers the agent that has the conversation.'),
+    mcp_servers: z.array(mcpServerSchema).max(20).optional(),
+    mcpServers: z.array(mcpServerSchema).max(20).optional().describe('Alias of mcp_servers.'),
     background: z.boolean().default(false),
     callback: z.strictObject({ url: z.url(), headers: z.record(z.string(), z.string()).optional() }).optional(),
     datastores: z.array(z.strictObject({ id: nonEmpty, name: nonEmpty })).optional(),
@@ -74,7 +78,7 @@ export const runRequestSchema = z
 export type RunRequest = z.infer<typeof runRequestSchema>;
 
 /** Fields that are valid now but whose features are not built yet: 501 naming them. */
-export const NOT_YET_SUPPORTED = ['workflows', 'agents', 'mcp_servers', 'mcpServers', 'callback', 'datastores', 'queries', 'schedules', 'final_output'] as const;
+export const NOT_YET_SUPPORTED = ['workflows', 'callback', 'datastores', 'queries', 'schedules', 'final_output'] as const;
 
 export const runQuerySchema = z.strictObject({ session: z.string().regex(SESSION_ID).optional() });
 

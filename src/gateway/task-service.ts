@@ -21,6 +21,17 @@ import { listTasks, ListQuery, ListPage } from './task-list';
 import { SessionRef, sessionRef, sessionStart, signalSession } from '../sessions/session-signals';
 import { ServerTiming, timed } from './server-timing';
 import { inProcessStarter, WorkflowStarter } from './start-thread/starter';
+import { agentsOf, mcpServersOf } from './tool-servers';
+
+/** The run's MCP servers and handoff agents (absent when the request has none: older runs' inputs stay as they were). */
+function withToolServers(req: RunRequest, config: Config): Partial<TaskInput> {
+  const mcpServers = mcpServersOf(req);
+  const agents = agentsOf(req);
+  return {
+    ...(mcpServers && { mcpServers, mcpCallTimeoutMs: config.MCP_CALL_TIMEOUT_MS, mcpConnectTimeoutMs: config.MCP_CONNECT_TIMEOUT_MS }),
+    ...(agents && { agents }),
+  };
+}
 
 export interface Submitted {
   taskId: string;
@@ -97,6 +108,7 @@ export class TaskService {
       maxSteps: req.max_steps ?? this.config.MAX_STEPS_DEFAULT,
       ...(req.max_cost !== undefined && { maxCost: req.max_cost }),
       tools: this.config.BUILTIN_TOOLS,
+      ...withToolServers(req, this.config),
       toolResultMaxChars: this.config.TOOL_RESULT_MAX_CHARS,
       // A new session is opened with this run holding its turn (openSession).
       ownsTurn: !session && !idempotencyKey,

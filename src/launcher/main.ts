@@ -5,6 +5,7 @@ import { startStack, Stack } from './stack';
 import { ROOT } from './processes';
 import { engineFromEnv } from './engines';
 import { envSchema } from '../config';
+import { DEMO_MCP_TOOLS } from '../demo-mcp/server';
 
 async function main(): Promise<void> {
   const say = (s: string) => process.stdout.write(`${s}\n`);
@@ -22,6 +23,11 @@ async function main(): Promise<void> {
   say(`  Payloads in Temporal: encrypted (AES-256-GCM), ${keysLine(stack)}`);
   if (stack.devKey) say(`  API key: ${stack.devKey} (account "dev"; set API_KEYS to use your own)`);
   say(`  try: curl -s ${stack.gatewayUrl}/ -H 'Authorization: Bearer ${stack.devKey ?? '<key>'}' -H 'Content-Type: application/json' -d '{"message":"hello"}'`);
+  if (stack.demoMcpUrl) {
+    say(`  MCP: demo tool server ${stack.demoMcpUrl} (${DEMO_MCP_TOOLS.join(', ')}; DEMO_MCP=false turns it off)`);
+    const body = JSON.stringify({ message: '[[tool name=demo__add args={"a":2,"b":40}]] add 2 and 40', mcp_servers: [{ serverName: 'demo', serverUrl: stack.demoMcpUrl }] });
+    say(`  try a tool loop: curl -s ${stack.gatewayUrl}/ -H 'Authorization: Bearer ${stack.devKey ?? '<key>'}' -H 'Content-Type: application/json' -d '${body}'`);
+  }
   say(line);
   let stopping = false;
   const stop = async () => {

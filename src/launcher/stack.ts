@@ -1,10 +1,12 @@
 // The complete single-machine service: a Temporal engine (ours or the real dev server), a private
 // Redis with persistence, the scripted model when no OPENAI_API_KEY is set,
-// the worker and the gateway. Used by `npm start` and by the end-to-end tests.
+// the demo MCP server (unless DEMO_MCP=false), the worker and the gateway.
+// Used by `npm start` and by the end-to-end tests.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { startScriptedModel } from '../scripted-model';
+import { DEMO_MCP_TOOLS, startDemoMcpServer } from '../demo-mcp/server';
 import { Child, ensureDir, ensureRedisServer, freePort, startChild, startNode, waitFor } from './processes';
 import { GATEWAY_NODE_FLAGS } from './node-flags';
 import { EngineName, engineFromEnv, startEngine } from './engines';
@@ -21,6 +23,8 @@ export interface StackOptions {
   temporalPort?: number;
   /** Web UI port of ENGINE=temporal-cli; 0 = free port; absent = headless. */
   temporalUiPort?: number;
+  /** Demo MCP server port; 0 = free port. Default: DEMO_MCP_PORT from env, else 8790. */
+  demoMcpPort?: number;
   /** Where progress lines and (optionally) child output go. */
   log?: (line: string) => void;
   echoChildren?: boolean;
@@ -37,6 +41,9 @@ export interface Stack {
   modelUrl?: string;
   /** The in-process scripted model (when no OPENAI_API_KEY), for tests to inspect. */
   model?: Awaited<ReturnType<typeof startScriptedModel>>;
+  /** The in-process demo MCP server's endpoint (…/mcp); undefined with DEMO_MCP=false. */
+  demoMcpUrl?: string;
+  demoMcp?: Awaited<ReturnType<typeof startDemoMcpServer>>;
   /** The dev key created when no API_KEYS were configured. */
   devKey?: string;
   /**
@@ -120,6 +127,22 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       Object.assign(env, { OPENAI_BASE_URL: model.url, MODEL_FLASH: 'scripted-flash', MODEL_BASE: 'scripted-base', MODEL_MAX: 'scripted-max' });
       log(`no OPENAI_API_KEY: using the built-in scripted model at ${model.url} (offline demo mode)`);
     }
+    let demoMcp: Stack['demoMcp'];
+    if (base.DEMO_MCP !== 'false') {
+      const port = opts.demoMcpPort ?? Number(base.DEMO_MCP_PORT || 8790);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`DEMO_MCP_PORT must be a port number, got ${base.DEMO_MCP_PORT}`);
+      demoMcp = await startDemoMcpServer({ port }).catch((err: Error) => {
+        throw new Error(`demo MCP server could not start on port ${port} (${err.message}); set DEMO_MCP_PORT, or DEMO_MCP=false to go without it`);
+      });
+      const d = demoMcp;
+      stoppers.unshift(() => d.close());
+      log(`demo MCP server at ${demoMcp.url} (tools: ${DEMO_MCP_TOOLS.join(', ')})`);
+      // The outbound policy refuses loopback addresses; without this the service could not reach its own demo server.
+      if (base.OUTBOUND_ALLOWLIST === undefined) {
+        env.OUTBOUND_ALLOWLIST = '127.0.0.1';
+        log('OUTBOUND_ALLOWLIST unset: allowing 127.0.0.1 (loopback) so runs can reach the demo MCP server');
+      }
+    }
     let devKey: string | undefined;
     if (!base.API_KEYS) {
       devKey = 'dev-key';
@@ -164,6 +187,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       redisUrl,
       modelUrl,
       model,
+      demoMcpUrl: demoMcp?.url,
+      demoMcp,
       devKey,
       payloadKeys,
       env,

@@ -32,6 +32,8 @@ export type AgentEventBody =
   /** A message sent into the running task (POST /tasks/{id}/messages), as the agent takes it in. */
   | { type: 'agent_input'; content: string }
   | { type: 'agent_progress'; progress: number }
+  /** The conversation went to another agent (a transfer_to_<name> call); `main` is the request's own agent. */
+  | { type: 'agent_handoff'; from: string; to: string }
   | { type: 'agent_cost'; cost: string }
   | { type: 'agent_completed' }
   | { type: 'agent_error'; error: { type: string; message: string } };

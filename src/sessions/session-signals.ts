@@ -25,11 +25,12 @@ export function sessionRef(config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'SESSION
 }
 
 /** The state a session starts with: an empty queue, the given thread, the configured idle close. */
-export function sessionStart(ref: SessionRef, messages: ThreadMessage[], active?: string): SessionState {
+export function sessionStart(ref: SessionRef, messages: ThreadMessage[], active?: string, agent?: string): SessionState {
   return {
     account: ref.account,
     session: ref.session,
     messages,
+    ...(agent && { agent }),
     queue: [],
     watchMs: ref.watchMs,
     ...(active && { active }),
@@ -52,29 +53,29 @@ export async function signalSession<Args extends unknown[]>(client: Client, ref:
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
-  const messages = await closedThread(client, workflowId);
+  const { messages, agent } = await closedThread(client, workflowId);
   await client.workflow.signalWithStart<typeof agentSession, unknown[]>('agentSession', {
     workflowId,
     taskQueue: ref.taskQueue,
-    args: [sessionStart(ref, messages, active)],
+    args: [sessionStart(ref, messages, active, agent)],
     signal: signal.name,
     signalArgs: args,
     memo: { account: ref.account, session: ref.session },
   });
 }
 
-/** The thread a closed session left (its result); empty when there is none to read. */
-export async function closedThread(client: Client, workflowId: string): Promise<ThreadMessage[]> {
+/** The thread (and active agent) a closed session left (its result); empty when there is none to read. */
+export async function closedThread(client: Client, workflowId: string): Promise<SessionResult> {
   let desc;
   try {
     desc = await client.workflow.getHandle(workflowId).describe();
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return [];
+    if (err instanceof WorkflowNotFoundError) return { messages: [] };
     throw err;
   }
   // Open again (another caller reopened it): the signal-with-start will only signal it.
-  if (desc.status.name !== 'COMPLETED') return [];
+  if (desc.status.name !== 'COMPLETED') return { messages: [] };
   // By run id: the latest run may be a newer, open one by now, whose result would not come.
   const result = (await client.workflow.getHandle(workflowId, desc.runId).result()) as SessionResult | undefined;
-  return result?.messages ?? [];
+  return { messages: result?.messages ?? [], ...(result?.agent && { agent: result.agent }) };
 }

@@ -12,6 +12,9 @@ import { createActivities } from '../../activities';
 import { ThreadedModelStream } from '../model-stream/thread-runner';
 import { lowerPriorityExcept, scavengeWithoutHelpers } from './thread-priority';
 import { dataConverter as serviceDataConverter } from '../codec/data-converter';
+import { McpPool } from '../../activities/mcp/pool';
+import { policyFetch } from '../outbound/fetch';
+import { policyFromEnv } from '../outbound/policy';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
@@ -43,7 +46,11 @@ async function main(): Promise<void> {
   // (npm start runs them on one machine); threads started later inherit it.
   const keep = tokenThread === undefined ? [] : [tokenThread];
   if (config.WORKER_NICE > 0) lowerPriorityExcept(config.WORKER_NICE, keep);
+  // Every MCP request a run makes goes through the outbound policy (OUTBOUND_ALLOWLIST).
+  const outboundFetch = policyFetch(policyFromEnv(config));
+  const mcpPool = new McpPool({ fetch: outboundFetch, logger });
   const activities = createActivities({
+    mcpPool,
     modelStream,
     publisher: new EventPublisher({ redis, logger, ttlMs }),
     statusCache: new StatusCache(redis, logger, ttlMs),
@@ -70,6 +77,8 @@ async function main(): Promise<void> {
   process.send?.({ type: 'ready' });
   await running;
   await modelStream.close();
+  await mcpPool.close();
+  await outboundFetch.close();
   redis.disconnect();
   await nativeConnection.close();
   await connection.close();

@@ -13,6 +13,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
   return startStack({
     gatewayPort: 0,
     temporalPort: 0,
+    demoMcpPort: 0,
     env: { ...base, API_KEYS: `${KEY_A}:alice,${KEY_B}:bob`, LOG_LEVEL: 'warn', SSE_HEARTBEAT_MS: '1000', ...env },
   });
 }

@@ -6,6 +6,7 @@ import { parse } from '../validate';
 import { NOT_YET_SUPPORTED, runQuerySchema, runRequestSchema, IDEMPOTENCY_KEY } from '../schemas';
 import { DependencyUnavailableError, NotImplementedError, ValidationError } from '../../errors';
 import { streamTaskEvents } from '../sse';
+import { checkToolServers } from '../tool-servers';
 
 
 export function runRoutes(deps: GatewayDeps): Router {
@@ -18,6 +19,7 @@ export function runRoutes(deps: GatewayDeps): Router {
     if (unsupported.length) {
       throw new NotImplementedError(`not supported yet: ${unsupported.join(', ')}`, { fields: unsupported });
     }
+    await checkToolServers(body, deps.outbound);
     const idem = req.header('idempotency-key');
     if (idem !== undefined && !IDEMPOTENCY_KEY.test(idem)) throw new ValidationError('Idempotency-Key must be 1-255 printable ASCII characters');
     const wantsStream = (req.header('accept') ?? '').includes('text/event-stream');

@@ -1,0 +1,73 @@
+// A run request's MCP servers and handoff agents, checked at submit (400
+// naming the entry of each problem) and turned into what the run takes: both
+// `auth` kinds become one bearer token; URLs go through the outbound policy,
+// which the worker applies again when it connects (DNS may answer differently
+// by then).
+import type { HandoffAgent, McpServerConfig } from '../../workflows/types';
+import { MAIN_AGENT, handoffToolName, sanitizeToolName } from '../../workflows/tool-registry';
+import { ValidationError } from '../errors';
+import { OutboundLookupError, OutboundRefusedError, type OutboundPolicy } from '../outbound/policy';
+import type { RunRequest } from './schemas';
+
+interface Issue {
+  path: string;
+  message: string;
+  code: string;
+}
+
+/** The request's MCP servers (either spelling), as the run uses them. */
+export function mcpServersOf(req: Pick<RunRequest, 'mcp_servers' | 'mcpServers'>): McpServerConfig[] | undefined {
+  const given = req.mcp_servers ?? req.mcpServers;
+  if (!given?.length) return undefined;
+  return given.map((s) => {
+    const token = s.auth?.type === 'bearer' ? s.auth.token : s.auth?.type === 'oauth' ? s.auth.oauth.accessToken : undefined;
+    return { name: s.serverName, url: s.serverUrl, ...(token && { token }) };
+  });
+}
+
+export function agentsOf(req: Pick<RunRequest, 'agents'>): HandoffAgent[] | undefined {
+  return req.agents?.length ? req.agents.map((a) => ({ name: a.name, description: a.description })) : undefined;
+}
+
+/** Names that must be unique among the request's servers and agents (as the model will see them). */
+function nameIssues(req: Pick<RunRequest, 'mcp_servers' | 'mcpServers' | 'agents'>, field: string): Issue[] {
+  const issues: Issue[] = [];
+  const servers = new Map<string, number>();
+  (req.mcp_servers ?? req.mcpServers ?? []).forEach((s, i) => {
+    const key = sanitizeToolName(s.serverName);
+    const earlier = servers.get(key);
+    if (earlier !== undefined) issues.push({ path: `${field}.${i}.serverName`, message: `"${s.serverName}" names the same server as ${field}[${earlier}] (names must differ in letters, digits, _ and -)`, code: 'duplicate' });
+    else servers.set(key, i);
+  });
+  const agents = new Map<string, number>();
+  (req.agents ?? []).forEach((a, i) => {
+    const key = handoffToolName(a.name);
+    const earlier = agents.get(key);
+    if (a.name === MAIN_AGENT) issues.push({ path: `agents.${i}.name`, message: `"${MAIN_AGENT}" is the request's own agent; give the handoff agent another name`, code: 'reserved' });
+    else if (earlier !== undefined) issues.push({ path: `agents.${i}.name`, message: `"${a.name}" has the same transfer tool (${key}) as agents[${earlier}]`, code: 'duplicate' });
+    else agents.set(key, i);
+  });
+  return issues;
+}
+
+/** Throws ValidationError naming each entry whose name clashes or whose URL the outbound policy refuses. */
+export async function checkToolServers(req: Pick<RunRequest, 'mcp_servers' | 'mcpServers' | 'agents'>, policy: OutboundPolicy): Promise<void> {
+  const field = req.mcp_servers ? 'mcp_servers' : 'mcpServers';
+  const issues = nameIssues(req, field);
+  const servers = req.mcp_servers ?? req.mcpServers ?? [];
+  const refusals = await Promise.all(
+    servers.map(async (s, i): Promise<Issue | undefined> => {
+      try {
+        await policy.checkUrl(s.serverUrl);
+        return undefined;
+      } catch (err) {
+        // DNS failing for now is no proof of anything: the worker checks again when it connects.
+        if (err instanceof OutboundLookupError) return undefined;
+        if (!(err instanceof OutboundRefusedError)) throw err;
+        return { path: `${field}.${i}.serverUrl`, message: `MCP server "${s.serverName}": ${err.message}`, code: 'outbound_refused' };
+      }
+    }),
+  );
+  issues.push(...refusals.filter((r): r is Issue => r !== undefined));
+  if (issues.length) throw new ValidationError(`invalid body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+}

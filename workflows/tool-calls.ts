@@ -1,0 +1,126 @@
+// How each kind of tool call of the agent loop runs (workflows/tool-registry.ts
+// names the kinds): a built-in as the runTool activity, `wait` as a durable
+// timer, an MCP tool as the callMcpTool activity summarised `<server>/<tool>`
+// in the Web UI, and a transfer to a handoff agent decided here, in the
+// workflow. A failing tool is an error result for the model, never the run's
+// failure; only cancellation goes through.
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
+import type { ActivityOptions } from '@temporalio/common';
+import type { Activities } from '../activities';
+import type { BlockEvent, McpServerConfig, TaskInput, ToolCall } from './types';
+import { BUILTIN_TOOLS, MAIN_AGENT, MAX_WAIT_SECONDS, RegisteredTool } from './tool-registry';
+import { capToolOutput } from './run-events';
+
+export interface ToolOutcome {
+  content: string;
+  isError: boolean;
+  /** The activity published the result itself. */
+  published: boolean;
+  /** The highest seq the call heard of. */
+  lastSeq?: number;
+  /** An event the call adds after its result (a handoff). */
+  event?: BlockEvent;
+}
+
+/** The context a call runs in: the task, its relay position, and the agent that has the conversation. */
+export interface CallContext {
+  producer: string;
+  floor: number;
+  agent: string | undefined;
+  /** A transfer moves the conversation to this agent from the next turn on. */
+  handOff(to: string): void;
+}
+
+const builtinOptions = (heartbeatTimeoutMs: number): ActivityOptions => ({
+  startToCloseTimeout: '5m',
+  heartbeatTimeout: heartbeatTimeoutMs,
+  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 3, nonRetryableErrorTypes: ['ToolBadInput'] },
+});
+
+/**
+ * An MCP call is retried for transport errors only (the activity answers a tool's own error
+ * as a result); a call whose outcome is unknown after a crash is sent again at most once
+ * (the activity counts the sends in its heartbeat details).
+ */
+const mcpOptions = (heartbeatTimeoutMs: number, callTimeoutMs: number): ActivityOptions => ({
+  startToCloseTimeout: callTimeoutMs,
+  heartbeatTimeout: heartbeatTimeoutMs,
+  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5, nonRetryableErrorTypes: ['ToolBadInput'] },
+});
+
+export class ToolCalls {
+  private readonly builtins;
+  private readonly mcp;
+  private readonly mcpOptions: ActivityOptions;
+
+  constructor(private readonly input: TaskInput) {
+    const heartbeat = input.modelHeartbeatTimeoutMs || 20_000;
+    this.builtins = proxyActivities<Activities>(builtinOptions(heartbeat));
+    this.mcpOptions = mcpOptions(heartbeat, input.mcpCallTimeoutMs ?? 5 * 60_000);
+    this.mcp = proxyActivities<Activities>(this.mcpOptions);
+  }
+
+  async run(tool: RegisteredTool | undefined, call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
+    if (!tool) return { content: `Error: no tool named ${JSON.stringify(call.name)} is offered`, isError: true, published: false };
+    try {
+      switch (tool.kind) {
+        case 'timer':
+          return await this.timer(call);
+        case 'handoff':
+          return this.handoff(tool.agent, ctx);
+        case 'mcp':
+          return await this.mcpCall(tool.server, tool.tool, call, ctx);
+        default:
+          return await this.builtin(call, ctx);
+      }
+    } catch (err) {
+      if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
+      const cause = err.cause instanceof ApplicationFailure ? err.cause.message : (err.cause?.message ?? err.message);
+      return { content: capToolOutput(`Error: the tool failed: ${cause}`, this.input.toolResultMaxChars), isError: true, published: false };
+    }
+  }
+
+  private async builtin(call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
+    const { taskId, session, toolResultMaxChars: maxChars } = this.input;
+    const r = await this.builtins.runTool({ taskId, session, producer: ctx.producer, floor: ctx.floor, call, maxChars });
+    return { content: r.content, isError: r.isError, published: true, lastSeq: r.lastSeq };
+  }
+
+  private async mcpCall(serverName: string, tool: string, call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
+    const server = this.server(serverName);
+    const { taskId, session, account, toolResultMaxChars: maxChars } = this.input;
+    const r = await this.mcp.callMcpTool.executeWithOptions({ ...this.mcpOptions, summary: `${serverName}/${tool}` }, [
+      { taskId, session, account, producer: ctx.producer, floor: ctx.floor, server, tool, call, maxChars },
+    ]);
+    return { content: r.content, isError: r.isError, published: true, lastSeq: r.lastSeq };
+  }
+
+  private server(name: string): McpServerConfig {
+    const server = this.input.mcpServers?.find((s) => s.name === name);
+    // The registry only offers tools of the request's servers.
+    if (!server) throw new Error(`no MCP server named ${name} in the request`);
+    return server;
+  }
+
+  private handoff(to: string, ctx: CallContext): ToolOutcome {
+    const from = ctx.agent ?? MAIN_AGENT;
+    ctx.handOff(to);
+    return { content: `Transferred the conversation to the ${to} agent.`, isError: false, published: false, event: { type: 'agent_handoff', from, to } };
+  }
+
+  private async timer(call: ToolCall): Promise<ToolOutcome> {
+    // Only `wait` is a timer tool today.
+    let seconds: unknown;
+    try {
+      seconds = (JSON.parse(call.arguments || '{}') as { seconds?: unknown }).seconds;
+    } catch {
+      seconds = undefined;
+    }
+    if (typeof seconds !== 'number' || !(seconds >= 0)) {
+      return { content: `Error: ${BUILTIN_TOOLS.wait.name} needs {"seconds": number}`, isError: true, published: false };
+    }
+    const s = Math.min(seconds, MAX_WAIT_SECONDS);
+    await sleep(s * 1000);
+    return { content: `waited ${s} seconds`, isError: false, published: false };
+  }
+}
