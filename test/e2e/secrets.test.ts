@@ -8,6 +8,7 @@ import path from 'node:path';
 import { startStack, Stack } from '../../src/launcher/stack';
 import { api, KEY_A } from './helpers';
 import { rawHistory, readEngineData } from './raw-history';
+import { startBearerMcpServer } from '../mcp/fixtures/bearer-server';
 
 jest.setTimeout(120_000);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-secrets-'));
@@ -16,7 +17,7 @@ let stack: Stack;
 beforeAll(async () => {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR', 'PAYLOAD_KEYS']) delete base[k];
-  stack = await startStack({ dataDir, gatewayPort: 0, temporalPort: 0, env: { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn' } });
+  stack = await startStack({ dataDir, gatewayPort: 0, temporalPort: 0, env: { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'debug', OUTBOUND_ALLOWLIST: '127.0.0.1' } });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -40,4 +41,34 @@ test('a secret in the system prompt, the message and a tool call is absent from 
   const session = await rawHistory(stack.temporalAddress, `session:alice:${r.json.session}`);
   expect(session).not.toContain(secret);
   for (const [file, text] of Object.entries(readEngineData(dataDir))) expect({ file, found: text.includes(secret) }).toEqual({ file, found: false });
+});
+
+test('an MCP token is absent from every history, the engine files and the logs, through calls and failures', async () => {
+  const token = 'mcp-SECRET-token-9f8e7d6c5b4a';
+  const server = await startBearerMcpServer({ token });
+  try {
+    const call = api(stack);
+    const auth = { type: 'bearer', token };
+    const ok = await call('POST', '/', { body: { message: '[[tool name=echo args={"text":"x"}]] [[tool name=fail turn=2]] go', mcp_servers: [{ serverName: 'secure', serverUrl: server.url, auth }] } });
+    expect(ok.json.status).toBe('completed');
+    // A server that fails (not reachable) and one that refuses the token: their errors name the server, not the token.
+    const down = await call('POST', '/', { body: { message: 'x', mcp_servers: [{ serverName: 'down', serverUrl: 'http://127.0.0.1:9/mcp', auth }] } });
+    expect(down.json.error.type).toBe('mcp_unavailable');
+    const oauth = { type: 'oauth', oauth: { accessToken: `${token}-wrong` } };
+    const denied = await call('POST', '/', { body: { message: 'x', mcp_servers: [{ serverName: 'secure', serverUrl: server.url, auth: oauth }] } });
+    expect(denied.json.error.type).toBe('mcp_unavailable');
+    for (const r of [ok, down, denied]) {
+      expect(JSON.stringify(r.json)).not.toContain(token);
+      const raw = await rawHistory(stack.temporalAddress, r.json.task_id);
+      expect(raw).toContain('binary/encrypted');
+      expect(raw).not.toContain(token);
+      expect(await rawHistory(stack.temporalAddress, `session:alice:${r.json.session}`)).not.toContain(token);
+    }
+    for (const [file, text] of Object.entries(readEngineData(dataDir))) expect({ file, found: text.includes(token) }).toEqual({ file, found: false });
+    // The logs were written (the failures included), and hold no token.
+    expect(stack.children.worker.output()).toContain('MCP server could not be listed');
+    for (const [name, child] of Object.entries(stack.children)) expect({ name, found: child.output().includes(token) }).toEqual({ name, found: false });
+  } finally {
+    await server.close();
+  }
 });

@@ -8,6 +8,8 @@
 //   badtool      a calculate call with a bad expression (an error result)
 //   unknowntool  a call of a tool that is not offered
 //   malformed    an answer the workflow cannot read (toolCalls missing)
+//   mcp:N        N calls of the MCP tool srv__echo at once, then an answer from the results
+//   handoff:A    a call of transfer_to_A, then an answer naming the agent that has the conversation
 //   reject...    HTTP 400 from the model
 //   slow...      5 s of heartbeats before answering
 //   anything else: echo:<message>
@@ -30,10 +32,12 @@ export interface Recorder {
   calls: Record<string, string[]>;
   /** The thread (session + run) each model turn read, by task id, last turn last. */
   seen: Record<string, string[][]>;
+  /** The handoff agent of each model turn (undefined: the main agent) and the tools it was offered, by task id. */
+  turns: Record<string, { agent?: string; tools: string[] }[]>;
 }
 
 export function recorder(): Recorder {
-  return { published: {}, calls: {}, seen: {} };
+  return { published: {}, calls: {}, seen: {}, turns: {} };
 }
 
 const USAGE = { promptTokens: 3, completionTokens: 2 };
@@ -65,6 +69,11 @@ function decide(input: ModelTurnInput, run: RunMessage[]): Omit<ModelTurnOutput,
   }
   if ((m = said.match(/^loop:(\d+)/))) return done.length >= Number(m[1]) ? answer(`looped:${done.length}`) : ask([call('calculate', { expression: `${done.length} + 1` })]);
   if ((m = said.match(/^wait:(\d+):(\d+)/))) return done.length >= Number(m[2]) ? answer(`waited:${done.length}`) : ask([call('wait', { seconds: Number(m[1]) })]);
+  if ((m = said.match(/^mcp:(\d+)/))) {
+    if (done.length) return answer(`results:${results.join(',')}`);
+    return ask(Array.from({ length: Number(m[1]) }, (_, k) => call('srv__echo', { text: `t${k}` }, k)));
+  }
+  if ((m = said.match(/^handoff:(\w+)/))) return done.length ? answer(`agent:${input.agent?.name ?? 'main'}`) : ask([call(`transfer_to_${m[1]}`, {})]);
   if (said === 'badtool') return done.length ? answer(`tool said: ${results.join(',')}`) : ask([call('calculate', { expression: '2 +' })]);
   if (said === 'unknowntool') return done.length ? answer(`tool said: ${results.join(',')}`) : ask([call('no_such_tool', {})]);
   return answer(`echo:${said}`);
@@ -98,6 +107,15 @@ export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: st
       record(input.taskId, 'runTool');
       return createToolActivities(deps()).runTool(input);
     },
+    async listMcpTools(input: { account: string; server: { name: string } }) {
+      if (input.server.name === 'down') throw ApplicationFailure.create({ type: 'mcp_unavailable', message: 'the MCP server "down" could not be used: connection refused', nonRetryable: true });
+      return { server: input.server.name, tools: [{ name: 'echo', description: 'Echoes its text.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }] };
+    },
+    async callMcpTool(input: { taskId: string; producer: string; tool: string; call: { arguments: string } }) {
+      record(input.taskId, `callMcpTool:${input.tool}`);
+      const r = publish(input.taskId, input.producer, [{ type: 'agent_tool_response' }]);
+      return { content: `echo:${(JSON.parse(input.call.arguments) as { text: string }).text}`, isError: false, lastSeq: r.lastSeq };
+    },
     async publishEnd(input: PublishEndInput) {
       record(input.taskId, 'publishEnd');
       publish(input.taskId, 'end', input.events);
@@ -107,6 +125,7 @@ export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: st
       if (input.prelude) publish(input.taskId, `s${input.step}`, input.prelude);
       const { session, run } = await readThread(env().client, input);
       (rec.seen[input.taskId] ??= []).push([...session, ...run].map((m) => m.content));
+      (rec.turns[input.taskId] ??= []).push({ agent: input.agent?.name, tools: input.tools.map((t) => t.name) });
       const said = lastUser(run);
       if (said.startsWith('reject')) throw ApplicationFailure.nonRetryable('the model rejected the request (HTTP 400)', 'ModelBadRequest');
       if (said.startsWith('slow')) {
