@@ -21,6 +21,10 @@ export const START_BURST_MS = 250;
 export const RELAY_LABEL = 'token relay: model write -> SSE client read';
 export const BARE_RELAY_LABEL = 'baseline: bare relay (HTTP -> PUBLISH -> SSE, own processes)';
 
+/** The MCP phase (bench-mcp.ts): sequential tool calls per run; the overhead's p99 may exceed the direct call's by MCP_OVER_DIRECT_MS. */
+export const MCP_ROUNDS = 20;
+export const MCP_OVER_DIRECT_MS = 15;
+
 export interface Burst {
   clients: number;
   submitted: number;
@@ -211,6 +215,10 @@ export function printReport(
     '  is agent_started: submit + workflow start + session turn + first publish.',
     '- Baseline: scripts/bench-baseline-server.ts in its own Node process (like the gateway): Express, one ioredis GET of',
     '  a status document on the same redis-server, JSON.parse, res.json. Same client and concurrency as status.',
+    `- MCP tool call: runs of ${MCP_ROUNDS} sequential echo calls ([[tool rounds=${MCP_ROUNDS}]]) to an SDK MCP server in this process (the`,
+    '  bearer test fixture), through the worker\'s callMcpTool activity. Overhead per call = (tools/call arrival at the server -',
+    '  the model\'s last tool-call delta, onTokenWritten) + (the next model request, received().at in whole ms - the server\'s',
+    `  answer). Baseline: a warm SDK Client (Streamable HTTP) calling the same server right after each run; target: p99 within ${MCP_OVER_DIRECT_MS} ms of it.`,
     '- Load: tasks submitted by --load-concurrency clients; every k-th accepted task gets an SSE client on',
     '  GET /tasks/{id}/events at once. "Ended" comes from a Redis pattern subscription (no polling of the gateway);',
     '  a GET /tasks/{id} sweep afterwards confirms each status. Memory is /proc/<pid>/status of each process.',

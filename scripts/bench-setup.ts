@@ -31,6 +31,10 @@ export function stackEnv(opts: Pick<BenchOptions, 'profileDir'>, apiKeys: string
     MODEL_FLASH: 'scripted-flash',
     MODEL_BASE: 'scripted-base',
     MODEL_MAX: 'scripted-max',
+    // The MCP phase's server is on loopback, which the outbound policy refuses unless allowlisted.
+    OUTBOUND_ALLOWLIST: '127.0.0.1',
+    // The bench does not use the stack's demo MCP server (nor its fixed port 8790).
+    DEMO_MCP: 'false',
   });
   const profileDir = opts.profileDir ? path.resolve(opts.profileDir) : undefined;
   const savedNodeOptions = process.env.NODE_OPTIONS;

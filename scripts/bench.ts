@@ -22,7 +22,10 @@
  * - the baseline is a separate Node process (scripts/bench-baseline-server.ts):
  *   a bare Express route doing one GET on the stack's Redis; the relay rows'
  *   baseline is a bare relay in two processes (scripts/bench-bare-relay.ts),
- *   timed right after each relay row by the same code.
+ *   timed right after each relay row by the same code;
+ * - MCP tool calls (scripts/bench-mcp.ts): the MCP server and the model both run
+ *   here, so a call's way from the model to the server and back is timed on one
+ *   clock, beside a direct SDK client calling the same server.
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -46,6 +49,7 @@ import { monotonicUs } from './bench-profile';
 import { guardRun, stackEnv } from './bench-setup';
 import { Burst, CLIENT_WARMUP, printProfiles, printReport, Row, submitSplitRows } from './bench-report';
 import { fmtMs, RelaySplit, summarize } from './bench-stats';
+import { runMcpPhase, ToolCallClock } from './bench-mcp';
 import { RelayWatcher } from './bench-watch';
 
 const API_KEY = 'bench-key-0123456789';
@@ -65,9 +69,11 @@ async function main(): Promise<void> {
 
   // Token emission times, keyed by the token text (see RELAY_TOKEN).
   const emittedAt = new Map<string, number>();
+  const mcpClock = new ToolCallClock();
   const model = await startScriptedModel({
     port: 0,
     onTokenWritten: (delta) => {
+      mcpClock.onDelta(delta);
       const c = delta.content;
       if (typeof c === 'string') {
         const k = c.trim();
@@ -350,6 +356,17 @@ async function main(): Promise<void> {
       });
       rows.push(...relay.rows);
       relaySplits.push(...relay.splits);
+    }
+
+    // ---- 8. MCP tool-call overhead, beside direct calls to the same server ----
+    if (opts.phases.has('mcp')) {
+      // This process serves the model and the MCP server: it does not also follow every event meanwhile.
+      await watcher.pause();
+      const m0 = cpu.mark();
+      const fromUs = monotonicUs();
+      const mcpRows = await runMcpPhase({ gatewayUrl: stack.gatewayUrl, apiKey: API_KEY, model, clock: mcpClock, calls: opts.mcpCalls, quiet: () => waitQuiet(() => Object.values(pidsNow())), left, log }).finally(() => watcher!.resume());
+      const otherCores = CpuMeter.foreignCores(m0, cpu.mark());
+      rows.push(...mcpRows.map((r) => ({ ...r, otherCores, window: { fromUs, toUs: monotonicUs() } })));
     }
 
     // ---- 6. load ------------------------------------------------------------

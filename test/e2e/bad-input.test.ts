@@ -49,9 +49,9 @@ test('an oversized body is 413 naming the limit', async () => {
 });
 
 test('a valid request using a feature not built yet is 501 naming the field, never ignored', async () => {
-  const r = await call('POST', '/', { body: { message: 'x', mcpServers: [{ serverName: 'fs', serverUrl: 'http://127.0.0.1:1/sse', auth: { type: 'bearer', token: 's3cret-token' } }] } });
+  const r = await call('POST', '/', { body: { message: 'x', background: true, callback: { url: 'https://hooks.example.com/in', headers: { authorization: 'Bearer s3cret-token' } } } });
   expect(r.status).toBe(501);
-  expect(r.json.error.details.fields).toEqual(['mcpServers']);
+  expect(r.json.error.details.fields).toEqual(['callback']);
   expect(r.text).not.toContain('s3cret-token');
 });
 
