@@ -100,7 +100,6 @@ export async function runMcpPhase(inp: McpPhaseInput): Promise<Row[]> {
     await server.close();
   }
   const d = summarize(direct);
-  if (process.env.MCP_DEBUG) inp.log(`DEBUG min toServer ${Math.min(...toServer)} min toModel ${Math.min(...toModel)} first run toServer ${toServer.slice(0, 20).map((x) => x.toFixed(1)).join(' ')} toModel ${toModel.slice(0, 20).map((x) => x.toFixed(1)).join(' ')}`);
   const rows: Row[] = [
     { label: MCP_LABEL, concurrency: '1', s: summarize(overhead), errors, targetP99: Math.round((d.p99 + MCP_OVER_DIRECT_MS) * 100) / 100 },
     { label: '  of which: tool-call message -> tools/call at the server', concurrency: '1', s: summarize(toServer), errors: 0 },
