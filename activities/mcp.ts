@@ -65,6 +65,8 @@ export function createMcpActivities(deps: ActivityDeps) {
       try {
         return await deps.mcpPool.use(account, server, connectTimeout(), fn);
       } catch (err) {
+        // A cancelled call leaves the session as it was: other runs' calls may share it.
+        if (Context.current().cancellationSignal.aborted) throw err;
         const kind = classifyMcpError(err);
         if (kind === 'transport' || kind === 'lost-session' || kind === 'internal') deps.mcpPool.forget(account, server);
         if (kind !== 'lost-session' || retried) throw err;

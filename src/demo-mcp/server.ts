@@ -5,18 +5,17 @@
 // Streamable HTTP at /mcp with stateful sessions, one McpServer per session
 // (the way server-everything does it): a session's in-flight calls and
 // progress belong to that session only, and a DELETE or a close ends it.
-import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import express, { Request, Response } from 'express';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { CallToolResult, isInitializeRequest, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger, Logger } from '../logger';
+import { closeMcpServer, mountMcpSessions, rpcError } from './session-routes';
 
 export interface DemoMcpServerOptions {
   /** Port to listen on; 0 picks a free one. Default 0. */
@@ -170,8 +169,6 @@ export async function startDemoMcpServer(opts: DemoMcpServerOptions = {}): Promi
   const logger = opts.logger ?? createLogger({ level: 'silent' });
   const host = opts.host ?? '127.0.0.1';
   const counters: Counters = { calls: 0, callsByTool: {}, aborts: 0 };
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-
   const app = express();
   // Loopback binding: refuse foreign Host headers (DNS rebinding from a browser page).
   if (['127.0.0.1', 'localhost', '::1'].includes(host)) app.use(localhostHostValidation());
@@ -180,43 +177,11 @@ export async function startDemoMcpServer(opts: DemoMcpServerOptions = {}): Promi
     res.json({ ok: true, sessions: sessions.size });
   });
 
-  const rpcError = (res: Response, status: number, message: string) => {
-    res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
-  };
-
-  app.post('/mcp', async (req: Request, res: Response) => {
-    const sid = req.header('mcp-session-id');
-    let transport = sid ? sessions.get(sid) : undefined;
-    if (sid && !transport) return rpcError(res, 404, 'Session not found');
-    if (!transport) {
-      if (!isInitializeRequest(req.body)) return rpcError(res, 400, 'Bad Request: no session id and not an initialize request');
-      const t = new StreamableHTTPServerTransport({
-        sessionIdGenerator: randomUUID,
-        // Stored once the id exists, before the initialize answer leaves: the client's next request finds it.
-        onsessioninitialized: (id) => {
-          sessions.set(id, t);
-          logger.debug({ session: id }, 'demo MCP session opened');
-        },
-      });
-      const server = buildServer(counters);
-      t.onclose = () => {
-        if (t.sessionId && sessions.delete(t.sessionId)) logger.debug({ session: t.sessionId }, 'demo MCP session closed');
-      };
-      await server.connect(t);
-      transport = t;
-    }
-    await transport.handleRequest(req, res, req.body);
+  const sessions = mountMcpSessions(app, '/mcp', {
+    build: () => buildServer(counters),
+    onOpen: (id) => logger.debug({ session: id }, 'demo MCP session opened'),
+    onClose: (id) => logger.debug({ session: id }, 'demo MCP session closed'),
   });
-
-  // GET (the server-to-client stream) and DELETE (end of session) need a known session.
-  const existing = async (req: Request, res: Response) => {
-    const sid = req.header('mcp-session-id');
-    const transport = sid ? sessions.get(sid) : undefined;
-    if (!transport) return rpcError(res, sid ? 404 : 400, sid ? 'Session not found' : 'Bad Request: no session id');
-    await transport.handleRequest(req, res);
-  };
-  app.get('/mcp', existing);
-  app.delete('/mcp', existing);
 
   app.use((err: unknown, _req: Request, res: Response, _next: express.NextFunction) => {
     logger.error({ err }, 'demo MCP server failed on a request');
@@ -239,16 +204,7 @@ export async function startDemoMcpServer(opts: DemoMcpServerOptions = {}): Promi
     port,
     stats: () => ({ sessions: sessions.size, calls: counters.calls, callsByTool: { ...counters.callsByTool }, aborts: counters.aborts }),
     close: () => {
-      closing ??= (async () => {
-        // Closing a transport aborts its running handlers (their signal) and ends its streams.
-        await Promise.allSettled([...sessions.values()].map((t) => t.close()));
-        sessions.clear();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          // Keep-alive and open SSE connections would otherwise hold close() open.
-          server.closeAllConnections();
-        });
-      })();
+      closing ??= closeMcpServer(server, sessions);
       return closing;
     },
   };
