@@ -14,6 +14,7 @@ import { OutboundPolicy } from '../../src/outbound/policy';
 import { EventPublisher } from '../../src/relay/publisher';
 import { PrivateRedis, startPrivateRedis } from '../relay/private-redis';
 import { startBearerMcpServer, BearerMcpServer } from '../mcp/fixtures/bearer-server';
+import { startDemoMcpServer } from '../../src/demo-mcp/server';
 
 const logger = pino({ level: 'silent' });
 const TOKEN = 'activity-test-token-123';
@@ -117,4 +118,21 @@ test('a refused or unreachable server fails as mcp_unavailable; a refusal and ba
   expect(denied).toMatchObject({ type: 'mcp_unavailable', nonRetryable: true });
   expect(denied.message).toContain('401');
   expect(denied.message).not.toContain('wrong-token-000');
+});
+
+test('MCP progress notifications heartbeat, with the progress in the details', async () => {
+  const demo = await startDemoMcpServer({ port: 0 });
+  try {
+    const e = env();
+    const beats: { sends: number; progress?: { progress: number; total?: number } }[] = [];
+    e.on('heartbeat', (d: (typeof beats)[number]) => beats.push(structuredClone(d)));
+    const input = { ...callInput('task_mcp9', 'slow_count', { to: 3, interval_ms: 50 }), server: { name: 'demo', url: demo.url } };
+    const r = (await e.run(acts().callMcpTool, input)) as Out;
+    expect(r.content).toBe('counted to 3');
+    expect(beats[0]).toEqual({ sends: 1 });
+    expect(beats.filter((b) => b.progress).map((b) => b.progress!.progress)).toEqual([1, 2, 3]);
+    expect(beats.at(-1)).toMatchObject({ sends: 1, progress: { progress: 3, total: 3 } });
+  } finally {
+    await demo.close();
+  }
 });
