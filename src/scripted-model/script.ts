@@ -158,14 +158,19 @@ function planToolCalls(req: ChatRequest, convo: ChatMessage[], script: Script, r
   return calls;
 }
 
-/** Names of tools the directives so far (rounds 1..round) asked for that the request does not offer. */
-function missingTools(req: ChatRequest, script: Script, round: number): string[] {
+/**
+ * Names of tools the directives so far (rounds 1..round) asked for that the request does not
+ * offer and that no earlier round called (a tool may leave the offer once called: a transfer
+ * to another agent does).
+ */
+function missingTools(req: ChatRequest, script: Script, round: number, called: readonly string[]): string[] {
   if (!toolsUsable(req)) return [];
   const missing = new Set<string>();
+  const wasCalled = (name: string) => called.some((c) => c === name || c.endsWith(`__${name}`) || c.endsWith(name));
   for (const d of script.directives) {
     if (d.name !== 'tool' || !d.params.name || d.params.unknown === 'call') continue;
     if (intParam(d, 'turn', 1) > round || intParam(d, 'rounds', 1) === 0 || intParam(d, 'count', 1) === 0) continue;
-    if (!resolveTool(req.tools!, d.params.name)) missing.add(d.params.name);
+    if (!resolveTool(req.tools!, d.params.name) && !wasCalled(d.params.name)) missing.add(d.params.name);
   }
   return [...missing];
 }
@@ -217,7 +222,8 @@ function composeReply(req: ChatRequest, convo: ChatMessage[], script: Script): R
   const mode = answerMode(script);
   const reported = mode === 'all' ? after : after.slice(findLastIndex(after, hasToolCalls) + 1);
   const results = reported.filter((m) => m.role === 'tool');
-  const notes = missingTools(req, script, round).map((n) => `no tool named ${n} is offered`);
+  const called = after.flatMap((m) => (hasToolCalls(m) ? (m.tool_calls ?? []).map((c) => c.function.name) : []));
+  const notes = missingTools(req, script, round, called).map((n) => `no tool named ${n} is offered`);
   let body: string;
   if (results.length > 0) body = mode === 'all' || mode === 'last' ? results.map((m) => `tool said: ${messageText(m)}`).join('\n') : mode;
   else body = notes.length > 0 ? '' : baseText(script);

@@ -196,6 +196,7 @@ test('a handoff: the next model request carries the agent instructions (with sys
   const evs = await readSse(r);
   expect(evs.find((e) => e.data.type === 'agent_handoff')!.data).toMatchObject({ type: 'agent_handoff', from: 'main', to: 'billing' });
   expect(evs.at(-1)!.data.type).toBe('agent_completed');
+  expect(evs.find((e) => e.data.type === 'agent_response')!.data.content).toBe('tool said: Transferred the conversation to the billing agent.');
   expect(systemOf(0)).not.toContain('billing agent');
   expect(systemOf(0)).toContain('Answer in one sentence.');
   expect(toolsOf(0)).toEqual(expect.arrayContaining(['transfer_to_billing', 'transfer_to_support']));

@@ -340,3 +340,18 @@ describe('scripted model: tool directive accounting', () => {
     expect(full.slice(0, 20) + rest.choices[0].message.content).toBe(full);
   });
 });
+
+test('a tool that leaves the offer once called (a handoff transfer) is not reported missing in the answer', async () => {
+  const transfer = fn('transfer_to_billing');
+  const messages: Msg[] = [user('[[tool name=transfer_to_billing]] my invoice')];
+  const first = await h.client.chat.completions.create({ model: 'm', messages, tools: [loopTools[0], transfer] });
+  const calls = first.choices[0].message.tool_calls as Call[];
+  expect(calls.map((c) => c.function.name)).toEqual(['transfer_to_billing']);
+  messages.push({ role: 'assistant', content: null, tool_calls: calls }, { role: 'tool', tool_call_id: calls[0].id, content: 'Transferred.' });
+  // The next request no longer offers the transfer: the answer reports the result only.
+  const second = await h.client.chat.completions.create({ model: 'm', messages, tools: [loopTools[0]] });
+  expect(second.choices[0].message.content).toBe('tool said: Transferred.');
+  // A tool never called and not offered is still reported.
+  const never = await h.client.chat.completions.create({ model: 'm', messages: [user('[[tool name=nope]] x')], tools: [loopTools[0]] });
+  expect(never.choices[0].message.content).toBe('no tool named nope is offered');
+});
