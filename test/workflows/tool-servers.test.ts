@@ -4,7 +4,7 @@
 // names; calls run as activities summarised <server>/<tool>; an unreachable
 // server fails the run with mcp_unavailable; a transfer hands the conversation
 // to another agent, which the session remembers for its next run (also across
-// runs without agents). Histories are saved (UPDATE_HISTORIES=1) for the replay test.
+// runs without agents, and across the session's idle close). Histories are saved (UPDATE_HISTORIES=1) for the replay test.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
@@ -12,6 +12,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createEnv, saveHistories as save, worker } from './env';
 import { fakeActivities, recorder, taskInput } from './fake-activities';
 import type { TaskInput } from '../../workflows/types';
+import { createSessionActivities } from '../../activities/sessions';
 
 jest.setTimeout(90_000);
 let env: TestWorkflowEnvironment;
@@ -107,5 +108,29 @@ test('a transfer hands the conversation to the agent; the session remembers it f
     await h4.result();
     expect(rec.turns[fourth.taskId][0].agent).toBe('billing');
     await save('handoff', h1, h2);
+  });
+});
+
+test("the session's agent outlives its idle close: the run that reopens it starts with that agent", async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const first = input('handoff:support', { agents: AGENTS });
+    const sessionId = `session:${first.account}:${first.session}`;
+    const [h1] = await Promise.all([
+      start(first),
+      env.client.workflow.start('agentSession', {
+        taskQueue,
+        workflowId: sessionId,
+        args: [{ account: first.account, session: first.session, messages: [], queue: [], active: first.taskId, idleCloseMs: 500, watchMs: 500 }],
+      }),
+    ]);
+    expect((await h1.result()).output).toBe('agent:support');
+    expect(await env.client.workflow.getHandle(sessionId).result()).toMatchObject({ agent: 'support' });
+    // As the gateway does for a closed session: start the run and join it (which reopens the session).
+    const next = input('hello', { agents: AGENTS, session: first.session, ownsTurn: false });
+    const { joinSession } = createSessionActivities({ temporal: env.client, config: { TEMPORAL_TASK_QUEUE: taskQueue, RUN_WATCH_MS: 500, SESSION_IDLE_CLOSE_MS: 0 } } as never);
+    const [h2] = await Promise.all([start(next), joinSession({ taskId: next.taskId, account: next.account, session: next.session })]);
+    await h2.result();
+    expect(rec.turns[next.taskId][0].agent).toBe('support');
   });
 });
