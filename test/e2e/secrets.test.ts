@@ -8,6 +8,7 @@ import path from 'node:path';
 import { startStack, Stack } from '../../src/launcher/stack';
 import { api, KEY_A } from './helpers';
 import { rawHistory, readEngineData } from './raw-history';
+import Redis from 'ioredis';
 import { startBearerMcpServer } from '../mcp/fixtures/bearer-server';
 
 jest.setTimeout(120_000);
@@ -65,6 +66,7 @@ test('an MCP token is absent from every history, the engine files and the logs, 
       expect(await rawHistory(stack.temporalAddress, `session:alice:${r.json.session}`)).not.toContain(token);
     }
     for (const [file, text] of Object.entries(readEngineData(dataDir))) expect({ file, found: text.includes(token) }).toEqual({ file, found: false });
+    expect(await redisText(stack.redisUrl)).not.toContain(token);
     // The logs were written (the failures included), and hold no token.
     expect(stack.children.worker.output()).toContain('MCP server could not be listed');
     for (const [name, child] of Object.entries(stack.children)) expect({ name, found: child.output().includes(token) }).toEqual({ name, found: false });
@@ -72,3 +74,24 @@ test('an MCP token is absent from every history, the engine files and the logs, 
     await server.close();
   }
 });
+
+/** Everything Redis holds, as text (relay streams, cached statuses and results). */
+async function redisText(url: string): Promise<string> {
+  const redis = new Redis(url);
+  try {
+    const out: string[] = [];
+    for (const key of await redis.keys('*')) {
+      const type = await redis.type(key);
+      if (type === 'string') out.push((await redis.get(key)) ?? '');
+      else if (type === 'hash') out.push(JSON.stringify(await redis.hgetall(key)));
+      else if (type === 'list') out.push(JSON.stringify(await redis.lrange(key, 0, -1)));
+      else if (type === 'stream') out.push(JSON.stringify(await redis.xrange(key, '-', '+')));
+      else if (type === 'zset') out.push(JSON.stringify(await redis.zrange(key, '0', '-1')));
+      else if (type === 'set') out.push(JSON.stringify(await redis.smembers(key)));
+    }
+    expect(out.join('').length).toBeGreaterThan(0);
+    return out.join('\n');
+  } finally {
+    redis.disconnect();
+  }
+}
