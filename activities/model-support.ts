@@ -3,6 +3,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { RunMessage, ThreadMessage } from '../workflows/types';
 import type { ToolSpec } from '../workflows/tool-registry';
+import { isConnectionFailure } from './connection-errors';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a capable general-purpose agent. Work on the task you are given and answer clearly and accurately.';
@@ -54,7 +55,6 @@ export function chatTools(tools: readonly ToolSpec[]): object[] {
 
 /** Errors of the model client that mean the provider could not be reached or did not answer in time. */
 const CONNECTION_ERRORS = new Set(['APIConnectionError', 'APIConnectionTimeoutError', 'FetchError']);
-const CONNECTION_CODES = /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|UND_ERR_\w+)\b|socket hang up|terminated|fetch failed/i;
 
 /**
  * 4xx from the model (other than timeout/conflict/rate limit) will fail the same way
@@ -71,7 +71,7 @@ export function classifyModelError(err: unknown): ApplicationFailure {
     return ApplicationFailure.nonRetryable(`the model rejected the request (HTTP ${status}): ${message}`, 'ModelBadRequest');
   }
   if (status !== undefined) return ApplicationFailure.retryable(`the model is unavailable (HTTP ${status}): ${message}`, 'ModelUnavailable');
-  if (CONNECTION_ERRORS.has(e?.name ?? '') || CONNECTION_CODES.test(message)) {
+  if (CONNECTION_ERRORS.has(e?.name ?? '') || isConnectionFailure(message)) {
     return ApplicationFailure.retryable(`the model is unavailable (connection error): ${message}`, 'ModelUnavailable');
   }
   return ApplicationFailure.retryable(`the model call failed (${e?.name ?? 'Error'}): ${message}`, 'ModelCallError');

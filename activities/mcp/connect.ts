@@ -6,9 +6,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerConfig } from '../../workflows/types';
 
-export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+export type { FetchLike };
+
 export type McpTransportName = 'streamable-http' | 'sse';
 
 export interface OpenedClient {

@@ -7,20 +7,15 @@
 // carry the token (scrubbed) nor a URL's query string.
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { OutboundRefusedError } from '../../src/outbound/policy';
+import { OutboundRefusedError, showUrl } from '../../src/outbound/policy';
+import { isConnectionFailure } from '../connection-errors';
 import type { McpServerConfig } from '../../workflows/types';
 import { transportStatus } from './connect';
 
-const CONNECTION_CODES = /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_\w+)\b|socket hang up|fetch failed|terminated|other side closed/i;
 
-/** `scheme://host[:port]/path` of a server: what messages and logs may show. */
-export function shownUrl(server: McpServerConfig): string {
-  try {
-    const u = new URL(server.url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
+/** `scheme://host[:port]/path` of a server (the outbound policy's showUrl): what messages and logs may show. */
+function shownUrl(server: McpServerConfig): string {
+  return URL.canParse(server.url) ? showUrl(new URL(server.url)) : '(invalid URL)';
 }
 
 /** The error's message, its causes' codes, without the server's token. */
@@ -47,7 +42,7 @@ export function classifyMcpError(err: unknown): McpFailureKind {
   if (status !== undefined) return status >= 500 || status === 408 || status === 429 ? 'transport' : 'permanent';
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   const text = `${e?.message ?? ''} ${e?.cause?.code ?? ''} ${e?.cause?.message ?? ''}`;
-  if (CONNECTION_CODES.test(text) || e?.name === 'AbortError' || e?.name === 'SseError' || e?.name === 'StreamableHTTPError') return 'transport';
+  if (isConnectionFailure(text) || e?.name === 'AbortError' || e?.name === 'SseError' || e?.name === 'StreamableHTTPError') return 'transport';
   return 'internal';
 }
 
