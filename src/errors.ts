@@ -28,6 +28,18 @@ export class NotFoundError extends ServiceError {
   readonly type = 'not_found';
 }
 
+/** A known path asked with a method it does not serve; `allow` lists those it does (the Allow header). */
+export class MethodNotAllowedError extends ServiceError {
+  readonly status = 405;
+  readonly type = 'method_not_allowed';
+  constructor(
+    message: string,
+    readonly allow: string[],
+  ) {
+    super(message, { allow });
+  }
+}
+
 export class ConflictError extends ServiceError {
   readonly status = 409;
   readonly type = 'conflict';

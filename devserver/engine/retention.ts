@@ -1,6 +1,7 @@
 // Closed runs are kept for their namespace's retention period, then removed from
 // memory and from the durable store (what the real server's retention does).
 import type { Engine } from './engine';
+import { removeRun } from './delete-run';
 
 export interface Retention {
   stop(): void;
@@ -23,11 +24,7 @@ export function startRetention(eng: Engine, intervalMs = 60_000): Retention {
     }
     if (eng.archive) expired.push(...eng.archive.expired((n) => eng.namespaces.get(n)?.retentionMs, now));
     for (const key of expired) {
-      const [namespace, workflowId, runId] = key.split('\u0000');
-      eng.forget(key);
-      const curKey = `${namespace}\u0000${workflowId}`;
-      if (eng.current.get(curKey) === runId) eng.current.delete(curKey);
-      eng.addMutation({ op: 'delete', key: `h/${key}` });
+      removeRun(eng, key);
       removed++;
     }
     if (removed) {

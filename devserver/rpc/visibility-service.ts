@@ -1,10 +1,12 @@
 // List / Count / Scan workflow executions over the engine's runs, filtered with the
 // visibility query language (devserver/visibility), paged and grouped the way the
-// real SQLite-backed dev server does it.
+// real SQLite-backed dev server does it. Page tokens hold the last row's sort key
+// (visibility/page-token.ts).
 import type { Engine } from '../engine/engine';
 import type { Execution } from '../engine/state';
 import type { Handlers } from './grpc-service';
-import { compileVisibilityQuery, compareDefaultVisibilityOrder, VisibilityQueryError, VisibilityRecord, CompiledQuery } from '../visibility/query';
+import { compileVisibilityQuery, DEFAULT_ORDER, VisibilityQueryError, VisibilityRecord, CompiledQuery } from '../visibility/query';
+import { decodePageToken, encodePageToken } from '../visibility/page-token';
 import { attributeTypes, SYSTEM_ATTRIBUTES } from '../engine/search-attributes';
 import { toRecord } from '../engine/visibility-record';
 
@@ -42,41 +44,21 @@ function matching(eng: Engine, namespace: string, q: CompiledQuery): Row[] {
 const STATUS_NUMBER: Record<string, number> = { Running: 1, Completed: 2, Failed: 3, Canceled: 4, Terminated: 5, ContinuedAsNew: 6, TimedOut: 7 };
 const STATUS: Record<number, string> = Object.fromEntries(Object.entries(STATUS_NUMBER).map(([k, v]) => [v, k]));
 
-// Page tokens carry the last record returned (the sort key of the next page's start),
-// like the SQL store's {CloseTime, StartTime, RunID}: runs that start or close between
-// pages neither shift nor repeat the rows that follow.
-function encodePageToken(r: VisibilityRecord): Buffer {
-  return Buffer.from(JSON.stringify(r));
-}
-
-function decodePageToken(token: Uint8Array | undefined): VisibilityRecord | undefined {
-  if (!token?.length) return undefined;
-  let r: any;
-  try {
-    r = JSON.parse(Buffer.from(token).toString('utf8'));
-  } catch {
-    throw invalidPageToken();
-  }
-  const valid =
-    r && typeof r === 'object' && typeof r.runId === 'string' && typeof r.startTime === 'number' && r.searchAttributes && typeof r.searchAttributes === 'object';
-  if (!valid) throw invalidPageToken();
-  return r as VisibilityRecord;
-}
-
 export function visibilityHandlers(eng: Engine): Handlers {
   const list = (req: any) => {
     const ns = eng.namespace(req.namespace);
     const q = compile(eng, ns.name, req.query, false);
-    const after = decodePageToken(req.nextPageToken);
-    const compare = q.compare ?? compareDefaultVisibilityOrder;
+    const order = q.order ?? DEFAULT_ORDER;
+    const after = req.nextPageToken?.length ? decodePageToken(req.nextPageToken, order) : undefined;
+    if (req.nextPageToken?.length && !after) throw invalidPageToken();
     const size = req.pageSize > 0 && req.pageSize <= MAX_PAGE_SIZE ? req.pageSize : MAX_PAGE_SIZE;
-    let rows = matching(eng, ns.name, q);
-    if (after) rows = rows.filter((x) => compare(after, x.r) < 0);
-    rows.sort((a, b) => compare(a.r, b.r));
+    let rows = matching(eng, ns.name, q).map((x) => ({ ...x, k: order.keyOf(x.r) }));
+    if (after) rows = rows.filter((x) => order.compareKeys(after, x.k) < 0);
+    rows.sort((a, b) => order.compareKeys(a.k, b.k));
     const page = rows.slice(0, size);
     return {
       executions: page.map((x) => listedExecutionInfo(eng, eng.run(x.key) as Execution)),
-      nextPageToken: rows.length > size ? encodePageToken(page[page.length - 1].r) : undefined,
+      nextPageToken: rows.length > size ? encodePageToken(page[page.length - 1].k) : undefined,
     };
   };
   return {

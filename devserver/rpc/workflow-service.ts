@@ -1,5 +1,5 @@
 // WorkflowService handlers for clients: namespaces, start, signal, cancel,
-// terminate, describe, history, query, update.
+// terminate, delete, describe, history, query, update.
 import type { Engine } from '../engine/engine';
 import type { Execution } from '../engine/state';
 import type { CallContext, Handlers } from './grpc-service';
@@ -8,6 +8,7 @@ import { invalidArgument, invalidPageToken, workflowCompleted, failedPreconditio
 import { signalWithStart, startFromRequest } from '../engine/start';
 import { signalRun, requestCancelRun } from '../engine/signals';
 import { terminateRun } from '../engine/lifecycle';
+import { deleteRun } from '../engine/delete-run';
 import { queryRun } from '../engine/queries';
 import { admitUpdate, findUpdate, waitForStage } from '../engine/updates';
 import { describeExecution } from './describe';
@@ -84,6 +85,12 @@ export function workflowHandlers(eng: Engine): Handlers {
       if (!eng.isOpen(e)) throw workflowCompleted();
       terminateRun(eng, e, req.reason, req.details, req.identity);
       return commit({});
+    },
+
+    deleteWorkflowExecution: async (req) => {
+      const e = eng.getRun(req.namespace, req.workflowExecution?.workflowId, req.workflowExecution?.runId || undefined);
+      await deleteRun(eng, e, req.identity);
+      return {};
     },
 
     describeWorkflowExecution: (req) => {

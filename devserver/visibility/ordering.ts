@@ -7,16 +7,16 @@
 import { ResolvedAttribute, resolveAttribute } from './attributes';
 import { VisibilityQueryError } from './errors';
 import type { AttrRef } from './parser';
-import type { SearchAttributeType, VisibilityRecord } from './types';
+import type { RecordOrder, SearchAttributeType, SortValue, VisibilityRecord } from './types';
 import { Scalar, compareCodePoints, compareScalars, recordValue } from './values';
 
-type Comparator = (a: VisibilityRecord, b: VisibilityRecord) => number;
 type SortKey = (r: VisibilityRecord) => Scalar | null;
 
-export function buildOrderComparator(
-  items: readonly { attr: AttrRef; desc: boolean }[],
-  custom: ReadonlyMap<string, SearchAttributeType>,
-): Comparator {
+/**
+ * The ORDER BY as sort keys: a record's key holds its value of each item, then its RunId,
+ * so a page token can carry the key alone and resume after it without the record.
+ */
+export function buildOrder(items: readonly { attr: AttrRef; desc: boolean }[], custom: ReadonlyMap<string, SearchAttributeType>): RecordOrder {
   const keys = items.map(({ attr: ref, desc }) => {
     const attr = resolveAttribute(ref.name, custom, ref.pos + 1);
     if (attr.type === 'Text') {
@@ -29,12 +29,16 @@ export function buildOrderComparator(
     }
     return { key: sortKey(attr, desc), desc };
   });
-  return (a, b) => {
-    for (const { key, desc } of keys) {
-      const c = compareWithMissingLast(key(a), key(b), desc);
-      if (c !== 0) return c;
-    }
-    return compareCodePoints(b.runId, a.runId);
+  return {
+    size: keys.length + 1,
+    keyOf: (r) => [...keys.map(({ key }) => key(r)), r.runId],
+    compareKeys: (a, b) => {
+      for (let i = 0; i < keys.length; i++) {
+        const c = compareWithMissingLast(a[i], b[i], keys[i].desc);
+        if (c !== 0) return c;
+      }
+      return compareCodePoints(String(b[keys.length]), String(a[keys.length]));
+    },
   };
 }
 
@@ -50,7 +54,7 @@ function sortKey(attr: ResolvedAttribute, desc: boolean): SortKey {
   return (r) => recordValue(attr.domain, attr.read(r)) as Scalar | null;
 }
 
-function compareWithMissingLast(x: Scalar | null, y: Scalar | null, desc: boolean): number {
+function compareWithMissingLast(x: SortValue, y: SortValue, desc: boolean): number {
   if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
   const c = compareScalars(x, y);
   return desc ? -c : c;
@@ -67,3 +71,16 @@ export function compareDefaultVisibilityOrder(a: VisibilityRecord, b: Visibility
   if (a.startTime !== b.startTime) return a.startTime > b.startTime ? -1 : 1;
   return compareCodePoints(a.runId, b.runId);
 }
+
+/** The default order as sort keys [CloseTime (null while running), StartTime, RunId], for page tokens. */
+export const DEFAULT_ORDER: RecordOrder = {
+  size: 3,
+  keyOf: (r) => [r.closeTime ?? null, r.startTime, r.runId],
+  compareKeys: (a, b) => {
+    const closeA = a[0] ?? Number.POSITIVE_INFINITY;
+    const closeB = b[0] ?? Number.POSITIVE_INFINITY;
+    if (closeA !== closeB) return closeA > closeB ? -1 : 1;
+    if (a[1] !== b[1]) return (a[1] as number) > (b[1] as number) ? -1 : 1;
+    return compareCodePoints(String(a[2]), String(b[2]));
+  },
+};

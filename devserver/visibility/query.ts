@@ -3,7 +3,7 @@
 // optional ORDER BY comparator. Pure: no I/O, no clock, no engine state.
 import { NAMESPACE_DIVISION, resolveAttribute } from './attributes';
 import { VisibilityQueryError } from './errors';
-import { buildOrderComparator } from './ordering';
+import { buildOrder } from './ordering';
 import { parseQuery } from './parser';
 import { PredicateCompiler } from './predicates';
 import type { CompileOptions, CompiledQuery, SearchAttributeType, VisibilityRecord } from './types';
@@ -13,12 +13,14 @@ export type {
   CompiledQuery,
   ExecutionStatusName,
   OrderByItem,
+  RecordOrder,
   SearchAttributeType,
+  SortValue,
   VisibilityRecord,
 } from './types';
 export { VisibilityQueryError } from './errors';
 export type { VisibilityQueryErrorKind } from './errors';
-export { compareDefaultVisibilityOrder } from './ordering';
+export { compareDefaultVisibilityOrder, DEFAULT_ORDER } from './ordering';
 
 /** Throws VisibilityQueryError (message names the unsupported/invalid part) for anything unsupported or malformed. Empty/blank query matches everything. */
 export function compileVisibilityQuery(
@@ -43,7 +45,9 @@ export function compileVisibilityQuery(
     matches: (r) => (!hideDivisions || inDefaultDivision(r)) && (where === undefined || where(r) === true),
   };
   if (parsed.orderBy.length > 0) {
-    result.compare = buildOrderComparator(parsed.orderBy, customAttributes);
+    const order = buildOrder(parsed.orderBy, customAttributes);
+    result.order = order;
+    result.compare = (a, b) => order.compareKeys(order.keyOf(a), order.keyOf(b));
     result.orderBy = parsed.orderBy.map(({ attr, desc }) => ({ attribute: attr.name, direction: desc ? 'DESC' : 'ASC' }));
   }
   if (groupBy) result.groupBy = groupBy;

@@ -40,10 +40,23 @@ export interface OrderByItem {
   direction: 'ASC' | 'DESC';
 }
 
+/** One value a record sorts by; null when the record has none (it sorts last). */
+export type SortValue = string | number | boolean | bigint | null;
+
+/** An order over records through their sort keys (the last element of a key is the RunId). */
+export interface RecordOrder {
+  /** The number of values in a key. */
+  readonly size: number;
+  keyOf(r: VisibilityRecord): SortValue[];
+  compareKeys(a: readonly SortValue[], b: readonly SortValue[]): number;
+}
+
 export interface CompiledQuery {
   matches(r: VisibilityRecord): boolean;
   /** comparator for ORDER BY if given, else undefined (engine then sorts StartTime DESC, RunId) */
   compare?: (a: VisibilityRecord, b: VisibilityRecord) => number;
+  /** the same order as sort keys (what a page token keeps), present only when the query had an ORDER BY */
+  order?: RecordOrder;
   /** the parsed ORDER BY list, present only when the query had one */
   orderBy?: readonly OrderByItem[];
   /** GROUP BY attributes (only ever ['ExecutionStatus']); present only when compiled with allowGroupBy */

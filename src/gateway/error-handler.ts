@@ -2,7 +2,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { DependencyUnavailableError, PayloadTooLargeError, ServiceError, ValidationError } from '../errors';
+import { DependencyUnavailableError, MethodNotAllowedError, PayloadTooLargeError, ServiceError, ValidationError } from '../errors';
 
 export function validationError(err: z.ZodError, where: 'body' | 'query'): ValidationError {
   const unknown = err.issues.flatMap((i) => (i.code === 'unrecognized_keys' ? i.keys.map((k) => [...i.path, k].join('.')) : []));
@@ -37,6 +37,7 @@ export function errorHandler(logger: Logger) {
     if (res.headersSent) return void res.end();
     if (known instanceof DependencyUnavailableError) res.setHeader('Retry-After', String(known.retryAfterSeconds));
     if (known.status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="agent-service"');
+    if (known instanceof MethodNotAllowedError) res.setHeader('Allow', known.allow.join(', '));
     res.status(known.status).json({ error: { type: known.type, message: known.message, details: known.details ?? null } });
   };
 }

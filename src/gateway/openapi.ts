@@ -4,27 +4,17 @@
 // code. scripts/generate-openapi.ts writes it to openapi/openapi.json, a test
 // fails when that file is stale, and openApiRoute() serves the same bytes.
 import { Router } from 'express';
-import { z } from 'zod';
 import pkg from '../../package.json';
-import {
-  ConflictError,
-  DependencyUnavailableError,
-  IdempotencyMismatchError,
-  NotFoundError,
-  NotImplementedError,
-  PayloadTooLargeError,
-  ServiceError,
-  UnauthorizedError,
-  UnsupportedMediaTypeError,
-  ValidationError,
-} from '../errors';
-import { eventsQuerySchema, listQuerySchema, patchTaskSchema, taskMessageSchema, resultQuerySchema, runQuerySchema, runRequestSchema, TASK_ID, IDEMPOTENCY_KEY } from './schemas';
+import { ERRORS, Json, errorResponse, jsonBody, operation, queryParams, ref, toSchema } from './openapi-operations';
+import { createSessionSchema, eventsQuerySchema, listQuerySchema, sessionListQuerySchema, patchTaskSchema, taskMessageSchema, resultQuerySchema, runQuerySchema, runRequestSchema, TASK_ID, IDEMPOTENCY_KEY } from './schemas';
 import {
   agentEventSchema,
   cancelAcceptedSchema,
   errorBodySchema,
   healthSchema,
   readinessSchema,
+  sessionCreatedSchema,
+  sessionListSchema,
   sessionMessagesSchema,
   streamErrorSchema,
   taskAcceptedSchema,
@@ -33,31 +23,6 @@ import {
   taskResultSchema,
   taskViewSchema,
 } from './response-schemas';
-
-type Json = Record<string, unknown>;
-
-/** The one conversion of every schema in the document (requests as clients send them: io 'input'). */
-function toSchema(schema: z.ZodType): Json {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as Json;
-  // `#/$defs/...` would resolve against the document root, not the schema: refuse rather than emit broken refs.
-  if ('$defs' in json) throw new Error('a schema produced $defs (recursion or registry ids); the OpenAPI builder does not hoist them');
-  return json;
-}
-
-const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
-const jsonBody = (name: string) => ({ 'application/json': { schema: ref('schemas', name) } });
-
-/** Query parameters straight from a strict zod query schema: one per property. */
-function queryParams(schema: z.ZodObject): Json[] {
-  const json = toSchema(schema) as { properties: Record<string, Json>; required?: string[] };
-  return Object.entries(json.properties).map(([name, { description, ...prop }]) => ({
-    name,
-    in: 'query',
-    required: json.required?.includes(name) ?? false,
-    ...(description ? { description } : {}),
-    schema: prop,
-  }));
-}
 
 const TASK_ID_PATTERN = TASK_ID.source;
 
@@ -75,71 +40,6 @@ const sseBody = {
     'x-sse-error': ref('schemas', 'StreamError'),
   },
 };
-
-/** Every error status, named by the error classes themselves so status and type cannot disagree with errors.ts. */
-const ERRORS: { error: ServiceError; name: string; description: string; headers?: Json }[] = [
-  { error: new ValidationError(''), name: 'InvalidRequest', description: 'The request is invalid: a body or query field fails validation (details lists the issues), an unknown field, malformed JSON, or a malformed id.' },
-  { error: new UnauthorizedError(''), name: 'Unauthorized', description: 'Missing, malformed or unknown API key.', headers: { 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') } },
-  { error: new NotFoundError(''), name: 'NotFound', description: 'No such task or session for this account.' },
-  { error: new ConflictError(''), name: 'Conflict', description: 'The request conflicts with the state of the task or session.' },
-  { error: new PayloadTooLargeError(''), name: 'PayloadTooLarge', description: 'The request body exceeds the configured limit (BODY_LIMIT_BYTES).' },
-  { error: new UnsupportedMediaTypeError(''), name: 'UnsupportedMediaType', description: 'A request body whose Content-Type is not application/json.' },
-  { error: new IdempotencyMismatchError(''), name: 'IdempotencyKeyReused', description: 'This Idempotency-Key was used before with a different request body.' },
-  { error: new NotImplementedError(''), name: 'NotImplemented', description: 'The request uses a valid field whose feature is not available yet; details.fields names them.' },
-  { error: new DependencyUnavailableError('temporal', ''), name: 'Unavailable', description: 'A dependency (Temporal, Redis) is unavailable; retry after Retry-After seconds.', headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
-];
-
-const errorResponse = (type: string, description: string, headers?: Json) => ({
-  description,
-  ...(headers ? { headers } : {}),
-  content: { 'application/json': { schema: ref('schemas', 'Error'), example: { error: { type, message: description, details: null } } } },
-});
-
-const responseName = new Map<number, string>([...ERRORS.map((e) => [e.error.status, e.name] as const), [500, 'Internal']]);
-
-interface Op {
-  id: string;
-  tag: string;
-  summary: string;
-  description?: string;
-  parameters?: Json[];
-  body?: string;
-  responses: Record<string, Json>;
-  /** Statuses this route itself can answer, with what they mean here (undefined: the shared text). */
-  errors?: Record<number, string | undefined>;
-  /** Probes and the document itself need no API key. */
-  public?: boolean;
-}
-
-/**
- * One operation. The statuses every authenticated route can answer come from
- * the app's middleware (app.ts): 401 from auth, 400/413/415 from the JSON body
- * parser on POST and PATCH, 503 from Temporal (every such route calls it), 500.
- */
-function operation(method: string, o: Op): Json {
-  const errors: Record<number, string | undefined> = {};
-  if (!o.public) {
-    Object.assign(errors, { 401: undefined, 503: undefined, 500: undefined });
-    if (method === 'post' || method === 'patch') Object.assign(errors, { 400: 'A malformed JSON body.', 413: undefined, 415: undefined });
-  }
-  Object.assign(errors, o.errors);
-  const responses: Json = { ...o.responses };
-  for (const [status, text] of Object.entries(errors)) {
-    const name = responseName.get(Number(status));
-    if (!name) throw new Error(`no error response for status ${status}`);
-    responses[status] = text ? { ...ref('responses', name), description: text } : ref('responses', name);
-  }
-  return {
-    operationId: o.id,
-    tags: [o.tag],
-    summary: o.summary,
-    ...(o.description ? { description: o.description } : {}),
-    ...(o.public ? { security: [] } : {}),
-    ...(o.parameters?.length ? { parameters: o.parameters } : {}),
-    ...(o.body ? { requestBody: { required: true, content: jsonBody(o.body) } } : {}),
-    responses,
-  };
-}
 
 const taskHeaders = { 'X-Task-Id': ref('headers', 'XTaskId'), 'X-Session-Id': ref('headers', 'XSessionId'), 'Server-Timing': ref('headers', 'ServerTiming') };
 const taskId = ref('parameters', 'TaskId');
@@ -162,7 +62,11 @@ function paths(): Json {
         parameters: [...queryParams(runQuerySchema), ref('parameters', 'IdempotencyKey')],
         body: 'RunRequest',
         responses: {
-          200: { description: 'The finished run (JSON), or the run streamed (SSE) when Accept asks for text/event-stream.', headers: taskHeaders, content: { ...jsonBody('TaskResult'), ...sseBody } },
+          200: {
+            description: 'The finished run (JSON), or the run streamed (SSE) when Accept asks for text/event-stream.',
+            headers: { ...taskHeaders, 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
+            content: { ...jsonBody('TaskResult'), ...sseBody },
+          },
           202: {
             description: 'Background run accepted (`background: true`).',
             headers: { ...taskHeaders, Location: ref('headers', 'Location'), 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
@@ -252,6 +156,42 @@ function paths(): Json {
         errors: { 400: 'A malformed task id or ?after.', 404: undefined, 503: 'Temporal or the event relay (Redis) is unavailable; retry after Retry-After seconds.' },
       }),
     },
+    '/sessions': {
+      get: operation('get', {
+        id: 'listSessions',
+        tag: 'sessions',
+        summary: "List the account's sessions, most recently (re)opened first",
+        description: 'Each session once, open or closed (a session closes when idle and reopens on its next run). Cursor-paged like GET /tasks.',
+        parameters: queryParams(sessionListQuerySchema),
+        responses: { 200: { description: 'One page of sessions.', content: jsonBody('SessionList') } },
+        errors: { 400: 'An invalid or unknown query parameter, or a cursor this service did not hand out.' },
+      }),
+      post: operation('post', {
+        id: 'createSession',
+        tag: 'sessions',
+        summary: 'Create an empty session, with an id of your choosing or a new one',
+        body: 'CreateSessionRequest',
+        bodyOptional: true,
+        responses: { 201: { description: 'Created; POST /?session=<session> runs in it, GET /sessions/{id}/messages is [].', content: jsonBody('SessionCreated') } },
+        errors: { 400: 'A malformed session id or body.', 409: 'A session with this id exists (open or closed).' },
+      }),
+    },
+    '/sessions/{id}': {
+      delete: operation('delete', {
+        id: 'deleteSession',
+        tag: 'sessions',
+        summary: 'Delete a session and its conversation',
+        description: 'Removes every run of the session from Temporal: its messages are gone (404), it is no longer listed, and its id can be created again. Its tasks stay (GET /tasks?session=).',
+        parameters: [sessionId],
+        responses: { 204: { description: 'Deleted.' } },
+        errors: {
+          400: 'A malformed session id.',
+          404: 'No such session for this account.',
+          409: 'A run is active or queued in the session (details: active, queued); cancel it or wait for it to finish.',
+          503: 'Temporal is unavailable, or has not finished deleting yet; retry after Retry-After seconds.',
+        },
+      }),
+    },
     '/sessions/{id}/messages': {
       get: operation('get', {
         id: 'getSessionMessages',
@@ -312,6 +252,9 @@ function components(): Json {
       TaskCancelAccepted: toSchema(cancelAcceptedSchema),
       TaskList: toSchema(taskListSchema),
       SessionMessages: toSchema(sessionMessagesSchema),
+      SessionList: toSchema(sessionListSchema),
+      CreateSessionRequest: toSchema(createSessionSchema),
+      SessionCreated: toSchema(sessionCreatedSchema),
       AgentEvent: toSchema(agentEventSchema),
       StreamError: toSchema(streamErrorSchema),
       Health: toSchema(healthSchema),
@@ -339,13 +282,14 @@ function components(): Json {
       XTaskId: header('The id of the task the request started.', { type: 'string' }),
       XSessionId: header('The session of the task; send it as ?session= to continue the conversation.', { type: 'string' }),
       Location: header('Where the task can be read: /tasks/{id}.', { type: 'string' }),
-      IdempotentReplayed: header('"true" when an Idempotency-Key matched an earlier request and nothing new was started.', { type: 'string', const: 'true' }),
+      IdempotentReplayed: header('"true" when an Idempotency-Key matched an earlier request and nothing new was started (on every such answer: 202, JSON and streamed); absent on a first answer.', { type: 'string', const: 'true' }),
       ServerTiming: header(
         'Where the gateway spent the request (ms, W3C Server-Timing; on every response): `total` from arrival to the response headers; on POST /, also `temporal-start` (starting the run), `temporal-session` (opening or joining its session) and `redis` (caching its status).',
         { type: 'string' },
       ),
       RetryAfter: header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }),
       WWWAuthenticate: header('The scheme to authenticate with.', { type: 'string' }),
+      Allow: header('The methods the path serves, e.g. `GET, PATCH`.', { type: 'string' }),
     },
   };
 }

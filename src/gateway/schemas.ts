@@ -82,11 +82,20 @@ export const NOT_YET_SUPPORTED = ['workflows', 'callback', 'datastores', 'querie
 
 export const runQuerySchema = z.strictObject({ session: z.string().regex(SESSION_ID).optional() });
 
+const cursor = z.string().max(4096).optional().describe("The previous page's next_cursor, as it was given (opaque).");
+const limit = z.coerce.number().int().min(1).max(100).default(20);
+
 export const listQuerySchema = z.strictObject({
   status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']).optional(),
   session: z.string().min(1).max(128).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().optional(),
+  limit,
+  cursor,
+});
+
+export const sessionListQuerySchema = z.strictObject({ limit, cursor });
+
+export const createSessionSchema = z.strictObject({
+  session: z.string().regex(SESSION_ID).optional().describe('The id to give the session (letters, digits and _ . : -, at most 128); default: a new sess_… id.'),
 });
 
 export const resultQuerySchema = z.strictObject({ wait: z.coerce.number().min(0).max(60).default(0) });

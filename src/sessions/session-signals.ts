@@ -6,7 +6,7 @@ import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { SignalDefinition } from '@temporalio/common';
 import type { SessionResult, SessionState, agentSession } from '../../workflows/session';
 import type { ThreadMessage } from '../../workflows/types';
-import { sessionWorkflowId } from '../../workflows/types';
+import { SEARCH_ATTRIBUTES, sessionWorkflowId } from '../../workflows/types';
 import type { Config } from '../config';
 
 export interface SessionRef {
@@ -39,6 +39,18 @@ export function sessionStart(ref: SessionRef, messages: ThreadMessage[], active?
 }
 
 /**
+ * The memo and search attributes every run of a session starts with: visibility
+ * finds an account's sessions by them (GET /sessions), and `createdAt` (when the
+ * session was first created, ISO 8601) passes from each run to the next.
+ */
+export function sessionStartMeta(ref: Pick<SessionRef, 'account' | 'session'>, createdAt: string) {
+  return {
+    memo: { account: ref.account, session: ref.session, createdAt },
+    searchAttributes: { [SEARCH_ATTRIBUTES.account]: [ref.account], [SEARCH_ATTRIBUTES.session]: [ref.session] },
+  };
+}
+
+/**
  * Signals the session; when it has no open run (closed when idle, or never
  * created), starts one with the last closed run's thread (empty if none) and
  * the signal. Two callers racing to reopen read the same thread, and the
@@ -53,19 +65,22 @@ export async function signalSession<Args extends unknown[]>(client: Client, ref:
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
-  const { messages, agent } = await closedThread(client, workflowId);
+  const { messages, agent, createdAt } = await closedThread(client, workflowId);
   await client.workflow.signalWithStart<typeof agentSession, unknown[]>('agentSession', {
     workflowId,
     taskQueue: ref.taskQueue,
     args: [sessionStart(ref, messages, active, agent)],
     signal: signal.name,
     signalArgs: args,
-    memo: { account: ref.account, session: ref.session },
+    ...sessionStartMeta(ref, createdAt ?? new Date().toISOString()),
   });
 }
 
-/** The thread (and active agent) a closed session left (its result); empty when there is none to read. */
-export async function closedThread(client: Client, workflowId: string): Promise<SessionResult> {
+/**
+ * The thread (and active agent) a closed session left (its result); empty when there is none to read.
+ * `createdAt`: when the session was created, as its last run knew it (else that run's start).
+ */
+export async function closedThread(client: Client, workflowId: string): Promise<SessionResult & { createdAt?: string }> {
   let desc;
   try {
     desc = await client.workflow.getHandle(workflowId).describe();
@@ -73,9 +88,11 @@ export async function closedThread(client: Client, workflowId: string): Promise<
     if (err instanceof WorkflowNotFoundError) return { messages: [] };
     throw err;
   }
+  const memo = (desc.memo ?? {}) as { createdAt?: unknown };
+  const createdAt = typeof memo.createdAt === 'string' ? memo.createdAt : desc.startTime.toISOString();
   // Open again (another caller reopened it): the signal-with-start will only signal it.
-  if (desc.status.name !== 'COMPLETED') return { messages: [] };
+  if (desc.status.name !== 'COMPLETED') return { messages: [], createdAt };
   // By run id: the latest run may be a newer, open one by now, whose result would not come.
   const result = (await client.workflow.getHandle(workflowId, desc.runId).result()) as SessionResult | undefined;
-  return { messages: result?.messages ?? [], ...(result?.agent && { agent: result.agent }) };
+  return { messages: result?.messages ?? [], ...(result?.agent && { agent: result.agent }), createdAt };
 }

@@ -62,6 +62,32 @@ test('unknown tasks and routes are 404; malformed ids are 400', async () => {
   const r = await call('GET', '/nowhere');
   expect(r.status).toBe(404);
   shape(r);
+  expect((await call('POST', '/tasks/task_x/nowhere')).status).toBe(404);
+});
+
+test.each([
+  ['GET', '/', 'POST'],
+  ['PUT', '/tasks/task_x', 'GET, PATCH'],
+  ['DELETE', '/tasks', 'GET'],
+  ['GET', '/tasks/task_x/cancel', 'POST'],
+  ['PATCH', '/sessions', 'GET, POST'],
+  ['GET', '/sessions/s1', 'DELETE'],
+  ['POST', '/healthz', 'GET'],
+])('%s %s on a known path is 405 with Allow: %s', async (method, path, allow) => {
+  const r = await call(method, path);
+  expect(r.status).toBe(405);
+  expect(r.headers.get('allow')).toBe(allow);
+  shape(r);
+  expect(r.json.error.type).toBe('method_not_allowed');
+  expect(r.json.error.details).toEqual({ allow: allow.split(', ') });
+});
+
+test('OPTIONS on a known path answers its methods (Express lists HEAD too)', async () => {
+  for (const path of ['/tasks/task_x', '/healthz']) {
+    const r = await call('OPTIONS', path);
+    expect([path, r.status]).toEqual([path, 200]);
+    expect(r.headers.get('allow')).toMatch(path === '/healthz' ? /^GET, HEAD$/ : /^GET, HEAD, PATCH$/);
+  }
 });
 
 test('Idempotency-Key: a repeat returns the first answer and starts nothing new; a different body is 422', async () => {
@@ -77,11 +103,23 @@ test('Idempotency-Key: a repeat returns the first answer and starts nothing new;
   expect(list.json.tasks).toHaveLength(1);
   const c = await call('POST', '/', { body: { message: 'something else', background: true }, headers: { 'idempotency-key': key } });
   expect(c.status).toBe(422);
-  // Sync repeats get the same result.
+  expect(a.headers.get('idempotent-replayed')).toBeNull();
+  // Sync repeats get the same result, and say they are repeats, in JSON and in a stream.
   const k2 = `idem-sync-${Date.now()}`;
   const s1 = await call('POST', '/', { body: { message: 'sync once' }, headers: { 'idempotency-key': k2 } });
   const s2 = await call('POST', '/', { body: { message: 'sync once' }, headers: { 'idempotency-key': k2 } });
   expect(s2.json).toEqual(s1.json);
+  expect(s1.headers.get('idempotent-replayed')).toBeNull();
+  expect(s2.headers.get('idempotent-replayed')).toBe('true');
+  const k3 = `idem-sse-${Date.now()}`;
+  const stream = (key: string) => call('POST', '/', { body: { message: 'streamed once' }, headers: { 'idempotency-key': key, accept: 'text/event-stream' } });
+  const e1 = await stream(k3);
+  const e2 = await stream(k3);
+  expect(e1.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  expect(e1.headers.get('idempotent-replayed')).toBeNull();
+  expect(e2.headers.get('idempotent-replayed')).toBe('true');
+  expect(e2.headers.get('x-task-id')).toBe(e1.headers.get('x-task-id'));
+  expect(e2.text).toContain('agent_completed');
 });
 
 test('the gateway survives a burst of garbage', async () => {

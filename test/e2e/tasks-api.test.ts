@@ -59,6 +59,40 @@ test('listing: newest first, filters by status and session, cursor paging withou
   expect(bad.status).toBe(400);
 });
 
+test('paging limit=2 over 5 tasks gives each task once, newest first, with short opaque cursors; timestamps keep milliseconds', async () => {
+  const first = await call('POST', '/', { body: { message: 'page me 1' } });
+  const session = first.json.session;
+  const ids = [first.json.task_id];
+  for (let i = 2; i <= 5; i++) ids.push((await call('POST', `/?session=${session}`, { body: { message: `page me ${i}` } })).json.task_id);
+  const seen: { task_id: string; created_at: string; completed_at: string }[] = [];
+  const cursors: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: Awaited<ReturnType<Api>> = await call('GET', `/tasks?session=${session}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    expect(page.status).toBe(200);
+    seen.push(...page.json.tasks);
+    cursor = page.json.next_cursor;
+    if (cursor) cursors.push(cursor);
+  } while (cursor);
+  // Each ran after the one before, so newest first is also most recently closed first (the order of a real Temporal's SQL store).
+  expect(seen.map((t) => t.task_id)).toEqual([...ids].reverse());
+  expect(cursors.length).toBeGreaterThanOrEqual(2);
+  for (const c of cursors) expect(c).toMatch(/^[A-Za-z0-9_-]{1,199}$/);
+  for (const t of seen) {
+    expect(t.completed_at).toMatch(/\.\d{3}Z$/);
+    expect(Date.parse(t.completed_at)).toBeGreaterThanOrEqual(Date.parse(t.created_at));
+  }
+  // A run takes milliseconds here: whole seconds would have put most closes at .000.
+  expect(seen.some((t) => !t.completed_at.endsWith('.000Z'))).toBe(true);
+
+  for (const bad of ['not-a-cursor', 'AQ', cursors[0].slice(0, -3), 'x'.repeat(50)]) {
+    const r = await call('GET', `/tasks?limit=2&cursor=${encodeURIComponent(bad)}`);
+    expect([bad, r.status]).toEqual([bad, 400]);
+    expect(r.json.error.type).toBe('invalid_request');
+    expect(r.json.error.details[0].path).toBe('query.cursor');
+  }
+});
+
 test('cancel mid-token: the task ends cancelled within seconds; repeat-safe; 409 once finished', async () => {
   const id = await background('[[slow delay=150 tokens=200]] never finishes in time', { streaming: true });
   await waitUntil(async () => (await call('GET', `/tasks/${id}`)).json.status === 'running');

@@ -8,18 +8,44 @@ import { createEnv, saveHistories, worker } from './env';
 import { slotsQuery } from '../../workflows/account-slots';
 import type { SlotsState } from '../../workflows/account-slots';
 
-// About 10 s alone; a machine shared with another test run once took it past jest's 60 s.
-jest.setTimeout(180_000);
+// About 10 s alone; on a machine shared with other test runs it has taken minutes.
+// Every wait below polls against one deadline well inside jest's timeout: a slow
+// machine then fails an expectation (or passes late), never jest's timer, which
+// would leave the worker running into the next suite of this jest process.
+const TEST_TIMEOUT_MS = 330_000;
+const WAIT_BUDGET_MS = 240_000;
+jest.setTimeout(TEST_TIMEOUT_MS);
 let env: TestWorkflowEnvironment;
 const taskQueue = `slots-${randomUUID()}`;
 const EventType = temporal.api.enums.v1.EventType;
 
 beforeAll(async () => {
   env = await createEnv();
-});
+}, TEST_TIMEOUT_MS);
 afterAll(async () => {
   await env?.teardown();
-});
+}, TEST_TIMEOUT_MS);
+
+/**
+ * Reads until `done` holds or the deadline passes (then returns the last value read).
+ * Each read gets a gRPC deadline of its own, so one call to a busy engine cannot
+ * outlast the budget; a read that times out counts as "not yet".
+ */
+async function pollUntil<T>(deadline: number, read: () => Promise<T>, done: (v: T) => boolean): Promise<T | undefined> {
+  let last: T | undefined;
+  for (;;) {
+    const left = deadline - Date.now();
+    try {
+      last = await env.connection.withDeadline(Date.now() + Math.max(1000, Math.min(15_000, left)), read);
+      if (done(last)) return last;
+    } catch (err) {
+      const text = `${(err as Error).message} ${((err as Error).cause as Error | undefined)?.message ?? ''}`;
+      if (!/DEADLINE_EXCEEDED|deadline|timed out/i.test(text)) throw err;
+    }
+    if (Date.now() >= deadline) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 test('a steady stream of grants still continues as new at the history bound, with the longer task timeout', async () => {
   const w = await worker(env, taskQueue, {});
@@ -31,9 +57,11 @@ test('a steady stream of grants still continues as new at the history bound, wit
     const waiting = Array.from({ length: 200 }, (_, i) => ({ taskId: `gone-${String(i).padStart(3, '0')}`, createdAt }));
     const maxHistoryEvents = 100;
     const initial: SlotsState = { account, limit: 2, holders: {}, waiting, maxHistoryEvents };
+    const deadline = Date.now() + WAIT_BUDGET_MS;
     const first = await env.client.workflow.start('accountSlots', { taskQueue, workflowId: `slots:${account}`, args: [initial] });
     const current = env.client.workflow.getHandle(first.workflowId);
-    for (let i = 0; i < 300 && (await current.describe()).runId === first.firstExecutionRunId; i++) await new Promise((r) => setTimeout(r, 100));
+    const continued = await pollUntil(deadline, () => current.describe(), (d) => d.runId !== first.firstExecutionRunId);
+    expect(continued?.runId).not.toBe(first.firstExecutionRunId);
 
     const history = await env.client.workflow.getHandle(first.workflowId, first.firstExecutionRunId).fetchHistory();
     const events = history.events ?? [];
@@ -43,15 +71,11 @@ test('a steady stream of grants still continues as new at the history bound, wit
     const latest = await current.describe();
     expect(latest.runId).not.toBe(first.firstExecutionRunId);
     expect(Number(latest.raw.executionConfig?.defaultWorkflowTaskTimeout?.seconds)).toBe(60);
-    // The queue carried over and keeps draining in the runs that follow.
-    // A query waits for a worker to run it; under load one can time out while the worker replays a
-    // run that just continued as new: that is "not drained yet", and the poll asks again.
-    const waitingNow = () => current.query(slotsQuery).then((q) => q.waiting.length, (err: Error) => {
-      if (!/DEADLINE_EXCEEDED|timed out/i.test(`${err.message} ${(err.cause as Error | undefined)?.message ?? ''}`)) throw err;
-      return -1;
-    });
-    for (let i = 0; i < 300 && (await waitingNow()) !== 0; i++) await new Promise((r) => setTimeout(r, 100));
-    expect((await current.query(slotsQuery)).waiting).toEqual([]);
+    // The queue carried over and keeps draining in the runs that follow. A query waits for a
+    // worker to run it; under load one can time out while the worker replays a run that just
+    // continued as new: that is "not drained yet", and the poll asks again.
+    const drained = await pollUntil(deadline, () => current.query(slotsQuery), (q) => q.waiting.length === 0);
+    expect(drained?.waiting).toEqual([]);
     await current.terminate('test over');
     await saveHistories('bounded-grants', env.client.workflow.getHandle(first.workflowId, first.firstExecutionRunId));
   });

@@ -26,11 +26,11 @@ export function runRoutes(deps: GatewayDeps): Router {
     // A stream needs the relay: refuse before starting anything rather than after.
     if (wantsStream && !body.background) requireRelay(deps);
     const sub = await deps.tasks.submit(account, body, query.session, idem, req.timing);
-    const common = { 'X-Task-Id': sub.taskId, 'X-Session-Id': sub.session };
+    // Every answer to a repeated Idempotency-Key says so, whichever way it answers.
+    const common: Record<string, string> = { 'X-Task-Id': sub.taskId, 'X-Session-Id': sub.session, ...(sub.repeated && { 'Idempotent-Replayed': 'true' }) };
 
     if (body.background) {
       res.status(202).set({ ...common, Location: `/tasks/${sub.taskId}` });
-      if (sub.repeated) res.set('Idempotent-Replayed', 'true');
       const status = sub.repeated ? (await deps.tasks.view(account, sub.taskId)).status : 'queued';
       return void res.json({ task_id: sub.taskId, session: sub.session, status, created_at: sub.createdAt });
     }

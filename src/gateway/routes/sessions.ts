@@ -1,17 +1,33 @@
-// Session messages (Agentbase's get/clear messages).
+// Sessions: list, create (with an id of the client's choosing), delete; and a
+// session's messages (Agentbase's get/clear messages).
 import { Router } from 'express';
 import type { GatewayDeps } from '../app';
 import { requireAccount } from '../auth';
 import { ValidationError } from '../../errors';
-import { SESSION_ID } from '../schemas';
+import { parse } from '../validate';
+import { createSessionSchema, sessionListQuerySchema, SESSION_ID } from '../schemas';
+import { SessionService } from '../session-service';
 
 
 export function sessionRoutes(deps: GatewayDeps): Router {
   const r = Router();
+  const sessions = new SessionService(deps.client, deps.connection, deps.config);
   const id = (raw: string) => {
     if (!SESSION_ID.test(raw)) throw new ValidationError(`malformed session id: ${raw.slice(0, 80)}`);
     return raw;
   };
+  r.get('/sessions', async (req, res) => {
+    const q = parse(sessionListQuerySchema, req.query, 'query');
+    res.json(await sessions.list(requireAccount(req), q));
+  });
+  r.post('/sessions', async (req, res) => {
+    const body = parse(createSessionSchema, req.body, 'body');
+    res.status(201).json(await sessions.create(requireAccount(req), body.session));
+  });
+  r.delete('/sessions/:id', async (req, res) => {
+    await sessions.delete(requireAccount(req), id(req.params.id));
+    res.status(204).end();
+  });
   r.get('/sessions/:id/messages', async (req, res) => {
     const session = id(req.params.id);
     res.json({ session, messages: await deps.tasks.messages(requireAccount(req), session) });

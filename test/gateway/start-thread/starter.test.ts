@@ -11,7 +11,7 @@ import { StartCallError, ThreadedStarter, WorkflowStarter, inProcessStarter, rel
 import type { StartRequest } from '../../../src/gateway/start-thread/protocol';
 import { mapTemporalError } from '../../../src/gateway/temporal-errors';
 import { DependencyUnavailableError, NotFoundError } from '../../../src/errors';
-import { sessionWorkflowId } from '../../../workflows/types';
+import { SEARCH_ATTRIBUTES, sessionWorkflowId } from '../../../workflows/types';
 import { createEnv } from '../../workflows/env';
 
 jest.setTimeout(60_000);
@@ -89,7 +89,9 @@ describe.each([
     const handle = env.client.workflow.getHandle(sessionWorkflowId(ref.account, ref.session));
     const desc = await handle.describe();
     expect(desc.type).toBe('agentSession');
-    expect(desc.memo).toEqual({ account: ref.account, session: ref.session });
+    // Findable per account in visibility (GET /sessions), with its creation time.
+    expect(desc.memo).toEqual({ account: ref.account, session: ref.session, createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T.*Z$/) });
+    expect(desc.searchAttributes).toMatchObject({ [SEARCH_ATTRIBUTES.account]: [ref.account], [SEARCH_ATTRIBUTES.session]: [ref.session] });
     const history = await handle.fetchHistory();
     const started = history.events!.filter((e) => e.workflowExecutionStartedEventAttributes);
     const signals = history.events!.flatMap((e) => {

@@ -1,0 +1,115 @@
+// The building blocks of the OpenAPI document (openapi.ts): schema conversion,
+// references, the error responses named after the error classes, and one
+// operation with the error statuses every authenticated route can answer.
+import { z } from 'zod';
+import {
+  ConflictError,
+  DependencyUnavailableError,
+  IdempotencyMismatchError,
+  MethodNotAllowedError,
+  NotFoundError,
+  NotImplementedError,
+  PayloadTooLargeError,
+  ServiceError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../errors';
+
+export type Json = Record<string, unknown>;
+
+/** The one conversion of every schema in the document (requests as clients send them: io 'input'). */
+export function toSchema(schema: z.ZodType): Json {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as Json;
+  // `#/$defs/...` would resolve against the document root, not the schema: refuse rather than emit broken refs.
+  if ('$defs' in json) throw new Error('a schema produced $defs (recursion or registry ids); the OpenAPI builder does not hoist them');
+  return json;
+}
+
+export const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+export const jsonBody = (name: string) => ({ 'application/json': { schema: ref('schemas', name) } });
+
+/** Query parameters straight from a strict zod query schema: one per property. */
+export function queryParams(schema: z.ZodObject): Json[] {
+  const json = toSchema(schema) as { properties: Record<string, Json>; required?: string[] };
+  return Object.entries(json.properties).map(([name, { description, ...prop }]) => ({
+    name,
+    in: 'query',
+    required: json.required?.includes(name) ?? false,
+    ...(description ? { description } : {}),
+    schema: prop,
+  }));
+}
+
+/** Every error status, named by the error classes themselves so status and type cannot disagree with errors.ts. */
+export const ERRORS: { error: ServiceError; name: string; description: string; headers?: Json }[] = [
+  { error: new ValidationError(''), name: 'InvalidRequest', description: 'The request is invalid: a body or query field fails validation (details lists the issues), an unknown field, malformed JSON, or a malformed id.' },
+  { error: new UnauthorizedError(''), name: 'Unauthorized', description: 'Missing, malformed or unknown API key.', headers: { 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') } },
+  { error: new NotFoundError(''), name: 'NotFound', description: 'No such task or session for this account.' },
+  {
+    error: new MethodNotAllowedError('', []),
+    name: 'MethodNotAllowed',
+    description: 'A path this service serves, asked with a method it does not serve there (any path below); Allow lists the methods it does. Unknown paths are 404.',
+    headers: { Allow: ref('headers', 'Allow') },
+  },
+  { error: new ConflictError(''), name: 'Conflict', description: 'The request conflicts with the state of the task or session.' },
+  { error: new PayloadTooLargeError(''), name: 'PayloadTooLarge', description: 'The request body exceeds the configured limit (BODY_LIMIT_BYTES).' },
+  { error: new UnsupportedMediaTypeError(''), name: 'UnsupportedMediaType', description: 'A request body whose Content-Type is not application/json.' },
+  { error: new IdempotencyMismatchError(''), name: 'IdempotencyKeyReused', description: 'This Idempotency-Key was used before with a different request body.' },
+  { error: new NotImplementedError(''), name: 'NotImplemented', description: 'The request uses a valid field whose feature is not available yet; details.fields names them.' },
+  { error: new DependencyUnavailableError('temporal', ''), name: 'Unavailable', description: 'A dependency (Temporal, Redis) is unavailable; retry after Retry-After seconds.', headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
+];
+
+export const errorResponse = (type: string, description: string, headers?: Json) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/json': { schema: ref('schemas', 'Error'), example: { error: { type, message: description, details: null } } } },
+});
+
+const responseName = new Map<number, string>([...ERRORS.map((e) => [e.error.status, e.name] as const), [500, 'Internal']]);
+
+export interface Op {
+  id: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  parameters?: Json[];
+  body?: string;
+  /** The body may be left out (every field has a default). */
+  bodyOptional?: boolean;
+  responses: Record<string, Json>;
+  /** Statuses this route itself can answer, with what they mean here (undefined: the shared text). */
+  errors?: Record<number, string | undefined>;
+  /** Probes and the document itself need no API key. */
+  public?: boolean;
+}
+
+/**
+ * One operation. The statuses every authenticated route can answer come from
+ * the app's middleware (app.ts): 401 from auth, 400/413/415 from the JSON body
+ * parser on POST and PATCH, 503 from Temporal (every such route calls it), 500.
+ */
+export function operation(method: string, o: Op): Json {
+  const errors: Record<number, string | undefined> = {};
+  if (!o.public) {
+    Object.assign(errors, { 401: undefined, 503: undefined, 500: undefined });
+    if (method === 'post' || method === 'patch') Object.assign(errors, { 400: 'A malformed JSON body.', 413: undefined, 415: undefined });
+  }
+  Object.assign(errors, o.errors);
+  const responses: Json = { ...o.responses };
+  for (const [status, text] of Object.entries(errors)) {
+    const name = responseName.get(Number(status));
+    if (!name) throw new Error(`no error response for status ${status}`);
+    responses[status] = text ? { ...ref('responses', name), description: text } : ref('responses', name);
+  }
+  return {
+    operationId: o.id,
+    tags: [o.tag],
+    summary: o.summary,
+    ...(o.description ? { description: o.description } : {}),
+    ...(o.public ? { security: [] } : {}),
+    ...(o.parameters?.length ? { parameters: o.parameters } : {}),
+    ...(o.body ? { requestBody: { required: !o.bodyOptional, content: jsonBody(o.body) } } : {}),
+    responses,
+  };
+}
