@@ -18,6 +18,7 @@ import type { PooledClient } from './mcp/pool';
 import { toolResultText } from './mcp/results';
 import { parseArguments, publishToolResult } from './tools';
 import { ToolInputError } from './tools/builtin';
+import { noticeRetry } from './retry-notice';
 
 export interface ListMcpToolsInput {
   account: string;
@@ -103,7 +104,12 @@ export function createMcpActivities(deps: ActivityDeps) {
       if (sent >= MAX_SENDS) {
         outcome = { content: `Error: the outcome of this call is unknown: the server had it ${sent} times when the worker running it was lost, and it is not sent again`, isError: true };
       } else {
-        outcome = await send(ctx, input, sent);
+        outcome = await send(ctx, input, sent).catch(async (err: unknown) => {
+          if (err instanceof ApplicationFailure && !err.nonRetryable) {
+            await noticeRetry(deps, ctx, { taskId: input.taskId, session: input.session, producer: input.producer, floor: input.floor }, { what: 'tool', tool: input.call.name }, err);
+          }
+          throw err;
+        });
       }
       const r = await publishToolResult(deps, input, outcome.content, outcome.isError);
       return { content: r.content, isError: outcome.isError, lastSeq: r.lastSeq };

@@ -70,9 +70,9 @@ export function classifyModelError(err: unknown): ApplicationFailure {
   if (status !== undefined && status >= 400 && status < 500 && ![408, 409, 429].includes(status)) {
     return ApplicationFailure.nonRetryable(`the model rejected the request (HTTP ${status}): ${message}`, 'ModelBadRequest');
   }
-  if (status !== undefined) return ApplicationFailure.retryable(`the model is unavailable (HTTP ${status}): ${message}`, 'ModelUnavailable');
+  if (status !== undefined) return ApplicationFailure.retryable(`the model is unavailable (HTTP ${status}): ${message}`, 'model_unavailable');
   if (CONNECTION_ERRORS.has(e?.name ?? '') || isConnectionFailure(message)) {
-    return ApplicationFailure.retryable(`the model is unavailable (connection error): ${message}`, 'ModelUnavailable');
+    return ApplicationFailure.retryable(`the model is unavailable (connection error): ${message}`, 'model_unavailable');
   }
   return ApplicationFailure.retryable(`the model call failed (${e?.name ?? 'Error'}): ${message}`, 'ModelCallError');
 }

@@ -24,6 +24,8 @@ import { answerTooLarge, buildMessages, chatTools, classifyModelError, outcomeBy
 import { publishAs, StreamRunnerError, type TurnProgress } from './model-stream';
 import { modelForMode } from '../src/config';
 import { readThread } from './thread-reader';
+import { boundedModelFailure } from './model-retry';
+import { noticeRetry } from './retry-notice';
 
 export interface ModelTurnInput {
   taskId: string;
@@ -97,6 +99,17 @@ export function createModelActivities(deps: ActivityDeps) {
     return out;
   }
 
+  /** The provider's failure, bounded in time (model-retry.ts); a retry is announced on the stream first. */
+  async function retryOrGiveUp(ctx: Context, input: ModelTurnInput, producer: string, p: TurnProgress, failure: ApplicationFailure): Promise<ApplicationFailure> {
+    const elapsed = Date.now() - ctx.info.scheduledTimestampMs;
+    const bounded = boundedModelFailure(failure, ctx.info.attempt, elapsed, deps.config.MODEL_UNAVAILABLE_AFTER_MS);
+    if (bounded.retryInMs !== undefined) {
+      const where = { taskId: input.taskId, session: input.session, producer, floor: p.lastSeq };
+      await noticeRetry(deps, ctx, where, { what: 'model', retryInMs: bounded.retryInMs }, bounded.failure);
+    }
+    return bounded.failure;
+  }
+
   return {
     async modelTurn(input: ModelTurnInput): Promise<ModelTurnOutput> {
       const ctx = Context.current();
@@ -136,7 +149,7 @@ export function createModelActivities(deps: ActivityDeps) {
         if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model turn cancelled');
         if (err instanceof ApplicationFailure) throw err;
         if (err instanceof StreamRunnerError) throw ApplicationFailure.retryable(err.message, 'WorkerTokenThread');
-        throw classifyModelError(err);
+        throw await retryOrGiveUp(ctx, input, producer, p, classifyModelError(err));
       } finally {
         clearInterval(beat);
       }

@@ -34,6 +34,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { startStack, Stack } from '../src/launcher/stack';
+import { ChildLogs } from '../src/launcher/child-logs';
 import { startScriptedModel } from '../src/scripted-model';
 import { keys } from '../src/relay/keys';
 import type { ClientJob, ClientResult, RequestSpec } from './bench-client';
@@ -129,7 +130,7 @@ async function main(): Promise<void> {
   const probeStart = cpuProbeMs();
   try {
     log(`starting the stack (${os.cpus().length} cores, Node ${process.version})${profileDir ? `, profiling into ${profileDir}` : ''}`);
-    stack = await startStack({ gatewayPort: 0, temporalPort: 0, env, log, echoChildren: opts.echoChildren, dataDir });
+    stack = await startStack({ gatewayPort: 0, temporalPort: 0, env, log, childLogs: opts.echoChildren ? new ChildLogs({ show: log }) : undefined, dataDir });
     restoreProfilingEnv();
     profileWindow.fromUs = monotonicUs();
     // A function: the isolated phase restarts the worker under a new pid.

@@ -6,11 +6,6 @@ import { parsePayloadKeys, PayloadKeysError } from './codec/keys';
 import { AllowlistError, parseAllowlist } from './outbound/policy';
 
 const int = (dflt: number) => z.coerce.number().int().nonnegative().default(dflt);
-const bool = (dflt: boolean) =>
-  z
-    .enum(['true', 'false', '1', '0', 'yes', 'no'])
-    .default(dflt ? 'true' : 'false')
-    .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 /** Price per million tokens, per model: {"gpt-4o": {"input": 2.5, "output": 10}}. */
 const priceTable = z.record(z.string(), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }));
@@ -104,6 +99,15 @@ export const envSchema = z.object({
   MODEL_ANSWER_MAX_BYTES: z.coerce.number().int().min(1024).max(960 * 1024).default(512 * 1024),
   /** A model call that stops heartbeating this long is presumed lost with its worker and retried. */
   MODEL_HEARTBEAT_TIMEOUT_MS: int(20_000),
+  /**
+   * How long a model turn keeps retrying a provider that is down (connection
+   * errors, 429, 5xx, no response) before the task fails with agent_error
+   * `model_unavailable`, ms. Meanwhile the stream gets `agent_retry` events and
+   * the task view shows `attempt` and `last_error`.
+   */
+  MODEL_UNAVAILABLE_AFTER_MS: z.coerce.number().int().min(1000).default(120_000),
+  /** Longest wait for the provider's response to begin (its headers; a streamed answer may then take long), ms. */
+  MODEL_RESPONSE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   /** Default cap of running background tasks per account; more wait as `queued` (FIFO). */
   MAX_RUNNING_TASKS_PER_ACCOUNT: int(50),
   /**
@@ -211,8 +215,12 @@ export const envSchema = z.object({
   MCP_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /** pino log level. */
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
-  /** Log as JSON lines (true) or pretty single lines (false). */
-  LOG_JSON: bool(false),
+  /**
+   * How log lines look: `pretty` (one readable line per record) or `json` (one
+   * JSON object per line, for log shippers). Under `npm start` the processes
+   * hand the launcher JSON and it prints them in this format, prefixed by process.
+   */
+  LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
 });
 
 export type Config = z.infer<typeof envSchema>;

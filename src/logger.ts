@@ -1,6 +1,10 @@
 // One pino logger for every process of the service. Secrets are redacted by
-// path wherever they could appear in a logged object.
+// path wherever they could appear in a logged object. Records are JSON lines
+// (LOG_FORMAT=json, and always under `npm start`, whose launcher renders them)
+// or readable single lines (pretty).
+import { Writable } from 'node:stream';
 import pino, { Logger } from 'pino';
+import { LogFormat, prettyRecord } from './log-lines';
 
 export type { Logger };
 
@@ -19,17 +23,41 @@ const REDACT = [
   'CODEC_AUTH_TOKEN',
 ];
 
-export function createLogger(opts: { level?: string; json?: boolean; name?: string } = {}): Logger {
-  return pino({
+export interface LoggerOptions {
+  level?: string;
+  /** Default json: a process's output is for machines first (npm start, log shippers). */
+  format?: LogFormat;
+  name?: string;
+  /** Where lines go; default stdout. */
+  destination?: { write(chunk: string): unknown };
+}
+
+export function createLogger(opts: LoggerOptions = {}): Logger {
+  const out = opts.destination ?? process.stdout;
+  const options: pino.LoggerOptions = {
     name: opts.name,
     level: opts.level ?? 'info',
     redact: { paths: REDACT, censor: '[redacted]' },
-    ...(opts.json
-      ? {}
-      : {
-          transport: undefined,
-          formatters: { level: (label: string) => ({ level: label }) },
-          timestamp: pino.stdTimeFunctions.isoTime,
-        }),
+    base: { pid: process.pid },
+    formatters: { level: (label: string) => ({ level: label }) },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  if (opts.format === 'pretty') return pino(options, prettyStream(out, process.stdout.isTTY === true && !process.env.NO_COLOR));
+  return opts.destination ? pino(options, opts.destination as pino.DestinationStream) : pino(options);
+}
+
+function prettyStream(out: { write(chunk: string): unknown }, color: boolean): Writable {
+  return new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (!line) continue;
+        try {
+          out.write(`${prettyRecord(JSON.parse(line), { color })}\n`);
+        } catch {
+          out.write(`${line}\n`);
+        }
+      }
+      cb();
+    },
   });
 }

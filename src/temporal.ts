@@ -9,11 +9,19 @@ import { SEARCH_ATTRIBUTES } from '../workflows/types';
 
 const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
 
-/** Forwards the SDK's runtime (Rust core) logs to pino. */
+/** The SDK's level for a pino level: the workflows' own lines (a task's start and end) are info. */
+export function runtimeLogLevel(level: string): LogLevel {
+  const map: Record<string, LogLevel> = { trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN' };
+  return map[level] ?? 'ERROR';
+}
+
+/** Forwards the SDK's logs (the worker's, the workflows' replay-safe `log`) to pino. */
 export function installRuntimeLogger(logger: Logger, level: LogLevel = 'WARN'): void {
   Runtime.install({
     logger: new DefaultLogger(level, (entry) => {
-      const fn = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[entry.level];
+      // A multi-line message is the workflow bundler's webpack report: detail, not news (its one-line summary follows).
+      const multiLine = entry.message.includes('\n') && (entry.level === 'INFO' || entry.level === 'DEBUG');
+      const fn = multiLine ? 'debug' : ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[entry.level];
       logger[fn]({ sdk: true, ...(entry.meta ?? {}) }, entry.message);
     }),
   });

@@ -10,9 +10,9 @@ test('defaults fill every variable', () => {
 });
 
 test('values are coerced and empty strings mean unset', () => {
-  const c = loadConfig({ PORT: '9000', LOG_JSON: 'true', OPENAI_API_KEY: '', MODEL_PRICES: '{"m":{"input":1,"output":2}}' });
+  const c = loadConfig({ PORT: '9000', LOG_FORMAT: 'json', OPENAI_API_KEY: '', MODEL_PRICES: '{"m":{"input":1,"output":2}}' });
   expect(c.PORT).toBe(9000);
-  expect(c.LOG_JSON).toBe(true);
+  expect(c.LOG_FORMAT).toBe('json');
   expect(c.OPENAI_API_KEY).toBeUndefined();
   expect(c.MODEL_PRICES).toEqual({ m: { input: 1, output: 2 } });
 });

@@ -19,6 +19,7 @@ import {
   defineSignal,
   defineUpdate,
   isCancellation,
+  log,
   proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
@@ -76,6 +77,8 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     },
   );
 
+  // Replay-safe (the SDK drops it while replaying): one line at a task's start and end in the worker's log.
+  const note = (msg: string, fields: Record<string, unknown>) => log.info(msg, { task_id: input.taskId, account: input.account, session: input.session, ...fields });
   const setStatus = (status: TaskStatus) => {
     view.status = status;
     upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: [status] });
@@ -84,9 +87,11 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
   const loop = new AgentLoop(input, state, () => admission.sessionMessages ?? 0, (step) => {
     view.current_step = String(step);
     view.progress = Math.min(0.95, (step - 1) / step);
-    if (view.status === 'running') return {};
+    // Each turn caches the view it starts with: a status read between turns sees progress move with the steps.
+    if (view.status === 'running') return { view: { ...view } };
     // The first turn publishes agent_started and caches the running status.
     setStatus('running');
+    note('task running', { background: !!input.background });
     view.started_at = new Date(Date.now()).toISOString();
     state.pending.unshift({ type: 'agent_started' });
     return { view: { ...view } };
@@ -122,6 +127,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     setStatus('completed');
     view.progress = 1;
     view.completed_at = new Date(Date.now()).toISOString();
+    note('task completed', { steps: state.step, cost });
     await admission.release(exchange(), input.agents?.length ? { agent: state.agent ?? null } : undefined);
     const result: TaskResult = { task_id: input.taskId, session: input.session, status: 'completed', output: state.output, events: state.blocks, cost, usage: state.usage };
     const { usage: _usage, ...body } = result;
@@ -154,6 +160,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     setStatus(status);
     view.error = error;
     view.completed_at = new Date(Date.now()).toISOString();
+    note(`task ${status}`, { steps: state.step, error: error.type, reason: error.message });
     await admission.release([]);
     await publishEnd(events);
   }

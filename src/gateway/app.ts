@@ -18,7 +18,9 @@ import { runRoutes } from './routes/run';
 import { taskRoutes } from './routes/tasks';
 import { sessionRoutes } from './routes/sessions';
 import { serverTiming } from './server-timing';
-import { NotFoundError, UnsupportedMediaTypeError } from '../errors';
+import { requestLog } from './request-log';
+import { UnsupportedMediaTypeError } from '../errors';
+import { noRoute } from './method-not-allowed';
 import type { OutboundPolicy } from '../outbound/policy';
 
 export interface GatewayDeps {
@@ -43,6 +45,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(serverTiming());
+  app.use(requestLog(deps.logger));
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
@@ -70,7 +73,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.use(runRoutes(deps));
   app.use(taskRoutes(deps));
   app.use(sessionRoutes(deps));
-  app.use((req: Request, _res: Response, next: NextFunction) => next(new NotFoundError(`no route for ${req.method} ${req.path}`)));
+  app.use(noRoute()); // 405 with Allow on a known path, else 404
   app.use(errorHandler(deps.logger));
   return app;
 }

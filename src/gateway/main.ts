@@ -19,7 +19,7 @@ import { codecDataConverter, codecFromKeys, payloadKeysInForce } from '../codec/
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const logger = createLogger({ level: config.LOG_LEVEL, json: config.LOG_JSON, name: 'gateway' });
+  const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: 'gateway' });
   // Before anything connects: with no payload keys the gateway refuses to start.
   const payloadKeys = payloadKeysInForce(config);
   const payloadCodec = codecFromKeys(payloadKeys);
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const accounts = new AccountDirectory(registry, envKeys, logger);
   await accounts.start().catch(() => logger.warn('accounts registry not reachable yet; serving API_KEYS accounts'));
   const threaded = new ThreadedStarter({
-    config: { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, logLevel: config.LOG_LEVEL, logJson: config.LOG_JSON, payloadKeys },
+    config: { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, logLevel: config.LOG_LEVEL, logJson: config.LOG_FORMAT === 'json', payloadKeys },
     logger,
   });
   await threaded.ready();

@@ -9,6 +9,8 @@ import { z } from 'zod';
 import type { BlockEvent, TaskStatus, ThreadMessage } from '../../workflows/types';
 import type { AgentEvent, EventType } from '../relay/events';
 import type { ListPage } from './task-list';
+import type { SessionPage } from './session-list';
+import type { SessionCreated } from './session-service';
 import type { ResultBody, TaskService } from './task-service';
 import type { publicView } from './task-views';
 
@@ -48,6 +50,13 @@ export const taskViewSchema = z
     created_at: z.string().describe('ISO 8601.'),
     started_at: z.string().nullable(),
     completed_at: z.string().nullable(),
+    attempt: z
+      .number()
+      .int()
+      .min(2)
+      .nullable()
+      .describe('While a model or tool call of the running task is being retried: the attempt under way (2 = the first retry). Null otherwise (and in list items, cancel and patch answers).'),
+    last_error: errorInfoSchema.nullable().describe('While a call is being retried: why its previous attempt failed. Null otherwise.'),
   })
   .describe('A task as clients see it.');
 same<z.output<typeof taskViewSchema>, ReturnType<typeof publicView>>(true);
@@ -119,6 +128,25 @@ export const sessionMessagesSchema = z.object({
 });
 same<z.output<typeof sessionMessagesSchema>, { session: string; messages: ThreadMessage[] }>(true);
 
+export const sessionListSchema = z
+  .object({
+    sessions: z.array(
+      z.object({
+        session: z.string().describe('The session id; send it as ?session= to continue the conversation.'),
+        created_at: z.string().describe('When the session was created, ISO 8601.'),
+        open: z.boolean().describe('Its workflow is running. A session closes when idle (SESSION_IDLE_CLOSE_MS) and reopens on its next run; closed ones are listed too.'),
+      }),
+    ),
+    next_cursor: z.string().nullable().describe('Pass as ?cursor= for the next page; null on the last page.'),
+  })
+  .describe("The account's sessions, each once, most recently (re)opened first.");
+same<z.output<typeof sessionListSchema>, SessionPage>(true);
+
+export const sessionCreatedSchema = z
+  .object({ session: z.string(), created_at: z.string().describe('ISO 8601.') })
+  .describe('The new, empty session: POST /?session=<session> runs in it.');
+same<z.output<typeof sessionCreatedSchema>, SessionCreated>(true);
+
 export const healthSchema = z.object({ status: z.literal('ok') }).describe('The process is up (no dependency checks).');
 
 export const readinessSchema = z
@@ -158,6 +186,16 @@ const EVENT_SHAPES = {
   agent_handoff: [
     { from: z.string().describe('The agent that had the conversation (`main`: the request\'s own).'), to: z.string().describe('The handoff agent that has it now.') },
     'The conversation went to another agent (its transfer_to_<name> tool); from the next turn the model speaks as that agent.',
+  ],
+  agent_retry: [
+    {
+      what: z.enum(['model', 'tool']).describe('What failed: the model call of a turn, or a tool call.'),
+      tool: z.string().optional().describe("The tool's name, for a tool call."),
+      attempt: z.number().int().min(1).describe('The attempt that failed (1 = the first).'),
+      error: errorInfoSchema,
+      retry_in_ms: z.number().int().min(0).optional().describe('The wait before the next attempt, when known.'),
+    },
+    'An attempt failed and Temporal retries it (model calls: until MODEL_UNAVAILABLE_AFTER_MS, then agent_error model_unavailable). Stream-only.',
   ],
   agent_cost: [{ cost: z.string().describe('A decimal number as text.') }, 'Cost of the run.'],
   agent_completed: [{}, 'The run is finished; the stream ends.'],

@@ -16,9 +16,10 @@ import { statusQuery, patchMetadataSignal, messageUpdate } from '../../workflows
 import type { RunRequest } from './schemas';
 import { isDeadlineExceeded, mapTemporalError, temporalCall } from './temporal-errors';
 import { viewFromDescription, isFinished } from './task-views';
-import { closedRunView } from './closed-run';
+import { runState } from './closed-run';
+import { RetryFields, retryFields } from './run-retries';
 import { listTasks, ListQuery, ListPage } from './task-list';
-import { SessionRef, sessionRef, sessionStart, signalSession } from '../sessions/session-signals';
+import { SessionRef, sessionRef, sessionStart, sessionStartMeta, signalSession } from '../sessions/session-signals';
 import { ServerTiming, timed } from './server-timing';
 import { inProcessStarter, WorkflowStarter } from './start-thread/starter';
 import { agentsOf, mcpServersOf } from './tool-servers';
@@ -157,7 +158,7 @@ export class TaskService {
       // never moves a task backwards, so a worker that got there first keeps its status).
       const started = startTask();
       const cached = cacheQueued();
-      await Promise.all([started.catch(() => cached.then(() => this.cache.forget(taskId))), timed(timing, 'temporal-session', () => this.openSession(account, sessionId, taskId)), cached]);
+      await Promise.all([started.catch(() => cached.then(() => this.cache.forget(taskId))), timed(timing, 'temporal-session', () => this.openSession(account, sessionId, taskId, createdAt)), cached]);
       await started; // its failure, if any, once the cache is clean again
     }
     return { taskId, session: sessionId, createdAt, repeated: false };
@@ -168,7 +169,7 @@ export class TaskService {
   }
 
   /** Starts a new session whose first run already holds the turn (TaskInput.ownsTurn): no grant, no join. */
-  private async openSession(account: Account, session: string, taskId: string): Promise<void> {
+  private async openSession(account: Account, session: string, taskId: string, createdAt: string): Promise<void> {
     await temporalCall(() =>
       this.starter.start({
         workflowType: 'agentSession',
@@ -177,7 +178,7 @@ export class TaskService {
           workflowId: sessionWorkflowId(account.account, session),
           taskQueue: this.config.TEMPORAL_TASK_QUEUE,
           args: [sessionStart(this.sessionRef(account, session), [], taskId)],
-          memo: { account: account.account, session },
+          ...sessionStartMeta({ account: account.account, session }, createdAt),
         },
       }),
     );
@@ -215,14 +216,15 @@ export class TaskService {
     await temporalCall(() => this.starter.describe({ workflowId: sessionWorkflowId(account.account, session), deadlineMs: 5000 }), `session ${session} not found`);
   }
 
-  async view(account: Account, taskId: string): Promise<TaskView> {
+  /** The task's status; with `retries`, a running task's view also says what it is retrying (GET /tasks/{id}). */
+  async view(account: Account, taskId: string, opts: { retries?: boolean } = {}): Promise<TaskView & Partial<RetryFields>> {
     try {
       const cached = await this.cache.get(taskId);
       if (cached) {
         if (cached.account !== account.account) throw new NotFoundError('task not found');
         // A finished status is final; an unfinished one is checked with Temporal (a terminated run never updates it).
         if (isFinished(cached.status)) return cached;
-        return await this.confirmOpen(cached);
+        return await this.confirmOpen(cached, opts.retries === true);
       }
     } catch (err) {
       if (err instanceof NotFoundError) throw err;
@@ -239,14 +241,15 @@ export class TaskService {
     }
     if (desc.status.name !== 'RUNNING') view = { ...view, ...viewFromDescription(desc, view) };
     await this.cache.put(view);
-    return view;
+    return opts.retries && desc.status.name === 'RUNNING' ? { ...view, ...(await retryFields(this.client, desc)) } : view;
   }
 
   /** The cached unfinished status, unless Temporal says the run has closed (terminated, timed out, vanished). */
-  private async confirmOpen(cached: TaskView): Promise<TaskView> {
-    const closed = await closedRunView(this.client, this.connection, cached.task_id, async () => cached);
-    if (!closed) return cached; // still running, or Temporal unreachable: the cache is the best answer there is
-    return closed.status === cached.status ? closed : this.cacheFinal(closed);
+  private async confirmOpen(cached: TaskView, retries: boolean): Promise<TaskView & Partial<RetryFields>> {
+    const state = await runState(this.client, this.connection, cached.task_id, async () => cached);
+    if ('running' in state) return retries ? { ...cached, ...(await retryFields(this.client, state.running)) } : cached;
+    if (!('closed' in state)) return cached; // Temporal unreachable: the cache is the best answer there is
+    return state.closed.status === cached.status ? state.closed : this.cacheFinal(state.closed);
   }
 
   private async cacheFinal(view: TaskView): Promise<TaskView> {

@@ -2,6 +2,7 @@
 // cache is empty (or Redis is gone) and the workflow cannot be queried.
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import type { TaskStatus, TaskView } from '../../workflows/types';
+import { NOT_RETRYING, RetryFields } from './run-retries';
 
 const CLOSED: Record<string, TaskStatus> = {
   COMPLETED: 'completed',
@@ -45,8 +46,8 @@ export function viewFromDescription(desc: WorkflowExecutionDescription, known?: 
   };
 }
 
-/** The public shape of a task (the account stays internal). */
-export function publicView(v: TaskView): Omit<TaskView, 'account'> {
+/** The public shape of a task (the account stays internal); `attempt` and `last_error` are null unless a running task's view was read with its retries. */
+export function publicView(v: TaskView & Partial<RetryFields>): Omit<TaskView, 'account'> & RetryFields {
   const { account: _account, ...rest } = v;
-  return rest;
+  return { ...NOT_RETRYING, ...rest };
 }

@@ -64,7 +64,9 @@ export interface RunningEngine {
 }
 
 export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
-  const args = ['server', 'start-dev', '--port', String(opts.port), '--log-level', 'warn'];
+  // Errors only: at warn the engine logs every request it refuses, and clients are refused routinely
+  // (a describe of a session not yet started, the gateway's poll of an accounts registry not yet created).
+  const args = ['server', 'start-dev', '--port', String(opts.port), '--log-level', 'error', '--log-format', 'json'];
   // Each engine has its own file format: the two must never share a file.
   const dbFile = opts.dataDir ? path.join(ensureDir(opts.dataDir), opts.engine === 'embedded' ? 'temporal.db' : 'temporal-cli.sqlite') : undefined;
   if (dbFile) args.push('--db-filename', dbFile);

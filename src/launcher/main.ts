@@ -6,6 +6,8 @@ import { ROOT } from './processes';
 import { engineFromEnv } from './engines';
 import { envSchema } from '../config';
 import { DEMO_MCP_TOOLS } from '../demo-mcp/server';
+import { ChildLogs } from './child-logs';
+import { showUrl } from '../outbound/policy';
 
 async function main(): Promise<void> {
   const say = (s: string) => process.stdout.write(`${s}\n`);
@@ -13,13 +15,16 @@ async function main(): Promise<void> {
   say('starting the Agent Execution Service (single machine)...');
   const engine = engineFromEnv(process.env);
   const uiPort = engine === 'temporal-cli' ? envSchema.shape.TEMPORAL_UI_PORT.parse(process.env.TEMPORAL_UI_PORT || undefined) : undefined;
-  const stack = await startStack({ dataDir, temporalUiPort: uiPort, log: (s) => say(`  ${s}`), echoChildren: process.env.LOG_CHILDREN === 'true' });
+  const format = envSchema.shape.LOG_FORMAT.parse(process.env.LOG_FORMAT || undefined);
+  const childLogs = new ChildLogs({ dir: path.join(dataDir, 'logs'), show: say, format, color: process.stdout.isTTY === true && !process.env.NO_COLOR, fileOnly: ['redis'] });
+  const stack = await startStack({ dataDir, temporalUiPort: uiPort, log: (s) => say(`  ${s}`), childLogs });
   const line = '-'.repeat(72);
   say(line);
   say(`  Agent Execution Service ready: ${stack.gatewayUrl}`);
   say(`  Temporal: ${stack.temporalAddress} (${engineLine(stack)})    Redis: ${stack.redisUrl}`);
   say(`  Web UI: ${uiLine(stack)}`);
-  if (stack.modelUrl) say('  MODEL: built-in scripted model (no OPENAI_API_KEY set) — replies are canned, offline');
+  say(`  Model: ${modelLine(stack)}`);
+  say(`  Logs: ${path.relative(process.cwd(), path.join(dataDir, 'logs')) || '.'}/<process>.log (LOG_LEVEL, LOG_FORMAT=pretty|json)`);
   say(`  Payloads in Temporal: encrypted (AES-256-GCM), ${keysLine(stack)}`);
   if (stack.devKey) say(`  API key: ${stack.devKey} (account "dev"; set API_KEYS to use your own)`);
   say(`  try: curl -s ${stack.gatewayUrl}/ -H 'Authorization: Bearer ${stack.devKey ?? '<key>'}' -H 'Content-Type: application/json' -d '{"message":"hello"}'`);
@@ -36,6 +41,7 @@ async function main(): Promise<void> {
     say('stopping...');
     await stack.stop();
     say('stopped');
+    await childLogs.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());
@@ -48,6 +54,23 @@ async function main(): Promise<void> {
         void stop();
       }
     });
+  }
+}
+
+function modelLine(stack: Stack): string {
+  if (stack.modelUrl) return `the built-in scripted model at ${stack.modelUrl} (no OPENAI_API_KEY set: canned replies, offline)`;
+  const env = process.env;
+  const model = (k: 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX') => envSchema.shape[k].parse(env[k] || undefined);
+  const base = env.OPENAI_BASE_URL ? shownBaseUrl(env.OPENAI_BASE_URL) : 'https://api.openai.com/v1 (OpenAI)';
+  return `${model('MODEL_FLASH')} (flash), ${model('MODEL_BASE')} (base), ${model('MODEL_MAX')} (max) at ${base}`;
+}
+
+/** The base URL without credentials or query (either could hold a secret). */
+function shownBaseUrl(raw: string): string {
+  try {
+    return showUrl(new URL(raw));
+  } catch {
+    return 'OPENAI_BASE_URL (not a valid URL)';
   }
 }
 

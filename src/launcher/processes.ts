@@ -35,13 +35,20 @@ export function startChild(name: string, cmd: string, args: string[], opts: { en
     if (m?.type === 'ready') ready = true;
   });
   let buf = '';
-  const collect = (d: Buffer) => {
-    const s = d.toString();
-    buf = (buf + s).slice(-20_000);
-    if (opts.echo) for (const line of s.split('\n')) if (line.trim()) opts.echo(line);
+  // Lines are echoed whole: a chunk may end mid-line (a JSON record cut in two would not parse).
+  const collector = () => {
+    let partial = '';
+    return (d: Buffer) => {
+      const s = d.toString();
+      buf = (buf + s).slice(-20_000);
+      if (!opts.echo) return;
+      const lines = (partial + s).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (line.trim()) opts.echo(line);
+    };
   };
-  proc.stdout!.on('data', collect);
-  proc.stderr!.on('data', collect);
+  proc.stdout!.on('data', collector());
+  proc.stderr!.on('data', collector());
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   return {
     name,

@@ -11,6 +11,7 @@ import { Child, ensureDir, ensureRedisServer, freePort, startChild, startNode, w
 import { GATEWAY_NODE_FLAGS } from './node-flags';
 import { EngineName, engineFromEnv, startEngine } from './engines';
 import { ensurePayloadKeyFile, generatePayloadKey } from '../codec/keys';
+import type { ChildLogs } from './child-logs';
 
 export interface StackOptions {
   /** Data folder (engine log, Redis AOF). Absent: engine in memory, Redis without persistence. */
@@ -25,9 +26,10 @@ export interface StackOptions {
   temporalUiPort?: number;
   /** Demo MCP server port; 0 = free port. Default: DEMO_MCP_PORT from env, else 8790. */
   demoMcpPort?: number;
-  /** Where progress lines and (optionally) child output go. */
+  /** Where the start's progress lines go. */
   log?: (line: string) => void;
-  echoChildren?: boolean;
+  /** Where the processes' output goes (files, the terminal); absent: kept only for error messages. */
+  childLogs?: ChildLogs;
 }
 
 export interface Stack {
@@ -63,7 +65,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const base = { ...(opts.env ?? process.env) };
   const children: Record<string, Child> = {};
   const stoppers: (() => Promise<void>)[] = [];
-  const echo = (name: string) => (opts.echoChildren ? (line: string) => log(`[${name}] ${line}`) : undefined);
+  const childLogs = opts.childLogs;
+  const echo = (name: string) => (childLogs ? (line: string) => childLogs.line(name, line) : undefined);
   try {
     let temporalAddress = base.TEMPORAL_ADDRESS;
     let temporalUiUrl: string | undefined;
@@ -116,7 +119,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     let modelUrl: string | undefined;
     let model: Stack['model'];
-    const env: NodeJS.ProcessEnv = { ...base, TEMPORAL_ADDRESS: temporalAddress, REDIS_URL: redisUrl };
+    // The processes log JSON lines: the launcher renders them in the format asked for (ChildLogs).
+    const env: NodeJS.ProcessEnv = { ...base, TEMPORAL_ADDRESS: temporalAddress, REDIS_URL: redisUrl, LOG_FORMAT: 'json' };
     // The embedded engine is on loopback: compression would only cost CPU on both sides.
     if (children.engine && !base.TEMPORAL_GRPC_COMPRESSION) env.TEMPORAL_GRPC_COMPRESSION = 'none';
     if (!base.OPENAI_API_KEY) {

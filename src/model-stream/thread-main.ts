@@ -21,7 +21,7 @@ const REDIS_WAIT_MS = 2000;
 const port = parentPort;
 if (!port) throw new Error('thread-main runs as a worker thread');
 const config = workerData as StreamThreadConfig;
-const logger = createLogger({ level: config.logLevel, json: config.logJson, name: 'worker-tokens' });
+const logger = createLogger({ level: config.logLevel, format: config.logJson ? 'json' : 'pretty', name: 'worker-tokens' });
 const openai = new OpenAI({
   apiKey: config.openai.apiKey,
   baseURL: config.openai.baseURL,

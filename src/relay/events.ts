@@ -34,6 +34,11 @@ export type AgentEventBody =
   | { type: 'agent_progress'; progress: number }
   /** The conversation went to another agent (a transfer_to_<name> call); `main` is the request's own agent. */
   | { type: 'agent_handoff'; from: string; to: string }
+  /**
+   * An attempt of a model or tool call failed and Temporal retries it: `attempt` is the one that
+   * failed, `retry_in_ms` the wait before the next when known. Stream-only (not in the result's events).
+   */
+  | { type: 'agent_retry'; what: 'model' | 'tool'; tool?: string; attempt: number; error: { type: string; message: string }; retry_in_ms?: number }
   | { type: 'agent_cost'; cost: string }
   | { type: 'agent_completed' }
   | { type: 'agent_error'; error: { type: string; message: string } };

@@ -5,7 +5,7 @@ import { Client } from '@temporalio/client';
 import { loadConfig } from '../config';
 import { createLogger } from '../logger';
 import { commandClient } from '../redis';
-import { connectWithRetry, ensureNamespaceSetup, installRuntimeLogger } from '../temporal';
+import { connectWithRetry, ensureNamespaceSetup, installRuntimeLogger, runtimeLogLevel } from '../temporal';
 import { EventPublisher } from '../relay/publisher';
 import { StatusCache } from '../relay/status-cache';
 import { createActivities } from '../../activities';
@@ -18,10 +18,10 @@ import { policyFromEnv } from '../outbound/policy';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const logger = createLogger({ level: config.LOG_LEVEL, json: config.LOG_JSON, name: 'worker' });
+  const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: 'worker' });
   // Before any thread collects: the helpers it would wait for are niced below.
   if (config.WORKER_NICE > 0) scavengeWithoutHelpers();
-  installRuntimeLogger(logger);
+  installRuntimeLogger(logger, runtimeLogLevel(config.LOG_LEVEL));
   // Before anything connects: with no payload keys the worker refuses to start.
   // The workflows' and the activities' client share it, so both read what either wrote.
   const dataConverter = serviceDataConverter(config);
@@ -33,11 +33,11 @@ async function main(): Promise<void> {
   const ttlMs = config.RETENTION_DAYS * 86_400_000;
   const modelStream = new ThreadedModelStream({
     config: {
-      openai: { apiKey: config.OPENAI_API_KEY ?? 'offline-scripted-model', baseURL: config.OPENAI_BASE_URL, timeoutMs: 10 * 60_000 },
+      openai: { apiKey: config.OPENAI_API_KEY ?? 'offline-scripted-model', baseURL: config.OPENAI_BASE_URL, timeoutMs: config.MODEL_RESPONSE_TIMEOUT_MS },
       redisUrl: config.REDIS_URL,
       ttlMs,
       logLevel: config.LOG_LEVEL,
-      logJson: config.LOG_JSON,
+      logJson: config.LOG_FORMAT === 'json',
     },
     logger,
   });

@@ -6,11 +6,11 @@ test.each([
   [401, false, 'ModelBadRequest'],
   [404, false, 'ModelBadRequest'],
   [422, false, 'ModelBadRequest'],
-  [408, true, 'ModelUnavailable'],
-  [409, true, 'ModelUnavailable'],
-  [429, true, 'ModelUnavailable'],
-  [500, true, 'ModelUnavailable'],
-  [503, true, 'ModelUnavailable'],
+  [408, true, 'model_unavailable'],
+  [409, true, 'model_unavailable'],
+  [429, true, 'model_unavailable'],
+  [500, true, 'model_unavailable'],
+  [503, true, 'model_unavailable'],
 ])('HTTP %s -> retryable %s (%s)', (status, retryable, type) => {
   const f = classifyModelError(Object.assign(new Error('boom'), { status }));
   expect(f).toBeInstanceOf(ApplicationFailure);
@@ -29,10 +29,10 @@ test('prompt: default system prompt, rules appended, partial answer last for con
 });
 
 test.each([
-  [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { name: 'APIConnectionError' }), 'ModelUnavailable'],
-  [new Error('fetch failed'), 'ModelUnavailable'],
+  [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { name: 'APIConnectionError' }), 'model_unavailable'],
+  [new Error('fetch failed'), 'model_unavailable'],
   [new TypeError("Cannot read properties of undefined (reading 'choices')"), 'ModelCallError'],
-])('no HTTP status: a connection error is ModelUnavailable, anything else (a bug) ModelCallError, both retried: %s', (err, type) => {
+])('no HTTP status: a connection error is model_unavailable, anything else (a bug) ModelCallError, both retried: %s', (err, type) => {
   const f = classifyModelError(err);
   expect(f.type).toBe(type);
   expect(f.nonRetryable).toBe(false);

@@ -83,7 +83,14 @@ function turnInput(message = '[[say text="one two three"]] hi') {
 }
 
 const deps = (modelStream: ModelStreamRunner, answerMaxBytes = 512 * 1024) =>
-  ({ modelStream, publisher, statusCache: cache, temporal, config: { MODEL_FLASH: 'scripted-flash', MODEL_BASE: 'scripted-base', MODEL_MAX: 'scripted-max', MODEL_ANSWER_MAX_BYTES: answerMaxBytes } }) as never;
+  ({
+    modelStream,
+    publisher,
+    statusCache: cache,
+    temporal,
+    logger,
+    config: { MODEL_FLASH: 'scripted-flash', MODEL_BASE: 'scripted-base', MODEL_MAX: 'scripted-max', MODEL_ANSWER_MAX_BYTES: answerMaxBytes, MODEL_UNAVAILABLE_AFTER_MS: 120_000 },
+  }) as never;
 const contentOf = (events: { type: string }[]) => events.filter((e) => e.type === 'agent_response').map((e) => (e as unknown as { content: string }).content).join('');
 
 describe.each(Object.keys(runners))('the stream run %s', (runner) => {
@@ -180,16 +187,36 @@ describe.each(Object.keys(runners))('the stream run %s', (runner) => {
 
   test.each([
     [400, false, 'ModelBadRequest'],
-    [429, true, 'ModelUnavailable'],
+    [429, true, 'model_unavailable'],
   ])('a model answering HTTP %s fails the turn retryable=%s (%s), with the status in the message', async (status, retryable, type) => {
     const input = turnInput(`[[fail status=${status} times=1 after=1]] ${runner}`);
-    // A silent activity logger: the SDK logs every failed attempt at WARN.
-    const quiet = new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') });
+    // A silent activity logger: the SDK logs every failed attempt at WARN. The first attempt, scheduled now.
+    const quiet = new MockActivityEnvironment({ scheduledTimestampMs: Date.now() }, { logger: new DefaultLogger('ERROR') });
     const err = await quiet.run(activities.modelTurn, input).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApplicationFailure);
     expect((err as ApplicationFailure).type).toBe(type);
     expect((err as ApplicationFailure).nonRetryable).toBe(!retryable);
     expect((err as ApplicationFailure).message).toContain(`HTTP ${status}`);
+    // A retry is announced on the stream, with the wait the activity asked Temporal for; a final failure is not.
+    const retries = (await publisher.readAfter(input.taskId, 0)).filter((e) => e.type === 'agent_retry');
+    if (retryable) {
+      expect(retries).toEqual([expect.objectContaining({ what: 'model', attempt: 1, retry_in_ms: 1000, error: { type, message: expect.stringContaining(`HTTP ${status}`) } })]);
+      expect((err as ApplicationFailure).nextRetryDelay).toBe(1000);
+    } else {
+      expect(retries).toEqual([]);
+    }
+  });
+
+  test('a provider still down past MODEL_UNAVAILABLE_AFTER_MS ends the turn for good: model_unavailable, no retry announced', async () => {
+    const input = turnInput(`[[fail status=503 times=1 after=1]] ${runner}`);
+    // The turn's first attempt was scheduled 121 s ago; this is its eighth.
+    const late = new MockActivityEnvironment({ attempt: 8, scheduledTimestampMs: Date.now() - 121_000 }, { logger: new DefaultLogger('ERROR') });
+    const err = (await late.run(activities.modelTurn, input).catch((e: unknown) => e)) as ApplicationFailure;
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect(err.type).toBe('model_unavailable');
+    expect(err.nonRetryable).toBe(true);
+    expect(err.message).toMatch(/stayed unavailable for 121 s over 8 attempts .*HTTP 503/);
+    expect((await publisher.readAfter(input.taskId, 0)).filter((e) => e.type === 'agent_retry')).toEqual([]);
   });
 });
 

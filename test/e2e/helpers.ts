@@ -1,13 +1,13 @@
 // End-to-end harness: the real processes (embedded engine, private redis-server,
 // worker, gateway) and the scripted model, started by the same code as `npm start`.
 import { Client, Connection } from '@temporalio/client';
-import { startStack, Stack } from '../../src/launcher/stack';
+import { startStack, Stack, StackOptions } from '../../src/launcher/stack';
 import { codecDataConverter, codecFromKeys } from '../../src/codec/data-converter';
 
 export const KEY_A = 'key-alice-0123456789';
 export const KEY_B = 'key-bob-0123456789';
 
-export async function startTestStack(env: Record<string, string> = {}): Promise<Stack> {
+export async function startTestStack(env: Record<string, string> = {}, opts: Pick<StackOptions, 'childLogs'> = {}): Promise<Stack> {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR']) delete base[k];
   return startStack({
@@ -15,15 +15,16 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
     temporalPort: 0,
     demoMcpPort: 0,
     env: { ...base, API_KEYS: `${KEY_A}:alice,${KEY_B}:bob`, LOG_LEVEL: 'warn', SSE_HEARTBEAT_MS: '1000', ...env },
+    ...opts,
   });
 }
 
 /** One stack per test file: registers beforeAll/afterAll and returns accessors. */
-export function useStack(env: Record<string, string> = {}): { stack(): Stack; call: Api } {
+export function useStack(env: Record<string, string> = {}, opts: Pick<StackOptions, 'childLogs'> = {}): { stack(): Stack; call: Api } {
   let stack: Stack | undefined;
   let caller: Api | undefined;
   beforeAll(async () => {
-    stack = await startTestStack(env);
+    stack = await startTestStack(env, opts);
     caller = api(stack);
   });
   afterAll(async () => {

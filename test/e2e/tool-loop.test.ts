@@ -55,6 +55,21 @@ test('a multi-turn tool loop streams each call in SPEC order, with gap-free seqs
   expect(Number(result.json.cost)).toBeGreaterThan(0);
 });
 
+test('progress moves with the steps in the task view (cached each turn), and is 1 at the end', async () => {
+  const r = await call('POST', '/', { body: { background: true, message: `${calc('1+1')} ${calc('2+2', 2)} [[slow first=1200]] steps` } });
+  expect(r.status).toBe(202);
+  const seen = new Map<string, number>();
+  await waitUntil(async () => {
+    const v = (await call('GET', `/tasks/${r.json.task_id}`)).json;
+    if (v.status === 'running' && v.current_step) seen.set(v.current_step, v.progress);
+    return v.status === 'completed';
+  }, 30_000, 100);
+  expect([...seen.keys()]).toEqual(expect.arrayContaining(['2', '3']));
+  expect(seen.get('2')).toBeCloseTo(0.5);
+  expect(seen.get('3')).toBeCloseTo(2 / 3);
+  expect((await call('GET', `/tasks/${r.json.task_id}`)).json.progress).toBe(1);
+});
+
 test('parallel calls of one turn each get their response; a failing tool is an error result and the run completes', async () => {
   const r = await call('POST', '/', { body: { message: `${calc('1+1')} ${calc('2 +')} ${calc('3*3')} go` } });
   expect(r.status).toBe(200);

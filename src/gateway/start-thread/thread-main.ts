@@ -14,7 +14,7 @@ import type { FromThread, StartError, StartThreadConfig, ToThread } from './prot
 const port = parentPort;
 if (!port) throw new Error('start-thread/thread-main runs as a worker thread');
 const config = workerData as StartThreadConfig;
-const logger = createLogger({ level: config.logLevel, json: config.logJson, name: 'gateway-starts' });
+const logger = createLogger({ level: config.logLevel, format: config.logJson ? 'json' : 'pretty', name: 'gateway-starts' });
 // Lazy, as the main thread's: the gateway starts (and answers 503) while Temporal is down.
 const connection = Connection.lazy({ address: config.address });
 const dataConverter = config.payloadKeys ? codecDataConverter(codecFromKeys(config.payloadKeys)) : undefined;
