@@ -32,6 +32,22 @@ module.exports = tseslint.config(
     },
   },
   {
+    // The client (client/) is a thin layer over fetch: it takes the service's types, never its code,
+    // so it carries no runtime dependency on the gateway. The CLI's replay command talks to Temporal
+    // with the replay tool's code, by design, and loads it with require().
+    files: ['client/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/src/*', '**/src/**', '**/workflows', '**/workflows/*', '**/activities', '**/activities/*', 'zod', '@temporalio/*'], allowTypeImports: true, message: 'the client imports only types from the service (import type)' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'scripts/**/*.ts'],
     rules: { 'no-console': 'off' },
   },

@@ -18,6 +18,16 @@ if ! command -v redis-server >/dev/null 2>&1; then
     exit 1
   fi
 fi
+# The CLI tests (test/client) drive `agent run` and `agent tail` in a real terminal: tmux.
+if ! command -v tmux >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "installing tmux (Debian package) for the CLI tests..."
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+  else
+    echo "tmux is required by the CLI tests: install it (apt-get install tmux)" >&2
+    exit 1
+  fi
+fi
 ENGINES="${TEST_ENGINES:-embedded temporal-cli}"
 REAL_SUITES=(test/devserver/conformance test/workflows test/e2e test/cli)
 npx tsc --noEmit -p .

@@ -1,0 +1,43 @@
+// agent tasks: the account's tasks, newest first, one page as a table.
+import type { TaskStatus } from '../../types';
+import { intOption, stringOption, UsageError, type Command } from '../args';
+import { statusText, table, when } from '../format';
+
+const STATUSES: TaskStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];
+
+export const tasksCommand: Command = {
+  name: 'tasks',
+  summary: 'List your tasks, newest first.',
+  usage: 'agent tasks [--status S] [--session S] [--limit N] [--cursor C] [--json]',
+  help: [
+    `--status S    only tasks in this status (${STATUSES.join(', ')})`,
+    '--session S   only tasks of this session',
+    '--limit N     tasks per page, 1-100 (default 20)',
+    '--cursor C    the page after the one that printed this cursor',
+    '--json        print the page as JSON',
+  ],
+  options: { status: { type: 'string' }, session: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, json: { type: 'boolean' } },
+  positionals: { min: 0, max: 0 },
+  async run(ctx, values) {
+    const status = stringOption(values, 'status');
+    if (status !== undefined && !(STATUSES as string[]).includes(status)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, got ${status}`);
+    const page = await ctx.client().tasks.list({
+      status: status as TaskStatus | undefined,
+      session: stringOption(values, 'session'),
+      limit: intOption(values, 'limit', 1, 100),
+      cursor: stringOption(values, 'cursor'),
+    });
+    if (values.json) {
+      ctx.out.line(JSON.stringify(page));
+      return 0;
+    }
+    if (!page.tasks.length) {
+      ctx.out.errLine('no tasks');
+      return 0;
+    }
+    const rows = page.tasks.map((t) => [t.task_id, statusText(ctx.out, t.status), when(t.created_at), t.session, t.preview]);
+    ctx.out.line(table(['TASK', 'STATUS', 'CREATED (UTC)', 'SESSION', 'MESSAGE'], rows, ctx.out.columns));
+    if (page.next_cursor) ctx.out.errLine(`more: agent tasks --cursor ${page.next_cursor}`);
+    return 0;
+  },
+};

@@ -1,0 +1,45 @@
+// client.sessions: a session's conversation, and listing, creating and
+// deleting sessions.
+import type { HttpCore, RequestOptions } from './http';
+import type { CreateSessionBody, ListSessionsQuery, SessionCreated, SessionInfo, SessionList, SessionMessages } from './types';
+
+const sessionPath = (id: string, rest = '') => `/sessions/${encodeURIComponent(id)}${rest}`;
+
+export class Sessions {
+  constructor(private readonly core: HttpCore) {}
+
+  /** The conversation so far, oldest first. */
+  messages(id: string, opts: RequestOptions = {}): Promise<SessionMessages> {
+    return this.core.json('GET', sessionPath(id, '/messages'), opts);
+  }
+
+  /** Empties the conversation; later runs of the session start afresh. */
+  async clearMessages(id: string, opts: RequestOptions = {}): Promise<void> {
+    await this.core.json('DELETE', sessionPath(id, '/messages'), opts);
+  }
+
+  /** One page of the account's sessions; pass `next_cursor` back as `cursor`. */
+  list(query: ListSessionsQuery = {}, opts: RequestOptions = {}): Promise<SessionList> {
+    return this.core.json('GET', '/sessions', { ...opts, query: { ...query } });
+  }
+
+  /** Every session, fetching pages as the iteration goes. */
+  async *listAll(query: Omit<ListSessionsQuery, 'cursor'> = {}, opts: RequestOptions = {}): AsyncGenerator<SessionInfo> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.list({ ...query, cursor }, opts);
+      yield* page.sessions;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  }
+
+  /** A new session, with an id of one's own choosing if given (a ConflictError if it is taken). */
+  create(body: CreateSessionBody = {}, opts: RequestOptions = {}): Promise<SessionCreated> {
+    return this.core.json('POST', '/sessions', { ...opts, body });
+  }
+
+  /** Deletes a session; a ConflictError while one of its runs is active or queued. */
+  async delete(id: string, opts: RequestOptions = {}): Promise<void> {
+    await this.core.json('DELETE', sessionPath(id), opts);
+  }
+}

@@ -1,0 +1,70 @@
+// client.tasks: the tasks API (GET/PATCH /tasks/{id}, its result, cancel,
+// messages and events, and the cursor-paged list).
+import type { HttpCore, RequestOptions } from './http';
+import { EventStream, type StreamOptions } from './event-stream';
+import type { CancelAccepted, ListTasksQuery, TaskList, TaskListItem, TaskMessageAccepted, TaskResult, TaskView, UpdateTaskBody } from './types';
+
+const taskPath = (id: string, rest = '') => `/tasks/${encodeURIComponent(id)}${rest}`;
+
+export interface ResultOptions extends RequestOptions {
+  /** Seconds the service may hold the request until the task finishes (0..60). Without it a running task is a 409. */
+  wait?: number;
+}
+
+export interface EventsOptions extends StreamOptions {
+  /** Only events after this seq (as Last-Event-ID); default: from the first. */
+  after?: number;
+}
+
+export class Tasks {
+  constructor(private readonly core: HttpCore) {}
+
+  get(id: string, opts: RequestOptions = {}): Promise<TaskView> {
+    return this.core.json('GET', taskPath(id), opts);
+  }
+
+  /** One page, newest first; pass `next_cursor` back as `cursor` for the next. */
+  list(query: ListTasksQuery = {}, opts: RequestOptions = {}): Promise<TaskList> {
+    return this.core.json('GET', '/tasks', { ...opts, query: { ...query } });
+  }
+
+  /** Every task of the query, newest first, fetching pages as the iteration goes. */
+  async *listAll(query: Omit<ListTasksQuery, 'cursor'> = {}, opts: RequestOptions = {}): AsyncGenerator<TaskListItem> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.list({ ...query, cursor }, opts);
+      yield* page.tasks;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  }
+
+  /** The result once the task finished; a ConflictError (with the status in details) before. */
+  result(id: string, opts: ResultOptions = {}): Promise<TaskResult> {
+    const { wait, ...rest } = opts;
+    // The service may hold the request `wait` seconds: the timeout must not cut it first.
+    const timeoutMs = rest.timeoutMs ?? (wait ? this.core.timeoutMs + wait * 1000 : undefined);
+    return this.core.json('GET', taskPath(id, '/result'), { ...rest, timeoutMs, query: { wait } });
+  }
+
+  /** Requests cancellation (repeat-safe while it runs); a ConflictError once finished. */
+  cancel(id: string, opts: RequestOptions = {}): Promise<CancelAccepted> {
+    return this.core.json('POST', taskPath(id, '/cancel'), opts);
+  }
+
+  /** Merges `metadata` into the task's metadata. */
+  update(id: string, body: UpdateTaskBody, opts: RequestOptions = {}): Promise<TaskView> {
+    return this.core.json('PATCH', taskPath(id), { ...opts, body });
+  }
+
+  /** Sends a message into the running task; the agent reads it before its next model turn. */
+  messages(id: string, message: string, opts: RequestOptions = {}): Promise<TaskMessageAccepted> {
+    return this.core.json('POST', taskPath(id, '/messages'), { ...opts, body: { message } });
+  }
+
+  /** The task's events (all, or after `after`), resuming by itself after a dropped connection. */
+  events(id: string, opts: EventsOptions = {}): Promise<EventStream> {
+    const { after, ...streamOpts } = opts;
+    const headers = after !== undefined ? { 'last-event-id': String(after) } : undefined;
+    return EventStream.open(this.core, { method: 'GET', path: taskPath(id, '/events'), taskId: id, after, headers: { ...headers, ...opts.headers } }, streamOpts);
+  }
+}
