@@ -1,0 +1,110 @@
+// `npm start` as a new user sees it: a banner naming the model, the engine and
+// where the logs are; every process's log lines on the terminal, prefixed by
+// process; the same lines as JSON in the data folder's logs/; and every example
+// of the README, run against it.
+import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, ROOT } from '../../src/launcher/processes';
+import { readmeExamples, retarget, tsScript } from './readme-examples';
+
+let proc: ChildProcess;
+let out = '';
+let dataDir: string;
+let gatewayUrl: string;
+let ports: { gateway: number; demoMcp: number };
+
+const waitFor = async (what: string, cond: () => boolean, ms = 90_000) => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end || proc.exitCode !== null) throw new Error(`${what} not seen; output:\n${out.slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'start-'));
+  const [port, temporalPort, mcpPort] = [await freePort(), await freePort(), await freePort()];
+  gatewayUrl = `http://127.0.0.1:${port}`;
+  ports = { gateway: port, demoMcp: mcpPort };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), TEMPORAL_PORT: String(temporalPort), DEMO_MCP_PORT: String(mcpPort), ENGINE: 'embedded', NO_COLOR: '1' };
+  for (const k of ['API_KEYS', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TEMPORAL_ADDRESS', 'REDIS_URL', 'LOG_LEVEL', 'LOG_FORMAT', 'PAYLOAD_KEYS']) delete env[k];
+  proc = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'src/launcher/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  await waitFor('the ready banner', () => out.includes('Agent Execution Service ready'));
+}, 120_000);
+
+afterAll(async () => {
+  if (proc.exitCode === null) {
+    proc.kill('SIGKILL');
+    await new Promise((r) => proc.once('exit', r));
+  }
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('the banner names the model in use, the engine and where the logs are', () => {
+  expect(out).toMatch(/Model: the built-in scripted model at http:\/\/127\.0\.0\.1:\d+/);
+  expect(out).toContain('ENGINE=embedded');
+  expect(out).toContain('Web UI: none with the embedded engine');
+  expect(out).toMatch(/Logs: .*logs\/<process>\.log/);
+});
+
+test("a request shows on the terminal as the gateway's line and the worker's task lines, and lands in logs/ as JSON", async () => {
+  const res = await fetch(`${gatewayUrl}/`, { method: 'POST', headers: { authorization: 'Bearer dev-key', 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello' }) });
+  expect(res.status).toBe(200);
+  const taskId = res.headers.get('x-task-id')!;
+  // Pretty lines: time, process, level, message, fields.
+  const requestLine = new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} gateway\\s+INFO\\s+request method=POST path=/ status=200 ms=[\\d.]+ task_id=${taskId} account=dev$`, 'm');
+  await waitFor('the request line', () => requestLine.test(out), 10_000);
+  await waitFor("the worker's end of the task", () => new RegExp(`worker\\s+INFO\\s+task completed .*task_id=${taskId}`).test(out), 10_000);
+  expect(out).toMatch(new RegExp(`worker\\s+INFO\\s+task running .*task_id=${taskId}`));
+  const lines = fs
+    .readFileSync(path.join(dataDir, 'logs', 'gateway.log'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+  expect(lines.find((l) => l.msg === 'request' && l.task_id === taskId)).toMatchObject({ level: 'info', name: 'gateway', method: 'POST', path: '/', status: 200, account: 'dev' });
+  expect(fs.existsSync(path.join(dataDir, 'logs', 'worker.log'))).toBe(true);
+  // The key is in the banner's example (by design), never in a log.
+  for (const file of fs.readdirSync(path.join(dataDir, 'logs'))) expect({ file, key: fs.readFileSync(path.join(dataDir, 'logs', file), 'utf8').includes('dev-key') }).toEqual({ file, key: false });
+});
+
+describe("the README's examples", () => {
+  const examples = readmeExamples(path.join(ROOT, 'README.md'));
+  const env = () => ({ ...process.env, AGENT_URL: gatewayUrl, NO_COLOR: '1' });
+
+  test('there are examples, and each one not run says why', () => {
+    expect(examples.filter((e) => !e.skip).length).toBeGreaterThanOrEqual(8);
+    for (const e of examples.filter((x) => x.skip)) expect(e.skip!.length).toBeGreaterThan(10);
+  });
+
+  test.each(examples.filter((e) => !e.skip).map((e) => [`${e.lang} at README.md:${e.line}`, e] as const))('%s runs', (_name, example) => {
+    const code = retarget(example.code, ports);
+    let r;
+    if (example.lang === 'bash') {
+      r = spawnSync('bash', ['-euo', 'pipefail', '-c', code], { cwd: ROOT, env: env(), encoding: 'utf8', timeout: 60_000 });
+    } else {
+      const file = path.join(ROOT, `.readme-example-${example.line}.ts`);
+      fs.writeFileSync(file, tsScript(code));
+      try {
+        r = spawnSync(process.execPath, ['-r', 'tsx/cjs', file], { cwd: ROOT, env: env(), encoding: 'utf8', timeout: 60_000 });
+      } finally {
+        fs.rmSync(file, { force: true });
+      }
+    }
+    const shown = `exit ${r.status}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
+    expect({ code, ok: r.status === 0 && r.stdout.trim().length > 0 }).toEqual({ code, ok: true });
+    // No answer is an error document (an HTTP error's body starts with {"error": ...}).
+    expect({ code, errorBody: /^\{"error":/m.test(r.stdout) ? shown : null }).toEqual({ code, errorBody: null });
+    if (example.expect) expect(r.stdout).toContain(example.expect);
+  }, 90_000);
+});
+
+test('Ctrl-C stops everything and exits 0', async () => {
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  proc.kill('SIGINT');
+  expect(await exited).toBe(0);
+  expect(out).toContain('stopped');
+}, 60_000);
