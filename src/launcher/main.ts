@@ -7,11 +7,18 @@ import { engineFromEnv } from './engines';
 import { envSchema } from '../config';
 import { DEMO_MCP_TOOLS } from '../demo-mcp/server';
 import { ChildLogs } from './child-logs';
+import { firstTakenPort } from './ports';
 import { showUrl } from '../outbound/policy';
 
 async function main(): Promise<void> {
   const say = (s: string) => process.stdout.write(`${s}\n`);
   const dataDir = path.resolve(ROOT, process.env.DATA_DIR ?? '.data');
+  // Nothing starts while a port it needs is taken (the engine's, above all: a banner against another server would be a lie).
+  const taken = await firstTakenPort(process.env);
+  if (taken) {
+    process.stderr.write(`npm start: ${taken}\n`);
+    process.exit(1);
+  }
   say('starting the Agent Execution Service (single machine)...');
   const engine = engineFromEnv(process.env);
   const uiPort = engine === 'temporal-cli' ? envSchema.shape.TEMPORAL_UI_PORT.parse(process.env.TEMPORAL_UI_PORT || undefined) : undefined;
