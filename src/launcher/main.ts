@@ -8,6 +8,7 @@ import { envSchema } from '../config';
 import { DEMO_MCP_TOOLS } from '../demo-mcp/server';
 import { ChildLogs } from './child-logs';
 import { firstTakenPort } from './ports';
+import { superviseStack } from './supervise-stack';
 import { showUrl } from '../outbound/policy';
 
 async function main(): Promise<void> {
@@ -41,27 +42,25 @@ async function main(): Promise<void> {
     say(`  try a tool loop: curl -s ${stack.gatewayUrl}/ -H 'Authorization: Bearer ${stack.devKey ?? '<key>'}' -H 'Content-Type: application/json' -d '${body}'`);
   }
   say(line);
+  // A process that dies or freezes is started again; the others go on (src/launcher/supervisor.ts).
+  const supervised = superviseStack(stack, { log: (s) => say(`npm start: ${s}`) });
   let stopping = false;
-  const stop = async () => {
+  const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     say('stopping...');
+    await supervised.close();
     await stack.stop();
     say('stopped');
     await childLogs.close();
-    process.exit(0);
+    process.exit(code);
   };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
-  for (const [name, child] of Object.entries(stack.children)) {
-    void child.exited.then((code) => {
-      if (!stopping) {
-        say(`${name} exited unexpectedly (code ${code}); stopping the rest`);
-        process.stderr.write(child.output().slice(-4000));
-        void stop();
-      }
-    });
-  }
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  void supervised.supervisor.gaveUp.then((reason) => {
+    process.stderr.write(`npm start: ${reason}; stopping everything\n`);
+    void stop(1);
+  });
 }
 
 function modelLine(stack: Stack): string {

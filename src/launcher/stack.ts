@@ -56,6 +56,8 @@ export interface Stack {
   payloadKeys: { source: 'PAYLOAD_KEYS' } | { source: 'file'; file: string; created: boolean } | { source: 'ephemeral' };
   env: NodeJS.ProcessEnv;
   children: Record<string, Child>;
+  /** Starts a component again, as it was started (same port, same data), and makes it `children[name]`. */
+  restarters: Record<string, () => Promise<Child>>;
   startWorker(): Promise<Child>;
   stop(): Promise<void>;
 }
@@ -64,6 +66,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const log = opts.log ?? (() => undefined);
   const base = { ...(opts.env ?? process.env) };
   const children: Record<string, Child> = {};
+  const restarters: Record<string, () => Promise<Child>> = {};
   const stoppers: (() => Promise<void>)[] = [];
   const childLogs = opts.childLogs;
   const echo = (name: string) => (childLogs ? (line: string) => childLogs.line(name, line) : undefined);
@@ -85,8 +88,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         uiCodecEndpoint = `http://127.0.0.1:${gatewayPort}/codec/${codec.token}`;
         if (!base.CODEC_CORS_ORIGINS) codec.corsOrigins = `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`;
       }
-      const running = await startEngine({ engine, port, dataDir: opts.dataDir, uiPort, uiCodecEndpoint, echo: echo('engine') });
+      const engineOptions = { engine, port, dataDir: opts.dataDir, uiPort, uiCodecEndpoint, echo: echo('engine') };
+      const running = await startEngine(engineOptions);
       children.engine = running.child;
+      restarters.engine = async () => (children.engine = (await startEngine(engineOptions)).child);
       stoppers.unshift(() => children.engine.stop());
       temporalAddress = running.address;
       temporalUiUrl = running.uiUrl;
@@ -101,19 +106,25 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--daemonize', 'no', '--loglevel', 'warning'];
       if (opts.dataDir) args.push('--dir', ensureDir(path.join(opts.dataDir, 'redis')), '--appendonly', 'yes', '--appendfsync', 'everysec');
       else args.push('--appendonly', 'no');
-      children.redis = startChild('redis', bin, args, { echo: echo('redis') });
-      stoppers.unshift(() => children.redis.stop());
       redisUrl = `redis://127.0.0.1:${port}`;
-      await waitFor('redis-server', children.redis, async () => {
-        const r = new Redis(redisUrl!, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-        r.on('error', () => undefined); // not up yet: the loop retries
-        try {
-          await r.connect();
-          return (await r.ping()) === 'PONG';
-        } finally {
-          r.disconnect();
-        }
-      });
+      const url = redisUrl;
+      const startRedis = async () => {
+        const child = (children.redis = startChild('redis', bin, args, { echo: echo('redis') }));
+        await waitFor('redis-server', child, async () => {
+          const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+          r.on('error', () => undefined); // not up yet: the loop retries
+          try {
+            await r.connect();
+            return (await r.ping()) === 'PONG';
+          } finally {
+            r.disconnect();
+          }
+        });
+        return child;
+      };
+      stoppers.unshift(() => children.redis.stop());
+      await startRedis();
+      restarters.redis = startRedis;
       log(`private redis-server on ${redisUrl}${opts.dataDir ? ' (append-only file on)' : ''}`);
     }
 
@@ -177,12 +188,18 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       await waitFor('worker', w, () => w.isReady(), 90_000);
       return w;
     };
-    await startWorker();
     stoppers.unshift(() => children.worker.stop());
-    children.gateway = startNode('gateway', 'src/gateway/main.ts', [], { env, echo: echo('gateway'), nodeArgs: GATEWAY_NODE_FLAGS });
-    stoppers.unshift(() => children.gateway.stop());
+    await startWorker();
+    restarters.worker = startWorker;
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    await waitFor('gateway', children.gateway, async () => (await fetch(`${gatewayUrl}/healthz`)).ok);
+    const startGateway = async () => {
+      const g = (children.gateway = startNode('gateway', 'src/gateway/main.ts', [], { env, echo: echo('gateway'), nodeArgs: GATEWAY_NODE_FLAGS }));
+      await waitFor('gateway', g, async () => (await fetch(`${gatewayUrl}/healthz`)).ok);
+      return g;
+    };
+    stoppers.unshift(() => children.gateway.stop());
+    await startGateway();
+    restarters.gateway = startGateway;
     return {
       gatewayUrl,
       temporalAddress,
@@ -197,6 +214,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       payloadKeys,
       env,
       children,
+      restarters,
       startWorker,
       stop: async () => {
         for (const s of stoppers) await s().catch(() => undefined);

@@ -75,6 +75,13 @@ async function main(): Promise<void> {
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS }, 'worker started');
   // A launching parent (npm start, tests) learns readiness without parsing logs.
   process.send?.({ type: 'ready' });
+  // A launcher's health check (npm start's supervisor): an answer proves the main thread is not frozen.
+  if (process.send) {
+    process.on('message', (m: { type?: string; id?: number }) => {
+      if (m?.type === 'ping') process.send?.({ type: 'pong', id: m.id });
+    });
+    process.channel?.unref(); // the channel must not keep a stopped worker alive
+  }
   await running;
   await modelStream.close();
   await mcpPool.close();

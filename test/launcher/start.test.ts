@@ -102,6 +102,18 @@ describe("the README's examples", () => {
   }, 90_000);
 });
 
+test('a process that dies is started again by npm start, which says so and goes on serving', async () => {
+  const ps = spawnSync('ps', ['--ppid', String(proc.pid), '-o', 'pid=,args='], { encoding: 'utf8' }).stdout;
+  const gateway = ps.split('\n').find((l) => l.includes('src/gateway/main.ts'));
+  expect(gateway).toBeDefined();
+  process.kill(Number(gateway!.trim().split(/\s+/)[0]), 'SIGKILL');
+  await waitFor('the restart', () => out.includes('npm start: gateway is running again'), 30_000);
+  expect(out).toMatch(/npm start: gateway was killed by SIGKILL; restarting it in \d+ ms \(restart 1 of at most 5 a minute\)/);
+  const res = await fetch(`${gatewayUrl}/`, { method: 'POST', headers: { authorization: 'Bearer dev-key', 'content-type': 'application/json' }, body: JSON.stringify({ message: 'still here' }) });
+  expect(res.status).toBe(200);
+  expect(proc.exitCode).toBeNull();
+}, 60_000);
+
 test('Ctrl-C stops everything and exits 0', async () => {
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   proc.kill('SIGINT');
