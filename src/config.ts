@@ -97,8 +97,11 @@ export const envSchema = z.object({
    * leaves half of the result to its other events (earlier turns' texts).
    */
   MODEL_ANSWER_MAX_BYTES: z.coerce.number().int().min(1024).max(960 * 1024).default(512 * 1024),
-  /** A model call that stops heartbeating this long is presumed lost with its worker and retried. */
-  MODEL_HEARTBEAT_TIMEOUT_MS: int(20_000),
+  /**
+   * A model or tool call that stops heartbeating this long (they beat every second) is presumed
+   * lost with its worker and retried: a crashed worker's tasks go on elsewhere within about 10 s.
+   */
+  MODEL_HEARTBEAT_TIMEOUT_MS: int(8_000),
   /**
    * How long a model turn keeps retrying a provider that is down (connection
    * errors, 429, 5xx, no response) before the task fails with agent_error
@@ -213,6 +216,11 @@ export const envSchema = z.object({
   MCP_CALL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
   /** Connecting to an MCP server and listing its tools, per attempt, ms. */
   MCP_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /**
+   * How long a stopping gateway (SIGTERM, SIGINT) gives the requests in flight to be
+   * answered, ms; its SSE streams end at once (their clients resume with Last-Event-ID).
+   */
+  GATEWAY_DRAIN_MS: z.coerce.number().int().min(0).default(10_000),
   /** pino log level. */
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   /**

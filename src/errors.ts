@@ -70,7 +70,7 @@ export class DependencyUnavailableError extends ServiceError {
   readonly status = 503;
   readonly type = 'unavailable';
   constructor(
-    readonly dependency: 'redis' | 'temporal' | 'model',
+    readonly dependency: 'redis' | 'temporal' | 'model' | 'gateway',
     message: string,
     readonly retryAfterSeconds = 5,
   ) {

@@ -19,6 +19,7 @@ import { taskRoutes } from './routes/tasks';
 import { sessionRoutes } from './routes/sessions';
 import { serverTiming } from './server-timing';
 import { requestLog } from './request-log';
+import type { Drain } from './drain';
 import { UnsupportedMediaTypeError } from '../errors';
 import { noRoute } from './method-not-allowed';
 import type { OutboundPolicy } from '../outbound/policy';
@@ -38,6 +39,8 @@ export interface GatewayDeps {
   payloadCodec: PayloadCodec;
   /** Checks URLs users give (MCP servers) at submit; the worker checks again when it connects. */
   outbound: OutboundPolicy;
+  /** The graceful stop: counts requests in flight, ends streams, refuses new requests once stopping. */
+  drain?: Drain;
 }
 
 export function createApp(deps: GatewayDeps): express.Express {
@@ -46,6 +49,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.set('query parser', 'simple');
   app.use(serverTiming());
   app.use(requestLog(deps.logger));
+  if (deps.drain) app.use(deps.drain.middleware());
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {

@@ -14,6 +14,7 @@ import { parseApiKeys } from '../accounts/keys';
 import { TaskService } from './task-service';
 import { inProcessStarter, relayAwareStarter, ThreadedStarter } from './start-thread/starter';
 import { createApp } from './app';
+import { Drain } from './drain';
 import { createExpressServer } from '../http/express-server';
 import { codecDataConverter, codecFromKeys, payloadKeysInForce } from '../codec/data-converter';
 
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
   const starter = relayAwareStarter(inProcessStarter(client, connection), threaded, () => subscriber.activeTasks > 0);
   const cache = new StatusCache(redis, logger, ttlMs);
   const publisher = new EventPublisher({ redis, logger, ttlMs });
+  const drain = new Drain();
   const app = createApp({
     config,
     logger,
@@ -54,6 +56,7 @@ async function main(): Promise<void> {
     accounts,
     payloadCodec,
     outbound: policyFromEnv(config),
+    drain,
   });
   const server = createExpressServer(app);
   // Long SSE streams and long polls must not be cut by Node's defaults.
@@ -63,17 +66,17 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   logger.info({ port: config.PORT, host: config.HOST, payloadKeyIds: payloadCodec.keyIds, codecEndpoint: config.CODEC_AUTH_TOKEN ? 'on' : 'off' }, 'gateway listening');
 
-  const stop = () => {
-    logger.info('gateway stopping');
+  const stop = async () => {
+    logger.info({ deadlineMs: config.GATEWAY_DRAIN_MS }, 'gateway stopping: answering the requests in flight, ending streams');
+    const { cut } = await drain.run(server, config.GATEWAY_DRAIN_MS);
+    logger.info({ cut }, cut ? 'gateway drained; requests still open at the deadline were cut' : 'gateway drained');
     accounts.stop();
-    server.close();
-    server.closeAllConnections();
     redis.disconnect();
     sub.disconnect();
     void Promise.allSettled([starter.close(), connection.close()]).finally(() => process.exit(0));
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
 }
 
 main().catch((err) => {

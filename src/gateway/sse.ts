@@ -20,6 +20,8 @@ export interface StreamOptions {
   checkAtOpen?: boolean;
   /** Status to send first (202-style headers are not possible once streaming). */
   headers?: Record<string, string>;
+  /** The gateway is stopping (Drain.signal): the stream ends between events, and its client resumes elsewhere. */
+  stop?: AbortSignal;
 }
 
 export async function streamTaskEvents(req: Request, res: Response, subscriber: EventSubscriber, logger: Logger, opts: StreamOptions): Promise<void> {
@@ -64,6 +66,9 @@ export async function streamTaskEvents(req: Request, res: Response, subscriber: 
   };
   req.on('close', finish);
   res.on('close', finish);
+  if (opts.stop?.aborted) return finish();
+  opts.stop?.addEventListener('abort', finish, { once: true });
+  res.once('close', () => opts.stop?.removeEventListener('abort', finish));
 
   const send = (ev: AgentEvent) => {
     if (closed) return;

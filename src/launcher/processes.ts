@@ -28,8 +28,18 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Children still running: killed if this process exits without stopping them (they are not in its process group). */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const p of running) p.kill('SIGKILL');
+});
+
 export function startChild(name: string, cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; echo?: (line: string) => void; ipc?: boolean } = {}): Child {
-  const proc = spawn(cmd, args, { cwd: ROOT, env: opts.env ?? process.env, stdio: opts.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'] });
+  // A process group of its own: Ctrl-C in a terminal signals the whole foreground group, and the
+  // launcher must stop its children itself, in order (the gateway drains, the worker hands its
+  // activities back, and only then do the engine and Redis go).
+  const stdio: ('ignore' | 'pipe' | 'ipc')[] = opts.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'];
+  const proc = spawn(cmd, args, { cwd: ROOT, env: opts.env ?? process.env, stdio, detached: true });
   let ready = false;
   proc.on('message', (m: { type?: string }) => {
     if (m?.type === 'ready') ready = true;
@@ -49,7 +59,13 @@ export function startChild(name: string, cmd: string, args: string[], opts: { en
   };
   proc.stdout!.on('data', collector());
   proc.stderr!.on('data', collector());
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  running.add(proc);
+  const exited = new Promise<number | null>((resolve) =>
+    proc.once('exit', (code) => {
+      running.delete(proc);
+      resolve(code);
+    }),
+  );
   return {
     name,
     proc,

@@ -197,7 +197,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       await waitFor('gateway', g, async () => (await fetch(`${gatewayUrl}/healthz`)).ok);
       return g;
     };
-    stoppers.unshift(() => children.gateway.stop());
+    // The gateway drains first (GATEWAY_DRAIN_MS): give it that long before a SIGKILL.
+    const drainMs = Number(env.GATEWAY_DRAIN_MS || 10_000);
+    stoppers.unshift(() => children.gateway.stop('SIGTERM', drainMs + 5000));
     await startGateway();
     restarters.gateway = startGateway;
     return {

@@ -68,6 +68,11 @@ async function main(): Promise<void> {
     // Each task and its session stay cached while active; bounded so a burst of
     // tens of thousands of tasks does not hold them all in memory.
     maxCachedWorkflows: config.WORKER_CACHED_WORKFLOWS,
+    // On SIGTERM/SIGINT the worker stops polling and cancels its running activities at once
+    // (shutdownGraceTime 0): each attempt ends as failed, so Temporal retries it right away on
+    // another worker (or this one restarted) instead of after a heartbeat timeout.
+    shutdownGraceTime: 0,
+    shutdownForceTime: '15s',
   });
   // Again, for threads started meanwhile (the Temporal core's, libuv's pool).
   if (config.WORKER_NICE > 0) lowerPriorityExcept(config.WORKER_NICE, keep);

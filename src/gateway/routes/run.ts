@@ -36,7 +36,7 @@ export function runRoutes(deps: GatewayDeps): Router {
     }
     if (wantsStream) {
       const closedAt = () => deps.runEnds.closedAt(sub.taskId);
-      return streamTaskEvents(req, res, deps.subscriber, deps.logger, { taskId: sub.taskId, afterSeq: 0, heartbeatMs: deps.config.SSE_HEARTBEAT_MS, headers: common, closedAt });
+      return streamTaskEvents(req, res, deps.subscriber, deps.logger, { taskId: sub.taskId, afterSeq: 0, heartbeatMs: deps.config.SSE_HEARTBEAT_MS, headers: common, closedAt, stop: deps.drain?.signal });
     }
     // JSON: wait for the run to finish; a client that goes away stops only the wait.
     let gone = false;

@@ -51,6 +51,7 @@ export function taskRoutes(deps: GatewayDeps): Router {
       heartbeatMs: deps.config.SSE_HEARTBEAT_MS,
       closedAt: () => deps.runEnds.closedAt(id),
       checkAtOpen: true,
+      stop: deps.drain?.signal,
     });
   });
   return r;
