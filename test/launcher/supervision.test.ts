@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startStack, Stack } from '../../src/launcher/stack';
 import { superviseStack, SupervisedStack } from '../../src/launcher/supervise-stack';
-import { api, Api, KEY_A, readSse, SseEvent, waitUntil } from './helpers';
+import { api, Api, KEY_A, readSse, SseEvent, waitUntil } from '../e2e/helpers';
 
 jest.setTimeout(300_000);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-supervise-'));
