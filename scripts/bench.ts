@@ -130,7 +130,7 @@ async function main(): Promise<void> {
   const probeStart = cpuProbeMs();
   try {
     log(`starting the stack (${os.cpus().length} cores, Node ${process.version})${profileDir ? `, profiling into ${profileDir}` : ''}`);
-    stack = await startStack({ gatewayPort: 0, temporalPort: 0, env, log, childLogs: opts.echoChildren ? new ChildLogs({ show: log }) : undefined, dataDir });
+    stack = await startStack({ gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, env, log, childLogs: opts.echoChildren ? new ChildLogs({ show: log }) : undefined, dataDir });
     restoreProfilingEnv();
     profileWindow.fromUs = monotonicUs();
     // A function: the isolated phase restarts the worker under a new pid.

@@ -18,7 +18,7 @@ function start(): Promise<Stack> {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR']) delete base[k];
   const env = { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn', MODEL_HEARTBEAT_TIMEOUT_MS: '60000', MAX_RUNNING_TASKS_PER_ACCOUNT: '5' };
-  return startStack({ dataDir, gatewayPort: 0, temporalPort: 0, env });
+  return startStack({ dataDir, gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, env });
 }
 
 afterAll(async () => {

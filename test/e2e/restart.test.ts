@@ -13,7 +13,7 @@ let stack: Stack | undefined;
 function start(): Promise<Stack> {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR']) delete base[k];
-  return startStack({ dataDir, gatewayPort: 0, temporalPort: 0, env: { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn', MODEL_HEARTBEAT_TIMEOUT_MS: '2000' } });
+  return startStack({ dataDir, gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, env: { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn', MODEL_HEARTBEAT_TIMEOUT_MS: '2000' } });
 }
 
 afterAll(async () => {

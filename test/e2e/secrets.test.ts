@@ -18,7 +18,7 @@ let stack: Stack;
 beforeAll(async () => {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR', 'PAYLOAD_KEYS']) delete base[k];
-  stack = await startStack({ dataDir, gatewayPort: 0, temporalPort: 0, env: { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'debug', OUTBOUND_ALLOWLIST: '127.0.0.1' } });
+  stack = await startStack({ dataDir, gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, env: { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'debug', OUTBOUND_ALLOWLIST: '127.0.0.1' } });
 });
 afterAll(async () => {
   await stack?.stop();

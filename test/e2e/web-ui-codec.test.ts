@@ -12,7 +12,7 @@ let stack: Stack;
 beforeAll(async () => {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR', 'CODEC_AUTH_TOKEN', 'CODEC_CORS_ORIGINS']) delete base[k];
-  stack = await startStack({ gatewayPort: 0, temporalPort: 0, temporalUiPort: 0, env: { ...base, ENGINE: 'temporal-cli', API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn' } });
+  stack = await startStack({ gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, temporalUiPort: 0, env: { ...base, ENGINE: 'temporal-cli', API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn' } });
 });
 afterAll(() => stack?.stop());
 

@@ -22,7 +22,7 @@ beforeAll(async () => {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR']) delete base[k];
   // A data folder: the engine and Redis come back with their data, as under npm start.
-  stack = await startStack({ dataDir, gatewayPort: 0, temporalPort: 0, env: { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn', MODEL_HEARTBEAT_TIMEOUT_MS: '2000' } });
+  stack = await startStack({ dataDir, gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, env: { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn', MODEL_HEARTBEAT_TIMEOUT_MS: '2000' } });
   call = api(stack);
   supervised = superviseStack(stack, { log: (l) => lines.push(l), probeEveryMs: 500, failuresBeforeRestart: 3, backoffBaseMs: 200 });
   void supervised.supervisor.gaveUp.then((r) => (gaveUp = r));

@@ -42,9 +42,19 @@ async function statusOf(h: WorkflowHandle): Promise<TaskView> {
   return h.query(statusQuery);
 }
 
-async function statusBecomes(h: WorkflowHandle, status: TaskView['status'], timeoutMs = 10_000): Promise<void> {
+/**
+ * Polls the status. A query that waited in vain for a worker (the engine holds a query while the
+ * workflow's task is out; on a loaded machine that has taken a whole minute) counts as "not yet":
+ * each query gets 5 s, the whole wait `timeoutMs`.
+ */
+async function statusBecomes(h: WorkflowHandle, status: TaskView['status'], timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
-  while ((await statusOf(h)).status !== status) {
+  for (;;) {
+    const now = await env.client.connection.withDeadline(Date.now() + 5000, () => statusOf(h)).catch((err: Error) => {
+      if (/DEADLINE_EXCEEDED|timed out/i.test(`${err.message} ${(err.cause as Error | undefined)?.message ?? ''}`)) return undefined;
+      throw err;
+    });
+    if (now?.status === status) return;
     if (Date.now() > end) throw new Error(`${h.workflowId} did not become ${status} in ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
