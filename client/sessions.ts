@@ -2,6 +2,7 @@
 // deleting sessions.
 import type { HttpCore, RequestOptions } from './http';
 import type { CreateSessionBody, ListSessionsQuery, SessionCreated, SessionInfo, SessionList, SessionMessages } from './types';
+import { eachItem } from './paging';
 
 const sessionPath = (id: string, rest = '') => `/sessions/${encodeURIComponent(id)}${rest}`;
 
@@ -24,13 +25,11 @@ export class Sessions {
   }
 
   /** Every session, fetching pages as the iteration goes. */
-  async *listAll(query: Omit<ListSessionsQuery, 'cursor'> = {}, opts: RequestOptions = {}): AsyncGenerator<SessionInfo> {
-    let cursor: string | undefined;
-    do {
+  listAll(query: Omit<ListSessionsQuery, 'cursor'> = {}, opts: RequestOptions = {}): AsyncGenerator<SessionInfo> {
+    return eachItem(async (cursor) => {
       const page = await this.list({ ...query, cursor }, opts);
-      yield* page.sessions;
-      cursor = page.next_cursor ?? undefined;
-    } while (cursor);
+      return { items: page.sessions, next_cursor: page.next_cursor };
+    });
   }
 
   /** A new session, with an id of one's own choosing if given (a ConflictError if it is taken). */

@@ -3,6 +3,7 @@
 import type { HttpCore, RequestOptions } from './http';
 import { EventStream, type StreamOptions } from './event-stream';
 import type { CancelAccepted, ListTasksQuery, TaskList, TaskListItem, TaskMessageAccepted, TaskResult, TaskView, UpdateTaskBody } from './types';
+import { eachItem } from './paging';
 
 const taskPath = (id: string, rest = '') => `/tasks/${encodeURIComponent(id)}${rest}`;
 
@@ -29,13 +30,11 @@ export class Tasks {
   }
 
   /** Every task of the query, newest first, fetching pages as the iteration goes. */
-  async *listAll(query: Omit<ListTasksQuery, 'cursor'> = {}, opts: RequestOptions = {}): AsyncGenerator<TaskListItem> {
-    let cursor: string | undefined;
-    do {
+  listAll(query: Omit<ListTasksQuery, 'cursor'> = {}, opts: RequestOptions = {}): AsyncGenerator<TaskListItem> {
+    return eachItem(async (cursor) => {
       const page = await this.list({ ...query, cursor }, opts);
-      yield* page.tasks;
-      cursor = page.next_cursor ?? undefined;
-    } while (cursor);
+      return { items: page.tasks, next_cursor: page.next_cursor };
+    });
   }
 
   /** The result once the task finished; a ConflictError (with the status in details) before. */

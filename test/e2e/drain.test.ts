@@ -7,19 +7,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startStack, Stack } from '../../src/launcher/stack';
-import { api, KEY_A, readSse, SseEvent, waitUntil } from './helpers';
+import type { Stack } from '../../src/launcher/stack';
+import { api, KEY_A, readSse, SseEvent, startPersistentStack, waitUntil } from './helpers';
 
 jest.setTimeout(240_000);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-drain-'));
 let stack: Stack | undefined;
 
-function start(): Promise<Stack> {
-  const base: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR']) delete base[k];
-  const env = { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn', MODEL_HEARTBEAT_TIMEOUT_MS: '60000', MAX_RUNNING_TASKS_PER_ACCOUNT: '5' };
-  return startStack({ dataDir, gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, env });
-}
+const start = () => startPersistentStack(dataDir, { MODEL_HEARTBEAT_TIMEOUT_MS: '60000', MAX_RUNNING_TASKS_PER_ACCOUNT: '5' });
 
 afterAll(async () => {
   await stack?.stop();

@@ -7,9 +7,20 @@ import { codecDataConverter, codecFromKeys } from '../../src/codec/data-converte
 export const KEY_A = 'key-alice-0123456789';
 export const KEY_B = 'key-bob-0123456789';
 
-export async function startTestStack(env: Record<string, string> = {}, opts: Pick<StackOptions, 'childLogs'> = {}): Promise<Stack> {
+/** This process's environment without what would point a test stack at someone else's services. */
+export function cleanEnv(): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR']) delete base[k];
+  return base;
+}
+
+/** A stack keeping its data in `dataDir` (engine file, Redis' append-only file), as npm start does: a restart on it finds everything again. */
+export function startPersistentStack(dataDir: string, env: Record<string, string> = {}): Promise<Stack> {
+  return startStack({ dataDir, gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, env: { ...cleanEnv(), API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn', ...env } });
+}
+
+export async function startTestStack(env: Record<string, string> = {}, opts: Pick<StackOptions, 'childLogs'> = {}): Promise<Stack> {
+  const base = cleanEnv();
   return startStack({
     gatewayPort: 0,
     temporalPort: 0,

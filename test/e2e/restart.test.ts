@@ -3,18 +3,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startStack, Stack } from '../../src/launcher/stack';
-import { api, KEY_A, waitUntil } from './helpers';
+import type { Stack } from '../../src/launcher/stack';
+import { api, startPersistentStack, waitUntil } from './helpers';
 
 jest.setTimeout(240_000);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-restart-'));
 let stack: Stack | undefined;
 
-function start(): Promise<Stack> {
-  const base: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR']) delete base[k];
-  return startStack({ dataDir, gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, env: { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn', MODEL_HEARTBEAT_TIMEOUT_MS: '2000' } });
-}
+const start = () => startPersistentStack(dataDir, { MODEL_HEARTBEAT_TIMEOUT_MS: '2000' });
 
 afterAll(async () => {
   await stack?.stop();

@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startStack, Stack } from '../../src/launcher/stack';
+import type { Stack } from '../../src/launcher/stack';
 import { superviseStack, SupervisedStack } from '../../src/launcher/supervise-stack';
-import { api, Api, KEY_A, readSse, SseEvent, waitUntil } from '../e2e/helpers';
+import { api, Api, KEY_A, readSse, SseEvent, startPersistentStack, waitUntil } from '../e2e/helpers';
 
 jest.setTimeout(300_000);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-supervise-'));
@@ -19,10 +19,8 @@ const lines: string[] = [];
 let gaveUp: string | undefined;
 
 beforeAll(async () => {
-  const base: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR']) delete base[k];
   // A data folder: the engine and Redis come back with their data, as under npm start.
-  stack = await startStack({ dataDir, gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, env: { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn', MODEL_HEARTBEAT_TIMEOUT_MS: '2000' } });
+  stack = await startPersistentStack(dataDir, { MODEL_HEARTBEAT_TIMEOUT_MS: '2000' });
   call = api(stack);
   supervised = superviseStack(stack, { log: (l) => lines.push(l), probeEveryMs: 500, failuresBeforeRestart: 3, backoffBaseMs: 200 });
   void supervised.supervisor.gaveUp.then((r) => (gaveUp = r));
