@@ -2,7 +2,7 @@
 // not import node builtins or I/O clients (it must stay deterministic).
 const tseslint = require('typescript-eslint');
 
-const forbiddenInWorkflows = ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process', 'os', 'openai', 'ioredis', 'pino', '@temporalio/activity', '@temporalio/client', '@temporalio/worker'];
+const forbiddenInWorkflows = ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process', 'os', 'openai', 'ioredis', 'pino', '@temporalio/activity', '@temporalio/client', '@temporalio/worker', 'prom-client'];
 
 module.exports = tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**', '.scratch/**', '**/*.js', '!eslint.config.js'] },

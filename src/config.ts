@@ -221,6 +221,37 @@ export const envSchema = z.object({
    * answered, ms; its SSE streams end at once (their clients resume with Last-Event-ID).
    */
   GATEWAY_DRAIN_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * `npm start`: restarts of one process within a minute before the launcher
+   * gives up, stops everything and exits 1 (for an outer supervisor to act on).
+   * 0 = no restarts: the first process that dies stops everything.
+   */
+  SUPERVISE_MAX_RESTARTS: z.coerce.number().int().min(0).default(5),
+  /**
+   * Bearer token the gateway's GET /metrics asks for (and the worker's metrics
+   * endpoint, which the gateway then calls with it). Unset = /metrics is open,
+   * like /healthz: keep it off the public network then.
+   */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (e.g. openssl rand -hex 32)').optional(),
+  /**
+   * Other processes' metrics endpoints, comma-separated URLs, whose text the
+   * gateway's /metrics includes (fetched at each scrape, 1 s at most each; one
+   * that fails is left out, marked by aes_metrics_include_up 0). `npm start`
+   * adds its worker's.
+   */
+  METRICS_INCLUDE_URLS: z.string().default('').transform((s, ctx) => {
+    const urls = list(s);
+    for (const u of urls) if (!/^https?:\/\/[^/]/.test(u)) ctx.addIssue({ code: 'custom', message: 'must be comma-separated http(s) URLs, e.g. http://127.0.0.1:9464/metrics' });
+    return urls;
+  }),
+  /**
+   * Port of the worker's Prometheus endpoint (GET /metrics); 0 = none (the
+   * default of `npm run worker`). `npm start` serves it on 9464 unless set,
+   * and has the gateway's /metrics include it.
+   */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** Address the worker's metrics endpoint binds (0.0.0.0 for a Prometheus on another machine). */
+  WORKER_METRICS_HOST: z.string().default('127.0.0.1'),
   /** pino log level. */
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   /**
@@ -229,6 +260,15 @@ export const envSchema = z.object({
    * hand the launcher JSON and it prints them in this format, prefixed by process.
    */
   LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
+  /**
+   * OTLP/HTTP collector (Jaeger, Tempo, an OpenTelemetry collector), e.g.
+   * http://127.0.0.1:4318: the gateway and the worker export their traces there
+   * (to its /v1/traces). Unset = no tracing at all. The exporter also reads the
+   * other standard OTEL_EXPORTER_OTLP_* and OTEL_BSP_* variables itself.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  /** Service name on exported spans; default `aes-gateway` and `aes-worker` by process. */
+  OTEL_SERVICE_NAME: z.string().optional(),
 });
 
 export type Config = z.infer<typeof envSchema>;
@@ -252,7 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** Variables whose values must never be logged. */
-export const SECRET_VARIABLES = ['OPENAI_API_KEY', 'API_KEYS', 'PAYLOAD_KEYS', 'CODEC_AUTH_TOKEN'] as const;
+export const SECRET_VARIABLES = ['OPENAI_API_KEY', 'API_KEYS', 'PAYLOAD_KEYS', 'CODEC_AUTH_TOKEN', 'METRICS_TOKEN'] as const;
 
 /** The model a run of this mode uses. */
 export function modelForMode(config: Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX'>, mode: 'flash' | 'base' | 'max'): string {

@@ -45,6 +45,11 @@ export abstract class HelperThread<P extends { reject(e: Error): void }, R exten
     return ++this.lastId;
   }
 
+  /** Whether a thread is up (or starting): a call now would not start one. */
+  protected get running(): boolean {
+    return this.current !== undefined;
+  }
+
   protected thread(): RunningThread<R> {
     if (this.current) return this.current;
     const { entry, workerData, logger, name, onLoss } = this.spec;

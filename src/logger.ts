@@ -21,6 +21,7 @@ const REDACT = [
   'API_KEYS',
   'PAYLOAD_KEYS',
   'CODEC_AUTH_TOKEN',
+  'METRICS_TOKEN',
 ];
 
 export interface LoggerOptions {

@@ -19,7 +19,11 @@ import { taskRoutes } from './routes/tasks';
 import { sessionRoutes } from './routes/sessions';
 import { serverTiming } from './server-timing';
 import { requestLog } from './request-log';
+import { requestSpans } from '../telemetry/request-spans';
 import type { Drain } from './drain';
+import type { GatewayMetrics } from '../metrics/gateway-metrics';
+import type { DependencyHealth } from './dependency-health';
+import { withTimeout } from '../timeout';
 import { UnsupportedMediaTypeError } from '../errors';
 import { noRoute } from './method-not-allowed';
 import type { OutboundPolicy } from '../outbound/policy';
@@ -41,21 +45,29 @@ export interface GatewayDeps {
   outbound: OutboundPolicy;
   /** The graceful stop: counts requests in flight, ends streams, refuses new requests once stopping. */
   drain?: Drain;
+  /** Which dependencies answer their probes: a request that needs one that is away gets 503 at once. */
+  health?: DependencyHealth;
+  /** Prometheus metrics: every request counted, and GET /metrics. */
+  metrics?: GatewayMetrics;
 }
 
 export function createApp(deps: GatewayDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  // A span per request when the process traces (OTEL_EXPORTER_OTLP_ENDPOINT); first, so all the request does is in it.
+  const spans = requestSpans();
+  if (spans) app.use(spans);
   app.use(serverTiming());
   app.use(requestLog(deps.logger));
+  if (deps.metrics) app.use(deps.metrics.middleware());
   if (deps.drain) app.use(deps.drain.middleware());
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
     const checks = await Promise.all([
-      deps.redis.ping().then(() => 'ok', (e: Error) => `down: ${e.message}`),
-      deps.connection.withDeadline(Date.now() + 2000, () => deps.connection.workflowService.getSystemInfo({})).then(() => 'ok', (e: Error) => `down: ${e.message}`),
+      withTimeout(deps.redis.ping(), READY_TIMEOUT_MS).then(() => 'ok', (e: Error) => `down: ${e.message}`),
+      withTimeout(deps.connection.withDeadline(Date.now() + READY_TIMEOUT_MS, () => deps.connection.workflowService.getSystemInfo({})), READY_TIMEOUT_MS).then(() => 'ok', (e: Error) => `down: ${e.message}`),
     ]);
     const ready = checks.every((c) => c === 'ok');
     if (!ready) res.setHeader('Retry-After', '5');
@@ -63,9 +75,19 @@ export function createApp(deps: GatewayDeps): express.Express {
   });
 
   app.use(openApiRoute()); // the API description needs no key
+  // Prometheus' scrape: no account key, METRICS_TOKEN when set.
+  if (deps.metrics) app.get('/metrics', deps.metrics.route());
   // Operators' endpoint with its own token (CODEC_AUTH_TOKEN), not an account's key.
   app.use('/codec', codecEndpoint({ config: deps.config, codec: deps.payloadCodec }));
   app.use(authenticate(deps.accounts));
+  // Every account route needs Temporal: while it does not answer, say so at once.
+  if (deps.health) {
+    const health = deps.health;
+    app.use((_req: Request, _res: Response, next: NextFunction) => {
+      health.require('temporal');
+      next();
+    });
+  }
   app.use((req: Request, _res: Response, next: NextFunction) => {
     const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;
     if ((req.method === 'POST' || req.method === 'PATCH') && hasBody && !req.is('application/json')) {
@@ -81,3 +103,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.use(errorHandler(deps.logger));
   return app;
 }
+
+/** A readiness check's longest wait per dependency (a frozen one accepts and never answers). */
+const READY_TIMEOUT_MS = 1000;
+

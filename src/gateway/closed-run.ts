@@ -29,8 +29,11 @@ export async function runState(client: Client, connection: Connection, taskId: s
   }
   if (desc.status.name === 'RUNNING') return { running: desc };
   const cached = await known();
-  if (cached && isFinished(cached.status)) return { closed: cached };
-  return { closed: { ...(cached ?? {}), ...viewFromDescription(desc, cached) } };
+  const recorded = viewFromDescription(desc, cached);
+  // The cached end is the run's own, with its details, unless Temporal closed the run otherwise
+  // (terminated after the run had cached how it meant to end).
+  if (cached && cached.status === recorded.status) return { closed: cached };
+  return { closed: { ...(cached ?? {}), ...recorded } };
 }
 
 /** The final view of a run Temporal reports closed; undefined while it runs or when Temporal cannot be asked. */

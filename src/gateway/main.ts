@@ -14,19 +14,27 @@ import { parseApiKeys } from '../accounts/keys';
 import { TaskService } from './task-service';
 import { inProcessStarter, relayAwareStarter, ThreadedStarter } from './start-thread/starter';
 import { createApp } from './app';
+import { createGatewayMetrics } from '../metrics/gateway-metrics';
 import { Drain } from './drain';
+import { DependencyHealth } from './dependency-health';
 import { createExpressServer } from '../http/express-server';
 import { codecDataConverter, codecFromKeys, payloadKeysInForce } from '../codec/data-converter';
+import { setupTracing, shutdownTracing, tracingClientInterceptors } from '../telemetry/tracing';
+
+/** A cache read or write that takes longer is passed over (the status comes from Temporal). */
+const CACHE_OP_TIMEOUT_MS = 500;
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: 'gateway' });
+  // Traces (OTEL_EXPORTER_OTLP_ENDPOINT set): before the clients, whose interceptor carries each request's trace into the workflows it starts.
+  setupTracing('aes-gateway', config, { logger });
   // Before anything connects: with no payload keys the gateway refuses to start.
   const payloadKeys = payloadKeysInForce(config);
   const payloadCodec = codecFromKeys(payloadKeys);
   // Lazy: the gateway starts (and answers 503) even while Temporal is down.
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: codecDataConverter(payloadCodec) });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: codecDataConverter(payloadCodec), interceptors: tracingClientInterceptors() });
   const redis = commandClient(config.REDIS_URL, logger, 'gateway');
   const sub = subscriberClient(config.REDIS_URL, logger, 'gateway-sub');
   const ttlMs = config.RETENTION_DAYS * 86_400_000;
@@ -35,13 +43,26 @@ async function main(): Promise<void> {
   const accounts = new AccountDirectory(registry, envKeys, logger);
   await accounts.start().catch(() => logger.warn('accounts registry not reachable yet; serving API_KEYS accounts'));
   const threaded = new ThreadedStarter({
-    config: { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, logLevel: config.LOG_LEVEL, logJson: config.LOG_FORMAT === 'json', payloadKeys },
+    config: { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, logLevel: config.LOG_LEVEL, logJson: config.LOG_FORMAT === 'json', payloadKeys, tracing: { OTEL_EXPORTER_OTLP_ENDPOINT: config.OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME: config.OTEL_SERVICE_NAME } },
     logger,
   });
   await threaded.ready();
-  const subscriber = new EventSubscriber(redis, sub, logger);
+  // Metrics (GET /metrics): this process's registry, plus the worker's under npm start (METRICS_INCLUDE_URLS).
+  const metrics = createGatewayMetrics({ config, client, connection, logger, sseClients: () => subscriber.clients });
+  metrics.listenForRestarts();
+  const subscriber = new EventSubscriber(redis, sub, logger, (seconds) => metrics.relayLag.observe(seconds));
   const starter = relayAwareStarter(inProcessStarter(client, connection), threaded, () => subscriber.activeTasks > 0);
-  const cache = new StatusCache(redis, logger, ttlMs);
+  // Probed in the background: a request that needs a dependency that is away gets 503 at once.
+  const health = new DependencyHealth(
+    {
+      redis: () => redis.ping(),
+      temporal: () => connection.withDeadline(Date.now() + 1000, () => connection.workflowService.getSystemInfo({})),
+    },
+    logger,
+  );
+  health.start();
+  // Status reads fall back to Temporal rather than wait on a Redis that does not answer.
+  const cache = new StatusCache(redis, logger, ttlMs, { available: () => !health.isAway('redis'), opTimeoutMs: CACHE_OP_TIMEOUT_MS });
   const publisher = new EventPublisher({ redis, logger, ttlMs });
   const drain = new Drain();
   const app = createApp({
@@ -57,6 +78,8 @@ async function main(): Promise<void> {
     payloadCodec,
     outbound: policyFromEnv(config),
     drain,
+    health,
+    metrics,
   });
   const server = createExpressServer(app);
   // Long SSE streams and long polls must not be cut by Node's defaults.
@@ -71,9 +94,11 @@ async function main(): Promise<void> {
     const { cut } = await drain.run(server, config.GATEWAY_DRAIN_MS);
     logger.info({ cut }, cut ? 'gateway drained; requests still open at the deadline were cut' : 'gateway drained');
     accounts.stop();
+    health.stop();
     redis.disconnect();
     sub.disconnect();
-    void Promise.allSettled([starter.close(), connection.close()]).finally(() => process.exit(0));
+    // The start thread's spans, then this thread's, go out before the exit.
+    void Promise.allSettled([starter.close(), connection.close()]).then(shutdownTracing).finally(() => process.exit(0));
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());

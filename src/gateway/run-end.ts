@@ -37,9 +37,8 @@ export class RunEnds {
 
   /** The final status of a closed run (cached first, as a run's own end does); undefined while it runs. */
   private async closedView(taskId: string): Promise<TaskView | undefined> {
-    let cached: TaskView | undefined;
-    const view = await closedRunView(this.client, this.connection, taskId, async () => (cached = await this.cache.get(taskId).catch(() => undefined)));
-    if (view && view !== cached) await this.cache.put(view);
+    const view = await closedRunView(this.client, this.connection, taskId, () => this.cache.get(taskId).catch(() => undefined));
+    if (view) await this.cache.put(view, { recorded: true });
     return view;
   }
 }

@@ -5,7 +5,7 @@ import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { ConflictError, IdempotencyMismatchError, NotFoundError, ValidationError } from '../errors';
+import { ConflictError, DependencyUnavailableError, IdempotencyMismatchError, NotFoundError, ServiceError, ValidationError } from '../errors';
 import type { StatusCache } from '../relay/status-cache';
 import type { Account } from '../accounts/registry';
 import type { BlockEvent, PartialResult, TaskInput, TaskResult, TaskView } from '../../workflows/types';
@@ -15,7 +15,7 @@ import { busyQuery, reserveUpdate, messagesQuery, clearSignal } from '../../work
 import { statusQuery, patchMetadataSignal, messageUpdate } from '../../workflows/agent-task';
 import type { RunRequest } from './schemas';
 import { isDeadlineExceeded, mapTemporalError, temporalCall } from './temporal-errors';
-import { viewFromDescription, isFinished } from './task-views';
+import { viewFromDescription, isFinished, stillRunning } from './task-views';
 import { runState } from './closed-run';
 import { RetryFields, retryFields } from './run-retries';
 import { listTasks, ListQuery, ListPage } from './task-list';
@@ -56,6 +56,8 @@ export type ResultBody =
     };
 
 /** Longest a messages read waits for a finished run's exchange to reach its session. */
+/** How long a status read waits for Temporal to record the close of a run that has cached its end. */
+const FINISHING_WAIT_MS = 2000;
 const TURN_SETTLE_MS = 2000;
 const TURN_SETTLE_POLL_MS = 20;
 
@@ -219,17 +221,22 @@ export class TaskService {
   /** The task's status; with `retries`, a running task's view also says what it is retrying (GET /tasks/{id}). */
   async view(account: Account, taskId: string, opts: { retries?: boolean } = {}): Promise<TaskView & Partial<RetryFields>> {
     try {
-      const cached = await this.cache.get(taskId);
+      const cached = await this.cache.getRecorded(taskId);
       if (cached) {
-        if (cached.account !== account.account) throw new NotFoundError('task not found');
-        // A finished status is final; an unfinished one is checked with Temporal (a terminated run never updates it).
-        if (isFinished(cached.status)) return cached;
-        return await this.confirmOpen(cached, opts.retries === true);
+        if (cached.view.account !== account.account) throw new NotFoundError('task not found');
+        // A finished status read from Temporal's record is final; any other is checked with Temporal:
+        // a terminated run never updates it, and a run's own end is cached just before Temporal records it.
+        if (cached.recorded) return cached.view;
+        return await this.confirm(cached.view, opts.retries === true);
       }
     } catch (err) {
-      if (err instanceof NotFoundError) throw err;
+      if (err instanceof ServiceError) throw err;
       // Redis is down: Temporal still knows.
     }
+    return this.viewFromTemporal(account, taskId, opts.retries === true);
+  }
+
+  private async viewFromTemporal(account: Account, taskId: string, retries: boolean): Promise<TaskView & Partial<RetryFields>> {
     const handle = this.client.workflow.getHandle(taskId);
     const desc = await this.deadline(5000, () => handle.describe());
     if ((desc.memo as Record<string, unknown> | undefined)?.account !== account.account) throw new NotFoundError('task not found');
@@ -239,21 +246,36 @@ export class TaskService {
     } catch {
       view = viewFromDescription(desc);
     }
-    if (desc.status.name !== 'RUNNING') view = { ...view, ...viewFromDescription(desc, view) };
-    await this.cache.put(view);
-    return opts.retries && desc.status.name === 'RUNNING' ? { ...view, ...(await retryFields(this.client, desc)) } : view;
+    const closed = desc.status.name !== 'RUNNING';
+    // The run's state may already say how it ends while Temporal has not recorded the close yet.
+    view = closed ? { ...view, ...viewFromDescription(desc, view) } : stillRunning(view);
+    await this.cache.put(view, { recorded: closed });
+    return retries && !closed ? { ...view, ...(await retryFields(this.client, desc)) } : view;
   }
 
-  /** The cached unfinished status, unless Temporal says the run has closed (terminated, timed out, vanished). */
-  private async confirmOpen(cached: TaskView, retries: boolean): Promise<TaskView & Partial<RetryFields>> {
-    const state = await runState(this.client, this.connection, cached.task_id, async () => cached);
-    if ('running' in state) return retries ? { ...cached, ...(await retryFields(this.client, state.running)) } : cached;
-    if (!('closed' in state)) return cached; // Temporal unreachable: the cache is the best answer there is
-    return state.closed.status === cached.status ? state.closed : this.cacheFinal(state.closed);
+  /**
+   * The cached status as Temporal has it: an unfinished one unless the run has
+   * closed (terminated, timed out, vanished); a finished one once Temporal has
+   * recorded the close (the run caches its end a moment before: wait for it briefly).
+   */
+  private async confirm(cached: TaskView, retries: boolean): Promise<TaskView & Partial<RetryFields>> {
+    let state = await runState(this.client, this.connection, cached.task_id, async () => cached);
+    if ('running' in state && isFinished(cached.status)) {
+      await this.waitForClose(cached.task_id, FINISHING_WAIT_MS).catch(() => undefined);
+      state = await runState(this.client, this.connection, cached.task_id, async () => cached);
+    }
+    if ('running' in state) {
+      const view = stillRunning(cached);
+      return retries ? { ...view, ...(await retryFields(this.client, state.running)) } : view;
+    }
+    if ('closed' in state) return this.cacheFinal(state.closed);
+    // Temporal cannot be asked: an unfinished status is the best answer there is; a finished one is not yet true.
+    if (!isFinished(cached.status)) return cached;
+    throw new DependencyUnavailableError('temporal', 'Temporal is unavailable; retry shortly', 1);
   }
 
   private async cacheFinal(view: TaskView): Promise<TaskView> {
-    await this.cache.put(view);
+    await this.cache.put(view, { recorded: true });
     return view;
   }
 
@@ -311,9 +333,9 @@ export class TaskService {
   private async fresh(account: Account, taskId: string): Promise<TaskView> {
     const desc = await this.deadline(5000, () => this.client.workflow.getHandle(taskId).describe());
     const cached = await this.cache.get(taskId).catch(() => undefined);
-    if (desc.status.name === 'RUNNING') return cached ?? this.view(account, taskId);
+    if (desc.status.name === 'RUNNING') return cached ? stillRunning(cached) : this.view(account, taskId);
     const view = { ...(cached ?? viewFromDescription(desc)), ...viewFromDescription(desc, cached) };
-    await this.cache.put(view);
+    await this.cache.put(view, { recorded: true });
     return view;
   }
 

@@ -16,6 +16,11 @@ export function isFinished(status: TaskStatus): boolean {
   return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
 
+/** A view as Temporal has it while the run is still open: its state may already say how it ends, but that is not recorded yet. */
+export function stillRunning(view: TaskView): TaskView {
+  return isFinished(view.status) ? { ...view, status: 'running', error: null, completed_at: null } : view;
+}
+
 export function viewFromDescription(desc: WorkflowExecutionDescription, known?: TaskView): TaskView {
   const memo = (desc.memo ?? {}) as Record<string, string>;
   const closed = CLOSED[desc.status.name];

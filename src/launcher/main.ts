@@ -7,7 +7,7 @@ import { engineFromEnv } from './engines';
 import { envSchema } from '../config';
 import { DEMO_MCP_TOOLS } from '../demo-mcp/server';
 import { ChildLogs } from './child-logs';
-import { firstTakenPort } from './ports';
+import { firstTakenPort, launcherWorkerMetricsPort } from './ports';
 import { superviseStack } from './supervise-stack';
 import { showUrl } from '../outbound/policy';
 
@@ -25,13 +25,16 @@ async function main(): Promise<void> {
   const uiPort = engine === 'temporal-cli' ? envSchema.shape.TEMPORAL_UI_PORT.parse(process.env.TEMPORAL_UI_PORT || undefined) : undefined;
   const format = envSchema.shape.LOG_FORMAT.parse(process.env.LOG_FORMAT || undefined);
   const childLogs = new ChildLogs({ dir: path.join(dataDir, 'logs'), show: say, format, color: process.stdout.isTTY === true && !process.env.NO_COLOR, fileOnly: ['redis'] });
-  const stack = await startStack({ dataDir, temporalUiPort: uiPort, log: (s) => say(`  ${s}`), childLogs });
+  // The worker's metrics endpoint (0: none); the gateway's /metrics includes it.
+  const workerMetricsPort = launcherWorkerMetricsPort(process.env) || undefined;
+  const stack = await startStack({ dataDir, temporalUiPort: uiPort, workerMetricsPort, log: (s) => say(`  ${s}`), childLogs });
   const line = '-'.repeat(72);
   say(line);
   say(`  Agent Execution Service ready: ${stack.gatewayUrl}`);
   say(`  Temporal: ${stack.temporalAddress} (${engineLine(stack)})    Redis: ${stack.redisUrl}`);
   say(`  Web UI: ${uiLine(stack)}`);
   say(`  Model: ${modelLine(stack)}`);
+  say(`  Metrics: ${stack.gatewayUrl}/metrics (Prometheus text${workerMetricsPort ? `, the worker's included from port ${stack.env.WORKER_METRICS_PORT}` : ''}${stack.env.METRICS_TOKEN ? '; needs METRICS_TOKEN' : ''})`);
   say(`  Logs: ${path.relative(process.cwd(), path.join(dataDir, 'logs')) || '.'}/<process>.log (LOG_LEVEL, LOG_FORMAT=pretty|json)`);
   say(`  Payloads in Temporal: encrypted (AES-256-GCM), ${keysLine(stack)}`);
   if (stack.devKey) say(`  API key: ${stack.devKey} (account "dev"; set API_KEYS to use your own)`);
@@ -43,7 +46,8 @@ async function main(): Promise<void> {
   }
   say(line);
   // A process that dies or freezes is started again; the others go on (src/launcher/supervisor.ts).
-  const supervised = superviseStack(stack, { log: (s) => say(`npm start: ${s}`) });
+  const maxRestarts = envSchema.shape.SUPERVISE_MAX_RESTARTS.parse(process.env.SUPERVISE_MAX_RESTARTS || undefined);
+  const supervised = superviseStack(stack, { log: (s) => say(`npm start: ${s}`), maxRestarts });
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;

@@ -13,7 +13,15 @@ export interface WantedPort {
   what: string;
 }
 
-const port = (env: NodeJS.ProcessEnv, name: 'PORT' | 'TEMPORAL_PORT' | 'TEMPORAL_UI_PORT') => envSchema.shape[name].parse(env[name] || undefined);
+const port = (env: NodeJS.ProcessEnv, name: 'PORT' | 'TEMPORAL_PORT' | 'TEMPORAL_UI_PORT' | 'WORKER_METRICS_PORT') => envSchema.shape[name].parse(env[name] || undefined);
+
+/** `npm start` serves the worker's metrics on this port unless WORKER_METRICS_PORT says otherwise (0 = none). */
+export const LAUNCHER_WORKER_METRICS_PORT = 9464;
+
+/** The worker metrics port `npm start` uses with this environment; 0 = none. */
+export function launcherWorkerMetricsPort(env: NodeJS.ProcessEnv): number {
+  return env.WORKER_METRICS_PORT ? port(env, 'WORKER_METRICS_PORT') : LAUNCHER_WORKER_METRICS_PORT;
+}
 
 /** Every port `npm start` would listen on with this environment. */
 export function wantedPorts(env: NodeJS.ProcessEnv): WantedPort[] {
@@ -24,6 +32,7 @@ export function wantedPorts(env: NodeJS.ProcessEnv): WantedPort[] {
     if (engine === 'temporal-cli') out.push({ port: port(env, 'TEMPORAL_UI_PORT'), host: '127.0.0.1', variable: 'TEMPORAL_UI_PORT', what: 'the Temporal Web UI' });
   }
   if (env.DEMO_MCP !== 'false') out.push({ port: Number(env.DEMO_MCP_PORT || 8790), host: '127.0.0.1', variable: 'DEMO_MCP_PORT', what: 'the demo MCP server' });
+  out.push({ port: launcherWorkerMetricsPort(env), host: envSchema.shape.WORKER_METRICS_HOST.parse(env.WORKER_METRICS_HOST || undefined), variable: 'WORKER_METRICS_PORT', what: "the worker's metrics endpoint" });
   return out.filter((p) => p.port !== 0);
 }
 

@@ -26,6 +26,12 @@ export interface StackOptions {
   temporalUiPort?: number;
   /** Demo MCP server port; 0 = free port. Default: DEMO_MCP_PORT from env, else 8790. */
   demoMcpPort?: number;
+  /**
+   * Port of the worker's metrics endpoint, which the gateway's /metrics then
+   * includes (METRICS_INCLUDE_URLS); 0 = free port. Absent: as the environment
+   * says (WORKER_METRICS_PORT, unset = none), and the gateway includes nothing more.
+   */
+  workerMetricsPort?: number;
   /** Where the start's progress lines go. */
   log?: (line: string) => void;
   /** Where the processes' output goes (files, the terminal); absent: kept only for error messages. */
@@ -178,6 +184,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         payloadKeys = { source: 'ephemeral' };
       }
     }
+    if (opts.workerMetricsPort !== undefined) Object.assign(env, await workerMetricsEnv(base, opts.workerMetricsPort));
     if (codec.token) env.CODEC_AUTH_TOKEN = codec.token;
     if (codec.corsOrigins) env.CODEC_CORS_ORIGINS = codec.corsOrigins;
     env.PORT = String(gatewayPort);
@@ -226,4 +233,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     for (const s of stoppers) await s().catch(() => undefined);
     throw err;
   }
+}
+
+/** The worker's metrics port, and the gateway told to include that endpoint (besides any METRICS_INCLUDE_URLS given). */
+async function workerMetricsEnv(base: NodeJS.ProcessEnv, wanted: number): Promise<NodeJS.ProcessEnv> {
+  const port = wanted === 0 ? await freePort() : wanted;
+  const host = base.WORKER_METRICS_HOST || '127.0.0.1';
+  // A wildcard bind is reached on loopback; an IPv6 address goes in brackets.
+  const reach = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const include = [`http://${reach}:${port}/metrics`, base.METRICS_INCLUDE_URLS].filter(Boolean).join(',');
+  return { WORKER_METRICS_PORT: String(port), METRICS_INCLUDE_URLS: include };
 }

@@ -3,6 +3,7 @@
 import type { Stack } from './stack';
 import { ClosableProbe, httpProbe, ipcProbe, redisProbe, temporalProbe } from './probes';
 import { Supervised, Supervisor, SupervisorOptions } from './supervisor';
+import type { RestartsMessage } from '../metrics/gateway-metrics';
 
 export interface SupervisedStack {
   supervisor: Supervisor;
@@ -26,8 +27,18 @@ export function superviseStack(stack: Stack, opts: SupervisorOptions): Supervise
     restart,
     probe: probeOf(name),
   }));
-  const supervisor = new Supervisor(components, opts);
+  // The gateway's /metrics shows the restarts (aes_component_restarts_total): it gets the totals
+  // now, after each restart, and again after a restart of its own (a new gateway starts with none).
+  const sendRestarts = () => sendToGateway(stack, { type: 'restarts', counts: supervisor.restartTotals() });
+  const supervisor = new Supervisor(components, {
+    ...opts,
+    onRestarted: (name) => {
+      sendRestarts();
+      opts.onRestarted?.(name);
+    },
+  });
   supervisor.start();
+  sendRestarts();
   return {
     supervisor,
     close: async () => {
@@ -35,4 +46,10 @@ export function superviseStack(stack: Stack, opts: SupervisorOptions): Supervise
       await Promise.all(closables.map((c) => c.close().catch(() => undefined)));
     },
   };
+}
+
+/** A message over the gateway's IPC channel, if it has one open (lost otherwise: the next restart sends all again). */
+function sendToGateway(stack: Stack, message: RestartsMessage): void {
+  const proc = stack.children.gateway?.proc;
+  if (proc?.connected) proc.send(message, () => undefined);
 }

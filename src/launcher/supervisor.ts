@@ -25,6 +25,8 @@ export interface SupervisorOptions {
   failuresBeforeRestart?: number;
   /** Backoff before restart n (1-based): base * 2^(n-1), at most 10 s. Default base 500 ms. */
   backoffBaseMs?: number;
+  /** Called once a component is running again (its restart counted in restartTotals). */
+  onRestarted?: (name: string) => void;
 }
 
 const MAX_BACKOFF_MS = 10_000;
@@ -32,6 +34,8 @@ const MAX_BACKOFF_MS = 10_000;
 export class Supervisor {
   private stopping = false;
   private readonly restarts = new Map<string, number[]>();
+  /** Restarts since the start, for metrics (`restarts` keeps only the recent ones). */
+  private readonly totals = new Map<string, number>();
   private readonly failures = new Map<string, number>();
   private readonly busy = new Set<string>();
   private probeTimer?: NodeJS.Timeout;
@@ -61,6 +65,11 @@ export class Supervisor {
     return this.restarts.get(name)?.length ?? 0;
   }
 
+  /** Each component's successful restarts since supervision began (0 for those never restarted). */
+  restartTotals(): Record<string, number> {
+    return Object.fromEntries(this.components.map((c) => [c.name, this.totals.get(c.name) ?? 0]));
+  }
+
   private watch(c: Supervised): void {
     const child = c.current();
     void child.exited.then(() => {
@@ -80,7 +89,8 @@ export class Supervisor {
       const max = this.opts.maxRestarts ?? 5;
       if (recent.length > max) {
         this.stop();
-        this.giveUp(`${c.name} ${why}; it was restarted ${max} times within ${Math.round((this.opts.windowMs ?? 60_000) / 1000)} s: giving up`);
+        const seconds = Math.round((this.opts.windowMs ?? 60_000) / 1000);
+        this.giveUp(max === 0 ? `${c.name} ${why}; restarts are off` : `${c.name} ${why}; it was restarted ${max} times within ${seconds} s: giving up`);
         return;
       }
       const delay = Math.min(MAX_BACKOFF_MS, (this.opts.backoffBaseMs ?? 500) * 2 ** (recent.length - 1));
@@ -89,8 +99,10 @@ export class Supervisor {
       if (this.stopping) return;
       await c.restart();
       this.failures.set(c.name, 0);
+      this.totals.set(c.name, (this.totals.get(c.name) ?? 0) + 1);
       this.opts.log(`${c.name} is running again`);
       this.watch(c);
+      this.opts.onRestarted?.(c.name);
     } catch (err) {
       // It did not come up: count it as one more failure and try again (or give up).
       this.busy.delete(c.name);

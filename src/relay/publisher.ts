@@ -22,8 +22,11 @@ export const END_PRODUCER = 'end';
 
 // KEYS[1] stream, KEYS[2] channel, KEYS[3] producers hash.
 // ARGV[1] ttl ms, ARGV[2] producer, ARGV[3] offset of the first body, ARGV[4]
-// floor, ARGV[5] meta ('' = none), ARGV[6] end producer; then the bodies (JSON
-// objects without seq). Returns {added, last seq}.
+// floor, ARGV[5] meta ('' = none), ARGV[6] end producer, ARGV[7] the publish
+// time (epoch ms); then the bodies (JSON objects without seq). Returns {added,
+// last seq}. The channel's message is `<publish ms> <event JSON>`: the
+// subscriber measures the relay's lag from it (the stream keeps the JSON alone,
+// which is what clients get).
 const APPEND = `
 local h = KEYS[3]
 local producer = ARGV[2]
@@ -35,8 +38,8 @@ local offset = tonumber(ARGV[3])
 local last = tonumber(redis.call('HGET', h, 'n') or '0')
 if tonumber(ARGV[4]) > last then last = tonumber(ARGV[4]) end
 local added = 0
-for i = 7, #ARGV do
-  local idx = offset + (i - 7)
+for i = 8, #ARGV do
+  local idx = offset + (i - 8)
   if idx >= count then
     last = last + 1
     local json = '{"seq":' .. last .. ',' .. string.sub(ARGV[i], 2)
@@ -48,7 +51,7 @@ for i = 7, #ARGV do
       json = '{"seq":' .. last .. ',' .. string.sub(ARGV[i], 2)
       redis.call('XADD', KEYS[1], last .. '-0', 'e', json, 'p', producer)
     end
-    redis.call('PUBLISH', KEYS[2], json)
+    redis.call('PUBLISH', KEYS[2], ARGV[7] .. ' ' .. json)
     if count == 0 and added == 0 then redis.call('HSETNX', h, 'f:' .. producer, last) end
     count = idx + 1
     added = added + 1
@@ -108,7 +111,7 @@ export class EventPublisher {
   async publish(taskId: string, session: string, producer: string, offset: number, bodies: readonly AgentEventBody[], o: PublishOptions = {}): Promise<Published> {
     const floor = o.floor ?? 0;
     if (bodies.length === 0 && o.meta === undefined) return { added: 0, lastSeq: floor };
-    const args: (string | number)[] = [this.opts.ttlMs, producer, offset, floor, o.meta === undefined ? '' : JSON.stringify(o.meta), END_PRODUCER];
+    const args: (string | number)[] = [this.opts.ttlMs, producer, offset, floor, o.meta === undefined ? '' : JSON.stringify(o.meta), END_PRODUCER, Date.now()];
     for (const b of bodies) args.push(JSON.stringify({ ...b, session, task_id: taskId }));
     try {
       const [added, lastSeq] = await this.redis.aesAppend(keys.events(taskId), keys.channel(taskId), keys.producers(taskId), ...args);

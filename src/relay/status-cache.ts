@@ -11,6 +11,7 @@ import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { TaskStatus, TaskView } from '../../workflows/types';
 import { keys } from './keys';
+import { withTimeout } from '../timeout';
 
 const RANK: Record<TaskStatus, number> = { queued: 0, running: 1, completed: 2, failed: 2, cancelled: 2 };
 
@@ -70,6 +71,20 @@ type WithPut = Redis & {
 /** Tries of a metadata merge that keeps losing the race to other writers before it gives up on the cache. */
 const MERGE_TRIES = 5;
 
+/**
+ * Marks a finished document as read from Temporal's record of the closed run.
+ * The worker caches a run's end just before the run closes (publishEnd), so a
+ * finished document without it may run ahead of Temporal: readers confirm it.
+ */
+const RECORDED = 'closed_in_temporal';
+
+export interface CacheOptions {
+  /** False while Redis is known to be away: reads fail and writes are skipped at once. */
+  available?: () => boolean;
+  /** Longest wait for one Redis call before the cache is passed over (a frozen Redis never answers), ms. */
+  opTimeoutMs?: number;
+}
+
 export class StatusCache {
   private readonly redis: WithPut;
 
@@ -78,16 +93,22 @@ export class StatusCache {
     private readonly logger: Logger,
     /** Lifetime of a cached document, ms (the retention period). */
     private readonly ttlMs: number,
+    private readonly opts: CacheOptions = {},
   ) {
     this.redis = redis as WithPut;
     if (typeof this.redis.aesStatusPut !== 'function') this.redis.defineCommand('aesStatusPut', { numberOfKeys: 1, lua: PUT });
     if (typeof this.redis.aesStatusPutKeeping !== 'function') this.redis.defineCommand('aesStatusPutKeeping', { numberOfKeys: 1, lua: PUT_KEEPING });
   }
 
-  /** Caches the document unless the cached one is further along. Never throws (the cache is best effort). */
-  async put(view: TaskView): Promise<boolean> {
+  /**
+   * Caches the document unless the cached one is further along; `recorded`
+   * says a finished view comes from Temporal's record of the closed run.
+   * Never throws (the cache is best effort).
+   */
+  async put(view: TaskView, opts: { recorded?: boolean } = {}): Promise<boolean> {
+    const doc = opts.recorded && isFinal(view) ? { ...view, [RECORDED]: true } : view;
     try {
-      return (await this.redis.aesStatusPut(keys.status(view.task_id), JSON.stringify(view), RANK[view.status], this.ttlMs, '')) === 1;
+      return (await this.call(() => this.redis.aesStatusPut(keys.status(view.task_id), JSON.stringify(doc), RANK[view.status], this.ttlMs, ''))) === 1;
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, taskId: view.task_id }, 'status cache unavailable');
       return false;
@@ -103,14 +124,14 @@ export class StatusCache {
     const key = keys.status(fallback.task_id);
     try {
       for (let i = 0; i < MERGE_TRIES; i++) {
-        const raw = await this.redis.get(key);
+        const raw = await this.call(() => this.redis.get(key));
         if (raw === null) {
           const next = change(fallback);
           if (await this.put(next)) return next;
           continue;
         }
         const next = change(JSON.parse(raw) as TaskView);
-        if ((await this.redis.aesStatusPut(key, JSON.stringify(next), RANK[next.status], this.ttlMs, raw)) === 1) return next;
+        if ((await this.call(() => this.redis.aesStatusPut(key, JSON.stringify(next), RANK[next.status], this.ttlMs, raw))) === 1) return next;
       }
       // Writers this busy will refresh the document soon anyway; Temporal has the patch.
       this.logger.warn({ taskId: fallback.task_id }, 'status cache update kept losing races; left to the next write');
@@ -144,14 +165,27 @@ export class StatusCache {
 
   /** undefined on a miss; throws when Redis is unreachable (callers fall back). */
   async get(taskId: string): Promise<TaskView | undefined> {
-    const raw = await this.redis.get(keys.status(taskId));
-    return raw ? (JSON.parse(raw) as TaskView) : undefined;
+    return (await this.getRecorded(taskId))?.view;
+  }
+
+  /** The cached view, and whether a finished one was read from Temporal's record of the closed run. */
+  async getRecorded(taskId: string): Promise<{ view: TaskView; recorded: boolean } | undefined> {
+    const raw = await this.call(() => this.redis.get(keys.status(taskId)));
+    if (!raw) return undefined;
+    const { [RECORDED]: recorded, ...view } = JSON.parse(raw) as TaskView & { [RECORDED]?: boolean };
+    return { view, recorded: recorded === true };
+  }
+
+  /** One Redis call, refused at once while Redis is away and given up after opTimeoutMs. */
+  private call<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.opts.available && !this.opts.available()) return Promise.reject(new Error('redis is away'));
+    return this.opts.opTimeoutMs ? withTimeout(fn(), this.opts.opTimeoutMs, 'redis gave no answer') : fn();
   }
 
   /** Drops the task's document (one cached for a start that then failed). Never throws. */
   async forget(taskId: string): Promise<void> {
     try {
-      await this.redis.del(keys.status(taskId));
+      await this.call(() => this.redis.del(keys.status(taskId)));
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, taskId }, 'status cache unavailable');
     }
@@ -159,14 +193,18 @@ export class StatusCache {
 
   async putResult(taskId: string, result: unknown): Promise<void> {
     try {
-      await this.redis.set(keys.result(taskId), JSON.stringify(result), 'PX', this.ttlMs);
+      await this.call(() => this.redis.set(keys.result(taskId), JSON.stringify(result), 'PX', this.ttlMs));
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, taskId }, 'result cache unavailable');
     }
   }
 
   async getResult<T>(taskId: string): Promise<T | undefined> {
-    const raw = await this.redis.get(keys.result(taskId));
+    const raw = await this.call(() => this.redis.get(keys.result(taskId)));
     return raw ? (JSON.parse(raw) as T) : undefined;
   }
+}
+
+function isFinal(view: TaskView): boolean {
+  return RANK[view.status] === 2;
 }

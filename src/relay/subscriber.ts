@@ -7,6 +7,9 @@ import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { AgentEvent } from './events';
 import { keys, taskIdFromChannel } from './keys';
+import { withTimeout } from '../timeout';
+
+const SUBSCRIBE_TIMEOUT_MS = 2000;
 
 export interface Subscription {
   close(): void;
@@ -23,13 +26,18 @@ interface Listener {
   closed: boolean;
 }
 
+/** Told of each live event written to a client: seconds since its publisher published it. */
+export type RelayLagObserver = (seconds: number) => void;
+
 export class EventSubscriber {
   private readonly listeners = new Map<string, Set<Listener>>();
+  private listening = 0;
 
   constructor(
     private readonly redis: Redis,
     private readonly sub: Redis,
     private readonly logger: Logger,
+    private readonly onLag?: RelayLagObserver,
   ) {
     sub.on('message', (channel: string, message: string) => this.onMessage(channel, message));
   }
@@ -44,9 +52,16 @@ export class EventSubscriber {
     if (!set) {
       set = new Set();
       this.listeners.set(taskId, set);
-      await this.sub.subscribe(keys.channel(taskId));
+      try {
+        // A frozen Redis takes the command and never answers: the stream fails rather than hangs.
+        await withTimeout(this.sub.subscribe(keys.channel(taskId)), SUBSCRIBE_TIMEOUT_MS, 'redis gave no answer');
+      } catch (err) {
+        if (set.size === 0) this.listeners.delete(taskId);
+        throw err;
+      }
     }
     set.add(l);
+    this.listening++;
     this.catchUp(taskId, l, Infinity);
     return { close: () => this.remove(taskId, l), catchUp: () => this.catchUp(taskId, l, Infinity) };
   }
@@ -54,8 +69,8 @@ export class EventSubscriber {
   private remove(taskId: string, l: Listener): void {
     l.closed = true;
     const set = this.listeners.get(taskId);
-    if (!set) return;
-    set.delete(l);
+    if (!set?.delete(l)) return;
+    this.listening--;
     if (set.size === 0) {
       this.listeners.delete(taskId);
       this.sub.unsubscribe(keys.channel(taskId)).catch(() => undefined);
@@ -87,16 +102,23 @@ export class EventSubscriber {
     const set = taskId ? this.listeners.get(taskId) : undefined;
     if (!set || !taskId) return;
     let ev: AgentEvent;
+    // `<publish ms> <JSON>` (publisher.ts); a bare JSON message carries no time.
+    const space = message.startsWith('{') ? -1 : message.indexOf(' ');
+    const publishedAt = space > 0 ? Number(message.slice(0, space)) : NaN;
     try {
-      ev = JSON.parse(message) as AgentEvent;
+      ev = JSON.parse(space > 0 ? message.slice(space + 1) : message) as AgentEvent;
     } catch {
       this.logger.warn({ channel }, 'malformed relay message ignored');
       return;
     }
     for (const l of set) {
       l.chain = l.chain.then(() => {
-        if (ev.seq === l.last + 1) this.emit(l, ev);
-        else if (ev.seq > l.last + 1) {
+        if (ev.seq === l.last + 1) {
+          const open = !l.closed;
+          this.emit(l, ev);
+          // Written to the client just now (deliver writes synchronously; a terminal event closes the listener).
+          if (open && this.onLag && Number.isFinite(publishedAt)) this.onLag(Math.max(0, Date.now() - publishedAt) / 1000);
+        } else if (ev.seq > l.last + 1) {
           // Missed something (arrived during catch-up): fill from the stream.
           this.catchUp(taskId, l, ev.seq);
         }
@@ -107,5 +129,10 @@ export class EventSubscriber {
   /** Number of tasks with live listeners (for metrics and tests). */
   get activeTasks(): number {
     return this.listeners.size;
+  }
+
+  /** Number of listeners (each an SSE client's stream), across tasks. */
+  get clients(): number {
+    return this.listening;
   }
 }

@@ -15,6 +15,9 @@ import { dataConverter as serviceDataConverter } from '../codec/data-converter';
 import { McpPool } from '../../activities/mcp/pool';
 import { policyFetch } from '../outbound/fetch';
 import { policyFromEnv } from '../outbound/policy';
+import { setupTracing, shutdownTracing, tracingClientInterceptors } from '../telemetry/tracing';
+import { workerTracing } from '../telemetry/worker-tracing';
+import { startWorkerMetrics } from '../metrics/worker-setup';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
@@ -22,12 +25,14 @@ async function main(): Promise<void> {
   // Before any thread collects: the helpers it would wait for are niced below.
   if (config.WORKER_NICE > 0) scavengeWithoutHelpers();
   installRuntimeLogger(logger, runtimeLogLevel(config.LOG_LEVEL));
+  // Traces (OTEL_EXPORTER_OTLP_ENDPOINT set): workflow and activity spans under the trace the starter put in the headers.
+  const tracing = setupTracing('aes-worker', config, { logger });
   // Before anything connects: with no payload keys the worker refuses to start.
   // The workflows' and the activities' client share it, so both read what either wrote.
   const dataConverter = serviceDataConverter(config);
   const connection = await connectWithRetry(config.TEMPORAL_ADDRESS, logger);
   await ensureNamespaceSetup(connection, config.TEMPORAL_NAMESPACE, config.RETENTION_DAYS, logger);
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter, interceptors: tracingClientInterceptors() });
   const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS, grpcCompression: { codec: config.TEMPORAL_GRPC_COMPRESSION } });
   const redis = commandClient(config.REDIS_URL, logger, 'worker');
   const ttlMs = config.RETENTION_DAYS * 86_400_000;
@@ -49,6 +54,8 @@ async function main(): Promise<void> {
   // Every MCP request a run makes goes through the outbound policy (OUTBOUND_ALLOWLIST).
   const outboundFetch = policyFetch(policyFromEnv(config));
   const mcpPool = new McpPool({ fetch: outboundFetch, logger });
+  // Prometheus metrics of the activities' attempts; served on WORKER_METRICS_PORT when set.
+  const metrics = await startWorkerMetrics(config, logger);
   const activities = createActivities({
     mcpPool,
     modelStream,
@@ -64,7 +71,7 @@ async function main(): Promise<void> {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowsPath: require.resolve('../../workflows'),
     dataConverter,
-    activities,
+    activities: metrics.instrument(activities),
     // Each task and its session stay cached while active; bounded so a burst of
     // tens of thousands of tasks does not hold them all in memory.
     maxCachedWorkflows: config.WORKER_CACHED_WORKFLOWS,
@@ -73,6 +80,8 @@ async function main(): Promise<void> {
     // another worker (or this one restarted) instead of after a heartbeat timeout.
     shutdownGraceTime: 0,
     shutdownForceTime: '15s',
+    // With tracing: the workflow interceptors (bundled), the activity interceptor and the workflows' span sink.
+    ...workerTracing(tracing),
   });
   // Again, for threads started meanwhile (the Temporal core's, libuv's pool).
   if (config.WORKER_NICE > 0) lowerPriorityExcept(config.WORKER_NICE, keep);
@@ -91,9 +100,12 @@ async function main(): Promise<void> {
   await modelStream.close();
   await mcpPool.close();
   await outboundFetch.close();
+  await metrics.close();
   redis.disconnect();
   await nativeConnection.close();
   await connection.close();
+  // Last: the spans of the activities the stop cancelled.
+  await shutdownTracing();
   logger.info('worker stopped');
 }
 

@@ -10,7 +10,7 @@ export const KEY_B = 'key-bob-0123456789';
 /** This process's environment without what would point a test stack at someone else's services. */
 export function cleanEnv(): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR']) delete base[k];
+  for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR', 'WORKER_METRICS_PORT', 'METRICS_INCLUDE_URLS']) delete base[k];
   return base;
 }
 
@@ -19,7 +19,7 @@ export function startPersistentStack(dataDir: string, env: Record<string, string
   return startStack({ dataDir, gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, env: { ...cleanEnv(), API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn', ...env } });
 }
 
-export async function startTestStack(env: Record<string, string> = {}, opts: Pick<StackOptions, 'childLogs'> = {}): Promise<Stack> {
+export async function startTestStack(env: Record<string, string> = {}, opts: Pick<StackOptions, 'childLogs' | 'workerMetricsPort'> = {}): Promise<Stack> {
   const base = cleanEnv();
   return startStack({
     gatewayPort: 0,
@@ -31,7 +31,7 @@ export async function startTestStack(env: Record<string, string> = {}, opts: Pic
 }
 
 /** One stack per test file: registers beforeAll/afterAll and returns accessors. */
-export function useStack(env: Record<string, string> = {}, opts: Pick<StackOptions, 'childLogs'> = {}): { stack(): Stack; call: Api } {
+export function useStack(env: Record<string, string> = {}, opts: Pick<StackOptions, 'childLogs' | 'workerMetricsPort'> = {}): { stack(): Stack; call: Api } {
   let stack: Stack | undefined;
   let caller: Api | undefined;
   beforeAll(async () => {

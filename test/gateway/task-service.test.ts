@@ -2,7 +2,8 @@
 // long-poll is bounded: it returns at the end of its wait with no poll left
 // running (a poll loop per request used to live on until the task ended), and
 // at once when the run closes. A new-session submit caches the queued status
-// alongside the starts, and leaves nothing cached when the start fails.
+// alongside the starts, and leaves nothing cached when the start fails. A cached
+// status never runs ahead of Temporal's record of the run.
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -99,4 +100,42 @@ test('a submit whose start fails answers with that failure and leaves no queued 
   }
   expect(failedId).toBeDefined();
   expect(await redis.redis.get(keys.status(failedId!))).toBeNull();
+});
+
+describe('a cached status never runs ahead of Temporal', () => {
+  const finished = (id: string, status: 'completed' | 'failed') => ({
+    task_id: id,
+    session: 'sess_x',
+    account: 'acct-ts',
+    status,
+    progress: 1,
+    current_step: null,
+    error: null,
+    metadata: {},
+    created_at: new Date().toISOString(),
+    started_at: new Date().toISOString(),
+    completed_at: new Date().toISOString(),
+  });
+
+  test('a run that cached its end but is still open in Temporal reads as running', async () => {
+    const id = await openRun();
+    const cache = new StatusCache(redis.redis, pino({ level: 'silent' }), 60_000);
+    await cache.put(finished(id, 'completed'));
+    const view = await submitting.view(account, id);
+    expect(view).toMatchObject({ status: 'running', completed_at: null, error: null });
+    await env.client.workflow.getHandle(id).terminate('stopped by an operator');
+    // Temporal recorded a termination: that is the status, whatever the run had cached.
+    const after = await submitting.view(account, id);
+    expect(after).toMatchObject({ status: 'failed', error: { type: 'terminated' } });
+    expect(await cache.getRecorded(id)).toMatchObject({ recorded: true, view: { status: 'failed' } });
+  });
+
+  test('once Temporal has recorded the close, the finished status is read from the cache alone', async () => {
+    const id = await openRun();
+    await env.client.workflow.getHandle(id).terminate();
+    const cache = new StatusCache(redis.redis, pino({ level: 'silent' }), 60_000);
+    await cache.put({ ...finished(id, 'failed'), error: { type: 'terminated', message: 'cached' } }, { recorded: true });
+    const blind = new TaskService({ workflow: { getHandle: () => ({ describe: () => Promise.reject(new Error('not asked')) }) } } as never, env.connection, cache, config, pino({ level: 'silent' }));
+    expect(await blind.view(account, id)).toMatchObject({ status: 'failed', error: { message: 'cached' } });
+  });
 });

@@ -25,10 +25,10 @@ const waitFor = async (what: string, cond: () => boolean, ms = 90_000) => {
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'start-'));
-  const [port, temporalPort, mcpPort] = [await freePort(), await freePort(), await freePort()];
+  const [port, temporalPort, mcpPort, metricsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   gatewayUrl = `http://127.0.0.1:${port}`;
   ports = { gateway: port, demoMcp: mcpPort };
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), TEMPORAL_PORT: String(temporalPort), DEMO_MCP_PORT: String(mcpPort), ENGINE: 'embedded', NO_COLOR: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), TEMPORAL_PORT: String(temporalPort), DEMO_MCP_PORT: String(mcpPort), WORKER_METRICS_PORT: String(metricsPort), ENGINE: 'embedded', NO_COLOR: '1' };
   for (const k of ['API_KEYS', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TEMPORAL_ADDRESS', 'REDIS_URL', 'LOG_LEVEL', 'LOG_FORMAT', 'PAYLOAD_KEYS']) delete env[k];
   proc = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'src/launcher/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));

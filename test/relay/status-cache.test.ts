@@ -102,3 +102,37 @@ test("the worker's write takes one script call when the cached metadata holds no
     cas.mockRestore();
   }
 });
+
+test('a finished status says whether it was read from the closed run in Temporal; the mark never shows in the view', async () => {
+  const done = view('completed', { progress: 1 });
+  await cache.put(done);
+  expect(await cache.getRecorded(done.task_id)).toEqual({ view: done, recorded: false });
+  expect(await cache.put(done, { recorded: true })).toBe(true);
+  expect(await cache.getRecorded(done.task_id)).toEqual({ view: done, recorded: true });
+  expect(await cache.get(done.task_id)).toEqual(done);
+  // Only a finished view is marked: an open run has nothing recorded to agree with.
+  const running = view('running');
+  await cache.put(running, { recorded: true });
+  expect((await cache.getRecorded(running.task_id))?.recorded).toBe(false);
+});
+
+describe('a Redis that does not answer', () => {
+  const silent = { defineCommand: () => undefined, get: () => new Promise(() => undefined), aesStatusPut: () => new Promise(() => undefined) };
+
+  test('is passed over after opTimeoutMs: reads fail and writes give up', async () => {
+    const frozen = new StatusCache(silent as never, pino({ level: 'silent' }), 60_000, { opTimeoutMs: 150 });
+    const t0 = Date.now();
+    await expect(frozen.get('task_x')).rejects.toThrow(/within 150 ms/);
+    expect(await frozen.put(view('running'))).toBe(false);
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
+  test('is not called at all while it is known to be away', async () => {
+    let calls = 0;
+    const counting = { defineCommand: () => undefined, get: () => (calls++, Promise.resolve(null)), aesStatusPut: () => (calls++, Promise.resolve(1)) };
+    const away = new StatusCache(counting as never, pino({ level: 'silent' }), 60_000, { available: () => false });
+    await expect(away.get('task_x')).rejects.toThrow(/away/);
+    expect(await away.put(view('running'))).toBe(false);
+    expect(calls).toBe(0);
+  });
+});

@@ -1,11 +1,15 @@
 // Every saved history of the service's workflows must replay against the
 // current workflow code: a change that breaks determinism for runs already in
 // flight fails here. Refresh with `UPDATE_HISTORIES=1 npx jest test/workflows`.
+// Each replays twice: as a worker without tracing runs them, and with the
+// tracing interceptors in the sandbox (OTEL_EXPORTER_OTLP_ENDPOINT set), so
+// turning tracing on (or off) never breaks the runs in flight.
 import fs from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { Worker } from '@temporalio/worker';
-import { workflowBundle } from './env';
+import { bundleWorkflowCode, DefaultLogger, Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { WORKFLOWS, workflowBundle } from './env';
+import { WORKFLOW_TRACING_INTERCEPTORS } from '../../src/telemetry/worker-tracing';
 
 // One folder per generation of workflow code; runs of every generation may still be in flight.
 const dir = path.join(__dirname, 'histories');
@@ -21,4 +25,15 @@ test('saved histories exist', () => {
 test.each(files)('%s replays cleanly', async (file) => {
   const history = historyFromJSON(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
   await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, file);
+});
+
+let tracedBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+const tracedWorkflowBundle = () =>
+  (tracedBundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS, workflowInterceptorModules: [WORKFLOW_TRACING_INTERCEPTORS], logger: new DefaultLogger('WARN') }));
+// The workflows' span sink (not called on replay, but the worker wants it registered).
+const noSpans = { exporter: { export: { fn: () => undefined } } };
+
+test.each(files)('%s replays cleanly with the tracing interceptors', async (file) => {
+  const history = historyFromJSON(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
+  await Worker.runReplayHistory({ workflowBundle: await tracedWorkflowBundle(), sinks: noSpans }, history, file);
 });

@@ -59,5 +59,6 @@ async function isRunning(deps: GatewayDeps, taskId: string): Promise<boolean> {
 }
 
 export function requireRelay(deps: GatewayDeps): void {
+  deps.health?.require('redis');
   if (deps.redis.status !== 'ready') throw new DependencyUnavailableError('redis', 'the event relay (Redis) is unavailable; retry shortly, or run in background and poll the task');
 }

@@ -1,6 +1,7 @@
 // Messages between the gateway's main thread and its start thread.
 import type { WorkflowStartOptions } from '@temporalio/client';
 import type { SessionRef } from '../../sessions/session-signals';
+import type { TraceCarrier, TracingConfig } from '../../telemetry/tracing';
 
 /** What the start thread builds its Temporal client from (workerData). */
 export interface StartThreadConfig {
@@ -13,6 +14,8 @@ export interface StartThreadConfig {
    * encrypted alike. Absent: no codec (tests against a plain engine).
    */
   payloadKeys?: string;
+  /** The gateway's tracing settings: the thread traces its calls too (as `aes-gateway`), with a provider of its own. */
+  tracing?: TracingConfig;
 }
 
 export interface StartRequest {
@@ -47,8 +50,14 @@ export interface StartError {
   code?: number;
 }
 
-export type ToThread =
+export type ToThread = (
   | { id: number; call: 'start'; req: StartRequest }
   | { id: number; call: 'describe'; req: DescribeRequest }
-  | { id: number; call: 'enqueue'; req: EnqueueRequest };
+  | { id: number; call: 'enqueue'; req: EnqueueRequest }
+  /** Exports the thread's buffered spans (the gateway stopping). */
+  | { id: number; call: 'flush' }
+) & {
+  /** The caller's trace context (its request's span), so the call's spans and the workflow join that trace. */
+  trace?: TraceCarrier;
+};
 export type FromThread = { type: 'ready' } | { type: 'done'; id: number; value?: Described } | { type: 'failed'; id: number; error: StartError };

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { HelperThread } from '../../helper-thread';
 import { submitCalls, SubmitCalls } from './calls';
 import type { Described, DescribeRequest, EnqueueRequest, FromThread, StartError, StartRequest, StartThreadConfig, ToThread } from './protocol';
+import { traceCarrier } from '../../telemetry/tracing';
 
 export type { Described, DescribeRequest, EnqueueRequest, StartRequest } from './protocol';
 
@@ -68,7 +69,7 @@ interface Pending {
 type Call = ToThread extends infer T ? (T extends unknown ? Omit<T, 'id'> : never) : never;
 
 export class ThreadedStarter extends HelperThread<Pending, Extract<FromThread, { type: 'ready' }>> implements WorkflowStarter {
-  constructor(opts: ThreadedStarterOptions) {
+  constructor(private readonly opts: ThreadedStarterOptions) {
     super({
       entry: opts.entry ?? path.join(__dirname, 'thread-main.ts'),
       workerData: opts.config,
@@ -98,7 +99,14 @@ export class ThreadedStarter extends HelperThread<Pending, Extract<FromThread, {
     await this.call({ call: 'enqueue', req });
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    // A tracing thread exports its last spans first (a stop terminates it, buffers and all), within 2 s.
+    if (this.opts.config.tracing?.OTEL_EXPORTER_OTLP_ENDPOINT && this.running && !this.closed) {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)));
+      await Promise.race([this.call({ call: 'flush' }).catch(() => undefined), deadline]);
+      clearTimeout(timer);
+    }
     return this.stop(unavailable('the gateway stopped its start thread'));
   }
 
@@ -108,7 +116,8 @@ export class ThreadedStarter extends HelperThread<Pending, Extract<FromThread, {
     const id = this.nextId();
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, ...c } as ToThread);
+      // The caller's span (its request's), so what the thread starts joins the trace.
+      worker.postMessage({ id, ...c, trace: traceCarrier() } as ToThread);
     });
   }
 

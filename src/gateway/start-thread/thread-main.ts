@@ -10,15 +10,18 @@ import { createLogger } from '../../logger';
 import { submitCalls } from './calls';
 import { codecDataConverter, codecFromKeys } from '../../codec/data-converter';
 import type { FromThread, StartError, StartThreadConfig, ToThread } from './protocol';
+import { setupTracing, tracingClientInterceptors, withTraceCarrier } from '../../telemetry/tracing';
 
 const port = parentPort;
 if (!port) throw new Error('start-thread/thread-main runs as a worker thread');
 const config = workerData as StartThreadConfig;
 const logger = createLogger({ level: config.logLevel, format: config.logJson ? 'json' : 'pretty', name: 'gateway-starts' });
+// Before the client: its interceptor starts the calls' spans and puts their context in the workflows' headers.
+const tracing = config.tracing ? setupTracing('aes-gateway', config.tracing, { logger, resource: { 'thread.name': 'gateway-starts' } }) : undefined;
 // Lazy, as the main thread's: the gateway starts (and answers 503) while Temporal is down.
 const connection = Connection.lazy({ address: config.address });
 const dataConverter = config.payloadKeys ? codecDataConverter(codecFromKeys(config.payloadKeys)) : undefined;
-const calls = submitCalls(new Client({ connection, namespace: config.namespace, dataConverter }), connection);
+const calls = submitCalls(new Client({ connection, namespace: config.namespace, dataConverter, interceptors: tracingClientInterceptors() }), connection);
 const send = (m: FromThread) => port.postMessage(m);
 
 function toStartError(err: unknown): StartError {
@@ -39,11 +42,14 @@ async function run(msg: ToThread): Promise<FromThread> {
     case 'enqueue':
       await calls.enqueue(msg.req);
       return { type: 'done', id: msg.id };
+    case 'flush':
+      await tracing?.forceFlush();
+      return { type: 'done', id: msg.id };
   }
 }
 
 port.on('message', (msg: ToThread) => {
-  run(msg).then(send, (err) => {
+  withTraceCarrier(msg.trace, () => run(msg)).then(send, (err) => {
     logger.debug({ err: (err as Error)?.message, call: msg.call }, 'call failed');
     send({ type: 'failed', id: msg.id, error: toStartError(err) });
   });
