@@ -12,6 +12,8 @@ import { createSessionActivities } from './sessions';
 import { createToolActivities } from './tools';
 import { createRunActivities } from './runs';
 import { createMcpActivities } from './mcp';
+import { createCallbackActivities } from './callbacks';
+import type { PolicyFetch } from '../src/outbound/fetch';
 import type { McpPool } from './mcp/pool';
 
 export interface ActivityDeps {
@@ -22,6 +24,8 @@ export interface ActivityDeps {
   temporal: Client;
   /** The worker's MCP sessions; its fetch applies the outbound policy. */
   mcpPool: McpPool;
+  /** The outbound policy's fetch, for callback deliveries (user-supplied URLs). */
+  outboundFetch?: PolicyFetch;
   config: Pick<
     Config,
     'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MODEL_PRICES' | 'MODEL_ANSWER_MAX_BYTES' | 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS' | 'MCP_CALL_TIMEOUT_MS' | 'MCP_CONNECT_TIMEOUT_MS' | 'MODEL_UNAVAILABLE_AFTER_MS'
@@ -37,6 +41,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createToolActivities(deps),
     ...createRunActivities(deps),
     ...createMcpActivities(deps),
+    ...createCallbackActivities(deps),
   };
 }
 

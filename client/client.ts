@@ -1,9 +1,10 @@
 // AgentClient: the typed client of the Agent Execution Service. Runs (JSON,
-// streamed, background) are methods of the client; the tasks and sessions APIs
-// hang off `client.tasks` and `client.sessions`.
+// streamed, background) are methods of the client; the tasks, sessions and
+// account APIs hang off `client.tasks`, `client.sessions` and `client.account`.
 import { EventStream, type StreamOptions } from './event-stream';
 import { HttpCore, type ClientOptions, type RequestOptions } from './http';
 import { Sessions } from './sessions';
+import { Account } from './account';
 import { Tasks } from './tasks';
 import type { BackgroundRunRequest, ForegroundRunRequest, TaskAccepted, TaskResult } from './types';
 
@@ -21,12 +22,14 @@ export type StreamRunOptions = StreamOptions & RunCallOptions;
 export class AgentClient {
   readonly tasks: Tasks;
   readonly sessions: Sessions;
+  readonly account: Account;
   private readonly core: HttpCore;
 
   constructor(opts: ClientOptions = {}) {
     this.core = new HttpCore(opts);
     this.tasks = new Tasks(this.core);
     this.sessions = new Sessions(this.core);
+    this.account = new Account(this.core);
   }
 
   get baseUrl(): string {

@@ -2,7 +2,7 @@
 // messages and events, and the cursor-paged list).
 import type { HttpCore, RequestOptions } from './http';
 import { EventStream, type StreamOptions } from './event-stream';
-import type { CancelAccepted, ListTasksQuery, TaskList, TaskListItem, TaskMessageAccepted, TaskResult, TaskView, UpdateTaskBody } from './types';
+import type { CancelAccepted, DeliveryList, ListTasksQuery, TaskList, TaskListItem, TaskMessageAccepted, TaskResult, TaskView, UpdateTaskBody } from './types';
 import { eachItem } from './paging';
 
 const taskPath = (id: string, rest = '') => `/tasks/${encodeURIComponent(id)}${rest}`;
@@ -58,6 +58,11 @@ export class Tasks {
   /** Sends a message into the running task; the agent reads it before its next model turn. */
   messages(id: string, message: string, opts: RequestOptions = {}): Promise<TaskMessageAccepted> {
     return this.core.json('POST', taskPath(id, '/messages'), { ...opts, body: { message } });
+  }
+
+  /** The task's callback deliveries, in order: status, attempts, last answer, next attempt. */
+  deliveries(id: string, opts: RequestOptions = {}): Promise<DeliveryList> {
+    return this.core.json('GET', taskPath(id, '/deliveries'), opts);
   }
 
   /** The task's events (all, or after `after`), resuming by itself after a dropped connection. */

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { createSessionSchema, listQuerySchema, patchTaskSchema, runRequestSchema, sessionListQuerySchema } from '../src/gateway/schemas';
 import type {
   cancelAcceptedSchema,
+  deliveryListSchema,
   errorBodySchema,
   sessionCreatedSchema,
   sessionListSchema,
@@ -16,6 +17,7 @@ import type {
   taskMessageAcceptedSchema,
   taskResultSchema,
   taskViewSchema,
+  webhookSecretSchema,
 } from '../src/gateway/response-schemas';
 import type { AgentEvent, EventType } from '../src/relay/events';
 
@@ -37,6 +39,8 @@ export type TaskList = z.output<typeof taskListSchema>;
 export type TaskListItem = TaskList['tasks'][number];
 export type SessionMessages = z.output<typeof sessionMessagesSchema>;
 export type ErrorBody = z.output<typeof errorBodySchema>;
+export type DeliveryList = z.output<typeof deliveryListSchema>;
+export type WebhookSecret = z.output<typeof webhookSecretSchema>;
 
 /** GET /tasks query (`limit` 1..100, the server's default 20; the schema coerces it from text, so its input type is unknown). */
 export type ListTasksQuery = Omit<z.input<typeof listQuerySchema>, 'limit'> & { limit?: number };

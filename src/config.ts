@@ -213,6 +213,21 @@ export const envSchema = z.object({
     }
   }),
   /** Longest MCP tool call, ms (the activity's start-to-close timeout; a slower call is an error result for the model). */
+  /**
+   * Waits before each retry of a callback delivery, comma-separated (ms, s, m,
+   * h); a delivery is tried once more than there are waits, then recorded as
+   * failed. Each wait varies by up to 10% either way.
+   */
+  CALLBACK_RETRY_DELAYS: z
+    .string()
+    .default('5s,5m,30m,2h,5h,10h,14h,20h,24h')
+    .transform((v, ctx) => {
+      const ms = v.split(',').map((d) => durationMs(d.trim()));
+      if (ms.some((n) => n === undefined)) ctx.addIssue({ code: 'custom', message: 'a comma-separated list of durations like 5s,5m,2h' });
+      return ms as number[];
+    }),
+  /** Longest wait for a callback receiver's answer, per attempt, ms; a timeout is retried like a 5xx. */
+  CALLBACK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   MCP_CALL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
   /** Connecting to an MCP server and listing its tools, per attempt, ms. */
   MCP_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
@@ -297,4 +312,12 @@ export const SECRET_VARIABLES = ['OPENAI_API_KEY', 'API_KEYS', 'PAYLOAD_KEYS', '
 /** The model a run of this mode uses. */
 export function modelForMode(config: Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX'>, mode: 'flash' | 'base' | 'max'): string {
   return { flash: config.MODEL_FLASH, base: config.MODEL_BASE, max: config.MODEL_MAX }[mode];
+}
+
+/** "250ms", "5s", "5m", "2h" or a bare number of ms; undefined when it is none of these. */
+function durationMs(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text);
+  if (!m) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
+  return Math.round(Number(m[1]) * unit);
 }

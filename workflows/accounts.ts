@@ -14,7 +14,19 @@ export interface RegistryState {
   /** sha256(key) hex -> account id */
   keys: Record<string, string>;
   accounts: Record<string, AccountRecord>;
+  /** Each account's webhook signing secrets, newest first (secrets: ciphertext in history, like every payload). */
+  webhookSecrets?: Record<string, WebhookSecret[]>;
 }
+
+export interface WebhookSecret {
+  secret: string;
+  created_at: string;
+  /** Set on the one a rotation replaced: deliveries carry its signature too until then. */
+  expires_at?: string;
+}
+
+/** How long a replaced webhook secret still signs deliveries. */
+export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 3600 * 1000;
 
 export const ACCOUNTS_WORKFLOW_ID = 'accounts-registry';
 
@@ -22,9 +34,15 @@ export const snapshotQuery = defineQuery<RegistryState>('snapshot');
 export const addKeyUpdate = defineUpdate<AccountRecord, [{ keyHash: string; account: string }]>('addKey');
 export const removeKeyUpdate = defineUpdate<boolean, [{ keyHash: string }]>('removeKey');
 export const setLimitUpdate = defineUpdate<AccountRecord, [{ account: string; maxRunning: number | null }]>('setLimit');
+/** The account's webhook secrets in force; `candidate` becomes its first when it has none. */
+export const webhookSecretsUpdate = defineUpdate<WebhookSecret[], [{ account: string; candidate: string }]>('webhookSecrets');
+/** Makes `candidate` the account's secret; the one it replaces keeps signing for WEBHOOK_SECRET_OVERLAP_MS. */
+/** The account's webhook secrets in force (none until the first read through webhookSecretsUpdate). */
+export const webhookSecretsQuery = defineQuery<WebhookSecret[], [string]>('webhookSecrets');
+export const rotateWebhookSecretUpdate = defineUpdate<WebhookSecret[], [{ account: string; candidate: string }]>('rotateWebhookSecret');
 
 export async function accountsRegistry(initial: RegistryState): Promise<void> {
-  const state: RegistryState = { keys: { ...initial.keys }, accounts: { ...initial.accounts } };
+  const state: RegistryState = { keys: { ...initial.keys }, accounts: { ...initial.accounts }, ...(initial.webhookSecrets && { webhookSecrets: { ...initial.webhookSecrets } }) };
   const ensure = (account: string): AccountRecord => {
     state.accounts[account] ??= { account, createdAt: new Date(Date.now()).toISOString() };
     return state.accounts[account];
@@ -63,6 +81,45 @@ export async function accountsRegistry(initial: RegistryState): Promise<void> {
         if (maxRunning !== null && (!Number.isInteger(maxRunning) || maxRunning < 1)) throw new Error('maxRunning must be a positive integer or null');
       },
     },
+  );
+  const inForce = (account: string): WebhookSecret[] => {
+    const now = Date.now();
+    const all = (state.webhookSecrets ?? {})[account] ?? [];
+    const kept = all.filter((s) => !s.expires_at || Date.parse(s.expires_at) > now);
+    if (kept.length !== all.length) (state.webhookSecrets ??= {})[account] = kept;
+    return kept;
+  };
+  const validSecret = ({ account, candidate }: { account: string; candidate: string }) => {
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(account)) throw new Error('account ids are 1-64 characters of A-Z a-z 0-9 _ . -');
+    if (!/^whsec_[A-Za-z0-9+/]{43}=$/.test(candidate)) throw new Error('a webhook secret is whsec_ and the base64 of 32 bytes');
+  };
+  setHandler(webhookSecretsQuery, (account) => {
+    const now = Date.now();
+    return ((state.webhookSecrets ?? {})[account] ?? []).filter((s) => !s.expires_at || Date.parse(s.expires_at) > now);
+  });
+  setHandler(
+    webhookSecretsUpdate,
+    ({ account, candidate }) => {
+      const kept = inForce(account);
+      if (kept.length) return kept;
+      const first = [{ secret: candidate, created_at: new Date(Date.now()).toISOString() }];
+      (state.webhookSecrets ??= {})[account] = first;
+      return first;
+    },
+    { validator: validSecret },
+  );
+  setHandler(
+    rotateWebhookSecretUpdate,
+    ({ account, candidate }) => {
+      const now = Date.now();
+      const previous = inForce(account)
+        .filter((s) => !s.expires_at)
+        .map((s) => ({ ...s, expires_at: new Date(now + WEBHOOK_SECRET_OVERLAP_MS).toISOString() }));
+      const next = [{ secret: candidate, created_at: new Date(now).toISOString() }, ...previous];
+      (state.webhookSecrets ??= {})[account] = next;
+      return next;
+    },
+    { validator: validSecret },
   );
   await condition(() => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > 1000);
   await continueAsNew<typeof accountsRegistry>(state);

@@ -89,6 +89,9 @@ export class AgentLoop {
     return name === undefined ? undefined : this.input.agents?.find((a) => a.name === name);
   }
 
+  /** Called after each turn that the run goes on from (the callback's feed: its events so far). */
+  afterTurn?: () => Promise<void>;
+
   cost(): string {
     return costOf(this.state.usage, this.input.price);
   }
@@ -106,6 +109,7 @@ export class AgentLoop {
       const calls = await this.modelTurn(s.step + 1);
       if (calls.length) await this.runTools(calls);
       else if (!s.inbox.length) return { kind: 'answered' };
+      await this.afterTurn?.();
     }
   }
 

@@ -29,6 +29,7 @@ import type { BlockEvent, PartialResult, RunMessage, TaskInput, TaskResult, Task
 import { SEARCH_ATTRIBUTES, initialView } from './types';
 import { Admission } from './run-admission';
 import { AgentLoop, LoopEnd, LoopState } from './agent-loop';
+import { CallbackFeed } from './callback-feed';
 
 export { turnGrantedSignal, slotGrantedSignal } from './run-admission';
 
@@ -97,6 +98,10 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     return { view: { ...view } };
   });
 
+  // With a callback, the run hands its events to the task's delivery workflow as it goes.
+  const feed = input.callback ? new CallbackFeed({ ...input, callback: input.callback }, carry?.callback ?? { sent: 0, started: false }) : undefined;
+  if (feed) loop.afterTurn = () => feed.flush(state.blocks);
+
   let end: LoopEnd;
   try {
     await admission.acquire();
@@ -113,7 +118,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     const next: TaskInput = {
       ...input,
       message: '', // in the thread
-      carry: { ...state, view, holdsTurn: admission.holdsTurn, holdsSlot: admission.holdsSlot, sessionMessages: admission.sessionMessages ?? 0 },
+      carry: { ...state, view, holdsTurn: admission.holdsTurn, holdsSlot: admission.holdsSlot, sessionMessages: admission.sessionMessages ?? 0, ...(feed && { callback: feed.progress }) },
     };
     return await continueAsNew<typeof agentTask>(next);
   }
@@ -134,6 +139,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     // A small result is cached with the end, so its first read is one GET; a large one is not
     // copied into history once more (the gateway reads it from Temporal once, then caches it).
     await publishEnd(closing, JSON.stringify(body).length <= RESULT_CACHE_MAX_CHARS ? body : undefined);
+    await feed?.flush(state.blocks, { status: 'completed', timestamp: view.completed_at!, output: state.output, cost });
     return result;
   }
 
@@ -163,6 +169,8 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     note(`task ${status}`, { steps: state.step, error: error.type, reason: error.message });
     await admission.release([]);
     await publishEnd(events);
+    const unlisted = events.filter((e) => !state.blocks.includes(e));
+    await feed?.flush([...state.blocks, ...unlisted], { status: status as 'failed' | 'cancelled', timestamp: view.completed_at!, error });
   }
 
   /** The run's end on the relay: its last events and the final status, in one thin activity. */

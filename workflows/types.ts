@@ -62,6 +62,8 @@ export interface TaskInput {
   mcpCallTimeoutMs?: number;
   /** Connecting to an MCP server and listing its tools, per attempt, ms (MCP_CONNECT_TIMEOUT_MS). */
   mcpConnectTimeoutMs?: number;
+  /** Where the task's events and its end are POSTed (callback), with the service's delivery schedule. */
+  callback?: CallbackConfig;
   /** What an earlier run of this task handed over when it continued as new. */
   carry?: RunCarry;
   /**
@@ -105,6 +107,8 @@ export interface RunCarry {
   inbox: string[];
   /** Events of finished work not yet published (a tool turn's agent_step, results of timer tools). */
   pending: BlockEvent[];
+  /** How far the run's callback has been fed (with a callback). */
+  callback?: { sent: number; started: boolean };
   /** The run holds its session's turn and an account slot (if background). */
   holdsTurn: boolean;
   holdsSlot: boolean;
@@ -220,4 +224,34 @@ export const SEARCH_ATTRIBUTES = {
 /** Workflow id of a session (sessions are scoped by account, so ids never collide across accounts). */
 export function sessionWorkflowId(account: string, session: string): string {
   return `session:${account}:${session}`;
+}
+
+/** A task's callback: the receiver, its headers (secrets: ciphertext in history), what it wants, how to retry. */
+export interface CallbackConfig {
+  url: string;
+  headers: Record<string, string>;
+  /** Event types to deliver, and `completed` | `failed` | `cancelled` for the final notification; absent = all. */
+  events?: string[];
+  /** Wait before each retry of a delivery, ms (CALLBACK_RETRY_DELAYS); attempts = length + 1. */
+  retryDelaysMs: number[];
+  /** Longest wait for the receiver's answer, ms (CALLBACK_TIMEOUT_MS). */
+  timeoutMs: number;
+}
+
+/** One delivery: its stable webhook-id, what it is, and its JSON body. */
+export interface DeliveryItem {
+  id: string;
+  /** The event type, or task.completed | task.failed | task.cancelled for the final notification. */
+  type: string;
+  body: string;
+}
+
+export interface DeliveryRecord {
+  webhook_id: string;
+  type: string;
+  status: 'pending' | 'delivered' | 'failed' | 'gone' | 'skipped';
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  delivered_at: string | null;
 }

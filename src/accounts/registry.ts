@@ -11,6 +11,8 @@ export interface Account {
   maxRunning?: number;
 }
 
+const SNAPSHOT_DEADLINE_MS = 5000;
+
 export class AccountsRegistry {
   constructor(
     private readonly client: Client,
@@ -51,7 +53,8 @@ export class AccountsRegistry {
 
   async snapshot(): Promise<RegistryState> {
     try {
-      return await this.handle().query(snapshotQuery);
+      // Bounded: a query waits for a worker, and a gateway must start (serving API_KEYS) without one.
+      return await this.client.connection.withDeadline(Date.now() + SNAPSHOT_DEADLINE_MS, () => this.handle().query(snapshotQuery));
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return { keys: {}, accounts: {} };
       throw err;

@@ -17,6 +17,7 @@ import { openApiRoute } from './openapi';
 import { runRoutes } from './routes/run';
 import { taskRoutes } from './routes/tasks';
 import { sessionRoutes } from './routes/sessions';
+import { accountRoutes } from './routes/account';
 import { serverTiming } from './server-timing';
 import { requestLog } from './request-log';
 import { requestSpans } from '../telemetry/request-spans';
@@ -99,6 +100,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.use(runRoutes(deps));
   app.use(taskRoutes(deps));
   app.use(sessionRoutes(deps));
+  app.use(accountRoutes(deps));
   app.use(noRoute()); // 405 with Allow on a known path, else 404
   app.use(errorHandler(deps.logger));
   return app;

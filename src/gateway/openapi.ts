@@ -6,6 +6,7 @@
 import { Router } from 'express';
 import pkg from '../../package.json';
 import { ERRORS, Json, errorResponse, jsonBody, operation, queryParams, ref, toSchema } from './openapi-operations';
+import { callbackPaths } from './openapi-callbacks';
 import { createSessionSchema, eventsQuerySchema, listQuerySchema, sessionListQuerySchema, patchTaskSchema, taskMessageSchema, resultQuerySchema, runQuerySchema, runRequestSchema, TASK_ID, IDEMPOTENCY_KEY } from './schemas';
 import {
   agentEventSchema,
@@ -14,6 +15,8 @@ import {
   healthSchema,
   readinessSchema,
   sessionCreatedSchema,
+  webhookSecretSchema,
+  deliveryListSchema,
   sessionListSchema,
   sessionMessagesSchema,
   streamErrorSchema,
@@ -156,6 +159,7 @@ function paths(): Json {
         errors: { 400: 'A malformed task id or ?after.', 404: undefined, 503: 'Temporal or the event relay (Redis) is unavailable; retry after Retry-After seconds.' },
       }),
     },
+    ...callbackPaths(taskId),
     '/sessions': {
       get: operation('get', {
         id: 'listSessions',
@@ -255,6 +259,8 @@ function components(): Json {
       SessionList: toSchema(sessionListSchema),
       CreateSessionRequest: toSchema(createSessionSchema),
       SessionCreated: toSchema(sessionCreatedSchema),
+      WebhookSecret: toSchema(webhookSecretSchema),
+      DeliveryList: toSchema(deliveryListSchema),
       AgentEvent: toSchema(agentEventSchema),
       StreamError: toSchema(streamErrorSchema),
       Health: toSchema(healthSchema),
@@ -308,6 +314,7 @@ export function buildOpenApi(): Json {
       { name: 'run', description: 'Running the agent.' },
       { name: 'tasks', description: 'Tasks: status, results, events, cancellation, metadata.' },
       { name: 'sessions', description: 'Conversations.' },
+      { name: 'callbacks', description: 'Signed callback deliveries of background tasks.' },
       { name: 'probes', description: 'Liveness and readiness; no API key.' },
       { name: 'meta', description: 'This document.' },
     ],

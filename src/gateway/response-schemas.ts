@@ -230,3 +230,30 @@ export const errorBodySchema = z
     }),
   })
   .describe('Error body of every non-2xx answer.');
+
+export const webhookSecretSchema = z
+  .object({
+    secret: z.string().describe('The newest signing secret (whsec_ and base64): verify deliveries with it.'),
+    secrets: z
+      .array(z.object({ secret: z.string(), created_at: z.string().describe('ISO 8601.'), expires_at: z.string().nullable().describe('Set on a secret a rotation replaced: deliveries carry its signature too until then (24 hours).') }))
+      .describe('Every secret deliveries are signed with now, newest first.'),
+  })
+  .describe("The account's webhook signing secret (Standard Webhooks).");
+
+export const deliveryListSchema = z
+  .object({
+    task_id: z.string(),
+    deliveries: z.array(
+      z.object({
+        webhook_id: z.string().describe('The webhook-id header: the same on every attempt of this delivery.'),
+        type: z.string().describe('The event type, or task.completed | task.failed | task.cancelled for the final notification.'),
+        status: z.enum(['pending', 'delivered', 'failed', 'gone', 'skipped']).describe('pending: not delivered yet (under way or waiting its turn); failed: every attempt failed; gone: the receiver answered 410; skipped: not sent after a 410.'),
+        attempts: z.number().int().min(0),
+        last_status: z.number().int().nullable().describe("The receiver's last HTTP status; null when it never answered."),
+        last_error: z.string().nullable(),
+        delivered_at: z.string().nullable(),
+        next_attempt_at: z.string().nullable().describe('When the next attempt of a delivery under way is due.'),
+      }),
+    ),
+  })
+  .describe("A task's callback deliveries, in order.");

@@ -41,6 +41,27 @@ export const workflowSchema = z.strictObject({
   steps: z.array(stepSchema).min(1),
 });
 
+/** What a callback may ask for: every complete-block event type of the stream, and the final notification's outcomes. */
+export const CALLBACK_EVENT_TYPES = [
+  'agent_started',
+  'agent_thinking_start',
+  'agent_thinking',
+  'agent_response_start',
+  'agent_response',
+  'agent_tool_use_start',
+  'agent_tool_use',
+  'agent_tool_response',
+  'agent_step',
+  'agent_input',
+  'agent_handoff',
+  'agent_cost',
+  'agent_completed',
+  'agent_error',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+
 export const scheduleSchema = z.strictObject({
   schedule: z.union([z.number().positive(), nonEmpty]),
   message: nonEmpty,
@@ -61,7 +82,14 @@ export const runRequestSchema = z
     mcp_servers: z.array(mcpServerSchema).max(20).optional(),
     mcpServers: z.array(mcpServerSchema).max(20).optional().describe('Alias of mcp_servers.'),
     background: z.boolean().default(false),
-    callback: z.strictObject({ url: z.url(), headers: z.record(z.string(), z.string()).optional() }).optional(),
+    callback: z
+      .strictObject({
+        url: z.url().max(2048),
+        headers: z.record(z.string().min(1).max(256), z.string().max(8192)).optional(),
+        events: z.array(z.enum(CALLBACK_EVENT_TYPES)).min(1).optional().describe('What to deliver: event types (complete blocks), and completed | failed | cancelled for the final notification. Default: every event and the final notification.'),
+      })
+      .optional()
+      .describe('With background: true, POSTs each event and the final notification to url, signed (Standard Webhooks), retried durably.'),
     datastores: z.array(z.strictObject({ id: nonEmpty, name: nonEmpty })).optional(),
     queries: z.array(z.strictObject({ name: nonEmpty, description: nonEmpty, query: nonEmpty })).optional(),
     streaming_tokens: z.boolean().optional(),
@@ -78,7 +106,7 @@ export const runRequestSchema = z
 export type RunRequest = z.infer<typeof runRequestSchema>;
 
 /** Fields that are valid now but whose features are not built yet: 501 naming them. */
-export const NOT_YET_SUPPORTED = ['workflows', 'callback', 'datastores', 'queries', 'schedules', 'final_output'] as const;
+export const NOT_YET_SUPPORTED = ['workflows', 'datastores', 'queries', 'schedules', 'final_output'] as const;
 
 export const runQuerySchema = z.strictObject({ session: z.string().regex(SESSION_ID).optional() });
 

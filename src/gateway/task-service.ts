@@ -8,7 +8,7 @@ import type { Config } from '../config';
 import { ConflictError, DependencyUnavailableError, IdempotencyMismatchError, NotFoundError, ServiceError, ValidationError } from '../errors';
 import type { StatusCache } from '../relay/status-cache';
 import type { Account } from '../accounts/registry';
-import type { BlockEvent, PartialResult, TaskInput, TaskResult, TaskView } from '../../workflows/types';
+import type { BlockEvent, CallbackConfig, PartialResult, TaskInput, TaskResult, TaskView } from '../../workflows/types';
 import { SEARCH_ATTRIBUTES, initialView, sessionWorkflowId } from '../../workflows/types';
 import { modelForMode } from '../config';
 import { busyQuery, reserveUpdate, messagesQuery, clearSignal } from '../../workflows/session';
@@ -77,7 +77,8 @@ export class TaskService {
   }
 
   /** `timing`, when given, gets the Temporal and Redis calls of the submit (Server-Timing). */
-  async submit(account: Account, req: RunRequest, session: string | undefined, idempotencyKey?: string, timing?: ServerTiming): Promise<Submitted> {
+  /** `callback`: the request's callback as callbackOf checked it. */
+  async submit(account: Account, req: RunRequest, session: string | undefined, idempotencyKey?: string, timing?: ServerTiming, callback?: CallbackConfig): Promise<Submitted> {
     if (req.max_steps !== undefined && req.max_steps > this.config.MAX_STEPS_CEILING) {
       throw new ValidationError(`max_steps may be at most ${this.config.MAX_STEPS_CEILING} here`, [{ path: 'body.max_steps', message: `at most ${this.config.MAX_STEPS_CEILING}`, code: 'too_big' }]);
     }
@@ -112,6 +113,7 @@ export class TaskService {
       ...(req.max_cost !== undefined && { maxCost: req.max_cost }),
       tools: this.config.BUILTIN_TOOLS,
       ...withToolServers(req, this.config),
+      ...(callback && { callback }),
       toolResultMaxChars: this.config.TOOL_RESULT_MAX_CHARS,
       // A new session is opened with this run holding its turn (openSession).
       ownsTurn: !session && !idempotencyKey,

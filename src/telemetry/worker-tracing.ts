@@ -39,6 +39,12 @@ export function workerTracing(t: Tracing | undefined): Pick<WorkerOptions, 'inte
   };
 }
 
+/** The tracing options split for a prebuilt bundle: its workflow interceptor modules go into the bundle, the rest to the worker. */
+export function bundledTracing(opts: Pick<WorkerOptions, 'interceptors' | 'sinks'>): { interceptorModules: string[]; worker: Pick<WorkerOptions, 'interceptors' | 'sinks'> } {
+  const { workflowModules = [], ...interceptors } = opts.interceptors ?? {};
+  return { interceptorModules: workflowModules, worker: { ...opts, ...(opts.interceptors && { interceptors }) } };
+}
+
 type MakeExporter = typeof import('@temporalio/interceptors-opentelemetry/lib/worker').makeWorkflowExporter;
 
 /**

@@ -16,7 +16,9 @@ import { McpPool } from '../../activities/mcp/pool';
 import { policyFetch } from '../outbound/fetch';
 import { policyFromEnv } from '../outbound/policy';
 import { setupTracing, shutdownTracing, tracingClientInterceptors } from '../telemetry/tracing';
-import { workerTracing } from '../telemetry/worker-tracing';
+import { bundledTracing, workerTracing } from '../telemetry/worker-tracing';
+import { workflowBundle } from './workflow-bundle';
+import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
 import { startWorkerMetrics } from '../metrics/worker-setup';
 
 async function main(): Promise<void> {
@@ -62,14 +64,16 @@ async function main(): Promise<void> {
     publisher: new EventPublisher({ redis, logger, ttlMs }),
     statusCache: new StatusCache(redis, logger, ttlMs),
     temporal: client,
+    outboundFetch,
     config,
     logger,
   });
+  const tracingOptions = bundledTracing(workerTracing(tracing));
   const worker = await Worker.create({
     connection: nativeConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    workflowsPath: require.resolve('../../workflows'),
+    workflowBundle: await workflowBundle({ workflowsPath: require.resolve('../../workflows'), failureConverterPath: FAILURE_CONVERTER_PATH, interceptorModules: tracingOptions.interceptorModules }, logger),
     dataConverter,
     activities: metrics.instrument(activities),
     // Each task and its session stay cached while active; bounded so a burst of
@@ -80,8 +84,8 @@ async function main(): Promise<void> {
     // another worker (or this one restarted) instead of after a heartbeat timeout.
     shutdownGraceTime: 0,
     shutdownForceTime: '15s',
-    // With tracing: the workflow interceptors (bundled), the activity interceptor and the workflows' span sink.
-    ...workerTracing(tracing),
+    // With tracing: the activity interceptor and the workflows' span sink (its workflow interceptors are in the bundle).
+    ...tracingOptions.worker,
   });
   // Again, for threads started meanwhile (the Temporal core's, libuv's pool).
   if (config.WORKER_NICE > 0) lowerPriorityExcept(config.WORKER_NICE, keep);

@@ -7,6 +7,7 @@ import { NOT_YET_SUPPORTED, runQuerySchema, runRequestSchema, IDEMPOTENCY_KEY } 
 import { DependencyUnavailableError, NotImplementedError, ValidationError } from '../../errors';
 import { streamTaskEvents } from '../sse';
 import { checkToolServers } from '../tool-servers';
+import { callbackOf } from '../callback-request';
 
 
 export function runRoutes(deps: GatewayDeps): Router {
@@ -20,12 +21,13 @@ export function runRoutes(deps: GatewayDeps): Router {
       throw new NotImplementedError(`not supported yet: ${unsupported.join(', ')}`, { fields: unsupported });
     }
     await checkToolServers(body, deps.outbound);
+    const callback = await callbackOf(body, deps.outbound, deps.config);
     const idem = req.header('idempotency-key');
     if (idem !== undefined && !IDEMPOTENCY_KEY.test(idem)) throw new ValidationError('Idempotency-Key must be 1-255 printable ASCII characters');
     const wantsStream = (req.header('accept') ?? '').includes('text/event-stream');
     // A stream needs the relay: refuse before starting anything rather than after.
     if (wantsStream && !body.background) requireRelay(deps);
-    const sub = await deps.tasks.submit(account, body, query.session, idem, req.timing);
+    const sub = await deps.tasks.submit(account, body, query.session, idem, req.timing, callback);
     // Every answer to a repeated Idempotency-Key says so, whichever way it answers.
     const common: Record<string, string> = { 'X-Task-Id': sub.taskId, 'X-Session-Id': sub.session, ...(sub.repeated && { 'Idempotent-Replayed': 'true' }) };
 

@@ -7,6 +7,7 @@ import { eventsQuerySchema, listQuerySchema, patchTaskSchema, resultQuerySchema,
 import { publicView } from '../task-views';
 import { resumePoint, streamTaskEvents } from '../sse';
 import { requireRelay } from './run';
+import { deliveriesOf } from '../deliveries';
 import { ValidationError } from '../../errors';
 
 
@@ -39,6 +40,11 @@ export function taskRoutes(deps: GatewayDeps): Router {
   r.post('/tasks/:id/messages', async (req, res) => {
     const body = parse(taskMessageSchema, req.body, 'body');
     res.status(202).json(await deps.tasks.sendMessage(requireAccount(req), taskId(req.params.id), body.message));
+  });
+  r.get('/tasks/:id/deliveries', async (req, res) => {
+    const id = taskId(req.params.id);
+    await deps.tasks.view(requireAccount(req), id); // ownership (404 for other accounts)
+    res.json({ task_id: id, deliveries: await deliveriesOf(deps.client, deps.connection, id) });
   });
   r.get('/tasks/:id/events', async (req, res) => {
     const q = parse(eventsQuerySchema, req.query, 'query');

@@ -1,0 +1,31 @@
+// A run request's callback, checked at submit (400 naming the path of each
+// problem) and turned into what the run takes. The URL goes through the
+// outbound policy here and again at every delivery (DNS may answer
+// differently by then).
+import type { CallbackConfig } from '../../workflows/types';
+import type { Config } from '../config';
+import { ValidationError } from '../errors';
+import { OutboundLookupError, OutboundRefusedError, type OutboundPolicy } from '../outbound/policy';
+import { reservedHeaderNames } from '../callbacks/signature';
+import type { RunRequest } from './schemas';
+
+export async function callbackOf(req: Pick<RunRequest, 'callback' | 'background'>, policy: OutboundPolicy, config: Pick<Config, 'CALLBACK_RETRY_DELAYS' | 'CALLBACK_TIMEOUT_MS'>): Promise<CallbackConfig | undefined> {
+  const cb = req.callback;
+  if (!cb) return undefined;
+  const issues: { path: string; message: string; code: string }[] = [];
+  if (!req.background) issues.push({ path: 'body.callback', message: 'a callback needs background: true (a synchronous run answers in its response)', code: 'needs_background' });
+  for (const name of reservedHeaderNames(cb.headers ?? {})) {
+    issues.push({ path: `body.callback.headers.${name}`, message: `"${name}" is set by the delivery itself (hop-by-hop, body or signature header)`, code: 'reserved_header' });
+  }
+  try {
+    await policy.checkUrl(cb.url);
+  } catch (err) {
+    // DNS failing for now is no proof of anything: every delivery checks again.
+    if (!(err instanceof OutboundLookupError)) {
+      if (!(err instanceof OutboundRefusedError)) throw err;
+      issues.push({ path: 'body.callback.url', message: err.message, code: 'outbound_refused' });
+    }
+  }
+  if (issues.length) throw new ValidationError(`invalid body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+  return { url: cb.url, headers: cb.headers ?? {}, ...(cb.events && { events: cb.events }), retryDelaysMs: config.CALLBACK_RETRY_DELAYS, timeoutMs: config.CALLBACK_TIMEOUT_MS };
+}

@@ -1,0 +1,77 @@
+// The worker's workflow bundle, built once per content and kept on disk.
+// Building it (webpack) takes a few seconds of CPU at every worker start: a
+// restarted worker (npm start's supervisor, a deploy) then resumes its tasks
+// that much later. The cache key covers everything that goes into the bundle:
+// the files under workflows/ (lint lets them import nothing else but types),
+// the failure converter and interceptor modules bundled with them, the locked
+// dependency versions, and where the repository is (the source map names its
+// paths). A cache that cannot be read or written is passed over.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { bundleWorkflowCode, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+
+const ROOT = path.resolve(__dirname, '../..');
+const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'aes-workflow-bundles');
+
+export interface BundleInputs {
+  /** The workflows' index module (its folder is bundled). */
+  workflowsPath: string;
+  failureConverterPath?: string;
+  interceptorModules: string[];
+}
+
+export async function workflowBundle(inputs: BundleInputs, logger: Logger, cacheDir = CACHE_DIR): Promise<WorkflowBundleWithSourceMap> {
+  const file = path.join(cacheDir, `workflows-${cacheKey(inputs)}.json`);
+  try {
+    const cached = JSON.parse(fs.readFileSync(file, 'utf8')) as WorkflowBundleWithSourceMap;
+    logger.debug({ file }, 'workflow bundle from the cache');
+    return cached;
+  } catch {
+    // not built for this content yet
+  }
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: inputs.workflowsPath,
+    failureConverterPath: inputs.failureConverterPath,
+    workflowInterceptorModules: inputs.interceptorModules,
+    logger: Runtime.instance().logger,
+  });
+  try {
+    fs.mkdirSync(cacheDir, { recursive: true });
+    // Whole or not at all: workers starting together may race on the same file.
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(bundle));
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    logger.debug({ err: (err as Error).message }, 'workflow bundle not cached');
+  }
+  return bundle;
+}
+
+export function cacheKey(inputs: BundleInputs): string {
+  const h = crypto.createHash('sha256');
+  const add = (label: string, data: string | Buffer) => h.update(`${label}\0`).update(data).update('\0');
+  add('root', ROOT);
+  for (const f of filesUnder(path.dirname(inputs.workflowsPath))) add(f, fs.readFileSync(f));
+  if (inputs.failureConverterPath) add(inputs.failureConverterPath, fs.readFileSync(inputs.failureConverterPath));
+  for (const m of inputs.interceptorModules) add('interceptor', m);
+  add('lock', readOr(path.join(ROOT, 'package-lock.json')));
+  return h.digest('hex').slice(0, 32);
+}
+
+function filesUnder(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => path.join(dir, f))
+    .filter((f) => fs.statSync(f).isFile())
+    .sort();
+}
+
+function readOr(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,44 @@
+// The worker's workflow bundle cache: built once per content, read back after,
+// and a change to any workflow file (or the interceptors bundled in) is a new
+// key, so a worker never runs a stale bundle.
+import fs from 'node:fs';
+import path from 'node:path';
+import pino from 'pino';
+import { cacheKey, workflowBundle } from '../../src/worker/workflow-bundle';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+const logger = pino({ level: 'silent' });
+let dir: string;
+let cache: string;
+
+beforeAll(() => {
+  // Inside the repository (the bundler resolves the SDK's own modules from the workflows' folder), not under node_modules (not compiled there).
+  fs.mkdirSync(path.join(ROOT, '.data'), { recursive: true });
+  dir = fs.mkdtempSync(path.join(ROOT, '.data', 'wf-bundle-test-'));
+  cache = path.join(dir, 'cache');
+  fs.mkdirSync(path.join(dir, 'wf'));
+  fs.writeFileSync(path.join(dir, 'wf', 'index.ts'), "export { greet } from './greet';\n");
+  fs.writeFileSync(path.join(dir, 'wf', 'greet.ts'), "export async function greet(): Promise<string> { return 'hello'; }\n");
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+test('a bundle is built once and then read from the cache', async () => {
+  const inputs = { workflowsPath: path.join(dir, 'wf', 'index.ts'), interceptorModules: [] };
+  const first = await workflowBundle(inputs, logger, cache);
+  expect(first.code).toContain("'hello'");
+  const [file] = fs.readdirSync(cache);
+  expect(file).toBe(`workflows-${cacheKey(inputs)}.json`);
+  // What is read back is the file's content, not a new build.
+  fs.writeFileSync(path.join(cache, file), JSON.stringify({ code: 'cached code', sourceMap: '{}' }));
+  expect((await workflowBundle(inputs, logger, cache)).code).toBe('cached code');
+}, 60_000);
+
+test('any change to a workflow file, or to the interceptors, is another key', () => {
+  const inputs = { workflowsPath: path.join(dir, 'wf', 'index.ts'), interceptorModules: [] };
+  const before = cacheKey(inputs);
+  expect(cacheKey(inputs)).toBe(before);
+  expect(cacheKey({ ...inputs, interceptorModules: ['/some/interceptors'] })).not.toBe(before);
+  fs.appendFileSync(path.join(dir, 'wf', 'greet.ts'), '// a comment is a change too\n');
+  expect(cacheKey(inputs)).not.toBe(before);
+});
