@@ -5,7 +5,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
-import { OutboundLookupError, OutboundRefusedError, showUrl } from '../src/outbound/policy';
+import { OutboundLookupError, OutboundRefusedError } from '../src/outbound/policy';
 import { deliveryHeaders, signatureHeader } from '../src/callbacks/signature';
 import { WebhookSecrets } from '../src/accounts/webhook-secrets';
 import { CALLBACK_GONE, CALLBACK_REFUSED } from '../workflows/callback-delivery';
@@ -46,10 +46,11 @@ export function createCallbackActivities(deps: ActivityDeps) {
         await res.body?.cancel();
       } catch (err) {
         if (err instanceof OutboundRefusedError) {
-          throw ApplicationFailure.create({ message: `the callback URL is refused: ${err.message}`, type: CALLBACK_REFUSED, nonRetryable: true, details: [{ attempt }] });
+          throw ApplicationFailure.create({ message: `the outbound policy refuses the callback URL (${err.reason})`, type: CALLBACK_REFUSED, nonRetryable: true, details: [{ attempt }] });
         }
-        const why = err instanceof OutboundLookupError ? err.message : describeFetchError(err, input.timeoutMs);
-        throw retry(`could not deliver to ${showUrl(new URL(input.url))}: ${why}`, attempt, input.retryDelaysMs, undefined);
+        const why = err instanceof OutboundLookupError ? (err.code ?? 'DNS lookup failed') : describeFetchError(err, input.timeoutMs);
+        // The origin only: a callback URL's path may itself be the receiver's secret (as chat webhooks are).
+        throw retry(`could not deliver to ${new URL(input.url).origin}: ${why}`, attempt, input.retryDelaysMs, undefined);
       }
       if (status >= 200 && status < 300) return { status, attempt, at: new Date().toISOString() };
       if (status === 410) {

@@ -99,8 +99,20 @@ export class Engine {
   }
 
   now(): number {
-    return this.clock.now();
+    return this.frozenAt ?? this.clock.now();
   }
+
+  /** While `fn` runs (synchronously), now() is one instant: times computed and recorded in it agree to the millisecond. */
+  atOneInstant<T>(fn: () => T): T {
+    if (this.frozenAt !== undefined) return fn();
+    this.frozenAt = this.clock.now();
+    try {
+      return fn();
+    } finally {
+      this.frozenAt = undefined;
+    }
+  }
+  private frozenAt?: number;
 
   newId(): string {
     return randomUUID();

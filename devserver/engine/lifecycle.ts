@@ -208,13 +208,17 @@ function nextRunParams(eng: Engine, e: Execution, over: Partial<RunParams> & { b
 
 /** The next cron run, or undefined when the run has no cron schedule (or it has no next time). */
 function cronNextRun(eng: Engine, e: Execution, lastCompletionResult: Payloads | undefined, failure: Failure | undefined): Execution | undefined {
-  if (!e.cronSchedule) return undefined;
-  const backoffMs = cronBackoffMs(e.cronSchedule, e.executionTime, eng.now());
-  if (backoffMs === undefined) return undefined;
-  return createRun(
-    eng,
-    nextRunParams(eng, e, { backoffMs: Math.max(0, backoffMs), initiator: ContinueAsNewInitiator.CRON_SCHEDULE, lastCompletionResult, continuedFailure: failure }),
-  );
+  const cron = e.cronSchedule;
+  if (!cron) return undefined;
+  // One instant for the backoff and the new run's start event: their sum is the cron time exactly, as on the real server.
+  return eng.atOneInstant(() => {
+    const backoffMs = cronBackoffMs(cron, e.executionTime, eng.now());
+    if (backoffMs === undefined) return undefined;
+    return createRun(
+      eng,
+      nextRunParams(eng, e, { backoffMs: Math.max(0, backoffMs), initiator: ContinueAsNewInitiator.CRON_SCHEDULE, lastCompletionResult, continuedFailure: failure }),
+    );
+  });
 }
 
 function retryNextRun(eng: Engine, e: Execution, failure: Failure, lastCompletionResult: Payloads | undefined): { run?: Execution; state: number } {

@@ -157,9 +157,12 @@ export function startWorkflow(eng: Engine, p: RunParams, policiesOrReuse: Polici
 export function startFromRequest(eng: Engine, req: any): StartOutcome {
   const policies = resolvePolicies(req.workflowIdReusePolicy, req.workflowIdConflictPolicy, ConflictPolicy.FAIL);
   policies.attachRequestId = !!req.onConflictOptions?.attachRequestId;
-  const p = paramsFromRequest(eng, req);
-  p.eagerExecutionAccepted = acceptsEagerStart(req, p.backoffMs);
-  return startWorkflow(eng, p, policies);
+  // One instant for the backoff (a cron's first time) and the start event's time.
+  return eng.atOneInstant(() => {
+    const p = paramsFromRequest(eng, req);
+    p.eagerExecutionAccepted = acceptsEagerStart(req, p.backoffMs);
+    return startWorkflow(eng, p, policies);
+  });
 }
 
 /**

@@ -49,10 +49,10 @@ test('an oversized body is 413 naming the limit', async () => {
 });
 
 test('a valid request using a feature not built yet is 501 naming the field, never ignored', async () => {
-  const r = await call('POST', '/', { body: { message: 'x', background: true, callback: { url: 'https://hooks.example.com/in', headers: { authorization: 'Bearer s3cret-token' } } } });
+  const r = await call('POST', '/', { body: { message: 'x', background: true, schedules: [{ schedule: 60, message: 's3cret plan for later' }] } });
   expect(r.status).toBe(501);
-  expect(r.json.error.details.fields).toEqual(['callback']);
-  expect(r.text).not.toContain('s3cret-token');
+  expect(r.json.error.details.fields).toEqual(['schedules']);
+  expect(r.text).not.toContain('s3cret plan');
 });
 
 test('unknown tasks and routes are 404; malformed ids are 400', async () => {
