@@ -38,22 +38,33 @@ function start(i: TaskInput): Promise<WorkflowHandle> {
   return env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
 }
 
-async function statusOf(h: WorkflowHandle): Promise<TaskView> {
-  return h.query(statusQuery);
+/**
+ * One status query, or undefined when it waited in vain for a worker: the engine holds a query
+ * while the workflow's task is out, and on a loaded machine that has taken a whole minute. Each
+ * query gets 5 s.
+ */
+async function tryStatus(h: WorkflowHandle): Promise<TaskView | undefined> {
+  return env.client.connection.withDeadline(Date.now() + 5000, () => h.query(statusQuery)).catch((err: Error) => {
+    if (/DEADLINE_EXCEEDED|timed out/i.test(`${err.message} ${(err.cause as Error | undefined)?.message ?? ''}`)) return undefined;
+    throw err;
+  });
 }
 
-/**
- * Polls the status. A query that waited in vain for a worker (the engine holds a query while the
- * workflow's task is out; on a loaded machine that has taken a whole minute) counts as "not yet":
- * each query gets 5 s, the whole wait `timeoutMs`.
- */
+/** The status, asked again (up to 30 s) while a query waits in vain for a worker. */
+async function statusOf(h: WorkflowHandle): Promise<TaskView> {
+  const end = Date.now() + 30_000;
+  for (;;) {
+    const now = await tryStatus(h);
+    if (now) return now;
+    if (Date.now() > end) throw new Error(`${h.workflowId}: no status query answered in 30 s`);
+  }
+}
+
+/** Polls the status until it is `status` (queries that wait in vain count as "not yet"), for `timeoutMs` in all. */
 async function statusBecomes(h: WorkflowHandle, status: TaskView['status'], timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const now = await env.client.connection.withDeadline(Date.now() + 5000, () => statusOf(h)).catch((err: Error) => {
-      if (/DEADLINE_EXCEEDED|timed out/i.test(`${err.message} ${(err.cause as Error | undefined)?.message ?? ''}`)) return undefined;
-      throw err;
-    });
+    const now = await tryStatus(h);
     if (now?.status === status) return;
     if (Date.now() > end) throw new Error(`${h.workflowId} did not become ${status} in ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
