@@ -17,7 +17,8 @@ export interface DeliveryView extends DeliveryRecord {
 
 export async function deliveriesOf(client: Client, connection: Connection, taskId: string): Promise<DeliveryView[]> {
   const handle = client.workflow.getHandle(callbackWorkflowId(taskId));
-  const deadline = <T>(fn: () => Promise<T>) => temporalCall(() => connection.withDeadline(Date.now() + 5000, fn));
+  // A query waits for a worker: after a worker's crash, Temporal first gives up on its sticky queue.
+  const deadline = <T>(fn: () => Promise<T>) => temporalCall(() => connection.withDeadline(Date.now() + 10_000, fn));
   let records: DeliveryRecord[];
   let desc;
   try {

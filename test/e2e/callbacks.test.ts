@@ -115,7 +115,10 @@ test('kill -9 of the worker and of the gateway between deliveries loses none and
   await stack.children.gateway.exited;
   await stack.restarters.worker();
   await stack.restarters.gateway();
-  const pending = await call('GET', `/tasks/${id}/deliveries`);
+  // Right after the kill, a query of the delivery workflow may wait for Temporal to give up on the
+  // dead worker's sticky queue (a 503 meanwhile): ask until it answers.
+  let pending = await call('GET', `/tasks/${id}/deliveries`);
+  await waitUntil(async () => (pending = await call('GET', `/tasks/${id}/deliveries`)).status === 200, 30_000, 500);
   // Under way: the last failure is the receiver's 503, or the attempt the kill cut short (its timeout).
   expect(pending.json.deliveries[0]).toMatchObject({ status: 'pending', last_error: expect.stringMatching(/503|timeout/) });
   expect(pending.json.deliveries[0].attempts).toBeGreaterThanOrEqual(1);
