@@ -5,7 +5,8 @@
 import type { CallbackConfig } from '../../workflows/types';
 import type { Config } from '../config';
 import { ValidationError } from '../errors';
-import { OutboundLookupError, OutboundRefusedError, type OutboundPolicy } from '../outbound/policy';
+import type { OutboundPolicy } from '../outbound/policy';
+import { refusal } from './tool-servers';
 import { reservedHeaderNames } from '../callbacks/signature';
 import type { RunRequest } from './schemas';
 
@@ -17,15 +18,9 @@ export async function callbackOf(req: Pick<RunRequest, 'callback' | 'background'
   for (const name of reservedHeaderNames(cb.headers ?? {})) {
     issues.push({ path: `body.callback.headers.${name}`, message: `"${name}" is set by the delivery itself (hop-by-hop, body or signature header)`, code: 'reserved_header' });
   }
-  try {
-    await policy.checkUrl(cb.url);
-  } catch (err) {
-    // DNS failing for now is no proof of anything: every delivery checks again.
-    if (!(err instanceof OutboundLookupError)) {
-      if (!(err instanceof OutboundRefusedError)) throw err;
-      issues.push({ path: 'body.callback.url', message: err.message, code: 'outbound_refused' });
-    }
-  }
+  // Every delivery checks again (DNS may answer differently by then).
+  const refused = await refusal(policy, cb.url);
+  if (refused !== undefined) issues.push({ path: 'body.callback.url', message: refused, code: 'outbound_refused' });
   if (issues.length) throw new ValidationError(`invalid body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   return { url: cb.url, headers: cb.headers ?? {}, ...(cb.events && { events: cb.events }), retryDelaysMs: config.CALLBACK_RETRY_DELAYS, timeoutMs: config.CALLBACK_TIMEOUT_MS };
 }

@@ -4,11 +4,11 @@
 // attempt is due). Read at request time, never cached.
 import type { Client, Connection } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow';
 import { callbackWorkflowId, deliveriesQuery } from '../../workflows/callback-delivery';
 import type { DeliveryRecord } from '../../workflows/types';
 import { temporalCall } from './temporal-errors';
 import { NotFoundError } from '../errors';
+import { lastFailureOf } from './run-retries';
 
 export interface DeliveryView extends DeliveryRecord {
   /** When the next attempt of a delivery under way is due; null otherwise. */
@@ -36,7 +36,7 @@ export async function deliveriesOf(client: Client, connection: Connection, taskI
   const started = String(pending.state) === 'PENDING_ACTIVITY_STATE_STARTED' || pending.state === 2;
   current.attempts = attempt - 1 + (started ? 1 : 0);
   if (pending.lastFailure) {
-    const err = await decodeOptionalFailureToOptionalError(client.options.loadedDataConverter, pending.lastFailure).catch(() => undefined);
+    const err = await lastFailureOf(client, pending);
     current.last_error = err?.message ?? 'unknown failure';
     current.last_status = statusIn(err);
   }

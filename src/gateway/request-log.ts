@@ -4,6 +4,7 @@
 // nothing is gained) or a header: keys and tokens stay out of the logs.
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { whenResponseDone } from '../http/response-done';
 
 const TASK_IN_PATH = /^\/tasks\/(task_[A-Za-z0-9_-]+)/;
 /** Probes answer load balancers every few seconds: logged at debug, not info. */
@@ -11,18 +12,13 @@ const PROBES = new Set(['/healthz', '/readyz']);
 
 export function requestLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const start = process.hrtime.bigint();
-    let logged = false;
-    const done = () => {
-      if (logged) return;
-      logged = true;
-      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    whenResponseDone(res, (seconds) => {
       const task = res.getHeader('x-task-id') ?? TASK_IN_PATH.exec(req.path)?.[1];
       const line = {
         method: req.method,
         path: req.path,
         status: res.statusCode,
-        ms: Math.round(ms * 10) / 10,
+        ms: Math.round(seconds * 10_000) / 10,
         ...(task !== undefined && { task_id: String(task) }),
         ...(req.account && { account: req.account.account }),
         // The client went away before the response was complete (a stream it stopped reading, a dropped poll).
@@ -30,9 +26,7 @@ export function requestLog(logger: Logger) {
       };
       if (PROBES.has(req.path)) logger.debug(line, 'request');
       else logger.info(line, 'request');
-    };
-    res.once('finish', done);
-    res.once('close', done);
+    });
     next();
   };
 }

@@ -18,8 +18,12 @@ export async function retryFields(client: Client, desc: WorkflowExecutionDescrip
   const pending = (desc.raw.pendingActivities ?? []).filter((a) => (a.attempt ?? 1) > 1 && a.lastFailure);
   if (!pending.length) return NOT_RETRYING;
   const worst = pending.reduce((a, b) => ((b.attempt ?? 1) > (a.attempt ?? 1) ? b : a));
-  // Failure messages are encrypted in history (the failure converter encodes them): decode with the client's codec.
-  const err = await decodeOptionalFailureToOptionalError(client.options.loadedDataConverter, worst.lastFailure).catch(() => undefined);
+  const err = await lastFailureOf(client, worst);
   const type = (err as { type?: string } | undefined)?.type ?? err?.name ?? 'error';
   return { attempt: worst.attempt ?? null, last_error: { type, message: err?.message ?? 'unknown failure' } };
+}
+
+/** A pending activity's last failure as an error. Failure messages are encrypted in history (the failure converter encodes them): decoded with the client's codec. */
+export function lastFailureOf(client: Client, pending: { lastFailure?: unknown }): Promise<Error | undefined> {
+  return decodeOptionalFailureToOptionalError(client.options.loadedDataConverter, pending.lastFailure as never).catch(() => undefined);
 }

@@ -50,6 +50,21 @@ function nameIssues(req: Pick<RunRequest, 'mcp_servers' | 'mcpServers' | 'agents
   return issues;
 }
 
+/**
+ * Why the outbound policy refuses `url` at submit, or undefined when it does not. A DNS failure
+ * for now is no proof of anything: the worker checks again when it connects.
+ */
+export async function refusal(policy: OutboundPolicy, url: string): Promise<string | undefined> {
+  try {
+    await policy.checkUrl(url);
+    return undefined;
+  } catch (err) {
+    if (err instanceof OutboundLookupError) return undefined;
+    if (!(err instanceof OutboundRefusedError)) throw err;
+    return err.message;
+  }
+}
+
 /** Throws ValidationError naming each entry whose name clashes or whose URL the outbound policy refuses. */
 export async function checkToolServers(req: Pick<RunRequest, 'mcp_servers' | 'mcpServers' | 'agents'>, policy: OutboundPolicy): Promise<void> {
   const field = req.mcp_servers ? 'mcp_servers' : 'mcpServers';
@@ -57,15 +72,8 @@ export async function checkToolServers(req: Pick<RunRequest, 'mcp_servers' | 'mc
   const servers = req.mcp_servers ?? req.mcpServers ?? [];
   const refusals = await Promise.all(
     servers.map(async (s, i): Promise<Issue | undefined> => {
-      try {
-        await policy.checkUrl(s.serverUrl);
-        return undefined;
-      } catch (err) {
-        // DNS failing for now is no proof of anything: the worker checks again when it connects.
-        if (err instanceof OutboundLookupError) return undefined;
-        if (!(err instanceof OutboundRefusedError)) throw err;
-        return { path: `${field}.${i}.serverUrl`, message: `MCP server "${s.serverName}": ${err.message}`, code: 'outbound_refused' };
-      }
+      const refused = await refusal(policy, s.serverUrl);
+      return refused === undefined ? undefined : { path: `${field}.${i}.serverUrl`, message: `MCP server "${s.serverName}": ${refused}`, code: 'outbound_refused' };
     }),
   );
   issues.push(...refusals.filter((r): r is Issue => r !== undefined));

@@ -3,6 +3,7 @@
 // label would make a series per task).
 import type { NextFunction, Request, Response } from 'express';
 import type { Counter, Histogram } from 'prom-client';
+import { whenResponseDone } from '../http/response-done';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -22,17 +23,11 @@ export const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 /** Counts every request once, when its response is done (a stream: when it closes). */
 export function httpMetrics(requests: Counter<'method' | 'route' | 'status_class'>, seconds: Histogram<'method' | 'route'>) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const start = process.hrtime.bigint();
-    let counted = false;
-    const done = () => {
-      if (counted) return;
-      counted = true;
+    whenResponseDone(res, (elapsed) => {
       const labels = { method: methodLabel(req.method), route: routeLabel(req) };
       requests.inc({ ...labels, status_class: statusClass(res.statusCode) });
-      seconds.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
-    };
-    res.once('finish', done);
-    res.once('close', done);
+      seconds.observe(labels, elapsed);
+    });
     next();
   };
 }
