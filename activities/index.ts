@@ -13,8 +13,10 @@ import { createToolActivities } from './tools';
 import { createRunActivities } from './runs';
 import { createMcpActivities } from './mcp';
 import { createCallbackActivities } from './callbacks';
+import { createScheduleActivities } from './schedules';
 import type { PolicyFetch } from '../src/outbound/fetch';
 import type { McpPool } from './mcp/pool';
+import type { TaskInputConfig } from '../src/tasks/task-input';
 
 export interface ActivityDeps {
   /** Runs model streams: the worker's token thread, or in process (inProcessModelStream). */
@@ -26,10 +28,7 @@ export interface ActivityDeps {
   mcpPool: McpPool;
   /** The outbound policy's fetch, for callback deliveries (user-supplied URLs). */
   outboundFetch?: PolicyFetch;
-  config: Pick<
-    Config,
-    'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MODEL_PRICES' | 'MODEL_ANSWER_MAX_BYTES' | 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS' | 'MCP_CALL_TIMEOUT_MS' | 'MCP_CONNECT_TIMEOUT_MS' | 'MODEL_UNAVAILABLE_AFTER_MS'
-  >;
+  config: Pick<Config, 'MODEL_ANSWER_MAX_BYTES' | 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS' | 'MODEL_UNAVAILABLE_AFTER_MS'> & TaskInputConfig;
   logger: Logger;
 }
 
@@ -42,6 +41,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRunActivities(deps),
     ...createMcpActivities(deps),
     ...createCallbackActivities(deps),
+    ...createScheduleActivities(deps),
   };
 }
 

@@ -4,11 +4,17 @@
 // (src/relay/events.ts). Type-only imports: nothing of the gateway is loaded at
 // run time, so the client stays a thin layer over fetch.
 import type { z } from 'zod';
-import type { createSessionSchema, listQuerySchema, patchTaskSchema, runRequestSchema, sessionListQuerySchema } from '../src/gateway/schemas';
+import type { createSessionSchema, listQuerySchema, patchTaskSchema, runRequestSchema, scheduleListQuerySchema, schedulePauseSchema, scheduleSchema, sessionListQuerySchema } from '../src/gateway/schemas';
 import type {
   cancelAcceptedSchema,
   deliveryListSchema,
   errorBodySchema,
+  runResultSchema,
+  scheduleDetailSchema,
+  scheduledSummarySchema,
+  scheduleListSchema,
+  scheduleTriggeredSchema,
+  scheduleViewSchema,
   sessionCreatedSchema,
   sessionListSchema,
   sessionMessagesSchema,
@@ -32,6 +38,8 @@ export type BackgroundRunRequest = Omit<RunRequest, 'background'>;
 export type TaskStatus = TaskView['status'];
 export type TaskView = z.output<typeof taskViewSchema>;
 export type TaskResult = z.output<typeof taskResultSchema>;
+/** What `run()` answers: the finished run, plus `schedules` when the request had some. */
+export type RunResult = z.output<typeof runResultSchema>;
 export type TaskAccepted = z.output<typeof taskAcceptedSchema>;
 export type CancelAccepted = z.output<typeof cancelAcceptedSchema>;
 export type TaskMessageAccepted = z.output<typeof taskMessageAcceptedSchema>;
@@ -55,3 +63,19 @@ export type SessionCreated = z.output<typeof sessionCreatedSchema>;
 export type CreateSessionBody = z.input<typeof createSessionSchema>;
 /** GET /sessions query (`limit` 1..100, default 20; coerced from text by the schema, as for tasks). */
 export type ListSessionsQuery = Omit<z.input<typeof sessionListQuerySchema>, 'limit'> & { limit?: number };
+
+/** One entry of a run request's `schedules`: seconds from now, an ISO 8601 date-time with its zone, or a five-field cron string. */
+export type ScheduleEntry = z.input<typeof scheduleSchema>;
+/** A schedule a run request made, as its answer (`schedules`) and its agent_scheduled event show it. */
+export type ScheduledSummary = z.output<typeof scheduledSummarySchema>;
+/** One entry of GET /schedules. */
+export type ScheduleView = z.output<typeof scheduleViewSchema>;
+/** GET /schedules/{id} (and the answer of pause and unpause): the schedule, its next runs and the tasks it started. */
+export type ScheduleDetail = z.output<typeof scheduleDetailSchema>;
+export type ScheduleList = z.output<typeof scheduleListSchema>;
+/** POST /schedules/{id}/trigger → 202. */
+export type ScheduleTriggered = z.output<typeof scheduleTriggeredSchema>;
+/** GET /schedules query (`limit` 1..100, default 20; coerced from text by the schema, as for tasks). */
+export type ListSchedulesQuery = Omit<z.input<typeof scheduleListQuerySchema>, 'limit'> & { limit?: number };
+/** POST /schedules/{id}/pause body. */
+export type PauseScheduleBody = z.input<typeof schedulePauseSchema>;

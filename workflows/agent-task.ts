@@ -94,7 +94,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     setStatus('running');
     note('task running', { background: !!input.background });
     view.started_at = new Date(Date.now()).toISOString();
-    state.pending.unshift({ type: 'agent_started' });
+    state.pending.unshift({ type: 'agent_started' }, ...(input.schedules?.length ? [{ type: 'agent_scheduled' as const, schedules: input.schedules }] : []));
     return { view: { ...view } };
   });
 

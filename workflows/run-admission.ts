@@ -65,13 +65,20 @@ export class Admission {
     // The gateway opened the session with this run holding the turn: an empty thread, nothing to wait for.
     if (this.input.ownsTurn) this.sessionMessages = 0;
     const granted = () => this.sessionMessages !== undefined;
-    if (!(await condition(granted, this.input.joinGraceMs ?? JOIN_GRACE_MS))) {
+    if (this.input.joinsSession) {
+      await this.join();
+    } else if (!(await condition(granted, this.input.joinGraceMs ?? JOIN_GRACE_MS))) {
       // The gateway died before enqueueing the run, or the session offered the turn before the run existed.
-      await this.session.signal(enqueueSignal, { taskId: this.input.taskId }).catch(async () => {
-        await fallbacks.joinSession({ taskId: this.input.taskId, account: this.input.account, session: this.input.session });
-      });
-      await condition(granted);
+      await this.join();
     }
+    await condition(granted);
+  }
+
+  /** Puts the run in its session's turn order (a no-op when it is there already), reopening a closed session. */
+  private async join(): Promise<void> {
+    await this.session.signal(enqueueSignal, { taskId: this.input.taskId }).catch(async () => {
+      await fallbacks.joinSession({ taskId: this.input.taskId, account: this.input.account, session: this.input.session });
+    });
   }
 
   private async awaitSlot(limit: number): Promise<void> {

@@ -89,6 +89,19 @@ export interface TaskInput {
    * gateway's start of it never happened. Absent on runs of existing sessions.
    */
   ownsTurn?: boolean;
+  /**
+   * Nobody puts this run in its session's turn order for it (a run a schedule
+   * started): it joins the session itself at once, reopening it when closed.
+   */
+  joinsSession?: boolean;
+  /** The schedules the request made (SPEC 2.5): announced by agent_scheduled right after agent_started. */
+  schedules?: ScheduledSummary[];
+}
+
+/** A schedule a run request made: its id and its next run (ISO 8601 UTC; null when it has none left). */
+export interface ScheduledSummary {
+  schedule_id: string;
+  next_run_at: string | null;
 }
 
 /** The state a run hands to its continuation (continue-as-new keeps history bounded on long runs). */
@@ -219,6 +232,8 @@ export const SEARCH_ATTRIBUTES = {
   status: 'TaskStatus',
   account: 'TaskAccount',
   session: 'TaskSession',
+  /** The schedule that started a task (GET /tasks?schedule=), and that a schedule belongs to. */
+  schedule: 'TaskSchedule',
 } as const;
 
 /** Workflow id of a session (sessions are scoped by account, so ids never collide across accounts). */

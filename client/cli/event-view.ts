@@ -3,7 +3,8 @@
 // and messages as short lines on stderr, a spinner saying what the agent is
 // doing while nothing else moves; or, with --json, each event as one JSON line.
 // The exit code follows the terminal event: 0 completed, 1 error.
-import type { AgentEvent } from '../types';
+import type { AgentEvent, ScheduledSummary } from '../types';
+import { when } from './format';
 import type { Output, Style } from './output';
 import { Spinner } from './spinner';
 
@@ -24,6 +25,11 @@ function toolContent(content: string): { tool: string; value: unknown } {
   } catch {
     return { tool: '?', value: content };
   }
+}
+
+/** The text of a `[scheduled]` note: a schedule the run made and when it runs next. */
+export function scheduledText(s: ScheduledSummary): string {
+  return `${s.schedule_id} next ${s.next_run_at ? `${when(s.next_run_at)} UTC` : '- (none left)'}`;
 }
 
 const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '');
@@ -54,6 +60,9 @@ export class EventView {
     switch (ev.type) {
       case 'agent_started':
         this.status('the agent started');
+        break;
+      case 'agent_scheduled':
+        for (const s of ev.schedules) this.note('magenta', '[scheduled]', scheduledText(s));
         break;
       case 'agent_thinking_start':
         this.status('thinking');

@@ -31,3 +31,13 @@ export function table(headers: string[], rows: string[][], width: number): strin
 export function when(iso: string | null | undefined): string {
   return iso ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') : '-';
 }
+
+/**
+ * A schedule's times as a person reads them: a cron string with its zone
+ * (`0 9 * * MON (Europe/Paris)`), a one-time schedule as `once: +5s` (seconds
+ * after it was made) or `once: <the date-time given>`.
+ */
+export function scheduleWhen(s: { schedule: number | string; timezone: string | null }): string {
+  if (s.timezone !== null) return `${s.schedule} (${s.timezone})`;
+  return typeof s.schedule === 'number' ? `once: +${s.schedule}s` : `once: ${s.schedule}`;
+}

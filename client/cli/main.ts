@@ -11,12 +11,14 @@ import { messagesCommand } from './commands/messages';
 import { replayCommand } from './commands/replay';
 import { resultCommand } from './commands/result';
 import { runCommand } from './commands/run';
+import { scheduleCommand } from './commands/schedule';
+import { schedulesCommand } from './commands/schedules';
 import { sessionsCommand } from './commands/sessions';
 import { tailCommand } from './commands/tail';
 import { taskCommand } from './commands/task';
 import { tasksCommand } from './commands/tasks';
 
-const COMMANDS: Command[] = [runCommand, tailCommand, tasksCommand, taskCommand, cancelCommand, resultCommand, sessionsCommand, messagesCommand, replayCommand];
+const COMMANDS: Command[] = [runCommand, tailCommand, tasksCommand, taskCommand, cancelCommand, resultCommand, sessionsCommand, messagesCommand, schedulesCommand, scheduleCommand, replayCommand];
 
 function generalHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -45,7 +45,7 @@ export function queryParams(schema: z.ZodObject): Json[] {
 export const ERRORS: { error: ServiceError; name: string; description: string; headers?: Json }[] = [
   { error: new ValidationError(''), name: 'InvalidRequest', description: 'The request is invalid: a body or query field fails validation (details lists the issues), an unknown field, malformed JSON, or a malformed id.' },
   { error: new UnauthorizedError(''), name: 'Unauthorized', description: 'Missing, malformed or unknown API key.', headers: { 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') } },
-  { error: new NotFoundError(''), name: 'NotFound', description: 'No such task or session for this account.' },
+  { error: new NotFoundError(''), name: 'NotFound', description: 'No such task, session or schedule for this account.' },
   {
     error: new MethodNotAllowedError('', []),
     name: 'MethodNotAllowed',

@@ -7,6 +7,7 @@ import { Router } from 'express';
 import pkg from '../../package.json';
 import { ERRORS, Json, errorResponse, jsonBody, operation, queryParams, ref, toSchema } from './openapi-operations';
 import { callbackPaths } from './openapi-callbacks';
+import { scheduleParameters, schedulePaths, scheduleSchemas } from './openapi-schedules';
 import { createSessionSchema, eventsQuerySchema, listQuerySchema, sessionListQuerySchema, patchTaskSchema, taskMessageSchema, resultQuerySchema, runQuerySchema, runRequestSchema, TASK_ID, IDEMPOTENCY_KEY } from './schemas';
 import {
   agentEventSchema,
@@ -61,6 +62,7 @@ function paths(): Json {
           'otherwise `Accept: text/event-stream` → 200 with the run streamed as server-sent events;',
           'otherwise → 200 JSON once the run has finished.',
           'Without ?session a new session is created; its id is in the body and X-Session-Id.',
+          'Each `schedules` entry becomes a schedule (GET /schedules/{id}) whose runs are background tasks in that session; the JSON and 202 answers list them in `schedules`, a stream in an agent_scheduled event right after agent_started.',
         ].join(' '),
         parameters: [...queryParams(runQuerySchema), ref('parameters', 'IdempotencyKey')],
         body: 'RunRequest',
@@ -68,7 +70,7 @@ function paths(): Json {
           200: {
             description: 'The finished run (JSON), or the run streamed (SSE) when Accept asks for text/event-stream.',
             headers: { ...taskHeaders, 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
-            content: { ...jsonBody('TaskResult'), ...sseBody },
+            content: { ...jsonBody('RunResult'), ...sseBody },
           },
           202: {
             description: 'Background run accepted (`background: true`).',
@@ -77,7 +79,7 @@ function paths(): Json {
           },
         },
         errors: {
-          400: 'A body or query field fails validation, an unknown field, malformed JSON, or a malformed Idempotency-Key.',
+          400: 'A body or query field fails validation, an unknown field, malformed JSON, or a malformed Idempotency-Key. A `schedules` entry that is not usable is named by its path (e.g. body.schedules[0].schedule) with a code: invalid_cron, past, no_time_zone, invalid_date, invalid_timezone or unexpected.',
           404: 'The ?session does not exist for this account.',
           409: 'The session is busy with another run and the request asked for `multitask: reject`.',
           422: undefined,
@@ -91,6 +93,7 @@ function paths(): Json {
         id: 'listTasks',
         tag: 'tasks',
         summary: "List the account's tasks, newest first",
+        description: 'Filtered by status, session, or the schedule that started them (?schedule=).',
         parameters: queryParams(listQuerySchema),
         responses: { 200: { description: 'One page of tasks.', content: jsonBody('TaskList') } },
         errors: { 400: 'An invalid or unknown query parameter.' },
@@ -160,6 +163,7 @@ function paths(): Json {
       }),
     },
     ...callbackPaths(taskId),
+    ...schedulePaths(),
     '/sessions': {
       get: operation('get', {
         id: 'listSessions',
@@ -261,6 +265,7 @@ function components(): Json {
       SessionCreated: toSchema(sessionCreatedSchema),
       WebhookSecret: toSchema(webhookSecretSchema),
       DeliveryList: toSchema(deliveryListSchema),
+      ...scheduleSchemas(),
       AgentEvent: toSchema(agentEventSchema),
       StreamError: toSchema(streamErrorSchema),
       Health: toSchema(healthSchema),
@@ -275,6 +280,7 @@ function components(): Json {
     parameters: {
       TaskId: { name: 'id', in: 'path', required: true, description: 'A task id (task_…).', schema: { type: 'string', pattern: TASK_ID_PATTERN } },
       SessionId: { name: 'id', in: 'path', required: true, description: 'A session id.', schema: toSchema(runQuerySchema.shape.session) },
+      ...scheduleParameters(),
       IdempotencyKey: {
         name: 'Idempotency-Key',
         in: 'header',
@@ -315,6 +321,7 @@ export function buildOpenApi(): Json {
       { name: 'tasks', description: 'Tasks: status, results, events, cancellation, metadata.' },
       { name: 'sessions', description: 'Conversations.' },
       { name: 'callbacks', description: 'Signed callback deliveries of background tasks.' },
+      { name: 'schedules', description: 'Later and recurring runs (a run request\'s `schedules`): list, describe, pause, unpause, trigger, delete.' },
       { name: 'probes', description: 'Liveness and readiness; no API key.' },
       { name: 'meta', description: 'This document.' },
     ],

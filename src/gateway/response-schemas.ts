@@ -6,13 +6,15 @@
 // TaskView, TaskResult, ListPage or the event union fails `tsc` until the
 // schema follows.
 import { z } from 'zod';
-import type { BlockEvent, TaskStatus, ThreadMessage } from '../../workflows/types';
+import type { BlockEvent, ScheduledSummary, TaskStatus, ThreadMessage } from '../../workflows/types';
 import type { AgentEvent, EventType } from '../relay/events';
 import type { ListPage } from './task-list';
 import type { SessionPage } from './session-list';
 import type { SessionCreated } from './session-service';
 import type { ResultBody, TaskService } from './task-service';
 import type { publicView } from './task-views';
+import type { ScheduleDetail, ScheduleService, ScheduleView } from './schedule-service';
+import { SCHEDULE_OVERLAPS } from './schemas';
 
 /** Rebuilds a type member by member, so `A & B` and the flat object it means compare equal. */
 type Norm<T> = T extends object ? { [K in keyof T]: Norm<T[K]> } : T;
@@ -86,10 +88,30 @@ const unsuccessfulResultSchema = z.object({
   cost: z.string().nullable().describe('The cost of a run stopped by a cap; null otherwise.'),
 });
 
+/** A schedule a run request made, as its answer and its agent_scheduled event show it. */
+export const scheduledSummarySchema = z.object({
+  schedule_id: z.string().describe('sched_…: GET /schedules/{id}.'),
+  next_run_at: z.string().nullable().describe('ISO 8601 UTC; null when it has no run left.'),
+});
+same<z.output<typeof scheduledSummarySchema>, ScheduledSummary>(true);
+
+/** What the answers of POST / add to a task's: the schedules the request made. */
+const runAnswerExtras = {
+  schedules: z
+    .array(scheduledSummarySchema)
+    .optional()
+    .describe('Only when the request had `schedules`: the schedule each entry became, in the same order.'),
+};
+
 export const taskResultSchema = z
   .union([completedResultSchema, unsuccessfulResultSchema])
   .describe('Result of a finished task: the output when completed, the error when failed or cancelled.');
 same<z.output<typeof taskResultSchema>, ResultBody>(true);
+
+export const runResultSchema = z
+  .union([completedResultSchema.extend(runAnswerExtras), unsuccessfulResultSchema.extend(runAnswerExtras)])
+  .describe('The JSON answer of POST /: the finished run (as GET /tasks/{id}/result), plus the schedules the request made.');
+same<z.output<typeof runResultSchema>, ResultBody & { schedules?: ScheduledSummary[] }>(true);
 
 export const taskMessageAcceptedSchema = z
   .object({ task_id: z.string(), status: taskStatusSchema, pending: z.number().int().min(1).describe('Messages waiting for the next model turn, this one included.') })
@@ -102,6 +124,7 @@ export const taskAcceptedSchema = z
     session: z.string().describe('Send as ?session= to continue this conversation.'),
     status: taskStatusSchema.describe('queued for a new task; the current status when an Idempotency-Key replays an earlier one.'),
     created_at: z.string().describe('ISO 8601.'),
+    ...runAnswerExtras,
   })
   .describe('A background task was accepted (or replayed by Idempotency-Key).');
 
@@ -170,6 +193,10 @@ const usageSchema = z.object({ prompt_tokens: z.number().int(), completion_token
 /** Every event type: its extra fields and meaning (SPEC 6.2, plus agent_error, agent_input and tool call ids). */
 const EVENT_SHAPES = {
   agent_started: [{}, 'The agent run began.'],
+  agent_scheduled: [
+    { schedules: z.array(scheduledSummarySchema) },
+    'The schedules the request made (its `schedules`), right after agent_started.',
+  ],
   agent_thinking_start: [{}, 'Thinking output begins.'],
   agent_thinking: [text('A piece of reasoning.'), "A piece of the agent's reasoning (visible in flash mode)."],
   agent_response_start: [{}, 'Response output begins.'],
@@ -257,3 +284,43 @@ export const deliveryListSchema = z
     ),
   })
   .describe("A task's callback deliveries, in order.");
+
+export const scheduleViewSchema = z
+  .object({
+    schedule_id: z.string().describe('sched_ and 32 hex digits.'),
+    session: z.string().describe('The session its tasks run in: that of the request that made it.'),
+    schedule: z.union([z.number(), z.string()]).describe('The entry\'s `schedule` as the request gave it: seconds from then, an ISO 8601 date-time, or a cron string.'),
+    timezone: z.string().nullable().describe('IANA time zone of a cron schedule (UTC when the entry gave none); null for a one-time schedule.'),
+    overlap: z.enum(SCHEDULE_OVERLAPS).describe('What a run does when the last task of the schedule is still going (a one-time schedule has skip).'),
+    message_preview: z.string().describe('The first 200 characters of the entry\'s message.'),
+    paused: z.boolean(),
+    note: z.string().nullable().describe('The note of the latest pause or unpause.'),
+    created_at: z.string().describe('ISO 8601.'),
+    next_run_at: z.string().nullable().describe('ISO 8601 UTC; null when it has no run left (a one-time schedule that ran). A paused schedule still shows the time it would run at.'),
+  })
+  .describe('A schedule: one entry of a run request\'s `schedules`.');
+same<z.output<typeof scheduleViewSchema>, ScheduleView>(true);
+
+export const scheduleDetailSchema = scheduleViewSchema
+  .extend({
+    next_runs: z.array(z.string()).describe('Its next run times (up to 5), ISO 8601 UTC.'),
+    runs: z.number().int().min(0).describe('The tasks it has started (trigger included).'),
+    recent_tasks: z
+      .array(z.object({ task_id: z.string(), scheduled_at: z.string().describe('The time the schedule gave, ISO 8601.'), started_at: z.string().describe('When the task was started, ISO 8601.') }))
+      .describe('The latest tasks it started (Temporal keeps the last 10), oldest first; every one: GET /tasks?schedule={id}.'),
+    running_tasks: z.array(z.string()).describe('The ids of its tasks still running.'),
+  })
+  .describe('A schedule with its next runs and the tasks it started.');
+same<z.output<typeof scheduleDetailSchema>, ScheduleDetail>(true);
+
+export const scheduleListSchema = z
+  .object({
+    schedules: z.array(scheduleViewSchema),
+    next_cursor: z.string().nullable().describe('Pass as ?cursor= for the next page; null on the last page.'),
+  })
+  .describe("The account's schedules.");
+same<Omit<z.output<typeof scheduleListSchema>, 'schedules'>, Omit<Awaited<ReturnType<ScheduleService['list']>>, 'schedules'>>(true);
+
+export const scheduleTriggeredSchema = z
+  .object({ schedule_id: z.string(), triggered: z.literal(true) })
+  .describe('A task of the schedule was started now (GET /schedules/{id} or GET /tasks?schedule={id} shows it).');

@@ -44,6 +44,7 @@ export const workflowSchema = z.strictObject({
 /** What a callback may ask for: every complete-block event type of the stream, and the final notification's outcomes. */
 export const CALLBACK_EVENT_TYPES = [
   'agent_started',
+  'agent_scheduled',
   'agent_thinking_start',
   'agent_thinking',
   'agent_response_start',
@@ -62,10 +63,19 @@ export const CALLBACK_EVENT_TYPES = [
   'cancelled',
 ] as const;
 
+/** How a recurring schedule treats a run that comes while its last task is still going. */
+export const SCHEDULE_OVERLAPS = ['skip', 'buffer_one', 'allow_all'] as const;
+
 export const scheduleSchema = z.strictObject({
-  schedule: z.union([z.number().positive(), nonEmpty]),
-  message: nonEmpty,
+  schedule: z
+    .union([z.number().positive().max(366 * 86400), nonEmpty.max(256)])
+    .describe('Seconds from now (one run), an ISO 8601 date-time with its zone (one run at that instant), or a five-field cron string (minute hour day-of-month month day-of-week: a recurring schedule).'),
+  message: nonEmpty.describe('The message each scheduled task runs the agent with.'),
+  timezone: nonEmpty.max(64).optional().describe('IANA time zone of a cron schedule (e.g. Europe/Paris); default UTC.'),
+  overlap: z.enum(SCHEDULE_OVERLAPS).optional().describe("When a run comes while the schedule's last task is still going: skip it (default), start it once that task ends (buffer_one), or start it anyway (allow_all)."),
 });
+
+export type ScheduleRequest = z.infer<typeof scheduleSchema>;
 
 export const runRequestSchema = z
   .strictObject({
@@ -94,7 +104,7 @@ export const runRequestSchema = z
     queries: z.array(z.strictObject({ name: nonEmpty, description: nonEmpty, query: nonEmpty })).optional(),
     streaming_tokens: z.boolean().optional(),
     streaming: z.boolean().optional().describe('true: token by token, like streaming_tokens.'),
-    schedules: z.array(scheduleSchema).optional(),
+    schedules: z.array(scheduleSchema).min(1).max(20).optional().describe('Later runs of the agent (SPEC 2.5): each entry becomes a schedule (GET /schedules) whose runs are background tasks in this request\'s session.'),
     final_output: z.strictObject({ name: nonEmpty, strict: z.boolean().default(false), schema: z.record(z.string(), z.unknown()) }).optional(),
     max_steps: z.number().int().min(1).optional().describe('Model turns the run may take (default MAX_STEPS_DEFAULT, at most MAX_STEPS_CEILING); reaching it ends the run with agent_error step_limit.'),
     max_cost: z.number().positive().optional().describe('USD the run may spend; once reached, no further model turn starts and the run ends with agent_error budget_exceeded.'),
@@ -106,7 +116,7 @@ export const runRequestSchema = z
 export type RunRequest = z.infer<typeof runRequestSchema>;
 
 /** Fields that are valid now but whose features are not built yet: 501 naming them. */
-export const NOT_YET_SUPPORTED = ['workflows', 'datastores', 'queries', 'schedules', 'final_output'] as const;
+export const NOT_YET_SUPPORTED = ['workflows', 'datastores', 'queries', 'final_output'] as const;
 
 export const runQuerySchema = z.strictObject({ session: z.string().regex(SESSION_ID).optional() });
 
@@ -116,9 +126,16 @@ const limit = z.coerce.number().int().min(1).max(100).default(20);
 export const listQuerySchema = z.strictObject({
   status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']).optional(),
   session: z.string().min(1).max(128).optional(),
+  schedule: z.string().regex(/^sched_[A-Za-z0-9]{1,64}$/).optional().describe('Only the tasks this schedule started.'),
   limit,
   cursor,
 });
+
+export const SCHEDULE_ID = /^sched_[A-Za-z0-9]{1,64}$/;
+
+export const scheduleListQuerySchema = z.strictObject({ limit, cursor });
+
+export const schedulePauseSchema = z.strictObject({ note: z.string().max(1000).optional().describe('Why it is paused (shown in GET /schedules/{id} and the Web UI).') });
 
 export const sessionListQuerySchema = z.strictObject({ limit, cursor });
 

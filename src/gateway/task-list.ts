@@ -10,6 +10,8 @@ import { cursorOf, decodeMemo, isoTime, keyword, listRuns, quote, tokenOf } from
 export interface ListQuery {
   status?: TaskStatus;
   session?: string;
+  /** Only the tasks this schedule started. */
+  schedule?: string;
   limit: number;
   cursor?: string;
 }
@@ -42,6 +44,7 @@ export async function listTasks(client: Client, namespace: string, account: stri
   const clauses = [`${SEARCH_ATTRIBUTES.account} = ${quote(account)}`, `WorkflowType = 'agentTask'`];
   if (q.status) clauses.push(`${SEARCH_ATTRIBUTES.status} = ${quote(q.status)}`);
   if (q.session) clauses.push(`${SEARCH_ATTRIBUTES.session} = ${quote(q.session)}`);
+  if (q.schedule) clauses.push(`${SEARCH_ATTRIBUTES.schedule} = ${quote(q.schedule)}`);
   const page = await listRuns(client, namespace, clauses.join(' AND '), q.limit, tokenOf(q.cursor));
   const tasks = await Promise.all(
     page.runs.map(async (x) => {

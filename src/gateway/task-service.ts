@@ -8,9 +8,9 @@ import type { Config } from '../config';
 import { ConflictError, DependencyUnavailableError, IdempotencyMismatchError, NotFoundError, ServiceError, ValidationError } from '../errors';
 import type { StatusCache } from '../relay/status-cache';
 import type { Account } from '../accounts/registry';
-import type { BlockEvent, CallbackConfig, PartialResult, TaskInput, TaskResult, TaskView } from '../../workflows/types';
-import { SEARCH_ATTRIBUTES, initialView, sessionWorkflowId } from '../../workflows/types';
-import { modelForMode } from '../config';
+import type { BlockEvent, CallbackConfig, PartialResult, ScheduledSummary, TaskResult, TaskView } from '../../workflows/types';
+import { initialView, sessionWorkflowId } from '../../workflows/types';
+import { taskInput, taskStartMeta } from '../tasks/task-input';
 import { busyQuery, reserveUpdate, messagesQuery, clearSignal } from '../../workflows/session';
 import { statusQuery, patchMetadataSignal, messageUpdate } from '../../workflows/agent-task';
 import type { RunRequest } from './schemas';
@@ -22,16 +22,15 @@ import { listTasks, ListQuery, ListPage } from './task-list';
 import { SessionRef, sessionRef, sessionStart, sessionStartMeta, signalSession } from '../sessions/session-signals';
 import { ServerTiming, timed } from './server-timing';
 import { inProcessStarter, WorkflowStarter } from './start-thread/starter';
-import { agentsOf, mcpServersOf } from './tool-servers';
 
-/** The run's MCP servers and handoff agents (absent when the request has none: older runs' inputs stay as they were). */
-function withToolServers(req: RunRequest, config: Config): Partial<TaskInput> {
-  const mcpServers = mcpServersOf(req);
-  const agents = agentsOf(req);
-  return {
-    ...(mcpServers && { mcpServers, mcpCallTimeoutMs: config.MCP_CALL_TIMEOUT_MS, mcpConnectTimeoutMs: config.MCP_CONNECT_TIMEOUT_MS }),
-    ...(agents && { agents }),
-  };
+/** What a run request brings besides its body. */
+export interface SubmitExtras {
+  /** The request's callback as callbackOf checked it. */
+  callback?: CallbackConfig;
+  /** Called once the task's id and session are known, before it starts (not for a repeated Idempotency-Key). */
+  beforeStart?: (taskId: string, session: string) => Promise<{ schedules?: ScheduledSummary[] }>;
+  /** Undoes what beforeStart set up, when the submit fails after it. */
+  undo?: () => Promise<void>;
 }
 
 export interface Submitted {
@@ -77,8 +76,16 @@ export class TaskService {
   }
 
   /** `timing`, when given, gets the Temporal and Redis calls of the submit (Server-Timing). */
-  /** `callback`: the request's callback as callbackOf checked it. */
-  async submit(account: Account, req: RunRequest, session: string | undefined, idempotencyKey?: string, timing?: ServerTiming, callback?: CallbackConfig): Promise<Submitted> {
+  async submit(account: Account, req: RunRequest, session: string | undefined, idempotencyKey?: string, timing?: ServerTiming, extras: SubmitExtras = {}): Promise<Submitted> {
+    try {
+      return await this.submitOnce(account, req, session, idempotencyKey, timing, extras);
+    } catch (err) {
+      await extras.undo?.().catch((e) => this.logger.warn({ err: (e as Error).message }, 'could not undo what a failed submit set up'));
+      throw err;
+    }
+  }
+
+  private async submitOnce(account: Account, req: RunRequest, session: string | undefined, idempotencyKey: string | undefined, timing: ServerTiming | undefined, extras: SubmitExtras): Promise<Submitted> {
     if (req.max_steps !== undefined && req.max_steps > this.config.MAX_STEPS_CEILING) {
       throw new ValidationError(`max_steps may be at most ${this.config.MAX_STEPS_CEILING} here`, [{ path: 'body.max_steps', message: `at most ${this.config.MAX_STEPS_CEILING}`, code: 'too_big' }]);
     }
@@ -93,31 +100,20 @@ export class TaskService {
     const sessionId = session ?? `sess_${randomUUID().replace(/-/g, '')}`;
     if (session) await this.requireSession(account, session);
     const createdAt = new Date().toISOString();
-    const input: TaskInput = {
+    // What the request sets up before its run starts (its schedules), undone if the start fails.
+    const prepared = extras.beforeStart ? await extras.beforeStart(taskId, sessionId) : undefined;
+    const input = taskInput(this.config, req, {
       taskId,
       account: account.account,
+      maxRunning: account.maxRunning,
       session: sessionId,
-      message: req.message,
-      system: req.system,
-      rules: req.rules,
-      mode: req.mode,
-      streamTokens: !!(req.streaming_tokens || req.streaming),
-      background: req.background,
       createdAt,
-      metadata: req.metadata,
-      multitask: req.multitask,
-      modelHeartbeatTimeoutMs: this.config.MODEL_HEARTBEAT_TIMEOUT_MS,
-      slots: req.background ? { limit: account.maxRunning ?? this.config.MAX_RUNNING_TASKS_PER_ACCOUNT } : undefined,
-      price: this.config.MODEL_PRICES[modelForMode(this.config, req.mode)],
-      maxSteps: req.max_steps ?? this.config.MAX_STEPS_DEFAULT,
-      ...(req.max_cost !== undefined && { maxCost: req.max_cost }),
-      tools: this.config.BUILTIN_TOOLS,
-      ...withToolServers(req, this.config),
-      ...(callback && { callback }),
-      toolResultMaxChars: this.config.TOOL_RESULT_MAX_CHARS,
+      callback: extras.callback,
       // A new session is opened with this run holding its turn (openSession).
       ownsTurn: !session && !idempotencyKey,
-    };
+      schedules: prepared?.schedules,
+    });
+    const meta = taskStartMeta(input, { requestHash });
     // The task caches nothing until it runs: status reads of a queued task stay one GET.
     const cacheQueued = () => timed(timing, 'redis', () => this.cache.put(initialView(input)));
     const startTask = async () => {
@@ -131,8 +127,7 @@ export class TaskService {
                 workflowId: taskId,
                 taskQueue: this.config.TEMPORAL_TASK_QUEUE,
                 args: [input],
-                memo: { account: account.account, session: sessionId, preview: req.message.slice(0, 200), requestHash, createdAt },
-                searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['queued'], [SEARCH_ATTRIBUTES.account]: [account.account], [SEARCH_ATTRIBUTES.session]: [sessionId] },
+                ...meta,
                 workflowIdReusePolicy: 'REJECT_DUPLICATE',
               },
             }),

@@ -17,6 +17,8 @@ export interface TokenUsage {
 
 export type AgentEventBody =
   | { type: 'agent_started' }
+  /** The schedules the request made, right after agent_started (SPEC 2.5). */
+  | { type: 'agent_scheduled'; schedules: { schedule_id: string; next_run_at: string | null }[] }
   | { type: 'agent_thinking_start' }
   | { type: 'agent_thinking'; content: string }
   | { type: 'agent_response_start' }

@@ -49,9 +49,9 @@ test('an oversized body is 413 naming the limit', async () => {
 });
 
 test('a valid request using a feature not built yet is 501 naming the field, never ignored', async () => {
-  const r = await call('POST', '/', { body: { message: 'x', background: true, schedules: [{ schedule: 60, message: 's3cret plan for later' }] } });
+  const r = await call('POST', '/', { body: { message: 'x', background: true, final_output: { name: 's3cret_plan', schema: { type: 'object' } } } });
   expect(r.status).toBe(501);
-  expect(r.json.error.details.fields).toEqual(['schedules']);
+  expect(r.json.error.details.fields).toEqual(['final_output']);
   expect(r.text).not.toContain('s3cret plan');
 });
 

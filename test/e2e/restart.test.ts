@@ -1,5 +1,6 @@
 // `npm start` twice on the same data folder: a task that was running when the
-// service stopped (Ctrl-C) finishes after the next start, and sessions remember.
+// service stopped (Ctrl-C) finishes after the next start, sessions remember, and
+// a schedule whose time came while the service was down runs once it is back.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +27,9 @@ test('a second start resumes unfinished tasks and keeps sessions', async () => {
   const idle = (await call('POST', '/', { body: { message: 'idle through the restart' } })).json.session;
   const bg = await call('POST', `/?session=${session}`, { body: { message: '[[slow delay=100 tokens=60]] outlive the restart', background: true } });
   await waitUntil(async () => (await call('GET', `/tasks/${bg.json.task_id}`)).json.status === 'running');
+  // Due while the service is down (stopping and starting take longer than this).
+  const later = await call('POST', '/', { body: { message: 'plan', background: true, schedules: [{ schedule: 2, message: 'due during the restart' }] } });
+  const scheduleId = later.json.schedules[0].schedule_id;
   await stack.stop(); // what Ctrl-C does
   stack = await start();
   call = api(stack);
@@ -37,4 +41,10 @@ test('a second start resumes unfinished tasks and keeps sessions', async () => {
   const idleMsgs = await call('GET', `/sessions/${idle}/messages`);
   expect(idleMsgs.status).toBe(200);
   expect(idleMsgs.json.messages.map((m: { content: string }) => m.content)).toEqual(['idle through the restart', 'You said: idle through the restart']);
+  let tasks: { task_id: string; status: string }[] = [];
+  await waitUntil(async () => {
+    tasks = (await call('GET', `/tasks?schedule=${scheduleId}`)).json.tasks;
+    return tasks.length === 1 && tasks[0].status === 'completed';
+  }, 30_000);
+  expect((await call('GET', `/schedules/${scheduleId}`)).json).toMatchObject({ runs: 1, next_run_at: null });
 });

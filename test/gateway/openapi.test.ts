@@ -9,7 +9,7 @@ import express from 'express';
 import { z } from 'zod';
 import { createApp, GatewayDeps } from '../../src/gateway/app';
 import { buildOpenApi, openApiRoute, renderOpenApi } from '../../src/gateway/openapi';
-import { runRequestSchema, TASK_ID, SESSION_ID, IDEMPOTENCY_KEY } from '../../src/gateway/schemas';
+import { runRequestSchema, TASK_ID, SESSION_ID, IDEMPOTENCY_KEY, SCHEDULE_ID } from '../../src/gateway/schemas';
 
 type Json = Record<string, any>;
 
@@ -177,6 +177,47 @@ describe('request schemas come from the zod validation schemas', () => {
     expect(p.TaskId.schema.pattern).toBe(TASK_ID.source);
     expect(p.SessionId.schema.pattern).toBe(SESSION_ID.source);
     expect(p.IdempotencyKey.schema.pattern).toBe(IDEMPOTENCY_KEY.source);
+    expect(p.ScheduleId.schema.pattern).toBe(SCHEDULE_ID.source);
+  });
+});
+
+describe('schedules (SPEC 2.5)', () => {
+  it('documents each schedules route under its tag, and GET /tasks?schedule=', () => {
+    const ops = operations().filter(({ op }) => op.tags.includes('schedules'));
+    expect(ops.map(({ path, method }) => `${method.toUpperCase()} ${path}`).sort()).toEqual([
+      'DELETE /schedules/{id}',
+      'GET /schedules',
+      'GET /schedules/{id}',
+      'POST /schedules/{id}/pause',
+      'POST /schedules/{id}/trigger',
+      'POST /schedules/{id}/unpause',
+    ]);
+    for (const { path, op } of ops) if (path !== '/schedules') expect(['400', '404'].every((s) => s in op.responses)).toBe(true);
+    expect(doc.paths['/schedules'].get.parameters.map(deref).map((p: Json) => p.name).sort()).toEqual(['cursor', 'limit']);
+    expect(doc.paths['/schedules/{id}/pause'].post.requestBody).toMatchObject({ required: false });
+    expect(doc.paths['/schedules/{id}/trigger'].post.responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ScheduleTriggered' });
+    const listTasks = doc.paths['/tasks'].get.parameters.map(deref);
+    expect(listTasks.find((p: Json) => p.name === 'schedule')).toMatchObject({ in: 'query', required: false, schema: { type: 'string' } });
+  });
+
+  it("lists the schedules in the run's JSON and background answers, and describes a schedule's fields", () => {
+    const run = doc.paths['/'].post.responses;
+    expect(run['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RunResult' });
+    const s = doc.components.schemas;
+    for (const variant of s.RunResult.anyOf as Json[]) {
+      expect(variant.properties.schedules.items.required).toEqual(['schedule_id', 'next_run_at']);
+      expect(variant.required).not.toContain('schedules');
+    }
+    expect(s.TaskAccepted.properties.schedules.items.required).toEqual(['schedule_id', 'next_run_at']);
+    expect(s.TaskResult.anyOf.every((v: Json) => !('schedules' in v.properties))).toBe(true);
+    const fields = ['schedule_id', 'session', 'schedule', 'timezone', 'overlap', 'message_preview', 'paused', 'note', 'created_at', 'next_run_at'];
+    expect(Object.keys(s.Schedule.properties).sort()).toEqual([...fields].sort());
+    expect(Object.keys(s.ScheduleDetail.properties).sort()).toEqual([...fields, 'next_runs', 'runs', 'recent_tasks', 'running_tasks'].sort());
+    expect(s.Schedule.properties.overlap.enum).toEqual(['skip', 'buffer_one', 'allow_all']);
+    expect(s.ScheduleList.properties.schedules.items).toEqual(s.Schedule);
+    expect(s.PauseScheduleRequest).toMatchObject({ additionalProperties: false, properties: { note: { type: 'string' } } });
+    const scheduled = (s.AgentEvent.oneOf as Json[]).find((v) => v.properties.type.const === 'agent_scheduled');
+    expect(scheduled?.required).toEqual(expect.arrayContaining(['schedules']));
   });
 });
 

@@ -1,20 +1,45 @@
 // agent run "message": runs the agent, streaming its answer and what it does.
-import type { ForegroundRunRequest } from '../../types';
-import { stringOption, UsageError, type Command } from '../args';
+// With --schedule, the request also makes a schedule that runs the agent
+// later (once, or on a cron), shown as a [scheduled] line.
+import type { ForegroundRunRequest, ScheduleEntry } from '../../types';
+import { stringOption, UsageError, type Command, type Values } from '../args';
+import { scheduledText } from '../event-view';
 import { follow } from '../follow';
 
 const MODES = ['flash', 'base', 'max'] as const;
 
+/** The request's `schedules` from --schedule, --schedule-message and --timezone, or undefined without --schedule. */
+function scheduleOption(values: Values, message: string): ScheduleEntry[] | undefined {
+  const spec = stringOption(values, 'schedule');
+  const scheduleMessage = stringOption(values, 'schedule-message');
+  const timezone = stringOption(values, 'timezone');
+  if (spec === undefined) {
+    if (scheduleMessage !== undefined) throw new UsageError('--schedule-message goes with --schedule');
+    if (timezone !== undefined) throw new UsageError('--timezone goes with --schedule');
+    return undefined;
+  }
+  // A plain number is seconds from now; anything else (an ISO date-time, a cron string) goes as text.
+  const schedule = /^\s*\d+(\.\d+)?\s*$/.test(spec) ? Number(spec) : spec;
+  return [{ schedule, message: scheduleMessage ?? message, ...(timezone !== undefined && { timezone }) }];
+}
+
 export const runCommand: Command = {
   name: 'run',
   summary: 'Run the agent on a message: its answer streams to stdout, tool calls and steps to stderr.',
-  usage: 'agent run "message" [--background] [--session S] [--mode flash|base|max] [--tokens] [--json]',
+  usage: 'agent run "message" [--background] [--session S] [--mode flash|base|max] [--tokens] [--json] [--schedule SPEC [--schedule-message TEXT] [--timezone ZONE]]',
   help: [
     '--background  start it in the background; print the task id (with --json, the answer of POST /)',
     '--session S   continue session S (default: a new session)',
     '--mode M      flash, base (default) or max',
     '--tokens      stream the answer token by token (default: block by block)',
     '--json        print the events as JSON lines',
+    '--schedule SPEC',
+    '              also run it later, in the same session: SPEC is seconds from now, an ISO',
+    '              date-time with its zone, or a five-field cron string (agent schedules lists it)',
+    '--schedule-message TEXT',
+    '              the message of the later runs (default: this one)',
+    '--timezone ZONE',
+    '              the IANA time zone of a cron SPEC (default UTC)',
     'exit status: 0 when the agent completed, 1 on an agent error',
   ],
   options: {
@@ -23,17 +48,32 @@ export const runCommand: Command = {
     mode: { type: 'string' },
     tokens: { type: 'boolean' },
     json: { type: 'boolean' },
+    schedule: { type: 'string' },
+    'schedule-message': { type: 'string' },
+    timezone: { type: 'string' },
   },
   positionals: { min: 1, max: 1 },
   async run(ctx, values, [message]) {
     const mode = stringOption(values, 'mode');
     if (mode !== undefined && !(MODES as readonly string[]).includes(mode)) throw new UsageError(`--mode must be one of ${MODES.join(', ')}, got ${mode}`);
-    const body: ForegroundRunRequest = { message, ...(mode && { mode: mode as (typeof MODES)[number] }), ...(values.tokens && { streaming_tokens: true }) };
+    const schedules = scheduleOption(values, message);
+    const body: ForegroundRunRequest = {
+      message,
+      ...(mode && { mode: mode as (typeof MODES)[number] }),
+      ...(values.tokens && { streaming_tokens: true }),
+      ...(schedules && { schedules }),
+    };
     const session = stringOption(values, 'session');
     const json = !!values.json;
     if (values.background) {
       const accepted = await ctx.client().runBackground(body, { session });
-      ctx.out.line(json ? JSON.stringify(accepted) : accepted.task_id);
+      if (json) {
+        ctx.out.line(JSON.stringify(accepted));
+        return 0;
+      }
+      // The task id alone on stdout (for scripts); the schedules it made on stderr.
+      ctx.out.line(accepted.task_id);
+      for (const s of accepted.schedules ?? []) ctx.out.errLine(`${ctx.out.paint('magenta', '[scheduled]', true)} ${scheduledText(s)}`);
       return 0;
     }
     return follow(ctx.out, json, (streamOpts) => ctx.client().stream(body, { ...streamOpts, session }));

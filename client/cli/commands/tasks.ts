@@ -8,25 +8,27 @@ const STATUSES: TaskStatus[] = ['queued', 'running', 'completed', 'failed', 'can
 export const tasksCommand: Command = {
   name: 'tasks',
   summary: 'List your tasks, newest first.',
-  usage: 'agent tasks [--status S] [--session S] [--limit N] [--cursor C] [--json]',
+  usage: 'agent tasks [--status S] [--session S] [--schedule ID] [--limit N] [--cursor C] [--json]',
   help: [
     `--status S    only tasks in this status (${STATUSES.join(', ')})`,
     '--session S   only tasks of this session',
+    '--schedule ID only tasks this schedule started (agent schedules lists them)',
     '--limit N     tasks per page, 1-100 (default 20)',
     '--cursor C    the page after the one that printed this cursor',
     '--json        print the page as JSON',
   ],
-  options: { status: { type: 'string' }, session: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, json: { type: 'boolean' } },
+  options: { status: { type: 'string' }, session: { type: 'string' }, schedule: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, json: { type: 'boolean' } },
   positionals: { min: 0, max: 0 },
   async run(ctx, values) {
     const status = stringOption(values, 'status');
     if (status !== undefined && !(STATUSES as string[]).includes(status)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, got ${status}`);
-    const page = await ctx.client().tasks.list({
+    const filters = {
       status: status as TaskStatus | undefined,
       session: stringOption(values, 'session'),
+      schedule: stringOption(values, 'schedule'),
       limit: intOption(values, 'limit', 1, 100),
-      cursor: stringOption(values, 'cursor'),
-    });
+    };
+    const page = await ctx.client().tasks.list({ ...filters, cursor: stringOption(values, 'cursor') });
     if (values.json) {
       ctx.out.line(JSON.stringify(page));
       return 0;
@@ -37,7 +39,9 @@ export const tasksCommand: Command = {
     }
     const rows = page.tasks.map((t) => [t.task_id, statusText(ctx.out, t.status), when(t.created_at), t.session, t.preview]);
     ctx.out.line(table(['TASK', 'STATUS', 'CREATED (UTC)', 'SESSION', 'MESSAGE'], rows, ctx.out.columns));
-    if (page.next_cursor) ctx.out.errLine(`more: agent tasks --cursor ${page.next_cursor}`);
+    // The cursor goes with the query that made it: the hint repeats the filters.
+    const again = Object.entries(filters).flatMap(([k, v]) => (v === undefined ? [] : [`--${k} ${v}`]));
+    if (page.next_cursor) ctx.out.errLine(`more: agent tasks ${[...again, `--cursor ${page.next_cursor}`].join(' ')}`);
     return 0;
   },
 };

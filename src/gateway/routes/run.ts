@@ -8,9 +8,10 @@ import { DependencyUnavailableError, NotImplementedError, ValidationError } from
 import { streamTaskEvents } from '../sse';
 import { checkToolServers } from '../tool-servers';
 import { callbackOf } from '../callback-request';
+import type { ScheduleService } from '../schedule-service';
 
 
-export function runRoutes(deps: GatewayDeps): Router {
+export function runRoutes(deps: GatewayDeps, schedules: ScheduleService): Router {
   const r = Router();
   r.post('/', async (req, res) => {
     const account = requireAccount(req);
@@ -27,14 +28,25 @@ export function runRoutes(deps: GatewayDeps): Router {
     const wantsStream = (req.header('accept') ?? '').includes('text/event-stream');
     // A stream needs the relay: refuse before starting anything rather than after.
     if (wantsStream && !body.background) requireRelay(deps);
-    const sub = await deps.tasks.submit(account, body, query.session, idem, req.timing, callback);
+    // Schedules are read before anything starts (each bad entry is a 400), made once the run's id and session are known.
+    const plan = body.schedules ? schedules.plan(body.schedules) : undefined;
+    let made: Awaited<ReturnType<ScheduleService['create']>> | undefined;
+    const beforeStart = plan
+      ? async (taskId: string, session: string) => {
+          made = await schedules.create(account, plan, taskId, session, body, callback);
+          return { schedules: made.schedules };
+        }
+      : undefined;
+    const sub = await deps.tasks.submit(account, body, query.session, idem, req.timing, { callback, beforeStart, undo: async () => made?.undo() });
+    // The answer's schedules: those just made, or (a repeated Idempotency-Key) those the first request made.
+    const scheduled = async () => (plan ? { schedules: made?.schedules ?? (await schedules.summaries(account, sub.taskId, plan.entries.length)) } : {});
     // Every answer to a repeated Idempotency-Key says so, whichever way it answers.
     const common: Record<string, string> = { 'X-Task-Id': sub.taskId, 'X-Session-Id': sub.session, ...(sub.repeated && { 'Idempotent-Replayed': 'true' }) };
 
     if (body.background) {
       res.status(202).set({ ...common, Location: `/tasks/${sub.taskId}` });
       const status = sub.repeated ? (await deps.tasks.view(account, sub.taskId)).status : 'queued';
-      return void res.json({ task_id: sub.taskId, session: sub.session, status, created_at: sub.createdAt });
+      return void res.json({ task_id: sub.taskId, session: sub.session, status, created_at: sub.createdAt, ...(await scheduled()) });
     }
     if (wantsStream) {
       const closedAt = () => deps.runEnds.closedAt(sub.taskId);
@@ -50,7 +62,7 @@ export function runRoutes(deps: GatewayDeps): Router {
       if (['completed', 'failed', 'cancelled'].includes(view.status) || !(await isRunning(deps, sub.taskId))) break;
     }
     const result = await deps.tasks.result(account, sub.taskId, 0);
-    res.status(200).set(common).json({ session: result.session, task_id: result.task_id, status: result.status, output: result.output, events: result.events, cost: result.cost, ...('error' in result ? { error: result.error } : {}) });
+    res.status(200).set(common).json({ session: result.session, task_id: result.task_id, status: result.status, output: result.output, events: result.events, cost: result.cost, ...('error' in result ? { error: result.error } : {}), ...(await scheduled()) });
   });
   return r;
 }

@@ -1,0 +1,33 @@
+// The I/O of a schedule's run: building its task's input with the
+// deployment's settings and the account's limit as they are now.
+import type { ActivityDeps } from './index';
+import type { ScheduledRunInput } from '../workflows/scheduled-run';
+import type { TaskInput } from '../workflows/types';
+import { AccountsRegistry } from '../src/accounts/registry';
+import { taskInput, taskStartMeta } from '../src/tasks/task-input';
+import { scheduledTaskId } from '../src/schedules/schedule-ids';
+
+export interface PreparedTask {
+  input: TaskInput;
+  memo: Record<string, unknown>;
+  searchAttributes: Record<string, string[]>;
+}
+
+export function createScheduleActivities(deps: ActivityDeps) {
+  const registry = new AccountsRegistry(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE);
+  return {
+    async prepareScheduledTask(run: ScheduledRunInput & { runWorkflowId: string }): Promise<PreparedTask> {
+      const snapshot = await registry.snapshot();
+      const input = taskInput(deps.config, { ...run.request, background: true }, {
+        taskId: scheduledTaskId(run.runWorkflowId),
+        account: run.account,
+        maxRunning: snapshot.accounts[run.account]?.maxRunning,
+        session: run.session,
+        createdAt: new Date().toISOString(),
+        callback: run.callback,
+        joinsSession: true,
+      });
+      return { input, ...taskStartMeta(input, { schedule: run.scheduleId }) };
+    },
+  };
+}

@@ -1,0 +1,96 @@
+// A schedule's run in the workflows, on the engine (fake model): it starts its
+// task as a child that joins the request's session by itself, lasts as long
+// as the task, and reports how the task ended; a run request's task announces
+// its schedules right after agent_started. Histories are saved
+// (UPDATE_HISTORIES=1) for the replay test.
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createEnv, saveHistories as save, worker } from './env';
+import { fakeActivities, recorder, taskInput } from './fake-activities';
+import type { ScheduledRunInput } from '../../workflows/scheduled-run';
+import type { PreparedTask } from '../../activities/schedules';
+import { SEARCH_ATTRIBUTES, sessionWorkflowId } from '../../workflows/types';
+
+jest.setTimeout(60_000);
+let env: TestWorkflowEnvironment;
+const taskQueue = `wf-scheduled-${randomUUID()}`;
+const rec = recorder();
+const prepared: string[] = [];
+
+/** The task a schedule's run starts: the request's message in its session, joining it by itself. */
+async function prepareScheduledTask(run: ScheduledRunInput & { runWorkflowId: string }): Promise<PreparedTask> {
+  prepared.push(run.runWorkflowId);
+  const input = taskInput(run.request.message, { account: run.account, session: run.session, background: true, joinsSession: true, joinGraceMs: 60_000 });
+  return {
+    input,
+    memo: { account: run.account, session: run.session, schedule: run.scheduleId },
+    searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['queued'], [SEARCH_ATTRIBUTES.account]: [run.account], [SEARCH_ATTRIBUTES.session]: [run.session], [SEARCH_ATTRIBUTES.schedule]: [run.scheduleId] },
+  };
+}
+
+const activities = () => ({ ...fakeActivities(() => env, taskQueue, rec), prepareScheduledTask });
+
+beforeAll(async () => {
+  env = await createEnv();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+function runInput(message: string): ScheduledRunInput {
+  return { scheduleId: `sched_${randomUUID().replace(/-/g, '')}`, account: 'acct', session: `sess_${randomUUID().replace(/-/g, '')}`, request: { message, mode: 'base', background: true, multitask: 'queue', metadata: {} } as never };
+}
+
+test('the run starts its task as a child that joins the session itself, and ends with it', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const input = runInput('tools:1');
+    const h = await env.client.workflow.start('scheduledRun', { taskQueue, workflowId: `${input.scheduleId}-2026-11-26T09:00:00Z`, args: [input] });
+    const result = (await h.result()) as { task_id: string; status: string };
+    expect(result.status).toBe('completed');
+    expect(prepared).toContain(h.workflowId);
+    const task = env.client.workflow.getHandle(result.task_id);
+    const d = await task.describe();
+    expect(d.status.name).toBe('COMPLETED');
+    expect(d.parentExecution?.workflowId).toBe(h.workflowId);
+    expect(d.searchAttributes[SEARCH_ATTRIBUTES.schedule]).toEqual([input.scheduleId]);
+    // No gateway enqueued it: it joined the session without waiting out the grace period (60 s here).
+    expect(rec.calls[result.task_id]).toContain('joinSession');
+    const session = await env.client.workflow.getHandle(sessionWorkflowId('acct', input.session)).describe();
+    expect(session.status.name).toBe('RUNNING');
+    await save('scheduled-run', h, task);
+  });
+});
+
+test('a cancelled task ends its run as cancelled; the run does not fail', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const input = runInput('wait:30:1');
+    const h = await env.client.workflow.start('scheduledRun', { taskQueue, workflowId: `${input.scheduleId}-2026-11-26T10:00:00Z`, args: [input] });
+    let taskId = '';
+    for (let i = 0; i < 100 && !taskId; i++) {
+      const kids = await (async () => {
+        const events = (await h.fetchHistory()).events ?? [];
+        return events.filter((e) => e.childWorkflowExecutionStartedEventAttributes).map((e) => e.childWorkflowExecutionStartedEventAttributes!.workflowExecution!.workflowId!);
+      })();
+      taskId = kids[0] ?? '';
+      if (!taskId) await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    await env.client.workflow.getHandle(taskId).cancel();
+    expect(await h.result()).toEqual({ task_id: taskId, status: 'cancelled' });
+  });
+});
+
+test("a run request's task announces its schedules right after agent_started", async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const schedules = [{ schedule_id: 'sched_0123', next_run_at: '2026-11-27T09:00:00.000Z' }];
+    const i = taskInput('hello', { ownsTurn: true, schedules });
+    const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
+    const result = (await h.result()) as { events: { type: string; schedules?: unknown }[] };
+    expect(result.events.slice(0, 2)).toEqual([{ type: 'agent_started' }, { type: 'agent_scheduled', schedules }]);
+    expect(rec.published[i.taskId].map((e) => e.type).slice(0, 2)).toEqual(['agent_started', 'agent_scheduled']);
+    await save('scheduled-announce', h);
+  });
+});
