@@ -14,6 +14,7 @@ import { createRunActivities } from './runs';
 import { createMcpActivities } from './mcp';
 import { createCallbackActivities } from './callbacks';
 import { createScheduleActivities } from './schedules';
+import { createFinalOutputActivities } from './final-output';
 import type { PolicyFetch } from '../src/outbound/fetch';
 import type { McpPool } from './mcp/pool';
 import type { TaskInputConfig } from '../src/tasks/task-input';
@@ -42,6 +43,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMcpActivities(deps),
     ...createCallbackActivities(deps),
     ...createScheduleActivities(deps),
+    ...createFinalOutputActivities(deps),
   };
 }
 

@@ -40,6 +40,8 @@ export interface StreamRequest {
   streamTokens: boolean;
   /** Publish reasoning content as agent_thinking (flash mode). */
   showThinking: boolean;
+  /** Chat Completions response_format (a final output's json_schema); absent: text. */
+  responseFormat?: object;
 }
 
 export interface StreamOutcome {
@@ -84,6 +86,7 @@ export async function streamModelTurn(deps: StreamDeps, req: StreamRequest, p: T
       model: req.model,
       messages: req.messages as never,
       ...(req.tools.length && { tools: req.tools as never }),
+      ...(req.responseFormat && { response_format: req.responseFormat as never }),
       stream: true,
       stream_options: { include_usage: true },
     },

@@ -19,7 +19,7 @@ export const CONTINUE_AS_NEW_BYTES = 4 * 1024 * 1024;
 
 export type LoopEnd =
   | { kind: 'answered' }
-  | { kind: 'cap'; type: 'step_limit' | 'budget_exceeded'; message: string }
+  | { kind: 'cap'; type: 'step_limit' | 'budget_exceeded' | 'final_output_invalid'; message: string }
   /** History grew large: continue as new with the state. */
   | { kind: 'continue' };
 
@@ -29,7 +29,7 @@ export type LoopEnd =
  * fifth of a whole one-turn task, and a long run's thread outgrows this within a few turns, so
  * what it adds to history stays small.
  */
-const INLINE_THREAD_CHARS = 4096;
+export const INLINE_THREAD_CHARS = 4096;
 
 const modelActivities = (heartbeatTimeoutMs: number) =>
   proxyActivities<Activities>({
@@ -84,7 +84,7 @@ export class AgentLoop {
   }
 
   /** The handoff agent that has the conversation, as the model activity takes it. */
-  private activeAgent(): { name: string; description: string } | undefined {
+  activeAgent(): { name: string; description: string } | undefined {
     const name = this.state.agent;
     return name === undefined ? undefined : this.input.agents?.find((a) => a.name === name);
   }

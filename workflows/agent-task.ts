@@ -30,6 +30,7 @@ import { SEARCH_ATTRIBUTES, initialView } from './types';
 import { Admission } from './run-admission';
 import { AgentLoop, LoopEnd, LoopState } from './agent-loop';
 import { CallbackFeed } from './callback-feed';
+import { FINAL_OUTPUT_REPAIRS, finalOutputOf } from './final-output';
 
 export { turnGrantedSignal, slotGrantedSignal } from './run-admission';
 
@@ -103,10 +104,18 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
   if (feed) loop.afterTurn = () => feed.flush(state.blocks);
 
   let end: LoopEnd;
+  let finalOutput: TaskResult['final_output'];
   try {
     await admission.acquire();
     await loop.prepare(admission.sessionAgent);
     end = await loop.run();
+    // The structured output, once the run has answered (cancellable like the turns before it).
+    if (end.kind === 'answered' && input.finalOutput) {
+      const fo = await finalOutputOf(input, input.finalOutput, { sessionMessages: admission.sessionMessages ?? 0, thread: state.thread, agent: loop.activeAgent() });
+      state.usage = { promptTokens: state.usage.promptTokens + fo.usage.promptTokens, completionTokens: state.usage.completionTokens + fo.usage.completionTokens };
+      if ('output' in fo) finalOutput = { name: input.finalOutput.name, output: fo.output };
+      else end = { kind: 'cap', type: 'final_output_invalid', message: `the final output "${input.finalOutput.name}" did not fit its schema after ${FINAL_OUTPUT_REPAIRS + 1} answers: ${fo.errors.join('; ')}` };
+    }
   } catch (err) {
     // Not a failure Temporal reported (a bug here): fail the workflow task, keep the run.
     if (!(err instanceof TemporalFailure)) throw err;
@@ -127,14 +136,14 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
 
   async function completed(): Promise<TaskResult> {
     const cost = loop.cost();
-    const closing: BlockEvent[] = [{ type: 'agent_cost', cost }, { type: 'agent_completed' }];
+    const closing: BlockEvent[] = [...(finalOutput ? [{ type: 'agent_final_output' as const, ...finalOutput }] : []), { type: 'agent_cost', cost }, { type: 'agent_completed' }];
     state.blocks.push(...closing);
     setStatus('completed');
     view.progress = 1;
     view.completed_at = new Date(Date.now()).toISOString();
     note('task completed', { steps: state.step, cost });
     await admission.release(exchange(), input.agents?.length ? { agent: state.agent ?? null } : undefined);
-    const result: TaskResult = { task_id: input.taskId, session: input.session, status: 'completed', output: state.output, events: state.blocks, cost, usage: state.usage };
+    const result: TaskResult = { task_id: input.taskId, session: input.session, status: 'completed', output: state.output, events: state.blocks, cost, usage: state.usage, ...(finalOutput && { final_output: finalOutput }) };
     const { usage: _usage, ...body } = result;
     // A small result is cached with the end, so its first read is one GET; a large one is not
     // copied into history once more (the gateway reads it from Temporal once, then caches it).

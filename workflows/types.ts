@@ -94,8 +94,17 @@ export interface TaskInput {
    * started): it joins the session itself at once, reopening it when closed.
    */
   joinsSession?: boolean;
+  /** A structured output after the last answer (SPEC 2.6): one more model call, validated, repaired up to twice. */
+  finalOutput?: FinalOutputSpec;
   /** The schedules the request made (SPEC 2.5): announced by agent_scheduled right after agent_started. */
   schedules?: ScheduledSummary[];
+}
+
+/** A request's final_output: the output's name, its JSON Schema, and whether the model is held to it strictly. */
+export interface FinalOutputSpec {
+  name: string;
+  strict: boolean;
+  schema: Record<string, unknown>;
 }
 
 /** A schedule a run request made: its id and its next run (ISO 8601 UTC; null when it has none left). */
@@ -199,6 +208,8 @@ export interface TaskResult {
   events: BlockEvent[];
   cost: string;
   usage: Usage;
+  /** The validated structured output, when the request asked for one (final_output). */
+  final_output?: { name: string; output: unknown };
 }
 
 /** A completed run's result as clients read it (the workflow's own result adds its usage). */

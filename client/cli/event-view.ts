@@ -117,6 +117,11 @@ export class EventView {
         this.status(`retrying the ${what}`);
         break;
       }
+      case 'agent_final_output':
+        // Whole, not shortened: it is what the run was asked to produce.
+        this.closeAnswer();
+        this.note('green', '[final output]', `${ev.name}: ${JSON.stringify(ev.output)}`);
+        break;
       case 'agent_cost':
         this.note('dim', '[cost]', `$${ev.cost}`);
         break;

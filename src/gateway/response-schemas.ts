@@ -76,6 +76,10 @@ const completedResultSchema = z.object({
   output: z.string().describe("The agent's final response text."),
   events: z.array(blockEventSchema),
   cost: z.string().describe('Cost of the run, a decimal number as text.'),
+  final_output: z
+    .object({ name: z.string(), output: z.unknown().describe('The output, parsed: it fits the schema.') })
+    .optional()
+    .describe('Only when the request had final_output: the structured output, validated against its schema.'),
 });
 
 const unsuccessfulResultSchema = z.object({
@@ -223,6 +227,10 @@ const EVENT_SHAPES = {
       retry_in_ms: z.number().int().min(0).optional().describe('The wait before the next attempt, when known.'),
     },
     'An attempt failed and Temporal retries it (model calls: until MODEL_UNAVAILABLE_AFTER_MS, then agent_error model_unavailable). Stream-only.',
+  ],
+  agent_final_output: [
+    { name: z.string().describe("final_output's name."), output: z.unknown().describe('The structured output, parsed; it fits the schema.') },
+    'The run\'s structured output (final_output), validated against its schema; right before agent_cost.',
   ],
   agent_cost: [{ cost: z.string().describe('A decimal number as text.') }, 'Cost of the run.'],
   agent_completed: [{}, 'The run is finished; the stream ends.'],

@@ -29,7 +29,12 @@ export const stepSchema = z.strictObject({
   depends_on: z.array(nonEmpty),
   optional: z.boolean().optional(),
   retry_policy: z
-    .strictObject({ max_attempts: z.number().int().min(1).max(100).optional(), backoff: z.enum(['exponential', 'linear', 'fixed']).optional() })
+    .strictObject({
+      max_attempts: z.number().int().min(1).max(100).optional().describe('Attempts in all, the first included.'),
+      backoff: z.enum(['exponential', 'fixed']).optional().describe('exponential: each wait twice the last; fixed: the same wait each time.'),
+      initial_interval: z.number().positive().max(86_400).optional().describe('Seconds before the first retry.'),
+      max_interval: z.number().positive().max(86_400).optional().describe('Longest wait between attempts, seconds.'),
+    })
     .optional(),
   output_schema: z.record(z.string(), z.unknown()).optional(),
 });
@@ -55,6 +60,7 @@ export const CALLBACK_EVENT_TYPES = [
   'agent_step',
   'agent_input',
   'agent_handoff',
+  'agent_final_output',
   'agent_cost',
   'agent_completed',
   'agent_error',
@@ -105,7 +111,14 @@ export const runRequestSchema = z
     streaming_tokens: z.boolean().optional(),
     streaming: z.boolean().optional().describe('true: token by token, like streaming_tokens.'),
     schedules: z.array(scheduleSchema).min(1).max(20).optional().describe('Later runs of the agent (SPEC 2.5): each entry becomes a schedule (GET /schedules) whose runs are background tasks in this request\'s session.'),
-    final_output: z.strictObject({ name: nonEmpty, strict: z.boolean().default(false), schema: z.record(z.string(), z.unknown()) }).optional(),
+    final_output: z
+      .strictObject({
+        name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64').describe('Name of the structured output.'),
+        strict: z.boolean().default(false).describe('true: the schema keeps to the strict subset (every object additionalProperties: false, every property required) and the model is held to it.'),
+        schema: z.record(z.string(), z.unknown()).describe('JSON Schema of the output; its root is an object.'),
+      })
+      .optional()
+      .describe('After the last answer, one more model call gives a structured output that fits schema (validated; repaired up to twice); the answer and the result carry it as final_output.'),
     max_steps: z.number().int().min(1).optional().describe('Model turns the run may take (default MAX_STEPS_DEFAULT, at most MAX_STEPS_CEILING); reaching it ends the run with agent_error step_limit.'),
     max_cost: z.number().positive().optional().describe('USD the run may spend; once reached, no further model turn starts and the run ends with agent_error budget_exceeded.'),
     multitask: z.enum(['queue', 'reject']).default('queue').describe('When the session is busy: wait for its turn (queue) or answer 409 (reject).'),
@@ -116,7 +129,7 @@ export const runRequestSchema = z
 export type RunRequest = z.infer<typeof runRequestSchema>;
 
 /** Fields that are valid now but whose features are not built yet: 501 naming them. */
-export const NOT_YET_SUPPORTED = ['workflows', 'datastores', 'queries', 'final_output'] as const;
+export const NOT_YET_SUPPORTED = ['workflows', 'datastores', 'queries'] as const;
 
 export const runQuerySchema = z.strictObject({ session: z.string().regex(SESSION_ID).optional() });
 

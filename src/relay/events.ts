@@ -41,6 +41,8 @@ export type AgentEventBody =
    * failed, `retry_in_ms` the wait before the next when known. Stream-only (not in the result's events).
    */
   | { type: 'agent_retry'; what: 'model' | 'tool'; tool?: string; attempt: number; error: { type: string; message: string }; retry_in_ms?: number }
+  /** The run's structured output (final_output), validated against its schema; right before agent_cost. */
+  | { type: 'agent_final_output'; name: string; output: unknown }
   | { type: 'agent_cost'; cost: string }
   | { type: 'agent_completed' }
   | { type: 'agent_error'; error: { type: string; message: string } };

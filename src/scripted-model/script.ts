@@ -189,10 +189,30 @@ function baseText(script: Script): string {
 function jsonText(req: ChatRequest, script: Script, text: string): string | undefined {
   const rf = req.response_format;
   if (rf?.type === 'json_schema' && rf.json_schema?.schema !== undefined) {
+    if (deliberatelyInvalid(req, script)) return JSON.stringify(notFitting(rf.json_schema.schema as Record<string, unknown>));
     return JSON.stringify(fillSchema(rf.json_schema.schema, { text }));
   }
   if (rf?.type === 'json_object' || findDirective(script.directives, 'json')) return JSON.stringify({ reply: text });
   return undefined;
+}
+
+/**
+ * `[[json invalid=N]]`: the first N structured answers do not fit the schema. They are
+ * counted by the system messages after the last user message: a caller's instruction
+ * to answer (1), then one per repair request (2, 3, ...).
+ */
+function deliberatelyInvalid(req: ChatRequest, script: Script): boolean {
+  const json = findDirective(script.directives, 'json');
+  if (json?.params.invalid === undefined) return false;
+  const after = req.messages.slice(findLastIndex(req.messages, (m) => m.role === 'user') + 1);
+  const asked = Math.max(1, after.filter((m) => m.role === 'system').length);
+  return asked <= intParam(json, 'invalid', 0);
+}
+
+/** A value the schema refuses: an object without its required properties, or a value of another type. */
+function notFitting(schema: Record<string, unknown>): unknown {
+  if (Array.isArray(schema.required) && schema.required.length) return { not_in_the_schema: true };
+  return schema.type === 'array' ? 'not an array' : ['not', 'the', 'expected', 'type'];
 }
 
 function reasoningFor(script: Script, what: string): string {

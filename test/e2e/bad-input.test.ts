@@ -49,10 +49,32 @@ test('an oversized body is 413 naming the limit', async () => {
 });
 
 test('a valid request using a feature not built yet is 501 naming the field, never ignored', async () => {
-  const r = await call('POST', '/', { body: { message: 'x', background: true, final_output: { name: 's3cret_plan', schema: { type: 'object' } } } });
+  const r = await call('POST', '/', { body: { message: 'x', background: true, datastores: [{ id: 'ds_1', name: 's3cret plan' }] } });
   expect(r.status).toBe(501);
-  expect(r.json.error.details.fields).toEqual(['final_output']);
+  expect(r.json.error.details.fields).toEqual(['datastores']);
   expect(r.text).not.toContain('s3cret plan');
+});
+
+test('workflows are checked as graphs before anything else: each problem a 400 naming its path; a sound one is still 501', async () => {
+  const step = (id: string, depends_on: string[] = [], extra: object = {}) => ({ id, name: id, description: `do ${id}`, depends_on, ...extra });
+  const post = (steps: object[]) => call('POST', '/', { body: { message: 'x', workflows: [{ id: 'w', name: 'w', description: 'w', steps }] } });
+  const cycle = await post([step('a', ['b']), step('b', ['a']), step('c', ['missing'])]);
+  expect(cycle.status).toBe(400);
+  shape(cycle);
+  expect(cycle.json.error.details.map((d: { path: string; code: string }) => [d.path, d.code])).toEqual([
+    ['body.workflows[0].steps[2].depends_on[0]', 'unknown_step'],
+    ['body.workflows[0].steps', 'cycle'],
+  ]);
+  expect(cycle.json.error.message).toContain('a -> b -> a');
+  for (const retry_policy of [{ backoff: 'linear' }, { max_attempts: 0 }, { attempts: 3 }]) {
+    const r = await post([step('a', [], { retry_policy })]);
+    expect([JSON.stringify(retry_policy), r.status]).toEqual([JSON.stringify(retry_policy), 400]);
+    expect(r.json.error.details[0].path).toMatch(/^workflows\.0\.steps\.0\.retry_policy/);
+  }
+  expect((await post([])).status).toBe(400);
+  const sound = await post([step('a'), step('b', ['a'], { retry_policy: { max_attempts: 3, backoff: 'fixed', initial_interval: 1 }, output_schema: { type: 'object' } })]);
+  expect(sound.status).toBe(501);
+  expect(sound.json.error.details.fields).toEqual(['workflows']);
 });
 
 test('unknown tasks and routes are 404; malformed ids are 400', async () => {

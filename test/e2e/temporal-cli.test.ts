@@ -6,6 +6,7 @@
 // reads and writes them through the gateway's codec endpoint, as an operator's would.
 import { KEY_B, useStack, waitUntil, withTemporal } from './helpers';
 import { DURATION, INT64, SYSTEM_SEARCH_ATTRIBUTES, TIMESTAMP, eventsOfType, payload, runCli, runCliJson, runCliText, tableRows, textFields } from './temporal-cli-helpers';
+import { SEARCH_ATTRIBUTES } from '../../workflows/types';
 
 jest.setTimeout(120_000);
 const CODEC_TOKEN = 'cli-test-codec-token-0123456789';
@@ -235,7 +236,7 @@ test('operator namespace list and describe', async () => {
   });
   expect(d.config).toMatchObject({ workflowExecutionRetentionTtl: DURATION, badBinaries: {}, historyArchivalState: 'ARCHIVAL_STATE_DISABLED', visibilityArchivalState: 'ARCHIVAL_STATE_DISABLED' });
   const aliases = d.config.customSearchAttributeAliases;
-  expect(Object.values(aliases).sort()).toEqual(['TaskAccount', 'TaskSession', 'TaskStatus']);
+  expect(Object.values(aliases).sort()).toEqual(Object.values(SEARCH_ATTRIBUTES).sort());
   for (const column of Object.keys(aliases)) expect(column).toMatch(/^Keyword(0[1-9]|10)$/);
   expect(d.replicationConfig).toEqual({ activeClusterName: 'active', clusters: [{ clusterName: 'active' }] });
   const t = textFields(await text('operator', 'namespace', 'describe', 'default'));
@@ -250,13 +251,13 @@ test('operator namespace list and describe', async () => {
 
 test('operator search-attribute list: the system attributes of the real server and the service’s own', async () => {
   const sa = await json('operator', 'search-attribute', 'list');
-  expect(sa.customAttributes).toEqual({ TaskAccount: 'INDEXED_VALUE_TYPE_KEYWORD', TaskSession: 'INDEXED_VALUE_TYPE_KEYWORD', TaskStatus: 'INDEXED_VALUE_TYPE_KEYWORD' });
+  expect(sa.customAttributes).toEqual(Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((n) => [n, 'INDEXED_VALUE_TYPE_KEYWORD'])));
   expect(Object.keys(sa.systemAttributes).sort()).toEqual([...SYSTEM_SEARCH_ATTRIBUTES].sort());
   expect(sa.systemAttributes).toMatchObject({ BuildIds: 'INDEXED_VALUE_TYPE_KEYWORD_LIST', HistorySizeBytes: 'INDEXED_VALUE_TYPE_INT', TemporalSchedulePaused: 'INDEXED_VALUE_TYPE_BOOL' });
   const rows = tableRows(await text('operator', 'search-attribute', 'list'));
   expect(rows).toContainEqual(['TaskStatus', 'Keyword']);
   expect(rows).toContainEqual(['StartTime', 'Datetime']);
-  expect(rows).toHaveLength(SYSTEM_SEARCH_ATTRIBUTES.length + 3);
+  expect(rows).toHaveLength(SYSTEM_SEARCH_ATTRIBUTES.length + Object.keys(SEARCH_ATTRIBUTES).length);
 });
 
 test('workflow cancel and terminate --reason: the runs close as the service handles them', async () => {

@@ -9,6 +9,7 @@ import { streamTaskEvents } from '../sse';
 import { checkToolServers } from '../tool-servers';
 import { callbackOf } from '../callback-request';
 import type { ScheduleService } from '../schedule-service';
+import { checkStructure } from '../structure-check';
 
 
 export function runRoutes(deps: GatewayDeps, schedules: ScheduleService): Router {
@@ -17,6 +18,8 @@ export function runRoutes(deps: GatewayDeps, schedules: ScheduleService): Router
     const account = requireAccount(req);
     const query = parse(runQuerySchema, req.query, 'query');
     const body = parse(runRequestSchema, req.body, 'body');
+    // Checked before the 501 below: a request that could never run is a 400 whatever is built.
+    checkStructure(body);
     const unsupported = NOT_YET_SUPPORTED.filter((f) => body[f] !== undefined);
     if (unsupported.length) {
       throw new NotImplementedError(`not supported yet: ${unsupported.join(', ')}`, { fields: unsupported });
@@ -62,7 +65,9 @@ export function runRoutes(deps: GatewayDeps, schedules: ScheduleService): Router
       if (['completed', 'failed', 'cancelled'].includes(view.status) || !(await isRunning(deps, sub.taskId))) break;
     }
     const result = await deps.tasks.result(account, sub.taskId, 0);
-    res.status(200).set(common).json({ session: result.session, task_id: result.task_id, status: result.status, output: result.output, events: result.events, cost: result.cost, ...('error' in result ? { error: result.error } : {}), ...(await scheduled()) });
+    const { session, task_id, status, output, events, cost } = result;
+    const extra = 'error' in result ? { error: result.error } : result.final_output ? { final_output: result.final_output } : {};
+    res.status(200).set(common).json({ session, task_id, status, output, events, cost, ...extra, ...(await scheduled()) });
   });
   return r;
 }
