@@ -13,7 +13,7 @@ import { buildMessages, classifyModelError } from './model-support';
 import { StreamRunnerError, type TurnProgress } from './model-stream';
 import { modelForMode } from '../src/config';
 import { readThread } from './thread-reader';
-import { validationErrors } from '../src/json-schema/schema-check';
+import { judgeJson } from '../src/json-schema/schema-check';
 
 export interface FinalOutputInput {
   taskId: string;
@@ -70,19 +70,7 @@ export function createFinalOutputActivities(deps: ActivityDeps) {
       } finally {
         clearInterval(beat);
       }
-      return { usage: out.usage, ...judge(input.spec, p.content) };
+      return { usage: out.usage, ...judgeJson(input.spec.schema, p.content, { maxErrors: MAX_ERRORS, maxText: REPAIR_TEXT_MAX }) };
     },
   };
-}
-
-/** The parsed output, or why the text is not one. */
-export function judge(spec: FinalOutputSpec, text: string): { output: unknown } | { errors: string[]; text: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    return { errors: [`the answer is not JSON (${(err as Error).message})`], text: text.slice(0, REPAIR_TEXT_MAX) };
-  }
-  const errors = validationErrors(spec.schema, value).slice(0, MAX_ERRORS);
-  return errors.length ? { errors, text: text.slice(0, REPAIR_TEXT_MAX) } : { output: value };
 }

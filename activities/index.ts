@@ -15,6 +15,7 @@ import { createMcpActivities } from './mcp';
 import { createCallbackActivities } from './callbacks';
 import { createScheduleActivities } from './schedules';
 import { createFinalOutputActivities } from './final-output';
+import { createDagActivities } from './dag';
 import type { PolicyFetch } from '../src/outbound/fetch';
 import type { McpPool } from './mcp/pool';
 import type { TaskInputConfig } from '../src/tasks/task-input';
@@ -44,6 +45,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCallbackActivities(deps),
     ...createScheduleActivities(deps),
     ...createFinalOutputActivities(deps),
+    ...createDagActivities(deps),
   };
 }
 

@@ -11,6 +11,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { ActivityDeps } from './index';
+import type { EventTag } from '../src/relay/events';
 import type { McpServerConfig, ToolCall } from '../workflows/types';
 import type { ListedMcpTools } from '../workflows/tool-registry';
 import { callFailure, classifyMcpError, errorText, unavailable } from './mcp/errors';
@@ -38,6 +39,8 @@ export interface CallMcpToolInput {
   /** The call as the model made it (under the tool's public name). */
   call: ToolCall;
   maxChars: number;
+  /** A DAG step's run: its events carry the workflow and step ids. */
+  tag?: EventTag;
 }
 
 /** What a call's heartbeats carry across attempts. */
@@ -106,7 +109,7 @@ export function createMcpActivities(deps: ActivityDeps) {
       } else {
         outcome = await send(ctx, input, sent).catch(async (err: unknown) => {
           if (err instanceof ApplicationFailure && !err.nonRetryable) {
-            await noticeRetry(deps, ctx, { taskId: input.taskId, session: input.session, producer: input.producer, floor: input.floor }, { what: 'tool', tool: input.call.name }, err);
+            await noticeRetry(deps, ctx, { taskId: input.taskId, session: input.session, producer: input.producer, floor: input.floor, tag: input.tag }, { what: 'tool', tool: input.call.name }, err);
           }
           throw err;
         });

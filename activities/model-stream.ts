@@ -4,7 +4,7 @@
 // main thread's workflow activations, or in process (tests, embedding).
 import type OpenAI from 'openai';
 import type { Usage } from '../workflows/types';
-import type { AgentEventBody } from '../src/relay/events';
+import type { AgentEventBody, EventTag } from '../src/relay/events';
 import type { EventPublisher } from '../src/relay/publisher';
 import type { ToolCall } from '../workflows/types';
 
@@ -42,6 +42,8 @@ export interface StreamRequest {
   showThinking: boolean;
   /** Chat Completions response_format (a final output's json_schema); absent: text. */
   responseFormat?: object;
+  /** A DAG step's run: its events carry the workflow and step ids. */
+  tag?: EventTag;
 }
 
 export interface StreamOutcome {
@@ -132,10 +134,10 @@ export async function streamModelTurn(deps: StreamDeps, req: StreamRequest, p: T
 }
 
 /** Publishes the turn's next events under its producer, numbered on from what it published. */
-export async function publishAs(publisher: EventPublisher, req: Pick<StreamRequest, 'taskId' | 'session' | 'producer'>, p: TurnProgress, bodies: AgentEventBody[], meta?: unknown): Promise<void> {
+export async function publishAs(publisher: EventPublisher, req: Pick<StreamRequest, 'taskId' | 'session' | 'producer' | 'tag'>, p: TurnProgress, bodies: AgentEventBody[], meta?: unknown): Promise<void> {
   const offset = p.published;
   p.published += bodies.length;
-  const r = await publisher.publish(req.taskId, req.session, req.producer, offset, bodies, { floor: p.lastSeq, meta });
+  const r = await publisher.publish(req.taskId, req.session, req.producer, offset, bodies, { floor: p.lastSeq, meta, tag: req.tag });
   p.lastSeq = Math.max(p.lastSeq, r.lastSeq);
 }
 

@@ -18,6 +18,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
 import type { Mode, RunMessage, TaskView, ToolCall, Usage } from '../workflows/types';
 import type { BlockEvent } from '../workflows/types';
+import type { EventTag } from '../src/relay/events';
 import type { ToolSpec } from '../workflows/tool-registry';
 import { stepEvent, textBlocks, toolUseEvents } from '../workflows/run-events';
 import { answerTooLarge, buildMessages, chatTools, classifyModelError, outcomeBytes } from './model-support';
@@ -49,6 +50,14 @@ export interface ModelTurnInput {
   prelude?: BlockEvent[];
   /** Status document to cache before the turn starts (the run is now running). */
   view?: TaskView;
+  /** A DAG step's run: its events carry the workflow and step ids. */
+  tag?: EventTag;
+  /** The workflow whose thread this is (a DAG step's); default the task's. */
+  threadWorkflowId?: string;
+  /** The turn's producer on the relay (a DAG step's are prefixed); default `s<step>`. */
+  producer?: string;
+  /** Chat Completions response_format (a DAG step with an output_schema). */
+  responseFormat?: object;
 }
 
 export interface ModelTurnOutput {
@@ -104,7 +113,7 @@ export function createModelActivities(deps: ActivityDeps) {
     const elapsed = Date.now() - ctx.info.scheduledTimestampMs;
     const bounded = boundedModelFailure(failure, ctx.info.attempt, elapsed, deps.config.MODEL_UNAVAILABLE_AFTER_MS);
     if (bounded.retryInMs !== undefined) {
-      const where = { taskId: input.taskId, session: input.session, producer, floor: p.lastSeq };
+      const where = { taskId: input.taskId, session: input.session, producer, floor: p.lastSeq, tag: input.tag };
       await noticeRetry(deps, ctx, where, { what: 'model', retryInMs: bounded.retryInMs }, bounded.failure);
     }
     return bounded.failure;
@@ -113,8 +122,8 @@ export function createModelActivities(deps: ActivityDeps) {
   return {
     async modelTurn(input: ModelTurnInput): Promise<ModelTurnOutput> {
       const ctx = Context.current();
-      const producer = `s${input.step}`;
-      const req = { taskId: input.taskId, session: input.session, producer };
+      const producer = input.producer ?? `s${input.step}`;
+      const req = { taskId: input.taskId, session: input.session, producer, ...(input.tag && { tag: input.tag }) };
       const p = freshProgress(input, ctx.info.heartbeatDetails as TurnProgress | undefined);
       const done = ctx.info.attempt > 1 ? await recover(input, producer, p) : undefined;
       if (done) return checked({ content: p.content, thinking: p.thinking, toolCalls: done.toolCalls, usage: done.usage, lastSeq: p.lastSeq });
@@ -142,6 +151,7 @@ export function createModelActivities(deps: ActivityDeps) {
           tools: chatTools(input.tools),
           streamTokens: input.streamTokens,
           showThinking,
+          ...(input.responseFormat && { responseFormat: input.responseFormat }),
         };
         out = await deps.modelStream.run(stream, p, { signal: ctx.cancellationSignal, onProgress: (q) => Object.assign(p, q) });
         Object.assign(p, out.progress);

@@ -5,6 +5,7 @@
 import type { Context } from '@temporalio/activity';
 import type { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
+import type { EventTag } from '../src/relay/events';
 
 export interface RetryWhere {
   taskId: string;
@@ -12,6 +13,8 @@ export interface RetryWhere {
   /** The attempt's producer on the relay; the notice publishes as `<producer>:r<attempt>`. */
   producer: string;
   floor: number;
+  /** A DAG step's run: its events carry the workflow and step ids. */
+  tag?: EventTag;
 }
 
 export interface RetryWhat {
@@ -35,5 +38,5 @@ export async function noticeRetry(deps: Pick<ActivityDeps, 'publisher' | 'logger
     error,
     ...(what.retryInMs !== undefined && { retry_in_ms: what.retryInMs }),
   };
-  await deps.publisher.publish(where.taskId, where.session, `${where.producer}:r${attempt}`, 0, [event], { floor: where.floor }).catch(() => undefined);
+  await deps.publisher.publish(where.taskId, where.session, `${where.producer}:r${attempt}`, 0, [event], { floor: where.floor, tag: where.tag }).catch(() => undefined);
 }

@@ -18,6 +18,8 @@ export interface ThreadRef {
   thread: { sessionMessages: number; runMessages: number };
   /** The run's thread itself, when the workflow found it small enough to pass (a first turn, mostly). */
   runThread?: RunMessage[];
+  /** The workflow that holds the run's thread (a DAG step's); default the task's. */
+  threadWorkflowId?: string;
 }
 
 export async function readThread(temporal: Client, ref: ThreadRef): Promise<{ session: ThreadMessage[]; run: RunMessage[] }> {
@@ -33,7 +35,7 @@ async function readSession(temporal: Client, ref: ThreadRef): Promise<ThreadMess
 
 async function readRun(temporal: Client, ref: ThreadRef): Promise<RunMessage[]> {
   if (ref.runThread) return ref.runThread;
-  const handle = temporal.workflow.getHandle(ref.taskId);
+  const handle = temporal.workflow.getHandle(ref.threadWorkflowId ?? ref.taskId);
   const out: RunMessage[] = [];
   while (out.length < ref.thread.runMessages) {
     const page = await handle.query(threadQuery, out.length);

@@ -6,6 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
+import type { EventTag } from '../src/relay/events';
 import type { ToolCall } from '../workflows/types';
 import { capToolOutput, toolResponseEvent } from '../workflows/run-events';
 import { BUILTIN_IMPLS, ToolInputError } from './tools/builtin';
@@ -19,6 +20,8 @@ export interface RunToolInput {
   call: ToolCall;
   /** Longest result the model gets, characters. */
   maxChars: number;
+  /** A DAG step's run: its events carry the workflow and step ids. */
+  tag?: EventTag;
 }
 
 export interface RunToolOutput {
@@ -55,12 +58,12 @@ export function createToolActivities(deps: ActivityDeps) {
 /** Cuts a result to the model's limit and publishes its agent_tool_response as the call's own producer. */
 export async function publishToolResult(
   deps: Pick<ActivityDeps, 'publisher'>,
-  input: Pick<RunToolInput, 'taskId' | 'session' | 'producer' | 'floor' | 'call' | 'maxChars'>,
+  input: Pick<RunToolInput, 'taskId' | 'session' | 'producer' | 'floor' | 'call' | 'maxChars' | 'tag'>,
   text: string,
   isError: boolean,
 ): Promise<{ content: string; lastSeq: number }> {
   const content = capToolOutput(text, input.maxChars);
-  const r = await deps.publisher.publish(input.taskId, input.session, input.producer, 0, [toolResponseEvent(input.call, content, isError)], { floor: input.floor });
+  const r = await deps.publisher.publish(input.taskId, input.session, input.producer, 0, [toolResponseEvent(input.call, content, isError)], { floor: input.floor, tag: input.tag });
   return { content, lastSeq: Math.max(input.floor, r.lastSeq) };
 }
 

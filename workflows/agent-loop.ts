@@ -134,12 +134,19 @@ export class AgentLoop {
     return prelude;
   }
 
+  /** A DAG step's: its events' tag and where its thread lives. */
+  private stepFields(turn: number) {
+    const step = this.input.step;
+    return step ? { tag: step.tag, threadWorkflowId: step.threadWorkflowId, producer: `${step.producerPrefix}s${turn}`, ...(step.responseFormat && { responseFormat: step.responseFormat }) } : {};
+  }
+
   /** Runs one model turn; returns the tool calls it asked for. */
   private async modelTurn(step: number): Promise<ToolCall[]> {
     const s = this.state;
     const { view } = this.onStep(step);
     const prelude = this.takePrelude();
     const turn = await this.model.modelTurn({
+      ...this.stepFields(step),
       taskId: this.input.taskId,
       account: this.input.account,
       session: this.input.session,
@@ -174,7 +181,7 @@ export class AgentLoop {
     const step = s.step;
     const offered = this.offered();
     const ctx = (i: number) => ({
-      producer: `s${step}:t${i}`,
+      producer: `${this.input.step?.producerPrefix ?? ''}s${step}:t${i}`,
       floor: s.seqFloor,
       agent: s.agent,
       handOff: (to: string) => void (s.agent = to),

@@ -31,6 +31,8 @@ import { Admission } from './run-admission';
 import { AgentLoop, LoopEnd, LoopState } from './agent-loop';
 import { CallbackFeed } from './callback-feed';
 import { FINAL_OUTPUT_REPAIRS, finalOutputOf } from './final-output';
+import { threadPage } from './run-events';
+import { DagRun } from './dag-run';
 
 export { turnGrantedSignal, slotGrantedSignal } from './run-admission';
 
@@ -41,8 +43,6 @@ export const patchMetadataSignal = defineSignal<[Record<string, unknown>]>('patc
 /** A message into the running task: the agent takes it in before its next model turn. */
 export const messageUpdate = defineUpdate<{ accepted: true; pending: number }, [{ message: string }]>('message');
 
-/** A page of the thread query stays well under gRPC's 4 MB message limit. */
-const THREAD_PAGE_CHARS = 1_000_000;
 /** Largest completed result (JSON characters) the run's end caches for the gateway. */
 const RESULT_CACHE_MAX_CHARS = 16_384;
 
@@ -88,16 +88,34 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
   const admission = new Admission(input);
   const loop = new AgentLoop(input, state, () => admission.sessionMessages ?? 0, (step) => {
     view.current_step = String(step);
-    view.progress = Math.min(0.95, (step - 1) / step);
+    // Never backwards: a run with workflows has moved it with its steps already.
+    view.progress = Math.max(view.progress, Math.min(0.95, (step - 1) / step));
     // Each turn caches the view it starts with: a status read between turns sees progress move with the steps.
     if (view.status === 'running') return { view: { ...view } };
     // The first turn publishes agent_started and caches the running status.
+    state.pending.unshift(...begin());
+    return { view: { ...view } };
+  });
+
+  /** The run begins: running, and the events that open its stream. */
+  function begin(): BlockEvent[] {
     setStatus('running');
     note('task running', { background: !!input.background });
     view.started_at = new Date(Date.now()).toISOString();
-    state.pending.unshift({ type: 'agent_started' }, ...(input.schedules?.length ? [{ type: 'agent_scheduled' as const, schedules: input.schedules }] : []));
-    return { view: { ...view } };
-  });
+    return [{ type: 'agent_started' }, ...(input.schedules?.length ? [{ type: 'agent_scheduled' as const, schedules: input.schedules }] : [])];
+  }
+
+  /** The request's workflows, before the agent answers: their results join the request in the thread. */
+  async function runWorkflows(workflows: NonNullable<TaskInput['workflows']>): Promise<void> {
+    const first = begin();
+    state.blocks.push(...first);
+    const dag = new DagRun({ ...input, workflows }, view, { get: () => state.seqFloor, set: (n) => void (state.seqFloor = Math.max(state.seqFloor, n)) });
+    const out = await dag.run(first);
+    state.blocks.push(...dag.blocks);
+    state.usage = { promptTokens: state.usage.promptTokens + out.usage.promptTokens, completionTokens: state.usage.completionTokens + out.usage.completionTokens };
+    const [request, ...rest] = state.thread;
+    state.thread = [{ role: 'user', content: `${request.content}${out.context}` }, ...rest];
+  }
 
   // With a callback, the run hands its events to the task's delivery workflow as it goes.
   const feed = input.callback ? new CallbackFeed({ ...input, callback: input.callback }, carry?.callback ?? { sent: 0, started: false }) : undefined;
@@ -108,6 +126,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
   try {
     await admission.acquire();
     await loop.prepare(admission.sessionAgent);
+    if (input.workflows?.length && !carry) await runWorkflows(input.workflows);
     end = await loop.run();
     // The structured output, once the run has answered (cancellable like the turns before it).
     if (end.kind === 'answered' && input.finalOutput) {
@@ -192,17 +211,6 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     const said = state.thread.filter((m): m is Extract<RunMessage, { role: 'user' }> => m.role === 'user').map((m) => ({ role: 'user' as const, content: m.content }));
     return [...said, { role: 'assistant', content: state.output }];
   }
-}
-
-function threadPage(thread: RunMessage[], from: number): { messages: RunMessage[]; total: number } {
-  const messages: RunMessage[] = [];
-  let chars = 0;
-  for (let i = Math.max(0, from); i < thread.length; i++) {
-    chars += JSON.stringify(thread[i]).length;
-    if (messages.length && chars > THREAD_PAGE_CHARS) break;
-    messages.push(thread[i]);
-  }
-  return { messages, total: thread.length };
 }
 
 function describeFailure(err: unknown, cancelled: boolean): { type: string; message: string } {

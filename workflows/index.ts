@@ -5,3 +5,5 @@ export { accountsRegistry } from './accounts';
 export { accountSlots } from './account-slots';
 export { callbackDelivery } from './callback-delivery';
 export { scheduledRun } from './scheduled-run';
+export { dagWorkflow } from './dag-workflow';
+export { dagStep } from './dag-step';

@@ -77,3 +77,18 @@ export function compactThread(thread: RunMessage[], budget = THREAD_BUDGET_CHARS
   }
   return out;
 }
+
+/** A page of the thread query stays well under gRPC's 4 MB message limit. */
+const THREAD_PAGE_CHARS = 1_000_000;
+
+/** The run's thread from message `from` on, one query page (the model activity reads it instead of carrying it). */
+export function threadPage(thread: RunMessage[], from: number): { messages: RunMessage[]; total: number } {
+  const messages: RunMessage[] = [];
+  let chars = 0;
+  for (let i = Math.max(0, from); i < thread.length; i++) {
+    chars += JSON.stringify(thread[i]).length;
+    if (messages.length && chars > THREAD_PAGE_CHARS) break;
+    messages.push(thread[i]);
+  }
+  return { messages, total: thread.length };
+}

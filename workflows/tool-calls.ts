@@ -82,7 +82,7 @@ export class ToolCalls {
 
   private async builtin(call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
     const { taskId, session, toolResultMaxChars: maxChars } = this.input;
-    const r = await this.builtins.runTool({ taskId, session, producer: ctx.producer, floor: ctx.floor, call, maxChars });
+    const r = await this.builtins.runTool({ taskId, session, producer: ctx.producer, floor: ctx.floor, call, maxChars, ...(this.input.step && { tag: this.input.step.tag }) });
     return { content: r.content, isError: r.isError, published: true, lastSeq: r.lastSeq };
   }
 
@@ -90,7 +90,7 @@ export class ToolCalls {
     const server = this.server(serverName);
     const { taskId, session, account, toolResultMaxChars: maxChars } = this.input;
     const r = await this.mcp.callMcpTool.executeWithOptions({ ...this.mcpOptions, summary: `${serverName}/${tool}` }, [
-      { taskId, session, account, producer: ctx.producer, floor: ctx.floor, server, tool, call, maxChars },
+      { taskId, session, account, producer: ctx.producer, floor: ctx.floor, server, tool, call, maxChars, ...(this.input.step && { tag: this.input.step.tag }) },
     ]);
     return { content: r.content, isError: r.isError, published: true, lastSeq: r.lastSeq };
   }

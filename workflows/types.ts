@@ -1,6 +1,6 @@
 // Shapes shared by workflows, activities and the gateway. Pure types and
 // constants only: this file is bundled into the workflow sandbox.
-import type { AgentEventBody } from '../src/relay/events';
+import type { AgentEventBody, EventTag } from '../src/relay/events';
 
 export type Mode = 'flash' | 'base' | 'max';
 export type TaskStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -94,10 +94,33 @@ export interface TaskInput {
    * started): it joins the session itself at once, reopening it when closed.
    */
   joinsSession?: boolean;
+  /** Declarative workflows (SPEC 2.3): run as child workflows before the agent answers the message. */
+  workflows?: DagWorkflow[];
+  /** Set on a DAG step's run: its events' workflow and step ids, its thread's workflow, its producers' prefix on the relay. */
+  step?: { tag: EventTag; threadWorkflowId: string; producerPrefix: string; responseFormat?: object };
   /** A structured output after the last answer (SPEC 2.6): one more model call, validated, repaired up to twice. */
   finalOutput?: FinalOutputSpec;
   /** The schedules the request made (SPEC 2.5): announced by agent_scheduled right after agent_started. */
   schedules?: ScheduledSummary[];
+}
+
+/** A declarative workflow of a request (SPEC 2.3): steps that depend on each other. */
+export interface DagWorkflow {
+  id: string;
+  name: string;
+  description: string;
+  steps: DagStep[];
+}
+
+/** A workflow's step (SPEC 2.4): an agent run on its description, the request, and its dependencies' outputs. */
+export interface DagStep {
+  id: string;
+  name: string;
+  description: string;
+  depends_on: string[];
+  optional?: boolean;
+  retry_policy?: { max_attempts?: number; backoff?: 'exponential' | 'fixed'; initial_interval?: number; max_interval?: number };
+  output_schema?: Record<string, unknown>;
 }
 
 /** A request's final_output: the output's name, its JSON Schema, and whether the model is held to it strictly. */

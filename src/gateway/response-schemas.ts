@@ -188,6 +188,8 @@ const eventBase = {
   session: z.string(),
   task_id: z.string(),
   seq: z.number().int().min(1).describe("1-based position in the task's event log, gap-free; also the SSE `id:`."),
+  workflow_id: z.string().optional().describe("On a declarative workflow step's events: the workflow's id."),
+  step_id: z.string().optional().describe("On a declarative workflow step's events: the step's id."),
 };
 
 const text = (what: string) => ({ content: z.string().describe(what) });
@@ -211,7 +213,15 @@ const EVENT_SHAPES = {
     { ...text('JSON text: {"tool", "content"}.'), ...callId, is_error: z.boolean().optional().describe('The tool failed; the model was told and went on.') },
     'The result of a tool call.',
   ],
-  agent_step: [{ step: z.string().describe('The step number, as text.'), usage: usageSchema.optional().describe("The turn's tokens, every attempt counted.") }, 'A model turn finished (after its tool calls, if any).'],
+  agent_step: [
+    {
+      step: z.string().describe('The model turn number, as text; for a workflow step\'s end, `<workflow_id>/<step_id>`.'),
+      usage: usageSchema.optional().describe("The turn's tokens, every attempt counted (a workflow step's: all its turns)."),
+      name: z.string().optional().describe("A workflow step's end: the step's name."),
+      status: z.enum(['completed', 'skipped', 'failed']).optional().describe("A workflow step's end: how it ended."),
+    },
+    'A model turn finished (after its tool calls, if any); with `status`, a declarative workflow\'s step ended.',
+  ],
   agent_input: [text('The message.'), 'A message sent into the running task (POST /tasks/{id}/messages), as the agent reads it.'],
   agent_progress: [{ progress: z.number().min(0).max(1) }, 'Progress of the run, 0..1.'],
   agent_handoff: [

@@ -80,6 +80,18 @@ export function validationErrors(schema: Schema, value: unknown): string[] {
   return (fn.errors ?? []).map(describe);
 }
 
+/** A model's JSON answer: the parsed value when it fits, else its problems and (cut) text to show it. */
+export function judgeJson(schema: Schema, text: string, limits: { maxErrors: number; maxText: number }): { output: unknown } | { errors: string[]; text: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { errors: [`the answer is not JSON (${(err as Error).message})`], text: text.slice(0, limits.maxText) };
+  }
+  const errors = validationErrors(schema, value).slice(0, limits.maxErrors);
+  return errors.length ? { errors, text: text.slice(0, limits.maxText) } : { output: value };
+}
+
 function describe(e: ErrorObject): string {
   const where = e.instancePath || '(the root)';
   if (e.keyword === 'additionalProperties') return `${where}: unexpected property "${(e.params as { additionalProperty: string }).additionalProperty}"`;

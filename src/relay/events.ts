@@ -8,6 +8,15 @@ export interface EventBase {
   task_id: string;
   /** 1-based position in the task's event log, gap-free; SSE `id:`. */
   seq: number;
+  /** Set on the events of a DAG step (SPEC 2.3): the workflow's and the step's ids. */
+  workflow_id?: string;
+  step_id?: string;
+}
+
+/** What a DAG step's events carry. */
+export interface EventTag {
+  workflow_id: string;
+  step_id: string;
 }
 
 export interface TokenUsage {
@@ -30,7 +39,16 @@ export type AgentEventBody =
   /** content: JSON string {"tool", "content"}; is_error when the tool failed (the model is told so and goes on). */
   | { type: 'agent_tool_response'; content: string; tool_call_id: string; is_error?: boolean }
   /** A model turn finished (after its tool calls, if any); usage is that turn's, every attempt counted. */
-  | { type: 'agent_step'; step: string; usage?: TokenUsage }
+  | {
+      type: 'agent_step';
+      step: string;
+      usage?: TokenUsage;
+      /** A declarative workflow's step ended (then `step` is `<workflow_id>/<step_id>`). */
+      workflow_id?: string;
+      step_id?: string;
+      name?: string;
+      status?: 'completed' | 'skipped' | 'failed';
+    }
   /** A message sent into the running task (POST /tasks/{id}/messages), as the agent takes it in. */
   | { type: 'agent_input'; content: string }
   | { type: 'agent_progress'; progress: number }

@@ -14,7 +14,7 @@
 // heard of) keeps numbering monotonic even when Redis lost the task's keys.
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
-import type { AgentEvent, AgentEventBody } from './events';
+import type { AgentEvent, AgentEventBody, EventTag } from './events';
 import { keys } from './keys';
 
 /** The producer that publishes a task's terminal event (the workflow's end, or one synthesised for a run that vanished). */
@@ -78,6 +78,8 @@ export interface PublishOptions {
   floor?: number;
   /** A small JSON document kept with the producer (a model turn's outcome, for its retry). */
   meta?: unknown;
+  /** Fields every event gets (a DAG step's workflow_id and step_id). */
+  tag?: EventTag;
 }
 
 export interface Published {
@@ -112,7 +114,7 @@ export class EventPublisher {
     const floor = o.floor ?? 0;
     if (bodies.length === 0 && o.meta === undefined) return { added: 0, lastSeq: floor };
     const args: (string | number)[] = [this.opts.ttlMs, producer, offset, floor, o.meta === undefined ? '' : JSON.stringify(o.meta), END_PRODUCER, Date.now()];
-    for (const b of bodies) args.push(JSON.stringify({ ...b, session, task_id: taskId }));
+    for (const b of bodies) args.push(JSON.stringify({ ...b, ...o.tag, session, task_id: taskId }));
     try {
       const [added, lastSeq] = await this.redis.aesAppend(keys.events(taskId), keys.channel(taskId), keys.producers(taskId), ...args);
       return { added, lastSeq };

@@ -32,6 +32,8 @@ export interface Script {
   userText: string;
   /** Last user message as sent; the default key of fail/drop/hang counters. */
   rawUserText: string;
+  /** `[[json times=N]]` still had a use left for this request (the server counts): the structured reply does not fit. */
+  invalidNow?: boolean;
 }
 
 export const DEFAULT_LONG_WORDS = 200;
@@ -202,6 +204,7 @@ function jsonText(req: ChatRequest, script: Script, text: string): string | unde
  * to answer (1), then one per repair request (2, 3, ...).
  */
 function deliberatelyInvalid(req: ChatRequest, script: Script): boolean {
+  if (script.invalidNow) return true;
   const json = findDirective(script.directives, 'json');
   if (json?.params.invalid === undefined) return false;
   const after = req.messages.slice(findLastIndex(req.messages, (m) => m.role === 'user') + 1);

@@ -161,6 +161,9 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
     if (body.stream) stats.streamed++;
     stats.active++;
     const script = readScript(body, header);
+    // [[json times=N key=K]]: the first N structured replies for the key do not fit their schema (across requests, like fail).
+    const json = findDirective(script.directives, 'json');
+    if (json?.params.times !== undefined && body.response_format?.type === 'json_schema' && consume(json, script, 0)) script.invalidNow = true;
     const log = logger.child({ id, model: body.model, stream: !!body.stream, directives: script.directives.map((d) => d.name) });
     try {
       const fail = findDirective(script.directives, 'fail');

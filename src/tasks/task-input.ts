@@ -58,6 +58,7 @@ export function taskInput(config: TaskInputConfig, req: RunRequest, start: TaskS
     ownsTurn: !!start.ownsTurn,
     ...(start.joinsSession && { joinsSession: true }),
     ...(start.schedules?.length && { schedules: start.schedules }),
+    ...(req.workflows?.length && { workflows: req.workflows }),
     ...(req.final_output && { finalOutput: { name: req.final_output.name, strict: req.final_output.strict, schema: req.final_output.schema } }),
   };
 }

@@ -1,0 +1,118 @@
+// The task's side of its declarative workflows (SPEC 2.3): every workflow of
+// the request runs at once as a child workflow; each step's end becomes an
+// agent_step event {workflow_id, step_id, name, status} and an agent_progress
+// (finished steps over all), and the task's status shows the progress and the
+// running steps. When all are done, the agent answers the request with the
+// steps' outputs in its context. A workflow that fails (a required step)
+// cancels the others and fails the task.
+import { CancellationScope, condition, executeChild, isCancellation, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { BlockEvent, TaskInput, TaskView, Usage } from './types';
+import { dagStepSignal, dagWorkflow, dagWorkflowId, StepOutcome, StepReport } from './dag-workflow';
+
+const relay = proxyLocalActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '200ms' } });
+
+export interface DagRunOutcome {
+  /** What the agent is given: each workflow's steps and their outputs. */
+  context: string;
+  usage: Usage;
+}
+
+export class DagRun {
+  private readonly reports: StepReport[] = [];
+  private readonly runningSteps = new Set<string>();
+  private finished = 0;
+  private published = 0;
+  private readonly total: number;
+  /** The step-end events, for the task's result. */
+  readonly blocks: BlockEvent[] = [];
+
+  constructor(
+    private readonly input: TaskInput & { workflows: NonNullable<TaskInput['workflows']> },
+    private readonly view: TaskView,
+    /** The highest seq the task has heard of, and how to raise it. */
+    private readonly seq: { get(): number; set(n: number): void },
+  ) {
+    this.total = input.workflows.reduce((n, w) => n + w.steps.length, 0);
+    setHandler(dagStepSignal, (r) => void this.reports.push(r));
+  }
+
+  /** Runs every workflow; `first` are the events to publish before any step's (agent_started). */
+  async run(first: BlockEvent[]): Promise<DagRunOutcome> {
+    let done = false;
+    // Not cancellable: after a cancel it still publishes what the steps reported, then ends with the run.
+    const reporter = CancellationScope.nonCancellable(() => this.report(first, () => done));
+    const scope = new CancellationScope();
+    let settled: PromiseSettledResult<StepOutcome[]>[];
+    try {
+      // Every workflow settles before the run goes on: a cancelled one has stopped its steps by then.
+      settled = await scope.run(() =>
+        Promise.allSettled(
+          this.input.workflows.map((workflow) =>
+            executeChild(dagWorkflow, { workflowId: dagWorkflowId(this.input.taskId, workflow.id), args: [{ task: { ...this.input, carry: undefined }, workflow }] }).catch((err) => {
+              scope.cancel(); // one failed: the others stop too
+              throw err;
+            }),
+          ),
+        ),
+      );
+    } finally {
+      done = true;
+      await reporter;
+    }
+    const failures = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    // The failure that made the others stop, rather than their cancellation.
+    if (failures.length) throw failures.find((e) => !isCancellation(e)) ?? failures[0];
+    const results = settled.map((r) => (r as PromiseFulfilledResult<StepOutcome[]>).value);
+    const usage = results.flat().reduce<Usage>((u, s) => ({ promptTokens: u.promptTokens + (s.usage?.promptTokens ?? 0), completionTokens: u.completionTokens + (s.usage?.completionTokens ?? 0) }), { promptTokens: 0, completionTokens: 0 });
+    return { context: contextOf(this.input, results), usage };
+  }
+
+  /** Publishes the steps' reports as they come, in order, until the run is done and all are out. */
+  private async report(first: BlockEvent[], done: () => boolean): Promise<void> {
+    let pending = [...first];
+    for (;;) {
+      for (const r of this.reports.splice(0)) pending.push(...this.take(r));
+      if (pending.length) {
+        const events = pending;
+        pending = [];
+        const r = await relay.publishDagEvents({ taskId: this.input.taskId, session: this.input.session, offset: this.published, floor: this.seq.get(), events, view: { ...this.view } });
+        this.published += events.length;
+        this.seq.set(r.lastSeq);
+        continue;
+      }
+      if (done()) return;
+      await condition(() => this.reports.length > 0 || done());
+    }
+  }
+
+  /** A report's events, with the status they move. */
+  private take(r: StepReport): BlockEvent[] {
+    const key = `${r.workflow_id}/${r.step_id}`;
+    if (r.status === 'started') {
+      this.runningSteps.add(key);
+      this.view.current_step = [...this.runningSteps].join(',');
+      return [];
+    }
+    this.runningSteps.delete(key);
+    this.finished++;
+    const progress = this.finished / this.total;
+    // The status stays short of 1 until the task itself has answered.
+    this.view.progress = Math.min(0.95, progress);
+    this.view.current_step = [...this.runningSteps].join(',') || null;
+    const step: BlockEvent = { type: 'agent_step', step: key, workflow_id: r.workflow_id, step_id: r.step_id, name: r.name, status: r.status, ...(r.usage && { usage: { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens } }) };
+    const events: BlockEvent[] = [step, { type: 'agent_progress', progress }];
+    this.blocks.push(...events);
+    return events;
+  }
+}
+
+function contextOf(input: TaskInput & { workflows: NonNullable<TaskInput['workflows']> }, results: StepOutcome[][]): string {
+  const lines = ['', '', 'The workflows of this request have run. Their steps and results:'];
+  input.workflows.forEach((w, i) => {
+    lines.push(`Workflow "${w.name}" (${w.id}):`);
+    for (const s of results[i]) lines.push(s.status === 'completed' ? `- ${s.name} (${s.id}): ${typeof s.output === 'string' ? s.output : JSON.stringify(s.output)}` : `- ${s.name} (${s.id}): skipped, it failed (${s.error ?? 'no reason given'})`);
+  });
+  lines.push('Answer the request with these results in view.');
+  return lines.join('\n');
+}

@@ -1,0 +1,98 @@
+// One step of a declarative workflow (SPEC 2.4): the agent loop, with the
+// task's tools, on the step's description, the request, and the outputs of
+// the steps it depends on. Its own child workflow (id `<task>:<workflow>:<step>`
+// in the Web UI), so Temporal retries it under the step's retry_policy and a
+// finished step is never run again. Its events go to the task's stream,
+// tagged with the workflow and step ids.
+import { ApplicationFailure, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { DagStep, DagWorkflow, TaskInput, Usage } from './types';
+import { AgentLoop, LoopState } from './agent-loop';
+import { threadQuery } from './agent-task';
+import { threadPage } from './run-events';
+
+/** What a step is told of a step it depends on. */
+export interface StepInputItem {
+  id: string;
+  name: string;
+  status: 'completed' | 'skipped';
+  /** The step's output (parsed JSON when it has an output_schema); absent when skipped. */
+  output?: unknown;
+  /** Why a skipped step failed. */
+  error?: string;
+}
+
+export interface StepRunInput {
+  /** The task's input: the request's settings and tools (its own fields for a task's run are not used). */
+  task: TaskInput;
+  workflow: Pick<DagWorkflow, 'id' | 'name' | 'description'>;
+  step: DagStep;
+  inputs: StepInputItem[];
+  /** What a step that grew a large history hands its continuation. */
+  carry?: LoopState;
+}
+
+export interface StepResult {
+  /** The answer: parsed JSON with an output_schema, else the text. */
+  output: unknown;
+  usage: Usage;
+}
+
+export const STEP_OUTPUT_INVALID = 'step_output_invalid';
+
+const checks = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
+
+export async function dagStep(input: StepRunInput): Promise<StepResult> {
+  const info = workflowInfo();
+  const { task, step } = input;
+  const prompt = stepPrompt(input);
+  const state: LoopState = input.carry ?? { thread: [{ role: 'user', content: prompt }], blocks: [], step: 0, usage: { promptTokens: 0, completionTokens: 0 }, seqFloor: 0, inbox: [], pending: [], output: '' };
+  setHandler(threadQuery, (from) => threadPage(state.thread, from));
+  const runInput: TaskInput = {
+    ...task,
+    message: prompt,
+    workflows: undefined,
+    finalOutput: undefined,
+    callback: undefined,
+    schedules: undefined,
+    carry: undefined,
+    step: {
+      tag: { workflow_id: input.workflow.id, step_id: step.id },
+      threadWorkflowId: info.workflowId,
+      // Each attempt of the step is its own producer: a retried step publishes anew.
+      producerPrefix: `${info.workflowId}#${info.attempt}:`,
+      ...(step.output_schema && { responseFormat: { type: 'json_schema', json_schema: { name: schemaName(step.id), strict: false, schema: step.output_schema } } }),
+    },
+  };
+  const loop = new AgentLoop(runInput, state, () => 0, () => ({}));
+  await loop.prepare(undefined);
+  const end = await loop.run();
+  if (end.kind === 'continue') return await continueAsNew<typeof dagStep>({ ...input, carry: state });
+  if (end.kind === 'cap') throw ApplicationFailure.create({ type: end.type, message: end.message, nonRetryable: true });
+  if (!step.output_schema) return { output: state.output, usage: state.usage };
+  const judged = await checks.checkStepOutput({ schema: step.output_schema, text: state.output });
+  // A misfit fails this attempt: the step's retry policy decides whether another comes.
+  if ('errors' in judged) throw ApplicationFailure.create({ type: STEP_OUTPUT_INVALID, message: `the answer does not fit the step's output_schema: ${judged.errors.join('; ')}` });
+  return { output: judged.output, usage: state.usage };
+}
+
+function stepPrompt(input: StepRunInput): string {
+  const { workflow, step, inputs } = input;
+  const lines = [
+    `You are doing one step of the workflow "${workflow.name}" (${workflow.description}).`,
+    `The step: ${step.name}. ${step.description}`,
+    '',
+    `The request the workflow serves: ${input.task.message}`,
+  ];
+  if (inputs.length) {
+    lines.push('', 'Results of the steps this one depends on:');
+    for (const i of inputs) lines.push(i.status === 'completed' ? `- ${i.name} (${i.id}): ${typeof i.output === 'string' ? i.output : JSON.stringify(i.output)}` : `- ${i.name} (${i.id}): skipped, it failed (${i.error ?? 'no reason given'})`);
+  }
+  lines.push('', 'Do this step and answer with its result only.');
+  return lines.join('\n');
+}
+
+/** A response_format name from a step id (letters, digits, _ and -, at most 64). */
+function schemaName(stepId: string): string {
+  return `step_${stepId.replace(/[^A-Za-z0-9_-]/g, '_')}`.slice(0, 64);
+}
