@@ -51,6 +51,7 @@ import { guardRun, stackEnv } from './bench-setup';
 import { Burst, CLIENT_WARMUP, printProfiles, printReport, Row, submitSplitRows } from './bench-report';
 import { fmtMs, RelaySplit, summarize } from './bench-stats';
 import { runMcpPhase, ToolCallClock } from './bench-mcp';
+import { runDagPhase } from './bench-dag';
 import { RelayWatcher } from './bench-watch';
 
 const API_KEY = 'bench-key-0123456789';
@@ -368,6 +369,16 @@ async function main(): Promise<void> {
       const mcpRows = await runMcpPhase({ gatewayUrl: stack.gatewayUrl, apiKey: API_KEY, model, clock: mcpClock, calls: opts.mcpCalls, quiet: () => waitQuiet(() => Object.values(pidsNow())), left, log }).finally(() => watcher!.resume());
       const otherCores = CpuMeter.foreignCores(m0, cpu.mark());
       rows.push(...mcpRows.map((r) => ({ ...r, otherCores, window: { fromUs, toUs: monotonicUs() } })));
+    }
+
+    // ---- 9. DAG step scheduling ------------------------------------------------
+    if (opts.phases.has('dag')) {
+      await watcher.pause();
+      const m0 = cpu.mark();
+      const fromUs = monotonicUs();
+      const dagRows = await runDagPhase({ gatewayUrl: stack.gatewayUrl, apiKey: API_KEY, temporalAddress: stack.temporalAddress, model, runs: opts.dagRuns, quiet: () => waitQuiet(() => Object.values(pidsNow())), left, log }).finally(() => watcher!.resume());
+      const otherCores = CpuMeter.foreignCores(m0, cpu.mark());
+      rows.push(...dagRows.map((r) => ({ ...r, otherCores, window: { fromUs, toUs: monotonicUs() } })));
     }
 
     // ---- 6. load ------------------------------------------------------------

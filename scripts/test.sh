@@ -30,8 +30,11 @@ if ! command -v tmux >/dev/null 2>&1; then
 fi
 ENGINES="${TEST_ENGINES:-embedded temporal-cli}"
 REAL_SUITES=(test/devserver/conformance test/workflows test/e2e test/cli)
-npx tsc --noEmit -p .
-npx eslint .
+# Type-check and lint at once (two cores; each is mostly one).
+npx tsc --noEmit -p . & typecheck=$!
+npx eslint . & lint=$!
+wait "$typecheck"
+wait "$lint"
 for engine in $ENGINES; do
   case "$engine" in
     embedded) ENGINE=embedded npx jest "$@" ;;

@@ -72,8 +72,13 @@ export class DagRun {
   private async report(first: BlockEvent[], done: () => boolean): Promise<void> {
     let pending = [...first];
     for (;;) {
-      for (const r of this.reports.splice(0)) pending.push(...this.take(r));
-      if (pending.length) {
+      // A step's start moves the status too (current_step): published even without events.
+      let moved = false;
+      for (const r of this.reports.splice(0)) {
+        pending.push(...this.take(r));
+        moved = true;
+      }
+      if (pending.length || moved) {
         const events = pending;
         pending = [];
         const r = await relay.publishDagEvents({ taskId: this.input.taskId, session: this.input.session, offset: this.published, floor: this.seq.get(), events, view: { ...this.view } });

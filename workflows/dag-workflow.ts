@@ -41,7 +41,9 @@ export function dagWorkflowId(taskId: string, workflowId: string): string {
 export async function dagWorkflow(input: DagWorkflowInput): Promise<StepOutcome[]> {
   const { task, workflow } = input;
   const parent = getExternalWorkflowHandle(task.taskId);
-  const tell = (step: DagStep, status: StepReport['status'], usage?: Usage) => parent.signal(dagStepSignal, { workflow_id: workflow.id, step_id: step.id, name: step.name, status, ...(usage && { usage }) });
+  // A report the task cannot take (it has closed) changes nothing here.
+  const tell = (step: DagStep, status: StepReport['status'], usage?: Usage) =>
+    parent.signal(dagStepSignal, { workflow_id: workflow.id, step_id: step.id, name: step.name, status, ...(usage && { usage }) }).catch(() => undefined);
   const outcomes = new Map<string, StepOutcome>();
   const started = new Set<string>();
   const steps = new CancellationScope();
@@ -51,12 +53,14 @@ export async function dagWorkflow(input: DagWorkflowInput): Promise<StepOutcome[
   const run = async (step: DagStep) => {
     running++;
     try {
-      await tell(step, 'started');
+      // Not awaited: the step starts at once (the report goes out in the same workflow task).
+      void tell(step, 'started');
       const inputs = step.depends_on.map((d) => outcomes.get(d)!).map(({ usage: _u, ...item }) => item);
       const r = await steps.run(() =>
         executeChild(dagStep, { workflowId: `${dagWorkflowId(task.taskId, workflow.id)}:${step.id}`, args: [{ task, workflow: { id: workflow.id, name: workflow.name, description: workflow.description }, step, inputs }], retry: retryPolicyOf(step) }),
       );
       outcomes.set(step.id, { id: step.id, name: step.name, status: 'completed', output: r.output, usage: r.usage });
+      // Reported (delivered to the task) before its dependents start: the stream shows a step's end before their events.
       await tell(step, 'completed', r.usage);
     } catch (err) {
       if (isCancellation(err) && (failure || CancellationScope.current().consideredCancelled)) return;

@@ -3,8 +3,9 @@
 // session; the answer, the stream and the listings show them; cron entries
 // follow their time zone; pause, unpause, trigger and delete; each bad entry
 // is a 400 naming it; another account sees none of it. (Three days of a cron
-// schedule: schedules-cron.test.ts.)
+// schedule in virtual time: schedules-cron.test.ts; here by a backfill.)
 import { KEY_B, postStream, readSse, useStack, waitUntil, withTemporal, sleep } from './helpers';
+import { DAY, threeMorningsOfCron } from './cron-days';
 
 jest.setTimeout(120_000);
 const ctx = useStack();
@@ -213,4 +214,9 @@ test('the list pages with a cursor and holds every schedule once', async () => {
   expect(new Set(seen).size).toBe(seen.length);
   expect((await call('GET', '/schedules?cursor=garbage')).status).toBe(400);
   for (const id of ids) await call('DELETE', `/schedules/${id}`);
+});
+
+test('a backfill of three days of a daily cron schedule in Europe/Paris starts three tasks, each at 09:00 Paris time', async () => {
+  // What Temporal does for times missed within its catch-up window; the real dev server has no time skipping.
+  await threeMorningsOfCron(call, (id) => withTemporal(ctx.stack(), (c) => c.schedule.getHandle(id).backfill({ start: new Date(Date.now() - 3 * DAY), end: new Date(), overlap: 'ALLOW_ALL' })));
 });

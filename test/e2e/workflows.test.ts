@@ -176,3 +176,15 @@ test("an answer that does not fit the step's output_schema is retried; dependent
   const bookPrompt = (requestsOf(since, 'step book')[0].body.messages as { role: string; content: string }[]).find((m) => m.role === 'user')!.content;
   expect(bookPrompt).toMatch(/step pick \(pick\): \{"city":".*","days":\d+\}/);
 });
+
+test('final_output comes after the answer of a run with workflows, over the steps\' results', async () => {
+  const r = await call('POST', '/', {
+    body: { message: 'sum it up', workflows: [workflow('w', [step('one'), step('two', ['one'])])], final_output: { name: 'summary', schema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } } },
+  });
+  expect(r.status).toBe(200);
+  expect(r.json.status).toBe('completed');
+  expect(r.json.final_output).toEqual({ name: 'summary', output: { text: expect.any(String) } });
+  const types = r.json.events.map((e: { type: string }) => e.type);
+  expect(types.slice(-3)).toEqual(['agent_final_output', 'agent_cost', 'agent_completed']);
+  expect(types.filter((t: string) => t === 'agent_progress')).toHaveLength(2);
+});
