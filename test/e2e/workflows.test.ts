@@ -188,3 +188,20 @@ test('final_output comes after the answer of a run with workflows, over the step
   expect(types.slice(-3)).toEqual(['agent_final_output', 'agent_cost', 'agent_completed']);
   expect(types.filter((t: string) => t === 'agent_progress')).toHaveLength(2);
 });
+
+test("with streaming tokens, parallel steps' tokens interleave in one stream, each tagged", async () => {
+  const res = await postStream(ctx.stack(), {
+    message: 'two at once',
+    streaming_tokens: true,
+    workflows: [workflow('w', [step('p', [], { description: 'first [[slow delay=25 tokens=16]]' }), step('q', [], { description: 'second [[slow delay=25 tokens=16]]' })])],
+  });
+  const events = await readSse(res, ends);
+  expect(events.at(-1)!.data.type).toBe('agent_completed');
+  const tokens = events.filter((e) => e.data.type === 'agent_response' && e.data.step_id);
+  expect(tokens.length).toBeGreaterThanOrEqual(32);
+  for (const t of tokens) expect(t.data.workflow_id).toBe('w');
+  const order = tokens.map((t) => t.data.step_id as string);
+  // Each step's tokens came while the other's were still coming.
+  expect(order.indexOf('q')).toBeLessThan(order.lastIndexOf('p'));
+  expect(order.indexOf('p')).toBeLessThan(order.lastIndexOf('q'));
+});
