@@ -17,6 +17,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
 import type { Mode, RunMessage, TaskView, ToolCall, Usage } from '../workflows/types';
+import { addUsage } from '../workflows/types';
 import type { BlockEvent } from '../workflows/types';
 import type { EventTag } from '../src/relay/events';
 import type { ToolSpec } from '../workflows/tool-registry';
@@ -193,8 +194,4 @@ function beatOf(p: TurnProgress): TurnProgress {
 /** Prompt tokens, estimated (about 4 characters a token): what an attempt cut short before the usage came is charged. */
 function estimateTokens(messages: object[]): number {
   return Math.ceil(JSON.stringify(messages).length / 4);
-}
-
-function addUsage(a: Usage, b: Usage): Usage {
-  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens };
 }

@@ -16,6 +16,11 @@ export abstract class ServiceError extends Error {
 export class ValidationError extends ServiceError {
   readonly status = 400;
   readonly type = 'invalid_request';
+
+  /** One 400 for several problems, each with the path of its field: the message lists them all. */
+  static of(issues: { path: string; message: string; code: string }[]): ValidationError {
+    return new ValidationError(issues.map((x) => `${x.path}: ${x.message}`).join('; '), issues);
+  }
 }
 
 export class UnauthorizedError extends ServiceError {

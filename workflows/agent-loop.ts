@@ -5,8 +5,8 @@
 // before the next model turn.
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { BlockEvent, RunCarry, TaskInput, TaskView, ToolCall, Usage } from './types';
-import { costOf } from './types';
+import type { BlockEvent, RunCarry, TaskInput, TaskView, ToolCall } from './types';
+import { addUsage, costOf } from './types';
 import { RegisteredTool, offeredTools, toolSpec } from './tool-registry';
 import { compactThread, forResult, stepEvent, textBlocks, toolResponseEvent, toolUseEvents } from './run-events';
 import { ToolCalls } from './tool-calls';
@@ -206,8 +206,4 @@ export class AgentLoop {
     s.pending = [...unpublished, ...s.pending];
     s.thread = compactThread(s.thread);
   }
-}
-
-function addUsage(a: Usage, b: Usage): Usage {
-  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens };
 }

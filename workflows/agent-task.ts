@@ -26,7 +26,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { BlockEvent, PartialResult, RunMessage, TaskInput, TaskResult, TaskStatus, TaskView, ThreadMessage } from './types';
-import { SEARCH_ATTRIBUTES, initialView } from './types';
+import { SEARCH_ATTRIBUTES, addUsage, initialView } from './types';
 import { Admission } from './run-admission';
 import { AgentLoop, LoopEnd, LoopState } from './agent-loop';
 import { CallbackFeed } from './callback-feed';
@@ -112,7 +112,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     const dag = new DagRun({ ...input, workflows }, view, { get: () => state.seqFloor, set: (n) => void (state.seqFloor = Math.max(state.seqFloor, n)) });
     const out = await dag.run(first);
     state.blocks.push(...dag.blocks);
-    state.usage = { promptTokens: state.usage.promptTokens + out.usage.promptTokens, completionTokens: state.usage.completionTokens + out.usage.completionTokens };
+    state.usage = addUsage(state.usage, out.usage);
     const [request, ...rest] = state.thread;
     state.thread = [{ role: 'user', content: `${request.content}${out.context}` }, ...rest];
   }
@@ -131,7 +131,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     // The structured output, once the run has answered (cancellable like the turns before it).
     if (end.kind === 'answered' && input.finalOutput) {
       const fo = await finalOutputOf(input, input.finalOutput, { sessionMessages: admission.sessionMessages ?? 0, thread: state.thread, agent: loop.activeAgent() });
-      state.usage = { promptTokens: state.usage.promptTokens + fo.usage.promptTokens, completionTokens: state.usage.completionTokens + fo.usage.completionTokens };
+      state.usage = addUsage(state.usage, fo.usage);
       if ('output' in fo) finalOutput = { name: input.finalOutput.name, output: fo.output };
       else end = { kind: 'cap', type: 'final_output_invalid', message: `the final output "${input.finalOutput.name}" did not fit its schema after ${FINAL_OUTPUT_REPAIRS + 1} answers: ${fo.errors.join('; ')}` };
     }

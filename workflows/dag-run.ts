@@ -9,6 +9,8 @@ import { CancellationScope, condition, executeChild, isCancellation, proxyLocalA
 import type { Activities } from '../activities';
 import type { BlockEvent, TaskInput, TaskView, Usage } from './types';
 import { dagStepSignal, dagWorkflow, dagWorkflowId, StepOutcome, StepReport } from './dag-workflow';
+import { resultLine } from './dag-step';
+import { addUsage } from './types';
 
 const relay = proxyLocalActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '200ms' } });
 
@@ -64,7 +66,7 @@ export class DagRun {
     // The failure that made the others stop, rather than their cancellation.
     if (failures.length) throw failures.find((e) => !isCancellation(e)) ?? failures[0];
     const results = settled.map((r) => (r as PromiseFulfilledResult<StepOutcome[]>).value);
-    const usage = results.flat().reduce<Usage>((u, s) => ({ promptTokens: u.promptTokens + (s.usage?.promptTokens ?? 0), completionTokens: u.completionTokens + (s.usage?.completionTokens ?? 0) }), { promptTokens: 0, completionTokens: 0 });
+    const usage = results.flat().reduce<Usage>((u, s) => (s.usage ? addUsage(u, s.usage) : u), { promptTokens: 0, completionTokens: 0 });
     return { context: contextOf(this.input, results), usage };
   }
 
@@ -116,7 +118,7 @@ function contextOf(input: TaskInput & { workflows: NonNullable<TaskInput['workfl
   const lines = ['', '', 'The workflows of this request have run. Their steps and results:'];
   input.workflows.forEach((w, i) => {
     lines.push(`Workflow "${w.name}" (${w.id}):`);
-    for (const s of results[i]) lines.push(s.status === 'completed' ? `- ${s.name} (${s.id}): ${typeof s.output === 'string' ? s.output : JSON.stringify(s.output)}` : `- ${s.name} (${s.id}): skipped, it failed (${s.error ?? 'no reason given'})`);
+    for (const s of results[i]) lines.push(resultLine(s));
   });
   lines.push('Answer the request with these results in view.');
   return lines.join('\n');

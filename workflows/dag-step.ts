@@ -86,10 +86,16 @@ function stepPrompt(input: StepRunInput): string {
   ];
   if (inputs.length) {
     lines.push('', 'Results of the steps this one depends on:');
-    for (const i of inputs) lines.push(i.status === 'completed' ? `- ${i.name} (${i.id}): ${typeof i.output === 'string' ? i.output : JSON.stringify(i.output)}` : `- ${i.name} (${i.id}): skipped, it failed (${i.error ?? 'no reason given'})`);
+    for (const i of inputs) lines.push(resultLine(i));
   }
   lines.push('', 'Do this step and answer with its result only.');
   return lines.join('\n');
+}
+
+/** One step's result as a prompt line: its output (JSON unless text), or why it was skipped. */
+export function resultLine(s: StepInputItem): string {
+  if (s.status === 'skipped') return `- ${s.name} (${s.id}): skipped, it failed (${s.error ?? 'no reason given'})`;
+  return `- ${s.name} (${s.id}): ${typeof s.output === 'string' ? s.output : JSON.stringify(s.output)}`;
 }
 
 /** A response_format name from a step id (letters, digits, _ and -, at most 64). */

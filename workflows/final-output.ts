@@ -7,6 +7,7 @@ import type { Activities } from '../activities';
 import type { FinalOutputAnswer } from '../activities/final-output';
 import type { FinalOutputSpec, RunMessage, TaskInput, Usage } from './types';
 import { INLINE_THREAD_CHARS } from './agent-loop';
+import { addUsage } from './types';
 
 /** Repair calls after the first answer that did not validate. */
 export const FINAL_OUTPUT_REPAIRS = 2;
@@ -41,7 +42,7 @@ export async function finalOutputOf(input: TaskInput, spec: FinalOutputSpec, ctx
       spec,
       rejected,
     });
-    usage = { promptTokens: usage.promptTokens + answer.usage.promptTokens, completionTokens: usage.completionTokens + answer.usage.completionTokens };
+    usage = addUsage(usage, answer.usage);
     if ('output' in answer) return { usage, output: answer.output };
     rejected.push({ text: answer.text, errors: answer.errors });
     if (rejected.length > FINAL_OUTPUT_REPAIRS) return { usage, errors: answer.errors };

@@ -223,6 +223,11 @@ export interface Usage {
   completionTokens: number;
 }
 
+/** Two usages added (a run's turns, its steps, its final output). */
+export function addUsage(a: Usage, b: Usage): Usage {
+  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens };
+}
+
 export interface TaskResult {
   task_id: string;
   session: string;

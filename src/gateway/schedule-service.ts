@@ -70,7 +70,7 @@ export class ScheduleService {
       else if (r.when.kind === 'once' && entry.overlap !== undefined) issues.push({ path: `${path}.overlap`, message: 'overlap goes with a cron schedule only (a one-time schedule runs once)', code: 'unexpected' });
       else read.push({ entry, when: r.when });
     });
-    if (issues.length) throw new ValidationError(issues.map((x) => `${x.path}: ${x.message}`).join('; '), issues);
+    if (issues.length) throw ValidationError.of(issues);
     return { entries: read };
   }
 

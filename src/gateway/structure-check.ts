@@ -8,7 +8,7 @@ import type { RunRequest } from './schemas';
 
 export function checkStructure(req: Pick<RunRequest, 'workflows' | 'final_output'>): void {
   const issues: SchemaIssue[] = [...(req.workflows ? workflowIssues(req.workflows) : []), ...finalOutputIssues(req.final_output)];
-  if (issues.length) throw new ValidationError(issues.map((x) => `${x.path}: ${x.message}`).join('; '), issues);
+  if (issues.length) throw ValidationError.of(issues);
 }
 
 function finalOutputIssues(fo: RunRequest['final_output']): SchemaIssue[] {
