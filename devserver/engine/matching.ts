@@ -11,7 +11,12 @@ export interface Waiter<R> {
   done: boolean;
   /** The worker polling: its task's started event names it. */
   identity: string;
+  /** The polling worker's instance key (newer SDKs send one): ShutdownWorker ends its polls. */
+  workerKey?: string;
 }
+
+/** How long a shut-down worker's key is remembered: a poll it sends meanwhile gets no task. */
+const SHUT_DOWN_KEY_TTL_MS = 60_000;
 
 interface Queue<T, R> {
   tasks: T[];
@@ -24,6 +29,8 @@ interface Queue<T, R> {
 
 export class TaskQueues<T, R> {
   private readonly queues = new Map<string, Queue<T, R>>();
+  /** Worker instance keys that said ShutdownWorker, with when they are forgotten. */
+  private readonly shutDown = new Map<string, number>();
 
   constructor(private readonly dispatch: (task: T, identity: string) => R | undefined) {}
 
@@ -76,7 +83,8 @@ export class TaskQueues<T, R> {
    * Long-polls for a task. Resolves with a response, or undefined when the poll
    * expires or is cancelled (the SDK then simply polls again).
    */
-  poll(namespace: string, kind: TaskKind, name: string, identity: string, timeoutMs: number, cancelled: Promise<void>): Promise<R | undefined> {
+  poll(namespace: string, kind: TaskKind, name: string, identity: string, timeoutMs: number, cancelled: Promise<void>, workerKey?: string): Promise<R | undefined> {
+    if (workerKey && this.isShutDown(workerKey)) return Promise.resolve(undefined);
     const q = this.queue(namespace, kind, name);
     q.lastPollTime = Date.now();
     q.lastIdentity = identity;
@@ -86,7 +94,7 @@ export class TaskQueues<T, R> {
       if (res !== undefined) return Promise.resolve(res);
     }
     return new Promise<R | undefined>((resolve) => {
-      const waiter: Waiter<R> = { done: false, resolve, identity };
+      const waiter: Waiter<R> = { done: false, resolve, identity, workerKey };
       const timer = setTimeout(() => finish(), timeoutMs);
       const finish = () => {
         if (waiter.done) return;
@@ -105,6 +113,33 @@ export class TaskQueues<T, R> {
         finish();
       });
     });
+  }
+
+  /**
+   * A worker going away (ShutdownWorker with its instance key): its waiting polls
+   * end empty now, and polls it sends for a while get nothing. An SDK that sees the
+   * namespace capability workerPollCompleteOnShutdown then leaves its polls to us
+   * instead of cancelling them, so no task is handed to a poll the worker has
+   * already given up on (such a task would wait out its start-to-close timeout).
+   */
+  shutdownWorker(workerKey: string): void {
+    const now = Date.now();
+    for (const [k, until] of this.shutDown) if (until <= now) this.shutDown.delete(k);
+    this.shutDown.set(workerKey, now + SHUT_DOWN_KEY_TTL_MS);
+    for (const q of this.queues.values()) {
+      for (const p of q.pollers) {
+        if (!p.done && p.workerKey === workerKey) {
+          p.done = true;
+          p.resolve(undefined);
+        }
+      }
+      q.pollers = q.pollers.filter((p) => !p.done);
+    }
+  }
+
+  private isShutDown(workerKey: string): boolean {
+    const until = this.shutDown.get(workerKey);
+    return until !== undefined && until > Date.now();
   }
 
   /** Moves every queued task of one queue to another (sticky worker went away). */

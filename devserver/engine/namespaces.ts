@@ -74,7 +74,7 @@ export function describeNamespace(ns: NamespaceRecord, limits: Limits = DEFAULT_
       data: ns.data,
       id: ns.id,
       // Only what this engine does: an SDK may act on a capability it sees.
-      capabilities: { eagerWorkflowStart: true, syncUpdate: true, asyncUpdate: true, standaloneActivities: true, standaloneActivityStartDelay: true },
+      capabilities: { eagerWorkflowStart: true, syncUpdate: true, asyncUpdate: true, standaloneActivities: true, standaloneActivityStartDelay: true, workerPollCompleteOnShutdown: true },
       // The limits in force: the SDK's worker checks its completions against them (failing
       // an oversized one itself, PAYLOADS_TOO_LARGE), as it does against a real server.
       limits: { blobSizeLimitError: limits.blobSizeError, memoSizeLimitError: limits.memoSizeError, workflowTaskCompletionSizeLimitError: WFT_COMPLETION_SIZE_LIMIT },

@@ -349,6 +349,30 @@ export function resetStickyQueue(eng: Engine, namespace: string, stickyQueue: st
   eng.matching.drainTo(namespace, 'workflow', stickyQueue, () => undefined);
 }
 
+/** How long a worker that said ShutdownWorker has to finish the workflow tasks it holds. */
+export const SHUTDOWN_TASK_GRACE_MS = 3000;
+
+/**
+ * A worker shutting down (ShutdownWorker) gets a short grace for the workflow
+ * tasks it started; any it has not answered by then time out and are retried
+ * elsewhere. The TypeScript SDK drops a task that reaches it while it drains
+ * (one its poll picked up just before the stop), and without this the run would
+ * wait out the whole task timeout (a minute for the account slots workflow) after
+ * every restart. The shortened deadline is stored, so an engine restart keeps it.
+ */
+export function expediteShutDownWorkerTasks(eng: Engine, namespace: string, identity: string): void {
+  const deadline = eng.now() + SHUTDOWN_TASK_GRACE_MS;
+  for (const e of eng.executions.values()) {
+    const wft = e.wft;
+    if (e.namespace !== namespace || !eng.isOpen(e) || !wft || wft.startedEventId === undefined || wft.identity !== identity) continue;
+    const started = wft.startedTime ?? eng.now();
+    if (started + (wft.timeoutMs ?? e.workflowTaskTimeoutMs) <= deadline) continue;
+    wft.timeoutMs = deadline - started;
+    eng.markDirty(e);
+    armTimeout(eng, e, started);
+  }
+}
+
 /** Re-arms timers and queues for a recovered run's workflow task. */
 export function recoverWorkflowTask(eng: Engine, e: Execution): void {
   const wft = e.wft;

@@ -4,7 +4,7 @@ import type { Engine } from '../engine/engine';
 import type { Handlers } from './grpc-service';
 import { waitBudget } from './workflow-service';
 import { invalidArgument } from '../errors';
-import { completeWorkflowTask, failWorkflowTask, resetStickyQueue } from '../engine/workflow-tasks';
+import { completeWorkflowTask, failWorkflowTask, resetStickyQueue, expediteShutDownWorkerTasks } from '../engine/workflow-tasks';
 import { respondQueryTask } from '../engine/queries';
 import { notePoller } from '../engine/worker-versions';
 import { activityById, activityByToken } from '../engine/activities';
@@ -39,7 +39,7 @@ export function workerHandlers(eng: Engine): Handlers {
       eng.namespace(req.namespace);
       if (!req.taskQueue?.name) throw invalidArgument('TaskQueue is not set on request.');
       notePoller(eng, req);
-      const res = await eng.matching.poll(req.namespace, 'workflow', req.taskQueue.name, req.identity ?? '', waitBudget(ctx, eng.pollTimeoutMs), ctx.cancelled);
+      const res = await eng.matching.poll(req.namespace, 'workflow', req.taskQueue.name, req.identity ?? '', waitBudget(ctx, eng.pollTimeoutMs), ctx.cancelled, req.workerInstanceKey || undefined);
       await eng.flush();
       return handOut(req.namespace, res);
     },
@@ -64,7 +64,7 @@ export function workerHandlers(eng: Engine): Handlers {
       eng.namespace(req.namespace);
       if (!req.taskQueue?.name) throw invalidArgument('TaskQueue is not set on request.');
       notePoller(eng, req);
-      const res = await eng.matching.poll(req.namespace, 'activity', req.taskQueue.name, req.identity ?? '', waitBudget(ctx, eng.pollTimeoutMs), ctx.cancelled);
+      const res = await eng.matching.poll(req.namespace, 'activity', req.taskQueue.name, req.identity ?? '', waitBudget(ctx, eng.pollTimeoutMs), ctx.cancelled, req.workerInstanceKey || undefined);
       await eng.flush();
       return handOut(req.namespace, res);
     },
@@ -109,6 +109,8 @@ export function workerHandlers(eng: Engine): Handlers {
     shutdownWorker: (req) => {
       eng.namespace(req.namespace);
       if (req.stickyTaskQueue) resetStickyQueue(eng, req.namespace, req.stickyTaskQueue);
+      if (req.workerInstanceKey) eng.matching.shutdownWorker(req.workerInstanceKey);
+      if (req.identity) expediteShutDownWorkerTasks(eng, req.namespace, req.identity);
       return commit({});
     },
     describeTaskQueue: (req) => {

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import Long from 'long';
 import { temporal } from '@temporalio/proto';
-import { createEnv, Env, longPoll, uid } from './harness';
+import { createEnv, ENGINE, Env, longPoll, uid } from './harness';
 import { CT, ET, rawWorker } from './raw-worker';
 import { waitForSignals, go, seen } from './workflows/worker-tasks';
 
@@ -243,3 +243,23 @@ test('a query to an idle run whose sticky worker is gone goes to the normal queu
   expect(Buffer.from((await answer).queryResult!.payloads![0].data!).toString()).toBe('"idle"');
   await svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });
 });
+
+// The embedded engine only: the real server keeps such a task until its timeout.
+const embeddedOnly = ENGINE === 'embedded' && !process.env.TEMPORAL_ADDRESS ? test : test.skip;
+
+embeddedOnly('a workflow task held by a worker that says ShutdownWorker times out after a short grace, not its whole timeout', async () => {
+  const tq = `raw-${randomUUID()}`;
+  const { workflowId } = await startRaw(tq, uid('raw'), 60);
+  const identity = `leaving-${randomUUID()}`;
+  // Started, then never answered: the SDK drops a task that reaches it while it drains.
+  await longPoll(env, () => svc().pollWorkflowTaskQueue({ namespace: ns(), taskQueue: { name: tq }, identity }));
+  const said = Date.now();
+  await svc().shutdownWorker({ namespace: ns(), identity, reason: 'graceful shutdown', workerInstanceKey: randomUUID() });
+  const again = await poll(tq, undefined, 15_000);
+  expect(again.taskToken?.length).toBeGreaterThan(0);
+  expect(Date.now() - said).toBeLessThan(10_000);
+  const timedOut = (await history(workflowId)).find((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT)!;
+  expect(timedOut.workflowTaskTimedOutEventAttributes!.timeoutType).toBe(temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE);
+  await svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });
+});
+

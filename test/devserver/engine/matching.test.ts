@@ -71,4 +71,18 @@ describe('TaskQueues', () => {
     expect(await q.poll('ns', 'workflow', 'tq', 'w', 20, never)).toBeUndefined();
     expect(q.hasPollers('ns', 'workflow', 'tq')).toBe(false);
   });
+
+  it('ends the waiting polls of a worker that says ShutdownWorker, and gives its later polls nothing', async () => {
+    const q = queues();
+    let other: string | undefined = 'pending';
+    const leaving = q.poll('ns', 'workflow', 'tq', 'w1', 10_000, never, 'key-1');
+    void q.poll('ns', 'workflow', 'tq', 'w2', 10_000, never, 'key-2').then((r) => (other = r));
+    q.shutdownWorker('key-1');
+    expect(await leaving).toBeUndefined();
+    q.add('ns', 'workflow', 'tq', { id: 'a' });
+    // A poll the leaving worker sends after its ShutdownWorker: no task for it.
+    expect(await q.poll('ns', 'workflow', 'tq', 'w1', 10_000, never, 'key-1')).toBeUndefined();
+    await nextTurn();
+    expect(other).toBe('a');
+  });
 });
