@@ -16,6 +16,8 @@ import { createCallbackActivities } from './callbacks';
 import { createScheduleActivities } from './schedules';
 import { createFinalOutputActivities } from './final-output';
 import { createDagActivities } from './dag';
+import { createDatastoreActivities } from './datastores';
+import type { DatastoreAccess } from '../src/datastores/access';
 import type { PolicyFetch } from '../src/outbound/fetch';
 import type { McpPool } from './mcp/pool';
 import type { TaskInputConfig } from '../src/tasks/task-input';
@@ -28,6 +30,8 @@ export interface ActivityDeps {
   temporal: Client;
   /** The worker's MCP sessions; its fetch applies the outbound policy. */
   mcpPool: McpPool;
+  /** The account's datastores (registrations, open sources); absent: the tools fail plainly. */
+  datastores?: DatastoreAccess;
   /** The outbound policy's fetch, for callback deliveries (user-supplied URLs). */
   outboundFetch?: PolicyFetch;
   config: Pick<Config, 'MODEL_ANSWER_MAX_BYTES' | 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS' | 'MODEL_UNAVAILABLE_AFTER_MS'> & TaskInputConfig;
@@ -46,6 +50,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createScheduleActivities(deps),
     ...createFinalOutputActivities(deps),
     ...createDagActivities(deps),
+    ...createDatastoreActivities(deps),
   };
 }
 

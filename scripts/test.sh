@@ -18,6 +18,16 @@ if ! command -v redis-server >/dev/null 2>&1; then
     exit 1
   fi
 fi
+# The datastore tests start a private PostgreSQL (initdb, pg_ctl) from Debian's packages.
+if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "installing postgresql (Debian package) for the datastore tests..."
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  else
+    echo "PostgreSQL is required by the datastore tests: install it (apt-get install postgresql)" >&2
+    exit 1
+  fi
+fi
 # The CLI tests (test/client) drive `agent run` and `agent tail` in a real terminal: tmux.
 if ! command -v tmux >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then

@@ -1,6 +1,7 @@
 // The service's configuration: one zod schema over the environment, parsed by
 // loadConfig(env) from entry points (never at import time), with a comment per
 // variable. The README's configuration table mirrors this file.
+import path from 'node:path';
 import { z } from 'zod';
 import { parsePayloadKeys, PayloadKeysError } from './codec/keys';
 import { AllowlistError, parseAllowlist } from './outbound/policy';
@@ -232,6 +233,20 @@ export const envSchema = z.object({
   /** Connecting to an MCP server and listing its tools, per attempt, ms. */
   MCP_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /**
+   * Folder of the datastores' files: uploaded SQLite databases and the documents
+   * datastores' knowledge bases. Default DATA_DIR/datastores. The gateway writes
+   * it and the worker reads it: on several machines, a shared volume.
+   */
+  DATASTORE_DIR: z.string().optional(),
+  /** Folder whose SQLite files accounts may register by path (type sqlite, path); unset = uploads only. */
+  DATASTORE_SQLITE_ROOT: z.string().optional(),
+  /** A datastore query's time limit, ms: the database cancels the statement past it (a registration may set its own). */
+  DATASTORE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(5000),
+  /** Rows a datastore query gives the agent at most; the result says when it was cut (a registration may set its own). */
+  DATASTORE_MAX_ROWS: z.coerce.number().int().min(1).max(10_000).default(200),
+  /** Largest SQLite upload or document added to a documents datastore, bytes (413 beyond). */
+  DATASTORE_UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).default(50 * 1024 * 1024),
+  /**
    * How long a stopping gateway (SIGTERM, SIGINT) gives the requests in flight to be
    * answered, ms; its SSE streams end at once (their clients resume with Last-Event-ID).
    */
@@ -308,6 +323,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** Variables whose values must never be logged. */
 export const SECRET_VARIABLES = ['OPENAI_API_KEY', 'API_KEYS', 'PAYLOAD_KEYS', 'CODEC_AUTH_TOKEN', 'METRICS_TOKEN'] as const;
+
+/** Where datastore files live (DATASTORE_DIR, else DATA_DIR/datastores). */
+export function datastoreDir(config: Pick<Config, 'DATASTORE_DIR' | 'DATA_DIR'>): string {
+  return config.DATASTORE_DIR ?? path.join(config.DATA_DIR, 'datastores');
+}
 
 /** The model a run of this mode uses. */
 export function modelForMode(config: Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX'>, mode: 'flash' | 'base' | 'max'): string {

@@ -65,11 +65,6 @@ export class IdempotencyMismatchError extends ServiceError {
   readonly type = 'idempotency_key_reused';
 }
 
-export class NotImplementedError extends ServiceError {
-  readonly status = 501;
-  readonly type = 'not_implemented';
-}
-
 /** A dependency (Redis, Temporal) is down; clients should retry after `retryAfterSeconds`. */
 export class DependencyUnavailableError extends ServiceError {
   readonly status = 503;

@@ -10,7 +10,7 @@ import { addUsage, costOf } from './types';
 import { RegisteredTool, offeredTools, toolSpec } from './tool-registry';
 import { compactThread, forResult, stepEvent, textBlocks, toolResponseEvent, toolUseEvents } from './run-events';
 import { ToolCalls } from './tool-calls';
-import { listMcpTools } from './mcp-setup';
+import { bindDatastoreTools, listMcpTools } from './mcp-setup';
 
 /** A run continues as new past this many history events (well under Temporal's 50,000 limit). */
 export const CONTINUE_AS_NEW_EVENTS = 2000;
@@ -70,17 +70,21 @@ export class AgentLoop {
    */
   async prepare(sessionAgent: string | undefined): Promise<void> {
     const s = this.state;
-    if (s.step > 0 || s.mcpTools) return; // a continuation: prepared already
+    if (s.step > 0 || s.mcpTools || s.datastoreTools) return; // a continuation: prepared already
     if (sessionAgent && this.input.agents?.some((a) => a.name === sessionAgent)) s.agent = sessionAgent;
-    if (this.input.mcpServers?.length) {
+    if (this.input.datastores?.length || this.input.queries?.length) {
       const reserved = offeredTools(this.input.tools, [], this.input.agents ?? []).map((t) => t.name);
+      s.datastoreTools = await bindDatastoreTools(this.input, reserved);
+    }
+    if (this.input.mcpServers?.length) {
+      const reserved = offeredTools(this.input.tools, [], this.input.agents ?? [], undefined, s.datastoreTools).map((t) => t.name);
       s.mcpTools = await listMcpTools(this.input, reserved);
     }
   }
 
-  /** What the model is offered now: built-ins, MCP tools, and transfers to the agents that do not have the conversation. */
+  /** What the model is offered now: built-ins, datastore and MCP tools, and transfers to the agents that do not have the conversation. */
   private offered(): RegisteredTool[] {
-    return offeredTools(this.input.tools, this.state.mcpTools, this.input.agents, this.state.agent);
+    return offeredTools(this.input.tools, this.state.mcpTools, this.input.agents, this.state.agent, this.state.datastoreTools);
   }
 
   /** The handoff agent that has the conversation, as the model activity takes it. */

@@ -7,3 +7,4 @@ export { callbackDelivery } from './callback-delivery';
 export { scheduledRun } from './scheduled-run';
 export { dagWorkflow } from './dag-workflow';
 export { dagStep } from './dag-step';
+export { accountDatastores } from './datastores';

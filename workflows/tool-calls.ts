@@ -1,13 +1,14 @@
 // How each kind of tool call of the agent loop runs (workflows/tool-registry.ts
 // names the kinds): a built-in as the runTool activity, `wait` as a durable
 // timer, an MCP tool as the callMcpTool activity summarised `<server>/<tool>`
-// in the Web UI, and a transfer to a handoff agent decided here, in the
+// in the Web UI, a datastore tool as the callDatastore activity summarised
+// `datastore/<name>`, and a transfer to a handoff agent decided here, in the
 // workflow. A failing tool is an error result for the model, never the run's
 // failure; only cancellation goes through.
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/common';
 import type { Activities } from '../activities';
-import type { BlockEvent, McpServerConfig, TaskInput, ToolCall } from './types';
+import type { BlockEvent, DatastoreToolDef, McpServerConfig, TaskInput, ToolCall } from './types';
 import { BUILTIN_TOOLS, MAIN_AGENT, MAX_WAIT_SECONDS, RegisteredTool } from './tool-registry';
 import { capToolOutput } from './run-events';
 
@@ -48,16 +49,31 @@ const mcpOptions = (heartbeatTimeoutMs: number, callTimeoutMs: number): Activity
   retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5, nonRetryableErrorTypes: ['ToolBadInput'] },
 });
 
+/**
+ * A datastore call is retried for connection errors only (a query's own error is a result
+ * for the model; a source that refuses the connection outright is DatastoreUnavailable).
+ * The database stops the statement at its own time limit, well within this.
+ */
+const datastoreOptions = (heartbeatTimeoutMs: number): ActivityOptions => ({
+  startToCloseTimeout: '2m',
+  heartbeatTimeout: heartbeatTimeoutMs,
+  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 4, nonRetryableErrorTypes: ['ToolBadInput', 'DatastoreUnavailable'] },
+});
+
 export class ToolCalls {
   private readonly builtins;
   private readonly mcp;
   private readonly mcpOptions: ActivityOptions;
+  private readonly datastoreOptions: ActivityOptions;
+  private readonly datastores;
 
   constructor(private readonly input: TaskInput) {
     const heartbeat = input.modelHeartbeatTimeoutMs || 20_000;
     this.builtins = proxyActivities<Activities>(builtinOptions(heartbeat));
     this.mcpOptions = mcpOptions(heartbeat, input.mcpCallTimeoutMs ?? 5 * 60_000);
     this.mcp = proxyActivities<Activities>(this.mcpOptions);
+    this.datastoreOptions = datastoreOptions(heartbeat);
+    this.datastores = proxyActivities<Activities>(this.datastoreOptions);
   }
 
   async run(tool: RegisteredTool | undefined, call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
@@ -70,6 +86,8 @@ export class ToolCalls {
           return this.handoff(tool.agent, ctx);
         case 'mcp':
           return await this.mcpCall(tool.server, tool.tool, call, ctx);
+        case 'datastore':
+          return await this.datastoreCall(tool.def, call, ctx);
         default:
           return await this.builtin(call, ctx);
       }
@@ -91,6 +109,14 @@ export class ToolCalls {
     const { taskId, session, account, toolResultMaxChars: maxChars } = this.input;
     const r = await this.mcp.callMcpTool.executeWithOptions({ ...this.mcpOptions, summary: `${serverName}/${tool}` }, [
       { taskId, session, account, producer: ctx.producer, floor: ctx.floor, server, tool, call, maxChars, ...(this.input.step && { tag: this.input.step.tag }) },
+    ]);
+    return { content: r.content, isError: r.isError, published: true, lastSeq: r.lastSeq };
+  }
+
+  private async datastoreCall(def: DatastoreToolDef, call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
+    const { taskId, session, account, toolResultMaxChars: maxChars } = this.input;
+    const r = await this.datastores.callDatastore.executeWithOptions({ ...this.datastoreOptions, summary: `datastore/${def.datastoreName}` }, [
+      { taskId, session, account, producer: ctx.producer, floor: ctx.floor, def, call, maxChars, ...(this.input.step && { tag: this.input.step.tag }) },
     ]);
     return { content: r.content, isError: r.isError, published: true, lastSeq: r.lastSeq };
   }

@@ -1,9 +1,9 @@
 // The tools a run can offer its model, and how each call is run. The agent
 // loop consults this registry: built-in tools, the tools of the request's MCP
-// servers (listed at the run's start) and one transfer tool per handoff agent;
-// datastores and DAG steps add their own kinds later. Pure data: bundled into
-// the workflow sandbox.
-import type { HandoffAgent, McpTool } from './types';
+// servers (listed at the run's start), the datastores' tools (bound at the run's
+// start) and one transfer tool per handoff agent. Pure data: bundled into the
+// workflow sandbox.
+import type { DatastoreToolDef, HandoffAgent, McpTool } from './types';
 
 /** What the model is told about a tool (OpenAI function tool). */
 export interface ToolSpec {
@@ -18,11 +18,12 @@ export interface ToolSpec {
  * and heartbeat; visible in the Web UI as one activity per call); `timer` = a
  * durable timer in the workflow itself (waiting costs no worker slot and
  * survives any restart); `mcp` = the callMcpTool activity, summarised in the
- * Web UI as `<server>/<tool>`; `handoff` = decided by the workflow itself (the
+ * Web UI as `<server>/<tool>`; `datastore` = the callDatastore activity,
+ * summarised `datastore/<name>`; `handoff` = decided by the workflow itself (the
  * conversation goes to that agent).
  */
 export type RegisteredTool = ToolSpec &
-  ({ kind: 'activity' | 'timer' } | { kind: 'mcp'; server: string; tool: string } | { kind: 'handoff'; agent: string });
+  ({ kind: 'activity' | 'timer' } | { kind: 'mcp'; server: string; tool: string } | { kind: 'datastore'; def: DatastoreToolDef } | { kind: 'handoff'; agent: string });
 
 /** Longest single wait of the `wait` tool; the model calls it again to wait longer. */
 export const MAX_WAIT_SECONDS = 3600;
@@ -124,11 +125,18 @@ export function handoffTools(agents: readonly HandoffAgent[], active: string | u
     }));
 }
 
-/** What the model is offered: the built-ins named (unknown names skipped), the MCP tools, the transfer tools. */
-export function offeredTools(names: readonly string[], mcp: readonly McpTool[] = [], agents: readonly HandoffAgent[] = [], active?: string): RegisteredTool[] {
+/** What the model is offered: the built-ins named (unknown names skipped), the datastores' tools, the MCP tools, the transfer tools. */
+export function offeredTools(
+  names: readonly string[],
+  mcp: readonly McpTool[] = [],
+  agents: readonly HandoffAgent[] = [],
+  active?: string,
+  datastores: readonly DatastoreToolDef[] = [],
+): RegisteredTool[] {
   const builtins = names.flatMap((n) => (BUILTIN_TOOLS[n] ? [BUILTIN_TOOLS[n]] : []));
+  const stores = datastores.map((def) => ({ kind: 'datastore' as const, def, name: def.name, description: def.description, parameters: def.parameters }));
   const servers = mcp.map((t) => ({ kind: 'mcp' as const, server: t.server, tool: t.tool, name: t.name, description: t.description, parameters: t.inputSchema }));
-  return [...builtins, ...servers, ...handoffTools(agents, active)];
+  return [...builtins, ...stores, ...servers, ...handoffTools(agents, active)];
 }
 
 /** What the model is shown of a tool (no kind). */

@@ -58,6 +58,9 @@ export interface TaskInput {
   mcpServers?: McpServerConfig[];
   /** Handoff agents the model can transfer the conversation to (transfer_to_<name>). */
   agents?: HandoffAgent[];
+  /** The request's datastores and named queries (SPEC 2.1): their tools are bound at the run's start. */
+  datastores?: RequestedDatastore[];
+  queries?: RequestedQuery[];
   /** Longest MCP tool call, ms (MCP_CALL_TIMEOUT_MS). */
   mcpCallTimeoutMs?: number;
   /** Connecting to an MCP server and listing its tools, per attempt, ms (MCP_CONNECT_TIMEOUT_MS). */
@@ -160,6 +163,8 @@ export interface RunCarry {
   output: string;
   /** The MCP servers' tools, listed once at the run's start. */
   mcpTools?: McpTool[];
+  /** The datastores' tools, bound once at the run's start. */
+  datastoreTools?: DatastoreToolDef[];
   /** The handoff agent that has the conversation; absent: the main agent. */
   agent?: string;
 }
@@ -180,6 +185,39 @@ export interface McpTool {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+}
+
+/** A datastore as a request names it: a registered id, and the name its tools go by. */
+export interface RequestedDatastore {
+  id: string;
+  name: string;
+}
+
+/** A named query of a request: one tool, one argument per positional marker. */
+export interface RequestedQuery {
+  name: string;
+  description: string;
+  query: string;
+  /** The datastore it runs on (id or name); absent: the request's only SQL datastore. */
+  datastore?: string;
+}
+
+/**
+ * A datastore tool as the run offers it (src/datastores/bindings.ts makes them):
+ * `describe` the tables, `sql` the model's own SELECT (allow_sql), `search` a
+ * documents datastore, `named` a request's query with its parameters.
+ */
+export interface DatastoreToolDef {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  datastoreId: string;
+  /** The name the request gave it (the Web UI shows calls as datastore/<name>). */
+  datastoreName: string;
+  op: 'describe' | 'sql' | 'search' | 'named';
+  /** `named`: the query text and how many positional markers it has. */
+  query?: string;
+  markers?: number;
 }
 
 export interface HandoffAgent {

@@ -20,6 +20,8 @@ import { sessionRoutes } from './routes/sessions';
 import { accountRoutes } from './routes/account';
 import { scheduleRoutes } from './routes/schedules';
 import { ScheduleService } from './schedule-service';
+import { datastoreRoutes, datastoreUploadRoutes } from './routes/datastores';
+import { DatastoreService } from './datastore-service';
 import { serverTiming } from './server-timing';
 import { requestLog } from './request-log';
 import { requestSpans } from '../telemetry/request-spans';
@@ -91,6 +93,9 @@ export function createApp(deps: GatewayDeps): express.Express {
       next();
     });
   }
+  const datastores = new DatastoreService(deps.client, deps.connection, deps.payloadCodec, deps.outbound, deps.config);
+  // Files (a SQLite upload, a document as text) come before the JSON-only rule below.
+  app.use(datastoreUploadRoutes(deps, datastores));
   app.use((req: Request, _res: Response, next: NextFunction) => {
     const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;
     if ((req.method === 'POST' || req.method === 'PATCH') && hasBody && !req.is('application/json')) {
@@ -100,8 +105,9 @@ export function createApp(deps: GatewayDeps): express.Express {
   });
   app.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
   const schedules = new ScheduleService(deps.client, deps.connection, deps.config);
-  app.use(runRoutes(deps, schedules));
+  app.use(runRoutes(deps, schedules, datastores));
   app.use(scheduleRoutes(deps, schedules));
+  app.use(datastoreRoutes(deps, datastores));
   app.use(taskRoutes(deps));
   app.use(sessionRoutes(deps));
   app.use(accountRoutes(deps));

@@ -8,7 +8,6 @@ import {
   IdempotencyMismatchError,
   MethodNotAllowedError,
   NotFoundError,
-  NotImplementedError,
   PayloadTooLargeError,
   ServiceError,
   UnauthorizedError,
@@ -56,7 +55,6 @@ export const ERRORS: { error: ServiceError; name: string; description: string; h
   { error: new PayloadTooLargeError(''), name: 'PayloadTooLarge', description: 'The request body exceeds the configured limit (BODY_LIMIT_BYTES).' },
   { error: new UnsupportedMediaTypeError(''), name: 'UnsupportedMediaType', description: 'A request body whose Content-Type is not application/json.' },
   { error: new IdempotencyMismatchError(''), name: 'IdempotencyKeyReused', description: 'This Idempotency-Key was used before with a different request body.' },
-  { error: new NotImplementedError(''), name: 'NotImplemented', description: 'The request uses a valid field whose feature is not available yet; details.fields names them.' },
   { error: new DependencyUnavailableError('temporal', ''), name: 'Unavailable', description: 'A dependency (Temporal, Redis) is unavailable; retry after Retry-After seconds.', headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
 ];
 

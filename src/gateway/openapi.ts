@@ -8,6 +8,7 @@ import pkg from '../../package.json';
 import { ERRORS, Json, errorResponse, jsonBody, operation, queryParams, ref, toSchema } from './openapi-operations';
 import { callbackPaths } from './openapi-callbacks';
 import { scheduleParameters, schedulePaths, scheduleSchemas } from './openapi-schedules';
+import { datastoreParameters, datastorePaths, datastoreSchemas } from './openapi-datastores';
 import { createSessionSchema, eventsQuerySchema, listQuerySchema, sessionListQuerySchema, patchTaskSchema, taskMessageSchema, resultQuerySchema, runQuerySchema, runRequestSchema, TASK_ID, IDEMPOTENCY_KEY } from './schemas';
 import {
   agentEventSchema,
@@ -83,7 +84,6 @@ function paths(): Json {
           404: 'The ?session does not exist for this account.',
           409: 'The session is busy with another run and the request asked for `multitask: reject`.',
           422: undefined,
-          501: undefined,
           503: 'Temporal is unavailable, or a stream was asked for and the event relay (Redis) is down; retry after Retry-After seconds.',
         },
       }),
@@ -164,6 +164,7 @@ function paths(): Json {
     },
     ...callbackPaths(taskId),
     ...schedulePaths(),
+    ...datastorePaths(),
     '/sessions': {
       get: operation('get', {
         id: 'listSessions',
@@ -266,6 +267,7 @@ function components(): Json {
       WebhookSecret: toSchema(webhookSecretSchema),
       DeliveryList: toSchema(deliveryListSchema),
       ...scheduleSchemas(),
+      ...datastoreSchemas(),
       AgentEvent: toSchema(agentEventSchema),
       StreamError: toSchema(streamErrorSchema),
       Health: toSchema(healthSchema),
@@ -281,6 +283,7 @@ function components(): Json {
       TaskId: { name: 'id', in: 'path', required: true, description: 'A task id (task_…).', schema: { type: 'string', pattern: TASK_ID_PATTERN } },
       SessionId: { name: 'id', in: 'path', required: true, description: 'A session id.', schema: toSchema(runQuerySchema.shape.session) },
       ...scheduleParameters(),
+      ...datastoreParameters(),
       IdempotencyKey: {
         name: 'Idempotency-Key',
         in: 'header',
@@ -322,6 +325,7 @@ export function buildOpenApi(): Json {
       { name: 'sessions', description: 'Conversations.' },
       { name: 'callbacks', description: 'Signed callback deliveries of background tasks.' },
       { name: 'schedules', description: 'Later and recurring runs (a run request\'s `schedules`): list, describe, pause, unpause, trigger, delete.' },
+      { name: 'datastores', description: 'Data sources the agent reads (a run request\'s `datastores` and `queries`): PostgreSQL, SQLite, documents knowledge bases.' },
       { name: 'probes', description: 'Liveness and readiness; no API key.' },
       { name: 'meta', description: 'This document.' },
     ],

@@ -271,7 +271,7 @@ export const errorBodySchema = z
       message: z.string().describe('What went wrong, for a human.'),
       details: z
         .union([z.array(validationIssueSchema), z.record(z.string(), z.unknown()), z.null()])
-        .describe('Validation issues (400 from schema validation), an object (e.g. {fields} on 501, {dependency} on 503), or null.'),
+        .describe('Validation issues (400 from schema validation), an object (e.g. {dependency} on 503), or null.'),
     }),
   })
   .describe('Error body of every non-2xx answer.');

@@ -1,7 +1,5 @@
-// Request schemas of the HTTP API (SPEC 2.1 and the task endpoints). Every
-// field of the run request is validated now, including those whose behaviour
-// comes with later features (the route answers 501 for those). The OpenAPI
-// document is generated from these schemas (openapi.ts).
+// Request schemas of the HTTP API (SPEC 2.1 and the task endpoints). The
+// OpenAPI document is generated from these schemas (openapi.ts).
 import { z } from 'zod';
 
 const nonEmpty = z.string().trim().min(1);
@@ -106,8 +104,23 @@ export const runRequestSchema = z
       })
       .optional()
       .describe('With background: true, POSTs each event and the final notification to url, signed (Standard Webhooks), retried durably.'),
-    datastores: z.array(z.strictObject({ id: nonEmpty, name: nonEmpty })).optional(),
-    queries: z.array(z.strictObject({ name: nonEmpty, description: nonEmpty, query: nonEmpty })).optional(),
+    datastores: z
+      .array(z.strictObject({ id: nonEmpty.max(64).describe('A registered datastore (POST /datastores).'), name: nonEmpty.max(48).describe('What its tools are named after: describe_<name>, query_<name>, search_<name>.') }))
+      .max(20)
+      .optional()
+      .describe('Data sources the agent may read (SPEC 2.1): registered datastores of the account.'),
+    queries: z
+      .array(
+        z.strictObject({
+          name: nonEmpty.max(64).describe('The tool\'s name.'),
+          description: nonEmpty.max(4000),
+          query: nonEmpty.max(20_000).describe('One read-only statement; positional markers ($1, $2... for PostgreSQL, ? for SQLite) become the tool\'s arguments p1, p2...'),
+          datastore: nonEmpty.max(64).optional().describe('Id or name of one of the request\'s datastores; absent: its only SQL datastore.'),
+        }),
+      )
+      .max(50)
+      .optional()
+      .describe('Named queries (SPEC 2.1): one tool each, parameters bound by the database driver.'),
     streaming_tokens: z.boolean().optional(),
     streaming: z.boolean().optional().describe('true: token by token, like streaming_tokens.'),
     schedules: z.array(scheduleSchema).min(1).max(20).optional().describe('Later runs of the agent (SPEC 2.5): each entry becomes a schedule (GET /schedules) whose runs are background tasks in this request\'s session.'),
@@ -127,9 +140,6 @@ export const runRequestSchema = z
   .refine((r) => !(r.mcp_servers && r.mcpServers), { message: 'give mcp_servers or mcpServers, not both', path: ['mcpServers'] });
 
 export type RunRequest = z.infer<typeof runRequestSchema>;
-
-/** Fields that are valid now but whose features are not built yet: 501 naming them. */
-export const NOT_YET_SUPPORTED = ['datastores', 'queries'] as const;
 
 export const runQuerySchema = z.strictObject({ session: z.string().regex(SESSION_ID).optional() });
 

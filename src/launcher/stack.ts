@@ -3,6 +3,8 @@
 // the demo MCP server (unless DEMO_MCP=false), the worker and the gateway.
 // Used by `npm start` and by the end-to-end tests.
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { startScriptedModel } from '../scripted-model';
@@ -162,6 +164,15 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       if (base.OUTBOUND_ALLOWLIST === undefined) {
         env.OUTBOUND_ALLOWLIST = '127.0.0.1';
         log('OUTBOUND_ALLOWLIST unset: allowing 127.0.0.1 (loopback) so runs can reach the demo MCP server');
+      }
+    }
+    // Datastore files (uploads, knowledge bases) beside the engine's file; a stack kept in memory gets a folder of its own.
+    if (!base.DATASTORE_DIR) {
+      if (opts.dataDir) env.DATASTORE_DIR = ensureDir(path.join(opts.dataDir, 'datastores'));
+      else {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-datastores-'));
+        env.DATASTORE_DIR = dir;
+        stoppers.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
       }
     }
     let devKey: string | undefined;

@@ -113,6 +113,17 @@ export class OutboundPolicy {
     await this.resolveChecked(url.hostname.replace(/^\[(.*)\]$/, '$1'), showUrl(url));
   }
 
+  /**
+   * For a connection that is not a URL fetch (a database): resolves `host`, checks
+   * every address, and answers the first one to connect to (so a second lookup cannot
+   * answer another: DNS rebinding). `subject` names the connection in messages and must
+   * not hold credentials.
+   */
+  async checkHost(host: string, subject: string): Promise<string> {
+    const all = await this.resolveChecked(host.replace(/^\[(.*)\]$/, '$1'), subject);
+    return all[0].address;
+  }
+
   /** Throws OutboundRefusedError when `address` (which `host` resolved to) is blocked and neither is allowlisted. */
   checkAddress(host: string, address: string): void {
     this.refuseBlocked(host.toLowerCase(), address, host);

@@ -53,6 +53,8 @@ export function taskInput(config: TaskInputConfig, req: RunRequest, start: TaskS
     // Absent when the request has none: older runs' inputs stay as they were.
     ...(mcpServers && { mcpServers, mcpCallTimeoutMs: config.MCP_CALL_TIMEOUT_MS, mcpConnectTimeoutMs: config.MCP_CONNECT_TIMEOUT_MS }),
     ...(agents && { agents }),
+    ...(req.datastores?.length && { datastores: req.datastores }),
+    ...(req.queries?.length && { queries: req.queries }),
     ...(start.callback && { callback: start.callback }),
     toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
     ownsTurn: !!start.ownsTurn,

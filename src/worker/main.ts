@@ -2,7 +2,8 @@
 // activities. Scale it by starting more of them.
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
-import { loadConfig } from '../config';
+import { datastoreDir, loadConfig } from '../config';
+import { DatastoreAccess } from '../datastores/access';
 import { createLogger } from '../logger';
 import { commandClient } from '../redis';
 import { connectWithRetry, ensureNamespaceSetup, installRuntimeLogger, runtimeLogLevel } from '../temporal';
@@ -11,7 +12,7 @@ import { StatusCache } from '../relay/status-cache';
 import { createActivities } from '../../activities';
 import { ThreadedModelStream } from '../model-stream/thread-runner';
 import { lowerPriorityExcept, scavengeWithoutHelpers } from './thread-priority';
-import { dataConverter as serviceDataConverter } from '../codec/data-converter';
+import { codecDataConverter, payloadCodec } from '../codec/data-converter';
 import { McpPool } from '../../activities/mcp/pool';
 import { policyFetch } from '../outbound/fetch';
 import { policyFromEnv } from '../outbound/policy';
@@ -31,7 +32,8 @@ async function main(): Promise<void> {
   const tracing = setupTracing('aes-worker', config, { logger });
   // Before anything connects: with no payload keys the worker refuses to start.
   // The workflows' and the activities' client share it, so both read what either wrote.
-  const dataConverter = serviceDataConverter(config);
+  const codec = payloadCodec(config);
+  const dataConverter = codecDataConverter(codec);
   const connection = await connectWithRetry(config.TEMPORAL_ADDRESS, logger);
   await ensureNamespaceSetup(connection, config.TEMPORAL_NAMESPACE, config.RETENTION_DAYS, logger);
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter, interceptors: tracingClientInterceptors() });
@@ -54,12 +56,21 @@ async function main(): Promise<void> {
   const keep = tokenThread === undefined ? [] : [tokenThread];
   if (config.WORKER_NICE > 0) lowerPriorityExcept(config.WORKER_NICE, keep);
   // Every MCP request a run makes goes through the outbound policy (OUTBOUND_ALLOWLIST).
-  const outboundFetch = policyFetch(policyFromEnv(config));
+  const outbound = policyFromEnv(config);
+  const outboundFetch = policyFetch(outbound);
   const mcpPool = new McpPool({ fetch: outboundFetch, logger });
   // Prometheus metrics of the activities' attempts; served on WORKER_METRICS_PORT when set.
   const metrics = await startWorkerMetrics(config, logger);
+  const datastores = new DatastoreAccess({
+    client,
+    codec,
+    policy: outbound,
+    logger,
+    settings: { dir: datastoreDir(config), sqliteRoot: config.DATASTORE_SQLITE_ROOT, timeoutMs: config.DATASTORE_QUERY_TIMEOUT_MS, maxRows: config.DATASTORE_MAX_ROWS },
+  });
   const activities = createActivities({
     mcpPool,
+    datastores,
     modelStream,
     publisher: new EventPublisher({ redis, logger, ttlMs }),
     statusCache: new StatusCache(redis, logger, ttlMs),
@@ -103,6 +114,7 @@ async function main(): Promise<void> {
   await running;
   await modelStream.close();
   await mcpPool.close();
+  await datastores.close();
   await outboundFetch.close();
   await metrics.close();
   redis.disconnect();

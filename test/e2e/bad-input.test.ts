@@ -48,13 +48,6 @@ test('an oversized body is 413 naming the limit', async () => {
   expect(r.json.error.message).toMatch(/65536/);
 });
 
-test('a valid request using a feature not built yet is 501 naming the field, never ignored', async () => {
-  const r = await call('POST', '/', { body: { message: 'x', background: true, datastores: [{ id: 'ds_1', name: 's3cret plan' }] } });
-  expect(r.status).toBe(501);
-  expect(r.json.error.details.fields).toEqual(['datastores']);
-  expect(r.text).not.toContain('s3cret plan');
-});
-
 test('workflows are checked as graphs before anything starts: each problem a 400 naming its path; a sound one is accepted', async () => {
   const step = (id: string, depends_on: string[] = [], extra: object = {}) => ({ id, name: id, description: `do ${id}`, depends_on, ...extra });
   const post = (steps: object[]) => call('POST', '/', { body: { message: 'x', workflows: [{ id: 'w', name: 'w', description: 'w', steps }] } });

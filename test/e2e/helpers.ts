@@ -48,14 +48,19 @@ export function useStack(env: Record<string, string> = {}, opts: Pick<StackOptio
 }
 
 export interface Api {
-  (method: string, path: string, opts?: { body?: unknown; key?: string | null; headers?: Record<string, string>; raw?: string }): Promise<{ status: number; headers: Headers; json: any; text: string }>;
+  (
+    method: string,
+    path: string,
+    opts?: { body?: unknown; key?: string | null; headers?: Record<string, string>; raw?: string | Buffer; contentType?: string },
+  ): Promise<{ status: number; headers: Headers; json: any; text: string }>;
 }
 
 export function api(stack: Stack): Api {
   return async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.key !== null) headers.authorization = `Bearer ${opts.key ?? KEY_A}`;
-    let body: string | undefined = opts.raw;
+    if (opts.contentType) headers['content-type'] = opts.contentType;
+    let body: string | Buffer | undefined = opts.raw;
     if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';

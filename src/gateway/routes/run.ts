@@ -3,28 +3,26 @@ import { Router } from 'express';
 import type { GatewayDeps } from '../app';
 import { requireAccount } from '../auth';
 import { parse } from '../validate';
-import { NOT_YET_SUPPORTED, runQuerySchema, runRequestSchema, IDEMPOTENCY_KEY } from '../schemas';
-import { DependencyUnavailableError, NotImplementedError, ValidationError } from '../../errors';
+import { runQuerySchema, runRequestSchema, IDEMPOTENCY_KEY } from '../schemas';
+import { DependencyUnavailableError, ValidationError } from '../../errors';
 import { streamTaskEvents } from '../sse';
-import { checkToolServers } from '../tool-servers';
+import { agentsOf, checkToolServers } from '../tool-servers';
+import type { DatastoreService } from '../datastore-service';
+import { offeredTools } from '../../../workflows/tool-registry';
 import { callbackOf } from '../callback-request';
 import type { ScheduleService } from '../schedule-service';
 import { checkStructure } from '../structure-check';
 
 
-export function runRoutes(deps: GatewayDeps, schedules: ScheduleService): Router {
+export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datastores: DatastoreService): Router {
   const r = Router();
   r.post('/', async (req, res) => {
     const account = requireAccount(req);
     const query = parse(runQuerySchema, req.query, 'query');
     const body = parse(runRequestSchema, req.body, 'body');
-    // Checked before the 501 below: a request that could never run is a 400 whatever is built.
     checkStructure(body);
-    const unsupported = NOT_YET_SUPPORTED.filter((f) => body[f] !== undefined);
-    if (unsupported.length) {
-      throw new NotImplementedError(`not supported yet: ${unsupported.join(', ')}`, { fields: unsupported });
-    }
     await checkToolServers(body, deps.outbound);
+    await datastores.checkRun(account.account, body, offeredTools(deps.config.BUILTIN_TOOLS, [], agentsOf(body) ?? []).map((t) => t.name));
     const callback = await callbackOf(body, deps.outbound, deps.config);
     const idem = req.header('idempotency-key');
     if (idem !== undefined && !IDEMPOTENCY_KEY.test(idem)) throw new ValidationError('Idempotency-Key must be 1-255 printable ASCII characters');

@@ -1,0 +1,133 @@
+// The datastores routes of the OpenAPI document (SPEC 2.1's data sources, in
+// our design): register, list, describe, delete; a knowledge base's documents.
+import { z } from 'zod';
+import { type Json, jsonBody, operation, queryParams, ref, toSchema } from './openapi-operations';
+import { DATASTORE_ID, addDocumentsSchema, datastoreRegistrationSchema, datastoreUploadQuerySchema, documentListQuerySchema, documentUploadQuerySchema } from './datastore-schemas';
+
+const datastoreViewSchema = z.strictObject({
+  id: z.string().regex(DATASTORE_ID),
+  name: z.string(),
+  type: z.enum(['postgres', 'sqlite', 'documents']),
+  description: z.string().nullable(),
+  allow_sql: z.boolean(),
+  query_timeout_ms: z.number().int(),
+  max_rows: z.number().int(),
+  created_at: z.string().describe('ISO 8601.'),
+  uploaded: z.literal(true).optional().describe('sqlite: the service keeps a copy of an uploaded file.'),
+  documents: z.number().int().optional().describe('documents: how many it holds.'),
+});
+
+const documentInfoSchema = z.strictObject({
+  id: z.string(),
+  title: z.string(),
+  format: z.enum(['text', 'markdown', 'json']),
+  chars: z.number().int(),
+  created_at: z.string(),
+});
+
+const datastoreId = ref('parameters', 'DatastoreId');
+const NOT_FOUND = 'No such datastore for this account (another account\'s datastore is one).';
+const MALFORMED = 'A malformed datastore id.';
+const sqliteBody = { 'application/vnd.sqlite3': { schema: { type: 'string', format: 'binary' } }, 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } };
+const textBody = { 'text/plain': { schema: { type: 'string' } }, 'text/markdown': { schema: { type: 'string' } } };
+
+export function datastorePaths(): Json {
+  const register = operation('post', {
+    id: 'registerDatastore',
+    tag: 'datastores',
+    summary: 'Register a data source: PostgreSQL, a SQLite file (by path or upload), or a documents knowledge base',
+    description:
+      'The source is opened and asked one question first; a refusal is a 400 carrying the database\'s own words. Connection details are secrets: sealed in Temporal, never returned, never logged. To upload a SQLite file, send it as the body (application/vnd.sqlite3 or application/octet-stream) with the fields as query parameters: ' +
+      queryParams(datastoreUploadQuerySchema)
+        .map((p) => p.name)
+        .join(', ') +
+      '.',
+    body: 'RegisterDatastoreRequest',
+    responses: { 201: { description: 'Registered.', content: jsonBody('Datastore') } },
+    errors: { 400: 'An invalid body, a source that cannot be opened (details[0].code unreachable), a path outside DATASTORE_SQLITE_ROOT, an empty or non-SQLite upload.', 409: 'The account has a datastore of that name.', 413: 'The upload exceeds DATASTORE_UPLOAD_MAX_BYTES.', 415: undefined },
+  });
+  withContent(register, sqliteBody);
+  const addDocs = operation('post', {
+    id: 'addDocuments',
+    tag: 'datastores',
+    summary: 'Add documents to a documents datastore (an existing id is replaced)',
+    description: 'JSON: one document or {documents: [...]} (at most 100). Or one document as the body itself (text/plain, text/markdown), with id and title as query parameters.',
+    parameters: [datastoreId, ...queryParams(documentUploadQuerySchema)],
+    body: 'AddDocumentsRequest',
+    responses: { 201: { description: 'The documents as stored.', content: jsonBody('DocumentList') } },
+    errors: { 400: 'A malformed id or body, or a datastore that is not a documents one.', 404: NOT_FOUND, 413: 'A text body past DATASTORE_UPLOAD_MAX_BYTES, or JSON past BODY_LIMIT_BYTES.' },
+  });
+  withContent(addDocs, textBody);
+  return {
+    '/datastores': {
+      post: register,
+      get: operation('get', {
+        id: 'listDatastores',
+        tag: 'datastores',
+        summary: "List the account's datastores (never their connection details)",
+        responses: { 200: { description: 'Every datastore of the account, oldest first.', content: jsonBody('DatastoreList') } },
+      }),
+    },
+    '/datastores/{id}': {
+      get: operation('get', {
+        id: 'getDatastore',
+        tag: 'datastores',
+        summary: 'A datastore (never its connection details)',
+        parameters: [datastoreId],
+        responses: { 200: { description: 'The datastore.', content: jsonBody('Datastore') } },
+        errors: { 400: MALFORMED, 404: NOT_FOUND },
+      }),
+      delete: operation('delete', {
+        id: 'deleteDatastore',
+        tag: 'datastores',
+        summary: 'Delete a datastore (an uploaded file or knowledge base goes with it)',
+        description: 'Running tasks lose its tools within seconds; later requests naming it are 400s.',
+        parameters: [datastoreId],
+        responses: { 204: { description: 'Deleted.' } },
+        errors: { 400: MALFORMED, 404: NOT_FOUND },
+      }),
+    },
+    '/datastores/{id}/documents': {
+      post: addDocs,
+      get: operation('get', {
+        id: 'listDocuments',
+        tag: 'datastores',
+        summary: "A knowledge base's documents, by id",
+        parameters: [datastoreId, ...queryParams(documentListQuerySchema)],
+        responses: { 200: { description: 'One page of documents.', content: jsonBody('DocumentPage') } },
+        errors: { 400: 'A malformed id or query, or a datastore that is not a documents one.', 404: NOT_FOUND },
+      }),
+    },
+    '/datastores/{id}/documents/{doc}': {
+      delete: operation('delete', {
+        id: 'removeDocument',
+        tag: 'datastores',
+        summary: 'Remove a document from a knowledge base',
+        parameters: [datastoreId, { name: 'doc', in: 'path', required: true, description: 'The document id.', schema: { type: 'string' } }],
+        responses: { 204: { description: 'Removed.' } },
+        errors: { 400: 'A malformed id, or a datastore that is not a documents one.', 404: 'No such datastore or document.' },
+      }),
+    },
+  };
+}
+
+/** A body that may also come in another content type than JSON (a file). */
+function withContent(op: Json, more: Json): void {
+  const body = op.requestBody as { content: Json };
+  body.content = { ...body.content, ...more };
+}
+
+export function datastoreSchemas(): Json {
+  return {
+    RegisterDatastoreRequest: toSchema(datastoreRegistrationSchema),
+    Datastore: toSchema(datastoreViewSchema),
+    DatastoreList: toSchema(z.strictObject({ datastores: z.array(datastoreViewSchema) })),
+    AddDocumentsRequest: toSchema(addDocumentsSchema),
+    DocumentList: toSchema(z.strictObject({ documents: z.array(documentInfoSchema) })),
+    DocumentPage: toSchema(z.strictObject({ documents: z.array(documentInfoSchema), next_cursor: z.string().nullable() })),
+  };
+}
+
+export function datastoreParameters(): Json {
+  return { DatastoreId: { name: 'id', in: 'path', required: true, description: 'A datastore id (ds_…).', schema: { type: 'string', pattern: DATASTORE_ID.source } } };
+}
