@@ -111,6 +111,10 @@ test('named queries bind their parameters (one and two), and a parameter never b
   expect(toolSaid(one.output)).toMatchObject({ columns: ['city'], rows: [['London']], truncated: false });
   const two = await run('[[tool name=orders_between args={"p1":10,"p2":60}]] which orders?', { datastores, queries });
   expect(toolSaid(two.output).rows).toEqual([[2, '35.00'], [4, '12.25'], [6, '45.10']]);
+  // A named query whose text writes: it passes the statement check (it starts WITH) and the database's read-only transaction refuses it.
+  const purge = await run('[[tool name=purge args={"p1":0}]] tidy up', { datastores, queries: [{ name: 'purge', description: 'x', query: 'WITH gone AS (DELETE FROM orders WHERE total > $1 RETURNING id) SELECT count(*) FROM gone' }] });
+  expect(purge.output).toMatch(/tool said: Error: .*read-only/);
+  expect(await count('orders')).toBe(8);
   const attack = await run(`[[tool name=customer_city args={"p1":"x' OR '1'='1'; DROP TABLE customers; --"}]] hack`, { datastores, queries });
   expect(toolSaid(attack.output)).toMatchObject({ rows: [] });
   expect(await count('customers')).toBe(5);
@@ -168,11 +172,16 @@ test('a run request is checked against the registrations: each problem a 400 nam
     body: {
       message: 'x',
       datastores: [{ id: pgId, name: 'shop' }, { id: 'ds_00000000000000000000000000000000', name: 'gone' }],
-      queries: [{ name: 'two', description: 'd', query: 'SELECT 1; SELECT 2' }, { name: 'kb', description: 'd', query: 'SELECT 1', datastore: 'nope' }],
+      queries: [
+        { name: 'two', description: 'd', query: 'SELECT 1; SELECT 2' },
+        { name: 'kb', description: 'd', query: 'SELECT 1', datastore: 'nope' },
+        { name: 'add', description: 'd', query: "INSERT INTO customers (name) VALUES ('Mallory')" },
+      ],
     },
   });
   expect(r.status).toBe(400);
-  expect(r.json.error.details.map((d: { path: string }) => d.path)).toEqual(['body.datastores[1].id', 'body.queries[0].query', 'body.queries[1].datastore']);
+  expect(r.json.error.details.map((d: { path: string }) => d.path)).toEqual(['body.datastores[1].id', 'body.queries[0].query', 'body.queries[1].datastore', 'body.queries[2].query']);
+  expect(r.json.error.message).toMatch(/INSERT: only a read/);
 });
 
 test('another account sees none of it', async () => {
