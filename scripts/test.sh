@@ -8,36 +8,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules ] || bash scripts/install-deps.sh
-# End-to-end and relay tests run a private redis-server.
-if ! command -v redis-server >/dev/null 2>&1; then
+# Installs a Debian package the tests need when its command is missing (as root, with apt).
+need() { # <present: a shell test> <package> <why>
+  eval "$1" && return 0
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    echo "installing redis-server (Debian package) for the tests..."
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+    echo "installing $2 (Debian package) for $3..."
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
   else
-    echo "redis-server is required by the tests: install it (apt-get install redis-server)" >&2
+    echo "$2 is required by $3: install it (apt-get install $2)" >&2
     exit 1
   fi
-fi
-# The datastore tests start a private PostgreSQL (initdb, pg_ctl) from Debian's packages.
-if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
-  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    echo "installing postgresql (Debian package) for the datastore tests..."
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
-  else
-    echo "PostgreSQL is required by the datastore tests: install it (apt-get install postgresql)" >&2
-    exit 1
-  fi
-fi
-# The CLI tests (test/client) drive `agent run` and `agent tail` in a real terminal: tmux.
-if ! command -v tmux >/dev/null 2>&1; then
-  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    echo "installing tmux (Debian package) for the CLI tests..."
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
-  else
-    echo "tmux is required by the CLI tests: install it (apt-get install tmux)" >&2
-    exit 1
-  fi
-fi
+}
+need 'command -v redis-server >/dev/null 2>&1' redis-server 'the end-to-end and relay tests (a private redis-server)'
+need 'command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1' postgresql 'the datastore tests (a private PostgreSQL: initdb, pg_ctl)'
+need 'command -v tmux >/dev/null 2>&1' tmux 'the CLI tests (agent run and agent tail in a real terminal)'
 ENGINES="${TEST_ENGINES:-embedded temporal-cli}"
 REAL_SUITES=(test/devserver/conformance test/workflows test/e2e test/cli)
 # Type-check and lint at once (two cores; each is mostly one).
