@@ -76,7 +76,7 @@ export function createDatastoreActivities(deps: ActivityDeps) {
         clearInterval(beat);
       }
       const published = await publishToolResult(deps, input, outcome.text, outcome.isError);
-      return { ...published, isError: outcome.isError, ...(outcome.queryMs !== undefined && { queryMs: outcome.queryMs }), callMs: Math.round(performance.now() - started) };
+      return { ...published, isError: outcome.isError, ...(outcome.queryMs !== undefined && { queryMs: outcome.queryMs }), callMs: Math.round((performance.now() - started) * 100) / 100 };
     },
   };
 }

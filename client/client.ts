@@ -1,13 +1,15 @@
 // AgentClient: the typed client of the Agent Execution Service. Runs (JSON,
 // streamed, background) are methods of the client; the tasks, sessions,
-// schedules and account APIs hang off `client.tasks`, `client.sessions`,
-// `client.schedules` and `client.account`.
+// schedules, datastores and account APIs hang off `client.tasks`,
+// `client.sessions`, `client.schedules`, `client.datastores` and
+// `client.account`.
 import { EventStream, type StreamOptions } from './event-stream';
 import { HttpCore, type ClientOptions, type RequestOptions } from './http';
 import { Sessions } from './sessions';
 import { Account } from './account';
 import { Tasks } from './tasks';
 import { Schedules } from './schedules';
+import { Datastores } from './datastores';
 import type { BackgroundRunRequest, ForegroundRunRequest, RunResult, TaskAccepted } from './types';
 
 /** What a run request may carry besides its body. */
@@ -25,6 +27,7 @@ export class AgentClient {
   readonly tasks: Tasks;
   readonly sessions: Sessions;
   readonly schedules: Schedules;
+  readonly datastores: Datastores;
   readonly account: Account;
   private readonly core: HttpCore;
 
@@ -33,6 +36,7 @@ export class AgentClient {
     this.tasks = new Tasks(this.core);
     this.sessions = new Sessions(this.core);
     this.schedules = new Schedules(this.core);
+    this.datastores = new Datastores(this.core);
     this.account = new Account(this.core);
   }
 

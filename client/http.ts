@@ -1,7 +1,8 @@
-// The one way the client talks HTTP: base URL and key, JSON in and out, the
-// timeout, the caller's AbortSignal, and the mapping of every failure to a
-// typed error (errors.ts). Resource classes (tasks.ts, sessions.ts) and the
-// event stream build on it; none of them calls fetch itself.
+// The one way the client talks HTTP: base URL and key, JSON in and out (or a
+// raw body in: an uploaded file, a text document), the timeout, the caller's
+// AbortSignal, and the mapping of every failure to a typed error (errors.ts).
+// Resource classes (tasks.ts, sessions.ts) and the event stream build on it;
+// none of them calls fetch itself.
 import { ConnectionError, ConnectionTimeoutError, errorFromResponse } from './errors';
 
 /** Where `npm start` serves by default, and the development key it creates when API_KEYS is unset. */
@@ -34,7 +35,10 @@ export type Query = Record<string, string | number | boolean | undefined>;
 
 export interface SendOptions extends RequestOptions {
   query?: Query;
+  /** Sent as JSON. */
   body?: unknown;
+  /** Sent as is instead of JSON (a file, a text document), with its content type. */
+  raw?: { data: Uint8Array | string; contentType: string };
   accept?: string;
   idempotencyKey?: string;
 }
@@ -77,8 +81,11 @@ export class HttpCore {
    */
   async open(method: string, path: string, opts: SendOptions & { keepTimeout?: boolean } = {}): Promise<OpenResponse> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: opts.accept ?? 'application/json' };
-    let body: string | undefined;
-    if (opts.body !== undefined) {
+    let body: string | Uint8Array | undefined;
+    if (opts.raw !== undefined) {
+      body = opts.raw.data;
+      headers['content-type'] = opts.raw.contentType;
+    } else if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['content-type'] = 'application/json';
     }

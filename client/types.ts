@@ -1,8 +1,9 @@
 // The client's types, all derived from the zod schemas the OpenAPI document is
-// generated from (requests: src/gateway/schemas.ts, responses:
-// src/gateway/response-schemas.ts) and from the one event union
-// (src/relay/events.ts). Type-only imports: nothing of the gateway is loaded at
-// run time, so the client stays a thin layer over fetch.
+// generated from (requests: src/gateway/schemas.ts and datastore-schemas.ts,
+// responses: src/gateway/response-schemas.ts; a datastore and a document as
+// the service's own types say) and from the one event union
+// (src/relay/events.ts). Type-only imports: nothing of the gateway is loaded
+// at run time, so the client stays a thin layer over fetch.
 import type { z } from 'zod';
 import type { createSessionSchema, listQuerySchema, patchTaskSchema, runRequestSchema, scheduleListQuerySchema, schedulePauseSchema, scheduleSchema, sessionListQuerySchema } from '../src/gateway/schemas';
 import type {
@@ -26,6 +27,9 @@ import type {
   webhookSecretSchema,
 } from '../src/gateway/response-schemas';
 import type { AgentEvent, EventType } from '../src/relay/events';
+import type { datastoreRegistrationSchema, documentListQuerySchema, documentSchema } from '../src/gateway/datastore-schemas';
+import type { DatastoreView } from '../src/gateway/datastore-service';
+import type { DocumentInfo } from '../src/datastores/types';
 
 export type { AgentEvent, EventType };
 
@@ -79,3 +83,49 @@ export type ScheduleTriggered = z.output<typeof scheduleTriggeredSchema>;
 export type ListSchedulesQuery = Omit<z.input<typeof scheduleListQuerySchema>, 'limit'> & { limit?: number };
 /** POST /schedules/{id}/pause body. */
 export type PauseScheduleBody = z.input<typeof schedulePauseSchema>;
+
+/** POST /datastores (JSON): a PostgreSQL URL, a SQLite file under the service's DATASTORE_SQLITE_ROOT, or a documents knowledge base. */
+export type RegisterDatastoreBody = z.input<typeof datastoreRegistrationSchema>;
+/** A registered datastore as the service shows it: never its connection details. */
+export type Datastore = DatastoreView;
+export type DatastoreType = Datastore['type'];
+/** GET /datastores: every datastore of the account, oldest first. */
+export interface DatastoreList {
+  datastores: Datastore[];
+}
+/** The fields of an uploaded SQLite file (they travel in the query string; the file is the body). */
+export interface UploadDatastoreOptions {
+  name: string;
+  description?: string;
+  /** true: the agent also gets query_<name> (its own read-only SELECT). Default false. */
+  allow_sql?: boolean;
+  query_timeout_ms?: number;
+  max_rows?: number;
+}
+/** One document for a knowledge base (`format` text by default; json: searched by its string values). */
+export type DocumentInput = z.input<typeof documentSchema>;
+/** A stored document, without its content. */
+export type { DocumentInfo };
+/** POST /datastores/{id}/documents → 201: the documents as stored. */
+export interface AddedDocuments {
+  documents: DocumentInfo[];
+}
+/** GET /datastores/{id}/documents: one page, ordered by id; pass `next_cursor` back as `cursor`. */
+export interface DocumentList {
+  documents: DocumentInfo[];
+  next_cursor: string | null;
+}
+/** GET /datastores/{id}/documents query (`limit` 1..100, default 50). */
+export type ListDocumentsQuery = Omit<z.input<typeof documentListQuerySchema>, 'limit'> & { limit?: number };
+/** What a text document sent as the body (text/plain, text/markdown) may carry besides the text. */
+export interface AddTextOptions {
+  /** Absent: the service makes one. An existing id is replaced. */
+  id?: string;
+  title?: string;
+  /** Sent as text/markdown (format markdown) instead of text/plain. */
+  markdown?: boolean;
+}
+/** One entry of a run request's `datastores`: a registered datastore and the name its tools get (describe_<name>, query_<name>, search_<name>). */
+export type RunDatastore = NonNullable<RunRequest['datastores']>[number];
+/** One entry of a run request's `queries`: a named query, one tool; `datastore` (an id or name of the request's datastores) is needed when it holds several SQL ones. */
+export type NamedQuery = NonNullable<RunRequest['queries']>[number];

@@ -2,10 +2,10 @@
 // --name=value) with a BENCH_NAME environment equivalent; flags win.
 import { readFlags } from './bench-flags';
 
-export const PHASES = ['submit', 'isolated', 'status', 'result', 'baseline', 'ttfe', 'relay', 'mcp', 'dag', 'load'] as const;
+export const PHASES = ['submit', 'isolated', 'status', 'result', 'baseline', 'ttfe', 'relay', 'mcp', 'dag', 'datastores', 'load'] as const;
 export type Phase = (typeof PHASES)[number];
 /** 'isolated' (submits with the worker stopped) is a diagnostic: opt-in. */
-const DEFAULT_PHASES: Phase[] = ['submit', 'status', 'result', 'baseline', 'ttfe', 'relay', 'mcp', 'dag', 'load'];
+const DEFAULT_PHASES: Phase[] = ['submit', 'status', 'result', 'baseline', 'ttfe', 'relay', 'mcp', 'dag', 'datastores', 'load'];
 
 export interface BenchOptions {
   /** Client counts of the latency phases (each a closed loop, no think time), ascending. */
@@ -29,6 +29,8 @@ export interface BenchOptions {
   mcpCalls: number;
   /** Runs of the 20-step DAG timed (after one warm-up run). */
   dagRuns: number;
+  /** Runs of one named-query datastore call timed (after one warm-up run). */
+  datastoreRuns: number;
   loadTasks: number;
   loadSse: number;
   loadTokens: number;
@@ -82,6 +84,8 @@ scripted model in this process), measures, prints a table, stops everything.
   --mcp-calls N          MCP tool calls timed through runs (20 per run),
                          and as many direct SDK calls to the same server (200)
   --dag-runs N           runs of the 20-step DAG timed, after a warm-up  (5)
+  --datastore-runs N     runs of one named SQLite query tool call timed,
+                         after a warm-up                                (30)
   --load-tasks N         background tasks in the load phase             (1000)
   --load-sse N           SSE clients on GET /tasks/{id}/events           (500)
   --load-tokens N        tokens per load task (streamed to the relay)   (20)
@@ -121,6 +125,7 @@ const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   'relay-delay': ['relayDelayMs', 20, 0],
   'mcp-calls': ['mcpCalls', 200, 1],
   'dag-runs': ['dagRuns', 5, 1],
+  'datastore-runs': ['datastoreRuns', 30, 1],
   'load-tasks': ['loadTasks', 1000, 1],
   'load-sse': ['loadSse', 500, 0],
   'load-tokens': ['loadTokens', 20, 1],

@@ -52,6 +52,7 @@ import { Burst, CLIENT_WARMUP, printProfiles, printReport, Row, submitSplitRows 
 import { fmtMs, RelaySplit, summarize } from './bench-stats';
 import { runMcpPhase, ToolCallClock } from './bench-mcp';
 import { runDagPhase } from './bench-dag';
+import { runDatastorePhase } from './bench-datastores';
 import { RelayWatcher } from './bench-watch';
 
 const API_KEY = 'bench-key-0123456789';
@@ -379,6 +380,16 @@ async function main(): Promise<void> {
       const dagRows = await runDagPhase({ gatewayUrl: stack.gatewayUrl, apiKey: API_KEY, temporalAddress: stack.temporalAddress, model, runs: opts.dagRuns, quiet: () => waitQuiet(() => Object.values(pidsNow())), left, log }).finally(() => watcher!.resume());
       const otherCores = CpuMeter.foreignCores(m0, cpu.mark());
       rows.push(...dagRows.map((r) => ({ ...r, otherCores, window: { fromUs, toUs: monotonicUs() } })));
+    }
+
+    // ---- 10. Datastore named-query overhead over the bare query --------------
+    if (opts.phases.has('datastores')) {
+      await watcher.pause();
+      const m0 = cpu.mark();
+      const fromUs = monotonicUs();
+      const dsRows = await runDatastorePhase({ gatewayUrl: stack.gatewayUrl, apiKey: API_KEY, temporalAddress: stack.temporalAddress, payloadKeys: stack.env.PAYLOAD_KEYS!, runs: opts.datastoreRuns, quiet: () => waitQuiet(() => Object.values(pidsNow())), left, log }).finally(() => watcher!.resume());
+      const otherCores = CpuMeter.foreignCores(m0, cpu.mark());
+      rows.push(...dsRows.map((r) => ({ ...r, otherCores, window: { fromUs, toUs: monotonicUs() } })));
     }
 
     // ---- 6. load ------------------------------------------------------------

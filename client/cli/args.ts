@@ -8,7 +8,8 @@ import type { Output } from './output';
 export class UsageError extends Error {}
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
-export type Values = Record<string, string | boolean | undefined>;
+/** An option declared `multiple: true` is a string[]. */
+export type Values = Record<string, string | boolean | string[] | undefined>;
 
 export interface Context {
   /** Lazily made, so --help and usage errors never need a service. */
@@ -80,6 +81,12 @@ export function secondsOption(values: Values, name: string): number | undefined 
 export function stringOption(values: Values, name: string): string | undefined {
   const v = values[name];
   return typeof v === 'string' ? v : undefined;
+}
+
+/** A repeatable option's values (declared `multiple: true`), in the order given; [] when absent. */
+export function listOption(values: Values, name: string): string[] {
+  const v = values[name];
+  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
 }
 
 export function helpText(cmd: Command): string {

@@ -7,6 +7,9 @@ import { AgentApiError, AuthenticationError, ConnectionError } from '../errors';
 import { COMMON_HELP, helpText, parseCommand, UsageError, type Command, type Context } from './args';
 import { Output } from './output';
 import { cancelCommand } from './commands/cancel';
+import { datastoreCommand } from './commands/datastore';
+import { datastoresCommand } from './commands/datastores';
+import { documentsCommand } from './commands/documents';
 import { messagesCommand } from './commands/messages';
 import { replayCommand } from './commands/replay';
 import { resultCommand } from './commands/result';
@@ -18,7 +21,7 @@ import { tailCommand } from './commands/tail';
 import { taskCommand } from './commands/task';
 import { tasksCommand } from './commands/tasks';
 
-const COMMANDS: Command[] = [runCommand, tailCommand, tasksCommand, taskCommand, cancelCommand, resultCommand, sessionsCommand, messagesCommand, schedulesCommand, scheduleCommand, replayCommand];
+const COMMANDS: Command[] = [runCommand, tailCommand, tasksCommand, taskCommand, cancelCommand, resultCommand, sessionsCommand, messagesCommand, schedulesCommand, scheduleCommand, datastoresCommand, datastoreCommand, documentsCommand, replayCommand];
 
 function generalHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

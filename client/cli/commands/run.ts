@@ -1,8 +1,10 @@
 // agent run "message": runs the agent, streaming its answer and what it does.
 // With --schedule, the request also makes a schedule that runs the agent
-// later (once, or on a cron), shown as a [scheduled] line.
-import type { ForegroundRunRequest, ScheduleEntry } from '../../types';
-import { stringOption, UsageError, type Command, type Values } from '../args';
+// later (once, or on a cron), shown as a [scheduled] line. With --datastore
+// and --query, the agent reads registered datastores (agent datastores).
+import type { ForegroundRunRequest, NamedQuery, RunDatastore, ScheduleEntry } from '../../types';
+import type { AgentClient } from '../../client';
+import { listOption, stringOption, UsageError, type Command, type Values } from '../args';
 import { scheduledText } from '../event-view';
 import { follow } from '../follow';
 
@@ -23,10 +25,30 @@ function scheduleOption(values: Values, message: string): ScheduleEntry[] | unde
   return [{ schedule, message: scheduleMessage ?? message, ...(timezone !== undefined && { timezone }) }];
 }
 
+/**
+ * The request's `datastores` from --datastore ID[:NAME] (without NAME, the
+ * datastore's registered name, asked of the service) and `queries` from
+ * --query NAME=SQL (on the request's only SQL datastore).
+ */
+async function datastoreOptions(values: Values, client: () => AgentClient): Promise<{ datastores?: RunDatastore[]; queries?: NamedQuery[] }> {
+  const specs = listOption(values, 'datastore').map((spec) => {
+    const m = /^([^:\s]+)(?::(.+))?$/.exec(spec);
+    if (!m) throw new UsageError(`--datastore must be ID or ID:NAME, got ${spec}`);
+    return { id: m[1], name: m[2] };
+  });
+  const queries = listOption(values, 'query').map((spec): NamedQuery => {
+    const m = /^([^=\s]+)=(.*\S.*)$/s.exec(spec);
+    if (!m) throw new UsageError(`--query must be NAME=SQL, got ${spec}`);
+    return { name: m[1], description: `Query ${m[1]}`, query: m[2].trim() };
+  });
+  const datastores = await Promise.all(specs.map(async ({ id, name }) => ({ id, name: name ?? (await client().datastores.get(id)).name })));
+  return { ...(datastores.length && { datastores }), ...(queries.length && { queries }) };
+}
+
 export const runCommand: Command = {
   name: 'run',
   summary: 'Run the agent on a message: its answer streams to stdout, tool calls and steps to stderr.',
-  usage: 'agent run "message" [--background] [--session S] [--mode flash|base|max] [--tokens] [--json] [--schedule SPEC [--schedule-message TEXT] [--timezone ZONE]]',
+  usage: 'agent run "message" [--background] [--session S] [--mode flash|base|max] [--tokens] [--json] [--schedule SPEC [--schedule-message TEXT] [--timezone ZONE]] [--datastore ID[:NAME]]... [--query NAME=SQL]...',
   help: [
     '--background  start it in the background; print the task id (with --json, the answer of POST /)',
     '--session S   continue session S (default: a new session)',
@@ -40,6 +62,13 @@ export const runCommand: Command = {
     '              the message of the later runs (default: this one)',
     '--timezone ZONE',
     '              the IANA time zone of a cron SPEC (default UTC)',
+    '--datastore ID[:NAME]',
+    '              let the agent read a registered datastore (agent datastores), its tools named',
+    '              after NAME (default: its registered name): describe_NAME, query_NAME, search_NAME;',
+    '              repeatable',
+    '--query NAME=SQL',
+    '              a tool NAME running SQL on the run\'s SQL datastore, its ? or $1 markers the',
+    '              tool\'s arguments p1, p2...; repeatable',
     'exit status: 0 when the agent completed, 1 on an agent error',
   ],
   options: {
@@ -51,17 +80,21 @@ export const runCommand: Command = {
     schedule: { type: 'string' },
     'schedule-message': { type: 'string' },
     timezone: { type: 'string' },
+    datastore: { type: 'string', multiple: true },
+    query: { type: 'string', multiple: true },
   },
   positionals: { min: 1, max: 1 },
   async run(ctx, values, [message]) {
     const mode = stringOption(values, 'mode');
     if (mode !== undefined && !(MODES as readonly string[]).includes(mode)) throw new UsageError(`--mode must be one of ${MODES.join(', ')}, got ${mode}`);
     const schedules = scheduleOption(values, message);
+    const data = await datastoreOptions(values, ctx.client);
     const body: ForegroundRunRequest = {
       message,
       ...(mode && { mode: mode as (typeof MODES)[number] }),
       ...(values.tokens && { streaming_tokens: true }),
       ...(schedules && { schedules }),
+      ...data,
     };
     const session = stringOption(values, 'session');
     const json = !!values.json;
