@@ -1,9 +1,7 @@
 // A run request's MCP servers and handoff agents, checked at submit (400
-// naming the entry of each problem) and turned into what the run takes: both
-// `auth` kinds become one bearer token; URLs go through the outbound policy,
-// which the worker applies again when it connects (DNS may answer differently
-// by then).
-import type { HandoffAgent, McpServerConfig } from '../../workflows/types';
+// naming the entry of each problem; src/tasks/request-tools.ts turns them into
+// what the run takes). URLs go through the outbound policy, which the worker
+// applies again when it connects (DNS may answer differently by then).
 import { MAIN_AGENT, handoffToolName, sanitizeToolName } from '../../workflows/tool-registry';
 import { ValidationError } from '../errors';
 import { OutboundLookupError, OutboundRefusedError, type OutboundPolicy } from '../outbound/policy';
@@ -13,20 +11,6 @@ interface Issue {
   path: string;
   message: string;
   code: string;
-}
-
-/** The request's MCP servers (either spelling), as the run uses them. */
-export function mcpServersOf(req: Pick<RunRequest, 'mcp_servers' | 'mcpServers'>): McpServerConfig[] | undefined {
-  const given = req.mcp_servers ?? req.mcpServers;
-  if (!given?.length) return undefined;
-  return given.map((s) => {
-    const token = s.auth?.type === 'bearer' ? s.auth.token : s.auth?.type === 'oauth' ? s.auth.oauth.accessToken : undefined;
-    return { name: s.serverName, url: s.serverUrl, ...(token && { token }) };
-  });
-}
-
-export function agentsOf(req: Pick<RunRequest, 'agents'>): HandoffAgent[] | undefined {
-  return req.agents?.length ? req.agents.map((a) => ({ name: a.name, description: a.description })) : undefined;
 }
 
 /** Names that must be unique among the request's servers and agents (as the model will see them). */

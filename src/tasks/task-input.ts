@@ -7,7 +7,7 @@ import { modelForMode } from '../config';
 import type { CallbackConfig, ScheduledSummary, TaskInput } from '../../workflows/types';
 import { SEARCH_ATTRIBUTES } from '../../workflows/types';
 import type { RunRequest } from '../gateway/schemas';
-import { agentsOf, mcpServersOf } from '../gateway/tool-servers';
+import { agentsOf, mcpServersOf } from './request-tools';
 
 export type TaskInputConfig = Pick<
   Config,

@@ -4,7 +4,8 @@
 // resolves from the hosts file); a DNS failure for now is no refusal.
 import { ValidationError } from '../../src/errors';
 import { OutboundPolicy } from '../../src/outbound/policy';
-import { agentsOf, checkToolServers, mcpServersOf } from '../../src/gateway/tool-servers';
+import { checkToolServers } from '../../src/gateway/tool-servers';
+import { agentsOf, mcpServersOf } from '../../src/tasks/request-tools';
 
 const server = (serverName: string, serverUrl = 'https://mcp.example.com/mcp') => ({ serverName, serverUrl });
 const publicDns = new OutboundPolicy('', async () => [{ address: '93.184.216.34', family: 4 }]);
