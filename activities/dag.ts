@@ -1,6 +1,6 @@
-// The I/O of a run's declarative workflows (SPEC 2.3): the task's reports of
-// its steps on the relay (agent_step at a step's end, agent_progress), with
-// the status document they move, and the check of a step's answer against its
+// The I/O of a run's declarative workflows (SPEC 2.3): a step's end on the
+// relay (agent_step, published by its workflow), the task's progress events
+// with the status document they move, and the check of a step's answer against its
 // output_schema.
 import type { ActivityDeps } from './index';
 import type { BlockEvent, TaskView } from '../workflows/types';
@@ -24,6 +24,12 @@ export function createDagActivities(deps: ActivityDeps) {
     async publishDagEvents(input: PublishDagEventsInput): Promise<{ lastSeq: number }> {
       await deps.statusCache.putKeepingMetadata(input.view);
       const r = await deps.publisher.publish(input.taskId, input.session, 'dag', input.offset, input.events, { floor: input.floor });
+      return { lastSeq: r.lastSeq };
+    },
+
+    /** A step's end (agent_step), published by its workflow as a producer of its own. */
+    async publishStepEnd(input: { taskId: string; session: string; producer: string; event: BlockEvent }): Promise<{ lastSeq: number }> {
+      const r = await deps.publisher.publish(input.taskId, input.session, input.producer, 0, [input.event]);
       return { lastSeq: r.lastSeq };
     },
 

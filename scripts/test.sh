@@ -23,7 +23,8 @@ need 'command -v redis-server >/dev/null 2>&1' redis-server 'the end-to-end and 
 need 'command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1' postgresql 'the datastore tests (a private PostgreSQL: initdb, pg_ctl)'
 need 'command -v tmux >/dev/null 2>&1' tmux 'the CLI tests (agent run and agent tail in a real terminal)'
 ENGINES="${TEST_ENGINES:-embedded temporal-cli}"
-REAL_SUITES=(test/devserver/conformance test/workflows test/e2e test/cli)
+# With their slashes: jest takes them as patterns, and test/cli alone would also match test/client.
+REAL_SUITES=(test/devserver/conformance/ test/workflows/ test/e2e/ test/cli/)
 # Type-check and lint at once (two cores; each is mostly one).
 npx tsc --noEmit -p . & typecheck=$!
 npx eslint . & lint=$!

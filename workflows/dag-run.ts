@@ -8,7 +8,7 @@
 import { CancellationScope, condition, executeChild, isCancellation, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { BlockEvent, TaskInput, TaskView, Usage } from './types';
-import { dagStepSignal, dagWorkflow, dagWorkflowId, StepOutcome, StepReport } from './dag-workflow';
+import { dagStepSignal, dagWorkflow, dagWorkflowId, stepEndEvent, StepOutcome, StepReport } from './dag-workflow';
 import { resultLine } from './dag-step';
 import { addUsage } from './types';
 
@@ -107,10 +107,12 @@ export class DagRun {
     // The status stays short of 1 until the task itself has answered.
     this.view.progress = Math.min(0.95, progress);
     this.view.current_step = [...this.runningSteps].join(',') || null;
-    const step: BlockEvent = { type: 'agent_step', step: key, workflow_id: r.workflow_id, step_id: r.step_id, name: r.name, status: r.status, ...(r.usage && { usage: { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens } }) };
-    const events: BlockEvent[] = [step, { type: 'agent_progress', progress }];
+    const events: BlockEvent[] = [stepEndEvent({ ...r, status: r.status }), { type: 'agent_progress', progress }];
     this.blocks.push(...events);
-    return events;
+    // The step's workflow published its end already (runs since STEP_END_PATCH): only the progress is left.
+    if (!r.published) return events;
+    this.seq.set(Math.max(this.seq.get(), r.published.seq));
+    return events.slice(1);
   }
 }
 

@@ -3,11 +3,14 @@
 // depends on is done, as a child workflow of its own; steps with nothing to
 // wait for start together. An optional step that fails after its retries is
 // skipped (its dependents run, told so); a required one fails the workflow,
-// naming it, and cancels the steps still running. The task hears of each
-// step's start and end (dagStepSignal) for its events and its status.
-import { ApplicationFailure, CancellationScope, condition, defineSignal, executeChild, getExternalWorkflowHandle, isCancellation } from '@temporalio/workflow';
+// naming it, and cancels the steps still running. A step's end is published
+// here (agent_step), before its dependents start, so the stream shows it
+// before any of their events; the task hears of each step's start and end
+// (dagStepSignal) for its progress, its status and its result.
+import { ApplicationFailure, CancellationScope, condition, defineSignal, executeChild, getExternalWorkflowHandle, isCancellation, patched, proxyLocalActivities } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
-import type { DagStep, DagWorkflow, TaskInput, Usage } from './types';
+import type { Activities } from '../activities';
+import type { BlockEvent, DagStep, DagWorkflow, TaskInput, Usage } from './types';
 import { dagStep, StepInputItem } from './dag-step';
 
 export interface DagWorkflowInput {
@@ -25,6 +28,8 @@ export interface StepReport {
   name: string;
   status: 'started' | 'completed' | 'skipped' | 'failed';
   usage?: Usage;
+  /** The step's end is on the stream already (published by its workflow), at this seq. */
+  published?: { seq: number };
 }
 
 export const dagStepSignal = defineSignal<[StepReport]>('dagStep');
@@ -38,12 +43,37 @@ export function dagWorkflowId(taskId: string, workflowId: string): string {
   return `${taskId}:${workflowId}`;
 }
 
+/**
+ * Runs from before this patch left a step's end to the task, and started the
+ * dependents once the report was delivered: the task could still publish it
+ * after their first events.
+ */
+export const STEP_END_PATCH = 'dag-step-end-published-by-its-workflow';
+
+const relay = proxyLocalActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '200ms' } });
+
+/** A step's end as an event: `step` is `<workflow>/<step>`. */
+export function stepEndEvent(r: StepReport & { status: 'completed' | 'skipped' | 'failed' }): BlockEvent {
+  const usage = r.usage && { usage: { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens } };
+  return { type: 'agent_step', step: `${r.workflow_id}/${r.step_id}`, workflow_id: r.workflow_id, step_id: r.step_id, name: r.name, status: r.status, ...usage };
+}
+
 export async function dagWorkflow(input: DagWorkflowInput): Promise<StepOutcome[]> {
   const { task, workflow } = input;
   const parent = getExternalWorkflowHandle(task.taskId);
   // A report the task cannot take (it has closed) changes nothing here.
-  const tell = (step: DagStep, status: StepReport['status'], usage?: Usage) =>
-    parent.signal(dagStepSignal, { workflow_id: workflow.id, step_id: step.id, name: step.name, status, ...(usage && { usage }) }).catch(() => undefined);
+  const report = (step: DagStep, status: StepReport['status'], usage?: Usage): StepReport => ({ workflow_id: workflow.id, step_id: step.id, name: step.name, status, ...(usage && { usage }) });
+  const tell = (r: StepReport) => parent.signal(dagStepSignal, r).catch(() => undefined);
+  // Delivered before this workflow closes, so the task has every end before it goes on.
+  const endReports: Promise<unknown>[] = [];
+  const reportsDelivered = () => CancellationScope.nonCancellable(() => Promise.all(endReports));
+  // A step's end, on the stream before its dependents start; the task hears of it without holding them back.
+  const ended = async (step: DagStep, status: 'completed' | 'skipped' | 'failed', usage?: Usage) => {
+    const r = { ...report(step, status, usage), status };
+    if (!patched(STEP_END_PATCH)) return tell(r);
+    const { lastSeq } = await relay.publishStepEnd({ taskId: task.taskId, session: task.session, producer: `dag:${workflow.id}:${step.id}`, event: stepEndEvent(r) });
+    endReports.push(tell({ ...r, published: { seq: lastSeq } }));
+  };
   const outcomes = new Map<string, StepOutcome>();
   const started = new Set<string>();
   const steps = new CancellationScope();
@@ -54,23 +84,22 @@ export async function dagWorkflow(input: DagWorkflowInput): Promise<StepOutcome[
     running++;
     try {
       // Not awaited: the step starts at once (the report goes out in the same workflow task).
-      void tell(step, 'started');
+      void tell(report(step, 'started'));
       const inputs = step.depends_on.map((d) => outcomes.get(d)!).map(({ usage: _u, ...item }) => item);
       const r = await steps.run(() =>
         executeChild(dagStep, { workflowId: `${dagWorkflowId(task.taskId, workflow.id)}:${step.id}`, args: [{ task, workflow: { id: workflow.id, name: workflow.name, description: workflow.description }, step, inputs }], retry: retryPolicyOf(step) }),
       );
       outcomes.set(step.id, { id: step.id, name: step.name, status: 'completed', output: r.output, usage: r.usage });
-      // Reported (delivered to the task) before its dependents start: the stream shows a step's end before their events.
-      await tell(step, 'completed', r.usage);
+      await ended(step, 'completed', r.usage);
     } catch (err) {
       if (isCancellation(err) && (failure || CancellationScope.current().consideredCancelled)) return;
       const why = reason(err);
       if (step.optional) {
         outcomes.set(step.id, { id: step.id, name: step.name, status: 'skipped', error: why });
-        await tell(step, 'skipped');
+        await ended(step, 'skipped');
       } else {
         failure ??= ApplicationFailure.create({ type: STEP_FAILED, message: `step "${step.name}" (${step.id}) of workflow "${workflow.name}" failed: ${why}`, nonRetryable: true });
-        await tell(step, 'failed');
+        await ended(step, 'failed');
         steps.cancel();
       }
     } finally {
@@ -95,8 +124,10 @@ export async function dagWorkflow(input: DagWorkflowInput): Promise<StepOutcome[
   } catch (err) {
     // Cancelled (the task was): the steps are being cancelled too; close only once they have.
     if (isCancellation(err)) await CancellationScope.nonCancellable(() => condition(() => running === 0));
+    await reportsDelivered();
     throw err;
   }
+  await reportsDelivered();
   if (failure) throw failure;
   return workflow.steps.map((s) => outcomes.get(s.id)!);
 }

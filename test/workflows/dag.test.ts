@@ -12,7 +12,7 @@ import { saveHistories as save, worker } from './env';
 import { fakeActivities, recorder, taskInput } from './fake-activities';
 import type { ModelTurnInput } from '../../activities/model-turn';
 import type { PublishDagEventsInput } from '../../activities/dag';
-import type { DagWorkflow, TaskResult } from '../../workflows/types';
+import type { BlockEvent, DagWorkflow, TaskResult } from '../../workflows/types';
 import { SEARCH_ATTRIBUTES } from '../../workflows/types';
 import { timeSkippingServerPath } from '../engine';
 
@@ -23,6 +23,8 @@ const rec = recorder();
 /** Virtual time of each model call of a step, by step id. */
 const calls: Record<string, number[]> = {};
 const reported: PublishDagEventsInput[] = [];
+/** The steps' ends as their workflow published them. */
+const stepEnds: BlockEvent[] = [];
 
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -47,6 +49,10 @@ function activities() {
     },
     async publishDagEvents(input: PublishDagEventsInput) {
       reported.push(input);
+      return { lastSeq: 0 };
+    },
+    async publishStepEnd(input: { event: BlockEvent }) {
+      stepEnds.push(input.event);
       return { lastSeq: 0 };
     },
     async checkStepOutput() {
@@ -82,6 +88,9 @@ test('a step that fails twice then passes under max_attempts 3 is retried with i
     const ends = r.events.filter((e) => e.type === 'agent_step' && 'status' in e && e.status).map((e) => (e as { step_id: string; status: string }).step_id + ':' + (e as { status: string }).status);
     expect(ends).toEqual(['first:completed', 'flaky:completed', 'last:completed']);
     expect(reported.flatMap((x) => x.events).filter((e) => e.type === 'agent_progress').map((e) => (e as { progress: number }).progress)).toEqual([1 / 3, 2 / 3, 1]);
+    // Each step's end is published once, by its workflow; the task publishes only the progress.
+    expect(stepEnds.map((e) => (e as { step: string }).step)).toEqual(['w/first', 'w/flaky', 'w/last']);
+    expect(reported.flatMap((x) => x.events).filter((e) => e.type === 'agent_step')).toEqual([]);
     const flaky = await env.client.workflow.getHandle(`${i.taskId}:w:flaky`).describe();
     expect(flaky.status.name).toBe('COMPLETED');
     await save('dag', h, env.client.workflow.getHandle(`${i.taskId}:w`), env.client.workflow.getHandle(`${i.taskId}:w:flaky`));
