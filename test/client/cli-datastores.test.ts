@@ -4,17 +4,16 @@
 // datastore <id>` and --delete, `agent documents` (add .md, .json and .txt
 // files, list, page, delete), and `agent run --datastore --query` answering
 // from the database. One stack for the file.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AgentClient, NotFoundError } from '../../client';
 import { KEY_A, useStack } from '../e2e/helpers';
+import { cliRunner, lines, TIME, type Run } from './cli-process';
 
 jest.setTimeout(90_000);
 const ctx = useStack();
-const ROOT = path.resolve(__dirname, '../..');
-const BIN = path.join(ROOT, 'bin/agent');
+const cli = cliRunner(() => ctx.stack().gatewayUrl);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-cli-datastores-'));
 let agent: AgentClient;
 beforeAll(() => {
@@ -22,29 +21,6 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, AGENT_URL: ctx.stack().gatewayUrl, AGENT_API_KEY: KEY_A };
-    delete env.NO_COLOR;
-    delete env.FORCE_COLOR;
-    const child = spawn(BIN, args, { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-const lines = (s: string) => s.split('\n').filter(Boolean);
-const TIME = '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d';
 const DS = 'ds_[0-9a-f]{32}';
 const file = (name: string, text: string) => {
   const p = path.join(dir, name);

@@ -3,43 +3,18 @@
 // schedules`, `agent schedule <id>` and its actions (--pause, --unpause,
 // --trigger, --delete), and `agent tasks --schedule`. Cron schedules far from
 // now, so nothing runs but the one trigger. One stack for the file.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { AgentClient, NotFoundError } from '../../client';
 import { KEY_A, useStack, waitUntil } from '../e2e/helpers';
+import { cliRunner, lines, TIME, type Run } from './cli-process';
 
 jest.setTimeout(90_000);
 const ctx = useStack();
-const ROOT = path.resolve(__dirname, '../..');
-const BIN = path.join(ROOT, 'bin/agent');
+const cli = cliRunner(() => ctx.stack().gatewayUrl);
 let agent: AgentClient;
 beforeAll(() => {
   agent = new AgentClient({ baseUrl: ctx.stack().gatewayUrl, apiKey: KEY_A });
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, AGENT_URL: ctx.stack().gatewayUrl, AGENT_API_KEY: KEY_A };
-    delete env.NO_COLOR;
-    delete env.FORCE_COLOR;
-    const child = spawn(BIN, args, { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-const lines = (s: string) => s.split('\n').filter(Boolean);
-const TIME = '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d';
 const SCHED = 'sched_[0-9a-f]{32}';
 
 /** Waits until GET /schedules lists `id` (a new schedule may take a moment to be listed). */

@@ -2,7 +2,7 @@
 // commands that print and exit, and a real terminal (tmux) for `agent run` and
 // `agent tail`, whose spinner, colors and live output only show on a TTY. One
 // stack for the file.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -10,46 +10,17 @@ import path from 'node:path';
 import { AgentClient } from '../../client';
 import { freePort } from '../../src/launcher/processes';
 import { KEY_A, sleep, useStack, waitUntil } from '../e2e/helpers';
+import { cliRunner, lines, ROOT, type Run, userEnv as processEnv } from './cli-process';
 
 jest.setTimeout(120_000);
 const ctx = useStack();
-const ROOT = path.resolve(__dirname, '../..');
-const BIN = path.join(ROOT, 'bin/agent');
 let agent: AgentClient;
 beforeAll(() => {
   agent = new AgentClient({ baseUrl: ctx.stack().gatewayUrl, apiKey: KEY_A });
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The environment a user of the CLI has: where the service is and the key, nothing of the test runner's colors. */
-function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, AGENT_URL: ctx.stack().gatewayUrl, AGENT_API_KEY: KEY_A, ...extra };
-  delete env.NO_COLOR;
-  delete env.FORCE_COLOR;
-  return env;
-}
-
-function cli(args: string[], extra: NodeJS.ProcessEnv = {}, onStdout?: (text: string) => void): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(BIN, args, { cwd: ROOT, env: userEnv(extra) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-      onStdout?.(stdout);
-    });
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-const lines = (s: string) => s.split('\n').filter(Boolean);
+const cli = cliRunner(() => ctx.stack().gatewayUrl);
+const userEnv = (extra: NodeJS.ProcessEnv = {}) => processEnv(ctx.stack().gatewayUrl, extra);
 
 test('--help for agent and each command (stdout, exit 0); a missing or unknown command, flag or argument, or a bad value: usage on stderr, exit 2', async () => {
   const [general, runHelp, none, unknownCmd, unknownFlag, missing, extra, badMode, badLimit] = await Promise.all([
