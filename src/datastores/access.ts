@@ -3,10 +3,10 @@
 // connection details unsealed, and one open source per datastore reused by
 // every call (a PostgreSQL pool, a SQLite thread, a knowledge base file).
 import type { Client } from '@temporalio/client';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import type { Logger } from 'pino';
-import { datastoresQuery, datastoresWorkflowId, type DatastoreRecord } from '../../workflows/datastores';
+import type { DatastoreRecord } from '../../workflows/datastores';
+import { queryLimits, readDatastoreRecords } from './records';
 import { unsealSecret } from '../codec/sealed-secret';
 import type { OutboundPolicy } from '../outbound/policy';
 import { DocumentStore } from './documents';
@@ -40,7 +40,7 @@ export class DatastoreAccess {
   records(account: string, fresh = false): Promise<DatastoreRecord[]> {
     const hit = this.recordCache.get(account);
     if (!fresh && hit && Date.now() - hit.at < RECORDS_TTL_MS) return hit.records;
-    const records = this.readRecords(account);
+    const records = readDatastoreRecords(this.opts.client, account);
     this.recordCache.set(account, { at: Date.now(), records });
     records.catch(() => this.recordCache.delete(account));
     return records;
@@ -51,7 +51,7 @@ export class DatastoreAccess {
   }
 
   limits(record: DatastoreRecord): QueryLimits {
-    return { timeoutMs: record.query_timeout_ms ?? this.opts.settings.timeoutMs, maxRows: record.max_rows ?? this.opts.settings.maxRows };
+    return queryLimits(record, this.opts.settings);
   }
 
   /** The open SQL source of a registration (opened on first use; a re-registration with other details opens anew). */
@@ -87,14 +87,5 @@ export class DatastoreAccess {
     if (record.type === 'documents' || !record.connection) throw new TypeError(`datastore ${record.id} is not a SQL datastore`);
     const conn = await unsealSecret<ConnectionDetails>(this.opts.codec, record.connection);
     return openSql(record.type, conn, !!record.uploaded, { policy: this.opts.policy, sqliteRoot: this.opts.settings.sqliteRoot });
-  }
-
-  private async readRecords(account: string): Promise<DatastoreRecord[]> {
-    try {
-      return await this.opts.client.workflow.getHandle(datastoresWorkflowId(account)).query(datastoresQuery);
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return [];
-      throw err;
-    }
   }
 }

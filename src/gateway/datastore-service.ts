@@ -5,7 +5,7 @@
 // Another account's datastore is a 404, like one that does not exist.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
+import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { Client, Connection } from '@temporalio/client';
 import { ApplicationFailure, type PayloadCodec } from '@temporalio/common';
 import type { Config } from '../config';
@@ -13,9 +13,10 @@ import { datastoreDir } from '../config';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { sealSecret } from '../codec/sealed-secret';
 import type { OutboundPolicy } from '../outbound/policy';
-import { NAME_TAKEN, datastoresQuery, datastoresWorkflowId, registerDatastoreUpdate, removeDatastoreUpdate, type DatastoreRecord, type DatastoresState } from '../../workflows/datastores';
+import { NAME_TAKEN, datastoresWorkflowId, registerDatastoreUpdate, removeDatastoreUpdate, type DatastoreRecord, type DatastoresState } from '../../workflows/datastores';
 import type { RequestedDatastore, RequestedQuery } from '../../workflows/types';
 import { bindDatastores } from '../datastores/bindings';
+import { queryLimits, readDatastoreRecords } from '../datastores/records';
 import { DocumentStore } from '../datastores/documents';
 import { documentsFile, fileUnderRoot, uploadFile } from '../datastores/files';
 import { ConnectionDetails, openSql } from '../datastores/open';
@@ -55,13 +56,8 @@ export class DatastoreService {
     return datastoreDir(this.config);
   }
 
-  async records(account: string): Promise<DatastoreRecord[]> {
-    try {
-      return await this.call(() => this.client.workflow.getHandle(datastoresWorkflowId(account)).query(datastoresQuery));
-    } catch (err) {
-      if (err instanceof NotFoundError) return [];
-      throw err;
-    }
+  records(account: string): Promise<DatastoreRecord[]> {
+    return this.call(() => readDatastoreRecords(this.client, account));
   }
 
   async list(account: string): Promise<DatastoreView[]> {
@@ -200,14 +196,15 @@ export class DatastoreService {
 
   private view(r: DatastoreRecord): DatastoreView {
     const documents = r.type === 'documents' ? this.documentCount(r.id) : undefined;
+    const limits = queryLimits(r, { timeoutMs: this.config.DATASTORE_QUERY_TIMEOUT_MS, maxRows: this.config.DATASTORE_MAX_ROWS });
     return {
       id: r.id,
       name: r.name,
       type: r.type,
       description: r.description ?? null,
       allow_sql: r.allow_sql,
-      query_timeout_ms: r.query_timeout_ms ?? this.config.DATASTORE_QUERY_TIMEOUT_MS,
-      max_rows: r.max_rows ?? this.config.DATASTORE_MAX_ROWS,
+      query_timeout_ms: limits.timeoutMs,
+      max_rows: limits.maxRows,
       created_at: r.created_at,
       ...(r.uploaded && { uploaded: true }),
       ...(documents !== undefined && { documents }),
@@ -230,10 +227,9 @@ export class DatastoreService {
     return this.dir;
   }
 
+  /** A Temporal call with a deadline; a missing workflow is a 404, an unreachable Temporal a 503 (temporalCall). */
   private call<T>(fn: () => Promise<T>, notFound = 'datastore not found'): Promise<T> {
-    return temporalCall(() => this.connection.withDeadline(Date.now() + DEADLINE_MS, fn), notFound).catch((err) => {
-      throw err instanceof WorkflowNotFoundError ? new NotFoundError(notFound) : err;
-    });
+    return temporalCall(() => this.connection.withDeadline(Date.now() + DEADLINE_MS, fn), notFound);
   }
 }
 
