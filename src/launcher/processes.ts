@@ -17,7 +17,43 @@ export interface Child {
   stop(signal?: NodeJS.Signals, graceMs?: number): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
+/**
+ * A port free now, for a child that binds it a moment later. It is taken below the kernel's
+ * ephemeral range: a port from bind(0) lies inside that range, where outgoing connections and
+ * other programs' bind(0) (the Temporal CLI dev server picks its internal ports so) may take it
+ * in the gap before the child binds it (seen in CI as EADDRINUSE). Random, so parallel test
+ * workers rarely pick the same one; falls back to bind(0) when no port below the range is free.
+ */
+export async function freePort(): Promise<number> {
+  const [low] = ephemeralRange();
+  const from = 10_000;
+  const to = Math.min(low, 65_536) - 1;
+  for (let i = 0; to > from && i < 40; i++) {
+    const port = from + Math.floor(Math.random() * (to - from));
+    if (await canBind(port)) return port;
+  }
+  return bindZero();
+}
+
+function ephemeralRange(): [number, number] {
+  try {
+    const [a, b] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (a > 0 && b >= a) return [a, b];
+  } catch {
+    // not Linux: the IANA range, which other systems use
+  }
+  return [49_152, 65_535];
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+function bindZero(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.listen(0, '127.0.0.1', () => {
