@@ -115,9 +115,10 @@ export const envSchema = z.object({
   /** Default cap of running background tasks per account; more wait as `queued` (FIFO). */
   MAX_RUNNING_TASKS_PER_ACCOUNT: int(50),
   /**
-   * How often a session checks that its active run still exists, and the
-   * account slots that their holders do (a run terminated from outside never
-   * hands its turn or slot back itself), ms.
+   * How often a session checks that its active run still exists, the account
+   * slots that their holders do, and an idle callback delivery workflow that its
+   * task does (a run terminated from outside never hands its turn or slot back,
+   * nor sends its end, itself), ms.
    */
   RUN_WATCH_MS: z.coerce.number().int().min(100).default(60_000),
   /** Model turns a run may take when the request gives no max_steps. */

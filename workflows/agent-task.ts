@@ -20,6 +20,7 @@ import {
   defineUpdate,
   isCancellation,
   log,
+  patched,
   proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
@@ -124,6 +125,8 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
   let end: LoopEnd;
   let finalOutput: TaskResult['final_output'];
   try {
+    // The delivery workflow starts with the run, so it can watch a run that ends from outside.
+    if (feed && patched('callback-delivery-starts-with-its-run')) await feed.open();
     await admission.acquire();
     await loop.prepare(admission.sessionAgent);
     if (input.workflows?.length && !carry) await runWorkflows(input.workflows);

@@ -5,9 +5,13 @@
 // one at a time, in that order, each as an activity whose retries follow the
 // delivery schedule. A receiver's 410 stops the task's deliveries; a delivery
 // whose retries run out is recorded as failed and the next one goes on.
-import { ActivityFailure, ApplicationFailure, condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+// While it waits, it checks now and then that its task still runs: a task
+// terminated or timed out from outside never sends its end, so this workflow
+// makes it (task.failed, error terminated | timeout | vanished) and ends.
+import { ActivityFailure, ApplicationFailure, condition, continueAsNew, defineQuery, defineSignal, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CallbackConfig, DeliveryItem, DeliveryRecord } from './types';
+import { endDelivery, endFromOutside } from './callback-end';
 
 /** The run's next deliveries, in order; `end` with its last (the delivery workflow ends once they are done). */
 export const deliverSignal = defineSignal<[{ items: DeliveryItem[]; end?: boolean }]>('deliver');
@@ -34,18 +38,23 @@ export interface CallbackDeliveryInput {
 
 /** Records kept for GET /tasks/{id}/deliveries across continue-as-new (the oldest give way). */
 const LOG_LIMIT = 1000;
+/** How often an idle delivery workflow checks its task, when the callback does not say (RUN_WATCH_MS). */
+const DEFAULT_WATCH_MS = 60_000;
+
+const { runState } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumInterval: '30s' } });
 
 export async function callbackDelivery(input: CallbackDeliveryInput): Promise<void> {
   const queue: DeliveryItem[] = [...(input.queue ?? [])];
   const log: DeliveryRecord[] = [...(input.log ?? [])];
   let gone = input.gone ?? false;
   let ended = input.ended ?? false;
+  const enqueue = (item: DeliveryItem) => {
+    queue.push(item);
+    log.push({ webhook_id: item.id, type: item.type, status: 'pending', attempts: 0, last_status: null, last_error: null, delivered_at: null });
+  };
   setHandler(deliverSignal, ({ items, end }) => {
     if (end) ended = true;
-    for (const item of items) {
-      queue.push(item);
-      log.push({ webhook_id: item.id, type: item.type, status: 'pending', attempts: 0, last_status: null, last_error: null, delivered_at: null });
-    }
+    items.forEach(enqueue);
   });
   setHandler(deliveriesQuery, () => log.slice(-LOG_LIMIT));
 
@@ -56,8 +65,23 @@ export async function callbackDelivery(input: CallbackDeliveryInput): Promise<vo
     retry: { maximumAttempts: callback.retryDelaysMs.length + 1, nonRetryableErrorTypes: [CALLBACK_GONE, CALLBACK_REFUSED] },
   }).deliverCallback;
 
+  /** Whether the task's run closed without sending its end: then that end is made here, and the deliveries end after it. */
+  async function checkTask(): Promise<void> {
+    const state = await runState({ workflowId: input.taskId });
+    if (ended) return; // its end came meanwhile
+    const seen = endFromOutside(state, new Date(Date.now()).toISOString());
+    if (seen === 'running') return;
+    const item = seen === 'closed' ? undefined : endDelivery(input.taskId, callback, seen);
+    if (item) enqueue(item);
+    ended = true;
+  }
+
+  const ready = () => queue.length > 0 || ended || workflowInfo().continueAsNewSuggested;
   for (;;) {
-    await condition(() => queue.length > 0 || ended || workflowInfo().continueAsNewSuggested);
+    // Runs in flight from before the watch wait as they did (a timer here would not replay).
+    if (patched('callback-delivery-watches-its-task')) {
+      while (!(await condition(ready, callback.watchMs ?? DEFAULT_WATCH_MS))) await checkTask();
+    } else await condition(ready);
     if (queue.length === 0) {
       if (ended) return;
       break;

@@ -1,10 +1,12 @@
-// The run's side of its callback: after each turn and at its end, the run's
-// new complete-block events (those the callback asked for) go to the task's
-// delivery workflow, which it starts with the first of them. The delivery
-// workflow outlives the run (ABANDON): a task's end is delivered after it.
-import { ParentClosePolicy, getExternalWorkflowHandle, startChild } from '@temporalio/workflow';
+// The run's side of its callback: the task's delivery workflow is started with
+// the run (so it can watch a task that never gets to send its end), and after
+// each turn and at its end the run's new complete-block events (those the
+// callback asked for) go to it. The delivery workflow outlives the run
+// (ABANDON): a task's end is delivered after it.
+import { CancellationScope, ParentClosePolicy, getExternalWorkflowHandle, startChild } from '@temporalio/workflow';
 import type { BlockEvent, DeliveryItem, TaskInput } from './types';
 import { callbackDelivery, callbackWorkflowId, deliverSignal } from './callback-delivery';
+import { endDelivery, TaskEnd } from './callback-end';
 
 /** What the feed keeps across a continue-as-new. */
 export interface CallbackProgress {
@@ -13,50 +15,49 @@ export interface CallbackProgress {
   started: boolean;
 }
 
-export interface TaskEnd {
-  status: 'completed' | 'failed' | 'cancelled';
-  timestamp: string;
-  output?: string;
-  cost?: string;
-  error?: { type: string; message: string };
-}
-
 export class CallbackFeed {
   constructor(
     private readonly input: TaskInput & { callback: NonNullable<TaskInput['callback']> },
     readonly progress: CallbackProgress,
   ) {}
 
+  /**
+   * Starts the task's delivery workflow when the run starts, outside the run's cancellation scope:
+   * a child is cancelled with the scope it was started in, and cancelling a task must not cancel
+   * the delivery of its end.
+   */
+  async open(): Promise<void> {
+    if (!this.progress.started) await CancellationScope.nonCancellable(() => this.start());
+  }
+
+  private async start(): Promise<void> {
+    const { taskId, account, callback } = this.input;
+    await startChild(callbackDelivery, {
+      workflowId: callbackWorkflowId(taskId),
+      args: [{ taskId, account, callback }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+    this.progress.started = true;
+  }
+
   /** Hands over the events not handed over yet; with `end`, the final notification too, and says it was the last. */
   async flush(blocks: readonly BlockEvent[], end?: TaskEnd): Promise<void> {
-    const { taskId, session } = this.input;
+    const { taskId, session, callback } = this.input;
     const items: DeliveryItem[] = [];
     for (let i = this.progress.sent; i < blocks.length; i++) {
       if (this.wants(blocks[i].type)) items.push({ id: `msg_${taskId}_${i + 1}`, type: blocks[i].type, body: JSON.stringify({ ...blocks[i], task_id: taskId, session }) });
     }
     this.progress.sent = blocks.length;
-    if (end && this.wants(end.status)) items.push({ id: `msg_${taskId}_end`, type: `task.${end.status}`, body: JSON.stringify(finalNotification(taskId, end)) });
+    const last = end && endDelivery(taskId, callback, end);
+    if (last) items.push(last);
     if (!items.length && !(end && this.progress.started)) return;
-    const id = callbackWorkflowId(taskId);
-    if (!this.progress.started) {
-      await startChild(callbackDelivery, {
-        workflowId: id,
-        args: [{ taskId, account: this.input.account, callback: this.input.callback }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-      });
-      this.progress.started = true;
-    }
-    await getExternalWorkflowHandle(id).signal(deliverSignal, { items, end: end !== undefined });
+    // Runs from before open() start it here, with their first events (in the scope they did).
+    if (!this.progress.started) await this.start();
+    await getExternalWorkflowHandle(callbackWorkflowId(taskId)).signal(deliverSignal, { items, end: end !== undefined });
   }
 
   private wants(type: string): boolean {
     const events = this.input.callback.events;
     return !events || events.includes(type);
   }
-}
-
-/** The task's last delivery (SPEC 6.4): what happened, when, and its result or error. */
-function finalNotification(taskId: string, end: TaskEnd): Record<string, unknown> {
-  const base = { type: `task.${end.status}`, taskId, status: end.status, timestamp: end.timestamp };
-  return end.status === 'completed' ? { ...base, result: { output: end.output ?? '', cost: end.cost ?? null } } : { ...base, error: end.error ?? null };
 }

@@ -328,6 +328,8 @@ export interface CallbackConfig {
   retryDelaysMs: number[];
   /** Longest wait for the receiver's answer, ms (CALLBACK_TIMEOUT_MS). */
   timeoutMs: number;
+  /** How often the idle delivery workflow checks that its task still runs, ms (RUN_WATCH_MS; default 60 s). */
+  watchMs?: number;
 }
 
 /** One delivery: its stable webhook-id, what it is, and its JSON body. */

@@ -10,7 +10,7 @@ import { refusal } from './tool-servers';
 import { reservedHeaderNames } from '../callbacks/signature';
 import type { RunRequest } from './schemas';
 
-export async function callbackOf(req: Pick<RunRequest, 'callback' | 'background'>, policy: OutboundPolicy, config: Pick<Config, 'CALLBACK_RETRY_DELAYS' | 'CALLBACK_TIMEOUT_MS'>): Promise<CallbackConfig | undefined> {
+export async function callbackOf(req: Pick<RunRequest, 'callback' | 'background'>, policy: OutboundPolicy, config: Pick<Config, 'CALLBACK_RETRY_DELAYS' | 'CALLBACK_TIMEOUT_MS' | 'RUN_WATCH_MS'>): Promise<CallbackConfig | undefined> {
   const cb = req.callback;
   if (!cb) return undefined;
   const issues: { path: string; message: string; code: string }[] = [];
@@ -22,5 +22,5 @@ export async function callbackOf(req: Pick<RunRequest, 'callback' | 'background'
   const refused = await refusal(policy, cb.url);
   if (refused !== undefined) issues.push({ path: 'body.callback.url', message: refused, code: 'outbound_refused' });
   if (issues.length) throw new ValidationError(`invalid body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
-  return { url: cb.url, headers: cb.headers ?? {}, ...(cb.events && { events: cb.events }), retryDelaysMs: config.CALLBACK_RETRY_DELAYS, timeoutMs: config.CALLBACK_TIMEOUT_MS };
+  return { url: cb.url, headers: cb.headers ?? {}, ...(cb.events && { events: cb.events }), retryDelaysMs: config.CALLBACK_RETRY_DELAYS, timeoutMs: config.CALLBACK_TIMEOUT_MS, watchMs: config.RUN_WATCH_MS };
 }

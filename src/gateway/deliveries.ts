@@ -29,7 +29,8 @@ export async function deliveriesOf(client: Client, connection: Connection, taskI
     throw err;
   }
   const views: DeliveryView[] = records.map((r) => ({ ...r, next_attempt_at: null }));
-  const pending = desc.raw.pendingActivities?.[0];
+  // The delivery's attempt (an idle delivery workflow's pending activity is its check of the task).
+  const pending = desc.raw.pendingActivities?.find((a) => a.activityType?.name === 'deliverCallback');
   const current = views.find((v) => v.status === 'pending');
   if (!pending || !current) return views;
   const attempt = pending.attempt ?? 1;

@@ -3,16 +3,17 @@
 // request's headers sent, a task's deliveries in order, a failed delivery
 // retried with the same webhook-id, 410 stopping a task's deliveries, a kill
 // -9 of the worker and of the gateway losing none, a rotated secret signing
-// alongside the old one, each refused URL a 400, and the headers absent from
-// history and logs.
-import { api, KEY_A, KEY_B, useStack, waitUntil } from './helpers';
+// alongside the old one, each refused URL a 400, the headers absent from
+// history and logs, and a task terminated from outside still sending its end
+// (its delivery workflow checks the task every RUN_WATCH_MS, 1 s here).
+import { api, KEY_A, KEY_B, useStack, waitUntil, withTemporal } from './helpers';
 import { Delivery, startReceiver, verifiedBy, Receiver } from './callback-receiver';
 import { rawHistory } from './raw-history';
 import { AgentClient } from '../../client';
 
 jest.setTimeout(180_000);
 // Retries every half second, thirty times: long enough to outlast a restart, short for a test.
-const ctx = useStack({ OUTBOUND_ALLOWLIST: '127.0.0.1', CALLBACK_RETRY_DELAYS: Array(30).fill('500ms').join(','), CALLBACK_TIMEOUT_MS: '2000', MODEL_HEARTBEAT_TIMEOUT_MS: '2000' });
+const ctx = useStack({ OUTBOUND_ALLOWLIST: '127.0.0.1', CALLBACK_RETRY_DELAYS: Array(30).fill('500ms').join(','), CALLBACK_TIMEOUT_MS: '2000', MODEL_HEARTBEAT_TIMEOUT_MS: '2000', RUN_WATCH_MS: '1000' });
 const call: typeof ctx.call = (...args) => ctx.call(...args);
 let receiver: Receiver;
 const HEADER_SECRET = 'Bearer cb-SECRET-7f3a9c1e5b';
@@ -131,6 +132,23 @@ test('kill -9 of the worker and of the gateway between deliveries loses none and
   const positions = ids.slice(0, -1).map((i) => Number(i.split('_').pop()));
   expect(positions).toEqual(positions.map((_, i) => i + 1)); // every event, in order
   expect(receiver.accepted('/later').map((d) => d.json.type)).toEqual(expect.arrayContaining(['agent_started', 'agent_completed', 'task.completed']));
+});
+
+test('a task terminated from outside still delivers its end (task.failed, terminated), and its delivery workflow closes', async () => {
+  const id = await submit('/terminated', { events: ['completed', 'failed', 'cancelled'] }, '[[slow delay=200 tokens=200]] cut short');
+  await waitUntil(async () => (await call('GET', `/tasks/${id}`)).json.status === 'running');
+  await withTemporal(ctx.stack(), (client) => client.workflow.getHandle(id).terminate('operator stop'));
+  await waitUntil(async () => finalOf('/terminated') !== undefined, 20_000);
+  const got = receiver.accepted('/terminated');
+  expect(got).toHaveLength(1);
+  expect(got[0].headers['webhook-id']).toBe(`msg_${id}_end`);
+  expect(verifiedBy(got[0], await secrets())).not.toEqual([]);
+  expect(got[0].json).toMatchObject({ type: 'task.failed', taskId: id, status: 'failed', error: { type: 'terminated', message: 'the task was terminated' } });
+  // The same end as the task's own status says.
+  expect((await call('GET', `/tasks/${id}`)).json).toMatchObject({ status: 'failed', error: { type: 'terminated' } });
+  const deliveries = await call('GET', `/tasks/${id}/deliveries`);
+  expect(deliveries.json.deliveries).toEqual([expect.objectContaining({ webhook_id: `msg_${id}_end`, type: 'task.failed', status: 'delivered' })]);
+  await waitUntil(async () => (await withTemporal(ctx.stack(), (client) => client.workflow.getHandle(`callbacks:${id}`).describe())).status.name === 'COMPLETED');
 });
 
 test('a rotated secret: deliveries carry both signatures until the old one expires', async () => {

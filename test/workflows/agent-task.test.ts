@@ -392,7 +392,9 @@ test('background tasks of an account wait for a slot', async () => {
     const account = `acct-${randomUUID().slice(0, 8)}`;
     const slots = { limit: 1 };
     const a = await start(input('slow one', { account, background: true, slots }));
-    await new Promise((r) => setTimeout(r, 400));
+    // The first task's requestSlot made the account's slots workflow (waited for: a loaded machine may take a while).
+    const slotsHandle = env.client.workflow.getHandle(`slots:${account}`);
+    for (let n = 0; n < 200 && !(await slotsHandle.describe().then(() => true, () => false)); n++) await new Promise((r) => setTimeout(r, 50));
     const b = await start(input('two', { account, background: true, slots }));
     await new Promise((r) => setTimeout(r, 400));
     expect((await statusOf(b)).status).toBe('queued');

@@ -3,7 +3,8 @@
 // first events and feeds it after each turn and at its end; the delivery
 // workflow delivers them one at a time, in order, outlives the task, retries
 // a failed attempt, and after a 410 skips the rest. A cancelled task delivers
-// its end. Histories are saved (UPDATE_HISTORIES=1) for the replay test.
+// its end, and so does one terminated from outside (its delivery workflow,
+// started with the run, finds it closed). Histories are saved (UPDATE_HISTORIES=1) for the replay test.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
@@ -19,14 +20,14 @@ let env: TestWorkflowEnvironment;
 const taskQueue = `wf-callbacks-${randomUUID()}`;
 const rec = recorder();
 /** Every attempt, in the order the fake receiver saw them: webhook id, type, attempt, answer. */
-const seen: { url: string; id: string; type: string; attempt: number; answer: number }[] = [];
+const seen: { url: string; id: string; type: string; attempt: number; answer: number; body: string }[] = [];
 /** What the fake receiver at each URL answers on an attempt. */
 const answers: Record<string, (attempt: number) => number> = {};
 
 async function deliverCallback(input: DeliverCallbackInput) {
   const { attempt } = Context.current().info;
   const answer = (answers[input.url] ?? (() => 200))(attempt);
-  seen.push({ url: input.url, id: input.webhookId, type: String(JSON.parse(input.body).type), attempt, answer });
+  seen.push({ url: input.url, id: input.webhookId, type: String(JSON.parse(input.body).type), attempt, answer, body: input.body });
   if (answer === 410) throw ApplicationFailure.create({ message: 'gone', type: 'callback_gone', nonRetryable: true, details: [{ status: 410, attempt }] });
   if (answer >= 300) throw ApplicationFailure.create({ message: `HTTP ${answer}`, type: 'callback_failed', nextRetryDelay: 10, details: [{ status: answer, attempt }] });
   return { status: answer, attempt, at: new Date().toISOString() };
@@ -103,5 +104,48 @@ test('a cancelled task delivers its end', async () => {
     const records = await deliveries(i.taskId);
     expect(records.map((r) => [r.type, r.status])).toEqual([['task.cancelled', 'delivered']]);
     await save('callbacks-cancelled', h, env.client.workflow.getHandle(callbackWorkflowId(i.taskId)));
+  });
+});
+
+test('a task terminated from outside delivers its end: its delivery workflow finds the run closed', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const i = input('wait:30:1', 'http://hooks/terminated', { events: ['completed', 'failed', 'cancelled'], watchMs: 200 });
+    const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
+    await new Promise((r) => setTimeout(r, 1000));
+    await h.terminate('operator stop');
+    const records = await deliveries(i.taskId);
+    expect(records.map((r) => [r.webhook_id, r.type, r.status])).toEqual([[`msg_${i.taskId}_end`, 'task.failed', 'delivered']]);
+    const body = JSON.parse(seen.find((s) => s.url === 'http://hooks/terminated')!.body);
+    expect(body).toMatchObject({ type: 'task.failed', taskId: i.taskId, status: 'failed', error: { type: 'terminated', message: 'the task was terminated' } });
+    expect(Date.parse(body.timestamp)).toBeGreaterThan(Date.now() - 60_000);
+    await save('callbacks-terminated', h, env.client.workflow.getHandle(callbackWorkflowId(i.taskId)));
+  });
+});
+
+test('a callback that asks only for a cancelled end: nothing is delivered, and the delivery workflow (started with the run) ends with its task', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const i = input('tools:1', 'http://hooks/quiet', { events: ['cancelled'], watchMs: 200 });
+    const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
+    await h.result();
+    expect(await deliveries(i.taskId)).toEqual([]);
+    expect(seen.filter((s) => s.url === 'http://hooks/quiet')).toEqual([]);
+  });
+});
+
+test('a task cancelled after its first turns delivers its end too: its delivery workflow is not cancelled with it', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const i = input('wait:1:5', 'http://hooks/cancel-later', { events: ['agent_tool_use', 'cancelled'] });
+    const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
+    const first = () => seen.some((s) => s.url === 'http://hooks/cancel-later');
+    for (let n = 0; n < 100 && !first(); n++) await new Promise((r) => setTimeout(r, 100));
+    await h.cancel();
+    await h.result().catch(() => undefined);
+    const records = await deliveries(i.taskId);
+    expect(records.length).toBeGreaterThanOrEqual(2);
+    expect(records.at(-1)).toMatchObject({ type: 'task.cancelled', status: 'delivered' });
+    expect(records.every((r) => r.status === 'delivered')).toBe(true);
   });
 });

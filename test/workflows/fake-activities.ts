@@ -103,6 +103,7 @@ export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: st
       return sessions().requestSlot(input);
     },
     closedRuns: (input: { workflowIds: string[] }) => createRunActivities(deps()).closedRuns(input),
+    runState: (input: { workflowId: string }) => createRunActivities(deps()).runState(input),
     runTool: (input: Parameters<ReturnType<typeof createToolActivities>['runTool']>[0]) => {
       record(input.taskId, 'runTool');
       return createToolActivities(deps()).runTool(input);

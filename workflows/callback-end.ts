@@ -1,0 +1,44 @@
+// A task's last callback delivery (SPEC 6.4): `task.completed`, `task.failed` or
+// `task.cancelled`. The run sends its own; the delivery workflow makes one for a
+// task that closed without sending it (terminated or timed out from outside).
+import type { CallbackConfig, DeliveryItem } from './types';
+
+export interface TaskEnd {
+  status: 'completed' | 'failed' | 'cancelled';
+  timestamp: string;
+  output?: string;
+  cost?: string;
+  error?: { type: string; message: string };
+}
+
+/** The final delivery, or none when the callback's `events` leave it out. */
+export function endDelivery(taskId: string, callback: Pick<CallbackConfig, 'events'>, end: TaskEnd): DeliveryItem | undefined {
+  if (callback.events && !callback.events.includes(end.status)) return undefined;
+  return { id: `msg_${taskId}_end`, type: `task.${end.status}`, body: JSON.stringify(finalNotification(taskId, end)) };
+}
+
+function finalNotification(taskId: string, end: TaskEnd): Record<string, unknown> {
+  const base = { type: `task.${end.status}`, taskId, status: end.status, timestamp: end.timestamp };
+  return end.status === 'completed' ? { ...base, result: { output: end.output ?? '', cost: end.cost ?? null } } : { ...base, error: end.error ?? null };
+}
+
+/**
+ * What the delivery workflow makes of its task's latest run when no end came: `running` (watch on),
+ * `closed` (the run ended on its own, so its end was signalled before it closed: nothing to add),
+ * or the end to deliver for a run closed from outside (the errors GET /tasks/{id} shows).
+ */
+export function endFromOutside(state: { status: string; closedAt?: string }, now: string): 'running' | 'closed' | TaskEnd {
+  const timestamp = state.closedAt ?? now;
+  switch (state.status) {
+    case 'RUNNING':
+      return 'running';
+    case 'TERMINATED':
+      return { status: 'failed', timestamp, error: { type: 'terminated', message: 'the task was terminated' } };
+    case 'TIMED_OUT':
+      return { status: 'failed', timestamp, error: { type: 'timeout', message: 'the task timed out' } };
+    case 'NOT_FOUND':
+      return { status: 'failed', timestamp, error: { type: 'vanished', message: 'the run no longer exists in Temporal' } };
+    default:
+      return 'closed';
+  }
+}
