@@ -17,6 +17,8 @@ const REDACT = [
   '*.accessToken',
   'callback.headers',
   '*.callback.headers',
+  'webhook.headers',
+  '*.webhook.headers',
   'OPENAI_API_KEY',
   'API_KEYS',
   'PAYLOAD_KEYS',

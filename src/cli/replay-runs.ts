@@ -3,9 +3,11 @@
 // worker. Knows nothing of arguments or output format (replay.ts does).
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { HistoryAndWorkflowId } from '@temporalio/client';
-import { DefaultLogger, LogLevel, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, LogLevel, Runtime, Worker } from '@temporalio/worker';
 import type { WorkflowBundle } from '@temporalio/worker';
 import type { DataConverter } from '@temporalio/common';
+import { createLogger } from '../logger';
+import { workflowBundle } from '../worker/workflow-bundle';
 
 /** A run to replay: its id pair, as visibility or describe names it. */
 export interface RunRef {
@@ -79,10 +81,14 @@ export async function listClosedRuns(client: Client, hours: number): Promise<Run
   return runs;
 }
 
-/** The workflows' bundle, with the data converter's failure converter inside (workflows convert their own errors). */
+/**
+ * The workflows' bundle, with the data converter's failure converter inside (workflows convert
+ * their own errors); kept on disk by content like the worker's, so a repeated replay (and one of
+ * the workflows a worker has run) skips the build.
+ */
 export async function bundle(workflowsPath: string, dataConverter?: DataConverter): Promise<WorkflowBundle> {
   try {
-    return await bundleWorkflowCode({ workflowsPath, failureConverterPath: dataConverter?.failureConverterPath, logger: new DefaultLogger('WARN') });
+    return await workflowBundle({ workflowsPath, failureConverterPath: dataConverter?.failureConverterPath, interceptorModules: [] }, createLogger({ level: 'silent' }));
   } catch (err) {
     throw new ReplayToolError(`cannot bundle the workflows at ${workflowsPath}: ${oneLine(err)}`);
   }

@@ -10,17 +10,19 @@ import { refusal } from './tool-servers';
 import { reservedHeaderNames } from '../callbacks/signature';
 import type { RunRequest } from './schemas';
 
-export async function callbackOf(req: Pick<RunRequest, 'callback' | 'background'>, policy: OutboundPolicy, config: Pick<Config, 'CALLBACK_RETRY_DELAYS' | 'CALLBACK_TIMEOUT_MS' | 'RUN_WATCH_MS'>): Promise<CallbackConfig | undefined> {
-  const cb = req.callback;
+export async function callbackOf(req: Pick<RunRequest, 'callback' | 'webhook' | 'background'>, policy: OutboundPolicy, config: Pick<Config, 'CALLBACK_RETRY_DELAYS' | 'CALLBACK_TIMEOUT_MS' | 'RUN_WATCH_MS'>): Promise<CallbackConfig | undefined> {
+  // `webhook` is an alias (SPEC 6.4's example); errors name the field the request used.
+  const field = req.callback ? 'callback' : 'webhook';
+  const cb = req.callback ?? req.webhook;
   if (!cb) return undefined;
   const issues: { path: string; message: string; code: string }[] = [];
-  if (!req.background) issues.push({ path: 'body.callback', message: 'a callback needs background: true (a synchronous run answers in its response)', code: 'needs_background' });
+  if (!req.background) issues.push({ path: `body.${field}`, message: 'a callback needs background: true (a synchronous run answers in its response)', code: 'needs_background' });
   for (const name of reservedHeaderNames(cb.headers ?? {})) {
-    issues.push({ path: `body.callback.headers.${name}`, message: `"${name}" is set by the delivery itself (hop-by-hop, body or signature header)`, code: 'reserved_header' });
+    issues.push({ path: `body.${field}.headers.${name}`, message: `"${name}" is set by the delivery itself (hop-by-hop, body or signature header)`, code: 'reserved_header' });
   }
   // Every delivery checks again (DNS may answer differently by then).
   const refused = await refusal(policy, cb.url);
-  if (refused !== undefined) issues.push({ path: 'body.callback.url', message: refused, code: 'outbound_refused' });
+  if (refused !== undefined) issues.push({ path: `body.${field}.url`, message: refused, code: 'outbound_refused' });
   if (issues.length) throw new ValidationError(`invalid body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   return { url: cb.url, headers: cb.headers ?? {}, ...(cb.events && { events: cb.events }), retryDelaysMs: config.CALLBACK_RETRY_DELAYS, timeoutMs: config.CALLBACK_TIMEOUT_MS, watchMs: config.RUN_WATCH_MS };
 }

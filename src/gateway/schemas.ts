@@ -67,6 +67,12 @@ export const CALLBACK_EVENT_TYPES = [
   'cancelled',
 ] as const;
 
+const callbackSchema = z.strictObject({
+  url: z.url().max(2048),
+  headers: z.record(z.string().min(1).max(256), z.string().max(8192)).optional(),
+  events: z.array(z.enum(CALLBACK_EVENT_TYPES)).min(1).optional().describe('What to deliver: event types (complete blocks), and completed | failed | cancelled for the final notification. Default: every event and the final notification.'),
+});
+
 /** How a recurring schedule treats a run that comes while its last task is still going. */
 export const SCHEDULE_OVERLAPS = ['skip', 'buffer_one', 'allow_all'] as const;
 
@@ -96,14 +102,8 @@ export const runRequestSchema = z
     mcp_servers: z.array(mcpServerSchema).max(20).optional(),
     mcpServers: z.array(mcpServerSchema).max(20).optional().describe('Alias of mcp_servers.'),
     background: z.boolean().default(false),
-    callback: z
-      .strictObject({
-        url: z.url().max(2048),
-        headers: z.record(z.string().min(1).max(256), z.string().max(8192)).optional(),
-        events: z.array(z.enum(CALLBACK_EVENT_TYPES)).min(1).optional().describe('What to deliver: event types (complete blocks), and completed | failed | cancelled for the final notification. Default: every event and the final notification.'),
-      })
-      .optional()
-      .describe('With background: true, POSTs each event and the final notification to url, signed (Standard Webhooks), retried durably.'),
+    callback: callbackSchema.optional().describe('With background: true, POSTs each event and the final notification to url, signed (Standard Webhooks), retried durably.'),
+    webhook: callbackSchema.optional().describe('Alias of callback (SPEC 6.4\'s example): {url, events: ["completed", "failed"]} gets the final notification only.'),
     datastores: z
       .array(z.strictObject({ id: nonEmpty.max(64).describe('A registered datastore (POST /datastores).'), name: nonEmpty.max(48).describe('What its tools are named after: describe_<name>, query_<name>, search_<name>.') }))
       .max(20)
@@ -137,7 +137,8 @@ export const runRequestSchema = z
     multitask: z.enum(['queue', 'reject']).default('queue').describe('When the session is busy: wait for its turn (queue) or answer 409 (reject).'),
     metadata: z.record(z.string(), z.unknown()).default({}).describe('Initial user metadata of the task.'),
   })
-  .refine((r) => !(r.mcp_servers && r.mcpServers), { message: 'give mcp_servers or mcpServers, not both', path: ['mcpServers'] });
+  .refine((r) => !(r.mcp_servers && r.mcpServers), { message: 'give mcp_servers or mcpServers, not both', path: ['mcpServers'] })
+  .refine((r) => !(r.callback && r.webhook), { message: 'give callback or webhook, not both', path: ['webhook'] });
 
 export type RunRequest = z.infer<typeof runRequestSchema>;
 

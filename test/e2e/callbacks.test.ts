@@ -168,6 +168,16 @@ test('a rotated secret: deliveries carry both signatures until the old one expir
   expect(r.status).toBe(202);
 });
 
+test('webhook (SPEC 6.4\'s example) is an alias of callback: {url, events: [completed, failed]} gets the final notification only', async () => {
+  const r = await call('POST', '/', { body: { message: 'notify me', background: true, webhook: { url: receiver.url('/webhook'), events: ['completed', 'failed'] } } });
+  expect(r.status).toBe(202);
+  await waitUntil(async () => finalOf('/webhook') !== undefined, 30_000);
+  const got = receiver.accepted('/webhook');
+  expect(got.map((d) => d.json.type)).toEqual(['task.completed']);
+  expect(got[0].json).toMatchObject({ taskId: r.json.task_id, status: 'completed', timestamp: expect.stringMatching(/Z$/), result: { output: expect.any(String) } });
+  expect(verifiedBy(got[0], await secrets())).not.toEqual([]);
+});
+
 test('refused callbacks are a 400 naming the field', async () => {
   const refused = ['http://10.0.0.1/hook', 'http://169.254.169.254/latest', 'http://[::1]:8080/hook', 'http://192.168.1.20/hook', 'http://user:pw@127.0.0.1/hook', 'ftp://127.0.0.1/hook'];
   for (const url of refused) {
@@ -179,6 +189,8 @@ test('refused callbacks are a 400 naming the field', async () => {
     [{ message: 'x', callback: { url: receiver.url('/x') } }, 'background'],
     [{ message: 'x', background: true, callback: { url: receiver.url('/x'), headers: { 'webhook-signature': 'v1,forged' } } }, 'webhook-signature'],
     [{ message: 'x', background: true, callback: { url: receiver.url('/x'), events: ['agent_bogus'] } }, 'events'],
+    [{ message: 'x', webhook: { url: receiver.url('/x') } }, 'body.webhook'],
+    [{ message: 'x', background: true, callback: { url: receiver.url('/x') }, webhook: { url: receiver.url('/y') } }, 'callback or webhook, not both'],
   ];
   for (const [body, says] of cases) {
     const r = await call('POST', '/', { body });

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { bundleWorkflowCode, DefaultLogger, Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { WORKFLOWS, workflowBundle } from './env';
 import { WORKFLOW_TRACING_INTERCEPTORS } from '../../src/telemetry/worker-tracing';
 
@@ -22,18 +22,28 @@ test('saved histories exist', () => {
   expect(files.length).toBeGreaterThanOrEqual(15);
 });
 
+/** Each file's replay error (undefined: it replayed cleanly), by one replay worker for all of them (one per file costs a worker each). */
+async function replayAll(options: Parameters<typeof Worker.runReplayHistories>[0]): Promise<Map<string, Error | undefined>> {
+  const histories = files.map((file) => ({ workflowId: file, history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'))) }));
+  const results = new Map<string, Error | undefined>();
+  for await (const r of Worker.runReplayHistories(options, histories)) results.set(r.workflowId, r.error);
+  return results;
+}
+
+let plain: Promise<Map<string, Error | undefined>> | undefined;
 test.each(files)('%s replays cleanly', async (file) => {
-  const history = historyFromJSON(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
-  await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, file);
+  const results = await (plain ??= workflowBundle().then((workflowBundle) => replayAll({ workflowBundle })));
+  expect(results.has(file)).toBe(true);
+  expect(results.get(file)).toBeUndefined();
 });
 
-let tracedBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-const tracedWorkflowBundle = () =>
-  (tracedBundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS, workflowInterceptorModules: [WORKFLOW_TRACING_INTERCEPTORS], logger: new DefaultLogger('WARN') }));
 // The workflows' span sink (not called on replay, but the worker wants it registered).
 const noSpans = { exporter: { export: { fn: () => undefined } } };
-
+let traced: Promise<Map<string, Error | undefined>> | undefined;
 test.each(files)('%s replays cleanly with the tracing interceptors', async (file) => {
-  const history = historyFromJSON(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
-  await Worker.runReplayHistory({ workflowBundle: await tracedWorkflowBundle(), sinks: noSpans }, history, file);
+  const results = await (traced ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS, workflowInterceptorModules: [WORKFLOW_TRACING_INTERCEPTORS], logger: new DefaultLogger('WARN') }).then((workflowBundle) =>
+    replayAll({ workflowBundle, sinks: noSpans }),
+  ));
+  expect(results.has(file)).toBe(true);
+  expect(results.get(file)).toBeUndefined();
 });

@@ -180,10 +180,11 @@ describe('timeouts', () => {
     });
   });
 
+  // A run timeout of 3 s: the second attempt must finish within it, also on a loaded machine.
   test('a timed-out run is retried under the retry policy', async () => {
     await env.withWorker(async () => {
       const workflowId = uid('timeout-retry');
-      const h = await env.client.workflow.start(hangsFirst, { taskQueue: env.taskQueue, workflowId, workflowRunTimeout: '1s', retry: { initialInterval: '100ms', maximumAttempts: 3 } });
+      const h = await env.client.workflow.start(hangsFirst, { taskQueue: env.taskQueue, workflowId, workflowRunTimeout: '3s', retry: { initialInterval: '100ms', maximumAttempts: 3 } });
       expect(await h.result()).toBe('attempt 2 after workflow timeout');
       const runs = await runsOf(env, workflowId, h.firstExecutionRunId);
       expect(runs).toHaveLength(2);
