@@ -4,6 +4,7 @@
 // callback asked for) go to it. The delivery workflow outlives the run
 // (ABANDON): a task's end is delivered after it.
 import { CancellationScope, ParentClosePolicy, getExternalWorkflowHandle, startChild } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { BlockEvent, DeliveryItem, TaskInput } from './types';
 import { callbackDelivery, callbackWorkflowId, deliverSignal } from './callback-delivery';
 import { endDelivery, TaskEnd } from './callback-end';
@@ -32,11 +33,17 @@ export class CallbackFeed {
 
   private async start(): Promise<void> {
     const { taskId, account, callback } = this.input;
-    await startChild(callbackDelivery, {
-      workflowId: callbackWorkflowId(taskId),
-      args: [{ taskId, account, callback }],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-    });
+    try {
+      await startChild(callbackDelivery, {
+        workflowId: callbackWorkflowId(taskId),
+        args: [{ taskId, account, callback }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+    } catch (err) {
+      // A task reset in the Web UI runs again from before this point while its delivery workflow
+      // still runs: that one takes this run's events (a closed one is started anew).
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
     this.progress.started = true;
   }
 

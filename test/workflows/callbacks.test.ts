@@ -149,3 +149,19 @@ test('a task cancelled after its first turns delivers its end too: its delivery 
     expect(records.every((r) => r.status === 'delivered')).toBe(true);
   });
 });
+
+test('a task whose delivery workflow already runs (a reset run of it) feeds that one and completes', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const i = input('tools:1', 'http://hooks/reset', { events: ['agent_tool_use', 'completed'] });
+    // What a reset leaves: the delivery workflow of the task's earlier run, still waiting for its end.
+    const earlier = await env.client.workflow.start('callbackDelivery', { taskQueue, workflowId: callbackWorkflowId(i.taskId), args: [{ taskId: i.taskId, account: i.account, callback: i.callback! }] });
+    const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
+    expect((await h.result()).status).toBe('completed');
+    await earlier.result();
+    expect((await earlier.query(deliveriesQuery)).map((r) => [r.type, r.status])).toEqual([
+      ['agent_tool_use', 'delivered'],
+      ['task.completed', 'delivered'],
+    ]);
+  });
+});
