@@ -125,6 +125,8 @@ export const envSchema = z.object({
   MAX_STEPS_DEFAULT: z.coerce.number().int().min(1).default(25),
   /** Largest max_steps a request may ask for (400 beyond). */
   MAX_STEPS_CEILING: z.coerce.number().int().min(1).default(1000),
+  /** The longest a run's agent may work when the request gives no max_duration, seconds; 0 = no limit. */
+  MAX_DURATION_DEFAULT: int(0),
   /** Built-in tools offered to every run's model, comma-separated (current_time, calculate, wait), or `none`. */
   BUILTIN_TOOLS: z
     .string()

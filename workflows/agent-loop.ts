@@ -19,7 +19,7 @@ export const CONTINUE_AS_NEW_BYTES = 4 * 1024 * 1024;
 
 export type LoopEnd =
   | { kind: 'answered' }
-  | { kind: 'cap'; type: 'step_limit' | 'budget_exceeded' | 'final_output_invalid'; message: string }
+  | { kind: 'cap'; type: 'step_limit' | 'budget_exceeded' | 'final_output_invalid' | 'max_duration'; message: string }
   /** History grew large: continue as new with the state. */
   | { kind: 'continue' };
 

@@ -34,6 +34,7 @@ import { CallbackFeed } from './callback-feed';
 import { FINAL_OUTPUT_REPAIRS, finalOutputOf } from './final-output';
 import { threadPage } from './run-events';
 import { DagRun } from './dag-run';
+import { RunDeadline } from './run-deadline';
 
 export { turnGrantedSignal, slotGrantedSignal } from './run-admission';
 
@@ -122,22 +123,26 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
   const feed = input.callback ? new CallbackFeed({ ...input, callback: input.callback }, carry?.callback ?? { sent: 0, started: false }) : undefined;
   if (feed) loop.afterTurn = () => feed.flush(state.blocks);
 
+  // max_duration: the work below runs under it; a continued run keeps the first run's deadline.
+  const deadline = new RunDeadline(input.maxDurationMs, carry?.deadlineAt);
   let end: LoopEnd;
   let finalOutput: TaskResult['final_output'];
   try {
     // The delivery workflow starts with the run, so it can watch a run that ends from outside.
     if (feed && patched('callback-delivery-starts-with-its-run')) await feed.open();
     await admission.acquire();
-    await loop.prepare(admission.sessionAgent);
-    if (input.workflows?.length && !carry) await runWorkflows(input.workflows);
-    end = await loop.run();
-    // The structured output, once the run has answered (cancellable like the turns before it).
-    if (end.kind === 'answered' && input.finalOutput) {
+    end = await deadline.within(async (): Promise<LoopEnd> => {
+      await loop.prepare(admission.sessionAgent);
+      if (input.workflows?.length && !carry) await runWorkflows(input.workflows);
+      const answer = await loop.run();
+      // The structured output, once the run has answered (cancellable like the turns before it).
+      if (answer.kind !== 'answered' || !input.finalOutput) return answer;
       const fo = await finalOutputOf(input, input.finalOutput, { sessionMessages: admission.sessionMessages ?? 0, thread: state.thread, agent: loop.activeAgent() });
       state.usage = addUsage(state.usage, fo.usage);
-      if ('output' in fo) finalOutput = { name: input.finalOutput.name, output: fo.output };
-      else end = { kind: 'cap', type: 'final_output_invalid', message: `the final output "${input.finalOutput.name}" did not fit its schema after ${FINAL_OUTPUT_REPAIRS + 1} answers: ${fo.errors.join('; ')}` };
-    }
+      if (!('output' in fo)) return { kind: 'cap', type: 'final_output_invalid', message: `the final output "${input.finalOutput.name}" did not fit its schema after ${FINAL_OUTPUT_REPAIRS + 1} answers: ${fo.errors.join('; ')}` };
+      finalOutput = { name: input.finalOutput.name, output: fo.output };
+      return answer;
+    });
   } catch (err) {
     // Not a failure Temporal reported (a bug here): fail the workflow task, keep the run.
     if (!(err instanceof TemporalFailure)) throw err;
@@ -149,7 +154,15 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     const next: TaskInput = {
       ...input,
       message: '', // in the thread
-      carry: { ...state, view, holdsTurn: admission.holdsTurn, holdsSlot: admission.holdsSlot, sessionMessages: admission.sessionMessages ?? 0, ...(feed && { callback: feed.progress }) },
+      carry: {
+        ...state,
+        view,
+        holdsTurn: admission.holdsTurn,
+        holdsSlot: admission.holdsSlot,
+        sessionMessages: admission.sessionMessages ?? 0,
+        ...(feed && { callback: feed.progress }),
+        ...(deadline.at !== undefined && { deadlineAt: deadline.at }),
+      },
     };
     return await continueAsNew<typeof agentTask>(next);
   }

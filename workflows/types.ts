@@ -47,6 +47,8 @@ export interface TaskInput {
   maxSteps: number;
   /** USD the run may spend (max_cost); absent = no limit. */
   maxCost?: number;
+  /** The longest the agent may work, ms, from when the run starts working (max_duration); absent = no limit. */
+  maxDurationMs?: number;
   /** Built-in tools offered to the model (names in workflows/tool-registry.ts). */
   tools: string[];
   /** A tool result longer than this many characters is cut (TOOL_RESULT_MAX_CHARS). */
@@ -167,6 +169,8 @@ export interface RunCarry {
   datastoreTools?: DatastoreToolDef[];
   /** The handoff agent that has the conversation; absent: the main agent. */
   agent?: string;
+  /** When max_duration ends the work (epoch ms), set by the first run. */
+  deadlineAt?: number;
 }
 
 /** An MCP server as a run uses it: `auth` of either kind becomes one bearer token. */

@@ -134,6 +134,13 @@ export const runRequestSchema = z
       .describe('After the last answer, one more model call gives a structured output that fits schema (validated; repaired up to twice); the answer and the result carry it as final_output.'),
     max_steps: z.number().int().min(1).optional().describe('Model turns the run may take (default MAX_STEPS_DEFAULT, at most MAX_STEPS_CEILING); reaching it ends the run with agent_error step_limit.'),
     max_cost: z.number().positive().optional().describe('USD the run may spend; once reached, no further model turn starts and the run ends with agent_error budget_exceeded.'),
+    max_duration: z
+      .number()
+      .int()
+      .min(1)
+      .max(31_536_000)
+      .optional()
+      .describe('Seconds the agent may work, from when the run starts (default MAX_DURATION_DEFAULT, none when 0); reaching it cancels what is in flight and ends the run with agent_error max_duration.'),
     multitask: z.enum(['queue', 'reject']).default('queue').describe('When the session is busy: wait for its turn (queue) or answer 409 (reject).'),
     metadata: z.record(z.string(), z.unknown()).default({}).describe('Initial user metadata of the task.'),
   })

@@ -11,7 +11,7 @@ import { agentsOf, mcpServersOf } from './request-tools';
 
 export type TaskInputConfig = Pick<
   Config,
-  'MAX_RUNNING_TASKS_PER_ACCOUNT' | 'MODEL_HEARTBEAT_TIMEOUT_MS' | 'MODEL_PRICES' | 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MAX_STEPS_DEFAULT' | 'BUILTIN_TOOLS' | 'MCP_CALL_TIMEOUT_MS' | 'MCP_CONNECT_TIMEOUT_MS' | 'TOOL_RESULT_MAX_CHARS'
+  'MAX_RUNNING_TASKS_PER_ACCOUNT' | 'MODEL_HEARTBEAT_TIMEOUT_MS' | 'MODEL_PRICES' | 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MAX_STEPS_DEFAULT' | 'MAX_DURATION_DEFAULT' | 'BUILTIN_TOOLS' | 'MCP_CALL_TIMEOUT_MS' | 'MCP_CONNECT_TIMEOUT_MS' | 'TOOL_RESULT_MAX_CHARS'
 >;
 
 export interface TaskStart {
@@ -31,6 +31,7 @@ export interface TaskStart {
 export function taskInput(config: TaskInputConfig, req: RunRequest, start: TaskStart): TaskInput {
   const mcpServers = mcpServersOf(req);
   const agents = agentsOf(req);
+  const maxSeconds = req.max_duration ?? config.MAX_DURATION_DEFAULT;
   return {
     taskId: start.taskId,
     account: start.account,
@@ -49,6 +50,8 @@ export function taskInput(config: TaskInputConfig, req: RunRequest, start: TaskS
     price: config.MODEL_PRICES[modelForMode(config, req.mode)],
     maxSteps: req.max_steps ?? config.MAX_STEPS_DEFAULT,
     ...(req.max_cost !== undefined && { maxCost: req.max_cost }),
+    // Absent without a limit: the run then starts no deadline timer (its commands stay as they were).
+    ...(maxSeconds && { maxDurationMs: maxSeconds * 1000 }),
     tools: config.BUILTIN_TOOLS,
     // Absent when the request has none: older runs' inputs stay as they were.
     ...(mcpServers && { mcpServers, mcpCallTimeoutMs: config.MCP_CALL_TIMEOUT_MS, mcpConnectTimeoutMs: config.MCP_CONNECT_TIMEOUT_MS }),

@@ -23,7 +23,7 @@ const cli = cliRunner(() => ctx.stack().gatewayUrl);
 const userEnv = (extra: NodeJS.ProcessEnv = {}) => processEnv(ctx.stack().gatewayUrl, extra);
 
 test('--help for agent and each command (stdout, exit 0); a missing or unknown command, flag or argument, or a bad value: usage on stderr, exit 2', async () => {
-  const [general, runHelp, none, unknownCmd, unknownFlag, missing, extra, badMode, badLimit] = await Promise.all([
+  const [general, runHelp, none, unknownCmd, unknownFlag, missing, extra, badMode, badLimit, badDuration] = await Promise.all([
     cli(['--help']),
     cli(['run', '--help']),
     cli([]),
@@ -33,6 +33,7 @@ test('--help for agent and each command (stdout, exit 0); a missing or unknown c
     cli(['task', 'task_a', 'task_b']),
     cli(['run', 'hi', '--mode', 'turbo']),
     cli(['tasks', '--limit', '0']),
+    cli(['run', 'hi', '--max-duration', '1.5']),
   ]);
   expect(general).toMatchObject({ code: 0, stderr: '' });
   for (const cmd of ['run', 'tail', 'tasks', 'task', 'cancel', 'result', 'sessions', 'messages', 'replay']) expect(general.stdout).toMatch(new RegExp(`^  ${cmd} +\\S`, 'm'));
@@ -54,6 +55,7 @@ test('--help for agent and each command (stdout, exit 0); a missing or unknown c
   usage(extra, 'task', /unexpected argument: task_b/);
   usage(badMode, 'run', /--mode must be one of flash, base, max, got turbo/);
   usage(badLimit, 'tasks', /--limit must be an integer from 1 to 100, got 0/);
+  usage(badDuration, 'run', /--max-duration must be a positive whole number, got 1\.5/);
 });
 
 test('run: the answer on stdout, tool calls, steps and cost on stderr; off a terminal no spinner and no colors; exit 0', async () => {
@@ -84,6 +86,12 @@ test('run --json prints every event as a JSON line; an agent error (here: cancel
   expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   expect(events.at(-1)).toMatchObject({ type: 'agent_error', error: { type: 'cancelled' } });
   expect(r.stderr).toBe('');
+});
+
+test('run --max-duration: a run that outlasts it ends with the max_duration error on stderr, exit 1', async () => {
+  const r = await cli(['run', '[[tool name=wait args={"seconds":60}]] hold on', '--max-duration', '1']);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain('the run reached its max_duration of 1 s');
 });
 
 test('run --background prints the task id (--json: the accepted task); task, tasks, result --wait, cancel and messages show it', async () => {

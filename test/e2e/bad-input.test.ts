@@ -32,6 +32,7 @@ test.each([
   ['unknown fields named', { body: { message: 'x', colour: 'red', size: 2 } }, 400, /unknown fields in body: colour, size/],
   ['unknown nested field', { body: { message: 'x', mcp_servers: [{ serverName: 'a', serverUrl: 'http://x.test/sse', extra: 1 }] } }, 400, /mcp_servers\.0\.extra/],
   ['bad URL in a nested field', { body: { message: 'x', callback: { url: 'not a url' } } }, 400, /callback\.url/],
+  ['max_duration not a whole positive number', { body: { message: 'x', max_duration: 0.5 } }, 400, /max_duration/],
   ['a JSON array body', { raw: '[1,2]', headers: { 'content-type': 'application/json' } }, 400, /body/],
   ['wrong content type', { raw: 'message=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, /application\/json/],
 ])('%s', async (_name, opts, status, message) => {

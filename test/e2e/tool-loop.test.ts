@@ -101,6 +101,18 @@ test('max_cost ends the run with budget_exceeded before a turn it cannot afford'
   expect(result.json.events.filter((e: { type: string }) => e.type === 'agent_step')).toHaveLength(1);
 });
 
+test('max_duration cuts a long wait short: failed with max_duration, in the status, the result and the stream', async () => {
+  const began = Date.now();
+  const r = await call('POST', '/', { body: { message: '[[tool name=wait args={"seconds":120}]] a long wait', max_duration: 2, background: true } });
+  const result = await call('GET', `/tasks/${r.json.task_id}/result?wait=30`);
+  expect(Date.now() - began).toBeLessThan(30_000);
+  expect(result.json).toMatchObject({ status: 'failed', error: { type: 'max_duration', message: 'the run reached its max_duration of 2 s' } });
+  expect((await call('GET', `/tasks/${r.json.task_id}`)).json).toMatchObject({ status: 'failed', error: { type: 'max_duration' } });
+  const evs = await events(r.json.task_id);
+  expect(evs.map((e) => e.data.type)).toContain('agent_tool_use');
+  expect(evs.slice(-2).map((e) => e.data.type)).toEqual(['agent_cost', 'agent_error']);
+});
+
 test('a message sent into a running task is read before its next turn (agent_input); 409 once finished, 404 for another account', async () => {
   const r = await call('POST', '/', { body: { message: '[[slow delay=100 tokens=20]] first', background: true } });
   const id = r.json.task_id;

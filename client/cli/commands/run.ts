@@ -45,10 +45,23 @@ async function datastoreOptions(values: Values, client: () => AgentClient): Prom
   return { ...(datastores.length && { datastores }), ...(queries.length && { queries }) };
 }
 
+/** The request's caps from --max-steps, --max-cost and --max-duration (the service checks their ranges). */
+function capOptions(values: Values): Pick<ForegroundRunRequest, 'max_steps' | 'max_cost' | 'max_duration'> {
+  const number = (name: string, whole: boolean): number | undefined => {
+    const text = stringOption(values, name);
+    if (text === undefined) return undefined;
+    const n = Number(text);
+    if (!text.trim() || !Number.isFinite(n) || n <= 0 || (whole && !Number.isInteger(n))) throw new UsageError(`--${name} must be a positive ${whole ? 'whole ' : ''}number, got ${text}`);
+    return n;
+  };
+  const [steps, cost, duration] = [number('max-steps', true), number('max-cost', false), number('max-duration', true)];
+  return { ...(steps && { max_steps: steps }), ...(cost && { max_cost: cost }), ...(duration && { max_duration: duration }) };
+}
+
 export const runCommand: Command = {
   name: 'run',
   summary: 'Run the agent on a message: its answer streams to stdout, tool calls and steps to stderr.',
-  usage: 'agent run "message" [--background] [--session S] [--mode flash|base|max] [--tokens] [--json] [--schedule SPEC [--schedule-message TEXT] [--timezone ZONE]] [--datastore ID[:NAME]]... [--query NAME=SQL]...',
+  usage: 'agent run "message" [--background] [--session S] [--mode flash|base|max] [--tokens] [--json] [--schedule SPEC [--schedule-message TEXT] [--timezone ZONE]] [--datastore ID[:NAME]]... [--query NAME=SQL]... [--max-steps N] [--max-cost USD] [--max-duration S]',
   help: [
     '--background  start it in the background; print the task id (with --json, the answer of POST /)',
     '--session S   continue session S (default: a new session)',
@@ -69,6 +82,8 @@ export const runCommand: Command = {
     '--query NAME=SQL',
     '              a tool NAME running SQL on the run\'s SQL datastore, its ? or $1 markers the',
     '              tool\'s arguments p1, p2...; repeatable',
+    '--max-steps N, --max-cost USD, --max-duration S',
+    '              the run\'s caps: model turns, dollars, seconds of work',
     'exit status: 0 when the agent completed, 1 on an agent error',
   ],
   options: {
@@ -82,6 +97,9 @@ export const runCommand: Command = {
     timezone: { type: 'string' },
     datastore: { type: 'string', multiple: true },
     query: { type: 'string', multiple: true },
+    'max-steps': { type: 'string' },
+    'max-cost': { type: 'string' },
+    'max-duration': { type: 'string' },
   },
   positionals: { min: 1, max: 1 },
   async run(ctx, values, [message]) {
@@ -94,6 +112,7 @@ export const runCommand: Command = {
       ...(mode && { mode: mode as (typeof MODES)[number] }),
       ...(values.tokens && { streaming_tokens: true }),
       ...(schedules && { schedules }),
+      ...capOptions(values),
       ...data,
     };
     const session = stringOption(values, 'session');
