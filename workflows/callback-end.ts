@@ -2,6 +2,7 @@
 // `task.cancelled`. The run sends its own; the delivery workflow makes one for a
 // task that closed without sending it (terminated or timed out from outside).
 import type { CallbackConfig, DeliveryItem } from './types';
+import { OUTSIDE_END_ERRORS } from './types';
 
 export interface TaskEnd {
   status: 'completed' | 'failed' | 'cancelled';
@@ -28,17 +29,7 @@ function finalNotification(taskId: string, end: TaskEnd): Record<string, unknown
  * or the end to deliver for a run closed from outside (the errors GET /tasks/{id} shows).
  */
 export function endFromOutside(state: { status: string; closedAt?: string }, now: string): 'running' | 'closed' | TaskEnd {
-  const timestamp = state.closedAt ?? now;
-  switch (state.status) {
-    case 'RUNNING':
-      return 'running';
-    case 'TERMINATED':
-      return { status: 'failed', timestamp, error: { type: 'terminated', message: 'the task was terminated' } };
-    case 'TIMED_OUT':
-      return { status: 'failed', timestamp, error: { type: 'timeout', message: 'the task timed out' } };
-    case 'NOT_FOUND':
-      return { status: 'failed', timestamp, error: { type: 'vanished', message: 'the run no longer exists in Temporal' } };
-    default:
-      return 'closed';
-  }
+  if (state.status === 'RUNNING') return 'running';
+  const error = OUTSIDE_END_ERRORS[state.status as keyof typeof OUTSIDE_END_ERRORS];
+  return error ? { status: 'failed', timestamp: state.closedAt ?? now, error: { ...error } } : 'closed';
 }

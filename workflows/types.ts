@@ -309,6 +309,17 @@ export interface TaskView {
   completed_at: string | null;
 }
 
+/**
+ * The error of a task whose run Temporal closed without the run's own end (terminated or timed
+ * out from outside, or no longer there): what GET /tasks/{id}, the stream's closing event and a
+ * callback's final notification all say.
+ */
+export const OUTSIDE_END_ERRORS = {
+  TERMINATED: { type: 'terminated', message: 'the task was terminated' },
+  TIMED_OUT: { type: 'timeout', message: 'the task timed out' },
+  NOT_FOUND: { type: 'vanished', message: 'the run no longer exists in Temporal' },
+} as const;
+
 export const SEARCH_ATTRIBUTES = {
   status: 'TaskStatus',
   account: 'TaskAccount',

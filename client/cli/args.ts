@@ -78,6 +78,15 @@ export function secondsOption(values: Values, name: string): number | undefined 
   return n;
 }
 
+/** A number above 0 (whole with `whole`), or undefined when absent. */
+export function positiveOption(values: Values, name: string, whole = false): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (typeof raw !== 'string' || !raw.trim() || !Number.isFinite(n) || n <= 0 || (whole && !Number.isInteger(n))) throw new UsageError(`--${name} must be a positive ${whole ? 'whole ' : ''}number, got ${String(raw)}`);
+  return n;
+}
+
 export function stringOption(values: Values, name: string): string | undefined {
   const v = values[name];
   return typeof v === 'string' ? v : undefined;

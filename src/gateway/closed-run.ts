@@ -5,6 +5,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client, Connection, WorkflowExecutionDescription } from '@temporalio/client';
 import type { TaskView } from '../../workflows/types';
+import { OUTSIDE_END_ERRORS } from '../../workflows/types';
 import { isFinished, viewFromDescription } from './task-views';
 
 const DESCRIBE_DEADLINE_MS = 2000;
@@ -25,7 +26,7 @@ export async function runState(client: Client, connection: Connection, taskId: s
     if (!(err instanceof WorkflowNotFoundError)) return { unknown: true };
     const cached = await known();
     if (!cached) return { unknown: true };
-    return { closed: isFinished(cached.status) ? cached : { ...cached, status: 'failed', error: { type: 'vanished', message: 'the run no longer exists in Temporal' } } };
+    return { closed: isFinished(cached.status) ? cached : { ...cached, status: 'failed', error: { ...OUTSIDE_END_ERRORS.NOT_FOUND } } };
   }
   if (desc.status.name === 'RUNNING') return { running: desc };
   const cached = await known();

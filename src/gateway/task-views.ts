@@ -2,6 +2,7 @@
 // cache is empty (or Redis is gone) and the workflow cannot be queried.
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import type { TaskStatus, TaskView } from '../../workflows/types';
+import { OUTSIDE_END_ERRORS } from '../../workflows/types';
 import { NOT_RETRYING, RetryFields } from './run-retries';
 
 const CLOSED: Record<string, TaskStatus> = {
@@ -28,9 +29,9 @@ export function viewFromDescription(desc: WorkflowExecutionDescription, known?: 
   const error =
     known?.error ??
     (desc.status.name === 'TERMINATED'
-      ? { type: 'terminated', message: 'the task was terminated' }
+      ? { ...OUTSIDE_END_ERRORS.TERMINATED }
       : desc.status.name === 'TIMED_OUT'
-        ? { type: 'timeout', message: 'the task timed out' }
+        ? { ...OUTSIDE_END_ERRORS.TIMED_OUT }
         : status === 'failed'
           ? { type: 'agent_error', message: 'the task failed' }
           : status === 'cancelled'

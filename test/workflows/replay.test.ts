@@ -30,20 +30,22 @@ async function replayAll(options: Parameters<typeof Worker.runReplayHistories>[0
   return results;
 }
 
-let plain: Promise<Map<string, Error | undefined>> | undefined;
-test.each(files)('%s replays cleanly', async (file) => {
-  const results = await (plain ??= workflowBundle().then((workflowBundle) => replayAll({ workflowBundle })));
+function expectClean(results: Map<string, Error | undefined>, file: string): void {
   expect(results.has(file)).toBe(true);
   expect(results.get(file)).toBeUndefined();
+}
+
+let plain: Promise<Map<string, Error | undefined>> | undefined;
+test.each(files)('%s replays cleanly', async (file) => {
+  expectClean(await (plain ??= workflowBundle().then((workflowBundle) => replayAll({ workflowBundle }))), file);
 });
 
 // The workflows' span sink (not called on replay, but the worker wants it registered).
 const noSpans = { exporter: { export: { fn: () => undefined } } };
 let traced: Promise<Map<string, Error | undefined>> | undefined;
 test.each(files)('%s replays cleanly with the tracing interceptors', async (file) => {
-  const results = await (traced ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS, workflowInterceptorModules: [WORKFLOW_TRACING_INTERCEPTORS], logger: new DefaultLogger('WARN') }).then((workflowBundle) =>
+  traced ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS, workflowInterceptorModules: [WORKFLOW_TRACING_INTERCEPTORS], logger: new DefaultLogger('WARN') }).then((workflowBundle) =>
     replayAll({ workflowBundle, sinks: noSpans }),
-  ));
-  expect(results.has(file)).toBe(true);
-  expect(results.get(file)).toBeUndefined();
+  );
+  expectClean(await traced, file);
 });

@@ -4,7 +4,7 @@
 // and --query, the agent reads registered datastores (agent datastores).
 import type { ForegroundRunRequest, NamedQuery, RunDatastore, ScheduleEntry } from '../../types';
 import type { AgentClient } from '../../client';
-import { listOption, stringOption, UsageError, type Command, type Values } from '../args';
+import { listOption, positiveOption, stringOption, UsageError, type Command, type Values } from '../args';
 import { scheduledText } from '../event-view';
 import { follow } from '../follow';
 
@@ -47,14 +47,7 @@ async function datastoreOptions(values: Values, client: () => AgentClient): Prom
 
 /** The request's caps from --max-steps, --max-cost and --max-duration (the service checks their ranges). */
 function capOptions(values: Values): Pick<ForegroundRunRequest, 'max_steps' | 'max_cost' | 'max_duration'> {
-  const number = (name: string, whole: boolean): number | undefined => {
-    const text = stringOption(values, name);
-    if (text === undefined) return undefined;
-    const n = Number(text);
-    if (!text.trim() || !Number.isFinite(n) || n <= 0 || (whole && !Number.isInteger(n))) throw new UsageError(`--${name} must be a positive ${whole ? 'whole ' : ''}number, got ${text}`);
-    return n;
-  };
-  const [steps, cost, duration] = [number('max-steps', true), number('max-cost', false), number('max-duration', true)];
+  const [steps, cost, duration] = [positiveOption(values, 'max-steps', true), positiveOption(values, 'max-cost'), positiveOption(values, 'max-duration', true)];
   return { ...(steps && { max_steps: steps }), ...(cost && { max_cost: cost }), ...(duration && { max_duration: duration }) };
 }
 
