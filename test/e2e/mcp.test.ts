@@ -9,6 +9,9 @@
 import { KEY_A, postStream, readSse, SseEvent, sleep, useStack, waitUntil, withTemporal } from './helpers';
 import { startEverything, Everything } from '../mcp/everything';
 import { startBearerMcpServer, BearerMcpServer } from '../mcp/fixtures/bearer-server';
+import { decodeFromPayloadsAtIndex, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
+import { Client } from '@temporalio/client';
+import { codecDataConverter, codecFromKeys } from '../../src/codec/data-converter';
 
 jest.setTimeout(180_000);
 const TOKEN = 'mcp-token-e2e-0123456789';
@@ -35,6 +38,16 @@ function expectGapFree(events: SseEvent[]): void {
 async function events(taskId: string, after = 0, until?: (e: SseEvent) => boolean): Promise<SseEvent[]> {
   const res = await fetch(`${ctx.stack().gatewayUrl}/tasks/${taskId}/events`, { headers: { authorization: `Bearer ${KEY_A}`, 'last-event-id': String(after) } });
   return readSse(res, until);
+}
+
+/** The send count in the heartbeat Temporal holds for the task's pending MCP call. */
+async function sendsCounted(client: Client, taskId: string): Promise<number> {
+  const { raw } = await client.workflow.getHandle(taskId).describe();
+  const pending = raw.pendingActivities?.find((a) => a.activityType?.name === 'callMcpTool');
+  if (!pending?.heartbeatDetails?.payloads?.length) return 0;
+  const converter = loadDataConverter(codecDataConverter(codecFromKeys(ctx.stack().env.PAYLOAD_KEYS!)));
+  const beat = await decodeFromPayloadsAtIndex<{ sends?: number }>(converter, 0, pending.heartbeatDetails.payloads);
+  return beat?.sends ?? 0;
 }
 
 const toolResponses = (evs: { type: string; content?: string }[]) => evs.filter((e) => e.type === 'agent_tool_response').map((e) => JSON.parse(e.content!));
@@ -138,13 +151,16 @@ test('a call whose outcome is unknown after a crash is sent once more at most, t
   const r = await call('POST', '/', { body: { message: '[[tool name=sleep args={"ms":60000,"label":"twice"}]] crash', background: true, mcp_servers: [bearerServer()] } });
   const id = r.json.task_id;
   for (const sends of [1, 2]) {
+    // The kill comes once Temporal has the send counted: a crash in the instant before that can
+    // add a send (README), which a loaded machine hits if the kill follows the request at once.
     await waitUntil(async () => bearer.stats().calls.length === sends, 30_000);
+    await withTemporal(ctx.stack(), (client) => waitUntil(async () => (await sendsCounted(client, id)) === sends, 30_000));
     ctx.stack().children.worker.proc.kill('SIGKILL');
     await ctx.stack().children.worker.exited;
     await ctx.stack().startWorker();
   }
   const result = await call('GET', `/tasks/${id}/result?wait=60`);
-  expect(result.json.status).toBe('completed');
+  expect({ status: result.json.status, sends: bearer.stats().calls.length }).toEqual({ status: 'completed', sends: 2 });
   const [response] = toolResponses(result.json.events);
   expect(response.content).toContain('outcome of this call is unknown');
   expect(bearer.stats().calls).toHaveLength(2);
