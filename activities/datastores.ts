@@ -4,7 +4,7 @@
 // source that cannot be reached is retried by Temporal; one that refuses the
 // connection outright (credentials, a missing file) is DatastoreUnavailable.
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
 import type { EventTag } from '../src/relay/events';
 import type { DatastoreToolDef, RequestedDatastore, RequestedQuery, ToolCall } from '../workflows/types';
@@ -69,8 +69,10 @@ export function createDatastoreActivities(deps: ActivityDeps) {
       const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
       let outcome: { text: string; isError: boolean; queryMs?: number };
       try {
-        outcome = await runTool(access(), input);
+        outcome = await runTool(access(), input, ctx.cancellationSignal);
       } catch (err) {
+        // Cancellation reaches the activity with a heartbeat's answer; the database has been told to stop.
+        if (ctx.cancellationSignal.aborted) throw new CancelledFailure('datastore call cancelled');
         outcome = { text: `Error: ${failureText(err)}`, isError: true };
       } finally {
         clearInterval(beat);
@@ -82,7 +84,7 @@ export function createDatastoreActivities(deps: ActivityDeps) {
 }
 
 /** The tool's result text; throws what is not the model's to read (connection failures, bugs). */
-async function runTool(access: DatastoreAccess, input: CallDatastoreInput): Promise<{ text: string; isError: boolean; queryMs?: number }> {
+async function runTool(access: DatastoreAccess, input: CallDatastoreInput, signal: AbortSignal): Promise<{ text: string; isError: boolean; queryMs?: number }> {
   const { def } = input;
   const record = await access.record(input.account, def.datastoreId);
   if (!record) return { text: `Error: the datastore ${def.datastoreName} is no longer registered`, isError: true };
@@ -91,7 +93,7 @@ async function runTool(access: DatastoreAccess, input: CallDatastoreInput): Prom
   const source = await access.sql(record);
   if (def.op === 'describe') return { text: JSON.stringify({ tables: await source.describe() }), isError: false };
   const [sql, params] = def.op === 'named' ? [def.query!, namedParams(def, args)] : [ownSql(args, source.dialect), []];
-  const result = await source.query(sql, params, access.limits(record));
+  const result = await source.query(sql, params, access.limits(record), signal);
   return { text: resultText(result), isError: false, queryMs: result.elapsedMs };
 }
 

@@ -3,6 +3,7 @@
 // the official test server), the same variable `npm start` reads. TEMPORAL_ADDRESS
 // instead points the conformance suite at a server started elsewhere.
 import path from 'node:path';
+import { TestWorkflowEnvironment, type LocalTestWorkflowEnvironmentOptions } from '@temporalio/testing';
 import { devServerExecutable, engineFromEnv, realTestServer } from '../src/launcher/engines';
 
 export const ENGINE = engineFromEnv(process.env);
@@ -27,3 +28,30 @@ export function timeSkippingServerPath(): string {
  * guard on this (the README lists these differences).
  */
 export const JAVA_TEST_SERVER = ENGINE === 'temporal-cli';
+
+type LocalServer = Omit<NonNullable<LocalTestWorkflowEnvironmentOptions['server']>, 'executable'>;
+
+/** createLocal on the ENGINE's dev server (what `server start-dev` runs). */
+export function localEnv(server: LocalServer = {}): Promise<TestWorkflowEnvironment> {
+  return startingAgain(() => TestWorkflowEnvironment.createLocal({ server: { ...server, executable: { type: 'existing-path', path: devServerPath() } } }));
+}
+
+/** createTimeSkipping on the ENGINE's time-skipping server. */
+export function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  return startingAgain(() => TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } } }));
+}
+
+/**
+ * The SDK gives a server it launches 5 s to answer, which a process that loads
+ * Node and its modules can miss on a machine busy with the rest of the suite:
+ * that one failure (and no other) starts it again, twice at most.
+ */
+async function startingAgain(start: () => Promise<TestWorkflowEnvironment>): Promise<TestWorkflowEnvironment> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      if (attempt >= 3 || !/did not start within/.test(String((err as Error)?.message))) throw err;
+    }
+  }
+}

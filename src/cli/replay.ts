@@ -5,58 +5,12 @@
 //   npm run replay -- --all [--hours <n>]
 //   options: --workflows <path> (default workflows/), --json
 // Exit: 0 all replayed, 1 a replay failed or the engine/run was unavailable, 2 bad usage.
-import fs from 'node:fs';
-import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
 import { dataConverter as serviceDataConverter } from '../codec/data-converter';
 import { ReplayOutcome, RunRef, bundle, connect, listClosedRuns, oneLine, quietRuntime, replayRuns, resolveRuns } from './replay-runs';
-
-const USAGE = 'usage: replay <workflowId>... [--run-id <runId>] | --all [--hours <n>] [--workflows <path>] [--json]';
-const DEFAULT_WORKFLOWS = path.resolve(__dirname, '../../workflows');
-
-interface Options {
-  ids: string[];
-  runId?: string;
-  all: boolean;
-  hours: number;
-  workflowsPath: string;
-  json: boolean;
-}
-
-class UsageError extends Error {}
+import { Options, parseOptions, USAGE, UsageError } from './replay-options';
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
-
-function parseOptions(argv: string[]): Options {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        'run-id': { type: 'string' },
-        all: { type: 'boolean', default: false },
-        hours: { type: 'string' },
-        workflows: { type: 'string' },
-        json: { type: 'boolean', default: false },
-      },
-    });
-  } catch (err) {
-    // Node's own messages go on to explain '--' escaping; the first sentence is the point.
-    throw new UsageError(oneLine(err).split('. ')[0]);
-  }
-  const { values: v, positionals: ids } = parsed;
-  if (v.all && ids.length) throw new UsageError('--all takes no workflow ids');
-  if (!v.all && !ids.length) throw new UsageError('give workflow ids or --all');
-  if (v['run-id'] !== undefined && ids.length !== 1) throw new UsageError('--run-id needs exactly one workflow id');
-  if (v.hours !== undefined && !v.all) throw new UsageError('--hours goes with --all');
-  const hours = Number(v.hours ?? 24);
-  if (!(hours > 0)) throw new UsageError(`--hours must be a positive number, got ${v.hours}`);
-  const workflowsPath = v.workflows === undefined ? DEFAULT_WORKFLOWS : path.resolve(v.workflows);
-  if (!fs.existsSync(workflowsPath)) throw new UsageError(`--workflows: no such file or folder ${workflowsPath}`);
-  return { ids, runId: v['run-id'], all: v.all, hours, workflowsPath, json: v.json };
-}
 
 async function main(argv: string[]): Promise<number> {
   let opts: Options;

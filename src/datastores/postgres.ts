@@ -9,7 +9,8 @@ import { isIP } from 'node:net';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { OutboundLookupError, OutboundRefusedError, type OutboundPolicy } from '../outbound/policy';
-import { DatastoreConnectionError, DatastoreQueryError, type QueryLimits, type QueryResult, type SqlDatastore, type TableDescription } from './types';
+import { jsonSafe, TYPES } from './postgres-values';
+import { cancelledQuery, DatastoreConnectionError, DatastoreQueryError, type QueryLimits, type QueryResult, type SqlDatastore, type TableDescription } from './types';
 
 export interface PostgresOptions {
   policy?: OutboundPolicy;
@@ -170,43 +171,6 @@ function statementError(err: unknown, timeoutMs: number, subject: string): Datas
   return new DatastoreQueryError(message, 'database');
 }
 
-// ---- values ----
-
-/** A value as JSON can carry it without loss or surprise (the contract's rows). */
-export function jsonSafe(v: unknown): unknown {
-  if (v === null || v === undefined) return null;
-  if (typeof v === 'bigint') return v.toString();
-  if (typeof v === 'number') return Number.isFinite(v) ? v : String(v); // NaN, ±Infinity (also 'infinity' timestamps)
-  if (v instanceof Date) return Number.isNaN(v.getTime()) ? String(v) : v.toISOString();
-  if (Buffer.isBuffer(v)) return `<${v.length} bytes>`;
-  if (Array.isArray(v)) return v.map(jsonSafe);
-  if (typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, jsonSafe(x)]));
-  return v;
-}
-
-type Parser = (s: string) => unknown;
-// Typed by pg with the builtin OIDs only, which leaves out the array types.
-const builtinParser = pg.types.getTypeParser as (oid: number, format?: 'text' | 'binary') => Parser;
-const textArray = builtinParser(1009);
-const isoTimestamp = (v: unknown): unknown =>
-  Array.isArray(v) ? v.map(isoTimestamp) : typeof v === 'string' ? v.replace(/^(\d{4,}-\d\d-\d\d) (?=\d)/, '$1T') : v;
-const keepText = (s: string) => s;
-
-// pg turns a date or a timestamp without time zone into a Date in the process's time zone, which
-// shifts it once printed as UTC; and an interval into an object. Their text is what the user stored.
-const OWN_PARSERS = new Map<number, Parser>([
-  [1082, keepText], // date
-  [1182, textArray], // date[]
-  [1114, isoTimestamp], // timestamp
-  [1115, (s) => isoTimestamp(textArray(s))], // timestamp[]
-  [1186, keepText], // interval
-  [1187, textArray], // interval[]
-]);
-
-const TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (format !== 'binary' && OWN_PARSERS.get(oid)) || builtinParser(oid, format)) as typeof pg.types.getTypeParser,
-};
-
 /** Settles like `work`, or rejects with `late()` after `ms`. */
 async function withDeadline<T>(work: Promise<T>, ms: number, late: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -240,6 +204,8 @@ interface Lease {
 class PostgresDatastore implements SqlDatastore {
   readonly dialect = 'postgres' as const;
   private pool?: Promise<pg.Pool>;
+  /** How the pool's clients connect (the address the policy approved): a canceller connects the same way. */
+  private clientConfig?: pg.ClientConfig;
   private closed = false;
 
   constructor(
@@ -263,24 +229,52 @@ class PostgresDatastore implements SqlDatastore {
     return [...tables.values()];
   }
 
-  async query(sql: string, params: readonly unknown[], limits: QueryLimits): Promise<QueryResult> {
+  async query(sql: string, params: readonly unknown[], limits: QueryLimits, signal?: AbortSignal): Promise<QueryResult> {
     const checked = checkedLimits(limits);
+    if (signal?.aborted) throw cancelledQuery();
     try {
       const lease = await this.acquire();
+      const stop = () => {
+        lease.broken = true;
+        void this.cancelBackend(lease.client);
+      };
+      signal?.addEventListener('abort', stop, { once: true });
       try {
+        if (signal?.aborted) throw cancelledQuery(); // while waiting for a connection
         const work = this.transaction(lease, sql, params, checked);
         // The statement_timeout is the server's to enforce; this only catches a server gone silent.
         return await withDeadline(work, checked.timeoutMs + DEADLINE_GRACE_MS, () => ((lease.broken = true), timeoutError(checked.timeoutMs)));
       } catch (err) {
+        if (signal?.aborted) throw cancelledQuery();
         // A cancelled statement leaves the session usable, but a fresh connection is cheap and rules out a backend still busy.
         if (isConnectionFailure(err) || codeOf(err) === '57014') lease.broken = true;
         throw statementError(err, checked.timeoutMs, this.target.subject);
       } finally {
+        signal?.removeEventListener('abort', stop);
         lease.client.removeListener('error', lease.onError);
         lease.client.release(lease.broken);
       }
     } catch (err) {
       throw this.scrubbed(err);
+    }
+  }
+
+  /**
+   * Asks the server to stop what `client`'s backend runs (pg_cancel_backend, from a connection
+   * of its own: the pool may be full). Best effort: the statement_timeout still ends it.
+   */
+  private async cancelBackend(client: pg.PoolClient): Promise<void> {
+    const pid = (client as unknown as { processID?: number }).processID;
+    if (!pid || !this.clientConfig) return;
+    const canceller = new pg.Client(this.clientConfig);
+    canceller.on('error', () => undefined);
+    try {
+      await canceller.connect();
+      await canceller.query('SELECT pg_cancel_backend($1)', [pid]);
+    } catch {
+      // nothing to add: the statement ends at its time limit anyway
+    } finally {
+      await canceller.end().catch(() => undefined);
     }
   }
 
@@ -347,21 +341,19 @@ class PostgresDatastore implements SqlDatastore {
 
   private newPool(address: string, ssl: pg.PoolConfig['ssl']): pg.Pool {
     const { port, user, password, database } = this.target;
-    const pool = new pg.Pool({
+    this.clientConfig = {
       host: address,
       port,
       user,
       password,
       database,
       ssl,
-      max: this.opts.maxConnections ?? 4,
       connectionTimeoutMillis: this.opts.connectTimeoutMs ?? 5000,
-      idleTimeoutMillis: 30_000,
       application_name: 'agent-execution-service',
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
-      allowExitOnIdle: true,
-    });
+    };
+    const pool = new pg.Pool({ ...this.clientConfig, max: this.opts.maxConnections ?? 4, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
     // An idle client whose server went away (a restart, a network cut) reports here; the pool drops
     // it and the next query opens a fresh one. Unheard, the event would crash the process.
     pool.on('error', () => undefined);

@@ -9,7 +9,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { FromReader, ReaderCall, ReaderError, ToReader } from './sqlite-thread';
-import { DatastoreConnectionError, DatastoreQueryError, type QueryLimits, type QueryResult, type SqlDatastore, type TableDescription } from './types';
+import { cancelledQuery, DatastoreConnectionError, DatastoreQueryError, type QueryLimits, type QueryResult, type SqlDatastore, type TableDescription } from './types';
 
 const ENTRY = path.join(__dirname, `sqlite-thread${path.extname(__filename)}`);
 const DEFAULT_IDLE_MS = 60_000;
@@ -23,6 +23,8 @@ interface Job {
   limitMs: number;
   resolve(v: unknown): void;
   reject(e: Error): void;
+  /** Its caller's signal fired: it is not to start, or is stopped. */
+  cancelled?: boolean;
 }
 
 interface Reader {
@@ -33,6 +35,7 @@ interface Reader {
 
 interface InFlight {
   id: number;
+  job: Job;
   reader: Reader;
   timer: NodeJS.Timeout;
   resolve(v: unknown): void;
@@ -80,9 +83,9 @@ class SqliteDatastore implements SqlDatastore {
     return this.submit({ op: 'describe' }, METADATA_LIMIT_MS) as Promise<TableDescription[]>;
   }
 
-  query(sql: string, params: readonly unknown[], limits: QueryLimits): Promise<QueryResult> {
+  query(sql: string, params: readonly unknown[], limits: QueryLimits, signal?: AbortSignal): Promise<QueryResult> {
     const call: ReaderCall = { op: 'query', sql, params: params.map(toBindable), maxRows: limits.maxRows };
-    return this.submit(call, limits.timeoutMs) as Promise<QueryResult>;
+    return this.submit(call, limits.timeoutMs, signal) as Promise<QueryResult>;
   }
 
   async close(): Promise<void> {
@@ -92,12 +95,33 @@ class SqliteDatastore implements SqlDatastore {
     await this.stopReader();
   }
 
-  private submit(call: ReaderCall, limitMs: number): Promise<unknown> {
+  private submit(call: ReaderCall, limitMs: number, signal?: AbortSignal): Promise<unknown> {
     if (this.closed) return Promise.reject(closedError());
+    if (signal?.aborted) return Promise.reject(cancelledQuery());
     return new Promise((resolve, reject) => {
-      this.queue.push({ call, limitMs, resolve, reject });
+      const stop = () => this.cancel(job);
+      const settled = <T>(settle: (v: T) => void) => (v: T) => {
+        signal?.removeEventListener('abort', stop);
+        settle(v);
+      };
+      const job: Job = { call, limitMs, resolve: settled(resolve), reject: settled(reject) };
+      signal?.addEventListener('abort', stop, { once: true });
+      this.queue.push(job);
       void this.drain();
     });
+  }
+
+  /** A queued job leaves the queue; the one in flight is stopped the way a timeout stops it. */
+  private cancel(job: Job): void {
+    job.cancelled = true;
+    const queued = this.queue.indexOf(job);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      job.reject(cancelledQuery());
+    } else if (this.inFlight?.job === job) {
+      this.fail(this.inFlight.id, cancelledQuery());
+      void this.stopReader();
+    }
   }
 
   private async drain(): Promise<void> {
@@ -120,11 +144,12 @@ class SqliteDatastore implements SqlDatastore {
       throw this.closed ? closedError() : err;
     });
     if (this.closed) throw closedError();
+    if (job.cancelled) throw cancelledQuery();
     setHeld(reader.proc, true);
     return new Promise((resolve, reject) => {
       const id = ++this.lastId;
       const timer = setTimeout(() => this.timeOut(id, job.limitMs), job.limitMs);
-      this.inFlight = { id, reader, timer, resolve, reject };
+      this.inFlight = { id, job, reader, timer, resolve, reject };
       reader.proc.send({ ...job.call, id } satisfies ToReader);
     });
   }

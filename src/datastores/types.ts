@@ -43,21 +43,25 @@ export interface SqlDatastore {
   /** Proves the source answers (registration): throws DatastoreConnectionError or DatastoreQueryError with the database's own message. */
   check(): Promise<void>;
   describe(): Promise<TableDescription[]>;
-  /** One statement, its parameters bound by the driver, in a read-only transaction under `limits`. */
-  query(sql: string, params: readonly unknown[], limits: QueryLimits): Promise<QueryResult>;
+  /**
+   * One statement, its parameters bound by the driver, in a read-only transaction under `limits`.
+   * `signal` stops it on the database (a cancelled task): the call then rejects with kind `cancelled`.
+   */
+  query(sql: string, params: readonly unknown[], limits: QueryLimits, signal?: AbortSignal): Promise<QueryResult>;
   close(): Promise<void>;
 }
 
 /**
  * Why a query gave no result, for the model to read and act on: `refused` (a
  * write, more than one statement, not a read), `timeout`, `invalid` (syntax,
- * unknown table or column, wrong parameter count) or `database` (anything else
- * the database said). Never retried: the same call would fail the same way.
+ * unknown table or column, wrong parameter count), `database` (anything else
+ * the database said) or `cancelled` (its caller's signal stopped it). Never
+ * retried: the same call would fail the same way.
  */
 export class DatastoreQueryError extends Error {
   constructor(
     message: string,
-    readonly kind: 'refused' | 'timeout' | 'invalid' | 'database',
+    readonly kind: 'refused' | 'timeout' | 'invalid' | 'database' | 'cancelled',
   ) {
     super(message);
     this.name = 'DatastoreQueryError';
@@ -79,6 +83,8 @@ export class DatastoreConnectionError extends Error {
     this.name = 'DatastoreConnectionError';
   }
 }
+
+export const cancelledQuery = () => new DatastoreQueryError('the query was cancelled', 'cancelled');
 
 export interface DocumentInput {
   /** Absent: one is made (`doc_` and 24 hex). Adding an existing id replaces that document. */

@@ -114,15 +114,9 @@ test('an unreachable engine: one line naming the address, exit 1', async () => {
   expect(r.code).toBe(1);
 });
 
-test.each([
-  [[], 'give workflow ids or --all'],
-  [['--all', 'task_x'], '--all takes no workflow ids'],
-  [['a', 'b', '--run-id', 'r'], '--run-id needs exactly one workflow id'],
-  [['--all', '--hours', 'soon'], '--hours must be a positive number, got soon'],
-  [['--frobnicate'], "Unknown option '--frobnicate'"],
-])('bad usage %j: one line, exit 2', async (args, problem) => {
-  const r = await replay(args);
-  expect(r.stderr).toMatch(new RegExp(`^replay: ${problem.replace(/[-[\]()]/g, '\\$&')}\\. usage: replay [^\\n]+\\n$`));
+test('bad usage: one line naming the problem, with the usage, exit 2 (test/cli/replay-options.test.ts has each mistake)', async () => {
+  const r = await replay(['--all', 'task_x']);
+  expect(r.stderr).toMatch(/^replay: --all takes no workflow ids\. usage: replay [^\n]+\n$/);
   expect(r.stdout).toBe('');
   expect(r.code).toBe(2);
 });

@@ -167,6 +167,23 @@ describe('openSqlite: time, concurrency, life cycle', () => {
     expect(next.rows).toEqual([[1000]]);
   });
 
+  it('stops the query in flight and drops a queued one when their signals fire; the next runs at once', async () => {
+    const [first, second] = [new AbortController(), new AbortController()];
+    const running = refusal(store.query(SLOW, [], { timeoutMs: 60_000, maxRows: 10 }, first.signal));
+    const queued = refusal(store.query('SELECT 1', [], LIMITS, second.signal));
+    second.abort();
+    expect(await queued).toMatchObject({ kind: 'cancelled', message: 'the query was cancelled' });
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    first.abort();
+    expect(await running).toMatchObject({ kind: 'cancelled' });
+    const next = await store.query('SELECT count(*) FROM numbers', [], LIMITS);
+    expect(next.rows).toEqual([[1000]]);
+    // Far less than the cancelled query would have taken to count to a billion.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(await refusal(store.query('SELECT 1', [], LIMITS, first.signal))).toMatchObject({ kind: 'cancelled' });
+  });
+
   it('answers five queries made at once, in order', async () => {
     const all = await Promise.all([1, 2, 3, 4, 5].map((n) => store.query('SELECT n FROM numbers WHERE n = ?', [n], LIMITS)));
     expect(all.map((r) => r.rows[0][0])).toEqual([1, 2, 3, 4, 5]);

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { Client as PgClient } from 'pg';
 import { startStack, Stack } from '../../src/launcher/stack';
 import { ChildLogs } from '../../src/launcher/child-logs';
-import { api, Api, cleanEnv, KEY_A, KEY_B, withTemporal } from './helpers';
+import { api, Api, cleanEnv, KEY_A, KEY_B, waitUntil, withTemporal } from './helpers';
 import { readEngineData } from './raw-history';
 import { codecFromKeys } from '../../src/codec/data-converter';
 import { startPostgres, TestPostgres } from '../datastores/postgres-server';
@@ -62,6 +62,16 @@ const run = async (message: string, extra: object) => {
   expect(r.status).toBe(200);
   return r.json as { status: string; output: string; task_id: string; events: { type: string; content?: string }[] };
 };
+
+async function pgAdmin(sql: string): Promise<{ rows: Record<string, unknown>[] }> {
+  const client = new PgClient(pg.adminUrl);
+  await client.connect();
+  try {
+    return await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
 
 /** What the agent's tool said (the scripted model's last line repeats it). */
 const toolSaid = (output: string) => JSON.parse(output.replace(/^tool said: /, ''));
@@ -135,6 +145,36 @@ test('the agent\'s own SQL is read-only: writes and second statements are refuse
   expect(toolSaid(many.output)).toMatchObject({ row_count: 200, truncated: true, note: expect.stringMatching(/first 200 rows/) });
   const described = await run('[[tool name=describe_shop]] what tables?', { datastores });
   expect(toolSaid(described.output).tables.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['customers', 'orders', 'numbers', 'sales.targets']));
+});
+
+test('cancelling a task stops its query on the database, and the datastore serves the next call at once', async () => {
+  const slow = { allow_sql: true, query_timeout_ms: 120_000 };
+  const pgSlow = (await call('POST', '/datastores', { body: { name: 'pgslow', type: 'postgres', connection_url: pg.url, ...slow } })).json.id;
+  const liteSlow = (await call('POST', '/datastores', { body: { name: 'liteslow', type: 'sqlite', path: 'shop.db', ...slow } })).json.id;
+  const sleeping = async () => Number((await pgAdmin("SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(100)%'")).rows[0].n);
+  const background = async (message: string, datastores: object[]) => (await call('POST', '/', { body: { message, background: true, datastores } })).json.task_id as string;
+
+  const pgTask = await background('[[tool name=query_pgslow args={"sql":"SELECT pg_sleep(100)"}]] wait', [{ id: pgSlow, name: 'pgslow' }]);
+  await waitUntil(async () => (await sleeping()) === 1, 30_000);
+  const asked = Date.now();
+  expect((await call('POST', `/tasks/${pgTask}/cancel`)).status).toBe(202);
+  await waitUntil(async () => (await sleeping()) === 0, 30_000);
+  const pgStopped = Date.now() - asked;
+
+  const count = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000000000) SELECT count(*) FROM c';
+  const liteTask = await background(`[[tool name=query_liteslow args=${JSON.stringify({ sql: count })}]] count`, [{ id: liteSlow, name: 'liteslow' }]);
+  await withTemporal(stack, (client) =>
+    waitUntil(async () => !!(await client.workflow.getHandle(liteTask).describe()).raw.pendingActivities?.some((a) => a.activityType?.name === 'callDatastore'), 30_000),
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  expect((await call('POST', `/tasks/${liteTask}/cancel`)).status).toBe(202);
+  const next = Date.now();
+  const answered = await run('[[tool name=query_liteslow args={"sql":"SELECT count(*) FROM customers"}]] how many?', { datastores: [{ id: liteSlow, name: 'liteslow' }] });
+  expect(toolSaid(answered.output).rows).toEqual([[3]]);
+  // Far within the 120 s either query had: the database stopped each, not its time limit.
+  expect({ pgStopped: pgStopped < 30_000, liteNext: Date.now() - next < 30_000 }).toEqual({ pgStopped: true, liteNext: true });
+  for (const id of [pgTask, liteTask]) expect((await call('GET', `/tasks/${id}`)).json.status).toBe('cancelled');
+  for (const id of [pgSlow, liteSlow]) expect((await call('DELETE', `/datastores/${id}`)).status).toBe(204);
 });
 
 test('SQLite: a file by path and an upload, each with ? markers', async () => {

@@ -6,7 +6,7 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { api, Api, startTestStack } from './helpers';
 import type { Stack } from '../../src/launcher/stack';
-import { JAVA_TEST_SERVER, timeSkippingServerPath } from '../engine';
+import { JAVA_TEST_SERVER, timeSkippingEnv } from '../engine';
 import { DAY, threeMorningsOfCron } from './cron-days';
 
 jest.setTimeout(180_000);
@@ -17,7 +17,7 @@ let call: Api;
 
 (JAVA_TEST_SERVER ? describe.skip : describe)('on the time-skipping server', () => {
   beforeAll(async () => {
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } } });
+    env = await timeSkippingEnv();
     // Session and slot watches far apart: three virtual days hold no idle timers to wake for.
     stack = await startTestStack({ TEMPORAL_ADDRESS: env.address, RUN_WATCH_MS: String(DAY) });
     call = api(stack);

@@ -14,7 +14,7 @@ import type { ModelTurnInput } from '../../activities/model-turn';
 import type { PublishDagEventsInput } from '../../activities/dag';
 import type { BlockEvent, DagWorkflow, TaskResult } from '../../workflows/types';
 import { SEARCH_ATTRIBUTES } from '../../workflows/types';
-import { timeSkippingServerPath } from '../engine';
+import { timeSkippingEnv } from '../engine';
 
 jest.setTimeout(90_000);
 let env: TestWorkflowEnvironment;
@@ -28,7 +28,7 @@ const stepEnds: BlockEvent[] = [];
 
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } } });
+  env = await timeSkippingEnv();
   const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
   await env.connection.operatorService.addSearchAttributes({ namespace: 'default', searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((n) => [n, KEYWORD])) }).catch(() => undefined);
 });

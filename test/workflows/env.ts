@@ -6,22 +6,24 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import pino from 'pino';
 import { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../../workflows/types';
-import { devServerPath } from '../engine';
+import { localEnv } from '../engine';
+import { workflowBundle as cachedBundle } from '../../src/worker/workflow-bundle';
 
 export const WORKFLOWS = path.resolve(__dirname, '../../workflows');
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS, logger: new DefaultLogger('WARN') });
+  bundle ??= cachedBundle({ workflowsPath: WORKFLOWS, interceptorModules: [] }, pino({ enabled: false }));
   return bundle;
 }
 
 export async function createEnv(): Promise<TestWorkflowEnvironment> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: devServerPath() } } });
+  const env = await localEnv();
   const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
   await env.connection.operatorService.addSearchAttributes({
     namespace: 'default',

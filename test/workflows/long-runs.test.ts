@@ -4,14 +4,13 @@
 // history sizes are printed.
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { createEnv, workflowBundle, worker } from './env';
 import { fakeActivities, recorder, taskInput } from './fake-activities';
 import type { TaskInput } from '../../workflows/types';
 import { SEARCH_ATTRIBUTES } from '../../workflows/types';
-import { timeSkippingServerPath } from '../engine';
+import { timeSkippingEnv } from '../engine';
 
 jest.setTimeout(240_000);
 
@@ -74,7 +73,7 @@ test('a run of 300 tool calls continues as new, completes, and every run of it r
 });
 
 test('a four-hour run (time-skipped) completes, and every run of it replays', async () => {
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } } });
+  const env = await timeSkippingEnv();
   try {
     const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
     await env.connection.operatorService

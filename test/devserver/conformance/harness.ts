@@ -4,11 +4,13 @@
 // queue per test file.
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, Runtime, DefaultLogger, bundleWorkflowCode, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, Runtime, DefaultLogger, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import pino from 'pino';
 import { Client, Connection, WorkflowHandle } from '@temporalio/client';
-import { devServerPath, timeSkippingServerPath } from '../../engine';
+import { localEnv, timeSkippingEnv } from '../../engine';
+import { workflowBundle as cachedBundle } from '../../../src/worker/workflow-bundle';
 
-export { ENGINE, JAVA_TEST_SERVER, ON_REAL_SERVER, devServerPath } from '../../engine';
+export { ENGINE, JAVA_TEST_SERVER, ON_REAL_SERVER } from '../../engine';
 
 let runtimeInstalled = false;
 function quietRuntime(): void {
@@ -18,11 +20,12 @@ function quietRuntime(): void {
 }
 
 const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
-/** Bundles a workflows module once per test process. */
+/** Bundles a workflows module once per test process, from the worker's on-disk cache when it has it. */
 export function workflowBundle(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
   let b = bundles.get(workflowsPath);
   if (!b) {
-    b = bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+    quietRuntime();
+    b = cachedBundle({ workflowsPath, interceptorModules: [] }, pino({ enabled: false }));
     bundles.set(workflowsPath, b);
   }
   return b;
@@ -78,18 +81,12 @@ export async function createEnv(opts: EnvOptions): Promise<Env> {
     address = process.env.TEMPORAL_ADDRESS;
     connection = await Connection.connect({ address });
   } else if (opts.timeSkipping) {
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } } });
+    env = await timeSkippingEnv();
     connection = env.connection;
     address = env.address;
   } else {
     const dynamicConfig = Object.entries(opts.dynamicConfig ?? {}).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]);
-    env = await TestWorkflowEnvironment.createLocal({
-      server: {
-        executable: { type: 'existing-path', path: devServerPath() },
-        dbFilename: opts.dbFilename,
-        extraArgs: ['--search-attribute', 'CustomKeyword=Keyword', '--search-attribute', 'CustomInt=Int', ...dynamicConfig],
-      },
-    });
+    env = await localEnv({ dbFilename: opts.dbFilename, extraArgs: ['--search-attribute', 'CustomKeyword=Keyword', '--search-attribute', 'CustomInt=Int', ...dynamicConfig] });
     connection = env.connection;
     address = env.address;
   }

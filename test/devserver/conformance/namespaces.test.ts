@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 import Long from 'long';
 import { Client, WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { createEnv, devServerPath, ENGINE, Env, uid, workflowBundle } from './harness';
+import { createEnv, ENGINE, Env, uid, workflowBundle } from './harness';
+import { localEnv } from '../../engine';
 import { whereAmI } from './workflows/namespaces';
 import * as activities from './activities/namespaces';
 import { S, CallOutcome, outcome, codeName, detailType, RawClient, WORKFLOW_SERVICE } from './fuzz-tools';
@@ -217,13 +217,10 @@ embeddedOnly('methods the embedded server does not cover answer UNIMPLEMENTED na
 });
 
 launchable('--namespace and --search-attribute at launch create every namespace with the attributes', async () => {
-  const launched = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: devServerPath() },
-      namespace: 'ns-launch',
-      searchAttributes: [{ name: 'LaunchList', type: SearchAttributeType.KEYWORD_LIST }, { name: 'LaunchTime', type: SearchAttributeType.DATETIME }],
-      extraArgs: ['--namespace', 'ns-extra', '--search-attribute', 'LaunchKw=keyword'],
-    },
+  const launched = await localEnv({
+    namespace: 'ns-launch',
+    searchAttributes: [{ name: 'LaunchList', type: SearchAttributeType.KEYWORD_LIST }, { name: 'LaunchTime', type: SearchAttributeType.DATETIME }],
+    extraArgs: ['--namespace', 'ns-extra', '--search-attribute', 'LaunchKw=keyword'],
   });
   try {
     const svc = launched.connection.workflowService;
