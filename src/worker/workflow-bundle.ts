@@ -2,10 +2,11 @@
 // Building it (webpack) takes a few seconds of CPU at every worker start: a
 // restarted worker (npm start's supervisor, a deploy) then resumes its tasks
 // that much later. The cache key covers everything that goes into the bundle:
-// the files under workflows/ (lint lets them import nothing else but types),
-// the failure converter and interceptor modules bundled with them, the locked
-// dependency versions, and where the repository is (the source map names its
-// paths). A cache that cannot be read or written is passed over.
+// the entry module and the files of its folder (lint lets workflows/ import
+// nothing else but types), the failure converter and interceptor modules
+// bundled with them, the locked dependency versions, and where the repository
+// is (the source map names its paths). A cache that cannot be read or written
+// is passed over.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -53,6 +54,8 @@ export function cacheKey(inputs: BundleInputs): string {
   const h = crypto.createHash('sha256');
   const add = (label: string, data: string | Buffer) => h.update(`${label}\0`).update(data).update('\0');
   add('root', ROOT);
+  // The entry too: two workflows modules of one folder are two bundles.
+  add('entry', path.resolve(inputs.workflowsPath));
   for (const f of filesUnder(path.dirname(inputs.workflowsPath))) add(f, fs.readFileSync(f));
   if (inputs.failureConverterPath) add(inputs.failureConverterPath, fs.readFileSync(inputs.failureConverterPath));
   for (const m of inputs.interceptorModules) add('interceptor', m);

@@ -1,5 +1,5 @@
 // The worker's workflow bundle cache: built once per content, read back after,
-// and a change to any workflow file (or the interceptors bundled in) is a new
+// and a change to any workflow file, the entry module or the interceptors bundled in is a new
 // key, so a worker never runs a stale bundle.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,6 +39,8 @@ test('any change to a workflow file, or to the interceptors, is another key', ()
   const before = cacheKey(inputs);
   expect(cacheKey(inputs)).toBe(before);
   expect(cacheKey({ ...inputs, interceptorModules: ['/some/interceptors'] })).not.toBe(before);
+  // Another entry module of the same folder bundles other workflows.
+  expect(cacheKey({ ...inputs, workflowsPath: path.join(dir, 'wf', 'greet.ts') })).not.toBe(before);
   fs.appendFileSync(path.join(dir, 'wf', 'greet.ts'), '// a comment is a change too\n');
   expect(cacheKey(inputs)).not.toBe(before);
 });
