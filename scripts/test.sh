@@ -26,7 +26,7 @@ ENGINES="${TEST_ENGINES:-embedded temporal-cli}"
 # With their slashes: jest takes them as patterns, and test/cli alone would also match test/client.
 REAL_SUITES=(test/devserver/conformance/ test/workflows/ test/e2e/ test/cli/)
 # Files among them that talk to no engine (replay of saved histories, pure functions): the first pass covers them.
-NO_ENGINE=(/node_modules/ test/workflows/replay.test.ts test/workflows/callback-end.test.ts test/workflows/tool-registry.test.ts)
+NO_ENGINE=(/node_modules/ test/workflows/replay.test.ts test/workflows/callback-end.test.ts test/workflows/tool-registry.test.ts test/cli/replay-options.test.ts)
 # Type-check and lint at once (two cores; each is mostly one).
 npx tsc --noEmit -p . & typecheck=$!
 npx eslint . & lint=$!
