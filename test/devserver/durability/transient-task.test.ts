@@ -16,6 +16,7 @@ const raw = rawWorker(() => ({ connection: connection(), namespace: 'default' })
 const FIRST_FAILURE = ['1 WORKFLOW_EXECUTION_STARTED', '2 WORKFLOW_TASK_SCHEDULED attempt=1', '3 WORKFLOW_TASK_STARTED scheduled=2', '4 WORKFLOW_TASK_FAILED scheduled=2 started=3'];
 const SCHEDULED = '5 WORKFLOW_TASK_SCHEDULED attempt=2';
 const STARTED = '6 WORKFLOW_TASK_STARTED scheduled=5';
+const TIMING_OUT_S = 10;
 
 async function failedOnce(taskTimeoutSeconds: number) {
   const tq = `transient-${randomUUID()}`;
@@ -33,7 +34,8 @@ test('transient workflow tasks, scheduled or running, survive SIGKILL of the ser
   const running = await failedOnce(30);
   const runningTask = await raw.poll(running.tq);
   await raw.signal(running.workflowId); // waits for the running task: buffered
-  const timingOut = await failedOnce(3);
+  // Its timeout must outlast the restart on a loaded machine (a 3 s one did not once), yet end in the test.
+  const timingOut = await failedOnce(TIMING_OUT_S);
   const timingOutTask = await raw.poll(timingOut.tq);
   const timingOutStarted = Date.now();
   expect(await briefs(running.workflowId)).toEqual([...FIRST_FAILURE, SCHEDULED, STARTED]);
@@ -70,10 +72,10 @@ test('transient workflow tasks, scheduled or running, survive SIGKILL of the ser
   expect(written[5].workflowTaskStartedEventAttributes!.identity).toBe(IDENTITY);
   expect((await raw.poll(running.tq)).attempt).toBe(1);
 
-  // The other times out when it would have (3 s after it started), leaving no trace.
+  // The other times out when it would have (TIMING_OUT_S after it started), leaving no trace.
   const t3 = await raw.poll(timingOut.tq);
   expect(t3.attempt).toBe(3);
-  expect(Date.now() - timingOutStarted).toBeGreaterThanOrEqual(2500);
+  expect(Date.now() - timingOutStarted).toBeGreaterThanOrEqual(TIMING_OUT_S * 1000 - 500);
   await expect(raw.complete(timingOutTask)).rejects.toMatchObject({ code: 5 /* NOT_FOUND */ });
   expect(await briefs(timingOut.workflowId)).toEqual([...FIRST_FAILURE, '5 WORKFLOW_TASK_SCHEDULED attempt=3', STARTED]);
 
