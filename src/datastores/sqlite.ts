@@ -119,8 +119,7 @@ class SqliteDatastore implements SqlDatastore {
       this.queue.splice(queued, 1);
       job.reject(cancelledQuery());
     } else if (this.inFlight?.job === job) {
-      this.fail(this.inFlight.id, cancelledQuery());
-      void this.stopReader();
+      this.stopInFlight(this.inFlight.id, cancelledQuery());
     }
   }
 
@@ -156,8 +155,12 @@ class SqliteDatastore implements SqlDatastore {
 
   private timeOut(id: number, limitMs: number): void {
     const seconds = Math.round(limitMs / 100) / 10;
-    this.fail(id, new DatastoreQueryError(`the query ran past its time limit of ${seconds} s and was cancelled`, 'timeout'));
-    // Killing the reader is what stops the statement; the next call starts another.
+    this.stopInFlight(id, new DatastoreQueryError(`the query ran past its time limit of ${seconds} s and was cancelled`, 'timeout'));
+  }
+
+  /** Ends call `id` with `err`. Killing the reader is what stops its statement; the next call starts another. */
+  private stopInFlight(id: number, err: Error): void {
+    this.fail(id, err);
     void this.stopReader();
   }
 

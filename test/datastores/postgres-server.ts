@@ -90,14 +90,22 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public, sales TO ag
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO agent;
 `;
 
-async function admin(url: string, statements: string[]): Promise<void> {
+async function admin(url: string, statements: string[]): Promise<pg.QueryResult[]> {
   const client = new pg.Client(url);
   await client.connect();
   try {
-    for (const s of statements) await client.query(s);
+    const results: pg.QueryResult[] = [];
+    for (const s of statements) results.push(await client.query(s));
+    return results;
   } finally {
     await client.end();
   }
+}
+
+/** One statement as the server's owner (a session of its own): what tests check the data and the server with. */
+export async function adminQuery(server: Pick<TestPostgres, 'adminUrl'>, sql: string): Promise<pg.QueryResult> {
+  const [result] = await admin(server.adminUrl, [sql]);
+  return result;
 }
 
 export async function startPostgres(): Promise<TestPostgres> {

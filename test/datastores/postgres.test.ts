@@ -6,7 +6,8 @@ import { jsonSafe } from '../../src/datastores/postgres-values';
 import { DatastoreConnectionError, DatastoreQueryError, type SqlDatastore } from '../../src/datastores/types';
 import { freePort } from '../../src/launcher/processes';
 import { OutboundPolicy } from '../../src/outbound/policy';
-import { startPostgres, type TestPostgres } from './postgres-server';
+import { adminQuery, startPostgres, type TestPostgres } from './postgres-server';
+import { waitUntil } from '../e2e/helpers';
 
 const LIMITS = { timeoutMs: 5000, maxRows: 200 };
 
@@ -23,31 +24,14 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function adminQuery(sql: string): Promise<pg.QueryResult> {
-  const client = new pg.Client(server.adminUrl);
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 async function adminCount(table: string): Promise<number> {
-  return Number((await adminQuery(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
+  return Number((await adminQuery(server, `SELECT count(*) AS n FROM ${table}`)).rows[0].n);
 }
 
 /** Statements sleeping on the server right now (seen from another session). */
 async function sleepers(): Promise<number> {
-  const { rows } = await adminQuery("SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(30)%'");
+  const { rows } = await adminQuery(server, "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(30)%'");
   return Number(rows[0].n);
-}
-
-async function waitFor(cond: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
-    if (await cond()) return;
-  }
-  throw new Error('condition not reached in time');
 }
 
 async function failure(p: Promise<unknown>): Promise<Error> {
@@ -226,11 +210,11 @@ describe('query', () => {
   it('stops a statement on the server when its signal fires, and the pool still serves', async () => {
     const stop = new AbortController();
     const running = failure(store.query('SELECT pg_sleep(30)', [], { timeoutMs: 60_000, maxRows: 10 }, stop.signal));
-    await waitFor(async () => (await sleepers()) === 1);
+    await waitUntil(async () => (await sleepers()) === 1, 10_000, 50);
     stop.abort();
     const err = await running;
     expect(err).toMatchObject({ kind: 'cancelled', message: 'the query was cancelled' });
-    await waitFor(async () => (await sleepers()) === 0);
+    await waitUntil(async () => (await sleepers()) === 0, 10_000, 50);
     const already = await failure(store.query('SELECT 1', [], LIMITS, stop.signal));
     expect(already).toMatchObject({ kind: 'cancelled' });
     expect((await store.query('SELECT 1 AS one', [], LIMITS)).rows).toEqual([[1]]);

@@ -7,13 +7,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Client as PgClient } from 'pg';
 import { startStack, Stack } from '../../src/launcher/stack';
 import { ChildLogs } from '../../src/launcher/child-logs';
 import { api, Api, cleanEnv, KEY_A, KEY_B, waitUntil, withTemporal } from './helpers';
 import { readEngineData } from './raw-history';
 import { codecFromKeys } from '../../src/codec/data-converter';
-import { startPostgres, TestPostgres } from '../datastores/postgres-server';
+import { adminQuery, startPostgres, TestPostgres } from '../datastores/postgres-server';
 
 jest.setTimeout(180_000);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-datastores-'));
@@ -62,16 +61,6 @@ const run = async (message: string, extra: object) => {
   expect(r.status).toBe(200);
   return r.json as { status: string; output: string; task_id: string; events: { type: string; content?: string }[] };
 };
-
-async function pgAdmin(sql: string): Promise<{ rows: Record<string, unknown>[] }> {
-  const client = new PgClient(pg.adminUrl);
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** What the agent's tool said (the scripted model's last line repeats it). */
 const toolSaid = (output: string) => JSON.parse(output.replace(/^tool said: /, ''));
@@ -151,7 +140,7 @@ test('cancelling a task stops its query on the database, and the datastore serve
   const slow = { allow_sql: true, query_timeout_ms: 120_000 };
   const pgSlow = (await call('POST', '/datastores', { body: { name: 'pgslow', type: 'postgres', connection_url: pg.url, ...slow } })).json.id;
   const liteSlow = (await call('POST', '/datastores', { body: { name: 'liteslow', type: 'sqlite', path: 'shop.db', ...slow } })).json.id;
-  const sleeping = async () => Number((await pgAdmin("SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(100)%'")).rows[0].n);
+  const sleeping = async () => Number((await adminQuery(pg, "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(100)%'")).rows[0].n);
   const background = async (message: string, datastores: object[]) => (await call('POST', '/', { body: { message, background: true, datastores } })).json.task_id as string;
 
   const pgTask = await background('[[tool name=query_pgslow args={"sql":"SELECT pg_sleep(100)"}]] wait', [{ id: pgSlow, name: 'pgslow' }]);
@@ -268,11 +257,5 @@ async function decodedHistory(workflowId: string): Promise<string> {
 }
 
 async function count(table: string): Promise<number> {
-  const c = new PgClient({ connectionString: pg.adminUrl });
-  await c.connect();
-  try {
-    return Number((await c.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
-  } finally {
-    await c.end();
-  }
+  return Number((await adminQuery(pg, `SELECT count(*) AS n FROM ${table}`)).rows[0].n);
 }

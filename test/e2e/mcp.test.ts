@@ -9,9 +9,8 @@
 import { KEY_A, postStream, readSse, SseEvent, sleep, useStack, waitUntil, withTemporal } from './helpers';
 import { startEverything, Everything } from '../mcp/everything';
 import { startBearerMcpServer, BearerMcpServer } from '../mcp/fixtures/bearer-server';
-import { decodeFromPayloadsAtIndex, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
-import { Client } from '@temporalio/client';
-import { codecDataConverter, codecFromKeys } from '../../src/codec/data-converter';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import type { Client } from '@temporalio/client';
 
 jest.setTimeout(180_000);
 const TOKEN = 'mcp-token-e2e-0123456789';
@@ -45,8 +44,7 @@ async function sendsCounted(client: Client, taskId: string): Promise<number> {
   const { raw } = await client.workflow.getHandle(taskId).describe();
   const pending = raw.pendingActivities?.find((a) => a.activityType?.name === 'callMcpTool');
   if (!pending?.heartbeatDetails?.payloads?.length) return 0;
-  const converter = loadDataConverter(codecDataConverter(codecFromKeys(ctx.stack().env.PAYLOAD_KEYS!)));
-  const beat = await decodeFromPayloadsAtIndex<{ sends?: number }>(converter, 0, pending.heartbeatDetails.payloads);
+  const beat = await decodeFromPayloadsAtIndex<{ sends?: number }>(client.options.loadedDataConverter, 0, pending.heartbeatDetails.payloads);
   return beat?.sends ?? 0;
 }
 
