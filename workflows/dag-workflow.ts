@@ -22,6 +22,16 @@ export interface StepOutcome extends StepInputItem {
   usage?: Usage;
 }
 
+/** A step's end, as its child workflow ended. */
+interface StepEnd {
+  step: DagStep;
+  status: 'completed' | 'skipped' | 'failed';
+  output?: unknown;
+  usage?: Usage;
+  /** Why it failed (skipped or failed). */
+  error?: string;
+}
+
 export interface StepReport {
   workflow_id: string;
   step_id: string;
@@ -50,6 +60,14 @@ export function dagWorkflowId(taskId: string, workflowId: string): string {
  */
 export const STEP_END_PATCH = 'dag-step-end-published-by-its-workflow';
 
+/**
+ * Runs from before this patch settled each step's end on its own, at once: when
+ * two ends' local activities resolved in separate workflow tasks live but together
+ * on replay, the commands that followed came out in another order, and the run
+ * failed replay (nondeterminism). Runs since settle ends one at a time.
+ */
+export const SERIAL_ENDS_PATCH = 'dag-step-ends-one-at-a-time';
+
 const relay = proxyLocalActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '200ms' } });
 
 /** A step's end as an event: `step` is `<workflow>/<step>`. */
@@ -60,6 +78,8 @@ export function stepEndEvent(r: StepReport & { status: 'completed' | 'skipped' |
 
 export async function dagWorkflow(input: DagWorkflowInput): Promise<StepOutcome[]> {
   const { task, workflow } = input;
+  // Runs since this patch settle their steps' ends one at a time (see SERIAL_ENDS_PATCH).
+  const serial = patched(SERIAL_ENDS_PATCH);
   const parent = getExternalWorkflowHandle(task.taskId);
   // A report the task cannot take (it has closed) changes nothing here.
   const report = (step: DagStep, status: StepReport['status'], usage?: Usage): StepReport => ({ workflow_id: workflow.id, step_id: step.id, name: step.name, status, ...(usage && { usage }) });
@@ -67,49 +87,74 @@ export async function dagWorkflow(input: DagWorkflowInput): Promise<StepOutcome[
   // Delivered before this workflow closes, so the task has every end before it goes on.
   const endReports: Promise<unknown>[] = [];
   const reportsDelivered = () => CancellationScope.nonCancellable(() => Promise.all(endReports));
-  // A step's end, on the stream before its dependents start; the task hears of it without holding them back.
-  const ended = async (step: DagStep, status: 'completed' | 'skipped' | 'failed', usage?: Usage) => {
-    const r = { ...report(step, status, usage), status };
-    if (!patched(STEP_END_PATCH)) return tell(r);
-    const { lastSeq } = await relay.publishStepEnd({ taskId: task.taskId, session: task.session, producer: `dag:${workflow.id}:${step.id}`, event: stepEndEvent(r) });
-    endReports.push(tell({ ...r, published: { seq: lastSeq } }));
-  };
   const outcomes = new Map<string, StepOutcome>();
   const started = new Set<string>();
   const steps = new CancellationScope();
+  /** Steps started whose end is not settled yet. */
   let running = 0;
   let failure: ApplicationFailure | undefined;
 
-  const run = async (step: DagStep) => {
-    running++;
-    try {
-      // Not awaited: the step starts at once (the report goes out in the same workflow task).
-      void tell(report(step, 'started'));
-      const inputs = step.depends_on.map((d) => outcomes.get(d)!).map(({ usage: _u, ...item }) => item);
-      const r = await steps.run(() =>
-        executeChild(dagStep, { workflowId: `${dagWorkflowId(task.taskId, workflow.id)}:${step.id}`, args: [{ task, workflow: { id: workflow.id, name: workflow.name, description: workflow.description }, step, inputs }], retry: retryPolicyOf(step) }),
-      );
-      outcomes.set(step.id, { id: step.id, name: step.name, status: 'completed', output: r.output, usage: r.usage });
-      await ended(step, 'completed', r.usage);
-    } catch (err) {
-      if (isCancellation(err) && (failure || CancellationScope.current().consideredCancelled)) return;
-      const why = reason(err);
-      if (step.optional) {
-        outcomes.set(step.id, { id: step.id, name: step.name, status: 'skipped', error: why });
-        await ended(step, 'skipped');
-      } else {
-        failure ??= ApplicationFailure.create({ type: STEP_FAILED, message: `step "${step.name}" (${step.id}) of workflow "${workflow.name}" failed: ${why}`, nonRetryable: true });
-        await ended(step, 'failed');
-        steps.cancel();
-      }
-    } finally {
-      running--;
-    }
+  // A step's end, on the stream before its dependents start; the task hears of it without holding them back.
+  const publish = async (end: StepEnd) => {
+    const r = { ...report(end.step, end.status, end.usage), status: end.status };
+    // Runs since SERIAL_ENDS_PATCH came after STEP_END_PATCH: no need to ask for it.
+    if (!serial && !patched(STEP_END_PATCH)) return tell(r);
+    // Not published (the relay stayed down through the retries): the task publishes it itself.
+    const published = await relay.publishStepEnd({ taskId: task.taskId, session: task.session, producer: `dag:${workflow.id}:${end.step.id}`, event: stepEndEvent(r) }).then(
+      ({ lastSeq }) => ({ published: { seq: lastSeq } }),
+      () => undefined,
+    );
+    endReports.push(tell({ ...r, ...published }));
+  };
+
+  /** Records a step's end, publishes it, then starts what it made ready (or cancels the rest when it failed). */
+  const settle = async (end: StepEnd) => {
+    const { step } = end;
+    if (end.status === 'failed') failure ??= ApplicationFailure.create({ type: STEP_FAILED, message: `step "${step.name}" (${step.id}) of workflow "${workflow.name}" failed: ${end.error}`, nonRetryable: true });
+    else outcomes.set(step.id, { id: step.id, name: step.name, status: end.status, ...(end.status === 'completed' ? { output: end.output, usage: end.usage } : { error: end.error }) });
+    await publish(end);
+    if (end.status === 'failed') steps.cancel();
+    running--;
     startReady();
   };
 
+  // One end at a time, in the order the steps ended: each end's commands (its publication, its
+  // report, the steps it starts) come out whole and in one order, whether the local activities'
+  // results arrive one per workflow task (a live run) or together (the same run rebuilt from history).
+  const ends: StepEnd[] = [];
+  let draining = false;
+  const drain = async () => {
+    draining = true;
+    for (let end = ends.shift(); end; end = ends.shift()) await settle(end);
+    draining = false;
+  };
+
+  const run = async (step: DagStep) => {
+    running++;
+    // Not awaited: the step starts at once (the report goes out in the same workflow task).
+    void tell(report(step, 'started'));
+    const inputs = step.depends_on.map((d) => outcomes.get(d)!).map(({ usage: _u, ...item }) => item);
+    let end: StepEnd | undefined;
+    try {
+      const r = await steps.run(() =>
+        executeChild(dagStep, { workflowId: `${dagWorkflowId(task.taskId, workflow.id)}:${step.id}`, args: [{ task, workflow: { id: workflow.id, name: workflow.name, description: workflow.description }, step, inputs }], retry: retryPolicyOf(step) }),
+      );
+      end = { step, status: 'completed', output: r.output, usage: r.usage };
+    } catch (err) {
+      // Cancelled because another step failed or the task was cancelled: not an end of its own.
+      if (!(isCancellation(err) && (failure || steps.consideredCancelled))) end = { step, status: step.optional ? 'skipped' : 'failed', error: reason(err) };
+    }
+    if (!end) {
+      running--;
+      return;
+    }
+    if (!serial) return settle(end);
+    ends.push(end);
+    if (!draining) void CancellationScope.nonCancellable(drain);
+  };
+
   const startReady = () => {
-    if (failure) return;
+    if (failure || (serial && steps.consideredCancelled)) return;
     for (const s of workflow.steps) {
       if (!started.has(s.id) && s.depends_on.every((d) => outcomes.has(d))) {
         started.add(s.id);

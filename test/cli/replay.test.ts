@@ -120,3 +120,48 @@ test('bad usage: one line naming the problem, with the usage, exit 2 (test/cli/r
   expect(r.stdout).toBe('');
   expect(r.code).toBe(2);
 });
+
+// The trial that found DAG runs failing replay: the README's DAG example, then three diamonds
+// (two parallel steps feeding a third), then --all. Every task, DAG workflow and step replays.
+test('after DAG runs (the README example and three diamonds), --all replays every run', async () => {
+  const readme = {
+    id: 'launch',
+    name: 'launch',
+    description: 'what a launch needs',
+    steps: [
+      { id: 'notes', name: 'notes', description: 'Draft the release notes', depends_on: [] },
+      { id: 'risks', name: 'risks', description: 'List the risks', depends_on: [], optional: true, retry_policy: { max_attempts: 2, backoff: 'fixed', initial_interval: 5 } },
+      { id: 'mail', name: 'mail', description: 'Write the announcement', depends_on: ['notes', 'risks'], output_schema: { type: 'object', required: ['subject', 'body'], properties: { subject: { type: 'string' }, body: { type: 'string' } } } },
+    ],
+  };
+  const diamond = {
+    id: 'd',
+    name: 'diamond',
+    description: 'two parts, then the whole',
+    steps: [
+      { id: 'a', name: 'a', description: 'part a', depends_on: [] },
+      { id: 'b', name: 'b', description: 'part b', depends_on: [] },
+      { id: 'c', name: 'c', description: 'the whole', depends_on: ['a', 'b'] },
+    ],
+  };
+  const runs = [{ message: 'Plan the launch of version 2.3', workflows: [readme] }, ...[1, 2, 3].map((n) => ({ message: `diamond ${n}`, workflows: [diamond] }))];
+  const ids: string[] = [];
+  for (const body of runs) {
+    const r = await call('POST', '/', { body });
+    expect(r.status).toBe(200);
+    expect(r.json.status).toBe('completed');
+    const wf = body.workflows[0];
+    ids.push(r.json.task_id, `${r.json.task_id}:${wf.id}`, ...wf.steps.map((s) => `${r.json.task_id}:${wf.id}:${s.id}`));
+  }
+  await withTemporal(ctx.stack(), (client) =>
+    waitUntil(async () => {
+      const seen = new Set<string>();
+      for await (const info of client.workflow.list({ query: closedSinceQuery(1) })) seen.add(info.workflowId);
+      return ids.every((id) => seen.has(id));
+    }, 30_000, 250),
+  );
+  const r = await replay(['--all', '--hours', '1']);
+  for (const id of ids) expect(r.lines).toContainEqual(expect.stringMatching(new RegExp(`^replay OK ${id} \\S+ \\(\\d+ events\\)$`)));
+  expect(r.lines.filter((l) => l.startsWith('replay FAILED'))).toEqual([]);
+  expect(r.code).toBe(0);
+});
