@@ -134,10 +134,12 @@ export class TaskService {
           ),
         );
       } catch (err) {
-        if ((err as Error).name === 'WorkflowExecutionAlreadyStartedError' && idempotencyKey) {
-          const earlier = await this.existing(account, taskId, requestHash);
-          if (earlier) return earlier;
-        }
+        if (!isAlreadyStarted(err)) throw err;
+        // A new random id can only have been started by this request: an attempt whose answer was
+        // lost (the engine restarted mid-call) and that the client tried again. That is our start.
+        if (!idempotencyKey) return undefined;
+        const earlier = await this.existing(account, taskId, requestHash);
+        if (earlier) return earlier;
         throw err;
       }
       return undefined;
@@ -169,6 +171,7 @@ export class TaskService {
 
   /** Starts a new session whose first run already holds the turn (TaskInput.ownsTurn): no grant, no join. */
   private async openSession(account: Account, session: string, taskId: string, createdAt: string): Promise<void> {
+    // The session's id is new to this request: already started means an earlier attempt of this call did it.
     await temporalCall(() =>
       this.starter.start({
         workflowType: 'agentSession',
@@ -180,7 +183,9 @@ export class TaskService {
           ...sessionStartMeta({ account: account.account, session }, createdAt),
         },
       }),
-    );
+    ).catch((err: unknown) => {
+      if (!isAlreadyStarted(err)) throw err;
+    });
   }
 
   /** Holds an open session for this run, or refuses (409) when another run is active or queued. A closed session is not busy. */
@@ -412,4 +417,8 @@ function failureDetails(err: unknown): PartialResult | undefined {
     e = e.cause as typeof e;
   }
   return undefined;
+}
+
+function isAlreadyStarted(err: unknown): boolean {
+  return (err as Error | undefined)?.name === 'WorkflowExecutionAlreadyStartedError';
 }

@@ -102,6 +102,28 @@ test('a submit whose start fails answers with that failure and leaves no queued 
   expect(await redis.redis.get(keys.status(failedId!))).toBeNull();
 });
 
+test('a start whose first answer was lost and that was tried again is the submit\'s own: it succeeds (task and session)', async () => {
+  const workflow = env.client.workflow;
+  const start = workflow.start.bind(workflow);
+  const retried: string[] = [];
+  // As when the engine restarts mid-call: the first attempt starts the workflow, its answer is
+  // lost, and the call tried again meets the workflow it started (already started).
+  workflow.start = (async (type: string, opts: { workflowId: string }) => {
+    await start(type as never, opts as never);
+    retried.push(type);
+    return start(type as never, opts as never);
+  }) as typeof workflow.start;
+  let sub;
+  try {
+    sub = await submitting.submit(account, { message: 'hi', background: true } as never, undefined);
+  } finally {
+    workflow.start = start;
+  }
+  expect(retried.sort()).toEqual(['agentSession', 'agentTask']);
+  expect((await env.client.workflow.getHandle(sub.taskId).describe()).status.name).toBe('RUNNING');
+  await env.client.workflow.getHandle(sub.taskId).terminate();
+});
+
 describe('a cached status never runs ahead of Temporal', () => {
   const finished = (id: string, status: 'completed' | 'failed') => ({
     task_id: id,
