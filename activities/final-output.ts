@@ -51,7 +51,7 @@ export function createFinalOutputActivities(deps: ActivityDeps) {
     async finalOutput(input: FinalOutputInput): Promise<FinalOutputAnswer> {
       const ctx = Context.current();
       const { session, run } = await readThread(deps.temporal, input);
-      const messages: object[] = [...buildMessages({ system: input.system, rules: input.rules, agent: input.agent, session, run }, { content: '', thinking: '' }), { role: 'system', content: finalOutputInstruction(input.spec) }];
+      const messages: object[] = [...buildMessages({ system: input.system, rules: input.rules, agent: input.agent, session, run }), { role: 'system', content: finalOutputInstruction(input.spec) }];
       for (const r of input.rejected) messages.push({ role: 'assistant', content: r.text }, { role: 'system', content: repairInstruction(r.errors) });
       const p: TurnProgress = { content: '', thinking: '', published: 0, lastSeq: 0, thinkingStarted: false, responseStarted: false, chunks: 0, promptTokens: 0, spent: { promptTokens: 0, completionTokens: 0 } };
       const responseFormat = { type: 'json_schema', json_schema: { name: input.spec.name, strict: input.spec.strict, schema: input.spec.schema } };

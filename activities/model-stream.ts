@@ -77,12 +77,21 @@ export class StreamRunnerError extends Error {
 export interface StreamDeps {
   openai: OpenAI;
   publisher: EventPublisher;
+  /** Longest wait for the next piece once the stream has begun, ms (MODEL_STREAM_IDLE_MS). */
+  idleMs: number;
+}
+
+/** The provider began its answer, then sent nothing for `idleMs`: the attempt fails and Temporal retries it. */
+export class ModelStreamStalled extends Error {
+  override readonly name = 'ModelStreamStalled';
 }
 
 /** The stream loop itself, shared by both runners. Mutates `p`. */
 export async function streamModelTurn(deps: StreamDeps, req: StreamRequest, p: TurnProgress, signal: AbortSignal): Promise<StreamOutcome> {
   const emit = (...bodies: AgentEventBody[]) => publishAs(deps.publisher, req, p, bodies);
   const usage: Usage = { promptTokens: 0, completionTokens: 0 };
+  // The client's timeout covers the wait for the response to begin; this one each wait after.
+  const idle = new IdleWatch(deps.idleMs);
   const stream = await deps.openai.chat.completions.create(
     {
       model: req.model,
@@ -92,17 +101,36 @@ export async function streamModelTurn(deps: StreamDeps, req: StreamRequest, p: T
       stream: true,
       stream_options: { include_usage: true },
     },
-    { signal },
+    { signal: AbortSignal.any([signal, idle.signal]) },
   );
   const partial = new Map<number, ToolCall>();
-  for await (const chunk of stream) {
-    p.chunks++;
+  try {
+    idle.start();
+    for await (const chunk of stream) {
+      idle.touch();
+      p.chunks++;
+      await takeChunk(chunk);
+      // The time the relay took is not the provider's silence.
+      idle.touch();
+    }
+  } catch (err) {
+    throw idle.stalled() ?? err;
+  } finally {
+    idle.stop();
+  }
+  // The client ends the iteration quietly when aborted; a cut-short turn is not a result.
+  const stalled = idle.stalled();
+  if (stalled) throw stalled;
+  signal.throwIfAborted();
+  return { usage, toolCalls: [...partial.values()], progress: p };
+
+  async function takeChunk(chunk: OpenAI.Chat.Completions.ChatCompletionChunk): Promise<void> {
     if (chunk.usage) {
       usage.promptTokens = chunk.usage.prompt_tokens;
       usage.completionTokens = chunk.usage.completion_tokens;
     }
     const delta = chunk.choices?.[0]?.delta as (Record<string, any> & { content?: string | null }) | undefined;
-    if (!delta) continue;
+    if (!delta) return;
     const reasoning: string | undefined = delta.reasoning_content ?? delta.reasoning;
     if (reasoning) {
       p.thinking += reasoning;
@@ -128,9 +156,42 @@ export async function streamModelTurn(deps: StreamDeps, req: StreamRequest, p: T
       partial.set(tc.index, cur);
     }
   }
-  // The client ends the iteration quietly when aborted; a cut-short turn is not a result.
-  signal.throwIfAborted();
-  return { usage, toolCalls: [...partial.values()], progress: p };
+}
+
+/**
+ * Aborts a stream whose provider stays silent for `ms`: one timer per quiet period (not one per
+ * token), which on firing looks at when the last piece came and waits out the rest if needed.
+ */
+class IdleWatch {
+  private readonly abort = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private last = 0;
+  constructor(private readonly ms: number) {}
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+  start(): void {
+    this.touch();
+    this.wait(this.ms);
+  }
+  touch(): void {
+    this.last = Date.now();
+  }
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+  /** The failure, when the watch fired. */
+  stalled(): ModelStreamStalled | undefined {
+    if (!this.abort.signal.aborted) return undefined;
+    return new ModelStreamStalled(`no data from the model for ${Math.round(this.ms / 1000)} s after its answer began (MODEL_STREAM_IDLE_MS)`);
+  }
+  private wait(ms: number): void {
+    this.timer = setTimeout(() => {
+      const quiet = Date.now() - this.last;
+      if (quiet >= this.ms) this.abort.abort();
+      else this.wait(this.ms - quiet);
+    }, ms);
+  }
 }
 
 /** Publishes the turn's next events under its producer, numbered on from what it published. */

@@ -28,19 +28,12 @@ function chatMessage(m: RunMessage): object {
   return { role: m.role, content: m.content };
 }
 
-/**
- * System prompt (+ the active handoff agent's instructions) + rules + session thread + run
- * thread; a partial answer from a crashed attempt goes last so the model continues it.
- */
-export function buildMessages(input: PromptInput, partial: { content: string; thinking: string }): object[] {
+/** System prompt (+ the active handoff agent's instructions) + rules + session thread + run thread. */
+export function buildMessages(input: PromptInput): object[] {
   let system = input.system ?? DEFAULT_SYSTEM_PROMPT;
   if (input.agent) system += `\n\n${agentInstructions(input.agent)}`;
   if (input.rules?.length) system += `\n\nRules you must follow:\n${input.rules.map((r) => `- ${r}`).join('\n')}`;
-  const out: object[] = [{ role: 'system', content: system }, ...input.session, ...input.run.map(chatMessage)];
-  if (partial.content || partial.thinking) {
-    out.push({ role: 'assistant', content: partial.content, ...(partial.thinking ? { reasoning_content: partial.thinking } : {}) });
-  }
-  return out;
+  return [{ role: 'system', content: system }, ...input.session, ...input.run.map(chatMessage)];
 }
 
 /** What a handoff agent is told: who it is and that the conversation is now its own. */
@@ -71,6 +64,7 @@ export function classifyModelError(err: unknown): ApplicationFailure {
     return ApplicationFailure.nonRetryable(`the model rejected the request (HTTP ${status}): ${message}`, 'ModelBadRequest');
   }
   if (status !== undefined) return ApplicationFailure.retryable(`the model is unavailable (HTTP ${status}): ${message}`, 'model_unavailable');
+  if (e?.name === 'ModelStreamStalled') return ApplicationFailure.retryable(`the model is unavailable (its stream stalled): ${message}`, 'model_unavailable');
   if (CONNECTION_ERRORS.has(e?.name ?? '') || isConnectionFailure(message)) {
     return ApplicationFailure.retryable(`the model is unavailable (connection error): ${message}`, 'model_unavailable');
   }

@@ -4,11 +4,14 @@
 // the worker's token thread); the activity returns the message, the tool calls
 // and the usage. The workflow decides what happens next.
 //
-// Retried after a crash, a turn never shows a client the same text twice: it
-// publishes as its own producer (`s<step>`), the relay skips what the producer
-// already published, and the new attempt first rebuilds what was published and
-// asks the model to continue from that text instead of starting over. A turn
-// whose outcome was already published (its meta) returns it without calling the
+// Retried after a crash or a stalled stream, a turn yields exactly one answer:
+// it publishes as its own producer (`s<step>`), the relay skips what the
+// producer already published, and a new attempt that finds part of an answer
+// streamed by an earlier one publishes `agent_retract` (that text is void) and
+// asks the model afresh; the outcome holds the new answer alone. (Asking an
+// OpenAI-compatible model to continue a trailing assistant message gets the
+// whole answer again, so the partial text is never sent back.) A turn whose
+// outcome was already published (its meta) returns it without calling the
 // model again: its tool calls and usage are never lost to a retry.
 //
 // A turn larger than MODEL_ANSWER_MAX_BYTES fails as answer_too_large (not
@@ -78,21 +81,42 @@ interface TurnMeta {
 }
 
 const HEARTBEAT_MS = 1000;
+/** The events of a turn's text: what agent_retract voids. */
+const TEXT_EVENTS: ReadonlySet<string> = new Set(['agent_thinking_start', 'agent_thinking', 'agent_response_start', 'agent_response']);
+const NO_TEXT = { content: '', thinking: '', thinkingStarted: false, responseStarted: false } as const;
+
+type PublishTarget = Parameters<typeof publishAs>[1];
 const ZERO: Usage = { promptTokens: 0, completionTokens: 0 };
 
 export function createModelActivities(deps: ActivityDeps) {
-  /** Folds what earlier attempts published into the progress; returns the turn's outcome when it was complete. */
-  async function recover(input: ModelTurnInput, producer: string, p: TurnProgress): Promise<TurnMeta | undefined> {
+  /**
+   * Folds what earlier attempts published into the progress; returns the turn's outcome when it
+   * was complete. Text since the last agent_retract is the answer so far; `voidFrom` is its first seq.
+   */
+  async function recover(input: ModelTurnInput, producer: string, p: TurnProgress): Promise<{ meta?: TurnMeta; voidFrom?: number }> {
     const state = await deps.publisher.producerState(input.taskId, producer);
     p.published = Math.max(p.published, state.count);
+    let voidFrom: number | undefined;
     for (const ev of state.events) {
       p.lastSeq = Math.max(p.lastSeq, ev.seq);
+      if (ev.type === 'agent_retract') {
+        Object.assign(p, NO_TEXT);
+        voidFrom = undefined;
+      }
+      if (!TEXT_EVENTS.has(ev.type)) continue;
+      voidFrom ??= ev.seq;
       if (ev.type === 'agent_thinking_start') p.thinkingStarted = true;
       else if (ev.type === 'agent_thinking') p.thinking = input.streamTokens ? p.thinking + ev.content : ev.content;
       else if (ev.type === 'agent_response_start') p.responseStarted = true;
       else if (ev.type === 'agent_response') p.content = input.streamTokens ? p.content + ev.content : ev.content;
     }
-    return state.meta as TurnMeta | undefined;
+    return { meta: state.meta as TurnMeta | undefined, voidFrom };
+  }
+
+  /** An earlier attempt's partial answer is void: said on the stream, then forgotten, so the model answers afresh. */
+  async function retract(req: PublishTarget, p: TurnProgress, voidFrom: number, attempt: number): Promise<void> {
+    await publishAs(deps.publisher, req, p, [{ type: 'agent_retract', from_seq: voidFrom, attempt }]);
+    Object.assign(p, NO_TEXT);
   }
 
   function freshProgress(input: ModelTurnInput, details: TurnProgress | undefined): TurnProgress {
@@ -126,8 +150,10 @@ export function createModelActivities(deps: ActivityDeps) {
       const producer = input.producer ?? `s${input.step}`;
       const req = { taskId: input.taskId, session: input.session, producer, ...(input.tag && { tag: input.tag }) };
       const p = freshProgress(input, ctx.info.heartbeatDetails as TurnProgress | undefined);
-      const done = ctx.info.attempt > 1 ? await recover(input, producer, p) : undefined;
+      const earlier = ctx.info.attempt > 1 ? await recover(input, producer, p) : {};
+      const done = earlier.meta;
       if (done) return checked({ content: p.content, thinking: p.thinking, toolCalls: done.toolCalls, usage: done.usage, lastSeq: p.lastSeq });
+      if (earlier.voidFrom !== undefined) await retract(req, p, earlier.voidFrom, ctx.info.attempt);
       if (input.view) await deps.statusCache.putKeepingMetadata(input.view);
       const prelude = input.prelude ?? [];
       if (prelude.length && p.published < prelude.length) {
@@ -143,7 +169,7 @@ export function createModelActivities(deps: ActivityDeps) {
       let out;
       try {
         const { session, run } = await readThread(deps.temporal, input);
-        const messages = buildMessages({ system: input.system, rules: input.rules, agent: input.agent, session, run }, p);
+        const messages = buildMessages({ system: input.system, rules: input.rules, agent: input.agent, session, run });
         p.promptTokens = estimateTokens(messages);
         const stream = {
           ...req,

@@ -112,6 +112,11 @@ export const envSchema = z.object({
   MODEL_UNAVAILABLE_AFTER_MS: z.coerce.number().int().min(1000).default(120_000),
   /** Longest wait for the provider's response to begin (its headers; a streamed answer may then take long), ms. */
   MODEL_RESPONSE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  /**
+   * Longest silence of the provider once its streamed answer has begun (between two pieces), ms:
+   * past it the attempt fails as retryable (agent_retry), like a provider that is down.
+   */
+  MODEL_STREAM_IDLE_MS: z.coerce.number().int().min(1000).default(60_000),
   /** Default cap of running background tasks per account; more wait as `queued` (FIFO). */
   MAX_RUNNING_TASKS_PER_ACCOUNT: int(50),
   /**

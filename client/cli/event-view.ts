@@ -117,6 +117,13 @@ export class EventView {
         this.status(`retrying the ${what}`);
         break;
       }
+      case 'agent_retract':
+        // What was printed cannot be taken back: say plainly that it is void and the answer starts again.
+        this.closeAnswer();
+        this.closeThinking();
+        this.note('yellow', '[retry]', `the answer above was cut short (attempt ${ev.attempt - 1}) and is void; the model answers again`);
+        this.status('answering again');
+        break;
       case 'agent_final_output':
         // Whole, not shortened: it is what the run was asked to produce.
         this.closeAnswer();

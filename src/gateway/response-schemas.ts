@@ -238,6 +238,13 @@ const EVENT_SHAPES = {
     },
     'An attempt failed and Temporal retries it (model calls: until MODEL_UNAVAILABLE_AFTER_MS, then agent_error model_unavailable). Stream-only.',
   ],
+  agent_retract: [
+    {
+      from_seq: z.number().int().min(1).describe('The first seq whose text is void.'),
+      attempt: z.number().int().min(2).describe('The attempt of the model turn that answers anew.'),
+    },
+    "A model turn's attempt was cut short after streaming part of its answer (its worker died, its stream stalled) and the turn answers again from the start: the agent_thinking_start, agent_thinking, agent_response_start and agent_response events of the same workflow_id/step_id (both absent: the task's own turns) from from_seq up to this event are void. Stream-only.",
+  ],
   agent_final_output: [
     { name: z.string().describe("final_output's name."), output: z.unknown().describe('The structured output, parsed; it fits the schema.') },
     'The run\'s structured output (final_output), validated against its schema; right before agent_cost.',

@@ -3,7 +3,7 @@ import type { StreamOutcome, StreamRequest, TurnProgress } from '../../activitie
 
 /** What the token thread builds its own clients from (workerData). Holds the API key: never log it. */
 export interface StreamThreadConfig {
-  openai: { apiKey: string; baseURL?: string; timeoutMs: number };
+  openai: { apiKey: string; baseURL?: string; timeoutMs: number; idleMs: number };
   redisUrl: string;
   /** Event stream lifetime after the last event, ms. */
   ttlMs: number;

@@ -64,7 +64,7 @@ async function run(id: number, msg: Extract<ToThread, { type: 'run' }>): Promise
   }, PROGRESS_MS);
   try {
     await connected;
-    const outcome = await streamModelTurn({ openai, publisher }, msg.req, p, abort.signal);
+    const outcome = await streamModelTurn({ openai, publisher, idleMs: config.openai.idleMs }, msg.req, p, abort.signal);
     send({ type: 'done', id, outcome });
   } catch (err) {
     send({ type: 'failed', id, error: toStreamError(err) });

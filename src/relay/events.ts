@@ -59,6 +59,14 @@ export type AgentEventBody =
    * failed, `retry_in_ms` the wait before the next when known. Stream-only (not in the result's events).
    */
   | { type: 'agent_retry'; what: 'model' | 'tool'; tool?: string; attempt: number; error: { type: string; message: string }; retry_in_ms?: number }
+  /**
+   * A model turn's attempt was cut short (its worker died, its stream stalled) after streaming
+   * some of its answer, and the turn answers again from the start: every agent_thinking_start,
+   * agent_thinking, agent_response_start and agent_response of the same step tag (workflow_id and
+   * step_id, both absent for the task's own turns) from seq `from_seq` up to this event is void.
+   * `attempt` is the attempt that answers anew. Stream-only (not in the result's events).
+   */
+  | { type: 'agent_retract'; from_seq: number; attempt: number }
   /** The run's structured output (final_output), validated against its schema; right before agent_cost. */
   | { type: 'agent_final_output'; name: string; output: unknown }
   | { type: 'agent_cost'; cost: string }

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const ttlMs = config.RETENTION_DAYS * 86_400_000;
   const modelStream = new ThreadedModelStream({
     config: {
-      openai: { apiKey: config.OPENAI_API_KEY ?? 'offline-scripted-model', baseURL: config.OPENAI_BASE_URL, timeoutMs: config.MODEL_RESPONSE_TIMEOUT_MS },
+      openai: { apiKey: config.OPENAI_API_KEY ?? 'offline-scripted-model', baseURL: config.OPENAI_BASE_URL, timeoutMs: config.MODEL_RESPONSE_TIMEOUT_MS, idleMs: config.MODEL_STREAM_IDLE_MS },
       redisUrl: config.REDIS_URL,
       ttlMs,
       logLevel: config.LOG_LEVEL,

@@ -24,13 +24,15 @@ import { BUILTIN_TOOLS, toolSpec } from '../../workflows/tool-registry';
 import { PrivateRedis, startPrivateRedis } from '../relay/private-redis';
 
 const logger = pino({ level: 'silent' });
+/** The stream's idle limit here: short, so a stalled provider is seen quickly. */
+const IDLE_MS = 1500;
 let server: PrivateRedis;
 let model: ScriptedModel;
 let publisher: EventPublisher;
 let cache: StatusCache;
 let threaded: ThreadedModelStream;
 const runners: Record<string, () => ModelStreamRunner> = {
-  'in process': () => inProcessModelStream({ openai: new OpenAI({ apiKey: 'test', baseURL: model.url, maxRetries: 0 }), publisher }),
+  'in process': () => inProcessModelStream({ openai: new OpenAI({ apiKey: 'test', baseURL: model.url, maxRetries: 0 }), publisher, idleMs: IDLE_MS }),
   'on the token thread': () => threaded,
 };
 
@@ -40,7 +42,7 @@ beforeAll(async () => {
   publisher = new EventPublisher({ redis: server.redis, logger, ttlMs: 60_000 });
   cache = new StatusCache(server.redis, logger, 60_000);
   threaded = new ThreadedModelStream({
-    config: { openai: { apiKey: 'test', baseURL: model.url, timeoutMs: 30_000 }, redisUrl: server.url, ttlMs: 60_000, logLevel: 'silent', logJson: true },
+    config: { openai: { apiKey: 'test', baseURL: model.url, timeoutMs: 30_000, idleMs: IDLE_MS }, redisUrl: server.url, ttlMs: 60_000, logLevel: 'silent', logJson: true },
     logger,
   });
   await threaded.start();
@@ -133,17 +135,51 @@ describe.each(Object.keys(runners))('the stream run %s', (runner) => {
     expect((await publisher.readAfter(input.taskId, 0)).length).toBe(events.length);
   });
 
-  test('a retried attempt continues the text it had published: nothing twice, no seq gap', async () => {
+  test('a retried attempt voids the text an earlier one streamed (agent_retract) and answers afresh: one answer, no seq gap', async () => {
     const input = turnInput();
     // The first attempt died after the prelude and two tokens.
     await publisher.publish(input.taskId, input.session, 's1', 0, [{ type: 'agent_started' }, { type: 'agent_response_start' }, { type: 'agent_response', content: 'one ' }]);
+    const before = model.received().length;
     const out = (await new MockActivityEnvironment({ attempt: 2 }).run(activities.modelTurn, input)) as ModelTurnOutput;
     const events = await publisher.readAfter(input.taskId, 0);
-    expect(events.map((e) => e.type).slice(0, 3)).toEqual(['agent_started', 'agent_response_start', 'agent_response']);
-    expect(events.filter((e) => e.type === 'agent_response_start')).toHaveLength(1);
-    expect(contentOf(events)).toBe('one two three');
+    expect(events.slice(0, 4).map((e) => e.type)).toEqual(['agent_started', 'agent_response_start', 'agent_response', 'agent_retract']);
+    expect(events[3]).toMatchObject({ from_seq: 2, attempt: 2 });
+    // The model was asked afresh, without the partial answer.
+    expect(model.received()[before].body.messages.at(-1)?.role).toBe('user');
     expect(out.content).toBe('one two three');
+    expect(contentOf(events.slice(4))).toBe('one two three');
+    expect(events.slice(4).filter((e) => e.type === 'agent_response_start')).toHaveLength(1);
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
+    // A third attempt after the second died once more voids only what the second streamed.
+    const third = { ...input, taskId: `${input.taskId}b` };
+    await publisher.publish(third.taskId, third.session, 's1', 0, [
+      { type: 'agent_started' },
+      { type: 'agent_response_start' },
+      { type: 'agent_response', content: 'x' },
+      { type: 'agent_retract', from_seq: 2, attempt: 2 },
+      { type: 'agent_response_start' },
+      { type: 'agent_response', content: 'y' },
+    ]);
+    threads[third.taskId] = threads[input.taskId];
+    const again = (await new MockActivityEnvironment({ attempt: 3 }).run(activities.modelTurn, third)) as ModelTurnOutput;
+    const later = await publisher.readAfter(third.taskId, 6);
+    expect(later[0]).toMatchObject({ type: 'agent_retract', from_seq: 5, attempt: 3 });
+    expect(again.content).toBe('one two three');
+  });
+
+  test('a stream that stalls after it began fails the attempt as model_unavailable, retried (agent_retry); the retry voids its text and answers', async () => {
+    const input = turnInput(`[[hang after=2 times=1 key=stall-${runner}]] [[say text="one two three"]] hi`);
+    const quiet = new MockActivityEnvironment({ scheduledTimestampMs: Date.now() }, { logger: new DefaultLogger('ERROR') });
+    const err = (await quiet.run(activities.modelTurn, input).catch((e: unknown) => e)) as ApplicationFailure;
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect([err.type, err.nonRetryable]).toEqual(['model_unavailable', false]);
+    expect(err.message).toContain('MODEL_STREAM_IDLE_MS');
+    const first = await publisher.readAfter(input.taskId, 0);
+    expect(first.map((e) => e.type)).toEqual(['agent_started', 'agent_response_start', 'agent_response', 'agent_response', 'agent_retry']);
+    const out = (await new MockActivityEnvironment({ attempt: 2 }).run(activities.modelTurn, input)) as ModelTurnOutput;
+    const events = await publisher.readAfter(input.taskId, first.length);
+    expect(events[0]).toMatchObject({ type: 'agent_retract', from_seq: 2, attempt: 2 });
+    expect(out.content).toBe(contentOf(events));
   });
 
   test('usage counts an interrupted attempt (from its last heartbeat) as well as the one that finished', async () => {

@@ -2,7 +2,9 @@
 // retry (agent_retry), the task view shows the attempt and the last error
 // (from Temporal's pending activity), and after MODEL_UNAVAILABLE_AFTER_MS the
 // task fails with model_unavailable; a synchronous request gets that error.
-// The worker's log has the task's start, its retries and its end.
+// The worker's log has the task's start, its retries and its end. A provider
+// that stops sending in the middle of its answer is a failed attempt too
+// (MODEL_STREAM_IDLE_MS), retried, never a run held for the activity's timeout.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +14,7 @@ import { ChildLogs } from '../../src/launcher/child-logs';
 const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'outage-logs-'));
 const childLogs = new ChildLogs({ dir: logDir });
 // Attempts at about 0, 1 and 3 s; the bound ends the turn at about 6 s.
-const { stack, call } = useStack({ MODEL_UNAVAILABLE_AFTER_MS: '6000', LOG_LEVEL: 'info' }, { childLogs });
+const { stack, call } = useStack({ MODEL_UNAVAILABLE_AFTER_MS: '6000', MODEL_STREAM_IDLE_MS: '2000', LOG_LEVEL: 'info' }, { childLogs });
 
 afterAll(async () => {
   await childLogs.close();
@@ -81,4 +83,20 @@ test('a synchronous request gets the model_unavailable error, not silence', asyn
   expect(line).toMatchObject({ method: 'POST', path: '/', status: 200, account: 'alice' });
   expect(typeof line!.ms).toBe('number');
   for (const proc of ['gateway', 'worker']) expect(fs.readFileSync(path.join(logDir, `${proc}.log`), 'utf8')).not.toContain(KEY_A);
+});
+
+test('a provider that stalls mid-answer: the attempt fails after MODEL_STREAM_IDLE_MS (agent_retry), the text so far is retracted, and the retry answers', async () => {
+  const res = await postStream(stack(), { message: `[[hang after=3 times=1 key=stall-${Date.now()}]] [[say text="the whole answer comes in six words"]] go`, streaming_tokens: true }, '/', KEY_A);
+  const events = (await readSse(res, (ev) => ev.data.type === 'agent_error' || ev.data.type === 'agent_completed')).map((e) => e.data);
+  expect(events.at(-1).type).toBe('agent_completed');
+  const types = events.map((e) => e.type);
+  const retry = events.find((e) => e.type === 'agent_retry');
+  expect(retry).toMatchObject({ what: 'model', attempt: 1, error: { type: 'model_unavailable', message: expect.stringContaining('MODEL_STREAM_IDLE_MS') } });
+  const retract = events.find((e) => e.type === 'agent_retract');
+  expect(retract).toMatchObject({ from_seq: events.find((e) => e.type === 'agent_response_start').seq, attempt: 2 });
+  expect(types.indexOf('agent_retry')).toBeLessThan(types.indexOf('agent_retract'));
+  const after = events.slice(types.indexOf('agent_retract'));
+  expect(after.filter((e) => e.type === 'agent_response').map((e) => e.content).join('')).toBe('the whole answer comes in six words');
+  const result = await call('GET', `/tasks/${res.headers.get('x-task-id')}/result`);
+  expect(result.json.output).toBe('the whole answer comes in six words');
 });

@@ -29,7 +29,7 @@ afterAll(async () => {
 
 function runner(extra: Partial<ThreadedModelStreamOptions> = {}): ThreadedModelStream {
   const r = new ThreadedModelStream({
-    config: { openai: { apiKey: 'sk-test-secret', baseURL: model.url, timeoutMs: 30_000 }, redisUrl: server.url, ttlMs: 60_000, logLevel: 'silent', logJson: true },
+    config: { openai: { apiKey: 'sk-test-secret', baseURL: model.url, timeoutMs: 30_000, idleMs: 60_000 }, redisUrl: server.url, ttlMs: 60_000, logLevel: 'silent', logJson: true },
     logger,
     ...extra,
   });
