@@ -40,6 +40,7 @@ export interface CallDatastoreOutput {
   content: string;
   isError: boolean;
   lastSeq: number;
+  relayLost?: true;
   /** The bare query, ms (absent for describe and search); and the whole call: what the Web UI and the bench compare. */
   queryMs?: number;
   callMs: number;

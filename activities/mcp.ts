@@ -100,7 +100,7 @@ export function createMcpActivities(deps: ActivityDeps) {
       }
     },
 
-    async callMcpTool(input: CallMcpToolInput): Promise<{ content: string; isError: boolean; lastSeq: number }> {
+    async callMcpTool(input: CallMcpToolInput): Promise<{ content: string; isError: boolean; lastSeq: number; relayLost?: true }> {
       const ctx = Context.current();
       const sent = (ctx.info.heartbeatDetails as CallBeat | undefined)?.sends ?? 0;
       let outcome: { content: string; isError: boolean };
@@ -115,7 +115,7 @@ export function createMcpActivities(deps: ActivityDeps) {
         });
       }
       const r = await publishToolResult(deps, input, outcome.content, outcome.isError);
-      return { content: r.content, isError: outcome.isError, lastSeq: r.lastSeq };
+      return { content: r.content, isError: outcome.isError, lastSeq: r.lastSeq, ...(r.relayLost && { relayLost: r.relayLost }) };
     },
   };
 

@@ -24,6 +24,8 @@ export interface TurnProgress {
   promptTokens: number;
   /** Usage of earlier attempts of this turn (providers bill interrupted streams too). */
   spent: Usage;
+  /** The relay did not take some of the turn's events (relay-recovery.ts). */
+  lost?: boolean;
 }
 
 export interface StreamRequest {
@@ -200,6 +202,7 @@ export async function publishAs(publisher: EventPublisher, req: Pick<StreamReque
   p.published += bodies.length;
   const r = await publisher.publish(req.taskId, req.session, req.producer, offset, bodies, { floor: p.lastSeq, meta, tag: req.tag });
   p.lastSeq = Math.max(p.lastSeq, r.lastSeq);
+  if (r.lost) p.lost = true;
 }
 
 /** Runs the stream on the calling thread; the activity heartbeats `progress` itself, so no callbacks are needed. */

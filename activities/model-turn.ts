@@ -72,6 +72,8 @@ export interface ModelTurnOutput {
   usage: Usage;
   /** The highest seq the turn heard of. */
   lastSeq: number;
+  /** The relay did not take some of the turn's events: the run republishes them from its record. */
+  relayLost?: true;
 }
 
 /** What a turn keeps on the relay with its last events: the outcome a retry returns. */
@@ -202,7 +204,7 @@ export function createModelActivities(deps: ActivityDeps) {
         ...(toolCalls.length ? [] : [stepEvent(input.step, usage)]),
       ];
       await publishAs(deps.publisher, req, p, closing, { toolCalls, usage } satisfies TurnMeta);
-      return { ...outcome, lastSeq: p.lastSeq };
+      return { ...outcome, lastSeq: p.lastSeq, ...(p.lost && { relayLost: true as const }) };
     },
   };
 }

@@ -1,10 +1,16 @@
 // The run's end on the relay, as the workflow decided it: a small result and
 // the final status document cached, then the last events (agent_completed or agent_error among
 // them) published as the `end` producer, so a repeat is skipped and nothing is
-// published after them.
+// published after them. Before it, a run whose events the relay failed to take
+// has them published again from its record (recoverEvents; a DAG step calls it
+// at its own end).
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
 import type { BlockEvent, TaskView } from '../workflows/types';
+import type { AgentEventBody, EventTag } from '../src/relay/events';
 import { END_PRODUCER } from '../src/relay/publisher';
+import { missingEvents } from '../src/relay/relay-recovery';
 
 export interface PublishEndInput {
   taskId: string;
@@ -16,8 +22,49 @@ export interface PublishEndInput {
   result?: unknown;
 }
 
+export interface RecoverEventsInput {
+  taskId: string;
+  session: string;
+  floor: number;
+  /** The producer the recovered events are published as (one per recovery). */
+  producer: string;
+  /** The run's (or a DAG step's) complete events, in order. */
+  record: BlockEvent[];
+  /** A DAG step's: its events' tag. */
+  tag?: EventTag;
+  /** The attempts the workflow gives it: until the last, a relay still down fails the attempt (retried later). */
+  attempts: number;
+}
+
+export interface RecoverEventsOutput {
+  lastSeq: number;
+  /** Events published again. */
+  recovered: number;
+  /** The relay still could not take them (it is down): nothing was recovered. */
+  lost?: true;
+}
+
 export function createRelayActivities(deps: ActivityDeps) {
+  /** The relay is still down: this attempt fails (Temporal tries again later), unless it is the last one. */
+  function stillDown(input: RecoverEventsInput): RecoverEventsOutput {
+    if (Context.current().info.attempt < input.attempts) throw ApplicationFailure.retryable('the event relay (Redis) is unavailable', 'relay_unavailable');
+    deps.logger.warn({ taskId: input.taskId, ...input.tag }, 'the event relay stayed unavailable; events it lost were not published again');
+    return { lastSeq: input.floor, recovered: 0, lost: true };
+  }
+
   return {
+    /** Publishes, marked `recovered`, the events of the record the task's stream lacks. */
+    async recoverEvents(input: RecoverEventsInput): Promise<RecoverEventsOutput> {
+      const stream = await deps.publisher.readAll(input.taskId);
+      if (!stream) return stillDown(input);
+      const missing = missingEvents(stream, input.record, input.tag).map((e) => ({ ...e, recovered: true }) as unknown as AgentEventBody);
+      if (!missing.length) return { lastSeq: input.floor, recovered: 0 };
+      const r = await deps.publisher.publish(input.taskId, input.session, input.producer, 0, missing, { floor: input.floor, tag: input.tag });
+      if (r.added === 0 && r.lost) return stillDown(input);
+      deps.logger.warn({ taskId: input.taskId, recovered: missing.length, ...input.tag }, 'events the relay had lost were published again from the run record');
+      return { lastSeq: Math.max(input.floor, r.lastSeq), recovered: missing.length };
+    },
+
     async publishEnd(input: PublishEndInput): Promise<void> {
       // The result lands before the status that says it is ready, the status before the terminal event.
       if (input.result !== undefined) await deps.statusCache.putResult(input.taskId, input.result);

@@ -28,6 +28,8 @@ export interface RunToolOutput {
   content: string;
   isError: boolean;
   lastSeq: number;
+  /** The relay did not take the result (relay-recovery.ts): the run republishes it from its record. */
+  relayLost?: true;
 }
 
 const HEARTBEAT_MS = 1000;
@@ -61,10 +63,10 @@ export async function publishToolResult(
   input: Pick<RunToolInput, 'taskId' | 'session' | 'producer' | 'floor' | 'call' | 'maxChars' | 'tag'>,
   text: string,
   isError: boolean,
-): Promise<{ content: string; lastSeq: number }> {
+): Promise<{ content: string; lastSeq: number; relayLost?: true }> {
   const content = capToolOutput(text, input.maxChars);
   const r = await deps.publisher.publish(input.taskId, input.session, input.producer, 0, [toolResponseEvent(input.call, content, isError)], { floor: input.floor, tag: input.tag });
-  return { content, lastSeq: Math.max(input.floor, r.lastSeq) };
+  return { content, lastSeq: Math.max(input.floor, r.lastSeq), ...(r.lost && { relayLost: true as const }) };
 }
 
 /** The model's arguments as an object (ToolInputError when they are not a JSON object). */

@@ -169,6 +169,7 @@ export class AgentLoop {
     });
     s.step = step;
     s.seqFloor = Math.max(s.seqFloor, turn.lastSeq);
+    if (turn.relayLost) s.relayLost = true;
     s.usage = addUsage(s.usage, turn.usage);
     s.thread.push({ role: 'assistant', content: turn.content, ...(turn.toolCalls.length && { tool_calls: turn.toolCalls }) });
     s.blocks.push(...textBlocks(turn.content, turn.thinking, this.showThinking), ...toolUseEvents(turn.toolCalls).map(forResult));
@@ -196,6 +197,7 @@ export class AgentLoop {
     calls.forEach((call, i) => {
       const r = results[i];
       if (r.lastSeq !== undefined) s.seqFloor = Math.max(s.seqFloor, r.lastSeq);
+      if (r.relayLost) s.relayLost = true;
       s.thread.push({ role: 'tool', tool_call_id: call.id, content: r.content, ...(r.isError && { is_error: true }) });
       const ev = toolResponseEvent(call, r.content, r.isError);
       s.blocks.push(forResult(ev));

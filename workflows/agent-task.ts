@@ -34,6 +34,7 @@ import { CallbackFeed } from './callback-feed';
 import { FINAL_OUTPUT_REPAIRS, finalOutputOf } from './final-output';
 import { threadPage } from './run-events';
 import { DagRun } from './dag-run';
+import { recoverLostEvents } from './relay-recovery';
 import { RunDeadline } from './run-deadline';
 
 export { turnGrantedSignal, slotGrantedSignal } from './run-admission';
@@ -114,6 +115,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     const dag = new DagRun({ ...input, workflows }, view, { get: () => state.seqFloor, set: (n) => void (state.seqFloor = Math.max(state.seqFloor, n)) });
     const out = await dag.run(first);
     state.blocks.push(...dag.blocks);
+    if (dag.relayLost) state.relayLost = true;
     state.usage = addUsage(state.usage, out.usage);
     const [request, ...rest] = state.thread;
     state.thread = [{ role: 'user', content: `${request.content}${out.context}` }, ...rest];
@@ -217,8 +219,12 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     await feed?.flush([...state.blocks, ...unlisted], { status: status as 'failed' | 'cancelled', timestamp: view.completed_at!, error });
   }
 
-  /** The run's end on the relay: its last events and the final status, in one thin activity. */
+  /** The run's end on the relay: its last events and the final status, in one thin activity (after what the relay lost, if it did). */
   async function publishEnd(events: BlockEvent[], result?: Omit<TaskResult, 'usage'>): Promise<void> {
+    if (state.relayLost) {
+      const record = state.blocks.filter((e) => !events.includes(e));
+      state.seqFloor = await recoverLostEvents({ taskId: input.taskId, session: input.session, floor: state.seqFloor, producer: 'recovered', record });
+    }
     await relay.publishEnd({ taskId: input.taskId, session: input.session, floor: state.seqFloor, events, view: { ...view }, ...(result && { result }) });
   }
 

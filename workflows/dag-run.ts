@@ -28,6 +28,8 @@ export class DagRun {
   private readonly total: number;
   /** The step-end events, for the task's result. */
   readonly blocks: BlockEvent[] = [];
+  /** The relay did not take some of the reports' events: the task's end republishes them. */
+  relayLost = false;
 
   constructor(
     private readonly input: TaskInput & { workflows: NonNullable<TaskInput['workflows']> },
@@ -86,6 +88,7 @@ export class DagRun {
         const r = await relay.publishDagEvents({ taskId: this.input.taskId, session: this.input.session, offset: this.published, floor: this.seq.get(), events, view: { ...this.view } });
         this.published += events.length;
         this.seq.set(r.lastSeq);
+        if (r.lost) this.relayLost = true;
         continue;
       }
       if (done()) return;

@@ -10,6 +10,7 @@ import type { DagStep, DagWorkflow, TaskInput, Usage } from './types';
 import { AgentLoop, LoopState } from './agent-loop';
 import { threadQuery } from './agent-task';
 import { threadPage } from './run-events';
+import { recoverLostEvents } from './relay-recovery';
 
 /** What a step is told of a step it depends on. */
 export interface StepInputItem {
@@ -68,6 +69,10 @@ export async function dagStep(input: StepRunInput): Promise<StepResult> {
   await loop.prepare(undefined);
   const end = await loop.run();
   if (end.kind === 'continue') return await continueAsNew<typeof dagStep>({ ...input, carry: state });
+  // The relay failed to take some of the step's events: what it lacks goes out again from the step's record.
+  if (state.relayLost) {
+    await recoverLostEvents({ taskId: task.taskId, session: task.session, floor: state.seqFloor, producer: `${runInput.step!.producerPrefix}recovered`, record: state.blocks, tag: runInput.step!.tag });
+  }
   if (end.kind === 'cap') throw ApplicationFailure.create({ type: end.type, message: end.message, nonRetryable: true });
   if (!step.output_schema) return { output: state.output, usage: state.usage };
   const judged = await checks.checkStepOutput({ schema: step.output_schema, text: state.output });

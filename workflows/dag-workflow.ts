@@ -99,9 +99,9 @@ export async function dagWorkflow(input: DagWorkflowInput): Promise<StepOutcome[
     const r = { ...report(end.step, end.status, end.usage), status: end.status };
     // Runs since SERIAL_ENDS_PATCH came after STEP_END_PATCH: no need to ask for it.
     if (!serial && !patched(STEP_END_PATCH)) return tell(r);
-    // Not published (the relay stayed down through the retries): the task publishes it itself.
+    // Not published (the relay was down, or stayed down through the retries): the task publishes it itself.
     const published = await relay.publishStepEnd({ taskId: task.taskId, session: task.session, producer: `dag:${workflow.id}:${end.step.id}`, event: stepEndEvent(r) }).then(
-      ({ lastSeq }) => ({ published: { seq: lastSeq } }),
+      ({ lastSeq, lost }) => (lost ? undefined : { published: { seq: lastSeq } }),
       () => undefined,
     );
     endReports.push(tell({ ...r, ...published }));

@@ -21,6 +21,8 @@ export interface ToolOutcome {
   lastSeq?: number;
   /** An event the call adds after its result (a handoff). */
   event?: BlockEvent;
+  /** The relay did not take what the call published. */
+  relayLost?: true;
 }
 
 /** The context a call runs in: the task, its relay position, and the agent that has the conversation. */
@@ -101,7 +103,7 @@ export class ToolCalls {
   private async builtin(call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
     const { taskId, session, toolResultMaxChars: maxChars } = this.input;
     const r = await this.builtins.runTool({ taskId, session, producer: ctx.producer, floor: ctx.floor, call, maxChars, ...(this.input.step && { tag: this.input.step.tag }) });
-    return { content: r.content, isError: r.isError, published: true, lastSeq: r.lastSeq };
+    return { content: r.content, isError: r.isError, published: true, lastSeq: r.lastSeq, ...(r.relayLost && { relayLost: r.relayLost }) };
   }
 
   private async mcpCall(serverName: string, tool: string, call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
@@ -110,7 +112,7 @@ export class ToolCalls {
     const r = await this.mcp.callMcpTool.executeWithOptions({ ...this.mcpOptions, summary: `${serverName}/${tool}` }, [
       { taskId, session, account, producer: ctx.producer, floor: ctx.floor, server, tool, call, maxChars, ...(this.input.step && { tag: this.input.step.tag }) },
     ]);
-    return { content: r.content, isError: r.isError, published: true, lastSeq: r.lastSeq };
+    return { content: r.content, isError: r.isError, published: true, lastSeq: r.lastSeq, ...(r.relayLost && { relayLost: r.relayLost }) };
   }
 
   private async datastoreCall(def: DatastoreToolDef, call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
@@ -118,7 +120,7 @@ export class ToolCalls {
     const r = await this.datastores.callDatastore.executeWithOptions({ ...this.datastoreOptions, summary: `datastore/${def.datastoreName}` }, [
       { taskId, session, account, producer: ctx.producer, floor: ctx.floor, def, call, maxChars, ...(this.input.step && { tag: this.input.step.tag }) },
     ]);
-    return { content: r.content, isError: r.isError, published: true, lastSeq: r.lastSeq };
+    return { content: r.content, isError: r.isError, published: true, lastSeq: r.lastSeq, ...(r.relayLost && { relayLost: r.relayLost }) };
   }
 
   private server(name: string): McpServerConfig {

@@ -171,6 +171,8 @@ export interface RunCarry {
   agent?: string;
   /** When max_duration ends the work (epoch ms), set by the first run. */
   deadlineAt?: number;
+  /** The relay failed to take some of the run's events: its end republishes what is missing from its record. */
+  relayLost?: true;
 }
 
 /** An MCP server as a run uses it: `auth` of either kind becomes one bearer token. */

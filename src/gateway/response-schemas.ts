@@ -187,9 +187,10 @@ export const readinessSchema = z
 const eventBase = {
   session: z.string(),
   task_id: z.string(),
-  seq: z.number().int().min(1).describe("1-based position in the task's event log, gap-free; also the SSE `id:`."),
+  seq: z.number().int().min(1).describe("1-based position in the task's event log, ascending; also the SSE `id:`. Gap-free unless the event relay lost events (then the run publishes its complete events again, `recovered`)."),
   workflow_id: z.string().optional().describe("On a declarative workflow step's events: the workflow's id."),
   step_id: z.string().optional().describe("On a declarative workflow step's events: the step's id."),
+  recovered: z.literal(true).optional().describe('The event relay had lost this event; it was published again from the run\'s record in Temporal, later than its place. A recovered agent_response is a turn\'s whole answer (its streamed tokens were incomplete).'),
 };
 
 const text = (what: string) => ({ content: z.string().describe(what) });

@@ -11,6 +11,12 @@ export interface EventBase {
   /** Set on the events of a DAG step (SPEC 2.3): the workflow's and the step's ids. */
   workflow_id?: string;
   step_id?: string;
+  /**
+   * The relay had lost this event (Redis was down or lost data when it was first published); it
+   * was published again from the run's own record in Temporal, later than its place. A recovered
+   * agent_response is a turn's whole answer: its streamed tokens were incomplete.
+   */
+  recovered?: true;
 }
 
 /** What a DAG step's events carry. */

@@ -10,8 +10,11 @@
 // is in (producer `end`), nothing else is appended.
 //
 // Best effort: Redis is a relay, so when it is down the events are logged and
-// dropped, and the task goes on. `floor` (the highest seq the workflow has
-// heard of) keeps numbering monotonic even when Redis lost the task's keys.
+// dropped, and the task goes on; the publish says so (`lost`), as it does when
+// it finds the producer's earlier events missing (Redis lost them), and the
+// run republishes its complete events from its own record (relay-recovery.ts).
+// `floor` (the highest seq the workflow has heard of) keeps numbering
+// monotonic even when Redis lost the task's keys.
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { AgentEvent, AgentEventBody, EventTag } from './events';
@@ -24,19 +27,27 @@ export const END_PRODUCER = 'end';
 // ARGV[1] ttl ms, ARGV[2] producer, ARGV[3] offset of the first body, ARGV[4]
 // floor, ARGV[5] meta ('' = none), ARGV[6] end producer, ARGV[7] the publish
 // time (epoch ms); then the bodies (JSON objects without seq). Returns {added,
-// last seq}. The channel's message is `<publish ms> <event JSON>`: the
+// last seq, gap}: gap 1 when events of this producer before `offset` are not
+// in (they were dropped while Redis was down, or Redis lost them), or when
+// `floor` is above the task's last seq (Redis lost the task's latest events). The channel's message is `<publish ms> <event JSON>`: the
 // subscriber measures the relay's lag from it (the stream keeps the JSON alone,
 // which is what clients get).
 const APPEND = `
 local h = KEYS[3]
 local producer = ARGV[2]
 if producer ~= ARGV[6] and redis.call('HEXISTS', h, 'c:' .. ARGV[6]) == 1 then
-  return {0, tonumber(redis.call('HGET', h, 'n') or '0')}
+  return {0, tonumber(redis.call('HGET', h, 'n') or '0'), 0}
 end
 local count = tonumber(redis.call('HGET', h, 'c:' .. producer) or '0')
 local offset = tonumber(ARGV[3])
+local gap = 0
+if offset > count then gap = 1 end
 local last = tonumber(redis.call('HGET', h, 'n') or '0')
-if tonumber(ARGV[4]) > last then last = tonumber(ARGV[4]) end
+-- The workflow heard of seqs the relay no longer has: Redis lost the task's latest events.
+if tonumber(ARGV[4]) > last then
+  last = tonumber(ARGV[4])
+  gap = 1
+end
 local added = 0
 for i = 8, #ARGV do
   local idx = offset + (i - 8)
@@ -61,10 +72,10 @@ if added > 0 then redis.call('HSET', h, 'c:' .. producer, count, 'n', last) end
 if ARGV[5] ~= '' then redis.call('HSET', h, 'm:' .. producer, ARGV[5]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', h, ARGV[1])
-return {added, last}
+return {added, last, gap}
 `;
 
-type WithAppend = Redis & { aesAppend(stream: string, channel: string, hash: string, ...args: (string | number)[]): Promise<[number, number]> };
+type WithAppend = Redis & { aesAppend(stream: string, channel: string, hash: string, ...args: (string | number)[]): Promise<[number, number, number]> };
 
 export interface PublisherOptions {
   redis: Redis;
@@ -87,6 +98,8 @@ export interface Published {
   added: number;
   /** The task's highest seq after this publish; `floor` when Redis is unavailable. */
   lastSeq: number;
+  /** Events of this producer are missing from the relay: these (Redis was unavailable) or earlier ones. */
+  lost: boolean;
 }
 
 /** What a producer has published so far: for a retried producer to pick up where it stopped. */
@@ -112,15 +125,15 @@ export class EventPublisher {
    */
   async publish(taskId: string, session: string, producer: string, offset: number, bodies: readonly AgentEventBody[], o: PublishOptions = {}): Promise<Published> {
     const floor = o.floor ?? 0;
-    if (bodies.length === 0 && o.meta === undefined) return { added: 0, lastSeq: floor };
+    if (bodies.length === 0 && o.meta === undefined) return { added: 0, lastSeq: floor, lost: false };
     const args: (string | number)[] = [this.opts.ttlMs, producer, offset, floor, o.meta === undefined ? '' : JSON.stringify(o.meta), END_PRODUCER, Date.now()];
     for (const b of bodies) args.push(JSON.stringify({ ...b, ...o.tag, session, task_id: taskId }));
     try {
-      const [added, lastSeq] = await this.redis.aesAppend(keys.events(taskId), keys.channel(taskId), keys.producers(taskId), ...args);
-      return { added, lastSeq };
+      const [added, lastSeq, gap] = await this.redis.aesAppend(keys.events(taskId), keys.channel(taskId), keys.producers(taskId), ...args);
+      return { added, lastSeq, lost: gap === 1 };
     } catch (err) {
       this.opts.logger.warn({ err: (err as Error).message, taskId, dropped: bodies.length }, 'event relay unavailable; events dropped from the live stream');
-      return { added: 0, lastSeq: floor };
+      return { added: 0, lastSeq: floor, lost: true };
     }
   }
 
@@ -142,6 +155,16 @@ export class EventPublisher {
     try {
       const [row] = await this.redis.xrevrange(keys.events(taskId), '+', '-', 'COUNT', 1);
       return row ? (JSON.parse(row[1][1]) as AgentEvent) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Every event of the task's stream, oldest first; undefined when Redis is unavailable. */
+  async readAll(taskId: string): Promise<AgentEvent[] | undefined> {
+    try {
+      const rows = await this.redis.xrange(keys.events(taskId), '-', '+');
+      return rows.map(([, fields]) => JSON.parse(fields[1]) as AgentEvent);
     } catch {
       return undefined;
     }
