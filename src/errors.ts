@@ -13,13 +13,29 @@ export abstract class ServiceError extends Error {
   }
 }
 
+/** One problem of a request: where (src/field-path.ts: `body.x.y[0]`, `query.x`, `path.id`, `header.X`), what, and a code. */
+export interface RequestIssue {
+  path: string;
+  message: string;
+  code: string;
+}
+
 export class ValidationError extends ServiceError {
   readonly status = 400;
   readonly type = 'invalid_request';
 
-  /** One 400 for several problems, each with the path of its field: the message lists them all. */
-  static of(issues: { path: string; message: string; code: string }[]): ValidationError {
+  /**
+   * The 400 for a request's problems, in the order they were found: the message starts with the
+   * first one (path and reason) and goes on with the others, so a client that shows only the
+   * message still knows what to fix.
+   */
+  static of(issues: RequestIssue[]): ValidationError {
     return new ValidationError(issues.map((x) => `${x.path}: ${x.message}`).join('; '), issues);
+  }
+
+  /** One problem at one place. */
+  static at(path: string, message: string, code: string): ValidationError {
+    return ValidationError.of([{ path, message, code }]);
   }
 }
 

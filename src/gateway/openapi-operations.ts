@@ -42,7 +42,7 @@ export function queryParams(schema: z.ZodObject): Json[] {
 
 /** Every error status, named by the error classes themselves so status and type cannot disagree with errors.ts. */
 export const ERRORS: { error: ServiceError; name: string; description: string; headers?: Json }[] = [
-  { error: new ValidationError(''), name: 'InvalidRequest', description: 'The request is invalid: a body or query field fails validation (details lists the issues), an unknown field, malformed JSON, or a malformed id.' },
+  { error: new ValidationError(''), name: 'InvalidRequest', description: 'The request is invalid: a body or query field fails validation, an unknown field, malformed JSON, a malformed id or header. details lists every problem at its path; the message opens with the first.' },
   { error: new UnauthorizedError(''), name: 'Unauthorized', description: 'Missing, malformed or unknown API key.', headers: { 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') } },
   { error: new NotFoundError(''), name: 'NotFound', description: 'No such task, session or schedule for this account.' },
   {

@@ -87,7 +87,7 @@ export class TaskService {
 
   private async submitOnce(account: Account, req: RunRequest, session: string | undefined, idempotencyKey: string | undefined, timing: ServerTiming | undefined, extras: SubmitExtras): Promise<Submitted> {
     if (req.max_steps !== undefined && req.max_steps > this.config.MAX_STEPS_CEILING) {
-      throw new ValidationError(`max_steps may be at most ${this.config.MAX_STEPS_CEILING} here`, [{ path: 'body.max_steps', message: `at most ${this.config.MAX_STEPS_CEILING}`, code: 'too_big' }]);
+      throw ValidationError.at('body.max_steps', `may be at most ${this.config.MAX_STEPS_CEILING} here (MAX_STEPS_CEILING)`, 'too_big');
     }
     const requestHash = createHash('sha256').update(JSON.stringify(req)).digest('hex').slice(0, 32);
     const taskId = idempotencyKey

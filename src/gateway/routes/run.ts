@@ -26,7 +26,7 @@ export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datasto
     await datastores.checkRun(account.account, body, offeredTools(deps.config.BUILTIN_TOOLS, [], agentsOf(body) ?? []).map((t) => t.name));
     const callback = await callbackOf(body, deps.outbound, deps.config);
     const idem = req.header('idempotency-key');
-    if (idem !== undefined && !IDEMPOTENCY_KEY.test(idem)) throw new ValidationError('Idempotency-Key must be 1-255 printable ASCII characters');
+    if (idem !== undefined && !IDEMPOTENCY_KEY.test(idem)) throw ValidationError.at('header.Idempotency-Key', 'must be 1-255 printable ASCII characters', 'invalid_format');
     const wantsStream = (req.header('accept') ?? '').includes('text/event-stream');
     // A stream needs the relay: refuse before starting anything rather than after.
     if (wantsStream && !body.background) requireRelay(deps);
