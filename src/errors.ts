@@ -11,6 +11,15 @@ export abstract class ServiceError extends Error {
     super(message);
     this.name = new.target.name;
   }
+
+  /**
+   * Whether the same request, sent again unchanged, may succeed: the answer's x-should-retry.
+   * Generated clients (Stainless: Agentbase's SDKs) retry every 408, 409, 429 and 5xx unless
+   * told otherwise, which would repeat a request that only another request can fix.
+   */
+  get retryable(): boolean {
+    return this.status === 408 || this.status === 429 || this.status >= 500;
+  }
 }
 
 /** One problem of a request: where (src/field-path.ts: `body.x.y[0]`, `query.x`, `path.id`, `header.X`), what, and a code. */
@@ -61,9 +70,25 @@ export class MethodNotAllowedError extends ServiceError {
   }
 }
 
+/**
+ * The request meets the state of a task or session. Most such states do not pass by themselves
+ * (a finished task, a taken name, a busy session the client asked not to wait for); `retryLater`
+ * marks one that does (a result not ready yet), which a client may ask again for unchanged.
+ */
 export class ConflictError extends ServiceError {
   readonly status = 409;
   readonly type = 'conflict';
+  constructor(
+    message: string,
+    details?: unknown,
+    private readonly retryLater = false,
+  ) {
+    super(message, details);
+  }
+
+  override get retryable(): boolean {
+    return this.retryLater;
+  }
 }
 
 export class PayloadTooLargeError extends ServiceError {

@@ -1,4 +1,6 @@
-// The one place errors become HTTP: {error: {type, message, details}}.
+// The one place errors become HTTP: {error: {type, message, details}}, with the
+// headers that tell a client whether and when to try again (x-should-retry,
+// Retry-After).
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -41,6 +43,7 @@ export function errorHandler(logger: Logger) {
     }
     if (known.status >= 500) logger.warn({ err: known.message, path: req.path }, 'request failed');
     if (res.headersSent) return void res.end();
+    res.setHeader('x-should-retry', String(known.retryable));
     if (known instanceof DependencyUnavailableError) res.setHeader('Retry-After', String(known.retryAfterSeconds));
     if (known.status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="agent-service"');
     if (known instanceof MethodNotAllowedError) res.setHeader('Allow', known.allow.join(', '));

@@ -275,7 +275,7 @@ function components(): Json {
       Error: toSchema(errorBodySchema),
     },
     responses: {
-      ...Object.fromEntries(ERRORS.map((e) => [e.name, errorResponse(e.error.type, e.description, e.headers)])),
+      ...Object.fromEntries(ERRORS.map((e) => [e.name, errorResponse(e.error.type, e.description, { 'x-should-retry': ref('headers', 'XShouldRetry'), ...e.headers })])),
       // error-handler.ts answers anything it does not recognise this way.
       Internal: errorResponse('internal', 'An unexpected error; the server logged it.'),
     },
@@ -303,6 +303,10 @@ function components(): Json {
         { type: 'string' },
       ),
       RetryAfter: header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }),
+      XShouldRetry: header(
+        'Whether the same request, sent again unchanged, may succeed: "false" on every 4xx but a 409 that passes by itself (a result not ready yet, a session reopened meanwhile), "true" on those and on 503 (with Retry-After). Generated clients (Stainless, as Agentbase\'s SDKs) obey it; they would otherwise retry every 408, 409, 429 and 5xx.',
+        { type: 'string', enum: ['true', 'false'] },
+      ),
       WWWAuthenticate: header('The scheme to authenticate with.', { type: 'string' }),
       Allow: header('The methods the path serves, e.g. `GET, PATCH`.', { type: 'string' }),
     },

@@ -287,7 +287,7 @@ export class TaskService {
       await this.waitForClose(taskId, waitSeconds * 1000);
       view = await this.fresh(account, taskId);
     }
-    if (!isFinished(view.status)) throw new ConflictError(`the task is ${view.status}; its result is not ready`, { status: view.status });
+    if (!isFinished(view.status)) throw new ConflictError(`the task is ${view.status}; its result is not ready`, { status: view.status }, true);
     const cached = await this.cache.getResult<ResultBody>(taskId).catch(() => undefined);
     if (cached) return cached;
     const body = view.status === 'completed' ? await this.completedResult(taskId) : await this.unsuccessfulResult(view);

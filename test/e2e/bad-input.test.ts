@@ -60,6 +60,21 @@ test('every 400 names its places one way (body.x[0].y, query.x, path.id, header.
   expect(json.json.error).toMatchObject({ message: expect.stringMatching(/^body: malformed JSON/), details: [{ path: 'body', code: 'malformed_json' }] });
 });
 
+test('x-should-retry: false on the 409s only another request can fix, true on one that passes by itself', async () => {
+  const retry = (r: { status: number; headers: Headers }) => [r.status, r.headers.get('x-should-retry')];
+  const long = await call('POST', '/', { body: { message: '[[tool name=wait args={"seconds":600}]] a long wait', background: true } });
+  expect(retry(await call('GET', `/tasks/${long.json.task_id}/result`))).toEqual([409, 'true']);
+  const busy = await call('POST', `/?session=${long.json.session}`, { body: { message: 'me too', multitask: 'reject' } });
+  expect(retry(busy)).toEqual([409, 'false']);
+  expect((await call('POST', `/tasks/${long.json.task_id}/cancel`)).status).toBe(202);
+  expect((await call('GET', `/tasks/${long.json.task_id}/result?wait=30`)).json.status).toBe('cancelled');
+  expect(retry(await call('POST', `/tasks/${long.json.task_id}/cancel`))).toEqual([409, 'false']);
+  const taken = `taken-${Date.now()}`;
+  expect((await call('POST', '/sessions', { body: { session: taken } })).status).toBe(201);
+  expect(retry(await call('POST', '/sessions', { body: { session: taken } }))).toEqual([409, 'false']);
+  expect(retry(await call('POST', '/', { body: { message: 'x', colour: 'red' } }))).toEqual([400, 'false']);
+});
+
 test('an oversized body is 413 naming the limit', async () => {
   const r = await call('POST', '/', { body: { message: 'x'.repeat(100 * 1024) } });
   expect(r.status).toBe(413);
