@@ -23,6 +23,7 @@ import {
   sessionMessagesSchema,
   streamErrorSchema,
   taskAcceptedSchema,
+  taskAcceptedEventSchema,
   taskMessageAcceptedSchema,
   taskListSchema,
   taskResultSchema,
@@ -59,7 +60,7 @@ function paths(): Json {
         summary: 'Run the agent on a message',
         description: [
           'Three ways to answer, by the request:',
-          '`background: true` → 202 at once with the task id (follow Location / GET /tasks/{id}/result);',
+          '`background: true` → 202 at once with the task id (follow Location / GET /tasks/{id}/result): JSON, or with `Accept: text/event-stream` a stream of one `task_accepted` event carrying the same fields, which then ends (Agentbase\'s SDKs always ask for a stream and read only its events);',
           'otherwise `Accept: text/event-stream` → 200 with the run streamed as server-sent events;',
           'otherwise → 200 JSON once the run has finished.',
           'Without ?session a new session is created; its id is in the body and X-Session-Id.',
@@ -74,9 +75,9 @@ function paths(): Json {
             content: { ...jsonBody('RunResult'), ...sseBody },
           },
           202: {
-            description: 'Background run accepted (`background: true`).',
+            description: 'Background run accepted (`background: true`): JSON, or, when Accept asks for text/event-stream, one `data: <TaskAcceptedEvent>` frame (schema in `x-sse-data`; no id: not one of the task\'s events), then the end of the stream.',
             headers: { ...taskHeaders, Location: ref('headers', 'Location'), 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
-            content: jsonBody('TaskAccepted'),
+            content: { ...jsonBody('TaskAccepted'), 'text/event-stream': { schema: { type: 'string' }, 'x-sse-data': ref('schemas', 'TaskAcceptedEvent') } },
           },
         },
         errors: {
@@ -256,6 +257,7 @@ function components(): Json {
       TaskMessageRequest: toSchema(taskMessageSchema),
       TaskMessageAccepted: toSchema(taskMessageAcceptedSchema),
       TaskAccepted: toSchema(taskAcceptedSchema),
+      TaskAcceptedEvent: toSchema(taskAcceptedEventSchema),
       TaskResult: toSchema(taskResultSchema),
       Task: toSchema(taskViewSchema),
       TaskCancelAccepted: toSchema(cancelAcceptedSchema),

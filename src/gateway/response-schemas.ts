@@ -132,6 +132,11 @@ export const taskAcceptedSchema = z
   })
   .describe('A background task was accepted (or replayed by Idempotency-Key).');
 
+/** The same, as the one event of a background run's answer to a client that asked for a stream. */
+export const taskAcceptedEventSchema = taskAcceptedSchema
+  .extend({ type: z.literal('task_accepted') })
+  .describe('The one event of the stream a background run answers with when Accept asks for text/event-stream: the task, accepted (not one of its own events: those are at GET /tasks/{id}/events).');
+
 export const taskListSchema = z
   .object({
     tasks: z.array(
