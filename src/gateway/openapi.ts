@@ -7,6 +7,7 @@ import { Router } from 'express';
 import pkg from '../../package.json';
 import { ERRORS, Json, errorResponse, jsonBody, operation, queryParams, ref, toSchema } from './openapi-operations';
 import { callbackPaths } from './openapi-callbacks';
+import { agentbasePaths, agentbaseSchemas } from './openapi-agentbase';
 import { scheduleParameters, schedulePaths, scheduleSchemas } from './openapi-schedules';
 import { datastoreParameters, datastorePaths, datastoreSchemas } from './openapi-datastores';
 import { createSessionSchema, eventsQuerySchema, listQuerySchema, sessionListQuerySchema, patchTaskSchema, taskMessageSchema, resultQuerySchema, runQuerySchema, runRequestSchema, TASK_ID, IDEMPOTENCY_KEY } from './schemas';
@@ -220,6 +221,7 @@ function paths(): Json {
         errors: { 400: 'A malformed session id.', 404: 'No such session for this account.' },
       }),
     },
+    ...agentbasePaths(),
     '/healthz': {
       get: operation('get', { id: 'healthz', tag: 'probes', summary: 'Liveness', public: true, responses: { 200: { description: 'Up.', content: jsonBody('Health') } } }),
     },
@@ -270,6 +272,7 @@ function components(): Json {
       DeliveryList: toSchema(deliveryListSchema),
       ...scheduleSchemas(),
       ...datastoreSchemas(),
+      ...agentbaseSchemas(),
       AgentEvent: toSchema(agentEventSchema),
       StreamError: toSchema(streamErrorSchema),
       Health: toSchema(healthSchema),
