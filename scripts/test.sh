@@ -22,6 +22,8 @@ need() { # <present: a shell test> <package> <why>
 need 'command -v redis-server >/dev/null 2>&1' redis-server 'the end-to-end and relay tests (a private redis-server)'
 need 'command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1' postgresql 'the datastore tests (a private PostgreSQL: initdb, pg_ctl)'
 need 'command -v tmux >/dev/null 2>&1' tmux 'the CLI tests (agent run and agent tail in a real terminal)'
+# Agentbase's Python SDK, pinned, in a virtual environment under .tools/ (test/e2e/agentbase-sdk.test.ts).
+bash scripts/install-agentbase-sdk.sh >/dev/null
 ENGINES="${TEST_ENGINES:-embedded temporal-cli}"
 # With their slashes: jest takes them as patterns, and test/cli alone would also match test/client.
 REAL_SUITES=(test/devserver/conformance/ test/workflows/ test/e2e/ test/cli/)

@@ -11,15 +11,40 @@ export abstract class ServiceError extends Error {
     super(message);
     this.name = new.target.name;
   }
+
+  /**
+   * Whether the same request, sent again unchanged, may succeed: the answer's x-should-retry.
+   * Generated clients (Stainless: Agentbase's SDKs) retry every 408, 409, 429 and 5xx unless
+   * told otherwise, which would repeat a request that only another request can fix.
+   */
+  get retryable(): boolean {
+    return this.status === 408 || this.status === 429 || this.status >= 500;
+  }
+}
+
+/** One problem of a request: where (src/field-path.ts: `body.x.y[0]`, `query.x`, `path.id`, `header.X`), what, and a code. */
+export interface RequestIssue {
+  path: string;
+  message: string;
+  code: string;
 }
 
 export class ValidationError extends ServiceError {
   readonly status = 400;
   readonly type = 'invalid_request';
 
-  /** One 400 for several problems, each with the path of its field: the message lists them all. */
-  static of(issues: { path: string; message: string; code: string }[]): ValidationError {
+  /**
+   * The 400 for a request's problems, in the order they were found: the message starts with the
+   * first one (path and reason) and goes on with the others, so a client that shows only the
+   * message still knows what to fix.
+   */
+  static of(issues: RequestIssue[]): ValidationError {
     return new ValidationError(issues.map((x) => `${x.path}: ${x.message}`).join('; '), issues);
+  }
+
+  /** One problem at one place. */
+  static at(path: string, message: string, code: string): ValidationError {
+    return ValidationError.of([{ path, message, code }]);
   }
 }
 
@@ -45,9 +70,25 @@ export class MethodNotAllowedError extends ServiceError {
   }
 }
 
+/**
+ * The request meets the state of a task or session. Most such states do not pass by themselves
+ * (a finished task, a taken name, a busy session the client asked not to wait for); `retryLater`
+ * marks one that does (a result not ready yet), which a client may ask again for unchanged.
+ */
 export class ConflictError extends ServiceError {
   readonly status = 409;
   readonly type = 'conflict';
+  constructor(
+    message: string,
+    details?: unknown,
+    private readonly retryLater = false,
+  ) {
+    super(message, details);
+  }
+
+  override get retryable(): boolean {
+    return this.retryLater;
+  }
 }
 
 export class PayloadTooLargeError extends ServiceError {

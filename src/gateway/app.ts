@@ -17,6 +17,7 @@ import { openApiRoute } from './openapi';
 import { runRoutes } from './routes/run';
 import { taskRoutes } from './routes/tasks';
 import { sessionRoutes } from './routes/sessions';
+import { agentbaseRoutes } from './routes/agentbase';
 import { accountRoutes } from './routes/account';
 import { scheduleRoutes } from './routes/schedules';
 import { ScheduleService } from './schedule-service';
@@ -110,6 +111,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.use(datastoreRoutes(deps, datastores));
   app.use(taskRoutes(deps));
   app.use(sessionRoutes(deps));
+  app.use(agentbaseRoutes(deps));
   app.use(accountRoutes(deps));
   app.use(noRoute()); // 405 with Allow on a known path, else 404
   app.use(errorHandler(deps.logger));

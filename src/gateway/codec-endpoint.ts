@@ -89,7 +89,7 @@ export function codecEndpoint({ config, codec }: CodecEndpointOptions): RequestH
       out = op === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);
     } catch (err) {
       // The protocol answers a payload the codec refuses with 400.
-      if (err instanceof PayloadDecryptionError) throw new ValidationError(err.message);
+      if (err instanceof PayloadDecryptionError) throw ValidationError.at('body.payloads', err.message, 'undecryptable');
       throw err;
     }
     res.json({ payloads: out.map(toJson) });

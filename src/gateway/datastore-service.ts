@@ -13,7 +13,7 @@ import { datastoreDir } from '../config';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { sealSecret } from '../codec/sealed-secret';
 import type { OutboundPolicy } from '../outbound/policy';
-import { NAME_TAKEN, datastoresWorkflowId, registerDatastoreUpdate, removeDatastoreUpdate, type DatastoreRecord, type DatastoresState } from '../../workflows/datastores';
+import { NAME_TAKEN, TOO_MANY, datastoresWorkflowId, registerDatastoreUpdate, removeDatastoreUpdate, type DatastoreRecord, type DatastoresState } from '../../workflows/datastores';
 import type { RequestedDatastore, RequestedQuery } from '../../workflows/types';
 import { bindDatastores } from '../datastores/bindings';
 import { queryLimits, readDatastoreRecords } from '../datastores/records';
@@ -104,8 +104,18 @@ export class DatastoreService {
     if (removed.uploaded) fs.rmSync(uploadFile(this.dir, id), { force: true });
   }
 
-  async addDocuments(account: string, id: string, docs: DocumentInput[]): Promise<DocumentInfo[]> {
-    return this.withDocuments(account, id, (store) => docs.map((d) => store.add(d)));
+  /** Adds `docs` in order; a document the store refuses is a 400 at `pathOf(its index)`. */
+  async addDocuments(account: string, id: string, docs: DocumentInput[], pathOf: (index: number) => string): Promise<DocumentInfo[]> {
+    return this.withDocuments(account, id, (store) =>
+      docs.map((d, i) => {
+        try {
+          return store.add(d);
+        } catch (err) {
+          if (err instanceof TypeError) throw ValidationError.at(pathOf(i), err.message, 'invalid_document');
+          throw err;
+        }
+      }),
+    );
   }
 
   async listDocuments(account: string, id: string, page: { limit: number; cursor?: string }): Promise<{ documents: DocumentInfo[]; next_cursor: string | null }> {
@@ -136,13 +146,10 @@ export class DatastoreService {
 
   private async withDocuments<T>(account: string, id: string, fn: (store: DocumentStore) => T): Promise<T> {
     const record = await this.record(account, id);
-    if (record.type !== 'documents') throw new ValidationError(`datastore ${id} is a ${record.type} datastore: only documents datastores hold documents`, [{ path: 'path.id', message: 'not a documents datastore', code: 'not_documents' }]);
+    if (record.type !== 'documents') throw ValidationError.at('path.id', `datastore ${id} is a ${record.type} datastore: only documents datastores hold documents`, 'not_documents');
     const store = DocumentStore.open(documentsFile(this.dir, id));
     try {
       return fn(store);
-    } catch (err) {
-      if (err instanceof TypeError) throw new ValidationError(err.message);
-      throw err;
     } finally {
       store.close();
     }
@@ -162,7 +169,7 @@ export class DatastoreService {
       undo?.();
       const cause = (err as { cause?: unknown }).cause;
       if ((err as Error).name === 'WorkflowUpdateFailedError' && cause instanceof ApplicationFailure) {
-        throw cause.type === NAME_TAKEN ? new ConflictError(cause.message) : new ValidationError(cause.message);
+        throw cause.type === NAME_TAKEN ? new ConflictError(cause.message) : ValidationError.at('body', cause.message, cause.type === TOO_MANY ? 'too_many' : 'refused');
       }
       throw err;
     }
@@ -177,7 +184,7 @@ export class DatastoreService {
       await source.check();
     } catch (err) {
       if (err instanceof DatastoreConnectionError || err instanceof DatastoreQueryError) {
-        throw new ValidationError(`the datastore could not be opened: ${err.message}`, [{ path, message: err.message, code: 'unreachable' }]);
+        throw ValidationError.at(path, `the datastore could not be opened: ${err.message}`, 'unreachable');
       }
       throw err;
     } finally {
@@ -189,7 +196,7 @@ export class DatastoreService {
     try {
       return fileUnderRoot(this.config.DATASTORE_SQLITE_ROOT, file);
     } catch (err) {
-      if (err instanceof DatastoreConnectionError) throw new ValidationError(err.message, [{ path: 'body.path', message: err.message, code: 'not_allowed' }]);
+      if (err instanceof DatastoreConnectionError) throw ValidationError.at('body.path', err.message, 'not_allowed');
       throw err;
     }
   }

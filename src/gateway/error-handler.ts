@@ -1,15 +1,23 @@
-// The one place errors become HTTP: {error: {type, message, details}}.
+// The one place errors become HTTP: {error: {type, message, details}}, with the
+// headers that tell a client whether and when to try again (x-should-retry,
+// Retry-After).
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { DependencyUnavailableError, MethodNotAllowedError, PayloadTooLargeError, ServiceError, ValidationError } from '../errors';
+import { DependencyUnavailableError, MethodNotAllowedError, PayloadTooLargeError, RequestIssue, ServiceError, ValidationError } from '../errors';
+import { fieldPath } from '../field-path';
 
+/**
+ * A zod failure as the API's 400: each issue at its path in the one style (src/field-path.ts),
+ * an unknown field as an issue of its own at its own path, in zod's order (the fields as the
+ * schema lists them, then the unknown ones).
+ */
 export function validationError(err: z.ZodError, where: 'body' | 'query'): ValidationError {
-  const unknown = err.issues.flatMap((i) => (i.code === 'unrecognized_keys' ? i.keys.map((k) => [...i.path, k].join('.')) : []));
-  const message = unknown.length
-    ? `unknown field${unknown.length > 1 ? 's' : ''} in ${where}: ${unknown.join(', ')}`
-    : `invalid ${where}: ${err.issues.map((i) => `${i.path.join('.') || where}: ${i.message}`).join('; ')}`;
-  return new ValidationError(message, err.issues.map((i) => ({ path: i.path.join('.'), message: i.message, code: i.code })));
+  const at = (path: readonly PropertyKey[]) => fieldPath(where, ...path.map((p) => (typeof p === 'number' ? p : String(p))));
+  const issues = err.issues.flatMap((i): RequestIssue[] =>
+    i.code === 'unrecognized_keys' ? i.keys.map((k) => ({ path: at([...i.path, k]), message: 'unknown field', code: i.code })) : [{ path: at(i.path), message: i.message, code: i.code }],
+  );
+  return ValidationError.of(issues);
 }
 
 /** 1048576 → "1 MiB", 65536 → "64 KiB". */
@@ -20,8 +28,8 @@ function fromBodyParser(err: { type?: string; status?: number; message?: string;
     const limit = Number(err.limit);
     return new PayloadTooLargeError(`request body exceeds the limit of ${limit} bytes (${humanBytes(limit)})`, { limit });
   }
-  if (err.type === 'entity.parse.failed') return new ValidationError(`malformed JSON body: ${err.message}`);
-  if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') return new ValidationError(err.message ?? 'unsupported body encoding');
+  if (err.type === 'entity.parse.failed') return ValidationError.at('body', `malformed JSON: ${err.message}`, 'malformed_json');
+  if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') return ValidationError.at('body', err.message ?? 'unsupported body encoding', 'unsupported_encoding');
   return undefined;
 }
 
@@ -35,6 +43,7 @@ export function errorHandler(logger: Logger) {
     }
     if (known.status >= 500) logger.warn({ err: known.message, path: req.path }, 'request failed');
     if (res.headersSent) return void res.end();
+    res.setHeader('x-should-retry', String(known.retryable));
     if (known instanceof DependencyUnavailableError) res.setHeader('Retry-After', String(known.retryAfterSeconds));
     if (known.status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="agent-service"');
     if (known instanceof MethodNotAllowedError) res.setHeader('Allow', known.allow.join(', '));

@@ -23,5 +23,5 @@ export function decodeCursor(cursor: string): Buffer {
 /** Also what a token the engine refuses becomes (a cursor cut short, or from another listing). */
 export function invalidCursor(): ValidationError {
   const message = 'not a cursor this service handed out (pass next_cursor back as it was given)';
-  return new ValidationError(`invalid query: cursor: ${message}`, [{ path: 'query.cursor', message, code: 'invalid_cursor' }]);
+  return ValidationError.at('query.cursor', message, 'invalid_cursor');
 }

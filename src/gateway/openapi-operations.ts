@@ -42,7 +42,7 @@ export function queryParams(schema: z.ZodObject): Json[] {
 
 /** Every error status, named by the error classes themselves so status and type cannot disagree with errors.ts. */
 export const ERRORS: { error: ServiceError; name: string; description: string; headers?: Json }[] = [
-  { error: new ValidationError(''), name: 'InvalidRequest', description: 'The request is invalid: a body or query field fails validation (details lists the issues), an unknown field, malformed JSON, or a malformed id.' },
+  { error: new ValidationError(''), name: 'InvalidRequest', description: 'The request is invalid: a body or query field fails validation, an unknown field, malformed JSON, a malformed id or header. details lists every problem at its path; the message opens with the first.' },
   { error: new UnauthorizedError(''), name: 'Unauthorized', description: 'Missing, malformed or unknown API key.', headers: { 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') } },
   { error: new NotFoundError(''), name: 'NotFound', description: 'No such task, session or schedule for this account.' },
   {
@@ -51,7 +51,7 @@ export const ERRORS: { error: ServiceError; name: string; description: string; h
     description: 'A path this service serves, asked with a method it does not serve there (any path below); Allow lists the methods it does. Unknown paths are 404.',
     headers: { Allow: ref('headers', 'Allow') },
   },
-  { error: new ConflictError(''), name: 'Conflict', description: 'The request conflicts with the state of the task or session.' },
+  { error: new ConflictError(''), name: 'Conflict', description: 'The request conflicts with the state of the task or session. x-should-retry says whether that state passes by itself (true: ask again later) or only another request can change it (false).' },
   { error: new PayloadTooLargeError(''), name: 'PayloadTooLarge', description: 'The request body exceeds the configured limit (BODY_LIMIT_BYTES).' },
   { error: new UnsupportedMediaTypeError(''), name: 'UnsupportedMediaType', description: 'A request body whose Content-Type is not application/json.' },
   { error: new IdempotencyMismatchError(''), name: 'IdempotencyKeyReused', description: 'This Idempotency-Key was used before with a different request body.' },

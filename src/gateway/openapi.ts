@@ -7,6 +7,7 @@ import { Router } from 'express';
 import pkg from '../../package.json';
 import { ERRORS, Json, errorResponse, jsonBody, operation, queryParams, ref, toSchema } from './openapi-operations';
 import { callbackPaths } from './openapi-callbacks';
+import { agentbasePaths, agentbaseSchemas } from './openapi-agentbase';
 import { scheduleParameters, schedulePaths, scheduleSchemas } from './openapi-schedules';
 import { datastoreParameters, datastorePaths, datastoreSchemas } from './openapi-datastores';
 import { createSessionSchema, eventsQuerySchema, listQuerySchema, sessionListQuerySchema, patchTaskSchema, taskMessageSchema, resultQuerySchema, runQuerySchema, runRequestSchema, TASK_ID, IDEMPOTENCY_KEY } from './schemas';
@@ -23,6 +24,7 @@ import {
   sessionMessagesSchema,
   streamErrorSchema,
   taskAcceptedSchema,
+  taskAcceptedEventSchema,
   taskMessageAcceptedSchema,
   taskListSchema,
   taskResultSchema,
@@ -59,7 +61,7 @@ function paths(): Json {
         summary: 'Run the agent on a message',
         description: [
           'Three ways to answer, by the request:',
-          '`background: true` → 202 at once with the task id (follow Location / GET /tasks/{id}/result);',
+          '`background: true` → 202 at once with the task id (follow Location / GET /tasks/{id}/result): JSON, or with `Accept: text/event-stream` a stream of one `task_accepted` event carrying the same fields, which then ends (Agentbase\'s SDKs always ask for a stream and read only its events);',
           'otherwise `Accept: text/event-stream` → 200 with the run streamed as server-sent events;',
           'otherwise → 200 JSON once the run has finished.',
           'Without ?session a new session is created; its id is in the body and X-Session-Id.',
@@ -74,9 +76,9 @@ function paths(): Json {
             content: { ...jsonBody('RunResult'), ...sseBody },
           },
           202: {
-            description: 'Background run accepted (`background: true`).',
+            description: 'Background run accepted (`background: true`): JSON, or, when Accept asks for text/event-stream, one `data: <TaskAcceptedEvent>` frame (schema in `x-sse-data`; no id: not one of the task\'s events), then the end of the stream.',
             headers: { ...taskHeaders, Location: ref('headers', 'Location'), 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
-            content: jsonBody('TaskAccepted'),
+            content: { ...jsonBody('TaskAccepted'), 'text/event-stream': { schema: { type: 'string' }, 'x-sse-data': ref('schemas', 'TaskAcceptedEvent') } },
           },
         },
         errors: {
@@ -219,6 +221,7 @@ function paths(): Json {
         errors: { 400: 'A malformed session id.', 404: 'No such session for this account.' },
       }),
     },
+    ...agentbasePaths(),
     '/healthz': {
       get: operation('get', { id: 'healthz', tag: 'probes', summary: 'Liveness', public: true, responses: { 200: { description: 'Up.', content: jsonBody('Health') } } }),
     },
@@ -256,6 +259,7 @@ function components(): Json {
       TaskMessageRequest: toSchema(taskMessageSchema),
       TaskMessageAccepted: toSchema(taskMessageAcceptedSchema),
       TaskAccepted: toSchema(taskAcceptedSchema),
+      TaskAcceptedEvent: toSchema(taskAcceptedEventSchema),
       TaskResult: toSchema(taskResultSchema),
       Task: toSchema(taskViewSchema),
       TaskCancelAccepted: toSchema(cancelAcceptedSchema),
@@ -268,6 +272,7 @@ function components(): Json {
       DeliveryList: toSchema(deliveryListSchema),
       ...scheduleSchemas(),
       ...datastoreSchemas(),
+      ...agentbaseSchemas(),
       AgentEvent: toSchema(agentEventSchema),
       StreamError: toSchema(streamErrorSchema),
       Health: toSchema(healthSchema),
@@ -275,7 +280,7 @@ function components(): Json {
       Error: toSchema(errorBodySchema),
     },
     responses: {
-      ...Object.fromEntries(ERRORS.map((e) => [e.name, errorResponse(e.error.type, e.description, e.headers)])),
+      ...Object.fromEntries(ERRORS.map((e) => [e.name, errorResponse(e.error.type, e.description, { 'x-should-retry': ref('headers', 'XShouldRetry'), ...e.headers })])),
       // error-handler.ts answers anything it does not recognise this way.
       Internal: errorResponse('internal', 'An unexpected error; the server logged it.'),
     },
@@ -303,6 +308,10 @@ function components(): Json {
         { type: 'string' },
       ),
       RetryAfter: header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }),
+      XShouldRetry: header(
+        'Whether the same request, sent again unchanged, may succeed: "false" on every 4xx but a 409 that passes by itself (a result not ready yet, a session reopened meanwhile), "true" on those and on 503 (with Retry-After). Generated clients (Stainless, as Agentbase\'s SDKs) obey it; they would otherwise retry every 408, 409, 429 and 5xx.',
+        { type: 'string', enum: ['true', 'false'] },
+      ),
       WWWAuthenticate: header('The scheme to authenticate with.', { type: 'string' }),
       Allow: header('The methods the path serves, e.g. `GET, PATCH`.', { type: 'string' }),
     },

@@ -132,6 +132,11 @@ export const taskAcceptedSchema = z
   })
   .describe('A background task was accepted (or replayed by Idempotency-Key).');
 
+/** The same, as the one event of a background run's answer to a client that asked for a stream. */
+export const taskAcceptedEventSchema = taskAcceptedSchema
+  .extend({ type: z.literal('task_accepted') })
+  .describe('The one event of the stream a background run answers with when Accept asks for text/event-stream: the task, accepted (not one of its own events: those are at GET /tasks/{id}/events).');
+
 export const taskListSchema = z
   .object({
     tasks: z.array(
@@ -269,17 +274,21 @@ export const streamErrorSchema = z
   .object({ error: z.object({ type: z.literal('unavailable'), message: z.string() }) })
   .describe('Data of an `event: error` frame: the relay failed mid-stream; reconnect with Last-Event-ID.');
 
-const validationIssueSchema = z.object({ path: z.string(), message: z.string(), code: z.string() });
+const validationIssueSchema = z.object({
+  path: z.string().describe('Where: the part of the request, then each field after a dot and each array position in brackets (body.mcp_servers[0].serverUrl, query.cursor, path.id, header.Idempotency-Key; body alone for malformed JSON).'),
+  message: z.string(),
+  code: z.string().describe('What kind of problem, e.g. invalid_type, unrecognized_keys (an unknown field), invalid_cron.'),
+});
 
 /** The one error body of every failed request (error-handler.ts). */
 export const errorBodySchema = z
   .object({
     error: z.object({
       type: z.string().describe('Machine-readable kind; fixed per HTTP status (see each response).'),
-      message: z.string().describe('What went wrong, for a human.'),
+      message: z.string().describe('What went wrong, for a human. A 400 opens with its first problem as <path>: <reason>.'),
       details: z
         .union([z.array(validationIssueSchema), z.record(z.string(), z.unknown()), z.null()])
-        .describe('Validation issues (400 from schema validation), an object (e.g. {dependency} on 503), or null.'),
+        .describe('The problems of a 400, each at its path, in the order found; an object (e.g. {dependency} on 503); or null.'),
     }),
   })
   .describe('Error body of every non-2xx answer.');

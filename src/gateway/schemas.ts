@@ -4,6 +4,9 @@ import { z } from 'zod';
 
 const nonEmpty = z.string().trim().min(1);
 
+/** What a run's `mode` may be: `fast` is another name of `base` (runRequestSchema says so once). */
+export const MODES = ['flash', 'base', 'fast', 'max'] as const;
+
 /** Ids and headers the routes check; the OpenAPI document states the same patterns. */
 export const TASK_ID = /^task_[A-Za-z0-9]{1,64}$/;
 export const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -91,7 +94,12 @@ export const runRequestSchema = z
   .strictObject({
     message: nonEmpty.describe('The task or message to run the agent with.'),
     system: z.string().optional().describe("System prompt; default: the service's own."),
-    mode: z.enum(['flash', 'base', 'max']).default('base'),
+    mode: z
+      .enum(MODES)
+      .default('base')
+      // One mode, two names: the SPEC's `base` is Agentbase's `fast` (its SDK's and docs' name, and their default).
+      .transform((m) => (m === 'fast' ? 'base' : m))
+      .describe('flash: simple one-off tasks, the thinking shown in the stream; base (also named fast, as Agentbase\'s SDKs and docs call it: the same mode): balanced, the default; max: complex reasoning.'),
     workflows: z.array(workflowSchema).optional(),
     rules: z.array(nonEmpty).optional(),
     agents: z

@@ -85,7 +85,7 @@ export class SessionService {
         current = await this.supersede(workflowId);
       } catch (err) {
         if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
-        if (retried) throw new ConflictError('the session was reopened meanwhile; retry', { session });
+        if (retried) throw new ConflictError('the session was reopened meanwhile; retry', { session }, true);
         return this.delete(account, session, true); // reopened since the describe: delete the open run
       }
       await this.deleteRun(workflowId, current);

@@ -54,7 +54,10 @@ export async function streamTaskEvents(req: Request, res: Response, subscriber: 
   };
   const heartbeat = setInterval(() => {
     if (closed) return;
-    res.write(': keep-alive\n\n');
+    // A comment line alone, no blank line after it: a blank line ends an event, and clients that
+    // do not follow the format to the letter (Agentbase's SDKs) then read an empty one, once an
+    // event id is in force, and fail to parse it as JSON.
+    res.write(': keep-alive\n');
     void checkEnd();
   }, opts.heartbeatMs);
   const finish = () => {
@@ -88,6 +91,17 @@ export async function streamTaskEvents(req: Request, res: Response, subscriber: 
   } catch (err) {
     fail(err as Error);
   }
+}
+
+/**
+ * A stream of one frame, then its end (no id: it is not one of the task's events). A background
+ * run answers so a client that asked for events: Agentbase's SDKs always ask, and read only
+ * frames, so a JSON body would tell them nothing, not even the task's id.
+ */
+export function sendOneEvent(res: Response, data: object): void {
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-cache, no-transform');
+  res.end(`data: ${JSON.stringify(data)}\n\n`);
 }
 
 /** Where a client resumes: Last-Event-ID header, else ?after=, else the start. */

@@ -87,7 +87,7 @@ export class TaskService {
 
   private async submitOnce(account: Account, req: RunRequest, session: string | undefined, idempotencyKey: string | undefined, timing: ServerTiming | undefined, extras: SubmitExtras): Promise<Submitted> {
     if (req.max_steps !== undefined && req.max_steps > this.config.MAX_STEPS_CEILING) {
-      throw new ValidationError(`max_steps may be at most ${this.config.MAX_STEPS_CEILING} here`, [{ path: 'body.max_steps', message: `at most ${this.config.MAX_STEPS_CEILING}`, code: 'too_big' }]);
+      throw ValidationError.at('body.max_steps', `may be at most ${this.config.MAX_STEPS_CEILING} here (MAX_STEPS_CEILING)`, 'too_big');
     }
     const requestHash = createHash('sha256').update(JSON.stringify(req)).digest('hex').slice(0, 32);
     const taskId = idempotencyKey
@@ -287,7 +287,7 @@ export class TaskService {
       await this.waitForClose(taskId, waitSeconds * 1000);
       view = await this.fresh(account, taskId);
     }
-    if (!isFinished(view.status)) throw new ConflictError(`the task is ${view.status}; its result is not ready`, { status: view.status });
+    if (!isFinished(view.status)) throw new ConflictError(`the task is ${view.status}; its result is not ready`, { status: view.status }, true);
     const cached = await this.cache.getResult<ResultBody>(taskId).catch(() => undefined);
     if (cached) return cached;
     const body = view.status === 'completed' ? await this.completedResult(taskId) : await this.unsuccessfulResult(view);

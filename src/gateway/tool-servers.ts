@@ -3,32 +3,27 @@
 // what the run takes). URLs go through the outbound policy, which the worker
 // applies again when it connects (DNS may answer differently by then).
 import { MAIN_AGENT, handoffToolName, sanitizeToolName } from '../../workflows/tool-registry';
-import { ValidationError } from '../errors';
+import { RequestIssue, ValidationError } from '../errors';
+import { fieldPath } from '../field-path';
 import { OutboundLookupError, OutboundRefusedError, type OutboundPolicy } from '../outbound/policy';
 import type { RunRequest } from './schemas';
 
-interface Issue {
-  path: string;
-  message: string;
-  code: string;
-}
-
 /** Names that must be unique among the request's servers and agents (as the model will see them). */
-function nameIssues(req: Pick<RunRequest, 'mcp_servers' | 'mcpServers' | 'agents'>, field: string): Issue[] {
-  const issues: Issue[] = [];
+function nameIssues(req: Pick<RunRequest, 'mcp_servers' | 'mcpServers' | 'agents'>, field: 'mcp_servers' | 'mcpServers'): RequestIssue[] {
+  const issues: RequestIssue[] = [];
   const servers = new Map<string, number>();
   (req.mcp_servers ?? req.mcpServers ?? []).forEach((s, i) => {
     const key = sanitizeToolName(s.serverName);
     const earlier = servers.get(key);
-    if (earlier !== undefined) issues.push({ path: `${field}.${i}.serverName`, message: `"${s.serverName}" names the same server as ${field}[${earlier}] (names must differ in letters, digits, _ and -)`, code: 'duplicate' });
+    if (earlier !== undefined) issues.push({ path: fieldPath('body', field, i, 'serverName'), message: `"${s.serverName}" names the same server as ${fieldPath('body', field, earlier)} (names must differ in letters, digits, _ and -)`, code: 'duplicate' });
     else servers.set(key, i);
   });
   const agents = new Map<string, number>();
   (req.agents ?? []).forEach((a, i) => {
     const key = handoffToolName(a.name);
     const earlier = agents.get(key);
-    if (a.name === MAIN_AGENT) issues.push({ path: `agents.${i}.name`, message: `"${MAIN_AGENT}" is the request's own agent; give the handoff agent another name`, code: 'reserved' });
-    else if (earlier !== undefined) issues.push({ path: `agents.${i}.name`, message: `"${a.name}" has the same transfer tool (${key}) as agents[${earlier}]`, code: 'duplicate' });
+    if (a.name === MAIN_AGENT) issues.push({ path: fieldPath('body', 'agents', i, 'name'), message: `"${MAIN_AGENT}" is the request's own agent; give the handoff agent another name`, code: 'reserved' });
+    else if (earlier !== undefined) issues.push({ path: fieldPath('body', 'agents', i, 'name'), message: `"${a.name}" has the same transfer tool (${key}) as ${fieldPath('body', 'agents', earlier)}`, code: 'duplicate' });
     else agents.set(key, i);
   });
   return issues;
@@ -55,11 +50,11 @@ export async function checkToolServers(req: Pick<RunRequest, 'mcp_servers' | 'mc
   const issues = nameIssues(req, field);
   const servers = req.mcp_servers ?? req.mcpServers ?? [];
   const refusals = await Promise.all(
-    servers.map(async (s, i): Promise<Issue | undefined> => {
+    servers.map(async (s, i): Promise<RequestIssue | undefined> => {
       const refused = await refusal(policy, s.serverUrl);
-      return refused === undefined ? undefined : { path: `${field}.${i}.serverUrl`, message: `MCP server "${s.serverName}": ${refused}`, code: 'outbound_refused' };
+      return refused === undefined ? undefined : { path: fieldPath('body', field, i, 'serverUrl'), message: `MCP server "${s.serverName}": ${refused}`, code: 'outbound_refused' };
     }),
   );
-  issues.push(...refusals.filter((r): r is Issue => r !== undefined));
-  if (issues.length) throw new ValidationError(`invalid body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+  issues.push(...refusals.filter((r): r is RequestIssue => r !== undefined));
+  if (issues.length) throw ValidationError.of(issues);
 }

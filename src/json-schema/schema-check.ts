@@ -4,6 +4,7 @@
 // against it. One Ajv instance for the process; compiled validators are kept
 // by the schema's text (a run's repairs and a DAG's steps reuse theirs).
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { fieldPath, pointerSegments } from '../field-path';
 
 type Schema = Record<string, unknown>;
 
@@ -35,7 +36,7 @@ export function schemaIssues(schema: unknown, path: string): SchemaIssue[] {
     // The meta-schema's alternatives each report on the same place: one issue per place, its first reason.
     const byPath = new Map<string, SchemaIssue>();
     for (const e of ajv.errors ?? []) {
-      const at = `${path}${dotted(e.instancePath)}`;
+      const at = fieldPath(path, ...pointerSegments(schema, e.instancePath));
       if (!byPath.has(at)) byPath.set(at, { path: at, message: `not a valid JSON Schema: ${e.message ?? 'invalid'}`, code: 'invalid_schema' });
     }
     return [...byPath.values()];
@@ -63,11 +64,11 @@ export function strictSubsetIssues(schema: Schema, path: string): SchemaIssue[] 
       const missing = Object.keys(props ?? {}).filter((k) => !required.has(k));
       if (missing.length) issues.push({ path: at, message: `with strict: true every property is required; not in "required": ${missing.join(', ')}`, code: 'not_strict' });
     }
-    for (const [k, v] of Object.entries(props ?? {})) walk(v, `${at}.properties.${k}`);
-    if (Array.isArray(s.items)) s.items.forEach((v, i) => walk(v, `${at}.items.${i}`));
-    else walk(s.items, `${at}.items`);
-    for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(s[key])) (s[key] as unknown[]).forEach((v, i) => walk(v, `${at}.${key}.${i}`));
-    for (const key of ['$defs', 'definitions'] as const) if (isObject(s[key])) for (const [k, v] of Object.entries(s[key] as Schema)) walk(v, `${at}.${key}.${k}`);
+    for (const [k, v] of Object.entries(props ?? {})) walk(v, fieldPath(at, 'properties', k));
+    if (Array.isArray(s.items)) s.items.forEach((v, i) => walk(v, fieldPath(at, 'items', i)));
+    else walk(s.items, fieldPath(at, 'items'));
+    for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(s[key])) (s[key] as unknown[]).forEach((v, i) => walk(v, fieldPath(at, key, i)));
+    for (const key of ['$defs', 'definitions'] as const) if (isObject(s[key])) for (const [k, v] of Object.entries(s[key] as Schema)) walk(v, fieldPath(at, key, k));
   };
   walk(schema, path);
   return issues;
@@ -101,9 +102,4 @@ function describe(e: ErrorObject): string {
 
 function isObject(x: unknown): x is Schema {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
-
-/** An Ajv instance path (/a/0/b) as the dotted path the API's errors use (.a.0.b). */
-function dotted(pointer: string): string {
-  return pointer ? pointer.split('/').slice(1).map((p) => `.${p.replace(/~1/g, '/').replace(/~0/g, '~')}`).join('') : '';
 }

@@ -38,7 +38,7 @@ test('--help for agent and each command (stdout, exit 0); a missing or unknown c
   expect(general).toMatchObject({ code: 0, stderr: '' });
   for (const cmd of ['run', 'tail', 'tasks', 'task', 'cancel', 'result', 'sessions', 'messages', 'replay']) expect(general.stdout).toMatch(new RegExp(`^  ${cmd} +\\S`, 'm'));
   expect(runHelp).toMatchObject({ code: 0, stderr: '' });
-  expect(runHelp.stdout).toMatch(/^usage: agent run "message" \[--background\] \[--session S\] \[--mode flash\|base\|max\] \[--tokens\] \[--json\]/);
+  expect(runHelp.stdout).toMatch(/^usage: agent run "message" \[--background\] \[--session S\] \[--mode flash\|base\|fast\|max\] \[--tokens\] \[--json\]/);
   expect(runHelp.stdout).toContain('--url URL');
   expect(none).toMatchObject({ code: 2, stdout: '' });
   expect(none.stderr).toMatch(/^agent: no command given\nusage: agent <command>/);
@@ -53,7 +53,7 @@ test('--help for agent and each command (stdout, exit 0); a missing or unknown c
   usage(unknownFlag, 'tasks', /Unknown option '--bogus'/);
   usage(missing, 'task', /missing argument/);
   usage(extra, 'task', /unexpected argument: task_b/);
-  usage(badMode, 'run', /--mode must be one of flash, base, max, got turbo/);
+  usage(badMode, 'run', /--mode must be one of flash, base, fast, max, got turbo/);
   usage(badLimit, 'tasks', /--limit must be an integer from 1 to 100, got 0/);
   usage(badDuration, 'run', /--max-duration must be a positive whole number, got 1\.5/);
 });

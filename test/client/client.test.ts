@@ -211,7 +211,7 @@ test('errors are typed by status: 404, 400 with details, 401, 409, a refused con
 
   const bad = await agent.run({ message: 'x', mode: 'turbo' as never }).catch((e: unknown) => e);
   expect(bad).toBeInstanceOf(BadRequestError);
-  expect(bad).toMatchObject({ status: 400, type: 'invalid_request', details: [expect.objectContaining({ path: 'mode' })] });
+  expect(bad).toMatchObject({ status: 400, type: 'invalid_request', details: [expect.objectContaining({ path: 'body.mode' })] });
 
   const stranger = new AgentClient({ baseUrl: ctx.stack().gatewayUrl, apiKey: 'not-a-key' });
   const denied = await stranger.tasks.list().catch((e: unknown) => e);

@@ -29,9 +29,9 @@ test.each([
   ['empty message', { body: { message: '   ' } }, 400, /message/],
   ['wrong type', { body: { message: 'x', background: 'yes' } }, 400, /background/],
   ['bad mode', { body: { message: 'x', mode: 'turbo' } }, 400, /mode/],
-  ['unknown fields named', { body: { message: 'x', colour: 'red', size: 2 } }, 400, /unknown fields in body: colour, size/],
-  ['unknown nested field', { body: { message: 'x', mcp_servers: [{ serverName: 'a', serverUrl: 'http://x.test/sse', extra: 1 }] } }, 400, /mcp_servers\.0\.extra/],
-  ['bad URL in a nested field', { body: { message: 'x', callback: { url: 'not a url' } } }, 400, /callback\.url/],
+  ['unknown fields named', { body: { message: 'x', colour: 'red', size: 2 } }, 400, /^body\.colour: unknown field; body\.size: unknown field$/],
+  ['unknown nested field', { body: { message: 'x', mcp_servers: [{ serverName: 'a', serverUrl: 'http://x.test/sse', extra: 1 }] } }, 400, /^body\.mcp_servers\[0\]\.extra: unknown field/],
+  ['bad URL in a nested field', { body: { message: 'x', callback: { url: 'not a url' } } }, 400, /^body\.callback\.url: /],
   ['max_duration not a whole positive number', { body: { message: 'x', max_duration: 0.5 } }, 400, /max_duration/],
   ['a JSON array body', { raw: '[1,2]', headers: { 'content-type': 'application/json' } }, 400, /body/],
   ['wrong content type', { raw: 'message=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, /application\/json/],
@@ -40,6 +40,39 @@ test.each([
   expect(r.status).toBe(status);
   shape(r);
   expect(r.json.error.message).toMatch(message);
+});
+
+test('every 400 names its places one way (body.x[0].y, query.x, path.id, header.X), its message opening with the first problem', async () => {
+  const paths = (r: { json: any }) => r.json.error.details.map((d: { path: string }) => d.path);
+  // An unknown field does not hide the other problems, and does not take the headline from the first one.
+  const mixed = await call('POST', '/', { body: { message: 'x', mode: 'turbo', colour: 'red', agents: [{ name: 'a', description: 'b', extra: 1 }] } });
+  expect(mixed.status).toBe(400);
+  expect(paths(mixed)).toEqual(['body.mode', 'body.agents[0].extra', 'body.colour']);
+  expect(mixed.json.error.message).toMatch(/^body\.mode: .*flash.*; body\.agents\[0\]\.extra: unknown field; body\.colour: unknown field$/);
+  const query = await call('GET', '/tasks?limit=0&bogus=1');
+  expect(paths(query)).toEqual(['query.limit', 'query.bogus']);
+  expect(query.json.error.message).toMatch(/^query\.limit: /);
+  const id = await call('GET', '/tasks/not%20an%20id');
+  expect(id.json.error).toMatchObject({ message: expect.stringMatching(/^path\.id: malformed task id "not an id"/), details: [{ path: 'path.id', code: 'invalid_format' }] });
+  const header = await call('POST', '/', { body: { message: 'x' }, headers: { 'idempotency-key': 'has space' } });
+  expect(header.json.error.details).toEqual([expect.objectContaining({ path: 'header.Idempotency-Key', code: 'invalid_format' })]);
+  const json = await call('POST', '/', { raw: '{"message": ', headers: { 'content-type': 'application/json' } });
+  expect(json.json.error).toMatchObject({ message: expect.stringMatching(/^body: malformed JSON/), details: [{ path: 'body', code: 'malformed_json' }] });
+});
+
+test('x-should-retry: false on the 409s only another request can fix, true on one that passes by itself', async () => {
+  const retry = (r: { status: number; headers: Headers }) => [r.status, r.headers.get('x-should-retry')];
+  const long = await call('POST', '/', { body: { message: '[[tool name=wait args={"seconds":600}]] a long wait', background: true } });
+  expect(retry(await call('GET', `/tasks/${long.json.task_id}/result`))).toEqual([409, 'true']);
+  const busy = await call('POST', `/?session=${long.json.session}`, { body: { message: 'me too', multitask: 'reject' } });
+  expect(retry(busy)).toEqual([409, 'false']);
+  expect((await call('POST', `/tasks/${long.json.task_id}/cancel`)).status).toBe(202);
+  expect((await call('GET', `/tasks/${long.json.task_id}/result?wait=30`)).json.status).toBe('cancelled');
+  expect(retry(await call('POST', `/tasks/${long.json.task_id}/cancel`))).toEqual([409, 'false']);
+  const taken = `taken-${Date.now()}`;
+  expect((await call('POST', '/sessions', { body: { session: taken } })).status).toBe(201);
+  expect(retry(await call('POST', '/sessions', { body: { session: taken } }))).toEqual([409, 'false']);
+  expect(retry(await call('POST', '/', { body: { message: 'x', colour: 'red' } }))).toEqual([400, 'false']);
 });
 
 test('an oversized body is 413 naming the limit', async () => {
@@ -63,7 +96,7 @@ test('workflows are checked as graphs before anything starts: each problem a 400
   for (const retry_policy of [{ backoff: 'linear' }, { max_attempts: 0 }, { attempts: 3 }]) {
     const r = await post([step('a', [], { retry_policy })]);
     expect([JSON.stringify(retry_policy), r.status]).toEqual([JSON.stringify(retry_policy), 400]);
-    expect(r.json.error.details[0].path).toMatch(/^workflows\.0\.steps\.0\.retry_policy/);
+    expect(r.json.error.details[0].path).toMatch(/^body\.workflows\[0\]\.steps\[0\]\.retry_policy/);
   }
   expect((await post([])).status).toBe(400);
   const sound = await call('POST', '/', { body: { message: 'x', background: true, workflows: [{ id: 'w', name: 'w', description: 'w', steps: [step('a'), step('b', ['a'], { retry_policy: { max_attempts: 3, backoff: 'fixed', initial_interval: 1 }, output_schema: { type: 'object' } })] }] } });

@@ -84,7 +84,7 @@ test('registration checks the source first: the database\'s own error is a 400, 
   const notDb = await call('POST', '/datastores?type=sqlite&name=junk', { raw: Buffer.from('this is not a database at all, just text'), contentType: 'application/octet-stream' });
   expect(notDb.status).toBe(400);
   expect((await call('POST', '/datastores', { body: { name: 'x', type: 'mysql' } })).status).toBe(400);
-  expect((await call('POST', '/datastores', { body: { name: 'bad name', type: 'documents' } })).json.error.details[0].path).toBe('name');
+  expect((await call('POST', '/datastores', { body: { name: 'bad name', type: 'documents' } })).json.error.details[0].path).toBe('body.name');
 
   const ok = await call('POST', '/datastores', { body: { name: 'shop', type: 'postgres', connection_url: pg.url, allow_sql: true, description: 'orders and customers', query_timeout_ms: 500 } });
   expect(ok.status).toBe(201);

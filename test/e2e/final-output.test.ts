@@ -114,5 +114,5 @@ test('each schema that cannot be used is a 400 naming its path', async () => {
     ['body.final_output.schema', 'not_strict'],
     ['body.final_output.schema.properties.b', 'not_strict'],
   ]);
-  expect((await bad({ name: 'has spaces', schema: { type: 'object' } }))[0][0]).toBe('final_output.name');
+  expect((await bad({ name: 'has spaces', schema: { type: 'object' } }))[0][0]).toBe('body.final_output.name');
 });

@@ -185,7 +185,7 @@ test('the outbound policy: refused URLs are a 400 naming the server; a redirect 
   ]) {
     const r = await call('POST', '/', { body: { message: 'hi', mcp_servers: [{ serverName: 'bad', serverUrl: url }] } });
     expect({ url, status: r.status }).toEqual({ url, status: 400 });
-    expect(r.json.error.details).toEqual([expect.objectContaining({ path: 'mcp_servers.0.serverUrl', code: 'outbound_refused' })]);
+    expect(r.json.error.details).toEqual([expect.objectContaining({ path: 'body.mcp_servers[0].serverUrl', code: 'outbound_refused' })]);
     expect(r.json.error.message).toContain('"bad"');
     expect(r.json.error.message).toContain(why);
   }

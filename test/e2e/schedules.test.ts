@@ -174,7 +174,7 @@ test('each bad entry is a 400 naming the entry and the field; nothing starts', a
   for (const bad of [{ schedule: -5, message: 'x' }, { schedule: 60 }, { schedule: '* * * * *', message: 'x', overlap: 'sometimes' }, { schedule: '* * * * *', message: 'x', extra: 1 }]) {
     const z = await call('POST', '/', { body: { message: 'never', schedules: [bad] } });
     expect(z.status).toBe(400);
-    expect(z.json.error.details[0].path).toMatch(/^schedules\.0/);
+    expect(z.json.error.details[0].path).toMatch(/^body\.schedules\[0\]/);
   }
   expect((await call('POST', '/', { body: { message: 'never', schedules: Array(21).fill({ schedule: 60, message: 'x' }) } })).status).toBe(400);
   expect((await call('GET', '/schedules/not-a-schedule')).status).toBe(400);

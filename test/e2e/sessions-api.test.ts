@@ -76,12 +76,13 @@ test('create without an id gives a new sess_ id; an empty body is fine', async (
 test.each([
   ['a malformed id', { session: 'has spaces!' }, 'body.session'],
   ['an id too long', { session: 'x'.repeat(129) }, 'body.session'],
-  ['an unknown field', { session: 'fine', colour: 'red' }, 'colour'],
+  ['an unknown field', { session: 'fine', colour: 'red' }, 'body.colour'],
 ])('create with %s is 400 naming it', async (_name, body, path) => {
   const r = await call('POST', '/sessions', { body });
   expect(r.status).toBe(400);
   expect(r.json.error.type).toBe('invalid_request');
-  expect(r.json.error.message).toContain(path.replace(/^body\./, ''));
+  expect(r.json.error.message).toMatch(new RegExp(`^${path.replace(/\./g, '\\.')}: `));
+  expect(r.json.error.details[0].path).toBe(path);
 });
 
 test('the list pages through every session once, with created_at and open, and only the caller\'s', async () => {

@@ -26,12 +26,12 @@ test('auth of both kinds becomes one bearer token; either spelling of the field'
 });
 
 test('clashing server names, clashing or reserved agent names are named', async () => {
-  expect(await issues({ mcp_servers: [server('web'), server('web')] })).toEqual([expect.objectContaining({ path: 'mcp_servers.1.serverName', code: 'duplicate' })]);
-  expect(await issues({ mcpServers: [server('a b'), server('a_b')] })).toEqual([expect.objectContaining({ path: 'mcpServers.1.serverName' })]);
+  expect(await issues({ mcp_servers: [server('web'), server('web')] })).toEqual([expect.objectContaining({ path: 'body.mcp_servers[1].serverName', code: 'duplicate' })]);
+  expect(await issues({ mcpServers: [server('a b'), server('a_b')] })).toEqual([expect.objectContaining({ path: 'body.mcpServers[1].serverName' })]);
   const agents = await issues({ agents: [{ name: 'main', description: 'x' }, { name: 'ops team', description: 'x' }, { name: 'ops_team', description: 'x' }] });
   expect(agents.map((i) => [i.path, i.code])).toEqual([
-    ['agents.0.name', 'reserved'],
-    ['agents.2.name', 'duplicate'],
+    ['body.agents[0].name', 'reserved'],
+    ['body.agents[2].name', 'duplicate'],
   ]);
   expect(await issues({ mcp_servers: [server('a'), server('b')], agents: [{ name: 'x', description: 'y' }] })).toEqual([]);
 });
@@ -50,7 +50,7 @@ test('each refused URL is named: IP literals, a name resolving to loopback, link
     },
     new OutboundPolicy('10.0.0.0/8'),
   );
-  expect(got.map((i) => i.path)).toEqual(['mcp_servers.0.serverUrl', 'mcp_servers.1.serverUrl', 'mcp_servers.2.serverUrl', 'mcp_servers.3.serverUrl']);
+  expect(got.map((i) => i.path)).toEqual(['body.mcp_servers[0].serverUrl', 'body.mcp_servers[1].serverUrl', 'body.mcp_servers[2].serverUrl', 'body.mcp_servers[3].serverUrl']);
   expect(got[1].message).toContain('MCP server "local"');
   expect(got[1].message).toMatch(/loopback/);
   expect(got[2].message).toMatch(/link-local/);

@@ -7,6 +7,10 @@ test('a usable schema has no issues; a broken one names where it breaks', () => 
   expect(schemaIssues('object', 'p')).toEqual([{ path: 'p', message: 'a JSON Schema is an object', code: 'invalid_schema' }]);
   const bad = schemaIssues({ type: 'object', properties: { a: { type: 'strnig' }, b: { minLength: -1 } } }, 'p');
   expect(bad.map((i) => i.path)).toEqual(['p.properties.a.type', 'p.properties.b.minLength']);
+  // Array positions in brackets, keys after a dot, and a key that is no plain name quoted: one place each.
+  const nested = schemaIssues({ anyOf: [{ type: 'string' }, { type: 'strnig' }], properties: { '0': { type: 'nope' }, 'a b': { minimum: 'x' } } }, 'p');
+  expect(nested.map((i) => i.path)).toEqual(['p.properties["0"].type', 'p.properties["a b"].minimum', 'p.anyOf[1].type']);
+  expect(strictSubsetIssues({ type: 'object', additionalProperties: false, required: [], anyOf: [{ type: 'object' }] }, 's').map((i) => i.path)).toEqual(['s.anyOf[0]']);
   expect(schemaIssues({ $ref: '#/$defs/missing' }, 'p')[0]).toMatchObject({ path: 'p', code: 'invalid_schema', message: expect.stringMatching(/missing/) });
 });
 

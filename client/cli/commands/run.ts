@@ -8,7 +8,8 @@ import { listOption, positiveOption, stringOption, UsageError, type Command, typ
 import { scheduledText } from '../event-view';
 import { follow } from '../follow';
 
-const MODES = ['flash', 'base', 'max'] as const;
+/** As the service takes them: fast is another name of base (Agentbase's). */
+const MODES = ['flash', 'base', 'fast', 'max'] as const;
 
 /** The request's `schedules` from --schedule, --schedule-message and --timezone, or undefined without --schedule. */
 function scheduleOption(values: Values, message: string): ScheduleEntry[] | undefined {
@@ -54,11 +55,11 @@ function capOptions(values: Values): Pick<ForegroundRunRequest, 'max_steps' | 'm
 export const runCommand: Command = {
   name: 'run',
   summary: 'Run the agent on a message: its answer streams to stdout, tool calls and steps to stderr.',
-  usage: 'agent run "message" [--background] [--session S] [--mode flash|base|max] [--tokens] [--json] [--schedule SPEC [--schedule-message TEXT] [--timezone ZONE]] [--datastore ID[:NAME]]... [--query NAME=SQL]... [--max-steps N] [--max-cost USD] [--max-duration S]',
+  usage: 'agent run "message" [--background] [--session S] [--mode flash|base|fast|max] [--tokens] [--json] [--schedule SPEC [--schedule-message TEXT] [--timezone ZONE]] [--datastore ID[:NAME]]... [--query NAME=SQL]... [--max-steps N] [--max-cost USD] [--max-duration S]',
   help: [
     '--background  start it in the background; print the task id (with --json, the answer of POST /)',
     '--session S   continue session S (default: a new session)',
-    '--mode M      flash, base (default) or max',
+    '--mode M      flash, base (default; also named fast) or max',
     '--tokens      stream the answer token by token (default: block by block)',
     '--json        print the events as JSON lines',
     '--schedule SPEC',

@@ -7,6 +7,7 @@ import type { GatewayDeps } from '../app';
 import { requireAccount } from '../auth';
 import { parse } from '../validate';
 import { ValidationError } from '../../errors';
+import { fieldPath } from '../../field-path';
 import type { DatastoreService } from '../datastore-service';
 import {
   DATASTORE_ID,
@@ -23,7 +24,7 @@ export const SQLITE_TYPES = ['application/vnd.sqlite3', 'application/x-sqlite3',
 export const DOCUMENT_TYPES = ['text/plain', 'text/markdown'];
 
 function datastoreId(raw: string): string {
-  if (!DATASTORE_ID.test(raw)) throw new ValidationError(`malformed datastore id: ${raw.slice(0, 80)}`, [{ path: 'path.id', message: 'a datastore id is ds_ followed by 32 hex digits', code: 'invalid_format' }]);
+  if (!DATASTORE_ID.test(raw)) throw ValidationError.at('path.id', `malformed datastore id ${JSON.stringify(raw.slice(0, 80))}: a datastore id is ds_ followed by 32 hex digits`, 'invalid_format');
   return raw;
 }
 
@@ -36,15 +37,15 @@ export function datastoreUploadRoutes(deps: GatewayDeps, datastores: DatastoreSe
   r.post('/datastores', express.raw({ type: SQLITE_TYPES, limit }), async (req, res, next) => {
     if (isJson(req) || !Buffer.isBuffer(req.body)) return next();
     const q = parse(datastoreUploadQuerySchema, req.query, 'query');
-    if (!req.body.length) throw new ValidationError('the uploaded file is empty', [{ path: 'body', message: 'send the SQLite file as the body', code: 'empty' }]);
+    if (!req.body.length) throw ValidationError.at('body', 'the uploaded file is empty: send the SQLite file as the body', 'empty');
     res.status(201).json(await datastores.registerUpload(requireAccount(req).account, q, req.body));
   });
   r.post('/datastores/:id/documents', express.text({ type: DOCUMENT_TYPES, limit }), async (req, res, next) => {
     if (isJson(req) || typeof req.body !== 'string') return next();
     const q = parse(documentUploadQuerySchema, req.query, 'query');
-    if (!req.body.trim()) throw new ValidationError('the document is empty', [{ path: 'body', message: 'send the text as the body', code: 'empty' }]);
+    if (!req.body.trim()) throw ValidationError.at('body', 'the document is empty: send the text as the body', 'empty');
     const format = req.is('text/markdown') ? 'markdown' : 'text';
-    const [doc] = await datastores.addDocuments(requireAccount(req).account, datastoreId(req.params.id), [{ ...q, content: req.body, format }]);
+    const [doc] = await datastores.addDocuments(requireAccount(req).account, datastoreId(req.params.id), [{ ...q, content: req.body, format }], () => 'body');
     res.status(201).json({ documents: [doc] });
   });
   return r;
@@ -68,8 +69,8 @@ export function datastoreRoutes(_deps: GatewayDeps, datastores: DatastoreService
   });
   r.post('/datastores/:id/documents', async (req, res) => {
     const body = parse(addDocumentsSchema, req.body, 'body');
-    const docs = 'documents' in body ? body.documents : [body];
-    res.status(201).json({ documents: await datastores.addDocuments(requireAccount(req).account, datastoreId(req.params.id), docs) });
+    const [docs, pathOf] = 'documents' in body ? [body.documents, (i: number) => fieldPath('body', 'documents', i)] : [[body], () => 'body'];
+    res.status(201).json({ documents: await datastores.addDocuments(requireAccount(req).account, datastoreId(req.params.id), docs, pathOf) });
   });
   r.get('/datastores/:id/documents', async (req, res) => {
     const q = parse(documentListQuerySchema, req.query, 'query');

@@ -1,11 +1,11 @@
-// POST / — run the agent on a message: background (202), SSE, or JSON.
+// POST / — run the agent on a message: background (202, JSON or one event), SSE, or JSON.
 import { Router } from 'express';
 import type { GatewayDeps } from '../app';
 import { requireAccount } from '../auth';
 import { parse } from '../validate';
 import { runQuerySchema, runRequestSchema, IDEMPOTENCY_KEY } from '../schemas';
 import { DependencyUnavailableError, ValidationError } from '../../errors';
-import { streamTaskEvents } from '../sse';
+import { sendOneEvent, streamTaskEvents } from '../sse';
 import { checkToolServers } from '../tool-servers';
 import { agentsOf } from '../../tasks/request-tools';
 import type { DatastoreService } from '../datastore-service';
@@ -26,7 +26,7 @@ export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datasto
     await datastores.checkRun(account.account, body, offeredTools(deps.config.BUILTIN_TOOLS, [], agentsOf(body) ?? []).map((t) => t.name));
     const callback = await callbackOf(body, deps.outbound, deps.config);
     const idem = req.header('idempotency-key');
-    if (idem !== undefined && !IDEMPOTENCY_KEY.test(idem)) throw new ValidationError('Idempotency-Key must be 1-255 printable ASCII characters');
+    if (idem !== undefined && !IDEMPOTENCY_KEY.test(idem)) throw ValidationError.at('header.Idempotency-Key', 'must be 1-255 printable ASCII characters', 'invalid_format');
     const wantsStream = (req.header('accept') ?? '').includes('text/event-stream');
     // A stream needs the relay: refuse before starting anything rather than after.
     if (wantsStream && !body.background) requireRelay(deps);
@@ -48,7 +48,10 @@ export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datasto
     if (body.background) {
       res.status(202).set({ ...common, Location: `/tasks/${sub.taskId}` });
       const status = sub.repeated ? (await deps.tasks.view(account, sub.taskId)).status : 'queued';
-      return void res.json({ task_id: sub.taskId, session: sub.session, status, created_at: sub.createdAt, ...(await scheduled()) });
+      const accepted = { task_id: sub.taskId, session: sub.session, status, created_at: sub.createdAt, ...(await scheduled()) };
+      // Asked for a stream, the same answer as its one event: a client that reads only events still learns the task.
+      if (wantsStream) return sendOneEvent(res, { type: 'task_accepted', ...accepted });
+      return void res.json(accepted);
     }
     if (wantsStream) {
       const closedAt = () => deps.runEnds.closedAt(sub.taskId);

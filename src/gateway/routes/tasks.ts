@@ -12,7 +12,7 @@ import { ValidationError } from '../../errors';
 
 
 function taskId(raw: string): string {
-  if (!TASK_ID.test(raw)) throw new ValidationError(`malformed task id: ${raw.slice(0, 80)}`);
+  if (!TASK_ID.test(raw)) throw ValidationError.at('path.id', `malformed task id ${JSON.stringify(raw.slice(0, 80))}: a task id is task_ followed by letters and digits`, 'invalid_format');
   return raw;
 }
 
