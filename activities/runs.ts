@@ -1,8 +1,15 @@
 // Which of some runs have closed: the session and slots workflows ask this of
 // the runs holding their turn and slots, and a callback's delivery workflow of
-// its task, since a run terminated from outside never says so itself.
+// its task, since a run terminated from outside never says so itself. A
+// session also waits for its active run's close (awaitRunClose, on the watch
+// task queue), so it hands the turn on as soon as a terminated run closes.
+import { Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from './index';
+
+/** A waiting watch heartbeats this often (its heartbeat timeout is 30 s); a cancel reaches it through a heartbeat. */
+const WATCH_BEAT_MS = 5000;
 
 export interface RunState {
   /** Temporal's status name of the workflow's latest run (RUNNING, COMPLETED, TERMINATED, TIMED_OUT...), NOT_FOUND when there is none. */
@@ -21,8 +28,28 @@ export function createRunActivities(deps: ActivityDeps) {
       throw err;
     }
   }
+  /** Waits until the run's latest execution closes, however it closes (continue-as-new followed), and says how. */
+  async function awaitRunClose(input: { workflowId: string }): Promise<RunState> {
+    const ctx = Context.current();
+    const beat = setInterval(() => ctx.heartbeat(), WATCH_BEAT_MS);
+    try {
+      for (let polls = 0; ; polls++) {
+        const now = await runState(input);
+        if (now.status !== 'RUNNING') return now;
+        // Still running after a poll ended: it failed (not a close), so the next waits a moment.
+        if (polls > 0) await ctx.sleep(1000);
+        // A long poll on the run's close event (a run that failed or was terminated ends it with an error); how it ended is read above.
+        await deps.temporal.connection.withAbortSignal(ctx.cancellationSignal, () => deps.temporal.workflow.getHandle(input.workflowId).result()).catch(() => undefined);
+        if (ctx.cancellationSignal.aborted) throw new CancelledFailure('the watch was cancelled');
+      }
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
   return {
     runState,
+    awaitRunClose,
     /** The ids among `workflowIds` whose latest run is closed, or that do not exist. */
     async closedRuns(input: { workflowIds: string[] }): Promise<string[]> {
       const states = await Promise.all(input.workflowIds.map((workflowId) => runState({ workflowId })));

@@ -3,9 +3,13 @@
 // its turn (FIFO), and its messages join the thread when it completes.
 // Continues-as-new to keep its history bounded. It watches its active run, so
 // a run terminated from outside (which never hands its turn back) does not
-// hold the session for good.
+// hold the session: it waits for the run's close (an activity on the watch
+// task queue) and hands the turn on as soon as the run closed without handing
+// it back; a check every watchMs stays as the fallback.
 import {
+  CancellationScope,
   condition,
+  patched,
   proxyActivities,
   continueAsNew,
   defineQuery,
@@ -17,6 +21,7 @@ import {
 } from '@temporalio/workflow';
 import type { ThreadMessage } from './types';
 import type { Activities } from '../activities';
+import type { RunState } from '../activities/runs';
 
 export interface SessionState {
   account: string;
@@ -144,12 +149,48 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
 
 const DEFAULT_WATCH_MS = 60_000;
 
+/**
+ * Sessions from before this patch noticed a run closed from outside only at their next check,
+ * up to watchMs (a minute) later; since, they also wait for the close itself.
+ */
+export const AWAIT_CLOSE_PATCH = 'session-awaits-run-close';
+
+/** Closes after which a run never hands its turn back: it did not run its own end. */
+const CLOSED_FROM_OUTSIDE = new Set(['TERMINATED', 'TIMED_OUT', 'NOT_FOUND']);
+
 /** Waits for the run to hand its turn back; a run that closed without doing so (terminated) gives it back empty. */
 async function awaitTurnBack(taskId: string, done: Map<string, ThreadMessage[]>, watchMs: number): Promise<void> {
-  while (!(await condition(() => done.has(taskId), watchMs))) {
+  let outside = false;
+  const closes = new CancellationScope();
+  if (patched(AWAIT_CLOSE_PATCH)) {
+    const { awaitRunClose } = proxyActivities<Activities>({
+      taskQueue: watchQueueOf(workflowInfo().taskQueue),
+      // Long enough for most runs; a longer one is waited for again (each attempt a new wait).
+      startToCloseTimeout: '1h',
+      heartbeatTimeout: '30s',
+      retry: { initialInterval: '1s', maximumInterval: '30s' },
+    });
+    // A run that ends on its own hands the turn back before it closes: only a close from outside decides here.
+    void closes.run(() => awaitRunClose({ workflowId: taskId })).then(
+      (r: RunState) => void (outside = CLOSED_FROM_OUTSIDE.has(r.status)),
+      () => undefined,
+    );
+  }
+  while (!(await condition(() => done.has(taskId) || outside, watchMs))) {
     const closed = await watch.closedRuns({ workflowIds: [taskId] });
     if (closed.length && !done.has(taskId)) done.set(taskId, []);
   }
+  if (!done.has(taskId)) done.set(taskId, []);
+  closes.cancel();
+}
+
+/**
+ * The task queue of the activities that wait on other runs (awaitRunClose): one per service
+ * queue, served apart (the worker runs a second worker on it) so a wait never holds a slot a
+ * model turn needs.
+ */
+export function watchQueueOf(taskQueue: string): string {
+  return `${taskQueue}-watch`;
 }
 
 function historyTooLong(): boolean {

@@ -21,6 +21,7 @@ import { bundledTracing, workerTracing } from '../telemetry/worker-tracing';
 import { workflowBundle } from './workflow-bundle';
 import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
 import { startWorkerMetrics } from '../metrics/worker-setup';
+import { watchQueueOf } from '../../workflows/session';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
@@ -98,9 +99,20 @@ async function main(): Promise<void> {
     // With tracing: the activity interceptor and the workflows' span sink (its workflow interceptors are in the bundle).
     ...tracingOptions.worker,
   });
+  // Waits on other runs (a session's active run, until it closes) on a queue of their own: a
+  // wait holds no slot of the main queue's activities, which model turns and tools need.
+  const watcher = await Worker.create({
+    connection: nativeConnection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: watchQueueOf(config.TEMPORAL_TASK_QUEUE),
+    dataConverter,
+    activities: { awaitRunClose: activities.awaitRunClose },
+    maxConcurrentActivityTaskExecutions: WATCH_SLOTS,
+    shutdownGraceTime: 0,
+  });
   // Again, for threads started meanwhile (the Temporal core's, libuv's pool).
   if (config.WORKER_NICE > 0) lowerPriorityExcept(config.WORKER_NICE, keep);
-  const running = worker.run();
+  const running = Promise.all([worker.run(), watcher.run()]);
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS }, 'worker started');
   // A launching parent (npm start, tests) learns readiness without parsing logs.
   process.send?.({ type: 'ready' });
@@ -124,6 +136,9 @@ async function main(): Promise<void> {
   await shutdownTracing();
   logger.info('worker stopped');
 }
+
+/** Waits at once on the watch queue: one per session whose run is active (each an idle long poll). */
+const WATCH_SLOTS = 10_000;
 
 main().catch((err) => {
   process.stderr.write(`worker failed: ${err instanceof Error ? err.stack : String(err)}\n`);

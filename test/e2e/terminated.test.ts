@@ -1,12 +1,14 @@
 // A run terminated from outside (the Web UI, the CLI) reads as finished
 // everywhere Temporal decides: its status, the task list, its event stream
 // (which ends with a terminal event the gateway publishes for it), and its
-// session, whose next run completes (the session watches its active run).
-// Streams check the run at every heartbeat, 500 ms here.
+// session, whose next run starts as soon as the run closed (the session
+// waits for its active run's close; its periodic check, RUN_WATCH_MS, is set
+// to ten minutes here, so it cannot be what moves it on). Streams check the
+// run at every heartbeat, 500 ms here.
 import { KEY_A, readSse, SseEvent, useStack, waitUntil, withTemporal } from './helpers';
 
 jest.setTimeout(120_000);
-const ctx = useStack({ RUN_WATCH_MS: '1000', SSE_HEARTBEAT_MS: '500' });
+const ctx = useStack({ RUN_WATCH_MS: '600000', SSE_HEARTBEAT_MS: '500' });
 
 function getStream(path: string, lastEventId?: string): Promise<Response> {
   const headers: Record<string, string> = { authorization: `Bearer ${KEY_A}`, accept: 'text/event-stream' };
@@ -24,6 +26,7 @@ test('terminate the active run of a session: status, list and stream say failed,
   const live = getStream(`/tasks/${id}/events`).then((res) => readSse(res));
   const next = await ctx.call('POST', `/?session=${session}`, { body: { message: 'after it', background: true } });
   expect(next.status).toBe(202);
+  const stopped = Date.now();
   await withTemporal(ctx.stack(), (client) => client.workflow.getHandle(id).terminate('operator stop'));
 
   // The open stream ends, its last event the terminal one the gateway published.
@@ -36,6 +39,8 @@ test('terminate the active run of a session: status, list and stream say failed,
   await waitUntil(async () => (await ctx.call('GET', `/tasks?session=${session}`)).json.tasks.some((t: { task_id: string; status: string }) => t.task_id === id && t.status === 'failed'));
   const result = await ctx.call('GET', `/tasks/${next.json.task_id}/result?wait=30`);
   expect(result.json).toMatchObject({ status: 'completed', output: 'You said: after it' });
+  const started = Date.parse((await ctx.call('GET', `/tasks/${next.json.task_id}`)).json.started_at);
+  console.log(`terminated.test: the session's next run started ${started - stopped} ms after the terminate`);
 
   // A late stream replays the same events, the one terminal event included, and ends.
   const replay = await readSse(await getStream(`/tasks/${id}/events`));

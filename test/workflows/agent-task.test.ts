@@ -7,13 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import { createEnv, saveHistories as save, worker } from './env';
 import { fakeActivities, recorder, taskInput } from './fake-activities';
 import { createSessionActivities } from '../../activities/sessions';
 import { temporal } from '@temporalio/proto';
 import type { PartialResult, TaskInput, TaskView } from '../../workflows/types';
 import { messageUpdate, statusQuery, threadQuery } from '../../workflows/agent-task';
-import { messagesQuery } from '../../workflows/session';
+import { messagesQuery, watchQueueOf } from '../../workflows/session';
 import { slotsQuery } from '../../workflows/account-slots';
 
 jest.setTimeout(90_000);
@@ -435,18 +436,20 @@ test('slots free at the same time are granted together, in one workflow task', a
 
 test("terminating a session's active run frees the turn: the session's next run completes", async () => {
   const w = await worker(env, taskQueue, activities());
-  await w.runUntil(async () => {
+  // The session waits for its run's close on the watch queue (the worker process serves it apart).
+  const watcher = await Worker.create({ connection: env.nativeConnection, namespace: 'default', taskQueue: watchQueueOf(taskQueue), activities: { awaitRunClose: activities().awaitRunClose } });
+  await watcher.runUntil(() => w.runUntil(async () => {
     const session = `sess_${randomUUID().replace(/-/g, '')}`;
     const a = await openLikeGateway(input('slow first', { session }));
     await statusBecomes(a, 'running');
     const b = await submitLikeGateway(input('second', { session }));
     await a.terminate('operator stop');
-    // The session watches its active run (every 500 ms here) and hands the turn on.
+    // The session waits for its active run's close (and checks every 500 ms here) and hands the turn on.
     expect((await b.result()).output).toBe('echo:second');
     const s = env.client.workflow.getHandle(`session:acct:${session}`);
     expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['second', 'echo:second']);
     await save('terminated-turn', s);
-  });
+  }));
 });
 
 test('a terminated holder loses its slot to the next task', async () => {

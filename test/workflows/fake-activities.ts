@@ -104,6 +104,7 @@ export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: st
     },
     closedRuns: (input: { workflowIds: string[] }) => createRunActivities(deps()).closedRuns(input),
     runState: (input: { workflowId: string }) => createRunActivities(deps()).runState(input),
+    awaitRunClose: (input: { workflowId: string }) => createRunActivities(deps()).awaitRunClose(input),
     runTool: (input: Parameters<ReturnType<typeof createToolActivities>['runTool']>[0]) => {
       record(input.taskId, 'runTool');
       return createToolActivities(deps()).runTool(input);
