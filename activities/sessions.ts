@@ -2,7 +2,9 @@
 // reopening it (when it closed while idle) as needed; also the fallback that
 // creates an account's slots workflow when a run finds it missing.
 import type { ActivityDeps } from './index';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { enqueueSignal, turnDoneSignal } from '../workflows/session';
+import { exchangeQuery } from '../workflows/agent-task';
 import type { ThreadMessage } from '../workflows/types';
 import { sessionRef, signalSession } from '../src/sessions/session-signals';
 import { SLOTS_TASK_TIMEOUT, acquireSignal, slotsWorkflowId } from '../workflows/account-slots';
@@ -22,6 +24,16 @@ export function createSessionActivities(deps: ActivityDeps) {
     async finishTurn(input: { taskId: string; account: string; session: string; messages: ThreadMessage[]; agent?: string | null }): Promise<void> {
       const done = { taskId: input.taskId, messages: input.messages, ...(input.agent !== undefined && { agent: input.agent }) };
       await signalSession(deps.temporal, ref(input), turnDoneSignal, [done], input.taskId);
+    },
+
+    /** What a completed run adds to its session's thread, read from the run (too large for its hand-over signal); nothing when the run is gone. */
+    async readExchange(input: { taskId: string }): Promise<ThreadMessage[]> {
+      try {
+        return await deps.temporal.workflow.getHandle(input.taskId).query(exchangeQuery);
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return [];
+        throw err;
+      }
     },
 
     /** Queues the task for one of its account's running slots (creating the account's slots workflow). */

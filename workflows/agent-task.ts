@@ -32,7 +32,7 @@ import { Admission } from './run-admission';
 import { AgentLoop, LoopEnd, LoopState } from './agent-loop';
 import { CallbackFeed } from './callback-feed';
 import { FINAL_OUTPUT_REPAIRS, finalOutputOf } from './final-output';
-import { threadPage } from './run-events';
+import { answerByReference, threadPage } from './run-events';
 import { DagRun } from './dag-run';
 import { recoverLostEvents } from './relay-recovery';
 import { RunDeadline } from './run-deadline';
@@ -42,6 +42,8 @@ export { turnGrantedSignal, slotGrantedSignal } from './run-admission';
 export const statusQuery = defineQuery<TaskView>('status');
 /** The run's own thread from message `from` on, a page at a time (the model activity reads it instead of carrying it). */
 export const threadQuery = defineQuery<{ messages: RunMessage[]; total: number }, [number]>('thread');
+/** What a completed run adds to its session's thread; the session reads it so when it is too large to ride on the hand-over signal. */
+export const exchangeQuery = defineQuery<ThreadMessage[]>('exchange');
 export const patchMetadataSignal = defineSignal<[Record<string, unknown>]>('patchMetadata');
 /** A message into the running task: the agent takes it in before its next model turn. */
 export const messageUpdate = defineUpdate<{ accepted: true; pending: number }, [{ message: string }]>('message');
@@ -67,6 +69,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
 
   setHandler(statusQuery, () => view);
   setHandler(threadQuery, (from) => threadPage(state.thread, from));
+  setHandler(exchangeQuery, () => exchange());
   setHandler(patchMetadataSignal, (patch) => void (view.metadata = { ...view.metadata, ...patch }));
   setHandler(
     messageUpdate,
@@ -186,7 +189,8 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     // copied into history once more (the gateway reads it from Temporal once, then caches it).
     await publishEnd(closing, JSON.stringify(body).length <= RESULT_CACHE_MAX_CHARS ? body : undefined);
     await feed?.flush(state.blocks, { status: 'completed', timestamp: view.completed_at!, output: state.output, cost });
-    return result;
+    // Stored with the answer's block by reference: one copy of the answer less in history.
+    return answerByReference(result);
   }
 
   async function capped(cap: Extract<LoopEnd, { kind: 'cap' }>): Promise<never> {
@@ -197,7 +201,7 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     state.blocks.push(...closing);
     await finishUnsuccessfully('failed', error, [...pending, ...closing]);
     const partial: PartialResult = { output: state.output, events: state.blocks, cost };
-    throw ApplicationFailure.create({ message: cap.message, type: cap.type, nonRetryable: true, details: [partial] });
+    throw ApplicationFailure.create({ message: cap.message, type: cap.type, nonRetryable: true, details: [answerByReference(partial)] });
   }
 
   async function failed(err: TemporalFailure): Promise<never> {

@@ -71,7 +71,7 @@ export async function dagStep(input: StepRunInput): Promise<StepResult> {
   if (end.kind === 'continue') return await continueAsNew<typeof dagStep>({ ...input, carry: state });
   // The relay failed to take some of the step's events: what it lacks goes out again from the step's record.
   if (state.relayLost) {
-    await recoverLostEvents({ taskId: task.taskId, session: task.session, floor: state.seqFloor, producer: `${runInput.step!.producerPrefix}recovered`, record: state.blocks, tag: runInput.step!.tag });
+    await recoverLostEvents({ taskId: task.taskId, session: task.session, floor: state.seqFloor, producer: `${runInput.step!.producerPrefix}recovered`, record: state.blocks, tag: runInput.step!.tag }, { patient: true });
   }
   if (end.kind === 'cap') throw ApplicationFailure.create({ type: end.type, message: end.message, nonRetryable: true });
   if (!step.output_schema) return { output: state.output, usage: state.usage };

@@ -2,21 +2,23 @@
 // again from its own record before it ends (activities/relay.ts recoverEvents:
 // it compares the task's stream with the record and publishes what is
 // missing, marked `recovered`). A local activity: nothing of the record goes
-// into history. A relay still down is waited for, about half a minute in all,
-// then the run ends without it.
+// into history. A relay still down is waited for, briefly for a task (its end
+// did not reach the relay either, and the gateway, publishing that end once
+// Redis is back, recovers the rest from the task's result: src/gateway/run-end.ts),
+// about half a minute for a DAG step (its own events are in no other record).
 import { proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { RecoverEventsInput } from '../activities/relay';
 
-const RECOVERY_ATTEMPTS = 8;
+const BRIEF = { maximumAttempts: 2, initialInterval: '300ms' } as const;
+const PATIENT = { maximumAttempts: 8, initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s' } as const;
 
-const recovery = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { maximumAttempts: RECOVERY_ATTEMPTS, initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s' },
-});
+const brief = proxyLocalActivities<Activities>({ startToCloseTimeout: '30s', retry: BRIEF });
+const patient = proxyLocalActivities<Activities>({ startToCloseTimeout: '30s', retry: PATIENT });
 
-/** Publishes what the relay lacks of `record`; returns the highest seq heard of. */
-export async function recoverLostEvents(input: Omit<RecoverEventsInput, 'attempts'>): Promise<number> {
-  const r = await recovery.recoverEvents({ ...input, attempts: RECOVERY_ATTEMPTS });
+/** Publishes what the relay lacks of `record`; returns the highest seq heard of. `patient`: no other record holds these events. */
+export async function recoverLostEvents(input: Omit<RecoverEventsInput, 'attempts'>, opts: { patient?: boolean } = {}): Promise<number> {
+  const policy = opts.patient ? PATIENT : BRIEF;
+  const r = await (opts.patient ? patient : brief).recoverEvents({ ...input, attempts: policy.maximumAttempts });
   return Math.max(input.floor, r.lastSeq);
 }

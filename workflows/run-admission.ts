@@ -24,6 +24,9 @@ const fallbacks = proxyActivities<Activities>({
   retry: { initialInterval: '500ms', maximumInterval: '10s' },
 });
 
+/** The largest exchange (JSON characters) a run hands its session on the signal itself. */
+const INLINE_EXCHANGE_CHARS = 4096;
+
 export class Admission {
   /** Messages of the session's thread before this run (set when the turn comes). */
   sessionMessages: number | undefined;
@@ -96,7 +99,10 @@ export class Admission {
     const { taskId, ownsTurn, account, session } = this.input;
     const slot = this.holdsSlot ? this.slots.signal(releaseSignal, { taskId }).catch(() => undefined) : undefined;
     // Only runs with handoff agents say which has the conversation: other histories stay as they were.
-    const done = { taskId, messages, ...(handoff && { agent: handoff.agent }) };
+    // A large exchange stays out of the signal (it would be one more copy of the answer in this run's
+    // history): the session reads it from the run (exchangeQuery).
+    const inline = JSON.stringify(messages).length <= INLINE_EXCHANGE_CHARS;
+    const done = { taskId, messages: inline ? messages : [], ...(!inline && { byQuery: true as const }), ...(handoff && { agent: handoff.agent }) };
     const turn = this.holdsTurn
       ? this.session.signal(turnDoneSignal, done).catch(async () => {
           // A run holding its turn from the start finds no session only if the gateway's start of it never

@@ -92,3 +92,34 @@ export function threadPage(thread: RunMessage[], from: number): { messages: RunM
   }
   return { messages, total: thread.length };
 }
+
+/**
+ * A result as the workflow stores it: the answer's block (the last agent_response, the same text
+ * as `output`) says `content_ref: "output"` with no text of its own, so the answer is in the run's
+ * history once more, not twice. Every reader expands it back (answerExpanded) before anyone sees it.
+ */
+export function answerByReference<R extends { output: string | null; events: BlockEvent[] }>(r: R): R {
+  const i = lastAnswer(r.events, r.output);
+  if (i < 0) return r;
+  const events = [...r.events];
+  events[i] = { type: 'agent_response', content: '', content_ref: 'output' } as BlockEvent;
+  return { ...r, events };
+}
+
+/** A stored result with its answer's block whole again (the API's form). */
+export function answerExpanded<R extends { output: string | null; events: BlockEvent[] }>(r: R): R {
+  const i = r.events.findIndex((e) => (e as { content_ref?: string }).content_ref === 'output');
+  if (i < 0 || r.output === null) return r;
+  const events = [...r.events];
+  events[i] = { type: 'agent_response', content: r.output };
+  return { ...r, events };
+}
+
+function lastAnswer(events: BlockEvent[], output: string | null): number {
+  if (!output) return -1;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    if (e.type === 'agent_response') return e.content === output ? i : -1;
+  }
+  return -1;
+}

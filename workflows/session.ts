@@ -55,8 +55,12 @@ export interface SessionResult {
 }
 
 export const enqueueSignal = defineSignal<[{ taskId: string }]>('enqueue');
-/** A run hands its turn back; a completed one says which agent has the conversation (`agent`; null: the main agent). */
-export const turnDoneSignal = defineSignal<[{ taskId: string; messages: ThreadMessage[]; agent?: string | null }]>('turnDone');
+/**
+ * A run hands its turn back; a completed one says which agent has the conversation (`agent`; null:
+ * the main agent). `byQuery`: its messages are too large for the signal; the session reads them
+ * from the run (readExchange).
+ */
+export const turnDoneSignal = defineSignal<[{ taskId: string; messages: ThreadMessage[]; agent?: string | null; byQuery?: true }]>('turnDone');
 export const clearSignal = defineSignal('clear');
 export const messagesQuery = defineQuery<ThreadMessage[]>('messages');
 export const busyQuery = defineQuery<{ active: string | null; queued: string[] }>('busy');
@@ -68,6 +72,7 @@ export const busyQuery = defineQuery<{ active: string | null; queued: string[] }
 export const reserveUpdate = defineUpdate<{ position: number }, [{ taskId: string; reject: boolean }]>('reserve');
 
 const watch = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { initialInterval: '1s', maximumInterval: '30s' } });
+const io = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
 
 /** How long a reservation holds the session for a run that has not enqueued yet, ms. */
 const RESERVATION_MS = 60_000;
@@ -81,6 +86,8 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
   const queue = [...state.queue];
   let active: string | null = state.active ?? null;
   const done = new Map<string, ThreadMessage[]>();
+  /** Runs whose hand-over left their messages with them (too large for the signal). */
+  const byQuery = new Set<string>();
   let agent = state.agent;
 
   let reserved: { taskId: string; at: number } | undefined;
@@ -90,8 +97,9 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
   };
   const heldByAnother = (taskId: string) => reserved !== undefined && reserved.taskId !== taskId && Date.now() - reserved.at < RESERVATION_MS;
   setHandler(enqueueSignal, ({ taskId }) => enqueue(taskId));
-  setHandler(turnDoneSignal, ({ taskId, messages: added, agent: after }) => {
+  setHandler(turnDoneSignal, ({ taskId, messages: added, agent: after, byQuery: large }) => {
     if (taskId === active) done.set(taskId, added);
+    if (taskId === active && large) byQuery.add(taskId);
     if (taskId === active && after !== undefined) agent = after ?? undefined;
     const i = queue.indexOf(taskId);
     if (i >= 0) queue.splice(i, 1); // finished (e.g. cancelled) before its turn
@@ -137,7 +145,7 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
     }
     const taskId: string = active;
     if (granted) await awaitTurnBack(taskId, done, state.watchMs ?? DEFAULT_WATCH_MS);
-    const added = done.get(taskId) ?? [];
+    const added = byQuery.delete(taskId) ? await io.readExchange({ taskId }) : (done.get(taskId) ?? []);
     done.delete(taskId);
     messages.push(...added);
     if (messages.length > MAX_THREAD_MESSAGES) messages.splice(0, messages.length - MAX_THREAD_MESSAGES);

@@ -8,7 +8,9 @@ import type { Config } from '../config';
 import { ConflictError, DependencyUnavailableError, IdempotencyMismatchError, NotFoundError, ServiceError, ValidationError } from '../errors';
 import type { StatusCache } from '../relay/status-cache';
 import type { Account } from '../accounts/registry';
-import type { BlockEvent, CallbackConfig, PartialResult, ScheduledSummary, TaskResult, TaskView } from '../../workflows/types';
+import { answerExpanded } from '../../workflows/run-events';
+import { completedRunResult, failureDetails } from './run-record';
+import type { BlockEvent, CallbackConfig, ScheduledSummary, TaskResult, TaskView } from '../../workflows/types';
 import { initialView, sessionWorkflowId } from '../../workflows/types';
 import { taskInput, taskStartMeta } from '../tasks/task-input';
 import { busyQuery, reserveUpdate, messagesQuery, clearSignal } from '../../workflows/session';
@@ -296,7 +298,7 @@ export class TaskService {
   }
 
   private async completedResult(taskId: string): Promise<ResultBody> {
-    const { usage: _usage, ...body } = await this.deadline(10_000, () => this.client.workflow.getHandle(taskId).result() as Promise<TaskResult>);
+    const { usage: _usage, ...body } = await this.deadline(10_000, () => completedRunResult(this.client, taskId));
     return body;
   }
 
@@ -309,7 +311,7 @@ export class TaskService {
       await this.deadline(10_000, () => this.client.workflow.getHandle(view.task_id).result());
     } catch (err) {
       const partial = failureDetails(err);
-      if (partial) return { ...body, output: partial.output, events: partial.events, cost: partial.cost };
+      if (partial) return { ...body, ...answerExpanded({ output: partial.output, events: partial.events }), cost: partial.cost };
     }
     return body;
   }
@@ -406,17 +408,6 @@ export class TaskService {
     await this.settleFinishedTurn(this.client.workflow.getHandle(sessionWorkflowId(account.account, session)), `session ${session} not found`, 1000).catch(() => undefined);
     await this.deadline(10_000, () => signalSession(this.client, this.sessionRef(account, session), clearSignal, []));
   }
-}
-
-/** The partial result a capped run failed with (ApplicationFailure details), if the error carries one. */
-function failureDetails(err: unknown): PartialResult | undefined {
-  let e = err as { cause?: unknown; details?: unknown[] } | undefined;
-  while (e) {
-    const d = e.details?.[0] as PartialResult | undefined;
-    if (d && typeof d === 'object' && Array.isArray(d.events)) return d;
-    e = e.cause as typeof e;
-  }
-  return undefined;
 }
 
 function isAlreadyStarted(err: unknown): boolean {

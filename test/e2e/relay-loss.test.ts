@@ -2,7 +2,8 @@
 // Redis keeps no file): the runs complete, and afterwards their streams hold
 // every complete event of their record, those the relay had lost published
 // again from Temporal and marked `recovered` (a half-streamed answer comes
-// back whole), never silently missing; seqs only go up.
+// back whole), never silently missing; seqs only go up. A run that ended while
+// Redis was down gets them from the gateway, with its end, once it is back.
 import { KEY_A, readSse, SseEvent, useStack, waitUntil } from './helpers';
 import { missingEvents } from '../../src/relay/relay-recovery';
 import type { AgentEvent, AgentEventBody } from '../../src/relay/events';
@@ -67,4 +68,16 @@ test('Redis lost in the middle of a DAG: every step end, the progress and the an
   expect(stepEnds.sort()).toEqual(['a', 'b', 'c']);
   // Each step's own answer is on the stream too (recovered by the step when the relay lost it).
   for (const id of ['a', 'b', 'c']) expect(stream.some((e) => e.type === 'agent_response' && e.step_id === id)).toBe(true);
+});
+
+test('a run that ends while Redis is down: once Redis is back, its stream has every complete event (the gateway recovers them) and its end', async () => {
+  await ctx.stack().children.redis.stop('SIGKILL');
+  const r = await call('POST', '/', { body: { message: '[[tool name=calculate args={"expression":"6*7"}]] while the relay is down', background: true } });
+  expect(r.status).toBe(202);
+  const done = await call('GET', `/tasks/${r.json.task_id}/result?wait=60`);
+  expect(done.json.status).toBe('completed');
+  await ctx.stack().restarters.redis();
+  const stream = await expectWhole(r.json.task_id);
+  expect(stream.filter((e) => e.type !== 'agent_completed').every((e) => (e as { recovered?: boolean }).recovered)).toBe(true);
+  expect(stream.map((e) => e.type)).toEqual(expect.arrayContaining(['agent_tool_use', 'agent_tool_response', 'agent_response']));
 });

@@ -265,6 +265,26 @@ async function openLikeGateway(i: TaskInput, idleCloseMs?: number): Promise<Work
   return h;
 }
 
+test("a large exchange does not ride on the hand-over signal: the session reads it from the run, and the next run sees it", async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const session = `sess_${randomUUID().replace(/-/g, '')}`;
+    const long = `say ${'x'.repeat(5000)}`;
+    const a = await openLikeGateway(input(long, { session }));
+    await a.result();
+    const b = await submitLikeGateway(input('after it', { session }));
+    await b.result();
+    const s = env.client.workflow.getHandle(`session:acct:${session}`);
+    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual([long, `echo:${long}`, 'after it', 'echo:after it']);
+    // The first run's hand-over carried no messages; the session's readExchange activity brought them.
+    const turnDone = (await a.fetchHistory()).events!.find((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'turnDone')!;
+    expect(turnDone.signalExternalWorkflowExecutionInitiatedEventAttributes!.input!.payloads![0].data!.length).toBeLessThan(500);
+    expect((await s.fetchHistory()).events!.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'readExchange')).toHaveLength(1);
+    expect(seen[b.workflowId].at(-1)).toEqual([long, `echo:${long}`, 'after it']);
+    await save('large-exchange', a, s);
+  });
+});
+
 test('an idle session closes with its thread as its result; the next run reopens it with that thread', async () => {
   const w = await worker(env, taskQueue, activities());
   await w.runUntil(async () => {

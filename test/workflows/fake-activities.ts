@@ -98,6 +98,7 @@ export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: st
       record(input.taskId, 'finishTurn');
       return sessions().finishTurn(input);
     },
+    readExchange: (input: { taskId: string }) => sessions().readExchange(input),
     async requestSlot(input: Parameters<ReturnType<typeof createSessionActivities>['requestSlot']>[0]) {
       record(input.taskId, 'requestSlot');
       return sessions().requestSlot(input);
