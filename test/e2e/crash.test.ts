@@ -1,12 +1,28 @@
 // Failures of the parts: a frozen (SIGSTOP) Redis or engine (answers within
 // 1 s: from Temporal, or 503), Redis down (tasks and results survive; streams
-// answer 503), Temporal down (503). kill -9 of the worker mid-answer is in
-// mid-answer.test.ts.
-import { Api, sleep, useStack, waitUntil } from './helpers';
+// answer 503), Temporal down (503). A run submitted while the worker is dead
+// is never handed to the dead worker's polls. kill -9 of the worker
+// mid-answer is in mid-answer.test.ts.
+import { temporal } from '@temporalio/proto';
+import { Api, sleep, useStack, waitUntil, withTemporal } from './helpers';
 
 jest.setTimeout(180_000);
 const ctx = useStack({ MODEL_HEARTBEAT_TIMEOUT_MS: '2000' });
 const call: Api = (...args) => ctx.call(...args);
+
+test("a run submitted after the worker died is not handed to the dead worker's polls: its first workflow task goes to the next worker", async () => {
+  ctx.stack().children.worker.proc.kill('SIGKILL');
+  await ctx.stack().children.worker.exited;
+  const pending = call('POST', '/', { body: { message: 'while no worker runs' } });
+  await ctx.stack().startWorker();
+  const r = await pending;
+  expect(r.json.status).toBe('completed');
+  // A task handed to a poll whose connection was gone would have waited out its 10 s timeout.
+  await withTemporal(ctx.stack(), async (client) => {
+    const events = (await client.workflow.getHandle(r.json.task_id).fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT)).toEqual([]);
+  });
+});
 
 /** Milliseconds `fn` took, and what it gave. */
 async function timedCall<T>(fn: () => Promise<T>): Promise<{ ms: number; r: T }> {
