@@ -24,7 +24,7 @@ export class Datastores {
 
   /**
    * Registers a source; the service opens it and asks it one question first, so
-   * one it cannot open is a BadRequestError with the database's own words. A
+   * one it cannot open is an UnprocessableEntityError with the database's own words. A
    * name the account already has is a ConflictError.
    */
   register(body: RegisterDatastoreBody, opts: RequestOptions = {}): Promise<Datastore> {
@@ -34,11 +34,8 @@ export class Datastores {
   /** Uploads a SQLite database file; the service keeps a copy (deleted with the registration). */
   upload(file: Uint8Array, fields: UploadDatastoreOptions, opts: RequestOptions = {}): Promise<Datastore> {
     const { name, description, allow_sql, query_timeout_ms, max_rows } = fields;
-    return this.core.json('POST', '/datastores', {
-      ...opts,
-      query: { type: 'sqlite', name, description, allow_sql, query_timeout_ms, max_rows },
-      raw: { data: file, contentType: 'application/vnd.sqlite3' },
-    });
+    const form = formOf({ name, description, allow_sql, query_timeout_ms, max_rows }, new Blob([file], { type: 'application/vnd.sqlite3' }), `${name}.db`);
+    return this.core.json('POST', '/datastores', { ...opts, form });
   }
 
   /** Every datastore of the account, oldest first. */
@@ -61,10 +58,11 @@ export class Datastores {
     return this.core.json('POST', datastorePath(id, '/documents'), { ...opts, body: Array.isArray(docs) ? { documents: docs } : docs });
   }
 
-  /** Adds one document sent as the body itself: text/plain, or text/markdown with `markdown`. */
+  /** Adds one document sent as a file: its text, as markdown with `markdown`. */
   addText(id: string, text: string, fields: AddTextOptions = {}, opts: RequestOptions = {}): Promise<AddedDocuments> {
-    const contentType = `${fields.markdown ? 'text/markdown' : 'text/plain'}; charset=utf-8`;
-    return this.core.json('POST', datastorePath(id, '/documents'), { ...opts, query: { id: fields.id, title: fields.title }, raw: { data: text, contentType } });
+    const type = `${fields.markdown ? 'text/markdown' : 'text/plain'}; charset=utf-8`;
+    const form = formOf({ id: fields.id, title: fields.title, format: fields.markdown ? 'markdown' : 'text' }, new Blob([text], { type }), 'document');
+    return this.core.json('POST', datastorePath(id, '/documents'), { ...opts, form });
   }
 
   /** One page of a knowledge base's documents, by id; pass `next_cursor` back as `cursor`. */
@@ -84,4 +82,12 @@ export class Datastores {
   async removeDocument(id: string, doc: string, opts: RequestOptions = {}): Promise<void> {
     await this.core.json('DELETE', datastorePath(id, `/documents/${encodeURIComponent(doc)}`), opts);
   }
+}
+
+/** A multipart/form-data body: the fields that are set, and `file` as the part named file. */
+function formOf(fields: Record<string, string | number | boolean | undefined>, file: Blob, filename: string): FormData {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) form.append(k, String(v));
+  form.append('file', file, filename);
+  return form;
 }

@@ -9,7 +9,7 @@ export class AgentApiError extends Error {
   readonly status: number | undefined;
   /** The service's machine-readable kind (`not_found`, `conflict`, ...). */
   readonly type: string;
-  /** Validation issues (400), an object ({fields} on 501, {dependency} on 503), or null. */
+  /** The problems of a request (400, 422), an object ({dependency} on 503), or null. */
   readonly details: unknown;
   readonly headers: Headers;
 

@@ -1,5 +1,5 @@
 // The one way the client talks HTTP: base URL and key, JSON in and out (or a
-// raw body in: an uploaded file, a text document), the timeout, the caller's
+// form in: an uploaded file, a document as a file), the timeout, the caller's
 // AbortSignal, and the mapping of every failure to a typed error (errors.ts).
 // Resource classes (tasks.ts, sessions.ts) and the event stream build on it;
 // none of them calls fetch itself.
@@ -37,8 +37,8 @@ export interface SendOptions extends RequestOptions {
   query?: Query;
   /** Sent as JSON. */
   body?: unknown;
-  /** Sent as is instead of JSON (a file, a text document), with its content type. */
-  raw?: { data: Uint8Array | string; contentType: string };
+  /** Sent as multipart/form-data instead of JSON (a file and its fields); fetch writes the Content-Type with its boundary. */
+  form?: FormData;
   accept?: string;
   idempotencyKey?: string;
 }
@@ -81,10 +81,9 @@ export class HttpCore {
    */
   async open(method: string, path: string, opts: SendOptions & { keepTimeout?: boolean } = {}): Promise<OpenResponse> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: opts.accept ?? 'application/json' };
-    let body: string | Uint8Array | undefined;
-    if (opts.raw !== undefined) {
-      body = opts.raw.data;
-      headers['content-type'] = opts.raw.contentType;
+    let body: string | FormData | undefined;
+    if (opts.form !== undefined) {
+      body = opts.form;
     } else if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['content-type'] = 'application/json';

@@ -93,7 +93,7 @@ export type DatastoreType = Datastore['type'];
 export interface DatastoreList {
   datastores: Datastore[];
 }
-/** The fields of an uploaded SQLite file (they travel in the query string; the file is the body). */
+/** The fields of an uploaded SQLite file (they travel beside it, in a multipart/form-data body). */
 export interface UploadDatastoreOptions {
   name: string;
   description?: string;
@@ -117,12 +117,12 @@ export interface DocumentList {
 }
 /** GET /datastores/{id}/documents query (`limit` 1..100, default 50). */
 export type ListDocumentsQuery = Omit<z.input<typeof documentListQuerySchema>, 'limit'> & { limit?: number };
-/** What a text document sent as the body (text/plain, text/markdown) may carry besides the text. */
+/** What a document sent as a file may carry besides its text. */
 export interface AddTextOptions {
   /** Absent: the service makes one. An existing id is replaced. */
   id?: string;
   title?: string;
-  /** Sent as text/markdown (format markdown) instead of text/plain. */
+  /** Format markdown instead of text. */
   markdown?: boolean;
 }
 /** One entry of a run request's `datastores`: a registered datastore and the name its tools get (describe_<name>, query_<name>, search_<name>). */

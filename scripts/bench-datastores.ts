@@ -41,11 +41,10 @@ export async function runDatastorePhase(inp: DatastorePhaseInput): Promise<Row[]
   const activityMs: number[] = [];
   let errors = 0;
   try {
-    const up = await fetch(new URL('/datastores?type=sqlite&name=shop', inp.gatewayUrl), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${inp.apiKey}`, 'content-type': 'application/vnd.sqlite3' },
-      body: fs.readFileSync(SAMPLE_DB),
-    });
+    const form = new FormData();
+    form.append('name', 'shop');
+    form.append('file', new Blob([fs.readFileSync(SAMPLE_DB)], { type: 'application/vnd.sqlite3' }), 'shop.db');
+    const up = await fetch(new URL('/datastores', inp.gatewayUrl), { method: 'POST', headers: { authorization: `Bearer ${inp.apiKey}` }, body: form });
     const ds = (await up.json()) as { id?: string };
     if (up.status !== 201 || !ds.id) throw new Error(`uploading ${SAMPLE_DB}: ${up.status} ${JSON.stringify(ds)}`);
     const run = {

@@ -29,23 +29,38 @@ export interface RequestIssue {
   code: string;
 }
 
-export class ValidationError extends ServiceError {
-  readonly status = 400;
-  readonly type = 'invalid_request';
-
-  /**
-   * The 400 for a request's problems, in the order they were found: the message starts with the
-   * first one (path and reason) and goes on with the others, so a client that shows only the
-   * message still knows what to fix.
-   */
-  static of(issues: RequestIssue[]): ValidationError {
-    return new ValidationError(issues.map((x) => `${x.path}: ${x.message}`).join('; '), issues);
+/**
+ * A request's problems, each at its place: the 400 and the 422 name them the same way, in the
+ * order they were found, the message starting with the first one (path and reason) and going on
+ * with the others, so a client that shows only the message still knows what to fix.
+ */
+abstract class RequestIssuesError extends ServiceError {
+  static of<T extends RequestIssuesError>(this: new (message: string, details: RequestIssue[]) => T, issues: RequestIssue[]): T {
+    return new this(issues.map((x) => `${x.path}: ${x.message}`).join('; '), issues);
   }
 
   /** One problem at one place. */
-  static at(path: string, message: string, code: string): ValidationError {
-    return ValidationError.of([{ path, message, code }]);
+  static at<T extends RequestIssuesError>(this: new (message: string, details: RequestIssue[]) => T, path: string, message: string, code: string): T {
+    return new this(`${path}: ${message}`, [{ path, message, code }]);
   }
+}
+
+/** The request does not fit the API's document (openapi/openapi.json): a type, a format, a missing or unknown field. */
+export class ValidationError extends RequestIssuesError {
+  readonly status = 400;
+  readonly type = 'invalid_request';
+}
+
+/**
+ * The request fits the document, but the service cannot carry it out, for a reason no schema can
+ * state: a reference to something the account does not have, a source that cannot be opened, a
+ * schedule in the past, a cycle among workflow steps, a URL the outbound policy refuses, a limit
+ * of this deployment. Kept apart from the 400 so that "fits the document" has one meaning: a
+ * request the document allows is never a 400 (the contract test holds the service to it).
+ */
+export class UnprocessableRequestError extends RequestIssuesError {
+  readonly status = 422;
+  readonly type = 'unprocessable_request';
 }
 
 export class UnauthorizedError extends ServiceError {
@@ -94,6 +109,12 @@ export class ConflictError extends ServiceError {
 export class PayloadTooLargeError extends ServiceError {
   readonly status = 413;
   readonly type = 'payload_too_large';
+}
+
+/** The request's header section (its URL included) is larger than the server reads; refused before any route sees it. */
+export class HeadersTooLargeError extends ServiceError {
+  readonly status = 431;
+  readonly type = 'headers_too_large';
 }
 
 export class UnsupportedMediaTypeError extends ServiceError {

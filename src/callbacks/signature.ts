@@ -22,7 +22,7 @@ export function signatureHeader(secrets: readonly string[], id: string, timestam
 
 // Headers a request's `callback.headers` cannot set: hop-by-hop headers (RFC 9110 7.6.1),
 // what the body and the connection decide, and the signature's own.
-const RESERVED = new Set([
+export const RESERVED_HEADERS = [
   'connection',
   'keep-alive',
   'proxy-authenticate',
@@ -38,12 +38,8 @@ const RESERVED = new Set([
   'webhook-id',
   'webhook-timestamp',
   'webhook-signature',
-]);
-
-/** The names among `headers` that a delivery will not send as given (lower-cased). */
-export function reservedHeaderNames(headers: Record<string, string>): string[] {
-  return Object.keys(headers).filter((k) => RESERVED.has(k.toLowerCase()));
-}
+] as const;
+const RESERVED = new Set<string>(RESERVED_HEADERS);
 
 /** A delivery's headers: the request's own (less the reserved ones), then the body type and the signature. */
 export function deliveryHeaders(given: Record<string, string>, id: string, timestampSeconds: number, signature: string): Record<string, string> {

@@ -31,7 +31,7 @@ import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { DependencyHealth } from './dependency-health';
 import { withTimeout } from '../timeout';
 import { UnsupportedMediaTypeError } from '../errors';
-import { noRoute } from './method-not-allowed';
+import { answerOptions, noRoute } from './method-not-allowed';
 import type { OutboundPolicy } from '../outbound/policy';
 
 export interface GatewayDeps {
@@ -85,6 +85,8 @@ export function createApp(deps: GatewayDeps): express.Express {
   if (deps.metrics) app.get('/metrics', deps.metrics.route());
   // Operators' endpoint with its own token (CODEC_AUTH_TOKEN), not an account's key.
   app.use('/codec', codecEndpoint({ config: deps.config, codec: deps.payloadCodec }));
+  // Which methods a path serves is no secret (the document says it): OPTIONS needs no key.
+  app.use(answerOptions());
   app.use(authenticate(deps.accounts));
   // Every account route needs Temporal: while it does not answer, say so at once.
   if (deps.health) {

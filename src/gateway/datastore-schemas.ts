@@ -12,7 +12,7 @@ const name = z
   .describe('Unique in the account; a run request names its tools after it by default (describe_<name>, query_<name>, search_<name>).');
 const common = {
   name,
-  description: z.string().trim().max(2000).optional().describe('What the data is; the agent reads it in the tools\' descriptions.'),
+  description: z.string().max(2000).trim().optional().describe('What the data is; the agent reads it in the tools\' descriptions.'),
   query_timeout_ms: z.number().int().min(100).max(300_000).optional().describe('This datastore\'s query time limit (default DATASTORE_QUERY_TIMEOUT_MS).'),
   max_rows: z.number().int().min(1).max(10_000).optional().describe('Rows a query gives the agent at most (default DATASTORE_MAX_ROWS).'),
 };
@@ -42,29 +42,29 @@ export type DatastoreRegistration = z.infer<typeof datastoreRegistrationSchema>;
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 
-/** An upload's fields travel in the query string (the body is the file). */
-export const datastoreUploadQuerySchema = z.strictObject({
-  type: z.literal('sqlite').describe('Uploads are SQLite databases.'),
+/** An upload's fields, beside its file in a multipart/form-data body (so text on the wire). */
+export const datastoreUploadFieldsSchema = z.strictObject({
   name,
   description: common.description,
-  allow_sql: bool.default(false),
+  allow_sql: bool.default(false).describe('true: the agent also gets query_<name> (its own read-only SELECT).'),
   query_timeout_ms: z.coerce.number().int().min(100).max(300_000).optional(),
   max_rows: z.coerce.number().int().min(1).max(10_000).optional(),
 });
 
 export const documentSchema = z.strictObject({
   id: z.string().regex(DOCUMENT_ID, '1-128 letters, digits, _ . : or -').optional().describe('Absent: one is made. An existing id is replaced.'),
-  title: z.string().trim().max(500).optional(),
+  title: z.string().max(500).trim().optional(),
   content: z.string().min(1).describe('The text; with format json, a JSON document whose string values are searched.'),
   format: z.enum(['text', 'markdown', 'json']).default('text'),
 });
 
 export const addDocumentsSchema = z.union([z.strictObject({ documents: z.array(documentSchema).min(1).max(100) }), documentSchema]);
 
-/** A document sent as the body itself (text/plain, text/markdown): its fields in the query string. */
-export const documentUploadQuerySchema = z.strictObject({
-  id: z.string().regex(DOCUMENT_ID, '1-128 letters, digits, _ . : or -').optional(),
-  title: z.string().max(500).optional(),
+/** A document sent as a file (multipart/form-data): its fields beside it. */
+export const documentUploadFieldsSchema = z.strictObject({
+  id: documentSchema.shape.id,
+  title: documentSchema.shape.title,
+  format: z.enum(['text', 'markdown', 'json']).optional().describe('Default: markdown for a file typed text/markdown or named *.md, json for application/json or *.json, else text.'),
 });
 
 export const documentListQuerySchema = z.strictObject({

@@ -2,7 +2,9 @@
 // first, its connection details sealed, the record kept by the account's
 // registry workflow), listing without secrets, deletion, the documents of a
 // knowledge base, and the check of a run request's datastores and queries.
-// Another account's datastore is a 404, like one that does not exist.
+// Another account's datastore is a 404, like one that does not exist. What
+// the document cannot state (a source that cannot be opened, a reference to a
+// datastore the account does not have) is a 422.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { WithStartWorkflowOperation } from '@temporalio/client';
@@ -10,7 +12,7 @@ import type { Client, Connection } from '@temporalio/client';
 import { ApplicationFailure, type PayloadCodec } from '@temporalio/common';
 import type { Config } from '../config';
 import { datastoreDir } from '../config';
-import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, UnprocessableRequestError } from '../errors';
 import { sealSecret } from '../codec/sealed-secret';
 import type { OutboundPolicy } from '../outbound/policy';
 import { NAME_TAKEN, TOO_MANY, datastoresWorkflowId, registerDatastoreUpdate, removeDatastoreUpdate, type DatastoreRecord, type DatastoresState } from '../../workflows/datastores';
@@ -88,7 +90,7 @@ export class DatastoreService {
     fs.renameSync(`${target}.part`, target);
     const drop = () => fs.rmSync(target, { force: true });
     try {
-      await this.check('sqlite', { path: target }, true, 'body');
+      await this.check('sqlite', { path: target }, true, 'body.file');
     } catch (err) {
       drop();
       throw err;
@@ -104,14 +106,14 @@ export class DatastoreService {
     if (removed.uploaded) fs.rmSync(uploadFile(this.dir, id), { force: true });
   }
 
-  /** Adds `docs` in order; a document the store refuses is a 400 at `pathOf(its index)`. */
+  /** Adds `docs` in order; a document the store refuses is a 422 at `pathOf(its index)`. */
   async addDocuments(account: string, id: string, docs: DocumentInput[], pathOf: (index: number) => string): Promise<DocumentInfo[]> {
     return this.withDocuments(account, id, (store) =>
       docs.map((d, i) => {
         try {
           return store.add(d);
         } catch (err) {
-          if (err instanceof TypeError) throw ValidationError.at(pathOf(i), err.message, 'invalid_document');
+          if (err instanceof TypeError) throw UnprocessableRequestError.at(pathOf(i), err.message, 'invalid_document');
           throw err;
         }
       }),
@@ -131,11 +133,11 @@ export class DatastoreService {
     if (!removed) throw new NotFoundError('document not found');
   }
 
-  /** A run request's datastores and queries, bound against the account's registrations: each problem a 400 naming its path. */
+  /** A run request's datastores and queries, bound against the account's registrations: each problem a 422 naming its path. */
   async checkRun(account: string, req: { datastores?: RequestedDatastore[]; queries?: RequestedQuery[] }, reserved: readonly string[]): Promise<void> {
     if (!req.datastores?.length && !req.queries?.length) return;
     const { issues } = bindDatastores(await this.records(account), req, reserved);
-    if (issues.length) throw ValidationError.of(issues);
+    if (issues.length) throw UnprocessableRequestError.of(issues);
   }
 
   private async record(account: string, id: string): Promise<DatastoreRecord> {
@@ -146,7 +148,7 @@ export class DatastoreService {
 
   private async withDocuments<T>(account: string, id: string, fn: (store: DocumentStore) => T): Promise<T> {
     const record = await this.record(account, id);
-    if (record.type !== 'documents') throw ValidationError.at('path.id', `datastore ${id} is a ${record.type} datastore: only documents datastores hold documents`, 'not_documents');
+    if (record.type !== 'documents') throw UnprocessableRequestError.at('path.id', `datastore ${id} is a ${record.type} datastore: only documents datastores hold documents`, 'not_documents');
     const store = DocumentStore.open(documentsFile(this.dir, id));
     try {
       return fn(store);
@@ -169,14 +171,14 @@ export class DatastoreService {
       undo?.();
       const cause = (err as { cause?: unknown }).cause;
       if ((err as Error).name === 'WorkflowUpdateFailedError' && cause instanceof ApplicationFailure) {
-        throw cause.type === NAME_TAKEN ? new ConflictError(cause.message) : ValidationError.at('body', cause.message, cause.type === TOO_MANY ? 'too_many' : 'refused');
+        throw cause.type === NAME_TAKEN ? new ConflictError(cause.message) : UnprocessableRequestError.at('body', cause.message, cause.type === TOO_MANY ? 'too_many' : 'refused');
       }
       throw err;
     }
     return this.view(record);
   }
 
-  /** Opens the source and asks it one question; its refusal is a 400 carrying the database's own words. */
+  /** Opens the source and asks it one question; its refusal is a 422 carrying the database's own words. */
   private async check(type: 'postgres' | 'sqlite', conn: ConnectionDetails, uploaded: boolean, path: string): Promise<void> {
     let source;
     try {
@@ -184,7 +186,7 @@ export class DatastoreService {
       await source.check();
     } catch (err) {
       if (err instanceof DatastoreConnectionError || err instanceof DatastoreQueryError) {
-        throw ValidationError.at(path, `the datastore could not be opened: ${err.message}`, 'unreachable');
+        throw UnprocessableRequestError.at(path, `the datastore could not be opened: ${err.message}`, 'unreachable');
       }
       throw err;
     } finally {
@@ -196,7 +198,7 @@ export class DatastoreService {
     try {
       return fileUnderRoot(this.config.DATASTORE_SQLITE_ROOT, file);
     } catch (err) {
-      if (err instanceof DatastoreConnectionError) throw ValidationError.at('body.path', err.message, 'not_allowed');
+      if (err instanceof DatastoreConnectionError) throw UnprocessableRequestError.at('body.path', err.message, 'not_allowed');
       throw err;
     }
   }

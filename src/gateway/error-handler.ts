@@ -14,9 +14,12 @@ import { fieldPath } from '../field-path';
  */
 export function validationError(err: z.ZodError, where: 'body' | 'query'): ValidationError {
   const at = (path: readonly PropertyKey[]) => fieldPath(where, ...path.map((p) => (typeof p === 'number' ? p : String(p))));
-  const issues = err.issues.flatMap((i): RequestIssue[] =>
-    i.code === 'unrecognized_keys' ? i.keys.map((k) => ({ path: at([...i.path, k]), message: 'unknown field', code: i.code })) : [{ path: at(i.path), message: i.message, code: i.code }],
-  );
+  const issues = err.issues.flatMap((i): RequestIssue[] => {
+    if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ path: at([...i.path, k]), message: 'unknown field', code: i.code }));
+    // A record's key: what is wrong with it, not zod's "Invalid key in record".
+    if (i.code === 'invalid_key') return [{ path: at(i.path), message: i.issues[0]?.message ?? i.message, code: i.code }];
+    return [{ path: at(i.path), message: i.message, code: i.code }];
+  });
   return ValidationError.of(issues);
 }
 
@@ -33,6 +36,15 @@ function fromBodyParser(err: { type?: string; status?: number; message?: string;
   return undefined;
 }
 
+/** What an error answers: its status, the headers that say whether and when to retry, and the body. */
+export function errorAnswer(known: ServiceError): { status: number; headers: Record<string, string>; body: { error: { type: string; message: string; details: unknown } } } {
+  const headers: Record<string, string> = { 'x-should-retry': String(known.retryable) };
+  if (known instanceof DependencyUnavailableError) headers['Retry-After'] = String(known.retryAfterSeconds);
+  if (known.status === 401) headers['WWW-Authenticate'] = 'Bearer realm="agent-service"';
+  if (known instanceof MethodNotAllowedError) headers.Allow = known.allow.join(', ');
+  return { status: known.status, headers, body: { error: { type: known.type, message: known.message, details: known.details ?? null } } };
+}
+
 export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const known = err instanceof ServiceError ? err : err instanceof z.ZodError ? validationError(err, 'body') : fromBodyParser(err as object);
@@ -43,10 +55,7 @@ export function errorHandler(logger: Logger) {
     }
     if (known.status >= 500) logger.warn({ err: known.message, path: req.path }, 'request failed');
     if (res.headersSent) return void res.end();
-    res.setHeader('x-should-retry', String(known.retryable));
-    if (known instanceof DependencyUnavailableError) res.setHeader('Retry-After', String(known.retryAfterSeconds));
-    if (known.status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="agent-service"');
-    if (known instanceof MethodNotAllowedError) res.setHeader('Allow', known.allow.join(', '));
-    res.status(known.status).json({ error: { type: known.type, message: known.message, details: known.details ?? null } });
+    const answer = errorAnswer(known);
+    res.set(answer.headers).status(answer.status).json(answer.body);
   };
 }

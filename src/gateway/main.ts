@@ -17,7 +17,7 @@ import { createApp } from './app';
 import { createGatewayMetrics } from '../metrics/gateway-metrics';
 import { Drain } from './drain';
 import { DependencyHealth } from './dependency-health';
-import { createExpressServer } from '../http/express-server';
+import { gatewayServer } from './gateway-server';
 import { codecDataConverter, codecFromKeys, payloadKeysInForce } from '../codec/data-converter';
 import { setupTracing, shutdownTracing, tracingClientInterceptors } from '../telemetry/tracing';
 
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     health,
     metrics,
   });
-  const server = createExpressServer(app);
+  const server = gatewayServer(app);
   // Long SSE streams and long polls must not be cut by Node's defaults.
   server.requestTimeout = 0;
   server.headersTimeout = 65_000;

@@ -1,6 +1,7 @@
 // What the app answers when no route took a request: 405 with Allow for a path it
-// serves with other methods, else 404. The methods come from the routes the app has
-// registered (walked the way Express matches them), so Allow cannot drift from them.
+// serves with other methods, else 404; and OPTIONS, with the same Allow. The methods
+// come from the routes the app has registered (walked the way Express matches them),
+// so Allow cannot drift from them.
 import type { NextFunction, Request, Response } from 'express';
 import { MethodNotAllowedError, NotFoundError } from '../errors';
 
@@ -41,7 +42,20 @@ export function noRoute() {
   return (req: Request, _res: Response, next: NextFunction) => {
     const allow = allowedMethods(req);
     if (!allow.length) return next(new NotFoundError(`no route for ${req.method} ${req.path}`));
-    if (req.method === 'OPTIONS') return next(); // Express answers it with the path's methods, as its routers do
     next(new MethodNotAllowedError(`${req.method} is not allowed on ${req.path}; it allows ${allow.join(', ')}`, allow));
+  };
+}
+
+/**
+ * Mount before the routers: OPTIONS answered for the whole app (204 with Allow), 404 on an
+ * unknown path. Express would let the first router holding the path answer it with that
+ * router's methods alone (POST /datastores's upload router said `Allow: POST`, not GET).
+ */
+export function answerOptions() {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'OPTIONS') return next();
+    const allow = allowedMethods(req);
+    if (!allow.length) return next(new NotFoundError(`no route for ${req.method} ${req.path}`));
+    res.set('Allow', allow.join(', ')).status(204).end();
   };
 }

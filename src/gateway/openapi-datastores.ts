@@ -2,7 +2,7 @@
 // our design): register, list, describe, delete; a knowledge base's documents.
 import { z } from 'zod';
 import { type Json, jsonBody, operation, queryParams, ref, toSchema } from './openapi-operations';
-import { DATASTORE_ID, addDocumentsSchema, datastoreRegistrationSchema, datastoreUploadQuerySchema, documentListQuerySchema, documentUploadQuerySchema } from './datastore-schemas';
+import { DATASTORE_ID, DOCUMENT_ID, addDocumentsSchema, datastoreRegistrationSchema, datastoreUploadFieldsSchema, documentListQuerySchema, documentUploadFieldsSchema } from './datastore-schemas';
 
 const datastoreViewSchema = z.strictObject({
   id: z.string().regex(DATASTORE_ID),
@@ -28,8 +28,12 @@ const documentInfoSchema = z.strictObject({
 const datastoreId = ref('parameters', 'DatastoreId');
 const NOT_FOUND = 'No such datastore for this account (another account\'s datastore is one).';
 const MALFORMED = 'A malformed datastore id.';
-const sqliteBody = { 'application/vnd.sqlite3': { schema: { type: 'string', format: 'binary' } }, 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } };
-const textBody = { 'text/plain': { schema: { type: 'string' } }, 'text/markdown': { schema: { type: 'string' } } };
+/** A multipart/form-data body: the part `file` (form-data.ts) beside the text fields of `fields`. */
+function formBody(fields: z.ZodObject, file: string): Json {
+  const json = toSchema(fields) as { properties: Json; required?: string[] };
+  const schema = { ...json, properties: { file: { type: 'string', format: 'binary', description: file }, ...json.properties }, required: ['file', ...(json.required ?? [])] };
+  return { 'multipart/form-data': { schema } };
+}
 
 export function datastorePaths(): Json {
   const register = operation('post', {
@@ -37,27 +41,34 @@ export function datastorePaths(): Json {
     tag: 'datastores',
     summary: 'Register a data source: PostgreSQL, a SQLite file (by path or upload), or a documents knowledge base',
     description:
-      'The source is opened and asked one question first; a refusal is a 400 carrying the database\'s own words. Connection details are secrets: sealed in Temporal, never returned, never logged. To upload a SQLite file, send it as the body (application/vnd.sqlite3 or application/octet-stream) with the fields as query parameters: ' +
-      queryParams(datastoreUploadQuerySchema)
-        .map((p) => p.name)
-        .join(', ') +
-      '.',
+      'The source is opened and asked one question first; one that cannot be opened is a 422 carrying the database\'s own words. Connection details are secrets: sealed in Temporal, never returned, never logged. To upload a SQLite file, send multipart/form-data: the file as the part named file, the other fields beside it.',
     body: 'RegisterDatastoreRequest',
     responses: { 201: { description: 'Registered.', content: jsonBody('Datastore') } },
-    errors: { 400: 'An invalid body, a source that cannot be opened (details[0].code unreachable), a path outside DATASTORE_SQLITE_ROOT, an empty or non-SQLite upload.', 409: 'The account has a datastore of that name.', 413: 'The upload exceeds DATASTORE_UPLOAD_MAX_BYTES.', 415: undefined },
+    errors: {
+      400: 'A body that does not fit this document (a JSON registration, or the fields of an upload).',
+      409: 'The account has a datastore of that name.',
+      413: 'The upload exceeds DATASTORE_UPLOAD_MAX_BYTES.',
+      415: 'Neither JSON nor multipart/form-data (a SQLite file sent as the whole body is told to come as multipart/form-data).',
+      422: 'A source that cannot be opened (details[0].code unreachable: the database\'s own words), a path outside DATASTORE_SQLITE_ROOT (not_allowed), an upload that is not a SQLite database.',
+    },
   });
-  withContent(register, sqliteBody);
+  withContent(register, formBody(datastoreUploadFieldsSchema, 'The SQLite database file (the service keeps a copy, deleted with the registration).'));
   const addDocs = operation('post', {
     id: 'addDocuments',
     tag: 'datastores',
     summary: 'Add documents to a documents datastore (an existing id is replaced)',
-    description: 'JSON: one document or {documents: [...]} (at most 100). Or one document as the body itself (text/plain, text/markdown), with id and title as query parameters.',
-    parameters: [datastoreId, ...queryParams(documentUploadQuerySchema)],
+    description: 'JSON: one document or {documents: [...]} (at most 100). Or one document as a file: multipart/form-data with the part named file (UTF-8 text) and the fields id, title, format.',
+    parameters: [datastoreId],
     body: 'AddDocumentsRequest',
     responses: { 201: { description: 'The documents as stored.', content: jsonBody('DocumentList') } },
-    errors: { 400: 'A malformed id or body, or a datastore that is not a documents one.', 404: NOT_FOUND, 413: 'A text body past DATASTORE_UPLOAD_MAX_BYTES, or JSON past BODY_LIMIT_BYTES.' },
+    errors: {
+      400: 'A malformed id or body.',
+      404: NOT_FOUND,
+      413: 'A file past DATASTORE_UPLOAD_MAX_BYTES, or JSON past BODY_LIMIT_BYTES.',
+      422: 'A datastore that is not a documents one, a document the knowledge base cannot take (format json whose content is not JSON), a file that is not UTF-8 text or is empty.',
+    },
   });
-  withContent(addDocs, textBody);
+  withContent(addDocs, formBody(documentUploadFieldsSchema, 'The document: UTF-8 text.'));
   return {
     '/datastores': {
       post: register,
@@ -95,7 +106,7 @@ export function datastorePaths(): Json {
         summary: "A knowledge base's documents, by id",
         parameters: [datastoreId, ...queryParams(documentListQuerySchema)],
         responses: { 200: { description: 'One page of documents.', content: jsonBody('DocumentPage') } },
-        errors: { 400: 'A malformed id or query, or a datastore that is not a documents one.', 404: NOT_FOUND },
+        errors: { 400: 'A malformed id or query.', 404: NOT_FOUND, 422: 'A datastore that is not a documents one.' },
       }),
     },
     '/datastores/{id}/documents/{doc}': {
@@ -103,9 +114,9 @@ export function datastorePaths(): Json {
         id: 'removeDocument',
         tag: 'datastores',
         summary: 'Remove a document from a knowledge base',
-        parameters: [datastoreId, { name: 'doc', in: 'path', required: true, description: 'The document id.', schema: { type: 'string' } }],
+        parameters: [datastoreId, { name: 'doc', in: 'path', required: true, description: 'The document id.', schema: { type: 'string', pattern: DOCUMENT_ID.source } }],
         responses: { 204: { description: 'Removed.' } },
-        errors: { 400: 'A malformed id, or a datastore that is not a documents one.', 404: 'No such datastore or document.' },
+        errors: { 400: 'A malformed datastore or document id.', 404: 'No such datastore or document.', 422: 'A datastore that is not a documents one.' },
       }),
     },
   };

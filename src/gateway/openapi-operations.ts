@@ -5,15 +5,17 @@ import { z } from 'zod';
 import {
   ConflictError,
   DependencyUnavailableError,
-  IdempotencyMismatchError,
+  HeadersTooLargeError,
   MethodNotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
   ServiceError,
   UnauthorizedError,
+  UnprocessableRequestError,
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../errors';
+import { HEADER_LIMIT_BYTES } from './gateway-server';
 
 export type Json = Record<string, unknown>;
 
@@ -40,9 +42,16 @@ export function queryParams(schema: z.ZodObject): Json[] {
   }));
 }
 
-/** Every error status, named by the error classes themselves so status and type cannot disagree with errors.ts. */
+/**
+ * Every error status, named by the error classes themselves so status and type cannot disagree with errors.ts.
+ * One response per status: the 422's two types (unprocessable_request, idempotency_key_reused) share one.
+ */
 export const ERRORS: { error: ServiceError; name: string; description: string; headers?: Json }[] = [
-  { error: new ValidationError(''), name: 'InvalidRequest', description: 'The request is invalid: a body or query field fails validation, an unknown field, malformed JSON, a malformed id or header. details lists every problem at its path; the message opens with the first.' },
+  {
+    error: new ValidationError(''),
+    name: 'InvalidRequest',
+    description: 'The request does not fit this document: a body or query field fails its schema, an unknown field, malformed JSON, a malformed id or header. details lists every problem at its path; the message opens with the first.',
+  },
   { error: new UnauthorizedError(''), name: 'Unauthorized', description: 'Missing, malformed or unknown API key.', headers: { 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') } },
   { error: new NotFoundError(''), name: 'NotFound', description: 'No such task, session or schedule for this account.' },
   {
@@ -54,7 +63,17 @@ export const ERRORS: { error: ServiceError; name: string; description: string; h
   { error: new ConflictError(''), name: 'Conflict', description: 'The request conflicts with the state of the task or session. x-should-retry says whether that state passes by itself (true: ask again later) or only another request can change it (false).' },
   { error: new PayloadTooLargeError(''), name: 'PayloadTooLarge', description: 'The request body exceeds the configured limit (BODY_LIMIT_BYTES).' },
   { error: new UnsupportedMediaTypeError(''), name: 'UnsupportedMediaType', description: 'A request body whose Content-Type is not application/json.' },
-  { error: new IdempotencyMismatchError(''), name: 'IdempotencyKeyReused', description: 'This Idempotency-Key was used before with a different request body.' },
+  {
+    error: new UnprocessableRequestError(''),
+    name: 'Unprocessable',
+    description:
+      'The request fits this document, but the service cannot carry it out, for a reason no schema states (type unprocessable_request, details at their paths as for a 400): something the account does not have, a source that cannot be opened, a schedule in the past, a cycle among workflow steps, a URL the outbound policy refuses, a limit of this deployment. Or (type idempotency_key_reused) this Idempotency-Key was used before with another request body.',
+  },
+  {
+    error: new HeadersTooLargeError(''),
+    name: 'HeadersTooLarge',
+    description: `The request's header section, its URL included, is larger than the gateway reads (${HEADER_LIMIT_BYTES / 1024} KiB); refused before any route sees it.`,
+  },
   { error: new DependencyUnavailableError('temporal', ''), name: 'Unavailable', description: 'A dependency (Temporal, Redis) is unavailable; retry after Retry-After seconds.', headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
 ];
 
@@ -83,12 +102,13 @@ export interface Op {
 }
 
 /**
- * One operation. The statuses every authenticated route can answer come from
+ * One operation. The statuses every route can answer come from the HTTP server
+ * (431: headers too large, gateway-server.ts) and, on an authenticated route,
  * the app's middleware (app.ts): 401 from auth, 400/413/415 from the JSON body
  * parser on POST and PATCH, 503 from Temporal (every such route calls it), 500.
  */
 export function operation(method: string, o: Op): Json {
-  const errors: Record<number, string | undefined> = {};
+  const errors: Record<number, string | undefined> = { 431: undefined };
   if (!o.public) {
     Object.assign(errors, { 401: undefined, 503: undefined, 500: undefined });
     if (method === 'post' || method === 'patch') Object.assign(errors, { 400: 'A malformed JSON body.', 413: undefined, 415: undefined });

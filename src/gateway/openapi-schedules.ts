@@ -19,7 +19,7 @@ export function schedulePaths(): Json {
         description: 'Every schedule until it is deleted, a one-time one that has run included (with no next run). Cursor-paged like GET /tasks.',
         parameters: queryParams(scheduleListQuerySchema),
         responses: { 200: { description: 'One page of schedules.', content: jsonBody('ScheduleList') } },
-        errors: { 400: 'An invalid or unknown query parameter, or a cursor this service did not hand out.' },
+        errors: { 400: 'An invalid or unknown query parameter.', 422: 'A cursor of the right shape that this service did not hand out for this listing.' },
       }),
     },
     '/schedules/{id}': {

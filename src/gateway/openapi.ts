@@ -10,7 +10,7 @@ import { callbackPaths } from './openapi-callbacks';
 import { agentbasePaths, agentbaseSchemas } from './openapi-agentbase';
 import { scheduleParameters, schedulePaths, scheduleSchemas } from './openapi-schedules';
 import { datastoreParameters, datastorePaths, datastoreSchemas } from './openapi-datastores';
-import { createSessionSchema, eventsQuerySchema, listQuerySchema, sessionListQuerySchema, patchTaskSchema, taskMessageSchema, resultQuerySchema, runQuerySchema, runRequestSchema, TASK_ID, IDEMPOTENCY_KEY } from './schemas';
+import { createSessionSchema, eventsQuerySchema, listQuerySchema, sessionListQuerySchema, patchTaskSchema, taskMessageSchema, resultQuerySchema, runQuerySchema, runRequestSchema, TASK_ID, IDEMPOTENCY_KEY, LAST_EVENT_ID } from './schemas';
 import {
   agentEventSchema,
   cancelAcceptedSchema,
@@ -34,15 +34,30 @@ import {
 const TASK_ID_PATTERN = TASK_ID.source;
 
 const SSE_FORMAT = [
-  'Server-sent events. Each agent event is one frame `id: <seq>` + `data: <AgentEvent JSON>` (schema in `x-sse-data`).',
+  'Server-sent events. Each agent event is one frame `id: <seq>` + `data: <AgentEvent JSON>`.',
   'Lines starting with `:` are heartbeats. The stream ends after agent_completed or agent_error.',
-  'If the event relay fails mid-stream an `event: error` frame (schema in `x-sse-error`) is sent and the stream ends;',
+  'If the event relay fails mid-stream an `event: error` frame (data: a StreamError) is sent and the stream ends;',
   'reconnect to GET /tasks/{id}/events with Last-Event-ID. A client disconnecting never stops the task.',
+  'The schema describes each event as an SSE reader parses it (event, id, data), its data being JSON of the schema in contentSchema (OpenAPI 3.2\'s itemSchema, in 3.1 terms);',
+  'x-sse-data and x-sse-error name those schemas too.',
 ].join(' ');
+
+/** One event of a stream as an SSE reader parses it: `event` ("message" when the frame names none), `id`, and `data` holding JSON of `schema`. */
+function sseFrame(schema: string, frame: { event: 'message' | 'error'; id: 'required' | 'optional' }): Json {
+  return {
+    type: 'object',
+    required: ['data', ...(frame.event === 'error' ? ['event'] : []), ...(frame.id === 'required' ? ['id'] : [])],
+    properties: {
+      event: { const: frame.event },
+      id: { type: 'string', pattern: '^[0-9]+$' },
+      data: { type: 'string', contentMediaType: 'application/json', contentSchema: ref('schemas', schema) },
+    },
+  };
+}
 
 const sseBody = {
   'text/event-stream': {
-    schema: { type: 'string', description: SSE_FORMAT },
+    schema: { description: SSE_FORMAT, oneOf: [sseFrame('AgentEvent', { event: 'message', id: 'required' }), sseFrame('StreamError', { event: 'error', id: 'optional' })] },
     'x-sse-data': ref('schemas', 'AgentEvent'),
     'x-sse-error': ref('schemas', 'StreamError'),
   },
@@ -76,16 +91,19 @@ function paths(): Json {
             content: { ...jsonBody('RunResult'), ...sseBody },
           },
           202: {
-            description: 'Background run accepted (`background: true`): JSON, or, when Accept asks for text/event-stream, one `data: <TaskAcceptedEvent>` frame (schema in `x-sse-data`; no id: not one of the task\'s events), then the end of the stream.',
+            description: 'Background run accepted (`background: true`): JSON, or, when Accept asks for text/event-stream, one `data: <TaskAcceptedEvent>` frame (no id: not one of the task\'s events), then the end of the stream.',
             headers: { ...taskHeaders, Location: ref('headers', 'Location'), 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
-            content: { ...jsonBody('TaskAccepted'), 'text/event-stream': { schema: { type: 'string' }, 'x-sse-data': ref('schemas', 'TaskAcceptedEvent') } },
+            content: {
+              ...jsonBody('TaskAccepted'),
+              'text/event-stream': { schema: { description: 'One event, then the end of the stream.', ...sseFrame('TaskAcceptedEvent', { event: 'message', id: 'optional' }) }, 'x-sse-data': ref('schemas', 'TaskAcceptedEvent') },
+            },
           },
         },
         errors: {
-          400: 'A body or query field fails validation, an unknown field, malformed JSON, or a malformed Idempotency-Key. A `schedules` entry that is not usable is named by its path (e.g. body.schedules[0].schedule) with a code: invalid_cron, past, no_time_zone, invalid_date, invalid_timezone or unexpected.',
+          400: 'A body or query field that does not fit this document (its schema states each rule: types, formats, an unknown field, mcp_servers with mcpServers, a callback without background: true...), malformed JSON, or a malformed Idempotency-Key.',
           404: 'The ?session does not exist for this account.',
           409: 'The session is busy with another run and the request asked for `multitask: reject`.',
-          422: undefined,
+          422: 'The request fits this document but cannot be run, each problem named by its path: a workflow whose steps form a cycle or depend on no step, a JSON Schema (final_output, output_schema) that is not one or not strict, a `schedules` entry that cannot be read (codes invalid_cron, past, no_time_zone, invalid_date, invalid_timezone, unexpected), a datastore or query the account cannot use, an MCP server or callback URL the outbound policy refuses, clashing tool names, max_steps above this deployment\'s ceiling. Or an Idempotency-Key used before with another body (type idempotency_key_reused).',
           503: 'Temporal is unavailable, or a stream was asked for and the event relay (Redis) is down; retry after Retry-After seconds.',
         },
       }),
@@ -98,7 +116,7 @@ function paths(): Json {
         description: 'Filtered by status, session, or the schedule that started them (?schedule=).',
         parameters: queryParams(listQuerySchema),
         responses: { 200: { description: 'One page of tasks.', content: jsonBody('TaskList') } },
-        errors: { 400: 'An invalid or unknown query parameter.' },
+        errors: { 400: 'An invalid or unknown query parameter.', 422: 'A cursor of the right shape that this service did not hand out for this listing.' },
       }),
     },
     '/tasks/{id}': {
@@ -161,7 +179,7 @@ function paths(): Json {
         description: 'Resumes after Last-Event-ID when given, else after ?after, else from the first event. The stream ends after the terminal event.',
         parameters: [taskId, ref('parameters', 'LastEventId'), ...queryParams(eventsQuerySchema)],
         responses: { 200: { description: 'The event stream.', content: sseBody } },
-        errors: { 400: 'A malformed task id or ?after.', 404: undefined, 503: 'Temporal or the event relay (Redis) is unavailable; retry after Retry-After seconds.' },
+        errors: { 400: 'A malformed task id, ?after or Last-Event-ID.', 404: undefined, 503: 'Temporal or the event relay (Redis) is unavailable; retry after Retry-After seconds.' },
       }),
     },
     ...callbackPaths(taskId),
@@ -175,7 +193,7 @@ function paths(): Json {
         description: 'Each session once, open or closed (a session closes when idle and reopens on its next run). Cursor-paged like GET /tasks.',
         parameters: queryParams(sessionListQuerySchema),
         responses: { 200: { description: 'One page of sessions.', content: jsonBody('SessionList') } },
-        errors: { 400: 'An invalid or unknown query parameter, or a cursor this service did not hand out.' },
+        errors: { 400: 'An invalid or unknown query parameter.', 422: 'A cursor of the right shape that this service did not hand out for this listing.' },
       }),
       post: operation('post', {
         id: 'createSession',
@@ -296,7 +314,7 @@ function components(): Json {
         description: 'Repeating a request with the same key (and the same body) answers with the task it started the first time instead of starting another.',
         schema: { type: 'string', pattern: IDEMPOTENCY_KEY.source },
       },
-      LastEventId: { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this event seq (takes precedence over ?after).', schema: { type: 'string', pattern: '^\\d+$' } },
+      LastEventId: { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this event seq (takes precedence over ?after).', schema: { type: 'string', pattern: LAST_EVENT_ID.source } },
     },
     headers: {
       XTaskId: header('The id of the task the request started.', { type: 'string' }),

@@ -7,7 +7,7 @@ import type { Client, Connection, ScheduleDescription, ScheduleHandle } from '@t
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Config } from '../config';
 import type { Account } from '../accounts/registry';
-import { NotFoundError, ValidationError } from '../errors';
+import { NotFoundError, UnprocessableRequestError } from '../errors';
 import type { CallbackConfig, ScheduledSummary } from '../../workflows/types';
 import { SEARCH_ATTRIBUTES } from '../../workflows/types';
 import type { RunRequest, ScheduleRequest } from './schemas';
@@ -59,7 +59,7 @@ export class ScheduleService {
     });
   }
 
-  /** Reads every entry; a 400 names each entry and field that is not usable. */
+  /** Reads every entry; a 422 names each entry and field that is not usable (the document says only "a string"). */
   plan(entries: ScheduleRequest[], now = new Date()): SchedulePlan {
     const issues: ScheduleIssue[] = [];
     const read: SchedulePlan['entries'] = [];
@@ -70,7 +70,7 @@ export class ScheduleService {
       else if (r.when.kind === 'once' && entry.overlap !== undefined) issues.push({ path: `${path}.overlap`, message: 'overlap goes with a cron schedule only (a one-time schedule runs once)', code: 'unexpected' });
       else read.push({ entry, when: r.when });
     });
-    if (issues.length) throw ValidationError.of(issues);
+    if (issues.length) throw UnprocessableRequestError.of(issues);
     return { entries: read };
   }
 

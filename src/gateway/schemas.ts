@@ -1,8 +1,26 @@
 // Request schemas of the HTTP API (SPEC 2.1 and the task endpoints). The
 // OpenAPI document is generated from these schemas (openapi.ts).
 import { z } from 'zod';
+import { RESERVED_HEADERS } from '../callbacks/signature';
+import { CURSOR } from './list-cursor';
 
-const nonEmpty = z.string().trim().min(1);
+/**
+ * A character that trimming keeps: anything but what JavaScript's String.prototype.trim removes.
+ * Spelled out rather than \S, since other engines read the document's patterns too (Python's re
+ * takes \s for a wider set): a text the document accepts is one the service does.
+ */
+const KEPT_BY_TRIM = /[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
+/**
+ * A text with something in it besides white space, of at most `max` characters as sent (the
+ * document's maxLength), trimmed once read: the checks run before the trim, so they are the
+ * document's own.
+ */
+function text(max?: number) {
+  const s = z.string().regex(KEPT_BY_TRIM, 'must hold more than white space');
+  return (max === undefined ? s : s.max(max)).trim();
+}
+const nonEmpty = text();
 
 /** What a run's `mode` may be: `fast` is another name of `base` (runRequestSchema says so once). */
 export const MODES = ['flash', 'base', 'fast', 'max'] as const;
@@ -11,9 +29,11 @@ export const MODES = ['flash', 'base', 'fast', 'max'] as const;
 export const TASK_ID = /^task_[A-Za-z0-9]{1,64}$/;
 export const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** An event's seq as its `id:` line gave it ([0-9], not \d: a JSON Schema read by Python's re takes \d for any Unicode digit). */
+export const LAST_EVENT_ID = /^[0-9]{1,15}$/;
 
 export const mcpServerSchema = z.strictObject({
-  serverName: nonEmpty.max(64).describe('Name of the tool server; its tools reach the model as <serverName>__<tool>.'),
+  serverName: text(64).describe('Name of the tool server; its tools reach the model as <serverName>__<tool>.'),
   serverUrl: z.url().describe('http(s) URL of the server: Streamable HTTP, or the legacy HTTP+SSE endpoint (…/sse). Loopback, private and link-local addresses are refused unless OUTBOUND_ALLOWLIST names them.'),
   auth: z
     .discriminatedUnion('type', [
@@ -70,9 +90,18 @@ export const CALLBACK_EVENT_TYPES = [
   'cancelled',
 ] as const;
 
+/**
+ * A header name that is none of the delivery's own (RESERVED_HEADERS, any case). Written
+ * without regex flags, which a JSON Schema pattern cannot carry: each letter as [xX].
+ */
+const UNRESERVED_HEADER = new RegExp(`^(?!(?:${RESERVED_HEADERS.map((h) => h.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`)).join('|')})$)`);
+
 const callbackSchema = z.strictObject({
   url: z.url().max(2048),
-  headers: z.record(z.string().min(1).max(256), z.string().max(8192)).optional(),
+  headers: z
+    .record(z.string().min(1).max(256).regex(UNRESERVED_HEADER, 'set by the delivery itself (a hop-by-hop, body or signature header)'), z.string().max(8192))
+    .optional()
+    .describe(`Sent with every delivery as given; none of ${RESERVED_HEADERS.join(', ')} (any case): the delivery sets those itself.`),
   events: z.array(z.enum(CALLBACK_EVENT_TYPES)).min(1).optional().describe('What to deliver: event types (complete blocks), and completed | failed | cancelled for the final notification. Default: every event and the final notification.'),
 });
 
@@ -81,14 +110,22 @@ export const SCHEDULE_OVERLAPS = ['skip', 'buffer_one', 'allow_all'] as const;
 
 export const scheduleSchema = z.strictObject({
   schedule: z
-    .union([z.number().positive().max(366 * 86400), nonEmpty.max(256)])
+    .union([z.number().positive().max(366 * 86400), text(256)])
     .describe('Seconds from now (one run), an ISO 8601 date-time with its zone (one run at that instant), or a five-field cron string (minute hour day-of-month month day-of-week: a recurring schedule).'),
   message: nonEmpty.describe('The message each scheduled task runs the agent with.'),
-  timezone: nonEmpty.max(64).optional().describe('IANA time zone of a cron schedule (e.g. Europe/Paris); default UTC.'),
+  timezone: text(64).optional().describe('IANA time zone of a cron schedule (e.g. Europe/Paris); default UTC.'),
   overlap: z.enum(SCHEDULE_OVERLAPS).optional().describe("When a run comes while the schedule's last task is still going: skip it (default), start it once that task ends (buffer_one), or start it anyway (allow_all)."),
 });
 
 export type ScheduleRequest = z.infer<typeof scheduleSchema>;
+
+/** Two names of one field (an alias): a request gives one of them. */
+const EXCLUSIVE_FIELDS = [
+  ['mcp_servers', 'mcpServers'],
+  ['callback', 'webhook'],
+] as const;
+/** The fields that name a callback: each goes with `background: true`. */
+const CALLBACK_FIELDS = ['callback', 'webhook'] as const;
 
 export const runRequestSchema = z
   .strictObject({
@@ -103,7 +140,7 @@ export const runRequestSchema = z
     workflows: z.array(workflowSchema).optional(),
     rules: z.array(nonEmpty).optional(),
     agents: z
-      .array(z.strictObject({ name: nonEmpty.max(64), description: nonEmpty.max(4000) }))
+      .array(z.strictObject({ name: text(64), description: text(4000) }))
       .max(50)
       .optional()
       .describe('Handoff agents: the model gets a transfer_to_<name> tool for each; the session remembers the agent that has the conversation.'),
@@ -113,17 +150,17 @@ export const runRequestSchema = z
     callback: callbackSchema.optional().describe('With background: true, POSTs each event and the final notification to url, signed (Standard Webhooks), retried durably.'),
     webhook: callbackSchema.optional().describe('Alias of callback (SPEC 6.4\'s example): {url, events: ["completed", "failed"]} gets the final notification only.'),
     datastores: z
-      .array(z.strictObject({ id: nonEmpty.max(64).describe('A registered datastore (POST /datastores).'), name: nonEmpty.max(48).describe('What its tools are named after: describe_<name>, query_<name>, search_<name>.') }))
+      .array(z.strictObject({ id: text(64).describe('A registered datastore (POST /datastores).'), name: text(48).describe('What its tools are named after: describe_<name>, query_<name>, search_<name>.') }))
       .max(20)
       .optional()
       .describe('Data sources the agent may read (SPEC 2.1): registered datastores of the account.'),
     queries: z
       .array(
         z.strictObject({
-          name: nonEmpty.max(64).describe('The tool\'s name.'),
-          description: nonEmpty.max(4000),
-          query: nonEmpty.max(20_000).describe('One read-only statement; positional markers ($1, $2... for PostgreSQL, ? for SQLite) become the tool\'s arguments p1, p2...'),
-          datastore: nonEmpty.max(64).optional().describe('Id or name of one of the request\'s datastores; absent: its only SQL datastore.'),
+          name: text(64).describe('The tool\'s name.'),
+          description: text(4000),
+          query: text(20_000).describe('One read-only statement; positional markers ($1, $2... for PostgreSQL, ? for SQLite) become the tool\'s arguments p1, p2...'),
+          datastore: text(64).optional().describe('Id or name of one of the request\'s datastores; absent: its only SQL datastore.'),
         }),
       )
       .max(50)
@@ -136,7 +173,10 @@ export const runRequestSchema = z
       .strictObject({
         name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64').describe('Name of the structured output.'),
         strict: z.boolean().default(false).describe('true: the schema keeps to the strict subset (every object additionalProperties: false, every property required) and the model is held to it.'),
-        schema: z.record(z.string(), z.unknown()).describe('JSON Schema of the output; its root is an object.'),
+        schema: z
+          .object({ type: z.literal('object') })
+          .catchall(z.unknown())
+          .describe('JSON Schema (draft-07) of the output; its root is an object ("type": "object"). One that is not a valid JSON Schema, or with strict: true outside the strict subset, is a 422.'),
       })
       .optional()
       .describe('After the last answer, one more model call gives a structured output that fits schema (validated; repaired up to twice); the answer and the result carry it as final_output.'),
@@ -152,14 +192,29 @@ export const runRequestSchema = z
     multitask: z.enum(['queue', 'reject']).default('queue').describe('When the session is busy: wait for its turn (queue) or answer 409 (reject).'),
     metadata: z.record(z.string(), z.unknown()).default({}).describe('Initial user metadata of the task.'),
   })
-  .refine((r) => !(r.mcp_servers && r.mcpServers), { message: 'give mcp_servers or mcpServers, not both', path: ['mcpServers'] })
-  .refine((r) => !(r.callback && r.webhook), { message: 'give callback or webhook, not both', path: ['webhook'] });
+  .superRefine((r, ctx) => {
+    for (const [a, b] of EXCLUSIVE_FIELDS) if (r[a] && r[b]) ctx.addIssue({ code: 'custom', message: `give ${a} or ${b}, not both`, path: [b] });
+    for (const field of CALLBACK_FIELDS) {
+      if (r[field] && !r.background) ctx.addIssue({ code: 'custom', message: 'a callback needs background: true (a synchronous run answers in its response)', path: [field] });
+    }
+  })
+  // The same two rules for the document (a refinement does not show in a JSON Schema).
+  .meta({
+    allOf: [
+      ...EXCLUSIVE_FIELDS.map(([a, b]) => ({ not: { required: [a, b] } })),
+      ...CALLBACK_FIELDS.map((field) => ({ if: { required: [field] }, then: { required: ['background'], properties: { background: { const: true } } } })),
+    ],
+  });
 
 export type RunRequest = z.infer<typeof runRequestSchema>;
 
 export const runQuerySchema = z.strictObject({ session: z.string().regex(SESSION_ID).optional() });
 
-const cursor = z.string().max(4096).optional().describe("The previous page's next_cursor, as it was given (opaque).");
+const cursor = z
+  .string()
+  .regex(CURSOR, 'a cursor as next_cursor gave it (2-4096 characters of A-Z a-z 0-9 _ -)')
+  .optional()
+  .describe("The previous page's next_cursor, as it was given (opaque). One of this shape that the service did not hand out for this listing is a 422.");
 const limit = z.coerce.number().int().min(1).max(100).default(20);
 
 export const listQuerySchema = z.strictObject({

@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import type { AgentEvent } from '../relay/events';
 import { TERMINAL_EVENTS } from '../relay/events';
 import type { EventSubscriber, Subscription } from '../relay/subscriber';
+import { ValidationError } from '../errors';
+import { LAST_EVENT_ID } from './schemas';
 
 export interface StreamOptions {
   taskId: string;
@@ -104,9 +106,10 @@ export function sendOneEvent(res: Response, data: object): void {
   res.end(`data: ${JSON.stringify(data)}\n\n`);
 }
 
-/** Where a client resumes: Last-Event-ID header, else ?after=, else the start. */
+/** Where a client resumes: Last-Event-ID header (a seq this service sent: 400 otherwise), else ?after=, else the start. */
 export function resumePoint(req: Request, after?: number): number {
   const header = req.header('last-event-id');
-  if (header && /^\d+$/.test(header.trim())) return Number(header.trim());
-  return after ?? 0;
+  if (header === undefined) return after ?? 0;
+  if (!LAST_EVENT_ID.test(header)) throw ValidationError.at('header.Last-Event-ID', 'the seq of an event of this stream (its id: line), 1 to 15 digits', 'invalid_format');
+  return Number(header);
 }

@@ -5,7 +5,7 @@ import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { ConflictError, DependencyUnavailableError, IdempotencyMismatchError, NotFoundError, ServiceError, ValidationError } from '../errors';
+import { ConflictError, DependencyUnavailableError, IdempotencyMismatchError, NotFoundError, ServiceError, UnprocessableRequestError } from '../errors';
 import type { StatusCache } from '../relay/status-cache';
 import type { Account } from '../accounts/registry';
 import { answerExpanded } from '../../workflows/run-events';
@@ -89,7 +89,8 @@ export class TaskService {
 
   private async submitOnce(account: Account, req: RunRequest, session: string | undefined, idempotencyKey: string | undefined, timing: ServerTiming | undefined, extras: SubmitExtras): Promise<Submitted> {
     if (req.max_steps !== undefined && req.max_steps > this.config.MAX_STEPS_CEILING) {
-      throw ValidationError.at('body.max_steps', `may be at most ${this.config.MAX_STEPS_CEILING} here (MAX_STEPS_CEILING)`, 'too_big');
+      // A limit of this deployment, not of the document: a 422.
+      throw UnprocessableRequestError.at('body.max_steps', `may be at most ${this.config.MAX_STEPS_CEILING} here (MAX_STEPS_CEILING)`, 'too_big');
     }
     const requestHash = createHash('sha256').update(JSON.stringify(req)).digest('hex').slice(0, 32);
     const taskId = idempotencyKey

@@ -1,9 +1,9 @@
-// A run request's MCP servers and handoff agents, checked at submit (400
-// naming the entry of each problem; src/tasks/request-tools.ts turns them into
+// A run request's MCP servers and handoff agents, checked at submit (a 422
+// naming the entry of each problem: the document cannot state these; src/tasks/request-tools.ts turns them into
 // what the run takes). URLs go through the outbound policy, which the worker
 // applies again when it connects (DNS may answer differently by then).
 import { MAIN_AGENT, handoffToolName, sanitizeToolName } from '../../workflows/tool-registry';
-import { RequestIssue, ValidationError } from '../errors';
+import { RequestIssue, UnprocessableRequestError } from '../errors';
 import { fieldPath } from '../field-path';
 import { OutboundLookupError, OutboundRefusedError, type OutboundPolicy } from '../outbound/policy';
 import type { RunRequest } from './schemas';
@@ -44,7 +44,7 @@ export async function refusal(policy: OutboundPolicy, url: string): Promise<stri
   }
 }
 
-/** Throws ValidationError naming each entry whose name clashes or whose URL the outbound policy refuses. */
+/** Throws UnprocessableRequestError naming each entry whose name clashes or whose URL the outbound policy refuses. */
 export async function checkToolServers(req: Pick<RunRequest, 'mcp_servers' | 'mcpServers' | 'agents'>, policy: OutboundPolicy): Promise<void> {
   const field = req.mcp_servers ? 'mcp_servers' : 'mcpServers';
   const issues = nameIssues(req, field);
@@ -56,5 +56,5 @@ export async function checkToolServers(req: Pick<RunRequest, 'mcp_servers' | 'mc
     }),
   );
   issues.push(...refusals.filter((r): r is RequestIssue => r !== undefined));
-  if (issues.length) throw ValidationError.of(issues);
+  if (issues.length) throw UnprocessableRequestError.of(issues);
 }

@@ -97,10 +97,10 @@ test('datastore add --upload examples/shop.db prints the id; datastores lists it
   expect(named.stderr).toMatch(/customer_city/);
   expect(own.code).toBe(0);
   expect(own.stdout).toContain('Linus');
-  // A --query with two SQL datastores in the run: which one is ambiguous, and the service's 400 says so.
+  // A --query with two SQL datastores in the run: which one is ambiguous, and the service's 422 says so.
   const ambiguous = await cli(['run', 'x', '--datastore', `${id}:a`, '--datastore', `${id}:b`, '--query', 'q=SELECT 1']);
   expect(ambiguous.code).toBe(1);
-  expect(ambiguous.stderr).toMatch(/^error: invalid_request: .*\(HTTP 400\)\n$/);
+  expect(ambiguous.stderr).toMatch(/^error: unprocessable_request: .*\(HTTP 422\)\n$/);
 
   const deleted = await cli(['datastore', id, '--delete']);
   expect(deleted).toEqual({ code: 0, stdout: `deleted: ${id}\n`, stderr: '' });
@@ -156,11 +156,11 @@ test('datastore add --documents; documents --add (.md, .json, .txt), lists them,
   await agent.datastores.delete(id);
 });
 
-test('a PostgreSQL URL that cannot be opened: the service\'s 400 (naming the host), never the URL with its credentials; a taken name is a 409', async () => {
+test('a PostgreSQL URL that cannot be opened: the service\'s 422 (naming the host), never the URL with its credentials; a taken name is a 409', async () => {
   const url = 'postgres://agent:s3cret-pw@127.0.0.1:9/shop';
   const refused = await cli(['datastore', 'add', 'pg', '--postgres', url]);
   expect(refused).toMatchObject({ code: 1, stdout: '' });
-  expect(refused.stderr).toMatch(/^error: invalid_request: .+ \(HTTP 400\)\n$/);
+  expect(refused.stderr).toMatch(/^error: unprocessable_request: .+ \(HTTP 422\)\n$/);
   expect(refused.stderr).toMatch(/ECONNREFUSED 127\.0\.0\.1:9/);
   expect(refused.stderr).not.toMatch(/s3cret-pw|agent:/);
 

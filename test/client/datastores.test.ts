@@ -5,7 +5,7 @@
 // One stack for the file.
 import fs from 'node:fs';
 import path from 'node:path';
-import { AgentClient, BadRequestError, ConflictError, NotFoundError, type Datastore } from '../../client';
+import { AgentClient, BadRequestError, ConflictError, NotFoundError, UnprocessableEntityError, type Datastore } from '../../client';
 import { KEY_A, KEY_B, useStack } from '../e2e/helpers';
 
 jest.setTimeout(90_000);
@@ -123,7 +123,7 @@ test('a run with the uploaded datastore: a named query, describe_ and the agent\
   expect(toolSaid(own.output!).rows).toEqual([[8]]);
 });
 
-test('typed errors: a name taken is a ConflictError, an unknown or another account\'s datastore a NotFoundError, bad input a BadRequestError', async () => {
+test('typed errors: a name taken is a ConflictError, an unknown or another account\'s datastore a NotFoundError, a malformed id a BadRequestError, what cannot be done an UnprocessableEntityError', async () => {
   const taken = await agent.datastores.register({ type: 'documents', name: 'shop' }).catch((e: unknown) => e);
   expect(taken).toBeInstanceOf(ConflictError);
   expect(taken).toMatchObject({ status: 409, type: 'conflict' });
@@ -141,13 +141,13 @@ test('typed errors: a name taken is a ConflictError, an unknown or another accou
 
   await expect(agent.datastores.get('not-a-datastore')).rejects.toBeInstanceOf(BadRequestError);
   const notSqlite = await agent.datastores.upload(Buffer.from('just some text, not a database'), { name: 'junk' }).catch((e: unknown) => e);
-  expect(notSqlite).toBeInstanceOf(BadRequestError);
-  expect((notSqlite as BadRequestError).message).toMatch(/not a database/);
-  await expect(agent.datastores.addDocuments(shop.id, { content: 'a SQL datastore takes no documents' })).rejects.toBeInstanceOf(BadRequestError);
-  await expect(agent.datastores.register({ type: 'sqlite', name: 'outside', path: '/etc/passwd' })).rejects.toBeInstanceOf(BadRequestError);
+  expect(notSqlite).toBeInstanceOf(UnprocessableEntityError);
+  expect((notSqlite as UnprocessableEntityError).message).toMatch(/not a database/);
+  await expect(agent.datastores.addDocuments(shop.id, { content: 'a SQL datastore takes no documents' })).rejects.toBeInstanceOf(UnprocessableEntityError);
+  await expect(agent.datastores.register({ type: 'sqlite', name: 'outside', path: '/etc/passwd' })).rejects.toBeInstanceOf(UnprocessableEntityError);
   const run = await agent.run({ message: 'x', datastores: [{ id: unknown, name: 'gone' }] }).catch((e: unknown) => e);
-  expect(run).toBeInstanceOf(BadRequestError);
-  expect((run as BadRequestError).details).toEqual([expect.objectContaining({ path: 'body.datastores[0].id', code: 'unknown_datastore' })]);
+  expect(run).toBeInstanceOf(UnprocessableEntityError);
+  expect((run as UnprocessableEntityError).details).toEqual([expect.objectContaining({ path: 'body.datastores[0].id', code: 'unknown_datastore' })]);
   expect((await agent.datastores.list()).datastores.map((d) => d.name)).toEqual(['handbook', 'shop']);
 
   for (const d of [shop, kb]) await agent.datastores.delete(d.id);

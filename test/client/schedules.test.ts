@@ -2,7 +2,7 @@
 // typed client, against the real service: what each answer carries, list and
 // listAll, get, pause, unpause, trigger, delete, tasks.list({schedule}), the
 // typed errors, and another account's schedules. One stack for the file.
-import { AgentClient, BadRequestError, NotFoundError, type AgentEvent, type ScheduleDetail } from '../../client';
+import { AgentClient, BadRequestError, NotFoundError, UnprocessableEntityError, type AgentEvent, type ScheduleDetail } from '../../client';
 import { KEY_A, KEY_B, useStack, waitUntil } from '../e2e/helpers';
 
 jest.setTimeout(90_000);
@@ -123,12 +123,12 @@ test('stream() announces the schedules in agent_scheduled, right after agent_sta
   await agent.schedules.delete(scheduled.schedules[0].schedule_id);
 });
 
-test("typed errors: a bad entry is a BadRequestError naming it, a malformed id too; another account's schedule is a NotFoundError", async () => {
+test("typed errors: an entry that cannot be read is an UnprocessableEntityError naming it, a malformed id a BadRequestError; another account's schedule is a NotFoundError", async () => {
   const bad = await agent.run({ message: 'x', schedules: [{ schedule: '0 9 * *', message: 'four fields' }, { schedule: '2020-01-01T00:00:00Z', message: 'past' }] }).catch((e: unknown) => e);
-  expect(bad).toBeInstanceOf(BadRequestError);
+  expect(bad).toBeInstanceOf(UnprocessableEntityError);
   expect(bad).toMatchObject({
-    status: 400,
-    type: 'invalid_request',
+    status: 422,
+    type: 'unprocessable_request',
     details: expect.arrayContaining([
       expect.objectContaining({ path: 'body.schedules[0].schedule', code: 'invalid_cron' }),
       expect.objectContaining({ path: 'body.schedules[1].schedule', code: 'past' }),

@@ -8,7 +8,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { KEY_A, useStack, waitUntil } from './helpers';
+import { formOf, KEY_A, useStack, waitUntil } from './helpers';
 import { startReceiver, type Receiver } from './callback-receiver';
 
 jest.setTimeout(180_000);
@@ -27,7 +27,7 @@ beforeAll(async () => {
   if (installed.status !== 0) throw new Error(`the Agentbase SDK could not be installed: ${installed.stderr.trim()}`);
   python = installed.stdout.trim().split('\n').pop()!;
   receiver = await startReceiver();
-  const shop = await ctx.call('POST', '/datastores?type=sqlite&name=shop', { raw: fs.readFileSync(path.join(ROOT, 'examples/shop.db')), contentType: 'application/vnd.sqlite3' });
+  const shop = await ctx.call('POST', '/datastores', { form: formOf({ name: 'shop' }, { data: fs.readFileSync(path.join(ROOT, 'examples/shop.db')), name: 'shop.db' }) });
   expect(shop.status).toBe(201);
   shopId = shop.json.id;
 });
@@ -217,6 +217,11 @@ describe.each<Flavor>(['sync', 'async'])('the %s client', (flavor) => {
     expect(await failure(flavor, 'run', { params: { message: 'x', session: 'sess_nobody' } })).toMatchObject({ class: 'NotFoundError', status: 404, retries: '0' });
     expect(await failure(flavor, 'messages_get', { session: 'sess_nobody' })).toMatchObject({ class: 'NotFoundError', status: 404 });
     expect(await failure(flavor, 'messages_clear', { session: 'not a session!' })).toMatchObject({ class: 'BadRequestError', status: 400 });
+    // A request that fits the document but cannot be run (a step depending on no step): a 422, typed so, sent once.
+    const lonely = { id: 'w', name: 'w', description: 'w', steps: [{ id: 'a', name: 'a', description: 'a', depends_on: ['nowhere'] }] };
+    const unprocessable = await failure(flavor, 'run', { params: { message: 'x', workflows: [lonely] } });
+    expect(unprocessable).toMatchObject({ class: 'UnprocessableEntityError', status: 422, should_retry: 'false', retries: '0' });
+    expect(unprocessable.body.error).toMatchObject({ type: 'unprocessable_request', details: [expect.objectContaining({ path: 'body.workflows[0].steps[0].depends_on[0]' })] });
 
     // A busy session the request asked not to wait for: 409, not retried (the SDK would retry a bare 409 twice).
     const [long] = await run(flavor, { message: '[[tool name=wait args={"seconds":600}]] hold the session', background: true });

@@ -73,6 +73,7 @@ test('x-should-retry: false on the 409s only another request can fix, true on on
   expect((await call('POST', '/sessions', { body: { session: taken } })).status).toBe(201);
   expect(retry(await call('POST', '/sessions', { body: { session: taken } }))).toEqual([409, 'false']);
   expect(retry(await call('POST', '/', { body: { message: 'x', colour: 'red' } }))).toEqual([400, 'false']);
+  expect(retry(await call('POST', '/', { body: { message: 'x', max_steps: 100_000 } }))).toEqual([422, 'false']);
 });
 
 test('an oversized body is 413 naming the limit', async () => {
@@ -82,17 +83,19 @@ test('an oversized body is 413 naming the limit', async () => {
   expect(r.json.error.message).toMatch(/65536/);
 });
 
-test('workflows are checked as graphs before anything starts: each problem a 400 naming its path; a sound one is accepted', async () => {
+test('workflows are checked as graphs before anything starts: each problem a 422 naming its path (the document states shapes, not graphs); a sound one is accepted', async () => {
   const step = (id: string, depends_on: string[] = [], extra: object = {}) => ({ id, name: id, description: `do ${id}`, depends_on, ...extra });
   const post = (steps: object[]) => call('POST', '/', { body: { message: 'x', workflows: [{ id: 'w', name: 'w', description: 'w', steps }] } });
   const cycle = await post([step('a', ['b']), step('b', ['a']), step('c', ['missing'])]);
-  expect(cycle.status).toBe(400);
+  expect(cycle.status).toBe(422);
+  expect(cycle.json.error.type).toBe('unprocessable_request');
   shape(cycle);
   expect(cycle.json.error.details.map((d: { path: string; code: string }) => [d.path, d.code])).toEqual([
     ['body.workflows[0].steps[2].depends_on[0]', 'unknown_step'],
     ['body.workflows[0].steps', 'cycle'],
   ]);
   expect(cycle.json.error.message).toContain('a -> b -> a');
+  // What the schema states about a step (its retry_policy's fields) is a 400.
   for (const retry_policy of [{ backoff: 'linear' }, { max_attempts: 0 }, { attempts: 3 }]) {
     const r = await post([step('a', [], { retry_policy })]);
     expect([JSON.stringify(retry_policy), r.status]).toEqual([JSON.stringify(retry_policy), 400]);
@@ -130,12 +133,19 @@ test.each([
   expect(r.json.error.details).toEqual({ allow: allow.split(', ') });
 });
 
-test('OPTIONS on a known path answers its methods (Express lists HEAD too)', async () => {
-  for (const path of ['/tasks/task_x', '/healthz']) {
-    const r = await call('OPTIONS', path);
-    expect([path, r.status]).toEqual([path, 200]);
-    expect(r.headers.get('allow')).toMatch(path === '/healthz' ? /^GET, HEAD$/ : /^GET, HEAD, PATCH$/);
+test('OPTIONS on a known path answers the methods it serves, as a 405 lists them; no key needed; 404 elsewhere', async () => {
+  for (const [path, allow] of [
+    ['/tasks/task_x', 'GET, PATCH'],
+    ['/healthz', 'GET'],
+    ['/datastores', 'GET, POST'],
+    ['/datastores/ds_0123456789abcdef0123456789abcdef/documents', 'GET, POST'],
+  ]) {
+    for (const key of [undefined, null]) {
+      const r = await call('OPTIONS', path, { key });
+      expect([path, key, r.status, r.headers.get('allow')]).toEqual([path, key, 204, allow]);
+    }
   }
+  expect((await call('OPTIONS', '/nowhere')).status).toBe(404);
 });
 
 test('Idempotency-Key: a repeat returns the first answer and starts nothing new; a different body is 422', async () => {

@@ -178,11 +178,11 @@ test('webhook (SPEC 6.4\'s example) is an alias of callback: {url, events: [comp
   expect(verifiedBy(got[0], await secrets())).not.toEqual([]);
 });
 
-test('refused callbacks are a 400 naming the field', async () => {
+test('refused callbacks are refused naming the field: a URL the outbound policy refuses a 422, a shape the document states a 400', async () => {
   const refused = ['http://10.0.0.1/hook', 'http://169.254.169.254/latest', 'http://[::1]:8080/hook', 'http://192.168.1.20/hook', 'http://user:pw@127.0.0.1/hook', 'ftp://127.0.0.1/hook'];
   for (const url of refused) {
     const r = await call('POST', '/', { body: { message: 'x', background: true, callback: { url } } });
-    expect({ url, status: r.status, path: r.json.error.details[0]?.path }).toEqual({ url, status: 400, path: 'body.callback.url' });
+    expect({ url, status: r.status, path: r.json.error.details[0]?.path }).toEqual({ url, status: 422, path: 'body.callback.url' });
     expect(r.json.error.message).toMatch(/^body\.callback\.url: /);
   }
   const cases: [Record<string, unknown>, string][] = [

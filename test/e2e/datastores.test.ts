@@ -9,7 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { startStack, Stack } from '../../src/launcher/stack';
 import { ChildLogs } from '../../src/launcher/child-logs';
-import { api, Api, cleanEnv, KEY_A, KEY_B, waitUntil, withTemporal } from './helpers';
+import { api, Api, cleanEnv, formOf, KEY_A, KEY_B, waitUntil, withTemporal } from './helpers';
 import { readEngineData } from './raw-history';
 import { codecFromKeys } from '../../src/codec/data-converter';
 import { adminQuery, startPostgres, TestPostgres } from '../datastores/postgres-server';
@@ -69,20 +69,22 @@ let pgId: string;
 let sqliteId: string;
 let docsId: string;
 
-test('registration checks the source first: the database\'s own error is a 400, secrets never come back', async () => {
+test('registration checks the source first: the database\'s own error is a 422, secrets never come back', async () => {
   const wrong = pg.url.replace(`:${pg.password}@`, ':not-the-password@');
   const denied = await call('POST', '/datastores', { body: { name: 'shop', type: 'postgres', connection_url: wrong } });
-  expect(denied.status).toBe(400);
+  expect(denied.status).toBe(422);
   expect(denied.json.error.message).toMatch(/password authentication failed/);
   expect(denied.text).not.toContain('not-the-password');
   const closed = await call('POST', '/datastores', { body: { name: 'shop', type: 'postgres', connection_url: 'postgres://agent:x@127.0.0.1:9/shop' } });
-  expect(closed.status).toBe(400);
+  expect(closed.status).toBe(422);
   expect(closed.json.error.details[0]).toMatchObject({ path: 'body.connection_url', code: 'unreachable' });
   const outside = await call('POST', '/datastores', { body: { name: 'etc', type: 'sqlite', path: '/etc/passwd' } });
-  expect(outside.status).toBe(400);
+  expect(outside.status).toBe(422);
   expect(outside.json.error.message).toMatch(/outside the service's SQLite folder/);
-  const notDb = await call('POST', '/datastores?type=sqlite&name=junk', { raw: Buffer.from('this is not a database at all, just text'), contentType: 'application/octet-stream' });
-  expect(notDb.status).toBe(400);
+  const notDb = await call('POST', '/datastores', { form: formOf({ name: 'junk' }, { data: 'this is not a database at all, just text', name: 'junk.db' }) });
+  expect(notDb.status).toBe(422);
+  expect(notDb.json.error.details[0]).toMatchObject({ path: 'body.file', code: 'unreachable' });
+  // What the document states (a type it lists, a name of its form) is a 400.
   expect((await call('POST', '/datastores', { body: { name: 'x', type: 'mysql' } })).status).toBe(400);
   expect((await call('POST', '/datastores', { body: { name: 'bad name', type: 'documents' } })).json.error.details[0].path).toBe('body.name');
 
@@ -168,7 +170,7 @@ test('cancelling a task stops its query on the database, and the datastore serve
 
 test('SQLite: a file by path and an upload, each with ? markers', async () => {
   const upload = fs.readFileSync(path.join(sqliteRoot, 'shop.db'));
-  const up = await call('POST', '/datastores?type=sqlite&name=uploaded', { raw: upload, contentType: 'application/vnd.sqlite3' });
+  const up = await call('POST', '/datastores', { form: formOf({ name: 'uploaded' }, { data: upload, name: 'shop.db', type: 'application/vnd.sqlite3' }) });
   expect(up.status).toBe(201);
   expect(up.json).toMatchObject({ type: 'sqlite', uploaded: true });
   const queries = [{ name: 'city', description: 'A city', query: 'SELECT city FROM customers WHERE name = ?', datastore: 'local' }];
@@ -180,12 +182,12 @@ test('SQLite: a file by path and an upload, each with ? markers', async () => {
   expect(fs.readdirSync(path.join(dataDir, 'datastores')).some((f) => f.startsWith(up.json.id))).toBe(false);
 });
 
-test('documents: added (JSON and text), searched by the agent, removed', async () => {
+test('documents: added (JSON and a file), searched by the agent, removed', async () => {
   const added = await call('POST', `/datastores/${docsId}/documents`, {
     body: { documents: [{ id: 'leave', title: 'Leave policy', content: 'Employees get 25 days of paid leave per year.' }, { id: 'travel', title: 'Travel', content: 'Book trains for trips under four hours.' }] },
   });
   expect(added.status).toBe(201);
-  const text = await call('POST', `/datastores/${docsId}/documents?id=security&title=Security`, { raw: Buffer.from('# Security\nRotate passwords every quarter.'), contentType: 'text/markdown' });
+  const text = await call('POST', `/datastores/${docsId}/documents`, { form: formOf({ id: 'security', title: 'Security' }, { data: '# Security\nRotate passwords every quarter.', name: 'security.md' }) });
   expect(text.json.documents[0]).toMatchObject({ id: 'security', format: 'markdown' });
   expect((await call('GET', `/datastores/${docsId}`)).json.documents).toBe(3);
   const search = async () => toolSaid((await run('[[tool name=search_kb args={"query":"paid leave days"}]] how much leave?', { datastores: [{ id: docsId, name: 'kb' }] })).output).results;
@@ -196,7 +198,7 @@ test('documents: added (JSON and text), searched by the agent, removed', async (
   expect((await call('GET', `/datastores/${docsId}/documents?limit=1`)).json).toMatchObject({ documents: [{ id: 'security' }], next_cursor: 'security' });
 });
 
-test('a run request is checked against the registrations: each problem a 400 naming its path', async () => {
+test('a run request is checked against the registrations: each problem a 422 naming its path', async () => {
   const r = await call('POST', '/', {
     body: {
       message: 'x',
@@ -208,7 +210,7 @@ test('a run request is checked against the registrations: each problem a 400 nam
       ],
     },
   });
-  expect(r.status).toBe(400);
+  expect(r.status).toBe(422);
   expect(r.json.error.details.map((d: { path: string }) => d.path)).toEqual(['body.datastores[1].id', 'body.queries[0].query', 'body.queries[1].datastore', 'body.queries[2].query']);
   expect(r.json.error.message).toMatch(/INSERT: only a read/);
 });

@@ -101,18 +101,19 @@ test('an answer that does not fit is repaired with its errors; three that do not
   expect(view.json).toMatchObject({ status: 'failed', error: { type: 'final_output_invalid' } });
 });
 
-test('each schema that cannot be used is a 400 naming its path', async () => {
-  const bad = async (final_output: unknown) => {
+test('a schema that cannot be used is refused naming its path: its shape (a root object, the name) a 400, what it says as a JSON Schema a 422', async () => {
+  const refused = async (final_output: unknown, status: number) => {
     const r = await call('POST', '/', { body: { message: 'never runs', final_output } });
-    expect(r.status).toBe(400);
+    expect([JSON.stringify(final_output), r.status]).toEqual([JSON.stringify(final_output), status]);
     return r.json.error.details.map((d: { path: string; code: string }) => [d.path, d.code]);
   };
-  expect(await bad({ name: 'x', schema: { type: 'nonsense' } })).toEqual([['body.final_output.schema.type', 'invalid_schema']]);
-  expect(await bad({ name: 'x', schema: { type: 'array', items: { type: 'string' } } })).toEqual([['body.final_output.schema.type', 'invalid_schema']]);
-  expect(await bad({ name: 'x', strict: true, schema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'object', properties: { c: { type: 'number' } }, required: ['c'] } }, required: ['a'] } })).toEqual([
+  expect(await refused({ name: 'x', schema: { type: 'nonsense' } }, 400)).toEqual([['body.final_output.schema.type', 'invalid_value']]);
+  expect(await refused({ name: 'x', schema: { type: 'array', items: { type: 'string' } } }, 400)).toEqual([['body.final_output.schema.type', 'invalid_value']]);
+  expect(await refused({ name: 'x', schema: { type: 'object', properties: 5 } }, 422)).toEqual([['body.final_output.schema.properties', 'invalid_schema']]);
+  expect(await refused({ name: 'x', strict: true, schema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'object', properties: { c: { type: 'number' } }, required: ['c'] } }, required: ['a'] } }, 422)).toEqual([
     ['body.final_output.schema', 'not_strict'],
     ['body.final_output.schema', 'not_strict'],
     ['body.final_output.schema.properties.b', 'not_strict'],
   ]);
-  expect((await bad({ name: 'has spaces', schema: { type: 'object' } }))[0][0]).toBe('body.final_output.name');
+  expect((await refused({ name: 'has spaces', schema: { type: 'object' } }, 400))[0][0]).toBe('body.final_output.name');
 });

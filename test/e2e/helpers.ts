@@ -51,7 +51,7 @@ export interface Api {
   (
     method: string,
     path: string,
-    opts?: { body?: unknown; key?: string | null; headers?: Record<string, string>; raw?: string | Buffer; contentType?: string },
+    opts?: { body?: unknown; key?: string | null; headers?: Record<string, string>; raw?: string | Buffer; contentType?: string; form?: FormData },
   ): Promise<{ status: number; headers: Headers; json: any; text: string }>;
 }
 
@@ -60,7 +60,8 @@ export function api(stack: Stack): Api {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.key !== null) headers.authorization = `Bearer ${opts.key ?? KEY_A}`;
     if (opts.contentType) headers['content-type'] = opts.contentType;
-    let body: string | Buffer | undefined = opts.raw;
+    // A form goes as multipart/form-data, its boundary in the Content-Type fetch writes.
+    let body: string | Buffer | FormData | undefined = opts.form ?? opts.raw;
     if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
@@ -75,6 +76,14 @@ export function api(stack: Stack): Api {
     }
     return { status: res.status, headers: res.headers, json, text };
   };
+}
+
+/** A multipart/form-data body: `fields`, and `file` as the part named file (with a filename and, when given, a type). */
+export function formOf(fields: Record<string, string>, file?: { data: string | Buffer; name: string; type?: string }): FormData {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  if (file) form.append('file', new Blob([file.data], { type: file.type ?? '' }), file.name);
+  return form;
 }
 
 export interface SseEvent {

@@ -176,7 +176,7 @@ test('cancel during an MCP call aborts the request on the server within seconds'
   await waitUntil(async () => (await call('GET', `/tasks/${id}`)).json.status === 'cancelled', 10_000);
 });
 
-test('the outbound policy: refused URLs are a 400 naming the server; a redirect to a link-local address is not followed', async () => {
+test('the outbound policy: refused URLs are a 422 naming the server; a redirect to a link-local address is not followed', async () => {
   for (const [url, why] of [
     ['http://10.1.2.3/mcp', 'private'],
     ['http://169.254.169.254/latest', 'link-local'],
@@ -184,7 +184,7 @@ test('the outbound policy: refused URLs are a 400 naming the server; a redirect 
     ['ftp://files.example.com/mcp', 'ftp:'],
   ]) {
     const r = await call('POST', '/', { body: { message: 'hi', mcp_servers: [{ serverName: 'bad', serverUrl: url }] } });
-    expect({ url, status: r.status }).toEqual({ url, status: 400 });
+    expect({ url, status: r.status }).toEqual({ url, status: 422 });
     expect(r.json.error.details).toEqual([expect.objectContaining({ path: 'body.mcp_servers[0].serverUrl', code: 'outbound_refused' })]);
     expect(r.json.error.message).toContain('"bad"');
     expect(r.json.error.message).toContain(why);

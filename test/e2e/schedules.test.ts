@@ -143,7 +143,7 @@ test('a repeated Idempotency-Key answers the same schedules and makes no new one
   expect((await call('DELETE', `/schedules/${a.json.schedules[0].schedule_id}`)).status).toBe(204);
 });
 
-test('each bad entry is a 400 naming the entry and the field; nothing starts', async () => {
+test('each entry that cannot be read is a 422 naming the entry and the field (one of the wrong shape a 400); nothing starts', async () => {
   const listed = async () => (await call('GET', '/tasks?limit=100')).json.tasks.length;
   const tasksBefore = await listed();
   const r = await call('POST', '/', {
@@ -160,7 +160,7 @@ test('each bad entry is a 400 naming the entry and the field; nothing starts', a
       ],
     },
   });
-  expect(r.status).toBe(400);
+  expect(r.status).toBe(422);
   expect(r.json.error.details.map((d: { path: string; code: string }) => [d.path, d.code])).toEqual([
     ['body.schedules[0].schedule', 'invalid_cron'],
     ['body.schedules[1].schedule', 'past'],
@@ -212,7 +212,8 @@ test('the list pages with a cursor and holds every schedule once', async () => {
     return ids.every((id) => seen.includes(id));
   }, 20_000, 500);
   expect(new Set(seen).size).toBe(seen.length);
-  expect((await call('GET', '/schedules?cursor=garbage')).status).toBe(400);
+  expect((await call('GET', '/schedules?cursor=garbage')).status).toBe(422);
+  expect((await call('GET', '/schedules?cursor=gar%20bage')).status).toBe(400);
   for (const id of ids) await call('DELETE', `/schedules/${id}`);
 });
 

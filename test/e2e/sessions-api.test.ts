@@ -105,7 +105,7 @@ test('the list pages through every session once, with created_at and open, and o
 
   expect((await call('GET', '/sessions?limit=0')).status).toBe(400);
   const bad = await call('GET', '/sessions?cursor=not-a-cursor');
-  expect(bad.status).toBe(400);
+  expect(bad.status).toBe(422);
   expect(bad.json.error.details[0].path).toBe('query.cursor');
 });
 

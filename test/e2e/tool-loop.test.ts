@@ -89,8 +89,9 @@ test('max_steps ends the run with step_limit; the result keeps what it produced'
   expect(Number(result.json.cost)).toBeGreaterThan(0);
   const evs = await events(r.json.task_id);
   expect(evs.slice(-2).map((e) => e.data.type)).toEqual(['agent_cost', 'agent_error']);
+  // Above MAX_STEPS_CEILING, a limit of this deployment that the document cannot state: a 422.
   const over = await call('POST', '/', { body: { message: 'x', max_steps: 100_000 } });
-  expect(over.status).toBe(400);
+  expect(over.status).toBe(422);
   expect(over.json.error.message).toContain('max_steps');
 });
 

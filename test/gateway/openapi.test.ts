@@ -6,10 +6,11 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
+import Ajv2020 from 'ajv/dist/2020';
 import { z } from 'zod';
 import { createApp, GatewayDeps } from '../../src/gateway/app';
 import { buildOpenApi, openApiRoute, renderOpenApi } from '../../src/gateway/openapi';
-import { runRequestSchema, TASK_ID, SESSION_ID, IDEMPOTENCY_KEY, SCHEDULE_ID } from '../../src/gateway/schemas';
+import { runRequestSchema, TASK_ID, SESSION_ID, IDEMPOTENCY_KEY, SCHEDULE_ID, LAST_EVENT_ID } from '../../src/gateway/schemas';
 
 type Json = Record<string, any>;
 
@@ -137,7 +138,7 @@ describe('the document covers the service', () => {
 
   it('documents every status of POST / and its three ways to answer', () => {
     const run = doc.paths['/'].post;
-    expect(Object.keys(run.responses).sort()).toEqual(['200', '202', '400', '401', '404', '409', '413', '415', '422', '500', '503']);
+    expect(Object.keys(run.responses).sort()).toEqual(['200', '202', '400', '401', '404', '409', '413', '415', '422', '431', '500', '503']);
     expect(Object.keys(run.responses['200'].content).sort()).toEqual(['application/json', 'text/event-stream']);
     expect(run.responses['202'].headers.Location).toBeDefined();
     const params = run.parameters.map(deref).map((p: Json) => `${p.in}:${p.name}`);
@@ -172,12 +173,50 @@ describe('request schemas come from the zod validation schemas', () => {
     expect(runSchema()).toEqual(fromZod);
   });
 
+  it('states the rules a body must keep, so the document and the service agree on every body (each fits both or neither)', () => {
+    // Formats are left to the service (Ajv would need ajv-formats); none of these bodies turns on one.
+    const fits = new Ajv2020({ strict: false, validateFormats: false }).compile(runSchema());
+    const url = 'https://hooks.example.com/x';
+    const bodies: [string, Json, boolean][] = [
+      ['a message', { message: 'x' }, true],
+      ['a blank message (trimmed away)', { message: ' \t\u3000\ufeff' }, false],
+      ['a message of one character trim keeps (U+0085)', { message: '\u0085' }, true],
+      ['mcp_servers and mcpServers', { message: 'x', mcp_servers: [], mcpServers: [] }, false],
+      ['mcpServers alone', { message: 'x', mcpServers: [] }, true],
+      ['a callback without background', { message: 'x', callback: { url } }, false],
+      ['a callback with background: false', { message: 'x', background: false, webhook: { url } }, false],
+      ['a callback with background: true', { message: 'x', background: true, callback: { url } }, true],
+      ['callback and webhook', { message: 'x', background: true, callback: { url }, webhook: { url } }, false],
+      ['a header the delivery sets (any case)', { message: 'x', background: true, callback: { url, headers: { 'WEBHOOK-Signature': 'v1,x' } } }, false],
+      ['a hop-by-hop header', { message: 'x', background: true, callback: { url, headers: { te: 'trailers' } } }, false],
+      ['a header of its own', { message: 'x', background: true, callback: { url, headers: { 'X-Webhook-Token': 't', 'Content-Language': 'en' } } }, true],
+      ['a final output whose schema is no object', { message: 'x', final_output: { name: 'o', schema: { type: 'string' } } }, false],
+      ['a final output of an object', { message: 'x', final_output: { name: 'o', schema: { type: 'object', properties: {} } } }, true],
+      ['a 65-character serverName, trimmed to 63', { message: 'x', mcp_servers: [{ serverName: ` ${'s'.repeat(63)} `, serverUrl: url }] }, false],
+    ];
+    for (const [what, body, accepted] of bodies) {
+      expect([what, fits(body), runRequestSchema.safeParse(body).success]).toEqual([what, accepted, accepted]);
+    }
+  });
+
+  it('describes each event of a stream as an SSE reader parses it, its data JSON of the event schema', () => {
+    const stream = doc.paths['/tasks/{id}/events'].get.responses['200'].content['text/event-stream'].schema;
+    const frames = stream.oneOf.map((f: Json) => [f.properties.event.const, f.properties.data.contentMediaType, f.properties.data.contentSchema.$ref, f.required]);
+    expect(frames).toEqual([
+      ['message', 'application/json', '#/components/schemas/AgentEvent', ['data', 'id']],
+      ['error', 'application/json', '#/components/schemas/StreamError', ['data', 'event']],
+    ]);
+    const accepted = doc.paths['/'].post.responses['202'].content['text/event-stream'].schema;
+    expect(accepted.properties.data.contentSchema).toEqual({ $ref: '#/components/schemas/TaskAcceptedEvent' });
+  });
+
   it('states the id and header patterns the routes check', () => {
     const p = doc.components.parameters;
     expect(p.TaskId.schema.pattern).toBe(TASK_ID.source);
     expect(p.SessionId.schema.pattern).toBe(SESSION_ID.source);
     expect(p.IdempotencyKey.schema.pattern).toBe(IDEMPOTENCY_KEY.source);
     expect(p.ScheduleId.schema.pattern).toBe(SCHEDULE_ID.source);
+    expect(p.LastEventId.schema.pattern).toBe(LAST_EVENT_ID.source);
   });
 });
 

@@ -1,7 +1,8 @@
 // A run request's schedule entries read before anything starts: every bad
-// entry named in one 400 (no network: plan needs no Temporal call).
+// entry named in one 422 (the document says only "a string"; no network: plan
+// needs no Temporal call).
 import { ScheduleService } from '../../src/gateway/schedule-service';
-import { ValidationError } from '../../src/errors';
+import { UnprocessableRequestError } from '../../src/errors';
 
 const service = new ScheduleService(undefined as never, undefined as never, { TEMPORAL_TASK_QUEUE: 'q', TEMPORAL_NAMESPACE: 'default' });
 const now = new Date('2026-11-26T12:00:00.000Z');
@@ -37,8 +38,8 @@ test('each bad entry is an issue naming the entry and the field, all in one erro
   } catch (e) {
     err = e;
   }
-  expect(err).toBeInstanceOf(ValidationError);
-  const e = err as ValidationError;
+  expect(err).toBeInstanceOf(UnprocessableRequestError);
+  const e = err as UnprocessableRequestError;
   expect((e.details as { path: string; code: string }[]).map((d) => `${d.path} ${d.code}`)).toEqual([
     'body.schedules[1].schedule invalid_cron',
     'body.schedules[2].overlap unexpected',

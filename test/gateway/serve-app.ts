@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { loadConfig } from '../../src/config';
 import { createApp, type GatewayDeps } from '../../src/gateway/app';
-import { createExpressServer } from '../../src/http/express-server';
+import { gatewayServer } from '../../src/gateway/gateway-server';
 import type { AccountDirectory } from '../../src/accounts/registry';
 import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
 
@@ -23,7 +23,7 @@ export async function serveApp(env: Record<string, string> = {}): Promise<Served
   const codec = new AesGcmPayloadCodec([{ id: 'k1', key: randomBytes(32) }]);
   const accounts = { lookup: async (key: string) => (key === API_KEY ? { account: 'alice' } : undefined) } as unknown as AccountDirectory;
   const app = createApp({ config, logger: pino({ level: 'silent' }), accounts, payloadCodec: codec } as unknown as GatewayDeps);
-  const server = createExpressServer(app);
+  const server = gatewayServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -1,8 +1,8 @@
 // Submit-time checks of MCP servers and handoff agents: both auth kinds become a
 // bearer token; names that would clash and URLs the outbound policy refuses are
-// a 400 naming each entry (a name resolving to loopback included; `localhost`
+// a 422 naming each entry (a name resolving to loopback included; `localhost`
 // resolves from the hosts file); a DNS failure for now is no refusal.
-import { ValidationError } from '../../src/errors';
+import { UnprocessableRequestError } from '../../src/errors';
 import { OutboundPolicy } from '../../src/outbound/policy';
 import { checkToolServers } from '../../src/gateway/tool-servers';
 import { agentsOf, mcpServersOf } from '../../src/tasks/request-tools';
@@ -13,8 +13,8 @@ const publicDns = new OutboundPolicy('', async () => [{ address: '93.184.216.34'
 async function issues(req: Parameters<typeof checkToolServers>[0], policy = publicDns): Promise<{ path: string; code: string; message: string }[]> {
   const err = await checkToolServers(req, policy).then(() => undefined, (e: unknown) => e);
   if (err === undefined) return [];
-  expect(err).toBeInstanceOf(ValidationError);
-  return (err as ValidationError).details as { path: string; code: string; message: string }[];
+  expect(err).toBeInstanceOf(UnprocessableRequestError);
+  return (err as UnprocessableRequestError).details as { path: string; code: string; message: string }[];
 }
 
 test('auth of both kinds becomes one bearer token; either spelling of the field', () => {

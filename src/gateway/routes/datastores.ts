@@ -1,54 +1,74 @@
 // The datastores API: register (a PostgreSQL URL, a SQLite file by path or
 // upload, a documents knowledge base), list, describe, delete; add, list and
-// remove the documents of a knowledge base. Files arrive as the raw body
+// remove the documents of a knowledge base. Files arrive as multipart/form-data
 // (uploadRoutes, mounted before the JSON body parser); everything else is JSON.
 import express, { Router, type Request } from 'express';
 import type { GatewayDeps } from '../app';
 import { requireAccount } from '../auth';
 import { parse } from '../validate';
-import { ValidationError } from '../../errors';
+import { UnprocessableRequestError, UnsupportedMediaTypeError, ValidationError } from '../../errors';
 import { fieldPath } from '../../field-path';
 import type { DatastoreService } from '../datastore-service';
-import {
-  DATASTORE_ID,
-  addDocumentsSchema,
-  datastoreRegistrationSchema,
-  datastoreUploadQuerySchema,
-  documentListQuerySchema,
-  documentUploadQuerySchema,
-} from '../datastore-schemas';
+import { DATASTORE_ID, DOCUMENT_ID, addDocumentsSchema, datastoreRegistrationSchema, datastoreUploadFieldsSchema, documentListQuerySchema, documentUploadFieldsSchema } from '../datastore-schemas';
+import { FORM_DATA, readForm, type UploadedFile } from '../form-data';
 
-/** Content types of an uploaded SQLite database. */
-export const SQLITE_TYPES = ['application/vnd.sqlite3', 'application/x-sqlite3', 'application/octet-stream'];
-/** Content types of a document sent as the body itself. */
-export const DOCUMENT_TYPES = ['text/plain', 'text/markdown'];
+/** What a file sent as the whole body used to be typed (before uploads became multipart/form-data): told where it goes now. */
+const RAW_FILE_TYPES = ['application/vnd.sqlite3', 'application/x-sqlite3', 'application/octet-stream', 'text/plain', 'text/markdown'];
 
 function datastoreId(raw: string): string {
   if (!DATASTORE_ID.test(raw)) throw ValidationError.at('path.id', `malformed datastore id ${JSON.stringify(raw.slice(0, 80))}: a datastore id is ds_ followed by 32 hex digits`, 'invalid_format');
   return raw;
 }
 
-const isJson = (req: Request) => !!req.is('application/json');
+function documentId(raw: string): string {
+  if (!DOCUMENT_ID.test(raw)) throw ValidationError.at('path.doc', `malformed document id ${JSON.stringify(raw.slice(0, 80))}: 1-128 letters, digits, _ . : or -`, 'invalid_format');
+  return raw;
+}
 
-/** Raw-body routes: a SQLite upload and a document sent as text. JSON requests pass on to datastoreRoutes. */
+/** Multipart routes: a SQLite upload, a document sent as a file. JSON requests pass on to datastoreRoutes. */
 export function datastoreUploadRoutes(deps: GatewayDeps, datastores: DatastoreService): Router {
   const r = Router();
-  const limit = deps.config.DATASTORE_UPLOAD_MAX_BYTES;
-  r.post('/datastores', express.raw({ type: SQLITE_TYPES, limit }), async (req, res, next) => {
-    if (isJson(req) || !Buffer.isBuffer(req.body)) return next();
-    const q = parse(datastoreUploadQuerySchema, req.query, 'query');
-    if (!req.body.length) throw ValidationError.at('body', 'the uploaded file is empty: send the SQLite file as the body', 'empty');
-    res.status(201).json(await datastores.registerUpload(requireAccount(req).account, q, req.body));
+  const form = express.raw({ type: FORM_DATA, limit: deps.config.DATASTORE_UPLOAD_MAX_BYTES });
+  r.post('/datastores', form, async (req, res, next) => {
+    if (!req.is(FORM_DATA)) return next(rawFile(req, 'a SQLite file is uploaded as multipart/form-data: the file as the part named file, and the fields name, description, allow_sql, query_timeout_ms, max_rows'));
+    const { file, fields } = await readForm(req, datastoreUploadFieldsSchema);
+    res.status(201).json(await datastores.registerUpload(requireAccount(req).account, fields, file.data));
   });
-  r.post('/datastores/:id/documents', express.text({ type: DOCUMENT_TYPES, limit }), async (req, res, next) => {
-    if (isJson(req) || typeof req.body !== 'string') return next();
-    const q = parse(documentUploadQuerySchema, req.query, 'query');
-    if (!req.body.trim()) throw ValidationError.at('body', 'the document is empty: send the text as the body', 'empty');
-    const format = req.is('text/markdown') ? 'markdown' : 'text';
-    const [doc] = await datastores.addDocuments(requireAccount(req).account, datastoreId(req.params.id), [{ ...q, content: req.body, format }], () => 'body');
+  r.post('/datastores/:id/documents', form, async (req, res, next) => {
+    if (!req.is(FORM_DATA)) return next(rawFile(req, 'a document is sent as JSON, or as a file in multipart/form-data: the part named file, and the fields id, title, format'));
+    const datastore = datastoreId(req.params.id);
+    const { file, fields } = await readForm(req, documentUploadFieldsSchema);
+    const content = documentText(file);
+    const { id, title, format = formatOf(file) } = fields;
+    const [doc] = await datastores.addDocuments(requireAccount(req).account, datastore, [{ id, title, content, format }], () => 'body.file');
     res.status(201).json({ documents: [doc] });
   });
   return r;
+}
+
+/** A file sent as the whole body: a 415 saying how it is sent now; anything else goes on to the JSON routes. */
+function rawFile(req: Request, how: string): UnsupportedMediaTypeError | undefined {
+  return req.is(RAW_FILE_TYPES) ? new UnsupportedMediaTypeError(`${req.header('content-type')} is not taken here: ${how}`) : undefined;
+}
+
+/** A document's text: UTF-8 with something in it (the JSON form asks the same of `content`). */
+function documentText(file: UploadedFile): string {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(file.data);
+  } catch {
+    throw UnprocessableRequestError.at('body.file', 'a document is UTF-8 text', 'not_text');
+  }
+  if (!text) throw UnprocessableRequestError.at('body.file', 'the document is empty', 'empty');
+  return text;
+}
+
+/** The format a file's type or name says, when the form does not. */
+function formatOf(file: UploadedFile): 'text' | 'markdown' | 'json' {
+  const name = file.name.toLowerCase();
+  if (file.type.startsWith('text/markdown') || /\.(md|markdown)$/.test(name)) return 'markdown';
+  if (file.type.startsWith('application/json') || name.endsWith('.json')) return 'json';
+  return 'text';
 }
 
 export function datastoreRoutes(_deps: GatewayDeps, datastores: DatastoreService): Router {
@@ -77,7 +97,7 @@ export function datastoreRoutes(_deps: GatewayDeps, datastores: DatastoreService
     res.json(await datastores.listDocuments(requireAccount(req).account, datastoreId(req.params.id), q));
   });
   r.delete('/datastores/:id/documents/:doc', async (req, res) => {
-    await datastores.removeDocument(requireAccount(req).account, datastoreId(req.params.id), req.params.doc);
+    await datastores.removeDocument(requireAccount(req).account, datastoreId(req.params.id), documentId(req.params.doc));
     res.status(204).end();
   });
   return r;
