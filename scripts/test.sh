@@ -24,6 +24,8 @@ need 'command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >
 need 'command -v tmux >/dev/null 2>&1' tmux 'the CLI tests (agent run and agent tail in a real terminal)'
 # Agentbase's Python SDK, pinned, in a virtual environment under .tools/ (test/e2e/agentbase-sdk.test.ts).
 bash scripts/install-agentbase-sdk.sh >/dev/null
+# schemathesis, pinned, in a virtual environment under .tools/ (test/e2e/contract.test.ts).
+bash scripts/install-schemathesis.sh >/dev/null
 ENGINES="${TEST_ENGINES:-embedded temporal-cli}"
 # With their slashes: jest takes them as patterns, and test/cli alone would also match test/client.
 REAL_SUITES=(test/devserver/conformance/ test/workflows/ test/e2e/ test/cli/)
