@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parsePayloadKeys, PayloadKeysError } from './codec/keys';
 import { AllowlistError, parseAllowlist } from './outbound/policy';
+import { isApiVersion, LATEST_VERSION, VERSION_NAMES, type ApiVersionName } from './api-versions';
 
 const int = (dflt: number) => z.coerce.number().int().nonnegative().default(dflt);
 
@@ -30,6 +31,35 @@ const origins = (dflt: string) =>
     return out;
   });
 
+/** When a version was marked deprecated and, if set, when it stops being served (midnight UTC). */
+export interface Deprecation {
+  deprecatedAt: Date;
+  sunsetAt?: Date;
+}
+
+/** `version:deprecated-on[:sunset-on]`, comma-separated, dates YYYY-MM-DD: each version known, a sunset after its deprecation. */
+const deprecations = z
+  .string()
+  .default('')
+  .transform((s, ctx) => {
+    const out: Partial<Record<ApiVersionName, Deprecation>> = {};
+    // A day of the calendar: Date would read 2027-02-30 as March 2nd.
+    const day = (d: string | undefined) => {
+      const at = /^\d{4}-\d{2}-\d{2}$/.test(d ?? '') ? new Date(`${d}T00:00:00Z`) : undefined;
+      return at && !Number.isNaN(at.getTime()) && at.toISOString().startsWith(d!) ? at : undefined;
+    };
+    for (const entry of list(s)) {
+      const [version, deprecated, sunset, ...rest] = entry.split(':');
+      const deprecatedAt = day(deprecated);
+      const sunsetAt = sunset === undefined ? undefined : day(sunset);
+      if (!isApiVersion(version)) ctx.addIssue({ code: 'custom', message: `"${entry}": ${version} is not a version of this service (${VERSION_NAMES.join(', ')})` });
+      else if (!deprecatedAt || (sunset !== undefined && !sunsetAt) || rest.length) ctx.addIssue({ code: 'custom', message: `"${entry}" is not version:YYYY-MM-DD[:YYYY-MM-DD] (deprecated on, sunset on)` });
+      else if (sunsetAt && sunsetAt <= deprecatedAt) ctx.addIssue({ code: 'custom', message: `"${entry}": the sunset comes after the deprecation` });
+      else out[version] = { deprecatedAt, ...(sunsetAt && { sunsetAt }) };
+    }
+    return out;
+  });
+
 const jsonOf = <T extends z.ZodType>(schema: T) =>
   z.string().transform((s, ctx) => {
     try {
@@ -43,6 +73,22 @@ const jsonOf = <T extends z.ZodType>(schema: T) =>
 export const envSchema = z.object({
   /** HTTP port of the gateway. */
   PORT: int(8080),
+  /**
+   * The API version (README "Versioning") a request that sends no API-Version
+   * header gets: this deployment's pin, so that a newer release of the service
+   * changes nothing its clients read until the operator moves it. Default: the
+   * newest version.
+   */
+  API_VERSION: z
+    .string()
+    .default(LATEST_VERSION)
+    .refine(isApiVersion, { message: `one of this service's versions: ${VERSION_NAMES.join(', ')}` }),
+  /**
+   * Versions marked deprecated, comma-separated `version:deprecated-on[:sunset-on]`
+   * (dates YYYY-MM-DD, UTC): their answers carry `Deprecation` (RFC 9745) and,
+   * with a sunset, `Sunset` (RFC 8594). Unset: none.
+   */
+  API_VERSION_DEPRECATIONS: deprecations,
   /** Address the gateway binds. */
   HOST: z.string().default('127.0.0.1'),
   /** Comma-separated `key:account` pairs that bootstrap accounts at start (besides the accounts CLI). */

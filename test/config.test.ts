@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, envSchema, loadConfig } from '../src/config';
 import { configError } from './config-error';
+import { LATEST_VERSION } from '../src/api-versions';
 
 test('defaults fill every variable', () => {
   const c = loadConfig({});
@@ -77,5 +78,23 @@ test('OUTBOUND_ALLOWLIST: empty by default; host names, addresses and CIDRs; a b
     const err = configError({ OUTBOUND_ALLOWLIST: `127.0.0.1,${bad}` });
     expect(err.issues.map((i) => i.variable)).toEqual(['OUTBOUND_ALLOWLIST']);
     expect(err.message).toContain(`"${bad}"`);
+  }
+});
+
+test('API_VERSION: the newest version by default; one this service does not have is named', () => {
+  expect(loadConfig({}).API_VERSION).toBe(LATEST_VERSION);
+  expect(loadConfig({ API_VERSION: LATEST_VERSION }).API_VERSION).toBe(LATEST_VERSION);
+  expect(configError({ API_VERSION: '2020-01-01' }).issues.map((i) => i.variable)).toEqual(['API_VERSION']);
+});
+
+test('API_VERSION_DEPRECATIONS: none by default; version:deprecated-on[:sunset-on]; a bad entry is named', () => {
+  expect(loadConfig({}).API_VERSION_DEPRECATIONS).toEqual({});
+  expect(loadConfig({ API_VERSION_DEPRECATIONS: `${LATEST_VERSION}:2027-01-15:2027-07-15` }).API_VERSION_DEPRECATIONS).toEqual({
+    [LATEST_VERSION]: { deprecatedAt: new Date('2027-01-15T00:00:00Z'), sunsetAt: new Date('2027-07-15T00:00:00Z') },
+  });
+  expect(loadConfig({ API_VERSION_DEPRECATIONS: `${LATEST_VERSION}:2027-01-15` }).API_VERSION_DEPRECATIONS).toEqual({ [LATEST_VERSION]: { deprecatedAt: new Date('2027-01-15T00:00:00Z') } });
+  for (const bad of ['2020-01-01:2027-01-15', `${LATEST_VERSION}`, `${LATEST_VERSION}:soon`, `${LATEST_VERSION}:2027-01-15:2026-12-01`, `${LATEST_VERSION}:2027-02-30`]) {
+    const err = configError({ API_VERSION_DEPRECATIONS: bad });
+    expect([bad, err.issues.map((i) => i.variable)]).toEqual([bad, ['API_VERSION_DEPRECATIONS']]);
   }
 });

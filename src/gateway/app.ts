@@ -32,6 +32,7 @@ import type { DependencyHealth } from './dependency-health';
 import { withTimeout } from '../timeout';
 import { UnsupportedMediaTypeError } from '../errors';
 import { answerOptions, noRoute } from './method-not-allowed';
+import { apiVersion } from './api-version';
 import type { OutboundPolicy } from '../outbound/policy';
 
 export interface GatewayDeps {
@@ -85,6 +86,8 @@ export function createApp(deps: GatewayDeps): express.Express {
   if (deps.metrics) app.get('/metrics', deps.metrics.route());
   // Operators' endpoint with its own token (CODEC_AUTH_TOKEN), not an account's key.
   app.use('/codec', codecEndpoint({ config: deps.config, codec: deps.payloadCodec }));
+  // Everything below is the versioned API (the probes, the document and the operators' endpoints above are not).
+  app.use(apiVersion(deps.config));
   // Which methods a path serves is no secret (the document says it): OPTIONS needs no key.
   app.use(answerOptions());
   app.use(authenticate(deps.accounts));

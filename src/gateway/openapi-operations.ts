@@ -83,6 +83,9 @@ export const errorResponse = (type: string, description: string, headers?: Json)
   content: { 'application/json': { schema: ref('schemas', 'Error'), example: { error: { type, message: description, details: null } } } },
 });
 
+/** What every answer of the versioned API carries (api-version.ts): the version that answered, and a deprecated one's dates. */
+export const VERSION_HEADERS: Json = { 'API-Version': ref('headers', 'ApiVersion'), Deprecation: ref('headers', 'Deprecation'), Sunset: ref('headers', 'Sunset') };
+
 const responseName = new Map<number, string>([...ERRORS.map((e) => [e.error.status, e.name] as const), [500, 'Internal']]);
 
 export interface Op {
@@ -102,7 +105,8 @@ export interface Op {
 }
 
 /**
- * One operation. The statuses every route can answer come from the HTTP server
+ * One operation; one of the versioned API (every one but the probes and the
+ * document) takes API-Version and answers with VERSION_HEADERS. The statuses every route can answer come from the HTTP server
  * (431: headers too large, gateway-server.ts) and, on an authenticated route,
  * the app's middleware (app.ts): 401 from auth, 400/413/415 from the JSON body
  * parser on POST and PATCH, 503 from Temporal (every such route calls it), 500.
@@ -114,7 +118,7 @@ export function operation(method: string, o: Op): Json {
     if (method === 'post' || method === 'patch') Object.assign(errors, { 400: 'A malformed JSON body.', 413: undefined, 415: undefined });
   }
   Object.assign(errors, o.errors);
-  const responses: Json = { ...o.responses };
+  const responses: Json = o.public ? { ...o.responses } : Object.fromEntries(Object.entries(o.responses).map(([status, r]) => [status, { ...r, headers: { ...(r.headers as Json | undefined), ...VERSION_HEADERS } }]));
   for (const [status, text] of Object.entries(errors)) {
     const name = responseName.get(Number(status));
     if (!name) throw new Error(`no error response for status ${status}`);
@@ -126,7 +130,7 @@ export function operation(method: string, o: Op): Json {
     summary: o.summary,
     ...(o.description ? { description: o.description } : {}),
     ...(o.public ? { security: [] } : {}),
-    ...(o.parameters?.length ? { parameters: o.parameters } : {}),
+    ...(o.public ? (o.parameters?.length ? { parameters: o.parameters } : {}) : { parameters: [...(o.parameters ?? []), ref('parameters', 'ApiVersion')] }),
     ...(o.body ? { requestBody: { required: !o.bodyOptional, content: jsonBody(o.body) } } : {}),
     responses,
   };

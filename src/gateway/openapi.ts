@@ -4,8 +4,8 @@
 // code. scripts/generate-openapi.ts writes it to openapi/openapi.json, a test
 // fails when that file is stale, and openApiRoute() serves the same bytes.
 import { Router } from 'express';
-import pkg from '../../package.json';
-import { ERRORS, Json, errorResponse, jsonBody, operation, queryParams, ref, toSchema } from './openapi-operations';
+import { ERRORS, Json, VERSION_HEADERS, errorResponse, jsonBody, operation, queryParams, ref, toSchema } from './openapi-operations';
+import { API_VERSION_HEADER, LATEST_VERSION, VERSION_NAMES } from '../api-versions';
 import { callbackPaths } from './openapi-callbacks';
 import { agentbasePaths, agentbaseSchemas } from './openapi-agentbase';
 import { scheduleParameters, schedulePaths, scheduleSchemas } from './openapi-schedules';
@@ -298,9 +298,12 @@ function components(): Json {
       Error: toSchema(errorBodySchema),
     },
     responses: {
-      ...Object.fromEntries(ERRORS.map((e) => [e.name, errorResponse(e.error.type, e.description, { 'x-should-retry': ref('headers', 'XShouldRetry'), ...e.headers })])),
+      // Every error but the 431, which the HTTP server answers before the versioned API sees the request, says its version.
+      ...Object.fromEntries(
+        ERRORS.map((e) => [e.name, errorResponse(e.error.type, e.description, { 'x-should-retry': ref('headers', 'XShouldRetry'), ...e.headers, ...(e.error.status === 431 ? {} : VERSION_HEADERS) })]),
+      ),
       // error-handler.ts answers anything it does not recognise this way.
-      Internal: errorResponse('internal', 'An unexpected error; the server logged it.'),
+      Internal: errorResponse('internal', 'An unexpected error; the server logged it.', VERSION_HEADERS),
     },
     parameters: {
       TaskId: { name: 'id', in: 'path', required: true, description: 'A task id (task_…).', schema: { type: 'string', pattern: TASK_ID_PATTERN } },
@@ -313,6 +316,13 @@ function components(): Json {
         required: false,
         description: 'Repeating a request with the same key (and the same body) answers with the task it started the first time instead of starting another.',
         schema: { type: 'string', pattern: IDEMPOTENCY_KEY.source },
+      },
+      ApiVersion: {
+        name: API_VERSION_HEADER,
+        in: 'header',
+        required: false,
+        description: `The API version (a release date) to answer in. Without it: the deployment's (API_VERSION, by default the newest, ${LATEST_VERSION}). One this service does not have is a 400.`,
+        schema: { type: 'string', enum: [...VERSION_NAMES] },
       },
       LastEventId: { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this event seq (takes precedence over ?after).', schema: { type: 'string', pattern: LAST_EVENT_ID.source } },
     },
@@ -330,6 +340,9 @@ function components(): Json {
         'Whether the same request, sent again unchanged, may succeed: "false" on every 4xx but a 409 that passes by itself (a result not ready yet, a session reopened meanwhile), "true" on those and on 503 (with Retry-After). Generated clients (Stainless, as Agentbase\'s SDKs) obey it; they would otherwise retry every 408, 409, 429 and 5xx.',
         { type: 'string', enum: ['true', 'false'] },
       ),
+      ApiVersion: header('The API version the answer is in: the request\'s API-Version, else the deployment\'s.', { type: 'string', enum: [...VERSION_NAMES] }),
+      Deprecation: header('On an answer of a version marked deprecated: since when (RFC 9745: @ and Unix seconds). Move to a newer version before its Sunset.', { type: 'string', pattern: '^@-?[0-9]+$' }),
+      Sunset: header('On an answer of a deprecated version that has an end: when it stops being served (RFC 8594, an HTTP date).', { type: 'string' }),
       WWWAuthenticate: header('The scheme to authenticate with.', { type: 'string' }),
       Allow: header('The methods the path serves, e.g. `GET, PATCH`.', { type: 'string' }),
     },
@@ -341,8 +354,9 @@ export function buildOpenApi(): Json {
     openapi: '3.1.0',
     info: {
       title: 'Agent Execution Service',
-      version: pkg.version,
-      description: 'Runs an AI agent on a message: synchronous (JSON or server-sent events) or in the background, in sessions that remember earlier messages. Every error answer has the body `{error: {type, message, details}}`.',
+      // The API's newest dated version (src/api-versions.ts), which this document describes.
+      version: LATEST_VERSION,
+      description: `Runs an AI agent on a message: synchronous (JSON or server-sent events) or in the background, in sessions that remember earlier messages. Every error answer has the body \`{error: {type, message, details}}\`. Versions are release dates, picked with the ${API_VERSION_HEADER} header (${VERSION_NAMES.join(', ')}); this document describes ${LATEST_VERSION}.`,
     },
     servers: [{ url: '/', description: 'The gateway serving this document.' }],
     security: [{ bearerAuth: [] }],

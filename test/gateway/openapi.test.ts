@@ -10,6 +10,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import { z } from 'zod';
 import { createApp, GatewayDeps } from '../../src/gateway/app';
 import { buildOpenApi, openApiRoute, renderOpenApi } from '../../src/gateway/openapi';
+import { LATEST_VERSION, VERSION_NAMES } from '../../src/api-versions';
 import { runRequestSchema, TASK_ID, SESSION_ID, IDEMPOTENCY_KEY, SCHEDULE_ID, LAST_EVENT_ID } from '../../src/gateway/schemas';
 
 type Json = Record<string, any>;
@@ -232,7 +233,7 @@ describe('schedules (SPEC 2.5)', () => {
       'POST /schedules/{id}/unpause',
     ]);
     for (const { path, op } of ops) if (path !== '/schedules') expect(['400', '404'].every((s) => s in op.responses)).toBe(true);
-    expect(doc.paths['/schedules'].get.parameters.map(deref).map((p: Json) => p.name).sort()).toEqual(['cursor', 'limit']);
+    expect(doc.paths['/schedules'].get.parameters.map(deref).map((p: Json) => p.name).sort()).toEqual(['API-Version', 'cursor', 'limit']);
     expect(doc.paths['/schedules/{id}/pause'].post.requestBody).toMatchObject({ required: false });
     expect(doc.paths['/schedules/{id}/trigger'].post.responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ScheduleTriggered' });
     const listTasks = doc.paths['/tasks'].get.parameters.map(deref);
@@ -257,6 +258,22 @@ describe('schedules (SPEC 2.5)', () => {
     expect(s.PauseScheduleRequest).toMatchObject({ additionalProperties: false, properties: { note: { type: 'string' } } });
     const scheduled = (s.AgentEvent.oneOf as Json[]).find((v) => v.properties.type.const === 'agent_scheduled');
     expect(scheduled?.required).toEqual(expect.arrayContaining(['schedules']));
+  });
+});
+
+describe('versions (src/api-versions.ts)', () => {
+  it('names the newest version as the document\'s own, and lets every operation of the API pick one and say which answered', () => {
+    expect(doc.info.version).toBe(LATEST_VERSION);
+    expect(deref(doc.components.parameters.ApiVersion)).toMatchObject({ in: 'header', name: 'API-Version', required: false, schema: { enum: VERSION_NAMES } });
+    for (const { path, method, op } of operations()) {
+      const versioned = op.security?.length !== 0; // the probes and the document are not
+      const params = (op.parameters ?? []).map(deref).map((p: Json) => p.name);
+      expect([method, path, params.includes('API-Version')]).toEqual([method, path, versioned]);
+      for (const [status, r] of Object.entries(op.responses as Json)) {
+        if (!versioned || status === '431') continue; // the HTTP server answers a 431 before the API sees the request
+        expect([method, path, status, Object.keys(deref(r as Json).headers ?? {})]).toEqual([method, path, status, expect.arrayContaining(['API-Version', 'Deprecation', 'Sunset'])]);
+      }
+    }
   });
 });
 
