@@ -108,14 +108,16 @@ export interface Op {
  * One operation; one of the versioned API (every one but the probes and the
  * document) takes API-Version and answers with VERSION_HEADERS. The statuses every route can answer come from the HTTP server
  * (431: headers too large, gateway-server.ts) and, on an authenticated route,
- * the app's middleware (app.ts): 401 from auth, 400/413/415 from the JSON body
- * parser on POST and PATCH, 503 from Temporal (every such route calls it), 500.
+ * the app's middleware (app.ts): 400 from the API version, 401 from auth,
+ * 400/413/415 from the JSON body parser on POST and PATCH, 503 from Temporal
+ * (every such route calls it), 500.
  */
 export function operation(method: string, o: Op): Json {
   const errors: Record<number, string | undefined> = { 431: undefined };
   if (!o.public) {
-    Object.assign(errors, { 401: undefined, 503: undefined, 500: undefined });
-    if (method === 'post' || method === 'patch') Object.assign(errors, { 400: 'A malformed JSON body.', 413: undefined, 415: undefined });
+    // Every operation of the versioned API refuses an API-Version it does not have (api-version.ts).
+    Object.assign(errors, { 400: 'An API-Version this service does not have.', 401: undefined, 503: undefined, 500: undefined });
+    if (method === 'post' || method === 'patch') Object.assign(errors, { 400: 'A malformed JSON body, or an API-Version this service does not have.', 413: undefined, 415: undefined });
   }
   Object.assign(errors, o.errors);
   const responses: Json = o.public ? { ...o.responses } : Object.fromEntries(Object.entries(o.responses).map(([status, r]) => [status, { ...r, headers: { ...(r.headers as Json | undefined), ...VERSION_HEADERS } }]));

@@ -126,7 +126,7 @@ describe('the document covers the service', () => {
   it('answers with the shared error body on every error status of an authenticated route', () => {
     for (const { path, method, op } of operations()) {
       if (op.security?.length === 0) continue;
-      for (const status of ['401', '500', '503']) expect([path, method, status in op.responses]).toEqual([path, method, true]);
+      for (const status of ['400', '401', '500', '503']) expect([path, method, status in op.responses]).toEqual([path, method, true]);
       for (const [status, r] of Object.entries(op.responses as Json)) {
         if (Number(status) < 400) continue;
         expect(deref(r as Json).content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
