@@ -5,6 +5,7 @@
 // fails when that file is stale, and openApiRoute() serves the same bytes.
 import { Router } from 'express';
 import { ERRORS, Json, VERSION_HEADERS, errorResponse, jsonBody, operation, queryParams, ref, toSchema } from './openapi-operations';
+import { sseBody, sseFrame } from './openapi-sse';
 import { API_VERSION_HEADER, LATEST_VERSION, VERSION_NAMES } from '../api-versions';
 import { callbackPaths } from './openapi-callbacks';
 import { agentbasePaths, agentbaseSchemas } from './openapi-agentbase';
@@ -32,36 +33,6 @@ import {
 } from './response-schemas';
 
 const TASK_ID_PATTERN = TASK_ID.source;
-
-const SSE_FORMAT = [
-  'Server-sent events. Each agent event is one frame `id: <seq>` + `data: <AgentEvent JSON>`.',
-  'Lines starting with `:` are heartbeats. The stream ends after agent_completed or agent_error.',
-  'If the event relay fails mid-stream an `event: error` frame (data: a StreamError) is sent and the stream ends;',
-  'reconnect to GET /tasks/{id}/events with Last-Event-ID. A client disconnecting never stops the task.',
-  'The schema describes each event as an SSE reader parses it (event, id, data), its data being JSON of the schema in contentSchema (OpenAPI 3.2\'s itemSchema, in 3.1 terms);',
-  'x-sse-data and x-sse-error name those schemas too.',
-].join(' ');
-
-/** One event of a stream as an SSE reader parses it: `event` ("message" when the frame names none), `id`, and `data` holding JSON of `schema`. */
-function sseFrame(schema: string, frame: { event: 'message' | 'error'; id: 'required' | 'optional' }): Json {
-  return {
-    type: 'object',
-    required: ['data', ...(frame.event === 'error' ? ['event'] : []), ...(frame.id === 'required' ? ['id'] : [])],
-    properties: {
-      event: { const: frame.event },
-      id: { type: 'string', pattern: '^[0-9]+$' },
-      data: { type: 'string', contentMediaType: 'application/json', contentSchema: ref('schemas', schema) },
-    },
-  };
-}
-
-const sseBody = {
-  'text/event-stream': {
-    schema: { description: SSE_FORMAT, oneOf: [sseFrame('AgentEvent', { event: 'message', id: 'required' }), sseFrame('StreamError', { event: 'error', id: 'optional' })] },
-    'x-sse-data': ref('schemas', 'AgentEvent'),
-    'x-sse-error': ref('schemas', 'StreamError'),
-  },
-};
 
 const taskHeaders = { 'X-Task-Id': ref('headers', 'XTaskId'), 'X-Session-Id': ref('headers', 'XSessionId'), 'Server-Timing': ref('headers', 'ServerTiming') };
 const taskId = ref('parameters', 'TaskId');
