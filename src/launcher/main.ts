@@ -15,6 +15,9 @@ import { showUrl } from '../outbound/policy';
 async function main(): Promise<void> {
   const say = (s: string) => process.stdout.write(`${s}\n`);
   const dataDir = path.resolve(ROOT, process.env.DATA_DIR ?? '.data');
+  // The engine first: the ports it needs (the Web UI's with the dev server) depend on it.
+  const choice = process.env.TEMPORAL_ADDRESS ? undefined : chooseStartEngine(process.env, dataDir, say);
+  if (choice) process.env.ENGINE = choice.engine;
   // Nothing starts while a port it needs is taken (the engine's, above all: a banner against another server would be a lie).
   const taken = await firstTakenPort(process.env);
   if (taken) {
@@ -22,8 +25,6 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   say('starting the Agent Execution Service (single machine)...');
-  const choice = process.env.TEMPORAL_ADDRESS ? undefined : chooseStartEngine(process.env, dataDir, say);
-  if (choice) process.env.ENGINE = choice.engine;
   const engine = engineFromEnv(process.env);
   const uiPort = engine === 'temporal-cli' ? envSchema.shape.TEMPORAL_UI_PORT.parse(process.env.TEMPORAL_UI_PORT || undefined) : undefined;
   const format = envSchema.shape.LOG_FORMAT.parse(process.env.LOG_FORMAT || undefined);
