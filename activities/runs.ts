@@ -7,6 +7,7 @@ import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from './index';
+import { OUTSIDE_END_ERRORS } from '../workflows/types';
 
 /** A waiting watch heartbeats this often (its heartbeat timeout is 30 s); a cancel reaches it through a heartbeat. */
 const WATCH_BEAT_MS = 5000;
@@ -28,14 +29,33 @@ export function createRunActivities(deps: ActivityDeps) {
       throw err;
     }
   }
-  /** Waits until the run's latest execution closes, however it closes (continue-as-new followed), and says how. */
+  /**
+   * The closed run's status in the cache as Temporal recorded it, so status reads need not ask
+   * Temporal: a run's own end (cached by it just before the close) marked recorded; a close
+   * from outside (terminated, timed out, gone) as that failure.
+   */
+  async function recordClose(taskId: string, state: RunState): Promise<void> {
+    const cached = await deps.statusCache.getRecorded(taskId).catch(() => undefined);
+    if (!cached || cached.recorded) return;
+    const outside = OUTSIDE_END_ERRORS[state.status as keyof typeof OUTSIDE_END_ERRORS];
+    if (outside) {
+      await deps.statusCache.put({ ...cached.view, status: 'failed', error: { ...outside }, completed_at: state.closedAt ?? new Date().toISOString() }, { recorded: true });
+    } else if (['completed', 'failed', 'cancelled'].includes(cached.view.status)) {
+      await deps.statusCache.put(cached.view, { recorded: true });
+    }
+  }
+
+  /** Waits until the run's latest execution closes, however it closes (continue-as-new followed), says how, and records the close in the status cache. */
   async function awaitRunClose(input: { workflowId: string }): Promise<RunState> {
     const ctx = Context.current();
     const beat = setInterval(() => ctx.heartbeat(), WATCH_BEAT_MS);
     try {
       for (let polls = 0; ; polls++) {
         const now = await runState(input);
-        if (now.status !== 'RUNNING') return now;
+        if (now.status !== 'RUNNING') {
+          await recordClose(input.workflowId, now).catch(() => undefined);
+          return now;
+        }
         // Still running after a poll ended: it failed (not a close), so the next waits a moment.
         if (polls > 0) await ctx.sleep(1000);
         // A long poll on the run's close event (a run that failed or was terminated ends it with an error); how it ended is read above.

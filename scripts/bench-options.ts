@@ -2,10 +2,10 @@
 // --name=value) with a BENCH_NAME environment equivalent; flags win.
 import { readFlags } from './bench-flags';
 
-export const PHASES = ['submit', 'isolated', 'status', 'result', 'baseline', 'ttfe', 'relay', 'mcp', 'dag', 'datastores', 'load'] as const;
+export const PHASES = ['submit', 'isolated', 'status', 'status-load', 'result', 'baseline', 'ttfe', 'relay', 'mcp', 'dag', 'datastores', 'load'] as const;
 export type Phase = (typeof PHASES)[number];
 /** 'isolated' (submits with the worker stopped) is a diagnostic: opt-in. */
-const DEFAULT_PHASES: Phase[] = ['submit', 'status', 'result', 'baseline', 'ttfe', 'relay', 'mcp', 'dag', 'datastores', 'load'];
+const DEFAULT_PHASES: Phase[] = ['submit', 'status', 'status-load', 'result', 'baseline', 'ttfe', 'relay', 'mcp', 'dag', 'datastores', 'load'];
 
 export interface BenchOptions {
   /** Client counts of the latency phases (each a closed loop, no think time), ascending. */
@@ -17,6 +17,8 @@ export interface BenchOptions {
   /** Rates (submits per second) of the paced submit rows, ascending. */
   submitRates: number[];
   status: number;
+  /** Background tasks that complete around the status-under-load row. */
+  statusLoadTasks: number;
   resultRepeat: number;
   baseline: number;
   ttfe: number;
@@ -68,6 +70,9 @@ scripted model in this process), measures, prints a table, stops everything.
                          under what the worker can run (the task rate
                          burst line prints it)                       (5,10,20)
   --status N             GET /tasks/{id} measured, per count            (2000)
+  --status-load-tasks N  background tasks submitted for the status-load
+                         row: GET /tasks/{id} of them, 8 clients, while
+                         they run and complete (SPEC: under 50 ms)      (100)
   --result-repeat N      repeat GET /tasks/{id}/result, per count       (1000)
                          (first reads: the submitted tasks, split over the counts)
   --baseline N           bare Express + Redis GET, and /healthz, per count (2000)
@@ -117,6 +122,7 @@ const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   submit: ['submit', 500, 1],
   'submit-paced': ['submitPaced', 300, 0],
   status: ['status', 2000, 1],
+  'status-load-tasks': ['statusLoadTasks', 100, 1],
   'result-repeat': ['resultRepeat', 1000, 0],
   baseline: ['baseline', 2000, 1],
   ttfe: ['ttfe', 60, 1],

@@ -29,7 +29,8 @@ export class RelayWatcher {
       if (!taskId) return;
       let ev: AgentEvent;
       try {
-        ev = JSON.parse(message) as AgentEvent;
+        // `<publish ms> <JSON>`, as the relay publishes (src/relay/publisher.ts).
+        ev = JSON.parse(message.startsWith('{') ? message : message.slice(message.indexOf(' ') + 1)) as AgentEvent;
       } catch {
         return;
       }

@@ -53,6 +53,7 @@ import { fmtMs, RelaySplit, summarize } from './bench-stats';
 import { runMcpPhase, ToolCallClock } from './bench-mcp';
 import { runDagPhase } from './bench-dag';
 import { runDatastorePhase } from './bench-datastores';
+import { runStatusLoad } from './bench-status-load';
 import { RelayWatcher } from './bench-watch';
 
 const API_KEY = 'bench-key-0123456789';
@@ -60,7 +61,7 @@ const API_KEY = 'bench-key-0123456789';
 const loadKey = (i: number) => `bench-load-${i}-0123456789`;
 const BASELINE_KEY = 'aes:bench:baseline';
 
-const TARGETS = { submit: 20, status: 5, result: 10, relay: 5 } as const;
+const TARGETS = { submit: 20, status: 5, statusUnderLoad: 10, result: 10, relay: 5 } as const;
 
 const started = performance.now();
 const log = (s: string) => console.log(`[bench +${((performance.now() - started) / 1000).toFixed(1)}s] ${s}`);
@@ -282,6 +283,14 @@ async function main(): Promise<void> {
     }
     const ids = finished.filter((id) => watcher!.ended.get(id)?.type === 'agent_completed');
     const statusPaths = ids.map((id) => `/tasks/${id}`);
+
+    // ---- 2b. status while tasks complete around the reads (issue 35) --------
+    if (opts.phases.has('status-load')) {
+      await waitQuiet(() => Object.values(pidsNow()));
+      const m0 = cpu.mark();
+      const load = await runStatusLoad({ client, base: stack.gatewayUrl, key: API_KEY, tasks: opts.statusLoadTasks, watcher, log });
+      addRow(`status under load: GET /tasks/{id} while ${load.tasks} background tasks run and complete`, 8, load.lat, load.errors, m0, load.fromUs, TARGETS.statusUnderLoad);
+    }
 
     // ---- 2. status, then 7. baseline under the same conditions -------------
     for (const C of levels) {

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # `npm start`: installs what is missing, then starts the whole service on this
-# machine (embedded Temporal engine, private Redis, worker, gateway, and the
-# scripted model when no OPENAI_API_KEY is set). Data lives under .data/.
+# machine (the Temporal dev server with its Web UI, or the embedded engine;
+# private Redis, worker, gateway, and the scripted model when no
+# OPENAI_API_KEY is set). Data lives under .data/. Each install says what it
+# does first: a first start is otherwise a silent minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -d node_modules ] || bash scripts/install-deps.sh
+if [ ! -d node_modules ]; then
+  echo "npm start: first start: installing the npm packages (about a minute)..."
+  bash scripts/install-deps.sh
+fi
 exec node -r tsx/cjs src/launcher/main.ts "$@"

@@ -96,9 +96,11 @@ export const envSchema = z.object({
   /** Temporal frontend, host:port. Set for `npm start`: use that server and start no engine. */
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   /**
-   * The engine `npm start` runs when TEMPORAL_ADDRESS is not set: `embedded` (ours,
-   * needs nothing beyond npm) or `temporal-cli` (the real Temporal dev server with
-   * its Web UI, installed into .tools/ on first use).
+   * The engine `npm start` runs when TEMPORAL_ADDRESS is not set: `temporal-cli` (the
+   * official Temporal dev server with its Web UI, installed into .tools/ on first use)
+   * or `embedded` (ours, needs nothing beyond npm). Unset: `npm start` runs the dev
+   * server, unless its data folder holds only the embedded engine's runs or the CLI
+   * cannot be installed (src/launcher/engine-choice.ts); the tests run embedded.
    */
   ENGINE: z.enum(['embedded', 'temporal-cli']).default('embedded'),
   /** Port of the engine `npm start` runs (the gRPC frontend). */

@@ -189,7 +189,8 @@ async function awaitTurnBack(taskId: string, done: Map<string, ThreadMessage[]>,
     if (closed.length && !done.has(taskId)) done.set(taskId, []);
   }
   if (!done.has(taskId)) done.set(taskId, []);
-  closes.cancel();
+  // The wait is left to end on its own with the run's close (a moment after the run handed the
+  // turn back): it records the close in the status cache, so status reads need not ask Temporal.
 }
 
 /**

@@ -3,10 +3,17 @@
 import type { Output, Style } from './output';
 
 const STATUS_STYLE: Record<string, Style> = { completed: 'green', failed: 'red', cancelled: 'yellow', running: 'cyan', queued: 'dim' };
+const SCHEDULE_STYLE: Record<string, Style> = { active: 'green', paused: 'yellow', done: 'dim' };
 
 export function statusText(out: Output, status: string): string {
   const style = STATUS_STYLE[status];
   return style ? out.paint(style, status) : status;
+}
+
+/** A schedule's state (active, paused, done), colored. */
+export function stateText(out: Output, state: string): string {
+  const style = SCHEDULE_STYLE[state];
+  return style ? out.paint(style, state) : state;
 }
 
 /** Visible length, ANSI codes not counted. */

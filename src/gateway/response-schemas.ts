@@ -329,6 +329,7 @@ export const scheduleViewSchema = z
     overlap: z.enum(SCHEDULE_OVERLAPS).describe('What a run does when the last task of the schedule is still going (a one-time schedule has skip).'),
     message_preview: z.string().describe('The first 200 characters of the entry\'s message.'),
     paused: z.boolean(),
+    state: z.enum(['active', 'paused', 'done']).describe('active: it will run; paused: its times pass without a task until it is unpaused; done: it has no run left (a one-time schedule that ran).'),
     note: z.string().nullable().describe('The note of the latest pause or unpause.'),
     created_at: z.string().describe('ISO 8601.'),
     next_run_at: z.string().nullable().describe('ISO 8601 UTC; null when it has no run left (a one-time schedule that ran). A paused schedule still shows the time it would run at.'),

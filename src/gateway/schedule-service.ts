@@ -31,6 +31,8 @@ export interface ScheduleView {
   overlap: Overlap;
   message_preview: string;
   paused: boolean;
+  /** active: it will run; paused: its times pass without a task; done: it has no run left (a one-time schedule that ran). */
+  state: 'active' | 'paused' | 'done';
   note: string | null;
   created_at: string;
   next_run_at: string | null;
@@ -195,6 +197,7 @@ function view(id: string, memo: ScheduleMemo, state: { paused: boolean; note: st
     overlap: memo.overlap,
     message_preview: memo.preview,
     paused: state.paused,
+    state: !state.next ? 'done' : state.paused ? 'paused' : 'active',
     note: state.note,
     created_at: memo.createdAt,
     next_run_at: state.next ? state.next.toISOString() : null,

@@ -10,6 +10,7 @@ import type { StatusCache } from '../relay/status-cache';
 import type { Account } from '../accounts/registry';
 import { answerExpanded } from '../../workflows/run-events';
 import { completedRunResult, failureDetails } from './run-record';
+import { StatusRevalidator } from './status-revalidation';
 import type { BlockEvent, CallbackConfig, ScheduledSummary, TaskResult, TaskView } from '../../workflows/types';
 import { initialView, sessionWorkflowId } from '../../workflows/types';
 import { taskInput, taskStartMeta } from '../tasks/task-input';
@@ -63,6 +64,8 @@ const TURN_SETTLE_MS = 2000;
 const TURN_SETTLE_POLL_MS = 20;
 
 export class TaskService {
+  private readonly revalidator = new StatusRevalidator();
+
   constructor(
     private readonly client: Client,
     private readonly connection: Connection,
@@ -223,8 +226,14 @@ export class TaskService {
     await temporalCall(() => this.starter.describe({ workflowId: sessionWorkflowId(account.account, session), deadlineMs: 5000 }), `session ${session} not found`);
   }
 
-  /** The task's status; with `retries`, a running task's view also says what it is retrying (GET /tasks/{id}). */
-  async view(account: Account, taskId: string, opts: { retries?: boolean } = {}): Promise<TaskView & Partial<RetryFields>> {
+  /**
+   * The task's status; with `retries`, a running task's view also says what it is retrying. `fast`
+   * (GET /tasks/{id}): a status Temporal has not recorded as final is answered from the cache at
+   * once, as the run cached it (its own end included, cached with its terminal event a moment
+   * before Temporal records the close), and confirmed in the background (status-revalidation.ts);
+   * otherwise it is confirmed with Temporal first.
+   */
+  async view(account: Account, taskId: string, opts: { retries?: boolean; fast?: boolean } = {}): Promise<TaskView & Partial<RetryFields>> {
     try {
       const cached = await this.cache.getRecorded(taskId);
       if (cached) {
@@ -232,6 +241,11 @@ export class TaskService {
         // A finished status read from Temporal's record is final; any other is checked with Temporal:
         // a terminated run never updates it, and a run's own end is cached just before Temporal records it.
         if (cached.recorded) return cached.view;
+        if (opts.fast) {
+          this.revalidator.touch(cached.view, (v) => this.confirm(v, opts.retries === true));
+          const retrying = opts.retries && !isFinished(cached.view.status);
+          return retrying ? { ...cached.view, ...this.revalidator.retries(taskId) } : cached.view;
+        }
         return await this.confirm(cached.view, opts.retries === true);
       }
     } catch (err) {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { startStack, Stack } from './stack';
 import { ROOT } from './processes';
 import { engineFromEnv } from './engines';
+import { chooseStartEngine } from './engine-choice';
 import { envSchema } from '../config';
 import { DEMO_MCP_TOOLS } from '../demo-mcp/server';
 import { ChildLogs } from './child-logs';
@@ -14,6 +15,9 @@ import { showUrl } from '../outbound/policy';
 async function main(): Promise<void> {
   const say = (s: string) => process.stdout.write(`${s}\n`);
   const dataDir = path.resolve(ROOT, process.env.DATA_DIR ?? '.data');
+  // The engine first: the ports it needs (the Web UI's with the dev server) depend on it.
+  const choice = process.env.TEMPORAL_ADDRESS ? undefined : chooseStartEngine(process.env, dataDir, say);
+  if (choice) process.env.ENGINE = choice.engine;
   // Nothing starts while a port it needs is taken (the engine's, above all: a banner against another server would be a lie).
   const taken = await firstTakenPort(process.env);
   if (taken) {
@@ -32,7 +36,11 @@ async function main(): Promise<void> {
   say(line);
   say(`  Agent Execution Service ready: ${stack.gatewayUrl}`);
   say(`  Temporal: ${stack.temporalAddress} (${engineLine(stack)})    Redis: ${stack.redisUrl}`);
+  if (choice?.note) say(`  (${choice.note})`);
   say(`  Web UI: ${uiLine(stack)}`);
+  if (stack.temporalUiUrl && stack.env.CODEC_AUTH_TOKEN) {
+    say(`  temporal CLI: temporal workflow show -w <task_id> --address ${stack.temporalAddress} --codec-endpoint ${stack.gatewayUrl}/codec --codec-auth "Bearer ${stack.env.CODEC_AUTH_TOKEN}"`);
+  }
   say(`  Model: ${modelLine(stack)}`);
   say(`  Metrics: ${stack.gatewayUrl}/metrics (Prometheus text${workerMetricsPort ? `, the worker's included from port ${stack.env.WORKER_METRICS_PORT}` : ''}${stack.env.METRICS_TOKEN ? '; needs METRICS_TOKEN' : ''})`);
   say(`  Logs: ${path.relative(process.cwd(), path.join(dataDir, 'logs')) || '.'}/<process>.log (LOG_LEVEL, LOG_FORMAT=pretty|json)`);
@@ -86,7 +94,7 @@ function shownBaseUrl(raw: string): string {
 
 function engineLine(stack: Stack): string {
   if (!stack.engine) return 'TEMPORAL_ADDRESS: a server started elsewhere';
-  return stack.engine === 'embedded' ? 'ENGINE=embedded' : 'ENGINE=temporal-cli, the real Temporal dev server';
+  return stack.engine === 'embedded' ? 'ENGINE=embedded, our embedded engine' : 'ENGINE=temporal-cli, the official Temporal dev server';
 }
 
 function keysLine(stack: Stack): string {
@@ -96,8 +104,8 @@ function keysLine(stack: Stack): string {
 }
 
 function uiLine(stack: Stack): string {
-  if (stack.temporalUiUrl) return `${stack.temporalUiUrl} (decrypts through the gateway's /codec endpoint)`;
-  if (stack.engine === 'embedded') return 'none with the embedded engine; start with ENGINE=temporal-cli for the Temporal Web UI';
+  if (stack.temporalUiUrl) return `${stack.temporalUiUrl} (payloads readable: it decodes them through the gateway's /codec endpoint, its token set up already)`;
+  if (stack.engine === 'embedded') return 'none with the embedded engine; ENGINE=temporal-cli npm start gives the Temporal Web UI';
   return "your Temporal server's own";
 }
 

@@ -3,7 +3,9 @@
 // restarted worker (npm start's supervisor, a deploy) then resumes its tasks
 // that much later. The cache key covers everything that goes into the bundle:
 // the entry module and the files of its folder (lint lets workflows/ import
-// nothing else but types), the failure converter and interceptor modules
+// nothing else but types), the service's workflows/ folder too (a module
+// elsewhere, such as the replay CLI's --workflows or a test fixture, may
+// re-export them), the failure converter and interceptor modules
 // bundled with them, the locked dependency versions, and where the repository
 // is (the source map names its paths). A cache that cannot be read or written
 // is passed over.
@@ -15,6 +17,7 @@ import { bundleWorkflowCode, Runtime, type WorkflowBundleWithSourceMap } from '@
 
 const ROOT = path.resolve(__dirname, '../..');
 const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'aes-workflow-bundles');
+const WORKFLOWS_DIR = path.join(ROOT, 'workflows');
 
 export interface BundleInputs {
   /** The workflows' index module (its folder is bundled). */
@@ -56,7 +59,8 @@ export function cacheKey(inputs: BundleInputs): string {
   add('root', ROOT);
   // The entry too: two workflows modules of one folder are two bundles.
   add('entry', path.resolve(inputs.workflowsPath));
-  for (const f of filesUnder(path.dirname(inputs.workflowsPath))) add(f, fs.readFileSync(f));
+  const dirs = new Set([path.dirname(path.resolve(inputs.workflowsPath)), WORKFLOWS_DIR]);
+  for (const dir of dirs) for (const f of filesUnder(dir)) add(f, fs.readFileSync(f));
   if (inputs.failureConverterPath) add(inputs.failureConverterPath, fs.readFileSync(inputs.failureConverterPath));
   for (const m of inputs.interceptorModules) add('interceptor', m);
   add('lock', readOr(path.join(ROOT, 'package-lock.json')));

@@ -140,18 +140,22 @@ test('run --background prints the task id (--json: the accepted task); task, tas
 test('HTTP and connection errors: one line on stderr with the type and message, exit 1', async () => {
   const running = await agent.runBackground({ message: '[[tool name=wait args={"seconds":60}]] not yet' });
   const port = await freePort();
-  const [missing, unauthorized, early, refused] = await Promise.all([
+  const [missing, unauthorized, early, waited, refused] = await Promise.all([
     cli(['task', 'task_doesnotexist']),
     cli(['tasks', '--key', 'not-a-key']),
     cli(['result', running.task_id]),
+    cli(['result', running.task_id, '--wait', '2']),
     cli(['--url', `http://127.0.0.1:${port}`, 'tasks']),
   ]);
   await agent.tasks.cancel(running.task_id);
   expect(missing).toEqual({ code: 1, stdout: '', stderr: 'error: not_found: task not found (HTTP 404)\n' });
   expect(unauthorized).toMatchObject({ code: 1, stdout: '' });
   expect(unauthorized.stderr).toMatch(/^error: unauthorized: .+ \(HTTP 401; set AGENT_API_KEY or --key\)\n$/);
-  expect(early).toMatchObject({ code: 1, stdout: '' });
-  expect(early.stderr).toMatch(/^error: conflict: the task is (queued|running); its result is not ready \(HTTP 409\)\n$/);
+  // A task not finished is not an error: said as such, with an exit code of its own.
+  expect(early).toMatchObject({ code: 3, stdout: '' });
+  expect(early.stderr).toBe(`task ${running.task_id} is still ${early.stderr.includes('queued') ? 'queued' : 'running'}; ask again later (agent result ${running.task_id} --wait SECONDS)\n`);
+  expect(waited).toMatchObject({ code: 3, stdout: '' });
+  expect(waited.stderr).toBe(`task ${running.task_id} is still running after 2 s; ask again later (agent result ${running.task_id} --wait SECONDS)\n`);
   expect(refused).toMatchObject({ code: 1, stdout: '' });
   expect(refused.stderr).toMatch(new RegExp(`^error: connection_error: cannot reach http://127.0.0.1:${port}/tasks: fetch failed: ECONNREFUSED .+\n$`));
 });

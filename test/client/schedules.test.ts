@@ -101,6 +101,7 @@ test('a cron schedule: get shows its spec and next runs; pause (with a note), tr
     overlap: 'skip',
     message_preview: 'monthly',
     paused: false,
+    state: 'active',
     note: null,
     created_at: expect.stringMatching(ISO),
     next_run_at: expect.stringMatching(/T06:30:00(\.000)?Z$/),

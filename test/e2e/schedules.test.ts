@@ -28,6 +28,17 @@ async function finishedTasks(scheduleId: string, n: number, timeoutMs = 30_000) 
 }
 
 /** Hours and minutes, and weekday, of an instant in a time zone, computed apart from the service. */
+/** The schedule as GET /schedules lists it, once it shows `state` (the list is Temporal's visibility, which may trail). */
+async function waitForListed(scheduleId: string, state: string): Promise<Record<string, unknown>> {
+  let found: Record<string, unknown> | undefined;
+  await waitUntil(async () => {
+    const page = await call('GET', '/schedules?limit=100');
+    found = (page.json.schedules as Record<string, unknown>[]).find((s) => s.schedule_id === scheduleId);
+    return found?.state === state;
+  }, 20_000, 250);
+  return found!;
+}
+
 function wallClock(iso: string, timeZone: string): { hm: string; weekday: string } {
   const parts = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', weekday: 'short', hour12: false }).formatToParts(new Date(iso));
   const get = (t: string) => parts.find((p) => p.type === t)!.value;
@@ -59,7 +70,10 @@ test('a seconds schedule fires once: its task completes in the request session; 
 
   const d = await call('GET', `/schedules/${announced.schedule_id}`);
   expect(d.status).toBe(200);
-  expect(d.json).toMatchObject({ schedule_id: announced.schedule_id, session, schedule: 2, runs: 1, next_run_at: null, next_runs: [], paused: false });
+  // Ran, with no run left: done, in the detail and in the list.
+  expect(d.json).toMatchObject({ schedule_id: announced.schedule_id, session, schedule: 2, runs: 1, next_run_at: null, next_runs: [], paused: false, state: 'done' });
+  const listed = await waitForListed(announced.schedule_id, 'done');
+  expect(listed).toMatchObject({ schedule_id: announced.schedule_id, state: 'done', next_run_at: null });
   expect(d.json.recent_tasks.map((t: { task_id: string }) => t.task_id)).toEqual([task.task_id]);
   await sleep(2500);
   expect(await tasksOf(announced.schedule_id)).toHaveLength(1);
@@ -117,14 +131,14 @@ test('pause, trigger, unpause and delete; a deleted schedule is gone, its task s
   const id = r.json.schedules[0].schedule_id;
   const paused = await call('POST', `/schedules/${id}/pause`, { body: { note: 'holidays' } });
   expect(paused.status).toBe(200);
-  expect(paused.json).toMatchObject({ paused: true, note: 'holidays' });
+  expect(paused.json).toMatchObject({ paused: true, state: 'paused', note: 'holidays' });
   const trig = await call('POST', `/schedules/${id}/trigger`);
   expect(trig.status).toBe(202);
   expect(trig.json).toEqual({ schedule_id: id, triggered: true });
   const [task] = await finishedTasks(id, 1);
   expect(task.status).toBe('completed');
   const resumed = await call('POST', `/schedules/${id}/unpause`);
-  expect(resumed.json).toMatchObject({ paused: false, runs: 1 });
+  expect(resumed.json).toMatchObject({ paused: false, state: 'active', runs: 1 });
   expect(resumed.json.next_run_at).toMatch(/-01-01T00:00:00\.000Z$/);
   expect((await call('DELETE', `/schedules/${id}`)).status).toBe(204);
   expect((await call('GET', `/schedules/${id}`)).status).toBe(404);

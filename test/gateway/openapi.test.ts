@@ -250,7 +250,7 @@ describe('schedules (SPEC 2.5)', () => {
     }
     expect(s.TaskAccepted.properties.schedules.items.required).toEqual(['schedule_id', 'next_run_at']);
     expect(s.TaskResult.anyOf.every((v: Json) => !('schedules' in v.properties))).toBe(true);
-    const fields = ['schedule_id', 'session', 'schedule', 'timezone', 'overlap', 'message_preview', 'paused', 'note', 'created_at', 'next_run_at'];
+    const fields = ['schedule_id', 'session', 'schedule', 'timezone', 'overlap', 'message_preview', 'paused', 'state', 'note', 'created_at', 'next_run_at'];
     expect(Object.keys(s.Schedule.properties).sort()).toEqual([...fields].sort());
     expect(Object.keys(s.ScheduleDetail.properties).sort()).toEqual([...fields, 'next_runs', 'runs', 'recent_tasks', 'running_tasks'].sort());
     expect(s.Schedule.properties.overlap.enum).toEqual(['skip', 'buffer_one', 'allow_all']);

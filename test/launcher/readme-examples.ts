@@ -47,11 +47,3 @@ export function retarget(code: string, ports: { gateway: number; demoMcp: number
     .replace(/(localhost|127\.0\.0\.1):8080/g, `127.0.0.1:${ports.gateway}`)
     .replace(/127\.0\.0\.1:8790/g, `127.0.0.1:${ports.demoMcp}`);
 }
-
-/** A TypeScript example as a CommonJS script: its imports first, the rest in an async function. */
-export function tsScript(code: string): string {
-  const lines = code.split('\n');
-  const imports = lines.filter((l) => l.startsWith('import '));
-  const body = lines.filter((l) => !l.startsWith('import '));
-  return `${imports.join('\n')}\n(async () => {\n${body.join('\n')}\n})().catch((err) => { process.stderr.write(String(err && err.stack || err) + '\\n'); process.exit(1); });\n`;
-}

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, ROOT } from '../../src/launcher/processes';
-import { readmeExamples, retarget, tsScript } from './readme-examples';
+import { readmeExamples, retarget } from './readme-examples';
 
 let proc: ChildProcess;
 let out = '';
@@ -86,12 +86,13 @@ describe("the README's examples", () => {
     if (example.lang === 'bash') {
       r = spawnSync('bash', ['-euo', 'pipefail', '-c', code], { cwd: ROOT, env: env(), encoding: 'utf8', timeout: 60_000 });
     } else {
-      const file = path.join(ROOT, `.readme-example-${example.line}.ts`);
-      fs.writeFileSync(file, tsScript(code));
+      // As the README says: the code as a .ts file in the repository's folder, run with `npx tsx <file>`.
+      const file = `.readme-example-${example.line}.ts`;
+      fs.writeFileSync(path.join(ROOT, file), code);
       try {
-        r = spawnSync(process.execPath, ['-r', 'tsx/cjs', file], { cwd: ROOT, env: env(), encoding: 'utf8', timeout: 60_000 });
+        r = spawnSync('npx', ['tsx', file], { cwd: ROOT, env: env(), encoding: 'utf8', timeout: 60_000 });
       } finally {
-        fs.rmSync(file, { force: true });
+        fs.rmSync(path.join(ROOT, file), { force: true });
       }
     }
     const shown = `exit ${r.status}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;

@@ -44,3 +44,17 @@ test('any change to a workflow file, or to the interceptors, is another key', ()
   fs.appendFileSync(path.join(dir, 'wf', 'greet.ts'), '// a comment is a change too\n');
   expect(cacheKey(inputs)).not.toBe(before);
 });
+
+test("a workflows module elsewhere (a fixture, the replay CLI's --workflows) is another key when the service's workflows change: it may re-export them", () => {
+  const inputs = { workflowsPath: path.join(dir, 'wf', 'index.ts'), interceptorModules: [] };
+  const before = cacheKey(inputs);
+  // A file added to workflows/ (and taken away again): the key follows it.
+  const extra = path.join(ROOT, 'workflows', `.bundle-key-test-${process.pid}.ts`);
+  fs.writeFileSync(extra, '// a change to the service workflows\n');
+  try {
+    expect(cacheKey(inputs)).not.toBe(before);
+  } finally {
+    fs.rmSync(extra, { force: true });
+  }
+  expect(cacheKey(inputs)).toBe(before);
+});

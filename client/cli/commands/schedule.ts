@@ -3,13 +3,13 @@
 // (a task now) or --delete.
 import type { ScheduleDetail } from '../../types';
 import { stringOption, UsageError, type Command, type Context } from '../args';
-import { scheduleWhen, when } from '../format';
+import { scheduleWhen, stateText, when } from '../format';
 
 const ACTIONS = ['pause', 'unpause', 'trigger', 'delete'] as const;
 
 function show(ctx: Context, d: ScheduleDetail): void {
   const { out } = ctx;
-  const state = d.paused ? out.paint('yellow', 'paused') : out.paint('green', 'active');
+  const state = stateText(out, d.state);
   const rows: [string, string[]][] = [
     ['schedule', [d.schedule_id]],
     ['session', [d.session]],

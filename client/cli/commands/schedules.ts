@@ -1,7 +1,7 @@
 // agent schedules: the account's schedules (made by `schedules` in a run
 // request, or `agent run --schedule`), one page as a table.
 import { intOption, stringOption, type Command } from '../args';
-import { scheduleWhen, table, when } from '../format';
+import { scheduleWhen, stateText, table, when } from '../format';
 
 export const schedulesCommand: Command = {
   name: 'schedules',
@@ -21,7 +21,7 @@ export const schedulesCommand: Command = {
       ctx.out.errLine('no schedules');
       return 0;
     }
-    const rows = page.schedules.map((s) => [s.schedule_id, scheduleWhen(s), when(s.next_run_at), s.paused ? ctx.out.paint('yellow', 'paused') : ctx.out.paint('green', 'active'), s.session]);
+    const rows = page.schedules.map((s) => [s.schedule_id, scheduleWhen(s), when(s.next_run_at), stateText(ctx.out, s.state), s.session]);
     ctx.out.line(table(['SCHEDULE', 'WHEN', 'NEXT RUN (UTC)', 'STATE', 'SESSION'], rows, ctx.out.columns));
     if (page.next_cursor) ctx.out.errLine(`more: agent schedules${limit !== undefined ? ` --limit ${limit}` : ''} --cursor ${page.next_cursor}`);
     return 0;

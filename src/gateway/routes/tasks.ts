@@ -23,7 +23,7 @@ export function taskRoutes(deps: GatewayDeps): Router {
     res.json(await deps.tasks.list(requireAccount(req), q));
   });
   r.get('/tasks/:id', async (req, res) => {
-    res.json(publicView(await deps.tasks.view(requireAccount(req), taskId(req.params.id), { retries: true })));
+    res.json(publicView(await deps.tasks.view(requireAccount(req), taskId(req.params.id), { retries: true, fast: true })));
   });
   r.get('/tasks/:id/result', async (req, res) => {
     const q = parse(resultQuerySchema, req.query, 'query');
