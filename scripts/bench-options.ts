@@ -70,9 +70,10 @@ scripted model in this process), measures, prints a table, stops everything.
                          under what the worker can run (the task rate
                          burst line prints it)                       (5,10,20)
   --status N             GET /tasks/{id} measured, per count            (2000)
-  --status-load-tasks N  background tasks submitted for the status-load
-                         row: GET /tasks/{id} of them, 8 clients, while
-                         they run and complete (SPEC: under 50 ms)      (100)
+  --status-load-tasks N  background tasks of each status-load pass: GET
+                         /tasks/{id} of them while they run and complete,
+                         paced at 2 reads a task a second beside the
+                         baseline server, then 8 clients closed-loop    (100)
   --result-repeat N      repeat GET /tasks/{id}/result, per count       (1000)
                          (first reads: the submitted tasks, split over the counts)
   --baseline N           bare Express + Redis GET, and /healthz, per count (2000)

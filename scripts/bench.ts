@@ -61,7 +61,7 @@ const API_KEY = 'bench-key-0123456789';
 const loadKey = (i: number) => `bench-load-${i}-0123456789`;
 const BASELINE_KEY = 'aes:bench:baseline';
 
-const TARGETS = { submit: 20, status: 5, statusUnderLoad: 10, result: 10, relay: 5 } as const;
+const TARGETS = { submit: 20, status: 5, statusUnderLoad: 10, statusSaturated: 50, result: 10, relay: 5 } as const;
 
 const started = performance.now();
 const log = (s: string) => console.log(`[bench +${((performance.now() - started) / 1000).toFixed(1)}s] ${s}`);
@@ -286,10 +286,22 @@ async function main(): Promise<void> {
 
     // ---- 2b. status while tasks complete around the reads (issue 35) --------
     if (opts.phases.has('status-load')) {
-      await waitQuiet(() => Object.values(pidsNow()));
-      const m0 = cpu.mark();
-      const load = await runStatusLoad({ client, base: stack.gatewayUrl, key: API_KEY, tasks: opts.statusLoadTasks, watcher, log });
-      addRow(`status under load: GET /tasks/{id} while ${load.tasks} background tasks run and complete`, 8, load.lat, load.errors, m0, load.fromUs, TARGETS.statusUnderLoad);
+      // A first pass unrecorded: on a stack just started (--phases status-load) the first hundred
+      // tasks meet cold code in every process, and whichever pass came first measured that (p99 twice).
+      for (const paced of [undefined, true, false]) {
+        await waitQuiet(() => Object.values(pidsNow()));
+        if (paced === undefined) {
+          await runStatusLoad({ client, base: stack.gatewayUrl, key: API_KEY, tasks: opts.statusLoadTasks, paced: true, watcher, log });
+          continue;
+        }
+        const m0 = cpu.mark();
+        const baselineUrl = paced ? `http://127.0.0.1:${await baselinePort}` : undefined;
+        if (baselineUrl) await redis.set(BASELINE_KEY, JSON.stringify({ task_id: 'task_baseline', status: 'running' }));
+        const load = await runStatusLoad({ client, base: stack.gatewayUrl, key: API_KEY, tasks: opts.statusLoadTasks, paced, baselineUrl, watcher, log });
+        const label = `status under load: GET /tasks/{id} while ${load.tasks} background tasks run and complete`;
+        addRow(label, load.rate ? `${load.rate}/s paced` : 8, load.lat, load.errors, m0, load.fromUs, load.rate ? TARGETS.statusUnderLoad : TARGETS.statusSaturated);
+        if (load.baseline) addRow('  baseline at the same time: bare Express + 1 Redis GET (own process)', `${load.rate}/s paced`, load.baseline.lat, load.baseline.errors, m0, load.fromUs);
+      }
     }
 
     // ---- 2. status, then 7. baseline under the same conditions -------------

@@ -106,7 +106,11 @@ test(`a fixed seed (${FIXED_SEED}), every phase: no failure of any check`, async
   await expectNoFailures(FIXED_SEED, 'examples,coverage,fuzzing,stateful', `repeat with: ENGINE=${engine} npx jest test/e2e/contract.test.ts -t 'fixed seed'`);
 });
 
-test('a random seed, fuzzing and stateful: no failure of any check', async () => {
+// The random seed on the embedded engine's pass only (skipped on the real dev server's): the
+// contract is the gateway's, the same on both engines, and the fixed seed's every phase already
+// runs against the real server; a second random run there cost 136 s of a suite over its budget.
+const randomSeedTest = engine === 'embedded' ? test : test.skip;
+randomSeedTest('a random seed, fuzzing and stateful: no failure of any check', async () => {
   const seed = Number(process.env.CONTRACT_SEED ?? randomInt(1, 2 ** 31));
   await expectNoFailures(seed, 'fuzzing,stateful', `repeat with: CONTRACT_SEED=${seed} ENGINE=${engine} npx jest test/e2e/contract.test.ts -t 'random seed'`);
 });
