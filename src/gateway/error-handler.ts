@@ -45,12 +45,24 @@ export function errorAnswer(known: ServiceError): { status: number; headers: Rec
   return { status: known.status, headers, body: { error: { type: known.type, message: known.message, details: known.details ?? null } } };
 }
 
+/**
+ * An unexpected error's retry advice. Generated clients (Agentbase's SDKs) send a 500'd request
+ * again unless told not to; a request that changes something may have done so before it failed,
+ * so it is told not to, unless it can be sent again safely: POST / with an Idempotency-Key (the
+ * same key finds the run if it started). A read is left to the client.
+ */
+function unexpectedRetryHeaders(req: Request): Record<string, string> {
+  if (['GET', 'HEAD', 'OPTIONS'].includes(req.method)) return {};
+  const replayable = req.method === 'POST' && req.path === '/' && req.header('idempotency-key') !== undefined;
+  return replayable ? {} : { 'x-should-retry': 'false' };
+}
+
 export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const known = err instanceof ServiceError ? err : err instanceof z.ZodError ? validationError(err, 'body') : fromBodyParser(err as object);
     if (!known) {
       logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
-      if (!res.headersSent) res.status(500).json({ error: { type: 'internal', message: 'internal error', details: null } });
+      if (!res.headersSent) res.set(unexpectedRetryHeaders(req)).status(500).json({ error: { type: 'internal', message: 'internal error', details: null } });
       return;
     }
     if (known.status >= 500) logger.warn({ err: known.message, path: req.path }, 'request failed');
