@@ -1,9 +1,11 @@
 // Per-account concurrency: at most `limit` background tasks of an account run
 // at once; the rest wait, first in first out, without a queue limit. Holders
 // give their slot back at their end; a holder that never will (its run was
-// terminated from outside) is found by a periodic check of the holders' runs,
-// so no slot leaks and the running tasks add nothing to their own histories.
-import { condition, defineQuery, defineSignal, getExternalWorkflowHandle, makeContinueAsNewFunc, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+// terminated from outside) is given back by its session, which watches its
+// run's close, and found by a check of the holders' runs every watchMs as the
+// fallback, so no slot leaks and the running tasks add nothing to their own
+// histories.
+import { condition, defineQuery, defineSignal, getExternalWorkflowHandle, makeContinueAsNewFunc, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 export interface SlotsState {
@@ -43,6 +45,8 @@ const watch = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: {
 export async function accountSlots(initial: SlotsState): Promise<void> {
   const s: SlotsState = { ...initial, holders: { ...initial.holders }, waiting: [...initial.waiting] };
   let changed = true;
+  /** When the holders' runs are next checked (workflow time). */
+  let nextCheck = Date.now() + (s.watchMs ?? DEFAULT_WATCH_MS);
 
   setHandler(acquireSignal, ({ taskId, limit, createdAt }) => {
     s.limit = limit;
@@ -71,14 +75,32 @@ export async function accountSlots(initial: SlotsState): Promise<void> {
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > (s.maxHistoryEvents ?? MAX_HISTORY_EVENTS)) break;
     const holding = Object.keys(s.holders);
+    const watchMs = s.watchMs ?? DEFAULT_WATCH_MS;
     if (!holding.length) {
       await condition(() => changed);
-    } else if (!(await condition(() => changed, s.watchMs ?? DEFAULT_WATCH_MS))) {
-      for (const taskId of await watch.closedRuns({ workflowIds: holding })) delete s.holders[taskId];
+      nextCheck = Date.now() + watchMs;
+    } else if (patched(CHECK_ON_SCHEDULE_PATCH)) {
+      // On a schedule, not after a quiet spell: a busy account (a signal every few seconds) would
+      // otherwise never check, and a holder terminated from outside would keep its slot for good.
+      const left = nextCheck - Date.now();
+      if (left <= 0 || !(await condition(() => changed, left))) {
+        await dropClosedHolders(s, holding);
+        nextCheck = Date.now() + watchMs;
+      }
+    } else if (!(await condition(() => changed, watchMs))) {
+      await dropClosedHolders(s, holding);
     }
   }
   await makeContinueAsNewFunc<typeof accountSlots>({ workflowTaskTimeout: SLOTS_TASK_TIMEOUT })(s);
 }
+
+/** Frees the slots of holders whose runs have closed (or are gone) without giving them back. */
+async function dropClosedHolders(s: SlotsState, holding: string[]): Promise<void> {
+  for (const taskId of await watch.closedRuns({ workflowIds: holding })) delete s.holders[taskId];
+}
+
+/** Slots workflows from before it checked their holders only after watchMs without a signal. */
+export const CHECK_ON_SCHEDULE_PATCH = 'slots-check-holders-on-schedule';
 
 /** Grants every free slot at once, in one workflow task; a task gone before its turn frees its slot again. */
 async function grantFree(s: SlotsState, retry: () => void): Promise<void> {

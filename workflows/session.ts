@@ -5,7 +5,8 @@
 // a run terminated from outside (which never hands its turn back) does not
 // hold the session: it waits for the run's close (an activity on the watch
 // task queue) and hands the turn on as soon as the run closed without handing
-// it back; a check every watchMs stays as the fallback.
+// it back (and gives back the account slot such a run still holds); a check
+// every watchMs stays as the fallback.
 import {
   CancellationScope,
   condition,
@@ -22,6 +23,7 @@ import {
 import type { ThreadMessage } from './types';
 import type { Activities } from '../activities';
 import type { RunState } from '../activities/runs';
+import { releaseSignal, slotsWorkflowId } from './account-slots';
 
 export interface SessionState {
   account: string;
@@ -144,7 +146,13 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
         );
     }
     const taskId: string = active;
-    if (granted) await awaitTurnBack(taskId, done, state.watchMs ?? DEFAULT_WATCH_MS);
+    if (granted && !(await awaitTurnBack(taskId, done, state.watchMs ?? DEFAULT_WATCH_MS)) && patched(RELEASES_SLOT_PATCH)) {
+      // Closed from outside without running its end: it never gave back its account slot either
+      // (a background task's), or its place among the slot's waiters. A run without one: a no-op.
+      await getExternalWorkflowHandle(slotsWorkflowId(state.account))
+        .signal(releaseSignal, { taskId })
+        .catch(() => undefined);
+    }
     const added = byQuery.delete(taskId) ? await io.readExchange({ taskId }) : (done.get(taskId) ?? []);
     done.delete(taskId);
     messages.push(...added);
@@ -166,8 +174,18 @@ export const AWAIT_CLOSE_PATCH = 'session-awaits-run-close';
 /** Closes after which a run never hands its turn back: it did not run its own end. */
 const CLOSED_FROM_OUTSIDE = new Set(['TERMINATED', 'TIMED_OUT', 'NOT_FOUND']);
 
-/** Waits for the run to hand its turn back; a run that closed without doing so (terminated) gives it back empty. */
-async function awaitTurnBack(taskId: string, done: Map<string, ThreadMessage[]>, watchMs: number): Promise<void> {
+/**
+ * Sessions from before this patch left a run closed from outside in its account's slots until
+ * the slots workflow's own check of its holders found it (watchMs, or never while the account
+ * stayed busy); since, the session gives the slot back as soon as it sees the close.
+ */
+export const RELEASES_SLOT_PATCH = 'session-releases-slot-of-closed-run';
+
+/**
+ * Waits for the run to hand its turn back; a run that closed without doing so (terminated) gives
+ * it back empty. Says whether the run handed it back itself.
+ */
+async function awaitTurnBack(taskId: string, done: Map<string, ThreadMessage[]>, watchMs: number): Promise<boolean> {
   let outside = false;
   const closes = new CancellationScope();
   if (patched(AWAIT_CLOSE_PATCH)) {
@@ -188,9 +206,11 @@ async function awaitTurnBack(taskId: string, done: Map<string, ThreadMessage[]>,
     const closed = await watch.closedRuns({ workflowIds: [taskId] });
     if (closed.length && !done.has(taskId)) done.set(taskId, []);
   }
-  if (!done.has(taskId)) done.set(taskId, []);
+  const handedBack = done.has(taskId);
+  if (!handedBack) done.set(taskId, []);
   // The wait is left to end on its own with the run's close (a moment after the run handed the
   // turn back): it records the close in the status cache, so status reads need not ask Temporal.
+  return handedBack;
 }
 
 /**

@@ -3,12 +3,14 @@
 // (which ends with a terminal event the gateway publishes for it), and its
 // session, whose next run starts as soon as the run closed (the session
 // waits for its active run's close; its periodic check, RUN_WATCH_MS, is set
-// to ten minutes here, so it cannot be what moves it on). Streams check the
-// run at every heartbeat, 500 ms here.
+// to ten minutes here, so it cannot be what moves it on), and the account slot
+// the run held (one per account here: the slots workflow's own check of its
+// holders is ten minutes away too). Streams check the run at every heartbeat,
+// 500 ms here.
 import { KEY_A, readSse, SseEvent, useStack, waitUntil, withTemporal } from './helpers';
 
 jest.setTimeout(120_000);
-const ctx = useStack({ RUN_WATCH_MS: '600000', SSE_HEARTBEAT_MS: '500' });
+const ctx = useStack({ RUN_WATCH_MS: '600000', SSE_HEARTBEAT_MS: '500', MAX_RUNNING_TASKS_PER_ACCOUNT: '1' });
 
 function getStream(path: string, lastEventId?: string): Promise<Response> {
   const headers: Record<string, string> = { authorization: `Bearer ${KEY_A}`, accept: 'text/event-stream' };
@@ -49,6 +51,16 @@ test('terminate the active run of a session: status, list and stream say failed,
   const last = events.at(-1)!.id!;
   expect(await readSse(await getStream(`/tasks/${id}/events`, last))).toEqual([]);
   expect(await readSse(await getStream(`/tasks/${id}/events?after=9999`))).toEqual([]);
+});
+
+test("terminate a background task holding its account's only slot: the account's next task, in another session, runs", async () => {
+  const holder = await ctx.call('POST', '/', { body: { message: '[[slow delay=200 tokens=200]] holds the slot', background: true } });
+  await waitUntil(async () => (await ctx.call('GET', `/tasks/${holder.json.task_id}`)).json.status === 'running');
+  const next = await ctx.call('POST', '/', { body: { message: 'next in line', background: true } });
+  expect(next.json.session).not.toBe(holder.json.session);
+  await withTemporal(ctx.stack(), (client) => client.workflow.getHandle(holder.json.task_id).terminate('operator stop'));
+  const result = await ctx.call('GET', `/tasks/${next.json.task_id}/result?wait=60`);
+  expect(result.json).toMatchObject({ status: 'completed', output: 'You said: next in line' });
 });
 
 test('a stream opened after a run was terminated gets the terminal event and ends', async () => {

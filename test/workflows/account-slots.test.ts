@@ -1,11 +1,13 @@
 // The account's slots workflow under a steady stream of grants: its history
 // stays bounded (it continues as new at its limit) and its runs carry the longer
-// workflow task timeout. Runs on the embedded engine.
+// workflow task timeout; and under a steady stream of signals it still checks
+// its holders' runs on schedule.
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { createEnv, saveHistories, worker } from './env';
-import { slotsQuery } from '../../workflows/account-slots';
+import { releaseSignal, slotsQuery } from '../../workflows/account-slots';
+import { createRunActivities } from '../../activities/runs';
 import type { SlotsState } from '../../workflows/account-slots';
 
 // About 10 s alone; on a machine shared with other test runs it has taken minutes.
@@ -78,5 +80,25 @@ test('a steady stream of grants still continues as new at the history bound, wit
     expect(drained?.waiting).toEqual([]);
     await current.terminate('test over');
     await saveHistories('bounded-grants', env.client.workflow.getHandle(first.workflowId, first.firstExecutionRunId));
+  });
+});
+
+test('a busy account still checks its holders: a holder whose run is gone loses its slot while signals keep coming', async () => {
+  const w = await worker(env, taskQueue, { closedRuns: createRunActivities({ temporal: env.client } as never).closedRuns });
+  await w.runUntil(async () => {
+    const account = `acct-${randomUUID().slice(0, 8)}`;
+    // A holder with no run (as after a terminate its session did not report), a check due every 2 s,
+    // and a signal every 200 ms: a check that waited for a quiet spell of 2 s would never come.
+    const initial: SlotsState = { account, limit: 1, watchMs: 2000, holders: { 'gone-holder': Date.now() }, waiting: [] };
+    const slots = await env.client.workflow.start('accountSlots', { taskQueue, workflowId: `slots:${account}`, args: [initial] });
+    let running = ['gone-holder'];
+    for (let i = 0; i < 300 && running.includes('gone-holder'); i++) {
+      await slots.signal(releaseSignal, { taskId: `nobody-${i}` });
+      await new Promise((r) => setTimeout(r, 200));
+      if (i % 5 === 4) running = (await slots.query(slotsQuery)).running;
+    }
+    expect(running).toEqual([]);
+    await slots.terminate('test over');
+    await saveHistories('busy-check', slots);
   });
 });

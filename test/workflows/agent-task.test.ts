@@ -454,21 +454,29 @@ test('slots free at the same time are granted together, in one workflow task', a
   });
 });
 
-test("terminating a session's active run frees the turn: the session's next run completes", async () => {
+test("terminating a session's active run frees the turn and the account slot: the next runs complete", async () => {
   const w = await worker(env, taskQueue, activities());
   // The session waits for its run's close on the watch queue (the worker process serves it apart).
   const watcher = await Worker.create({ connection: env.nativeConnection, namespace: 'default', taskQueue: watchQueueOf(taskQueue), activities: { awaitRunClose: activities().awaitRunClose } });
   await watcher.runUntil(() => w.runUntil(async () => {
     const session = `sess_${randomUUID().replace(/-/g, '')}`;
-    const a = await openLikeGateway(input('slow first', { session }));
+    const account = `acct-${randomUUID().slice(0, 8)}`;
+    const slots = { limit: 1 };
+    // The slots workflow's own check of its holders is ten minutes away: only the session can free the slot.
+    await env.client.workflow.start('accountSlots', { taskQueue, workflowId: `slots:${account}`, args: [{ account, limit: 1, watchMs: 600_000, holders: {}, waiting: [] }] });
+    const a = await openLikeGateway(input('slow first', { session, account, background: true, slots }));
     await statusBecomes(a, 'running');
-    const b = await submitLikeGateway(input('second', { session }));
+    const b = await submitLikeGateway(input('second', { session, account }));
+    const c = await start(input('elsewhere', { account, background: true, slots, ownsTurn: true }));
     await a.terminate('operator stop');
-    // The session waits for its active run's close (and checks every 500 ms here) and hands the turn on.
+    // The session waits for its active run's close (and checks every 500 ms here), hands the turn on
+    // and gives back the slot the terminated run held.
     expect((await b.result()).output).toBe('echo:second');
-    const s = env.client.workflow.getHandle(`session:acct:${session}`);
+    expect((await c.result()).output).toBe('echo:elsewhere');
+    const s = env.client.workflow.getHandle(`session:${account}:${session}`);
     expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['second', 'echo:second']);
     await save('terminated-turn', s);
+    await save('terminated-turn-slot', env.client.workflow.getHandle(`slots:${account}`));
   }));
 });
 
