@@ -26,7 +26,12 @@ export function ipcProbe(child: () => Child): () => Promise<boolean> {
       const onMessage = (m: { type?: string; id?: number }) => m?.type === 'pong' && m.id === id && done(true);
       const timer = setTimeout(() => done(false), DEADLINE_MS);
       proc.on('message', onMessage);
-      if (!proc.connected || !proc.send({ type: 'ping', id })) done(false);
+      if (!proc.connected) return done(false);
+      // With a callback, a channel that breaks under the write (the child dying: EPIPE) answers
+      // here; without one, Node emits it as the child's 'error', which nothing handles, and the
+      // launcher itself died of a worker's death (seen in a test run). A false return is only
+      // backpressure: the ping is queued, and the deadline decides.
+      proc.send({ type: 'ping', id }, (err) => err && done(false));
     });
 }
 
