@@ -204,7 +204,8 @@ async function awaitTurnBack(taskId: string, done: Map<string, ThreadMessage[]>,
   }
   while (!(await condition(() => done.has(taskId) || outside, watchMs))) {
     const closed = await watch.closedRuns({ workflowIds: [taskId] });
-    if (closed.length && !done.has(taskId)) done.set(taskId, []);
+    // Closed without handing the turn back: from outside, as the watch would have said.
+    if (closed.length && !done.has(taskId)) outside = true;
   }
   const handedBack = done.has(taskId);
   if (!handedBack) done.set(taskId, []);

@@ -454,11 +454,16 @@ test('slots free at the same time are granted together, in one workflow task', a
   });
 });
 
-test("terminating a session's active run frees the turn and the account slot: the next runs complete", async () => {
+// Seen by the session either way: the watch of the run's close (the worker process serves the watch
+// queue apart), or its periodic check alone (no worker on the watch queue; every 500 ms here).
+test.each([
+  ['the watch of its close', true],
+  ['its periodic check alone', false],
+])("terminating a session's active run frees the turn and the account slot, seen by %s: the next runs complete", async (_how, watching) => {
   const w = await worker(env, taskQueue, activities());
-  // The session waits for its run's close on the watch queue (the worker process serves it apart).
-  const watcher = await Worker.create({ connection: env.nativeConnection, namespace: 'default', taskQueue: watchQueueOf(taskQueue), activities: { awaitRunClose: activities().awaitRunClose } });
-  await watcher.runUntil(() => w.runUntil(async () => {
+  const watcher = watching ? await Worker.create({ connection: env.nativeConnection, namespace: 'default', taskQueue: watchQueueOf(taskQueue), activities: { awaitRunClose: activities().awaitRunClose } }) : undefined;
+  const both = (body: () => Promise<void>) => (watcher ? watcher.runUntil(() => w.runUntil(body)) : w.runUntil(body));
+  await both(async () => {
     const session = `sess_${randomUUID().replace(/-/g, '')}`;
     const account = `acct-${randomUUID().slice(0, 8)}`;
     const slots = { limit: 1 };
@@ -475,9 +480,9 @@ test("terminating a session's active run frees the turn and the account slot: th
     expect((await c.result()).output).toBe('echo:elsewhere');
     const s = env.client.workflow.getHandle(`session:${account}:${session}`);
     expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['second', 'echo:second']);
-    await save('terminated-turn', s);
-    await save('terminated-turn-slot', env.client.workflow.getHandle(`slots:${account}`));
-  }));
+    await save(watching ? 'terminated-turn' : 'terminated-turn-checked', s);
+    await save(watching ? 'terminated-turn-slot' : 'terminated-turn-slot-checked', env.client.workflow.getHandle(`slots:${account}`));
+  });
 });
 
 test('a terminated holder loses its slot to the next task', async () => {
