@@ -7,7 +7,7 @@ import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from './index';
-import { OUTSIDE_END_ERRORS } from '../workflows/types';
+import { isFinished, OUTSIDE_END_ERRORS } from '../workflows/types';
 
 /** A waiting watch heartbeats this often (its heartbeat timeout is 30 s); a cancel reaches it through a heartbeat. */
 const WATCH_BEAT_MS = 5000;
@@ -40,7 +40,7 @@ export function createRunActivities(deps: ActivityDeps) {
     const outside = OUTSIDE_END_ERRORS[state.status as keyof typeof OUTSIDE_END_ERRORS];
     if (outside) {
       await deps.statusCache.put({ ...cached.view, status: 'failed', error: { ...outside }, completed_at: state.closedAt ?? new Date().toISOString() }, { recorded: true });
-    } else if (['completed', 'failed', 'cancelled'].includes(cached.view.status)) {
+    } else if (isFinished(cached.view.status)) {
       await deps.statusCache.put(cached.view, { recorded: true });
     }
   }

@@ -53,7 +53,8 @@ export async function runStatusLoad(o: { client: BenchClient; base: string; key:
   const bare = rate && o.baselineUrl ? o.client.run({ base: o.baselineUrl, key: null, concurrency: 8, rate, warmup: [], requests: reads.map(() => ({ method: 'GET', path: '/get' })) }) : undefined;
   const r = await o.client.run({ base: o.base, key: o.key, concurrency: 8, rate, warmup: [], requests: reads, keepBodies: true });
   const b = bare ? await bare : undefined;
-  const baseline = b && { lat: b.ms.filter((ms, i) => b.status[i] === 200 && Number.isFinite(ms)), errors: b.ms.filter((ms, i) => !(b.status[i] === 200 && Number.isFinite(ms))).length };
+  const baselineLat = b?.ms.filter((ms, i) => b.status[i] === 200 && Number.isFinite(ms));
+  const baseline = b && baselineLat && { lat: baselineLat, errors: b.ms.length - baselineLat.length };
   if (process.env.BENCH_STATUS_LOAD_DEBUG) {
     const slow: Record<string, number> = {};
     const seenDone = new Set<string>();

@@ -5,6 +5,11 @@ import type { AgentEventBody, EventTag } from '../src/relay/events';
 export type Mode = 'flash' | 'base' | 'max';
 export type TaskStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 
+/** Whether a task has ended (completed, failed or cancelled): shared by the gateway, the activities and the workflows. */
+export function isFinished(status: TaskStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
 /** A message of a session's thread (what the next run of the session reads). */
 export interface ThreadMessage {
   role: 'user' | 'assistant';

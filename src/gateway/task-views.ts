@@ -2,7 +2,7 @@
 // cache is empty (or Redis is gone) and the workflow cannot be queried.
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import type { TaskStatus, TaskView } from '../../workflows/types';
-import { OUTSIDE_END_ERRORS } from '../../workflows/types';
+import { isFinished, OUTSIDE_END_ERRORS } from '../../workflows/types';
 import { NOT_RETRYING, RetryFields } from './run-retries';
 
 const CLOSED: Record<string, TaskStatus> = {
@@ -13,9 +13,7 @@ const CLOSED: Record<string, TaskStatus> = {
   CANCELLED: 'cancelled',
 };
 
-export function isFinished(status: TaskStatus): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled';
-}
+export { isFinished };
 
 /** A view as Temporal has it while the run is still open: its state may already say how it ends, but that is not recorded yet. */
 export function stillRunning(view: TaskView): TaskView {
