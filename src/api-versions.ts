@@ -1,4 +1,4 @@
-// The API's dated versions (README "Versioning"). A version is the shapes of the
+// The API's dated versions (docs/api.md, "Versions"). A version is the shapes of the
 // requests and answers it was released with; a request picks one with the
 // API-Version header, else gets its deployment's (API_VERSION). A change that
 // would alter a released shape (a field removed, renamed or retyped, a status,

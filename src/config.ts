@@ -1,6 +1,6 @@
 // The service's configuration: one zod schema over the environment, parsed by
 // loadConfig(env) from entry points (never at import time), with a comment per
-// variable. The README's configuration table mirrors this file.
+// variable. The configuration table of docs/configuration.md mirrors this file.
 import path from 'node:path';
 import { z } from 'zod';
 import { parsePayloadKeys, PayloadKeysError } from './codec/keys';
@@ -74,7 +74,7 @@ export const envSchema = z.object({
   /** HTTP port of the gateway. */
   PORT: int(8080),
   /**
-   * The API version (README "Versioning") a request that sends no API-Version
+   * The API version (docs/api.md, "Versions") a request that sends no API-Version
    * header gets: this deployment's pin, so that a newer release of the service
    * changes nothing its clients read until the operator moves it. Default: the
    * newest version.

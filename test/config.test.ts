@@ -31,10 +31,10 @@ test('bad values name the variable and never echo secrets', () => {
   expect((err as Error).message).not.toContain('sk-should-not-appear');
 });
 
-test('every variable of the schema is documented in the README configuration table', () => {
-  const readme = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+test('every variable of the schema is documented in the configuration table of docs/configuration.md', () => {
+  const page = fs.readFileSync(path.join(__dirname, '..', 'docs', 'configuration.md'), 'utf8');
   // A row may document several variables: | `A` / `B` | ...
-  const rows = [...readme.matchAll(/^\| (`[A-Z0-9_]+`(?: \/ `[A-Z0-9_]+`)*) \|/gm)].map((m) => m[1]);
+  const rows = [...page.matchAll(/^\| (`[A-Z0-9_]+`(?: \/ `[A-Z0-9_]+`)*) \|/gm)].map((m) => m[1]);
   const documented = new Set(rows.flatMap((r) => [...r.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1])));
   expect(Object.keys(envSchema.shape).filter((k) => !documented.has(k))).toEqual([]);
 });

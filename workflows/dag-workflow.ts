@@ -46,7 +46,7 @@ export const dagStepSignal = defineSignal<[StepReport]>('dagStep');
 
 export const STEP_FAILED = 'step_failed';
 
-/** A step without a retry_policy: three attempts, 1 s then 2 s apart (documented in the README). */
+/** A step without a retry_policy: three attempts, 1 s then 2 s apart (documented in docs/api.md). */
 export const DEFAULT_STEP_RETRY: RetryPolicy = { maximumAttempts: 3, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' };
 
 export function dagWorkflowId(taskId: string, workflowId: string): string {

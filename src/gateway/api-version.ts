@@ -1,5 +1,5 @@
-// The API version of a request, decided in this one place (README
-// "Versioning"): its API-Version header, else the deployment's API_VERSION.
+// The API version of a request, decided in this one place (docs/api.md,
+// "Versions"): its API-Version header, else the deployment's API_VERSION.
 // Every answer says which version answered (the same header); a version this
 // service does not have is a 400; a version marked deprecated in
 // API_VERSION_DEPRECATIONS answers with Deprecation (RFC 9745) and, when it has

@@ -121,9 +121,9 @@ test('bad usage: one line naming the problem, with the usage, exit 2 (test/cli/r
   expect(r.code).toBe(2);
 });
 
-// The trial that found DAG runs failing replay: the README's DAG example, then three diamonds
+// The trial that found DAG runs failing replay: the DAG example of docs/api.md, then three diamonds
 // (two parallel steps feeding a third), then --all. Every task, DAG workflow and step replays.
-test('after DAG runs (the README example and three diamonds), --all replays every run', async () => {
+test('after DAG runs (the docs/api.md example and three diamonds), --all replays every run', async () => {
   const readme = {
     id: 'launch',
     name: 'launch',

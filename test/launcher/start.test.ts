@@ -1,7 +1,7 @@
 // `npm start` as a new user sees it: a banner naming the model, the engine and
 // where the logs are; every process's log lines on the terminal, prefixed by
 // process; the same lines as JSON in the data folder's logs/; and every example
-// of the README, run against it.
+// of the README and of the docs pages, run against it.
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -71,23 +71,34 @@ test("a request shows on the terminal as the gateway's line and the worker's tas
   for (const file of fs.readdirSync(path.join(dataDir, 'logs'))) expect({ file, key: fs.readFileSync(path.join(dataDir, 'logs', file), 'utf8').includes('dev-key') }).toEqual({ file, key: false });
 });
 
-describe("the README's examples", () => {
-  const examples = readmeExamples(path.join(ROOT, 'README.md'));
+// The pages whose ```bash and ```ts blocks are run against the service: the README
+// and every page of docs/ (a page without such blocks adds nothing), but these:
+const NOT_RUN: Record<string, string> = {
+  // Its blocks start the engine itself (bin/temporal-dev, `ENGINE=temporal-cli npm start`)
+  // and run jest suites: for those who work on the engine, not requests to a running service.
+  'docs/embedded-engine.md': 'engine commands and test runs',
+};
+const PAGES = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)].filter((p) => !(p in NOT_RUN));
+/** Pages that must keep examples run: what a user reads to learn the API and run the service. */
+const AT_LEAST: Record<string, number> = { 'README.md': 8, 'docs/api.md': 5, 'docs/operations.md': 1 };
+
+describe("the README's and the docs' examples", () => {
+  const examples = PAGES.flatMap((page) => readmeExamples(path.join(ROOT, page)).map((e) => ({ ...e, page })));
   const env = () => ({ ...process.env, AGENT_URL: gatewayUrl, NO_COLOR: '1' });
 
   test('there are examples, and each one not run says why', () => {
-    expect(examples.filter((e) => !e.skip).length).toBeGreaterThanOrEqual(8);
+    for (const [page, n] of Object.entries(AT_LEAST)) expect({ page, run: examples.filter((e) => e.page === page && !e.skip).length >= n }).toEqual({ page, run: true });
     for (const e of examples.filter((x) => x.skip)) expect(e.skip!.length).toBeGreaterThan(10);
   });
 
-  test.each(examples.filter((e) => !e.skip).map((e) => [`${e.lang} at README.md:${e.line}`, e] as const))('%s runs', (_name, example) => {
+  test.each(examples.filter((e) => !e.skip).map((e) => [`${e.lang} at ${e.page}:${e.line}`, e] as const))('%s runs', (_name, example) => {
     const code = retarget(example.code, ports);
     let r;
     if (example.lang === 'bash') {
       r = spawnSync('bash', ['-euo', 'pipefail', '-c', code], { cwd: ROOT, env: env(), encoding: 'utf8', timeout: 60_000 });
     } else {
       // As the README says: the code as a .ts file in the repository's folder, run with `npx tsx <file>`.
-      const file = `.readme-example-${example.line}.ts`;
+      const file = `.readme-example-${path.basename(example.page, '.md')}-${example.line}.ts`;
       fs.writeFileSync(path.join(ROOT, file), code);
       try {
         r = spawnSync('npx', ['tsx', file], { cwd: ROOT, env: env(), encoding: 'utf8', timeout: 60_000 });
