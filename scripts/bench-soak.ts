@@ -4,7 +4,7 @@
  * to finish, lets the stack settle, and prints the wave's throughput and each
  * local process's RSS. Memory that keeps growing from wave to wave, or waves
  * that slow down, are what it is for: faults a few minutes of `npm run bench`
- * do not reach (docs/performance.md, session 14).
+ * do not reach (docs/performance.md, "What the soak found").
  *
  *   npm run bench:soak -- [--url http://127.0.0.1:8080] [--key dev-key] [--waves 5]
  *                         [--per-wave 1000] [--clients 16] [--settle-ms 5000]

@@ -3,7 +3,7 @@
 // enqueue. The threaded version moves them off the main thread, whose event
 // loop also relays every token to the SSE clients: a start's gRPC work (a few
 // ms of CPU in pieces) there made the tokens that arrived meanwhile wait
-// (docs/performance.md, session 11). With no stream open there is nothing to
+// (docs/performance.md, "The gateway's start thread"). With no stream open there is nothing to
 // make wait, and the gateway makes them in process.
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Client, Connection } from '@temporalio/client';
