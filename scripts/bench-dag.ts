@@ -1,6 +1,6 @@
 // The bench's DAG phase: how long a declarative workflow's step waits to
 // start once its last dependency has finished. Each run is the 20-step DAG of
-// test/e2e/workflows.test.ts (fan-out, diamond, fan-in). Per step with
+// test/e2e/workflows.e2e.test.ts (fan-out, diamond, fan-in). Per step with
 // dependencies:
 //   overhead = the step's first model request (received().at, whole ms, this process)
 //            - the latest close time among its dependencies' step workflows (Temporal's record).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs schemathesis (PyPI, pinned) under .tools/, for the contract test
-# (test/e2e/contract.test.ts): property-based requests generated from the
+# (test/e2e/contract.e2e.test.ts): property-based requests generated from the
 # service's OpenAPI document, every answer checked against it. Prints the
 # environment's python on success (run it as `python -m schemathesis.cli`).
 set -euo pipefail

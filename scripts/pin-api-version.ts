@@ -3,7 +3,7 @@
 // src/api-versions.ts), and never writes that file again. Later code is held
 // to it: test/gateway/api-version-shapes.test.ts compares every later document
 // with it (nothing a client of the version relies on may change), and
-// test/e2e/api-version.test.ts checks the service's real answers against it.
+// test/e2e/api-version.e2e.test.ts checks the service's real answers against it.
 //   npx tsx scripts/pin-api-version.ts 2026-11-28
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';

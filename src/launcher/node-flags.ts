@@ -1,6 +1,6 @@
 // Node/V8 flags a service process starts with, wherever it is started: `npm
 // start` (stack.ts), `npm run gateway` (package.json) and the Docker image and
-// compose file. Heap sizes must be given at start; test/launcher/node-flags.test.ts
+// compose file. Heap sizes must be given at start; test/launcher/node-flags.e2e.test.ts
 // holds every place to this list.
 
 /**

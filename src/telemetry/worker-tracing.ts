@@ -11,7 +11,7 @@
 // The interceptors' SDK flags keep replay deterministic: histories recorded
 // without them replay with them (test/workflows/replay.test.ts replays every
 // saved history with and without them), and a traced run replays without them
-// (test/telemetry/traces.test.ts).
+// (test/telemetry/traces.e2e.test.ts).
 import type { ActivityInboundCallsInterceptor, ActivityOutboundCallsInterceptor, InjectedSinks, WorkerOptions } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { Context as ActivityContext } from '@temporalio/activity';

@@ -1,5 +1,5 @@
 // The datastore tool activity, with the sources stubbed (the real drivers are
-// tested in test/datastores, the whole path in test/e2e/datastores.test.ts):
+// tested in test/datastores, the whole path in test/e2e/datastores.e2e.test.ts):
 // what the model reads, what Temporal retries, and what it must not.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';

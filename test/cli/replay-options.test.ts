@@ -1,5 +1,5 @@
 // The replay CLI's arguments, in process: each mistake is one UsageError that
-// names it (test/cli/replay.test.ts checks how the CLI prints one, exit 2).
+// names it (test/cli/replay.e2e.test.ts checks how the CLI prints one, exit 2).
 import path from 'node:path';
 import { parseOptions, UsageError } from '../../src/cli/replay-options';
 

@@ -1,4 +1,4 @@
-// Tools for errors-fuzz.test.ts: a seeded PRNG, a raw gRPC client that sends
+// Tools for errors-fuzz.engine.test.ts: a seeded PRNG, a raw gRPC client that sends
 // arbitrary bytes to any method, gRPC status helpers, and generators of garbled
 // inputs. Nothing here knows which server it talks to.
 import * as grpc from '@grpc/grpc-js';

@@ -1,4 +1,4 @@
-// Activities for activities.test.ts and time-skipping.test.ts. They run in the
+// Activities for activities.engine.test.ts and time-skipping.engine.test.ts. They run in the
 // test process, so they record what each attempt saw in module state the tests
 // read back (keyed by workflow id, so tests never share entries).
 import { Context, ApplicationFailure, CancelledFailure, CompleteAsyncError } from '@temporalio/activity';

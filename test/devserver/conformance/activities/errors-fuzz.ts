@@ -1,4 +1,4 @@
-// Activities of errors-fuzz.test.ts.
+// Activities of errors-fuzz.engine.test.ts.
 
 export async function echoActivity(value: string): Promise<string> {
   return value;

@@ -1,4 +1,4 @@
-// Activities of namespaces.test.ts.
+// Activities of namespaces.engine.test.ts.
 import { Context } from '@temporalio/activity';
 
 export async function activityNamespace(): Promise<string> {

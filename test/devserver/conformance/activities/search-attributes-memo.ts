@@ -1,4 +1,4 @@
-// Activities for search-attributes-memo.test.ts.
+// Activities for search-attributes-memo.engine.test.ts.
 import { Context } from '@temporalio/activity';
 
 /** Heartbeats until cancelled, so it stays pending for describe. */

@@ -1,4 +1,4 @@
-// Activities of visibility.test.ts.
+// Activities of visibility.engine.test.ts.
 
 export async function tag(value: string): Promise<string> {
   return `tagged:${value}`;

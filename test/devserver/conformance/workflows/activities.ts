@@ -1,4 +1,4 @@
-// Workflows for activities.test.ts and time-skipping.test.ts. Deterministic code only.
+// Workflows for activities.engine.test.ts and time-skipping.engine.test.ts. Deterministic code only.
 // Each runs activities with options handed in by the test and reports what the
 // workflow saw (result or failure chain), so the tests can assert on both the
 // workflow's view and the history.

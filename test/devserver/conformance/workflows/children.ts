@@ -1,4 +1,4 @@
-// Workflows for children.test.ts. Deterministic code only.
+// Workflows for children.engine.test.ts. Deterministic code only.
 import {
   ApplicationFailure,
   CancellationScope,
@@ -23,7 +23,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 
 import { collector, finishSignal, pushSignal } from './start-policies';
 
-// The signal collector is shared with start-policies.test.ts.
+// The signal collector is shared with start-policies.engine.test.ts.
 export { collector, finishSignal, pushSignal };
 export const stateQuery = defineQuery<string>('state');
 

@@ -1,4 +1,4 @@
-// Workflows of errors-fuzz.test.ts. Deterministic code only.
+// Workflows of errors-fuzz.engine.test.ts. Deterministic code only.
 import { proxyActivities, defineSignal, defineQuery, defineUpdate, setHandler, condition } from '@temporalio/workflow';
 import type * as activities from '../activities/errors-fuzz';
 

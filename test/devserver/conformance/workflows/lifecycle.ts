@@ -1,4 +1,4 @@
-// Workflows for lifecycle.test.ts. Deterministic code only.
+// Workflows for lifecycle.engine.test.ts. Deterministic code only.
 import { ApplicationFailure, condition, continueAsNew, sleep, workflowInfo } from '@temporalio/workflow';
 
 export interface ChainResult {

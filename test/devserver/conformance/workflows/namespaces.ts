@@ -1,4 +1,4 @@
-// Workflows of namespaces.test.ts. Deterministic code only.
+// Workflows of namespaces.engine.test.ts. Deterministic code only.
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities/namespaces';
 

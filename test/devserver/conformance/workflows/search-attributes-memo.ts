@@ -1,4 +1,4 @@
-// Workflows for search-attributes-memo.test.ts. Deterministic code only.
+// Workflows for search-attributes-memo.engine.test.ts. Deterministic code only.
 import {
   ActivityCancellationType,
   ApplicationFailure,

@@ -1,4 +1,4 @@
-// Workflows for start-policies.test.ts. Deterministic code only.
+// Workflows for start-policies.engine.test.ts. Deterministic code only.
 import { ApplicationFailure, CancellationScope, condition, defineQuery, defineSignal, isCancellation, setHandler, sleep } from '@temporalio/workflow';
 
 export const pushSignal = defineSignal<[string]>('push');

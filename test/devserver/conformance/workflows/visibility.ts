@@ -1,4 +1,4 @@
-// Workflows of visibility.test.ts: one per execution status the queries look for.
+// Workflows of visibility.engine.test.ts: one per execution status the queries look for.
 // Deterministic code only.
 import { ApplicationFailure, condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type * as activities from '../activities/visibility';

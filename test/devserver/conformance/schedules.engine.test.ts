@@ -1,6 +1,6 @@
 // Schedules API through the SDK's ScheduleClient: specs and their canonical
 // form, firing, pause, trigger, update, delete, list and the raw RPC errors.
-// Every workflow a schedule starts is replayed. (Policies: schedules-policies.test.ts.)
+// Every workflow a schedule starts is replayed. (Policies: schedules-policies.engine.test.ts.)
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';

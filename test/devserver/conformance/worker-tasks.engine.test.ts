@@ -1,7 +1,7 @@
 // Workflow tasks at the protocol level: sticky queues and their fallbacks,
 // events that arrive while a task runs, UNHANDLED_COMMAND, task failure and
 // task timeout with retry, eager activity dispatch. Raw WorkflowService calls play the worker where the
-// SDK would hide the behaviour. Transient retries in detail: transient-tasks.test.ts.
+// SDK would hide the behaviour. Transient retries in detail: transient-tasks.engine.test.ts.
 import { randomUUID } from 'node:crypto';
 import Long from 'long';
 import { temporal } from '@temporalio/proto';

@@ -103,7 +103,7 @@ async function expectNoFailures(seed: number, phases: string, repeat: string): P
 const engine = process.env.ENGINE ?? 'embedded';
 
 test(`a fixed seed (${FIXED_SEED}), every phase: no failure of any check`, async () => {
-  await expectNoFailures(FIXED_SEED, 'examples,coverage,fuzzing,stateful', `repeat with: ENGINE=${engine} npx jest test/e2e/contract.test.ts -t 'fixed seed'`);
+  await expectNoFailures(FIXED_SEED, 'examples,coverage,fuzzing,stateful', `repeat with: ENGINE=${engine} npx jest test/e2e/contract.e2e.test.ts -t 'fixed seed'`);
 });
 
 // The random seed on the embedded engine's pass only (skipped on the real dev server's): the
@@ -112,5 +112,5 @@ test(`a fixed seed (${FIXED_SEED}), every phase: no failure of any check`, async
 const randomSeedTest = engine === 'embedded' ? test : test.skip;
 randomSeedTest('a random seed, fuzzing and stateful: no failure of any check', async () => {
   const seed = Number(process.env.CONTRACT_SEED ?? randomInt(1, 2 ** 31));
-  await expectNoFailures(seed, 'fuzzing,stateful', `repeat with: CONTRACT_SEED=${seed} ENGINE=${engine} npx jest test/e2e/contract.test.ts -t 'random seed'`);
+  await expectNoFailures(seed, 'fuzzing,stateful', `repeat with: CONTRACT_SEED=${seed} ENGINE=${engine} npx jest test/e2e/contract.e2e.test.ts -t 'random seed'`);
 });

@@ -3,7 +3,7 @@
 // session; the answer, the stream and the listings show them; cron entries
 // follow their time zone; pause, unpause, trigger and delete; each bad entry
 // is a 400 naming it; another account sees none of it. (Three days of a cron
-// schedule in virtual time: schedules-cron.test.ts; here by a backfill.)
+// schedule in virtual time: schedules-cron.e2e.test.ts; here by a backfill.)
 import { KEY_B, postStream, readSse, useStack, waitUntil, withTemporal, sleep } from './helpers';
 import { DAY, threeMorningsOfCron } from './cron-days';
 

@@ -2,7 +2,7 @@
 // 1 s: from Temporal, or 503), Redis down (tasks and results survive; streams
 // answer 503), Temporal down (503). A run submitted while the worker is dead
 // is never handed to the dead worker's polls. kill -9 of the worker
-// mid-answer is in mid-answer.test.ts.
+// mid-answer is in mid-answer.e2e.test.ts.
 import { temporal } from '@temporalio/proto';
 import { Api, sleep, useStack, waitUntil, withTemporal } from './helpers';
 
