@@ -130,11 +130,11 @@ export async function waitQuiet(pids: () => (number | undefined)[], opts: QuietO
 
 /**
  * Starts one of the bench's own servers (a script beside this file, run through
- * tsx) with its stdout piped for waitForPort. Neither profiled nor given the
+ * bin/register-ts.js) with its stdout piped for waitForPort. Neither profiled nor given the
  * stack's NODE_OPTIONS: it is a reference, not part of what is measured.
  */
 export function spawnBenchServer(file: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, file), ...args], {
+  return spawn(process.execPath, ['-r', path.join(__dirname, '..', 'bin', 'register-ts.js'), path.join(__dirname, file), ...args], {
     cwd: path.resolve(__dirname, '..'),
     env: { ...env, NODE_OPTIONS: '', BENCH_CPU_PROF_DIR: '' },
     stdio: ['ignore', 'pipe', 'inherit'],

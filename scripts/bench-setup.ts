@@ -41,7 +41,7 @@ export function stackEnv(opts: Pick<BenchOptions, 'profileDir'>, apiKeys: string
   if (!profileDir) return { env, restore: () => undefined };
   fs.mkdirSync(profileDir, { recursive: true });
   // Node refuses --cpu-prof in NODE_OPTIONS; a preloaded module starts the same profiler.
-  env.NODE_OPTIONS = `--require ${require.resolve('tsx/cjs')} --require ${path.join(__dirname, 'bench-cpu-prof.ts')}`;
+  env.NODE_OPTIONS = `--require ${path.join(__dirname, '..', 'bin', 'register-ts.js')} --require ${path.join(__dirname, 'bench-cpu-prof.ts')}`;
   env.BENCH_CPU_PROF_DIR = profileDir;
   process.env.BENCH_CPU_PROF_DIR = profileDir;
   // The engine is spawned with this process's environment, not the stack's env.

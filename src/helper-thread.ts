@@ -1,14 +1,14 @@
 // The service's helper threads (the worker's token thread, the gateway's start
 // thread) share one life cycle: started on first use, a TypeScript entry loaded
-// through tsx as the process itself is, ready once the thread says so, replaced
+// through bin/register-ts.js as the process itself is, ready once the thread says so, replaced
 // by the next call after it dies, and the calls it had in flight failed then.
 import { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import { loadsTypeScript, TS_LOADER_ARGS } from './ts-loader';
 
-/** Under a test runner whose transform does not reach threads, tsx is added. */
+/** Under a test runner whose transform does not reach threads, the TypeScript loader is added. */
 export function threadExecArgv(entry: string): string[] | undefined {
-  const hasTsx = process.execArgv.some((a) => a.includes('tsx'));
-  return entry.endsWith('.ts') && !hasTsx ? [...process.execArgv, '-r', require.resolve('tsx/cjs')] : undefined;
+  return entry.endsWith('.ts') && !loadsTypeScript(process.execArgv) ? [...process.execArgv, ...TS_LOADER_ARGS] : undefined;
 }
 
 export interface HelperThreadSpec {

@@ -10,12 +10,13 @@ import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { FromReader, ReaderCall, ReaderError, ToReader } from './sqlite-thread';
 import { cancelledQuery, DatastoreConnectionError, DatastoreQueryError, type QueryLimits, type QueryResult, type SqlDatastore, type TableDescription } from './types';
+import { TS_LOADER_ARGS } from '../ts-loader';
 
 const ENTRY = path.join(__dirname, `sqlite-thread${path.extname(__filename)}`);
 const DEFAULT_IDLE_MS = 60_000;
 /** check() and describe() take no limit from the caller, yet one stuck on a lock must still end. */
 const METADATA_LIMIT_MS = 10_000;
-/** A reader not ready by then (tsx compiling on a starved machine takes a second) never will be. */
+/** A reader not ready by then (TypeScript compiling on a starved machine takes a second) never will be. */
 const BOOT_LIMIT_MS = 15_000;
 
 interface Job {
@@ -46,9 +47,9 @@ export function openSqlite(file: string, opts: { idleMs?: number } = {}): SqlDat
   return new SqliteDatastore(path.resolve(file), opts.idleMs ?? DEFAULT_IDLE_MS);
 }
 
-/** The reader's entry is TypeScript unless the service was compiled: tsx loads it then. */
+/** The reader's entry is TypeScript unless the service was compiled: the loader loads it then. */
 function readerExecArgv(): string[] {
-  return ENTRY.endsWith('.ts') ? ['-r', require.resolve('tsx/cjs')] : [];
+  return ENTRY.endsWith('.ts') ? [...TS_LOADER_ARGS] : [];
 }
 
 function closedError(): DatastoreConnectionError {

@@ -1,5 +1,5 @@
 // CLI: runs the demo MCP server until SIGINT/SIGTERM.
-//   node -r tsx/cjs src/demo-mcp/main.ts [--port 8790] [--host 127.0.0.1] [--log-level info]
+//   node -r ./bin/register-ts.js src/demo-mcp/main.ts [--port 8790] [--host 127.0.0.1] [--log-level info]
 // The port defaults to DEMO_MCP_PORT, else 8790 (the port `npm start` uses too).
 import { createLogger } from '../logger';
 import { closeOnSignal, parsePort, serveArgsOrExit } from '../cli/serve-args';

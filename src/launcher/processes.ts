@@ -3,6 +3,7 @@ import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { TS_LOADER_ARGS } from '../ts-loader';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -118,9 +119,9 @@ export function startChild(name: string, cmd: string, args: string[], opts: { en
   };
 }
 
-/** Node child running a TypeScript entry point through tsx; `nodeArgs` (default none) go to node itself. */
+/** Node child running a TypeScript entry point (bin/register-ts.js); `nodeArgs` (default none) go to node itself. */
 export function startNode(name: string, entry: string, args: string[], opts: { env?: NodeJS.ProcessEnv; echo?: (line: string) => void; nodeArgs?: readonly string[] } = {}): Child {
-  const argv = [...(opts.nodeArgs ?? []), '-r', 'tsx/cjs', path.join(ROOT, entry), ...args];
+  const argv = [...(opts.nodeArgs ?? []), ...TS_LOADER_ARGS, path.join(ROOT, entry), ...args];
   return startChild(name, process.execPath, argv, { ...opts, ipc: true });
 }
 

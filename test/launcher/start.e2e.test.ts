@@ -30,7 +30,7 @@ beforeAll(async () => {
   ports = { gateway: port, demoMcp: mcpPort };
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), TEMPORAL_PORT: String(temporalPort), DEMO_MCP_PORT: String(mcpPort), WORKER_METRICS_PORT: String(metricsPort), ENGINE: 'embedded', NO_COLOR: '1' };
   for (const k of ['API_KEYS', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TEMPORAL_ADDRESS', 'REDIS_URL', 'LOG_LEVEL', 'LOG_FORMAT', 'PAYLOAD_KEYS']) delete env[k];
-  proc = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'src/launcher/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  proc = spawn(process.execPath, ['-r', path.join(ROOT, 'bin/register-ts.js'), path.join(ROOT, 'src/launcher/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   await waitFor('the ready banner', () => out.includes('Agent Execution Service ready'));
