@@ -16,7 +16,7 @@ module.exports = tseslint.config(
     },
   },
   {
-    files: ['workflows/**/*.ts', 'test/devserver/**/workflows/**/*.ts', 'test/e2e/**/workflows/**/*.ts', 'test/cli/**/*workflows/**/*.ts'],
+    files: ['workflows/**/*.ts', 'test/devserver/**/workflows/**/*.ts', 'test/e2e/**/workflows/**/*.ts', 'test/cli/**/*workflows/**/*.ts', 'bench/*workflows.ts'],
     rules: {
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': [
@@ -48,7 +48,7 @@ module.exports = tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts', 'scripts/**/*.ts'],
+    files: ['test/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],
     rules: { 'no-console': 'off' },
   },
 );

@@ -1,27 +1,3 @@
-// Command-line flags of the bench scripts: `--name value` or `--name=value`,
-// `--help`. Each script keeps its own list of flags, defaults and checks.
-
-/**
- * Reads `argv` into `raw`, whose keys are the known flags (values already in
- * it, from the environment, are overridden). Flags in `booleans` take no
- * separate value (`--flag` is "true", `--flag=false` is "false"). `--help`
- * prints `usage` and exits; an unknown flag or a missing value throws.
- */
-export function readFlags(argv: string[], raw: Record<string, string | undefined>, usage: string, booleans: readonly string[] = []): void {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--help' || arg === '-h') {
-      console.log(usage);
-      process.exit(0);
-    }
-    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    if (!m || !(m[1] in raw)) throw new Error(`unknown argument ${arg}\n\n${usage}`);
-    if (booleans.includes(m[1])) {
-      raw[m[1]] = m[2] ?? 'true';
-      continue;
-    }
-    const value = m[2] ?? argv[++i];
-    if (value === undefined) throw new Error(`${arg} needs a value`);
-    raw[m[1]] = value;
-  }
-}
+// For the engine's benches (scripts/bench-devserver*.ts), which move with the engine package:
+// the bench's flag reader lives in bench/options.ts.
+export { readFlags } from '../bench/options';

@@ -1,5 +1,5 @@
 // The relay split of the bench report: which tokens count as written near a task start, and the per-hop figures of each side.
-import { splitByStart, TokenTiming } from '../../scripts/bench-stats';
+import { splitByStart, TokenTiming } from '../../bench/relay';
 
 describe('splitByStart', () => {
   const tokens: TokenTiming[] = [

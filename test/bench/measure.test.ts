@@ -1,5 +1,5 @@
 // The bench's own full collection: it really collects (an unreachable object is gone after it).
-import { collectOwnGarbage } from '../../scripts/bench-proc';
+import { collectOwnGarbage } from '../../bench/measure';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 

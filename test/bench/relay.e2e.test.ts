@@ -3,10 +3,9 @@
 // order, and the bench's relay measurement times each of them.
 import { performance } from 'node:perf_hooks';
 import { startScriptedModel, ScriptedModel } from '../../src/scripted-model';
-import { startBareRelay, BareRelay } from '../../scripts/bench-bare-relay';
-import { openSse, target } from '../../scripts/bench-http';
-import { measureRelayRow, RELAY_TOKEN } from '../../scripts/bench-relay';
-import type { RelayWatcher } from '../../scripts/bench-watch';
+import { openSse, target } from '../../bench/measure';
+import { measureRelayRow, RELAY_TOKEN, startBareRelay, BareRelay } from '../../bench/relay';
+import type { RelayWatcher } from '../../bench/stack';
 import { startPrivateRedis, PrivateRedis } from '../relay/private-redis';
 
 jest.setTimeout(60_000);
@@ -70,8 +69,8 @@ describe('bare relay (bench baseline)', () => {
     });
     api.agent.destroy();
     expect(r.errors).toBe(0);
-    expect(r.overhead).toHaveLength(15);
-    for (const ms of r.overhead) expect(ms).toBeGreaterThanOrEqual(0);
+    expect(r.tokens).toHaveLength(15);
+    for (const t of r.tokens) expect(t.ms).toBeGreaterThanOrEqual(0);
   });
 
   it('stops both of its processes', async () => {

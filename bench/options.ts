@@ -1,6 +1,5 @@
 // Options of `npm run bench`: every size is a flag (--name value or
 // --name=value) with a BENCH_NAME environment equivalent; flags win.
-import { readFlags } from './bench-flags';
 
 export const PHASES = ['submit', 'isolated', 'status', 'status-load', 'result', 'baseline', 'ttfe', 'relay', 'mcp', 'dag', 'datastores', 'load'] as const;
 export type Phase = (typeof PHASES)[number];
@@ -27,9 +26,9 @@ export interface BenchOptions {
   relayDelayMs: number;
   /** Split each relay token's time at Redis pub/sub (worker hop, gateway hop); adds an observer, so off by default. */
   relayHops: boolean;
-  /** MCP tool calls measured through runs (and as many direct calls). */
+  /** MCP tool calls measured through runs (and as many direct calls and floor rounds). */
   mcpCalls: number;
-  /** Runs of the 20-step DAG timed (after one warm-up run). */
+  /** Runs of the 20-step DAG timed (after one warm-up run), each followed by a floor chain. */
   dagRuns: number;
   /** Runs of one named-query datastore call timed (after one warm-up run). */
   datastoreRuns: number;
@@ -88,8 +87,12 @@ scripted model in this process), measures, prints a table, stops everything.
                          service does not have, which adds its own load
                          to the figures it splits                       (off)
   --mcp-calls N          MCP tool calls timed through runs (20 per run),
-                         and as many direct SDK calls to the same server (200)
-  --dag-runs N           runs of the 20-step DAG timed, after a warm-up  (5)
+                         as many direct SDK calls to the same server, and
+                         as many rounds of the floor workflow (bare SDK
+                         workflow, two activity hand-offs a round)      (200)
+  --dag-runs N           runs of the 20-step DAG timed, after a warm-up,
+                         each followed by a floor run (a bare chain of
+                         child workflows, as many links as dependent steps) (5)
   --datastore-runs N     runs of one named SQLite query tool call timed,
                          after a warm-up                                (30)
   --load-tasks N         background tasks in the load phase             (1000)
@@ -176,4 +179,31 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     persist: raw.persist === 'true' || raw.persist === '1',
     relayHops: raw['relay-hops'] === 'true' || raw['relay-hops'] === '1',
   };
+}
+
+/**
+ * Command-line flags of the bench's commands (the engine's benches read theirs
+ * through scripts/bench-flags.ts); each keeps its own flags, defaults and checks.
+ * Reads `argv` into `raw`, whose keys are the known flags (values already in
+ * it, from the environment, are overridden). Flags in `booleans` take no
+ * separate value (`--flag` is "true", `--flag=false` is "false"). `--help`
+ * prints `usage` and exits; an unknown flag or a missing value throws.
+ */
+export function readFlags(argv: string[], raw: Record<string, string | undefined>, usage: string, booleans: readonly string[] = []): void {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--help' || arg === '-h') {
+      console.log(usage);
+      process.exit(0);
+    }
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    if (!m || !(m[1] in raw)) throw new Error(`unknown argument ${arg}\n\n${usage}`);
+    if (booleans.includes(m[1])) {
+      raw[m[1]] = m[2] ?? 'true';
+      continue;
+    }
+    const value = m[2] ?? argv[++i];
+    if (value === undefined) throw new Error(`${arg} needs a value`);
+    raw[m[1]] = value;
+  }
 }

@@ -14,9 +14,9 @@
  * growth by design.
  */
 import fs from 'node:fs';
-import { readFlags } from './bench-flags';
-import { closedLoop, request, target, type HttpTarget } from './bench-http';
-import { readMem } from './bench-proc';
+import { closedLoop, request, sleep, target, type HttpTarget } from './measure';
+import { readFlags } from './options';
+import { readMem } from './stack';
 
 const USAGE = `usage: npm run bench:soak -- [--url URL] [--key KEY] [--waves N] [--per-wave N] [--clients N] [--settle-ms MS]`;
 
@@ -38,14 +38,12 @@ function rssMiB(pattern: string): number | undefined {
     } catch {
       continue; // the process ended while we looked
     }
-    if (!cmdline.includes(pattern) || cmdline.includes('bench-soak')) continue;
+    if (!cmdline.includes(pattern) || cmdline.includes('bench/soak')) continue;
     const { rssKiB } = readMem(Number(pid));
     if (rssKiB !== undefined) kib = (kib ?? 0) + rssKiB;
   }
   return kib === undefined ? undefined : Math.round(kib / 1024);
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function tasksWith(t: HttpTarget, status: string): Promise<number> {
   const r = await request(t, 'GET', `/tasks?status=${status}&limit=1`);

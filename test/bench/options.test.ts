@@ -1,5 +1,5 @@
 // The bench's options: the relay hop split is opt-in; the other flags parse as before.
-import { parseOptions } from '../../scripts/bench-options';
+import { parseOptions } from '../../bench/options';
 
 describe('bench options', () => {
   it('leaves the relay hop split off unless asked for (its observer adds load to the relay row)', () => {

@@ -1,0 +1,252 @@
+// How the bench measures: a keep-alive HTTP client timed from the call to the
+// last body byte, an SSE reader that stamps each chunk as it arrives, closed
+// loops of clients, nearest-rank percentiles over the raw samples, and two
+// probes of this process and machine (CPU speed, its own garbage).
+//
+// node:http rather than fetch: its per-request client cost is smaller and
+// steadier, and on two shared cores every client-side microsecond shows up in
+// the gateway's measured latency. Exact percentiles rather than histograms: a
+// few thousand samples fit in memory, and they keep p99 honest at small counts.
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+// ---- statistics ---------------------------------------------------------------
+
+export interface Summary {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+export function summarize(samples: number[]): Summary {
+  const s = [...samples].sort((a, b) => a - b);
+  const mean = s.length ? s.reduce((a, b) => a + b, 0) / s.length : NaN;
+  return { count: s.length, p50: percentile(s, 50), p99: percentile(s, 99), max: s.length ? s[s.length - 1] : NaN, mean };
+}
+
+export function fmtMs(v: number): string {
+  if (!Number.isFinite(v)) return '-';
+  return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+
+export function fmtMiB(kib: number | undefined): string {
+  return kib === undefined ? '-' : `${(kib / 1024).toFixed(0)} MiB`;
+}
+
+/** Fixed-width text table; the first row is the header. */
+export function table(rows: string[][], rightAlign: (col: number) => boolean = (c) => c > 0): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  const line = (r: string[]) => r.map((cell, c) => (rightAlign(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd();
+  const sep = widths.map((w) => '-'.repeat(w)).join('  ');
+  return [line(rows[0]), sep, ...rows.slice(1).map(line)].join('\n');
+}
+
+/** Epoch milliseconds with sub-millisecond resolution (the clock the MCP server fixture stamps with). */
+export const epochNow = (): number => performance.timeOrigin + performance.now();
+
+/** Microseconds on the monotonic clock, the one V8 stamps CPU profile samples with. */
+export function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+// ---- HTTP client --------------------------------------------------------------
+
+export interface Timed {
+  status: number;
+  body: string;
+  /** Call to last body byte, ms. */
+  ms: number;
+  /** The response's Server-Timing header, if any. */
+  serverTiming?: string;
+}
+
+export interface HttpTarget {
+  base: URL;
+  agent: http.Agent;
+  /** Bearer key; null sends no Authorization header. */
+  key: string | null;
+}
+
+/** keepAlive and a socket cap equal to the client count: every timed request reuses a warm connection. */
+export function target(baseUrl: string, key: string | null, maxSockets: number): HttpTarget {
+  return { base: new URL(baseUrl), agent: new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: Math.min(maxSockets, 256) }), key };
+}
+
+/** Per-call overrides: another account's key on a shared agent, a timeout. */
+export interface CallOptions {
+  key?: string;
+  timeoutMs?: number;
+}
+
+function headersFor(t: HttpTarget, body: string | undefined, key: string | undefined, extra: Record<string, string> = {}): http.OutgoingHttpHeaders {
+  const h: http.OutgoingHttpHeaders = { ...extra };
+  const k = key ?? t.key;
+  if (k !== null) h.authorization = `Bearer ${k}`;
+  if (body !== undefined) {
+    h['content-type'] = 'application/json';
+    h['content-length'] = Buffer.byteLength(body);
+  }
+  return h;
+}
+
+export function request(t: HttpTarget, method: string, path: string, json?: unknown, call: CallOptions = {}): Promise<Timed> {
+  const timeoutMs = call.timeoutMs ?? 30_000;
+  const body = json === undefined ? undefined : JSON.stringify(json);
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const req = http.request({ host: t.base.hostname, port: t.base.port, method, path, agent: t.agent, headers: headersFor(t, body, call.key) }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () => {
+        const ms = performance.now() - t0;
+        const serverTiming = res.headers['server-timing'];
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8'), ms, ...(typeof serverTiming === 'string' && { serverTiming }) });
+      });
+      res.on('error', reject);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path} timed out after ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A POST / that ran to its end: its task id when it answered 200 with a completed task. */
+export function completedTaskId(r: { status: number; body: string }): string | undefined {
+  if (r.status !== 200 || !/"status":"completed"/.test(r.body)) return undefined;
+  return /"task_id":"(task_[A-Za-z0-9]+)"/.exec(r.body)?.[1];
+}
+
+export interface SseEvent {
+  id?: string;
+  data: any;
+  /** performance.now() when the chunk carrying this event's end arrived. */
+  at: number;
+}
+
+export interface SseStream {
+  status: number;
+  /** performance.now() when the response headers arrived. */
+  headersAt: number;
+  /** Resolves when the server ends the stream (or close() is called). */
+  done: Promise<void>;
+  close(): void;
+}
+
+/** The `data:` events of the complete blocks in buf, handed to onEvent; returns what is left of buf. */
+function parseSseBlocks(buf: string, at: number, onEvent: (ev: SseEvent) => void): string {
+  let i: number;
+  while ((i = buf.indexOf('\n\n')) >= 0) {
+    const block = buf.slice(0, i);
+    buf = buf.slice(i + 2);
+    let id: string | undefined;
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith('id: ')) id = line.slice(4);
+      else if (line.startsWith('data: ')) data.push(line.slice(6));
+    }
+    if (data.length === 0) continue; // comments: stream open, heartbeats
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data.join('\n'));
+    } catch {
+      parsed = { type: 'unparseable', raw: data.join('\n') };
+    }
+    onEvent({ id, data: parsed, at });
+  }
+  return buf;
+}
+
+/**
+ * Opens an SSE stream (GET, or POST with a JSON body) and hands every `data:`
+ * event to onEvent with the arrival time of the bytes that completed it.
+ * Rejects only if the response never starts; a non-200 resolves with its status
+ * and the body is discarded.
+ */
+export function openSse(t: HttpTarget, method: 'GET' | 'POST', path: string, json: unknown, onEvent: (ev: SseEvent) => void, call: CallOptions = {}): Promise<SseStream> {
+  const body = json === undefined ? undefined : JSON.stringify(json);
+  return new Promise((resolve, reject) => {
+    const headers = headersFor(t, body, call.key, { accept: 'text/event-stream' });
+    const req = http.request({ host: t.base.hostname, port: t.base.port, method, path, agent: t.agent, headers }, (res) => {
+      const headersAt = performance.now();
+      const done = new Promise<void>((resolveDone) => {
+        res.on('end', resolveDone);
+        res.on('close', resolveDone);
+        res.on('error', () => resolveDone());
+      });
+      const stream = { status: res.statusCode ?? 0, headersAt, done, close: () => req.destroy() };
+      if (res.statusCode !== 200) {
+        res.resume();
+        return resolve(stream);
+      }
+      res.setEncoding('utf8');
+      let buf = '';
+      // One timestamp per chunk, taken before any parsing, so parsing is not billed to the service.
+      res.on('data', (chunk: string) => (buf = parseSseBlocks(buf + chunk, performance.now(), onEvent)));
+      resolve(stream);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Runs `count` jobs with at most `concurrency` in flight (a closed loop of clients). */
+export async function closedLoop(count: number, concurrency: number, job: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(concurrency, count) }, async () => {
+    while (next < count) await job(next++);
+  });
+  await Promise.all(lanes);
+}
+
+// ---- probes -------------------------------------------------------------------
+
+/**
+ * Milliseconds a fixed single-threaded workload takes (JSON round trips of a
+ * task-result-sized document), best of five. On a shared virtual machine the
+ * same code runs markedly slower in some runs than in others with no CPU
+ * showing as used elsewhere; this figure tells a slow machine from a slow change.
+ */
+export function cpuProbeMs(): number {
+  const doc = {
+    task_id: 'task_0123456789abcdef0123456789abcdef',
+    status: 'completed',
+    events: Array.from({ length: 20 }, (_, seq) => ({ type: 'agent_response', seq, content: 'word '.repeat(10) })),
+    metadata: { a: 1, b: 'two' },
+  };
+  let best = Infinity;
+  let sink = 0;
+  for (let round = 0; round < 5; round++) {
+    const t0 = performance.now();
+    for (let i = 0; i < 8000; i++) sink += (JSON.parse(JSON.stringify(doc)) as typeof doc).events.length;
+    best = Math.min(best, performance.now() - t0);
+  }
+  return sink > 0 ? best : NaN;
+}
+
+let gc: (() => void) | undefined;
+
+/**
+ * A full collection of this process's heap, now. The bench process serves the
+ * model and reads the SSE streams, so a major GC of its own during a relay row
+ * pauses both ends of the path it times (one such row had a 9.4 ms
+ * mark-compact). The flag exposes `gc` to contexts created after it is set.
+ */
+export function collectOwnGarbage(): void {
+  if (!gc) {
+    v8.setFlagsFromString('--expose-gc');
+    gc = vm.runInNewContext('gc') as () => void;
+  }
+  gc();
+}
