@@ -1,7 +1,7 @@
 // Runs the slowest files first, so that with a few workers no long file starts last and runs
 // alone at the end. Jest's own sequencer orders by the durations of the last run it cached, and
 // by file size when it has none (a clean clone): there this falls back on the durations of a
-// recorded run (durations.json: "<project> <path>": seconds; `node test/setup/durations.js
+// recorded run (durations.json: "<path>": seconds; `node test/setup/durations.js
 // <jest --json report>` writes it). Files failed last time still come first, as in jest's.
 const Sequencer = require('@jest/test-sequencer').default;
 const path = require('node:path');
@@ -10,7 +10,7 @@ const recorded = require('./durations.json');
 const ROOT = path.resolve(__dirname, '..', '..');
 
 function key(test) {
-  return `${test.context.config.displayName?.name ?? ''} ${path.relative(ROOT, test.path)}`;
+  return path.relative(ROOT, test.path);
 }
 
 class SlowestFirst extends Sequencer {
