@@ -15,14 +15,25 @@ export function runtimeLogLevel(level: string): LogLevel {
   return map[level] ?? 'ERROR';
 }
 
+type PinoLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * The pino level an SDK log line is written at. Two kinds are detail, not news: the workflow
+ * bundler's multi-line webpack report (its one-line summary follows), and the warning that a
+ * worker with no workflows does not poll for workflow tasks, which the worker's activities-only
+ * watch worker (the `<queue>-watch` task queue) is by design.
+ */
+export function sdkLineLevel(entry: { level: LogLevel; message: string }): PinoLevel {
+  const multiLine = entry.message.includes('\n') && (entry.level === 'INFO' || entry.level === 'DEBUG');
+  if (multiLine || /^No workflows registered, not polling for workflow tasks/.test(entry.message)) return 'debug';
+  return ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[entry.level];
+}
+
 /** Forwards the SDK's logs (the worker's, the workflows' replay-safe `log`) to pino. */
 export function installRuntimeLogger(logger: Logger, level: LogLevel = 'WARN'): void {
   Runtime.install({
     logger: new DefaultLogger(level, (entry) => {
-      // A multi-line message is the workflow bundler's webpack report: detail, not news (its one-line summary follows).
-      const multiLine = entry.message.includes('\n') && (entry.level === 'INFO' || entry.level === 'DEBUG');
-      const fn = multiLine ? 'debug' : ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[entry.level];
-      logger[fn]({ sdk: true, ...(entry.meta ?? {}) }, entry.message);
+      logger[sdkLineLevel(entry)]({ sdk: true, ...(entry.meta ?? {}) }, entry.message);
     }),
   });
 }

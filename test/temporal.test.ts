@@ -1,0 +1,18 @@
+// How the SDK's log lines reach the service's log (src/temporal.ts).
+import { sdkLineLevel } from '../src/temporal';
+
+test('SDK lines keep their level', () => {
+  expect(sdkLineLevel({ level: 'WARN', message: 'Activity failed' })).toBe('warn');
+  expect(sdkLineLevel({ level: 'ERROR', message: 'Worker failed' })).toBe('error');
+  expect(sdkLineLevel({ level: 'INFO', message: 'Workflow bundle created' })).toBe('info');
+});
+
+test("the bundler's multi-line webpack report is detail", () => {
+  expect(sdkLineLevel({ level: 'INFO', message: 'asset workflow-bundle.js\nwebpack compiled' })).toBe('debug');
+  // A multi-line warning or error stays what it is.
+  expect(sdkLineLevel({ level: 'WARN', message: 'one\ntwo' })).toBe('warn');
+});
+
+test("the activities-only watch worker's 'not polling for workflow tasks' is detail, not a warning", () => {
+  expect(sdkLineLevel({ level: 'WARN', message: 'No workflows registered, not polling for workflow tasks' })).toBe('debug');
+});
