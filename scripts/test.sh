@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The project's test command: installs what is missing, type-checks, lints, then runs
+# The project's test command: installs what is missing, then type-checks and lints beside
 # jest's three projects (jest.config.js): unit tests once, the engine and e2e projects on
 # the embedded engine and again on the real Temporal dev server and the official
 # time-skipping test server (temporal-cli; there the e2e project keeps the files that
