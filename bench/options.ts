@@ -51,8 +51,9 @@ export interface BenchOptions {
 
 export const USAGE = `npm run bench -- [options]
 
-Starts the whole stack (embedded engine, private redis-server, worker, gateway,
-scripted model in this process), measures, prints a table, stops everything.
+Starts the whole stack (the ENGINE's Temporal engine, embedded by default; a
+private redis-server; worker; gateway; the scripted model in this process),
+measures, prints a table, stops everything.
 
   --concurrency A,B      client counts of the latency phases; each phase
                          runs once per count (1 = sequential)           (1,8)
