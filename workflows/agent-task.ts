@@ -36,6 +36,7 @@ import { answerByReference, threadPage } from './run-events';
 import { DagRun } from './dag-run';
 import { recoverLostEvents } from './relay-recovery';
 import { RunDeadline } from './run-deadline';
+import { innermostFailure } from './failure-cause';
 
 export { turnGrantedSignal, slotGrantedSignal } from './run-admission';
 
@@ -241,8 +242,6 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
 
 function describeFailure(err: unknown, cancelled: boolean): { type: string; message: string } {
   if (cancelled) return { type: 'cancelled', message: 'the task was cancelled' };
-  let e = err as { message?: string; cause?: unknown; type?: string } | undefined;
-  // Activity failures wrap the application failure that says what went wrong.
-  while (e?.cause && (e as { cause?: { message?: string } }).cause?.message) e = e.cause as typeof e;
+  const e = innermostFailure(err);
   return { type: e?.type ?? 'agent_error', message: e?.message ?? 'the agent failed' };
 }

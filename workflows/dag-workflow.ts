@@ -12,6 +12,7 @@ import type { RetryPolicy } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { BlockEvent, DagStep, DagWorkflow, TaskInput, Usage } from './types';
 import { dagStep, StepInputItem } from './dag-step';
+import { innermostFailure } from './failure-cause';
 
 export interface DagWorkflowInput {
   task: TaskInput;
@@ -190,7 +191,5 @@ function retryPolicyOf(step: DagStep): RetryPolicy {
 
 /** What failed, from a child's failure: the innermost message. */
 function reason(err: unknown): string {
-  let e = err as { message?: string; cause?: unknown } | undefined;
-  while (e?.cause && (e.cause as { message?: string }).message) e = e.cause as typeof e;
-  return e?.message ?? 'the step failed';
+  return innermostFailure(err)?.message ?? 'the step failed';
 }

@@ -3,7 +3,9 @@
 import type { AgentEventBody, EventTag } from '../src/relay/events';
 
 export type Mode = 'flash' | 'base' | 'max';
-export type TaskStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+/** Every status of a task, in the order a task moves through them: the one list (schemas, metrics, views). */
+export const TASK_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 /** Whether a task has ended (completed, failed or cancelled): shared by the gateway, the activities and the workflows. */
 export function isFinished(status: TaskStatus): boolean {

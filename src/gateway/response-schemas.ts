@@ -6,7 +6,7 @@
 // TaskView, TaskResult, ListPage or the event union fails `tsc` until the
 // schema follows.
 import { z } from 'zod';
-import type { BlockEvent, ScheduledSummary, TaskStatus, ThreadMessage } from '../../workflows/types';
+import { TASK_STATUSES, type BlockEvent, type ScheduledSummary, type TaskStatus, type ThreadMessage } from '../../workflows/types';
 import type { AgentEvent, EventType } from '../relay/events';
 import type { ListPage } from './task-list';
 import type { SessionPage } from './session-list';
@@ -30,7 +30,7 @@ function same<A, B>(ok: Same<A, B>): Same<A, B> {
   return ok;
 }
 
-const taskStatusSchema = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']).describe('queued → running → completed | failed | cancelled.');
+const taskStatusSchema = z.enum(TASK_STATUSES).describe('queued → running → completed | failed | cancelled.');
 
 const errorInfoSchema = z.object({
   type: z.string().describe('Machine-readable kind, e.g. agent_error, timeout, cancelled, terminated.'),

@@ -6,14 +6,13 @@
 import type { Client, Connection } from '@temporalio/client';
 import type { BlockEvent, PartialResult, TaskResult } from '../../workflows/types';
 import { answerExpanded } from '../../workflows/run-events';
+import { causeChain } from '../../workflows/failure-cause';
 
 /** The partial result a capped run failed with (ApplicationFailure details), if the error carries one. */
 export function failureDetails(err: unknown): PartialResult | undefined {
-  let e = err as { cause?: unknown; details?: unknown[] } | undefined;
-  while (e) {
+  for (const e of causeChain(err)) {
     const d = e.details?.[0] as PartialResult | undefined;
     if (d && typeof d === 'object' && Array.isArray(d.events)) return d;
-    e = e.cause as typeof e;
   }
   return undefined;
 }

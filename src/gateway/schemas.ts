@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { RESERVED_HEADERS } from '../callbacks/signature';
 import { CURSOR } from './list-cursor';
+import { TASK_STATUSES } from '../../workflows/types';
 
 /**
  * A character that trimming keeps: anything but what JavaScript's String.prototype.trim removes.
@@ -218,7 +219,7 @@ const cursor = z
 const limit = z.coerce.number().int().min(1).max(100).default(20);
 
 export const listQuerySchema = z.strictObject({
-  status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']).optional(),
+  status: z.enum(TASK_STATUSES).optional(),
   session: z.string().min(1).max(128).optional(),
   schedule: z.string().regex(/^sched_[A-Za-z0-9]{1,64}$/).optional().describe('Only the tasks this schedule started.'),
   limit,

@@ -3,7 +3,7 @@
 // (visibility.ts).
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { SEARCH_ATTRIBUTES } from '../../workflows/types';
+import { isFinished, SEARCH_ATTRIBUTES } from '../../workflows/types';
 import type { TaskStatus } from '../../workflows/types';
 import { cursorOf, decodeMemo, isoTime, keyword, listRuns, quote, tokenOf } from './visibility';
 
@@ -38,7 +38,6 @@ const CLOSED_STATUS: Partial<Record<number, TaskStatus>> = {
   [ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TIMED_OUT]: 'failed',
   [ExecutionStatus.WORKFLOW_EXECUTION_STATUS_CANCELED]: 'cancelled',
 };
-const FINAL = new Set<TaskStatus>(['completed', 'failed', 'cancelled']);
 
 export async function listTasks(client: Client, namespace: string, account: string, q: ListQuery): Promise<ListPage> {
   const clauses = [`${SEARCH_ATTRIBUTES.account} = ${quote(account)}`, `WorkflowType = 'agentTask'`];
@@ -53,7 +52,7 @@ export async function listTasks(client: Client, namespace: string, account: stri
       // A run closed from outside (terminated, timed out) never updated its TaskStatus: its execution status decides.
       const listed = (keyword(x, SEARCH_ATTRIBUTES.status) as TaskStatus | undefined) ?? 'queued';
       const closedAs = CLOSED_STATUS[x.status ?? 0];
-      const status = closedAs && !FINAL.has(listed) ? closedAs : listed;
+      const status = closedAs && !isFinished(listed) ? closedAs : listed;
       return {
         task_id: x.execution?.workflowId ?? '',
         session: String(session ?? keyword(x, SEARCH_ATTRIBUTES.session) ?? ''),

@@ -8,10 +8,10 @@
 // quick succession of them, cost one round of counts. A count that does not
 // answer within its deadline leaves the statuses out of that scrape instead of
 // holding it.
-import { SEARCH_ATTRIBUTES, type TaskStatus } from '../../workflows/types';
+import { SEARCH_ATTRIBUTES, TASK_STATUSES, type TaskStatus } from '../../workflows/types';
 import { withTimeout } from '../timeout';
 
-export const TASK_STATUSES: readonly TaskStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];
+export { TASK_STATUSES };
 
 export type TaskCountsByStatus = Record<TaskStatus, number>;
 

@@ -13,6 +13,7 @@ import { offeredTools } from '../../../workflows/tool-registry';
 import { callbackOf } from '../callback-request';
 import type { ScheduleService } from '../schedule-service';
 import { checkStructure } from '../structure-check';
+import { isFinished } from '../../../workflows/types';
 
 
 export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datastores: DatastoreService): Router {
@@ -64,7 +65,7 @@ export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datasto
       await deps.tasks.waitForClose(sub.taskId, 30_000);
       if (gone) return;
       const view = await deps.tasks.view(account, sub.taskId);
-      if (['completed', 'failed', 'cancelled'].includes(view.status) || !(await isRunning(deps, sub.taskId))) break;
+      if (isFinished(view.status) || !(await isRunning(deps, sub.taskId))) break;
     }
     const result = await deps.tasks.result(account, sub.taskId, 0);
     const { session, task_id, status, output, events, cost } = result;
