@@ -5,7 +5,8 @@
 // run's close, and found by a check of the holders' runs every watchMs as the
 // fallback, so no slot leaks and the running tasks add nothing to their own
 // histories.
-import { condition, defineQuery, defineSignal, getExternalWorkflowHandle, makeContinueAsNewFunc, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, defineQuery, defineSignal, getExternalWorkflowHandle, makeContinueAsNewFunc, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { HISTORY_BUDGET, historyPastBudget } from './history-budget';
 import type { Activities } from '../activities';
 
 export interface SlotsState {
@@ -17,7 +18,7 @@ export interface SlotsState {
   holders: Record<string, number>;
   /** Waiting tasks in submission order (createdAt, then id). */
   waiting: { taskId: string; createdAt: string }[];
-  /** History length after which the run continues as new. Default MAX_HISTORY_EVENTS (tests set less). */
+  /** History length after which the run continues as new. Default HISTORY_BUDGET.events (tests set less). */
   maxHistoryEvents?: number;
 }
 
@@ -29,7 +30,6 @@ export function slotsWorkflowId(account: string): string {
   return `slots:${account}`;
 }
 
-const MAX_HISTORY_EVENTS = 2000;
 const DEFAULT_WATCH_MS = 60_000;
 
 /**
@@ -72,8 +72,7 @@ export async function accountSlots(initial: SlotsState): Promise<void> {
     // Reset before looking, so a signal that lands while we grant is not lost.
     changed = false;
     await grantFree(s, () => void (changed = true));
-    const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength > (s.maxHistoryEvents ?? MAX_HISTORY_EVENTS)) break;
+    if (historyPastBudget(s.maxHistoryEvents ?? HISTORY_BUDGET.events)) break;
     const holding = Object.keys(s.holders);
     const watchMs = s.watchMs ?? DEFAULT_WATCH_MS;
     if (!holding.length) {

@@ -1,7 +1,8 @@
 // The accounts registry: API key hashes (never keys) mapped to accounts, and
 // per-account limits. One long-lived workflow, so accounts live in Temporal
 // with everything else; gateways cache its snapshot.
-import { condition, continueAsNew, defineQuery, defineUpdate, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, defineQuery, defineUpdate, setHandler } from '@temporalio/workflow';
+import { HISTORY_BUDGET, historyPastBudget } from './history-budget';
 
 export interface AccountRecord {
   account: string;
@@ -121,6 +122,6 @@ export async function accountsRegistry(initial: RegistryState): Promise<void> {
     },
     { validator: validSecret },
   );
-  await condition(() => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > 1000);
+  await condition(() => historyPastBudget(HISTORY_BUDGET.registryEvents));
   await continueAsNew<typeof accountsRegistry>(state);
 }

@@ -3,19 +3,16 @@
 // again, until the model answers without tools, a cap is reached, or the
 // history asks for a continuation. Messages sent into the task join the thread
 // before the next model turn.
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { BlockEvent, RunCarry, TaskInput, TaskView, ToolCall } from './types';
+import { HISTORY_BUDGET, historyPastBudget } from './history-budget';
 import { addUsage, costOf } from './types';
 import { RegisteredTool, offeredTools, toolSpec } from './tool-registry';
 import { compactThread, forResult, stepEvent, textBlocks, toolResponseEvent, toolUseEvents } from './run-events';
 import { ToolCalls } from './tool-calls';
 import { bindDatastoreTools, listMcpTools } from './mcp-setup';
 
-/** A run continues as new past this many history events (well under Temporal's 50,000 limit). */
-export const CONTINUE_AS_NEW_EVENTS = 2000;
-/** ... or this many bytes of history (Temporal's limit: 50 MB). */
-export const CONTINUE_AS_NEW_BYTES = 4 * 1024 * 1024;
 
 export type LoopEnd =
   | { kind: 'answered' }
@@ -42,8 +39,7 @@ const modelActivities = (heartbeatTimeoutMs: number) =>
 export type LoopState = Omit<RunCarry, 'view' | 'holdsTurn' | 'holdsSlot' | 'sessionMessages'>;
 
 export function historyIsLarge(): boolean {
-  const info = workflowInfo();
-  return info.continueAsNewSuggested || info.historyLength > CONTINUE_AS_NEW_EVENTS || info.historySize > CONTINUE_AS_NEW_BYTES;
+  return historyPastBudget(HISTORY_BUDGET.events, HISTORY_BUDGET.bytes);
 }
 
 export class AgentLoop {

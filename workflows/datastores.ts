@@ -4,7 +4,8 @@
 // (src/codec/sealed-secret.ts): the history holds only their ciphertext. The
 // gateway checks a source before it registers it; the worker reads the records
 // by query when the agent calls a datastore tool.
-import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, defineQuery, defineUpdate, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, defineQuery, defineUpdate, setHandler } from '@temporalio/workflow';
+import { HISTORY_BUDGET, historyPastBudget } from './history-budget';
 
 export type DatastoreKind = 'postgres' | 'sqlite' | 'documents';
 
@@ -63,7 +64,7 @@ export async function accountDatastores(initial: DatastoresState): Promise<void>
     state.records = state.records.filter((r) => r.id !== id);
     return found;
   });
-  await condition(() => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > 1000);
+  await condition(() => historyPastBudget(HISTORY_BUDGET.registryEvents));
   await condition(allHandlersFinished);
   await continueAsNew<typeof accountDatastores>(state);
 }

@@ -21,6 +21,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ThreadMessage } from './types';
+import { HISTORY_BUDGET, historyPastBudget } from './history-budget';
 import type { Activities } from '../activities';
 import type { RunState } from '../activities/runs';
 import { releaseSignal, slotsWorkflowId } from './account-slots';
@@ -80,8 +81,6 @@ const io = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { in
 const RESERVATION_MS = 60_000;
 /** Thread size kept across runs; older messages are dropped first. */
 const MAX_THREAD_MESSAGES = 200;
-/** History length after which the session continues as new. */
-const MAX_HISTORY_EVENTS = 2000;
 
 export async function agentSession(state: SessionState): Promise<SessionResult> {
   const messages = [...state.messages];
@@ -224,6 +223,5 @@ export function watchQueueOf(taskQueue: string): string {
 }
 
 function historyTooLong(): boolean {
-  const info = workflowInfo();
-  return info.continueAsNewSuggested || info.historyLength > MAX_HISTORY_EVENTS;
+  return historyPastBudget(HISTORY_BUDGET.events);
 }
