@@ -32,6 +32,28 @@ module.exports = tseslint.config(
     },
   },
   {
+    // Service code runs outside the sandbox and talks to workflows; it takes from workflows/ only
+    // types and the modules shared on purpose: definitions (ids, signals, queries, updates), types
+    // (the shapes and their pure helpers), run-events (the event builders), tool-registry (the
+    // built-in tools a run may be offered) and failure-cause. Importing a workflow itself would load
+    // every workflow into the gateway (and made the cycle agent-task → dag-run → dag-step).
+    files: ['src/**/*.ts', 'activities/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)workflows(/(?!(definitions|types|run-events|tool-registry|failure-cause)$)[^/]+)?$',
+              allowTypeImports: true,
+              message: 'service code imports from workflows/ only types, or the shared modules (definitions, types, run-events, tool-registry, failure-cause)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The client (client/) is a thin layer over fetch: it takes the service's types, never its code,
     // so it carries no runtime dependency on the gateway. The CLI's replay command talks to Temporal
     // with the replay tool's code, by design, and loads it with require().

@@ -8,7 +8,7 @@ import type { ActivityDeps } from './index';
 import { OutboundLookupError, OutboundRefusedError } from '../src/outbound/policy';
 import { deliveryHeaders, signatureHeader } from '../src/callbacks/signature';
 import { WebhookSecrets } from '../src/accounts/webhook-secrets';
-import { CALLBACK_GONE, CALLBACK_REFUSED } from '../workflows/callback-delivery';
+import { CALLBACK_GONE, CALLBACK_REFUSED } from '../workflows/definitions';
 
 export interface DeliverCallbackInput {
   account: string;

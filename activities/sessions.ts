@@ -3,11 +3,9 @@
 // creates an account's slots workflow when a run finds it missing.
 import type { ActivityDeps } from './index';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { enqueueSignal, turnDoneSignal } from '../workflows/session';
-import { exchangeQuery } from '../workflows/agent-task';
 import type { ThreadMessage } from '../workflows/types';
 import { sessionRef, signalSession } from '../src/sessions/session-signals';
-import { SLOTS_TASK_TIMEOUT, acquireSignal, slotsWorkflowId } from '../workflows/account-slots';
+import { acquireSignal, enqueueSignal, exchangeQuery, SLOTS_TASK_TIMEOUT, slotsWorkflowId, turnDoneSignal } from '../workflows/definitions';
 
 export function createSessionActivities(deps: ActivityDeps) {
   const ref = (input: { account: string; session: string }) => sessionRef(deps.config, input.account, input.session);

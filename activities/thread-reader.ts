@@ -8,8 +8,7 @@
 import type { Client } from '@temporalio/client';
 import type { RunMessage, ThreadMessage } from '../workflows/types';
 import { sessionWorkflowId } from '../workflows/types';
-import { messagesQuery } from '../workflows/session';
-import { threadQuery } from '../workflows/agent-task';
+import { messagesQuery, threadQuery } from '../workflows/definitions';
 
 export interface ThreadRef {
   taskId: string;

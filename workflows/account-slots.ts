@@ -5,9 +5,10 @@
 // run's close, and found by a check of the holders' runs every watchMs as the
 // fallback, so no slot leaks and the running tasks add nothing to their own
 // histories.
-import { condition, defineQuery, defineSignal, getExternalWorkflowHandle, makeContinueAsNewFunc, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, makeContinueAsNewFunc, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import { HISTORY_BUDGET, historyPastBudget } from './history-budget';
 import type { Activities } from '../activities';
+import { acquireSignal, releaseSignal, SLOTS_TASK_TIMEOUT, slotsQuery } from './definitions';
 
 export interface SlotsState {
   account: string;
@@ -22,23 +23,7 @@ export interface SlotsState {
   maxHistoryEvents?: number;
 }
 
-export const acquireSignal = defineSignal<[{ taskId: string; limit: number; createdAt: string }]>('acquire');
-export const releaseSignal = defineSignal<[{ taskId: string }]>('release');
-export const slotsQuery = defineQuery<{ limit: number; running: string[]; waiting: string[] }>('slots');
-
-export function slotsWorkflowId(account: string): string {
-  return `slots:${account}`;
-}
-
 const DEFAULT_WATCH_MS = 60_000;
-
-/**
- * Workflow task timeout of the slots workflow (the SDK's default is 10 s). A
- * continue-as-new that signals keep arriving during is refused by Temporal,
- * and the worker then replays the run from its start: under a long burst the
- * history grows until the signals pause, and that replay must fit.
- */
-export const SLOTS_TASK_TIMEOUT = '60s';
 
 const watch = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { initialInterval: '1s', maximumInterval: '30s' } });
 

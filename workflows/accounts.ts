@@ -1,8 +1,9 @@
 // The accounts registry: API key hashes (never keys) mapped to accounts, and
 // per-account limits. One long-lived workflow, so accounts live in Temporal
 // with everything else; gateways cache its snapshot.
-import { condition, continueAsNew, defineQuery, defineUpdate, setHandler } from '@temporalio/workflow';
+import { condition, continueAsNew, setHandler } from '@temporalio/workflow';
 import { HISTORY_BUDGET, historyPastBudget } from './history-budget';
+import { addKeyUpdate, removeKeyUpdate, rotateWebhookSecretUpdate, setLimitUpdate, snapshotQuery, webhookSecretsQuery, webhookSecretsUpdate } from './definitions';
 
 export interface AccountRecord {
   account: string;
@@ -28,19 +29,6 @@ export interface WebhookSecret {
 
 /** How long a replaced webhook secret still signs deliveries. */
 export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 3600 * 1000;
-
-export const ACCOUNTS_WORKFLOW_ID = 'accounts-registry';
-
-export const snapshotQuery = defineQuery<RegistryState>('snapshot');
-export const addKeyUpdate = defineUpdate<AccountRecord, [{ keyHash: string; account: string }]>('addKey');
-export const removeKeyUpdate = defineUpdate<boolean, [{ keyHash: string }]>('removeKey');
-export const setLimitUpdate = defineUpdate<AccountRecord, [{ account: string; maxRunning: number | null }]>('setLimit');
-/** The account's webhook secrets in force; `candidate` becomes its first when it has none. */
-export const webhookSecretsUpdate = defineUpdate<WebhookSecret[], [{ account: string; candidate: string }]>('webhookSecrets');
-/** Makes `candidate` the account's secret; the one it replaces keeps signing for WEBHOOK_SECRET_OVERLAP_MS. */
-/** The account's webhook secrets in force (none until the first read through webhookSecretsUpdate). */
-export const webhookSecretsQuery = defineQuery<WebhookSecret[], [string]>('webhookSecrets');
-export const rotateWebhookSecretUpdate = defineUpdate<WebhookSecret[], [{ account: string; candidate: string }]>('rotateWebhookSecret');
 
 export async function accountsRegistry(initial: RegistryState): Promise<void> {
   const state: RegistryState = { keys: { ...initial.keys }, accounts: { ...initial.accounts }, ...(initial.webhookSecrets && { webhookSecrets: { ...initial.webhookSecrets } }) };

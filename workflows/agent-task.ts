@@ -15,9 +15,6 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   isCancellation,
   log,
   patched,
@@ -37,17 +34,7 @@ import { DagRun } from './dag-run';
 import { recoverLostEvents } from './relay-recovery';
 import { RunDeadline } from './run-deadline';
 import { innermostFailure } from './failure-cause';
-
-export { turnGrantedSignal, slotGrantedSignal } from './run-admission';
-
-export const statusQuery = defineQuery<TaskView>('status');
-/** The run's own thread from message `from` on, a page at a time (the model activity reads it instead of carrying it). */
-export const threadQuery = defineQuery<{ messages: RunMessage[]; total: number }, [number]>('thread');
-/** What a completed run adds to its session's thread; the session reads it so when it is too large to ride on the hand-over signal. */
-export const exchangeQuery = defineQuery<ThreadMessage[]>('exchange');
-export const patchMetadataSignal = defineSignal<[Record<string, unknown>]>('patchMetadata');
-/** A message into the running task: the agent takes it in before its next model turn. */
-export const messageUpdate = defineUpdate<{ accepted: true; pending: number }, [{ message: string }]>('message');
+import { exchangeQuery, messageUpdate, patchMetadataSignal, statusQuery, threadQuery } from './definitions';
 
 /** Largest completed result (JSON characters) the run's end caches for the gateway. */
 const RESULT_CACHE_MAX_CHARS = 16_384;

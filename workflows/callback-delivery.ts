@@ -8,22 +8,11 @@
 // While it waits, it checks now and then that its task still runs: a task
 // terminated or timed out from outside never sends its end, so this workflow
 // makes it (task.failed, error terminated | timeout | vanished) and ends.
-import { ActivityFailure, ApplicationFailure, condition, continueAsNew, defineQuery, defineSignal, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, continueAsNew, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CallbackConfig, DeliveryItem, DeliveryRecord } from './types';
 import { endDelivery, endFromOutside } from './callback-end';
-
-/** The run's next deliveries, in order; `end` with its last (the delivery workflow ends once they are done). */
-export const deliverSignal = defineSignal<[{ items: DeliveryItem[]; end?: boolean }]>('deliver');
-export const deliveriesQuery = defineQuery<DeliveryRecord[]>('deliveries');
-
-/** Failure types of the delivery activity that end retries at once. */
-export const CALLBACK_GONE = 'callback_gone';
-export const CALLBACK_REFUSED = 'callback_refused';
-
-export function callbackWorkflowId(taskId: string): string {
-  return `callbacks:${taskId}`;
-}
+import { CALLBACK_GONE, CALLBACK_REFUSED, deliveriesQuery, deliverSignal } from './definitions';
 
 export interface CallbackDeliveryInput {
   taskId: string;

@@ -6,8 +6,9 @@
 import { CancellationScope, ParentClosePolicy, getExternalWorkflowHandle, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { BlockEvent, DeliveryItem, TaskInput } from './types';
-import { callbackDelivery, callbackWorkflowId, deliverSignal } from './callback-delivery';
+import { callbackDelivery } from './callback-delivery';
 import { endDelivery, TaskEnd } from './callback-end';
+import { callbackWorkflowId, deliverSignal } from './definitions';
 
 /** What the feed keeps across a continue-as-new. */
 export interface CallbackProgress {

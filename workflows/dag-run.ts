@@ -8,9 +8,10 @@
 import { CancellationScope, condition, executeChild, isCancellation, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { BlockEvent, TaskInput, TaskView, Usage } from './types';
-import { dagStepSignal, dagWorkflow, dagWorkflowId, stepEndEvent, StepOutcome, StepReport } from './dag-workflow';
+import { dagWorkflow, stepEndEvent, StepOutcome, StepReport } from './dag-workflow';
 import { resultLine } from './dag-step';
 import { addUsage } from './types';
+import { dagStepSignal, dagWorkflowId } from './definitions';
 
 const relay = proxyLocalActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '200ms' } });
 

@@ -8,9 +8,9 @@ import { ApplicationFailure, continueAsNew, proxyActivities, setHandler, workflo
 import type { Activities } from '../activities';
 import type { DagStep, DagWorkflow, TaskInput, Usage } from './types';
 import { AgentLoop, LoopState } from './agent-loop';
-import { threadQuery } from './agent-task';
 import { threadPage } from './run-events';
 import { recoverLostEvents } from './relay-recovery';
+import { threadQuery } from './definitions';
 
 /** What a step is told of a step it depends on. */
 export interface StepInputItem {

@@ -7,12 +7,13 @@
 // here (agent_step), before its dependents start, so the stream shows it
 // before any of their events; the task hears of each step's start and end
 // (dagStepSignal) for its progress, its status and its result.
-import { ApplicationFailure, CancellationScope, condition, defineSignal, executeChild, getExternalWorkflowHandle, isCancellation, patched, proxyLocalActivities } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, executeChild, getExternalWorkflowHandle, isCancellation, patched, proxyLocalActivities } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { BlockEvent, DagStep, DagWorkflow, TaskInput, Usage } from './types';
 import { dagStep, StepInputItem } from './dag-step';
 import { innermostFailure } from './failure-cause';
+import { dagStepSignal, dagWorkflowId } from './definitions';
 
 export interface DagWorkflowInput {
   task: TaskInput;
@@ -43,16 +44,10 @@ export interface StepReport {
   published?: { seq: number };
 }
 
-export const dagStepSignal = defineSignal<[StepReport]>('dagStep');
-
 export const STEP_FAILED = 'step_failed';
 
 /** A step without a retry_policy: three attempts, 1 s then 2 s apart (documented in docs/api.md). */
 export const DEFAULT_STEP_RETRY: RetryPolicy = { maximumAttempts: 3, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' };
-
-export function dagWorkflowId(taskId: string, workflowId: string): string {
-  return `${taskId}:${workflowId}`;
-}
 
 /**
  * Runs from before this patch left a step's end to the task, and started the

@@ -4,8 +4,9 @@
 // (src/codec/sealed-secret.ts): the history holds only their ciphertext. The
 // gateway checks a source before it registers it; the worker reads the records
 // by query when the agent calls a datastore tool.
-import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, defineQuery, defineUpdate, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, setHandler } from '@temporalio/workflow';
 import { HISTORY_BUDGET, historyPastBudget } from './history-budget';
+import { datastoresQuery, NAME_TAKEN, registerDatastoreUpdate, removeDatastoreUpdate, TOO_MANY } from './definitions';
 
 export type DatastoreKind = 'postgres' | 'sqlite' | 'documents';
 
@@ -35,18 +36,6 @@ export interface DatastoresState {
 
 /** Registrations an account may hold. */
 export const MAX_DATASTORES = 100;
-/** Error types of refused updates (the gateway maps them to 409 and 400). */
-export const NAME_TAKEN = 'DatastoreNameTaken';
-export const TOO_MANY = 'TooManyDatastores';
-
-export const datastoresQuery = defineQuery<DatastoreRecord[]>('datastores');
-export const registerDatastoreUpdate = defineUpdate<DatastoreRecord, [DatastoreRecord]>('registerDatastore');
-/** The removed record, or null when there was none by that id. */
-export const removeDatastoreUpdate = defineUpdate<DatastoreRecord | null, [{ id: string }]>('removeDatastore');
-
-export function datastoresWorkflowId(account: string): string {
-  return `datastores:${account}`;
-}
 
 export async function accountDatastores(initial: DatastoresState): Promise<void> {
   const state: DatastoresState = { account: initial.account, records: [...initial.records] };

@@ -1,16 +1,11 @@
 // A run's admission and its release: the session's turn (runs of a session
 // never interleave) and, for background tasks, one of the account's running
 // slots. Both are held across continue-as-new and given back at the run's end.
-import { CancellationScope, condition, defineSignal, getExternalWorkflowHandle, proxyActivities, setHandler } from '@temporalio/workflow';
+import { CancellationScope, condition, getExternalWorkflowHandle, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { TaskInput, ThreadMessage } from './types';
 import { sessionWorkflowId } from './types';
-import { enqueueSignal, turnDoneSignal } from './session';
-import { acquireSignal, releaseSignal, slotsWorkflowId } from './account-slots';
-
-/** The session hands the run its turn, saying how many messages its thread has (the model activity reads them). */
-export const turnGrantedSignal = defineSignal<[{ session: string; messages: number; agent?: string }]>('turnGranted');
-export const slotGrantedSignal = defineSignal('slotGranted');
+import { acquireSignal, enqueueSignal, releaseSignal, slotGrantedSignal, slotsWorkflowId, turnDoneSignal, turnGrantedSignal } from './definitions';
 
 /**
  * How long a run the gateway enqueued waits for its turn before joining its

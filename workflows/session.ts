@@ -13,9 +13,6 @@ import {
   patched,
   proxyActivities,
   continueAsNew,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   getExternalWorkflowHandle,
   setHandler,
   workflowInfo,
@@ -24,7 +21,7 @@ import type { ThreadMessage } from './types';
 import { HISTORY_BUDGET, historyPastBudget } from './history-budget';
 import type { Activities } from '../activities';
 import type { RunState } from '../activities/runs';
-import { releaseSignal, slotsWorkflowId } from './account-slots';
+import { busyQuery, clearSignal, enqueueSignal, messagesQuery, releaseSignal, reserveUpdate, slotsWorkflowId, turnDoneSignal, watchQueueOf } from './definitions';
 
 export interface SessionState {
   account: string;
@@ -56,23 +53,6 @@ export interface SessionResult {
   messages: ThreadMessage[];
   agent?: string;
 }
-
-export const enqueueSignal = defineSignal<[{ taskId: string }]>('enqueue');
-/**
- * A run hands its turn back; a completed one says which agent has the conversation (`agent`; null:
- * the main agent). `byQuery`: its messages are too large for the signal; the session reads them
- * from the run (readExchange).
- */
-export const turnDoneSignal = defineSignal<[{ taskId: string; messages: ThreadMessage[]; agent?: string | null; byQuery?: true }]>('turnDone');
-export const clearSignal = defineSignal('clear');
-export const messagesQuery = defineQuery<ThreadMessage[]>('messages');
-export const busyQuery = defineQuery<{ active: string | null; queued: string[] }>('busy');
-/**
- * Holds the session for a run about to start (multitask: "reject"): refused when another run is
- * active, queued or holding it, so a refused request starts nothing. The run's enqueue takes the
- * hold over; one never followed up (its start failed) lapses after RESERVATION_MS.
- */
-export const reserveUpdate = defineUpdate<{ position: number }, [{ taskId: string; reject: boolean }]>('reserve');
 
 const watch = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { initialInterval: '1s', maximumInterval: '30s' } });
 const io = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
@@ -211,15 +191,6 @@ async function awaitTurnBack(taskId: string, done: Map<string, ThreadMessage[]>,
   // The wait is left to end on its own with the run's close (a moment after the run handed the
   // turn back): it records the close in the status cache, so status reads need not ask Temporal.
   return handedBack;
-}
-
-/**
- * The task queue of the activities that wait on other runs (awaitRunClose): one per service
- * queue, served apart (the worker runs a second worker on it) so a wait never holds a slot a
- * model turn needs.
- */
-export function watchQueueOf(taskQueue: string): string {
-  return `${taskQueue}-watch`;
 }
 
 function historyTooLong(): boolean {

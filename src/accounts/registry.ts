@@ -3,8 +3,9 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { ACCOUNTS_WORKFLOW_ID, RegistryState, addKeyUpdate, removeKeyUpdate, setLimitUpdate, snapshotQuery } from '../../workflows/accounts';
+import type { RegistryState } from '../../workflows/accounts';
 import { hashKey } from './keys';
+import { ACCOUNTS_WORKFLOW_ID, addKeyUpdate, removeKeyUpdate, setLimitUpdate, snapshotQuery } from '../../workflows/definitions';
 
 export interface Account {
   account: string;

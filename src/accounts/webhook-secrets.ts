@@ -4,9 +4,10 @@
 // old one signing for 24 hours.
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { ACCOUNTS_WORKFLOW_ID, WebhookSecret, rotateWebhookSecretUpdate, webhookSecretsQuery, webhookSecretsUpdate } from '../../workflows/accounts';
+import type { WebhookSecret } from '../../workflows/accounts';
 import { AccountsRegistry } from './registry';
 import { newWebhookSecret } from '../callbacks/signature';
+import { ACCOUNTS_WORKFLOW_ID, rotateWebhookSecretUpdate, webhookSecretsQuery, webhookSecretsUpdate } from '../../workflows/definitions';
 
 export class WebhookSecrets {
   private readonly registry: AccountsRegistry;

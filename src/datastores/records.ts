@@ -3,8 +3,9 @@
 // gateway and the worker read them the same way.
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { datastoresQuery, datastoresWorkflowId, type DatastoreRecord } from '../../workflows/datastores';
+import type { DatastoreRecord } from '../../workflows/datastores';
 import type { QueryLimits } from './types';
+import { datastoresQuery, datastoresWorkflowId } from '../../workflows/definitions';
 
 export async function readDatastoreRecords(client: Client, account: string): Promise<DatastoreRecord[]> {
   try {

@@ -15,7 +15,7 @@ import { datastoreDir } from '../config';
 import { ConflictError, NotFoundError, UnprocessableRequestError } from '../errors';
 import { sealSecret } from '../codec/sealed-secret';
 import type { OutboundPolicy } from '../outbound/policy';
-import { NAME_TAKEN, TOO_MANY, datastoresWorkflowId, registerDatastoreUpdate, removeDatastoreUpdate, type DatastoreRecord, type DatastoresState } from '../../workflows/datastores';
+import type { DatastoreRecord, DatastoresState } from '../../workflows/datastores';
 import type { RequestedDatastore, RequestedQuery } from '../../workflows/types';
 import { bindDatastores } from '../datastores/bindings';
 import { queryLimits, readDatastoreRecords } from '../datastores/records';
@@ -25,6 +25,7 @@ import { ConnectionDetails, openSql } from '../datastores/open';
 import { DatastoreConnectionError, DatastoreQueryError, type DocumentInfo, type DocumentInput } from '../datastores/types';
 import type { DatastoreRegistration } from './datastore-schemas';
 import { temporalCall } from './temporal-errors';
+import { datastoresWorkflowId, NAME_TAKEN, registerDatastoreUpdate, removeDatastoreUpdate, TOO_MANY } from '../../workflows/definitions';
 
 export interface DatastoreView {
   id: string;

@@ -4,11 +4,11 @@
 // attempt is due). Read at request time, never cached.
 import type { Client, Connection } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { callbackWorkflowId, deliveriesQuery } from '../../workflows/callback-delivery';
 import type { DeliveryRecord } from '../../workflows/types';
 import { temporalCall } from './temporal-errors';
 import { NotFoundError } from '../errors';
 import { lastFailureOf } from './run-retries';
+import { callbackWorkflowId, deliveriesQuery } from '../../workflows/definitions';
 
 export interface DeliveryView extends DeliveryRecord {
   /** When the next attempt of a delivery under way is due; null otherwise. */

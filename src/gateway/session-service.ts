@@ -8,12 +8,12 @@ import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Account } from '../accounts/registry';
 import { ConflictError, DependencyUnavailableError, NotFoundError } from '../errors';
-import { busyQuery, reserveUpdate } from '../../workflows/session';
 import { sessionWorkflowId } from '../../workflows/types';
 import { sessionRef, sessionStart, sessionStartMeta } from '../sessions/session-signals';
 import { temporalCall } from './temporal-errors';
 import { listSessions, SessionListQuery, SessionPage } from './session-list';
 import { listRuns, quote } from './visibility';
+import { busyQuery, reserveUpdate } from '../../workflows/definitions';
 
 export interface SessionCreated {
   session: string;

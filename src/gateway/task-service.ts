@@ -14,8 +14,6 @@ import { StatusRevalidator } from './status-revalidation';
 import type { BlockEvent, CallbackConfig, ScheduledSummary, TaskResult, TaskView } from '../../workflows/types';
 import { initialView, sessionWorkflowId } from '../../workflows/types';
 import { taskInput, taskStartMeta } from '../tasks/task-input';
-import { busyQuery, reserveUpdate, messagesQuery, clearSignal } from '../../workflows/session';
-import { statusQuery, patchMetadataSignal, messageUpdate } from '../../workflows/agent-task';
 import type { RunRequest } from './schemas';
 import { isDeadlineExceeded, mapTemporalError, temporalCall } from './temporal-errors';
 import { viewFromDescription, isFinished, stillRunning } from './task-views';
@@ -25,6 +23,7 @@ import { listTasks, ListQuery, ListPage } from './task-list';
 import { SessionRef, sessionRef, sessionStart, sessionStartMeta, signalSession } from '../sessions/session-signals';
 import { ServerTiming, timed } from './server-timing';
 import { inProcessStarter, WorkflowStarter } from './start-thread/starter';
+import { busyQuery, clearSignal, messagesQuery, messageUpdate, patchMetadataSignal, reserveUpdate, statusQuery } from '../../workflows/definitions';
 
 /** What a run request brings besides its body. */
 export interface SubmitExtras {

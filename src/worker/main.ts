@@ -21,7 +21,7 @@ import { bundledTracing, workerTracing } from '../telemetry/worker-tracing';
 import { workflowBundle } from './workflow-bundle';
 import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
 import { startWorkerMetrics } from '../metrics/worker-setup';
-import { watchQueueOf } from '../../workflows/session';
+import { watchQueueOf } from '../../workflows/definitions';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);

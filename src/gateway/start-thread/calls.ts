@@ -3,9 +3,9 @@
 // its own gRPC deadline; results cross the thread boundary, so they are plain
 // data (dates as ISO strings).
 import type { Client, Connection } from '@temporalio/client';
-import { enqueueSignal } from '../../../workflows/session';
 import { signalSession } from '../../sessions/session-signals';
 import type { Described, DescribeRequest, EnqueueRequest, StartRequest } from './protocol';
+import { enqueueSignal } from '../../../workflows/definitions';
 
 export interface SubmitCalls {
   /** Resolves once Temporal accepted the start; rejects with the client's error (name, message, gRPC code). */
