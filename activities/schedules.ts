@@ -1,8 +1,11 @@
 // The I/O of a schedule's run: building its task's input with the
 // deployment's settings and the account's limit as they are now.
+import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './index';
 import type { ScheduledRunInput } from '../workflows/scheduled-run';
-import type { TaskInput } from '../workflows/types';
+import type { StoredRunRequest, TaskInput } from '../workflows/types';
+import { runRequestSchema, type RunRequest } from '../src/gateway/schemas';
+import { validationError } from '../src/gateway/error-handler';
 import { AccountsRegistry } from '../src/accounts/registry';
 import { taskInput, taskStartMeta } from '../src/tasks/task-input';
 import { scheduledTaskId } from '../src/schedules/schedule-ids';
@@ -18,7 +21,7 @@ export function createScheduleActivities(deps: ActivityDeps) {
   return {
     async prepareScheduledTask(run: ScheduledRunInput & { runWorkflowId: string }): Promise<PreparedTask> {
       const snapshot = await registry.snapshot();
-      const input = taskInput(deps.config, { ...run.request, background: true }, {
+      const input = taskInput(deps.config, { ...storedRequest(run.request), background: true }, {
         taskId: scheduledTaskId(run.runWorkflowId),
         account: run.account,
         maxRunning: snapshot.accounts[run.account]?.maxRunning,
@@ -30,4 +33,11 @@ export function createScheduleActivities(deps: ActivityDeps) {
       return { input, ...taskStartMeta(input, { schedule: run.scheduleId }) };
     },
   };
+}
+
+/** The stored request read with today's request schema; one it no longer takes fails the task, by name. */
+export function storedRequest(stored: StoredRunRequest): RunRequest {
+  const parsed = runRequestSchema.safeParse(stored);
+  if (parsed.success) return parsed.data;
+  throw ApplicationFailure.nonRetryable(`the schedule's request no longer fits the API: ${validationError(parsed.error, 'body').message}`, 'schedule_request_invalid');
 }

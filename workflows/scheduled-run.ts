@@ -6,8 +6,7 @@
 // (ABANDON): deleting a schedule never cuts a task short.
 import { ParentClosePolicy, WorkflowIdReusePolicy, isCancellation, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { CallbackConfig } from './types';
-import type { RunRequest } from '../src/gateway/schemas';
+import type { CallbackConfig, StoredRunRequest } from './types';
 import { agentTask } from './agent-task';
 
 export interface ScheduledRunInput {
@@ -15,7 +14,7 @@ export interface ScheduledRunInput {
   account: string;
   session: string;
   /** The request each task runs: the entry's message and the run request's other settings. */
-  request: RunRequest;
+  request: StoredRunRequest;
   /** The request's callback as checked when the schedule was made (its headers: ciphertext in history). */
   callback?: CallbackConfig;
 }

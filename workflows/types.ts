@@ -12,6 +12,15 @@ export function isFinished(status: TaskStatus): boolean {
   return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
 
+/**
+ * A run request as a schedule keeps it in its workflows' inputs: the body of `POST /` as the API
+ * accepted it when the schedule was made. Declared here, not taken from the gateway's schema, so
+ * that a change of the HTTP schema does not silently change what stored inputs are: the workflow
+ * passes it on untouched, and the activity that builds each task (prepareScheduledTask) reads it
+ * with the request schema of its time, failing that task by name if the API no longer takes it.
+ */
+export type StoredRunRequest = { message: string } & Record<string, unknown>;
+
 /** A message of a session's thread (what the next run of the session reads). */
 export interface ThreadMessage {
   role: 'user' | 'assistant';
