@@ -3,7 +3,8 @@
 // signalling children, external signal and cancel.
 import { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { createEnv, Env, uid, eventTypes, eventually } from './harness';
+import { waitUntil } from '../../support/wait-until';
+import { createEnv, Env, uid, eventTypes } from './harness';
 import {
   parentOf,
   parentCancelsChild,
@@ -69,7 +70,7 @@ describe('child close outcomes reach the parent', () => {
       const parentId = uid('parent-canceled');
       const childId = `${parentId}-child`;
       const h = await env.client.workflow.start(parentOf, { args: ['wait', childId], taskQueue: env.taskQueue, workflowId: parentId });
-      await eventually(async () => (await statusOf(childId).catch(() => '')) === 'RUNNING');
+      await waitUntil('the child to be running', () => statusOf(childId), (status) => status === 'RUNNING');
       await env.client.workflow.getHandle(childId).cancel();
       expect(await h.result()).toBe('canceled');
       expect(await eventTypes(h)).toContain(ET.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED);
@@ -83,7 +84,7 @@ describe('child close outcomes reach the parent', () => {
       const parentId = uid('parent-terminated');
       const childId = `${parentId}-child`;
       const h = await env.client.workflow.start(parentOf, { args: ['wait', childId], taskQueue: env.taskQueue, workflowId: parentId });
-      await eventually(async () => (await statusOf(childId).catch(() => '')) === 'RUNNING');
+      await waitUntil('the child to be running', () => statusOf(childId), (status) => status === 'RUNNING');
       await env.client.workflow.getHandle(childId).terminate('stop child');
       expect(await h.result()).toBe('terminated');
       expect(await eventTypes(h)).toContain(ET.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED);
@@ -154,7 +155,7 @@ test('starting a child whose id is running fails in the parent with WorkflowExec
     expect(await eventTypes(h)).toContain(ET.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_FAILED);
     await env.replay(h);
     // The first child is terminated by the default parent close policy.
-    expect(await eventually(async () => (await statusOf(childId)) === 'TERMINATED')).toBe(true);
+    await waitUntil('the child to be terminated', () => statusOf(childId), (status) => status === 'TERMINATED');
     await env.replay(env.client.workflow.getHandle(childId));
   });
 });
@@ -166,7 +167,7 @@ describe('parent close policies', () => {
       const childId = `${parentId}-child`;
       const h = await env.client.workflow.start(parentWithPolicy, { args: ['collector', childId, 'TERMINATE'], taskQueue: env.taskQueue, workflowId: parentId });
       await h.result();
-      expect(await eventually(async () => (await statusOf(childId)) === 'TERMINATED')).toBe(true);
+      await waitUntil('the child to be terminated', () => statusOf(childId), (status) => status === 'TERMINATED');
       const last = (await env.client.workflow.getHandle(childId).fetchHistory()).events!.at(-1)!;
       expect(last.eventType).toBe(ET.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED);
       await env.replay(h);
@@ -197,6 +198,8 @@ describe('parent close policies', () => {
       const childId = `${parentId}-child`;
       const h = await env.client.workflow.start(parentWithPolicy, { args: ['collector', childId, 'ABANDON'], taskQueue: env.taskQueue, workflowId: parentId });
       await h.result();
+      // Time let pass on purpose: a close policy acts after the parent closed (TERMINATE's within
+      // moments, above); ABANDON's must leave the child running.
       await new Promise((r) => setTimeout(r, 500));
       expect(await statusOf(childId)).toBe('RUNNING');
       const ch = env.client.workflow.getHandle<typeof collector>(childId);
@@ -213,7 +216,7 @@ test('describe lists pending children of a running parent', async () => {
     const parentId = uid('parent-describe');
     const childId = `${parentId}-child`;
     const h = await env.client.workflow.start(parentWaiting, { args: [childId], taskQueue: env.taskQueue, workflowId: parentId });
-    await eventually(async () => (await statusOf(childId).catch(() => '')) === 'RUNNING');
+    await waitUntil('the child to be running', () => statusOf(childId), (status) => status === 'RUNNING');
     const desc = await h.describe();
     const pending = desc.raw.pendingChildren ?? [];
     expect(pending).toHaveLength(1);

@@ -3,6 +3,7 @@
 // task after the call (an open run's at once, a closed run's about 30 s later),
 // so what the call leads to is awaited.
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { waitUntil } from '../../support/wait-until';
 import { createEnv, Env, uid } from './harness';
 import { visWait, finish } from './workflows/visibility';
 import { S, outcome } from './fuzz-tools';
@@ -16,14 +17,6 @@ afterAll(async () => {
 });
 
 const ws = () => env.connection.workflowService;
-
-async function eventually(fn: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const gone = (workflowId: string, runId?: string) => async () => {
   try {
@@ -41,11 +34,11 @@ test('an open run is terminated and deleted: describe, history and visibility no
   const workflowId = uid('del-open');
   await env.withWorker(async () => {
     const h = await env.client.workflow.start(visWait, { taskQueue: env.taskQueue, workflowId });
-    await eventually(async () => (await listed(workflowId)) === 1, 'the run to be visible');
+    await waitUntil('the run to be visible', async () => (await listed(workflowId)) === 1);
     await ws().deleteWorkflowExecution({ namespace: env.namespace, workflowExecution: { workflowId } });
-    await eventually(gone(workflowId), 'the run to be gone');
-    await eventually(gone(workflowId, h.firstExecutionRunId), 'the run to be gone by run id');
-    await eventually(async () => (await listed(workflowId)) === 0, 'the run to leave visibility');
+    await waitUntil('the run to be gone', gone(workflowId));
+    await waitUntil('the run to be gone by run id', gone(workflowId, h.firstExecutionRunId));
+    await waitUntil('the run to leave visibility', async () => (await listed(workflowId)) === 0);
     const again = await env.client.workflow.start(visWait, { taskQueue: env.taskQueue, workflowId, workflowIdReusePolicy: 'REJECT_DUPLICATE' });
     expect(again.firstExecutionRunId).not.toBe(h.firstExecutionRunId);
     await again.signal(finish);
@@ -61,7 +54,7 @@ test('deleting the open current run leaves the id without a current one, though 
     await first.result();
     await env.client.workflow.start(visWait, { taskQueue: env.taskQueue, workflowId });
     await ws().deleteWorkflowExecution({ namespace: env.namespace, workflowExecution: { workflowId } });
-    await eventually(gone(workflowId), 'the id to have no current run');
+    await waitUntil('the id to have no current run', gone(workflowId));
     expect((await env.client.workflow.getHandle(workflowId, first.firstExecutionRunId).describe()).status.name).toBe('COMPLETED');
     // With no current run, even REJECT_DUPLICATE starts the id anew.
     const again = await env.client.workflow.start(visWait, { taskQueue: env.taskQueue, workflowId, workflowIdReusePolicy: 'REJECT_DUPLICATE' });
@@ -80,13 +73,13 @@ test('closed runs are deleted, by run id or as the current one (the real server 
     const secondRun = (await second.describe()).runId;
     await second.signal(finish);
     await second.result();
-    await eventually(async () => (await listed(workflowId)) === 2, 'both runs to be visible');
+    await waitUntil('both runs to be visible', async () => (await listed(workflowId)) === 2);
     await ws().deleteWorkflowExecution({ namespace: env.namespace, workflowExecution: { workflowId, runId: first.firstExecutionRunId } });
     await ws().deleteWorkflowExecution({ namespace: env.namespace, workflowExecution: { workflowId } });
-    await eventually(gone(workflowId, first.firstExecutionRunId), 'the first run to be gone', 60_000);
-    await eventually(gone(workflowId, secondRun), 'the second run to be gone', 60_000);
-    await eventually(gone(workflowId), 'the id to have no current run');
-    await eventually(async () => (await listed(workflowId)) === 0, 'no run to stay visible');
+    await waitUntil('the first run to be gone', gone(workflowId, first.firstExecutionRunId), { timeoutMs: 60_000 });
+    await waitUntil('the second run to be gone', gone(workflowId, secondRun), { timeoutMs: 60_000 });
+    await waitUntil('the id to have no current run', gone(workflowId));
+    await waitUntil('no run to stay visible', async () => (await listed(workflowId)) === 0);
   });
 }, 120_000);
 

@@ -146,13 +146,3 @@ export function uid(prefix: string): string {
 export async function eventTypes(h: WorkflowHandle): Promise<number[]> {
   return (await h.fetchHistory()).events!.map((e) => e.eventType!);
 }
-
-/** Polls until fn returns a truthy value or the time is up (then returns the last value). */
-export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

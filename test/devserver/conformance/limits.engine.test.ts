@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import { Connection, WorkflowFailedError } from '@temporalio/client';
 import * as activities from './activities/limits';
-import { createEnv, Env, eventually, uid } from './harness';
+import { waitUntil } from '../../support/wait-until';
+import { createEnv, Env, uid } from './harness';
 import { rawWorker, CT, ET } from './raw-worker';
 import { activityLoop, bigActivity, bigResult, go, sized, untilSuggested, waiter } from './workflows/limits';
 
@@ -137,7 +138,7 @@ test('an oversized activity result, heartbeat or failure reaching the server fai
   const c = await pollActivity();
   const res = await svc().respondActivityTaskFailed({ namespace: env.namespace, taskToken: c.taskToken, failure: { message: 'm'.repeat(20_000), applicationFailureInfo: { type: 'Big' } } });
   expect(res.failures?.map((f) => [f.message, f.serverFailureInfo?.nonRetryable])).toEqual([['Failure exceeds size limit.', true]]);
-  const failures = await eventually(async () => {
+  const failures = await waitUntil('the three activity failures in the history', async () => {
     const events = (await raw.history(workflowId)).filter((e) => e.eventType === ET.EVENT_TYPE_ACTIVITY_TASK_FAILED);
     return events.length === 3 ? events.map((e) => e.activityTaskFailedEventAttributes!) : undefined;
   });
@@ -156,7 +157,7 @@ test('an oversized activity result, heartbeat or failure reaching the server fai
 test('a workflow result past the blob limit: the SDK worker fails its task (PAYLOADS_TOO_LARGE), the run stays open', async () => {
   await env.withWorker(async () => {
     const h = await env.client.workflow.start(bigResult, { taskQueue: env.taskQueue, workflowId: uid('result'), args: [20_000] });
-    const failed = await eventually(async () => (await raw.history(h.workflowId)).find((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_TASK_FAILED));
+    const failed = await waitUntil('the workflow task to fail', async () => (await raw.history(h.workflowId)).find((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_TASK_FAILED));
     expect(failed?.workflowTaskFailedEventAttributes?.cause).toBe(Cause.WORKFLOW_TASK_FAILED_CAUSE_PAYLOADS_TOO_LARGE);
     expect((await h.describe()).status.name).toBe('RUNNING');
     await h.terminate();

@@ -8,6 +8,7 @@ import { Client, WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { waitUntil } from '../../support/wait-until';
 import { createEnv, ENGINE, Env, uid, workflowBundle } from './harness';
 import { localEnv } from '../../engine';
 import { whereAmI } from './workflows/namespaces';
@@ -36,20 +37,8 @@ function expectStatus(o: CallOutcome, code: number, message?: RegExp, detail?: s
   if (detail) expect(detailType(o)).toBe(detail);
 }
 
-async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean = () => true, what = 'condition'): Promise<T> {
-  const until = Date.now() + 20_000;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (ok(v)) return v;
-    } catch (err) {
-      // A namespace just registered on a real server takes a moment to reach every cache.
-      if (Date.now() > until) throw err;
-    }
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+// A namespace just registered on a real server takes a moment to reach every cache: the calls
+// made in it right after are retried (waitUntil retries a call that throws).
 
 /** Runs whereAmI in `namespace` with a worker of that namespace; replays it. */
 async function runIn(address: string, namespace: string, client: Client): Promise<string> {
@@ -59,7 +48,7 @@ async function runIn(address: string, namespace: string, client: Client): Promis
     const worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle: await workflowBundle(WORKFLOWS), activities });
     let handle: WorkflowHandle | undefined;
     const result = await worker.runUntil(async () => {
-      handle = await eventually(() => client.workflow.start(whereAmI, { taskQueue, workflowId: uid('where') }));
+      handle = await waitUntil('a start in the new namespace to be accepted', () => client.workflow.start(whereAmI, { taskQueue, workflowId: uid('where') }));
       return await handle.result();
     });
     await env.replay(handle!);
@@ -123,11 +112,15 @@ test('register, describe, list and update a namespace; its workflows stay in it'
 
   const client = new Client({ connection: env.connection, namespace: name });
   expect(await runIn(env.address, name, client)).toBe(`${name}/${name}`);
-  const [wf] = await eventually(async () => {
-    const out = [];
-    for await (const w of client.workflow.list({ query: "WorkflowType = 'whereAmI'" })) out.push(w);
-    return out;
-  }, (l) => l.length === 1, 'the run to be listed');
+  const [wf] = await waitUntil(
+    'the run to be listed',
+    async () => {
+      const out = [];
+      for await (const w of client.workflow.list({ query: "WorkflowType = 'whereAmI'" })) out.push(w);
+      return out;
+    },
+    (l) => l.length === 1,
+  );
   expectStatus(await outcome(ws().describeWorkflowExecution({ namespace: 'default', execution: { workflowId: wf.workflowId } })), S.NOT_FOUND);
   expect((await env.client.workflow.count(`WorkflowId = '${wf.workflowId}'`)).count).toBe(0);
 });
@@ -153,7 +146,7 @@ test('custom search attributes per namespace: add, list, limits, reserved names,
   const namespace = uid('ns-sa');
   await ws().registerNamespace({ namespace, workflowExecutionRetentionPeriod: day });
   const list = async () => (await ops().listSearchAttributes({ namespace })).customAttributes ?? {};
-  const add = (searchAttributes: Record<string, number>) => outcome(eventually(() => ops().addSearchAttributes({ namespace, searchAttributes }), () => true));
+  const add = (searchAttributes: Record<string, number>) => outcome(waitUntil('search attributes to be added', () => ops().addSearchAttributes({ namespace, searchAttributes }), () => true));
   expectStatus(await add({ NsKeyword: IVT.INDEXED_VALUE_TYPE_KEYWORD, NsInt1: IVT.INDEXED_VALUE_TYPE_INT }), S.OK);
   expect(await list()).toMatchObject({ NsKeyword: IVT.INDEXED_VALUE_TYPE_KEYWORD, NsInt1: IVT.INDEXED_VALUE_TYPE_INT });
   // Adding a name that exists is a no-op, whatever the type.
@@ -176,7 +169,7 @@ test('custom search attributes per namespace: add, list, limits, reserved names,
   const startWith = (fields: Record<string, unknown>) =>
     outcome(client.workflow.start(whereAmI, { taskQueue: `tq-never-polled-${randomUUID()}`, workflowId: uid('sa'), searchAttributes: fields as never }).then((h) => h.terminate()));
   expectStatus(await startWith({ NsInt1: [5] }), S.OK);
-  await eventually(() => client.workflow.count('NsInt1 = 5'), (c) => c.count === 1, 'the run with NsInt1 to be listed');
+  await waitUntil('the run with NsInt1 to be listed', () => client.workflow.count('NsInt1 = 5'), (c) => c.count === 1);
 
   expectStatus(await outcome(ops().removeSearchAttributes({ namespace, searchAttributes: ['NsKeyword', 'NeverAdded'] })), S.OK);
   expect(await list()).not.toHaveProperty('NsKeyword');

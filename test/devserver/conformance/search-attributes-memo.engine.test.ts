@@ -2,7 +2,8 @@
 // DescribeWorkflowExecution reports about a run.
 import { TypedSearchAttributes } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { createEnv, Env, uid, eventTypes, eventually } from './harness';
+import { waitUntil } from '../../support/wait-until';
+import { createEnv, Env, uid, eventTypes } from './harness';
 import * as activities from './activities/search-attributes-memo';
 import { upserter, carrier, retriedUpserter, badUpsert, withPendingActivity, keywordKey, intKey, finishSignal } from './workflows/search-attributes-memo';
 
@@ -36,7 +37,7 @@ test('memo and search attributes given at start are seen by the workflow and des
     expect(before.typedSearchAttributes.get(keywordKey)).toBe('at-start');
 
     // Upserts are visible once the workflow task that made them completed.
-    await eventually(async () => (await h.describe()).typedSearchAttributes.get(intKey) === 42);
+    await waitUntil('the upserted CustomInt in describe', async () => (await h.describe()).typedSearchAttributes.get(intKey), (v) => v === 42);
     const after = await h.describe();
     expect(after.memo).toEqual({ kept: { nested: true }, added: 'new' });
     expect(after.typedSearchAttributes.get(intKey)).toBe(42);
@@ -109,7 +110,7 @@ test('an unknown search attribute is refused at start and fails the workflow tas
 
   await env.withWorker(async () => {
     const h = await env.client.workflow.start(badUpsert, { taskQueue: env.taskQueue, workflowId: uid('bad-upsert') });
-    const failed = await eventually(async () =>
+    const failed = await waitUntil('the workflow task to fail', async () =>
       (await h.fetchHistory()).events!.find((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_TASK_FAILED),
     );
     expect(failed?.workflowTaskFailedEventAttributes?.cause).toBe(
@@ -124,10 +125,7 @@ test('an unknown search attribute is refused at start and fails the workflow tas
 test('describe reports status, configuration and pending activities', async () => {
   await env.withWorker(async () => {
     const h = await env.client.workflow.start(withPendingActivity, { taskQueue: env.taskQueue, workflowId: uid('describe'), workflowRunTimeout: '1m' });
-    const desc = await eventually(async () => {
-      const d = await h.describe();
-      return d.raw.pendingActivities?.[0]?.lastHeartbeatTime ? d : undefined;
-    });
+    const desc = await waitUntil('the pending activity to heartbeat', () => h.describe(), (d) => !!d.raw.pendingActivities?.[0]?.lastHeartbeatTime);
     expect(desc).toBeDefined();
     expect(desc!.status.name).toBe('RUNNING');
     expect(desc!.type).toBe('withPendingActivity');

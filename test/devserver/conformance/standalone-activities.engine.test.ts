@@ -8,7 +8,8 @@ import Long from 'long';
 import { ActivityExecutionAlreadyStartedError, ActivityExecutionFailedError, ActivityNotFoundError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { createEnv, Env, eventually, longPoll, uid } from './harness';
+import { waitUntil } from '../../support/wait-until';
+import { createEnv, Env, longPoll, uid } from './harness';
 import { S, outcome } from './fuzz-tools';
 import * as activities from './activities/standalone';
 
@@ -96,7 +97,7 @@ test('a queued activity is canceled at once, a running one once its worker repor
 
   await env.withWorker(async () => {
     const h = await env.client.activity.start('untilCancelled', { id: uid('running'), taskQueue: env.taskQueue, startToCloseTimeout: '30s', heartbeatTimeout: '5s' });
-    await eventually(async () => (await h.describe()).runState === 'STARTED');
+    await waitUntil('the activity to be started', async () => (await h.describe()).runState, (state) => state === 'STARTED');
     await h.cancel('stop now');
     const err = await h.result().catch((e) => e);
     expect(err).toBeInstanceOf(ActivityExecutionFailedError);
@@ -120,13 +121,9 @@ test('terminate and delete', async () => {
 
   await ws().deleteActivityExecution({ namespace: env.namespace, activityId: req.activityId });
   // The real server deletes in the background: a describe right after may still find it (seen once
-  // under load in a full run), so ask until it is gone, for a few seconds at most.
+  // under load in a full run), so ask until it is gone.
   const describe = () => outcome(ws().describeActivityExecution({ namespace: env.namespace, activityId: req.activityId }));
-  let gone = await describe();
-  for (let i = 0; i < 50 && gone.code === 0; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    gone = await describe();
-  }
+  const gone = await waitUntil('the deleted activity to be gone', describe, (o) => o.code !== S.OK);
   expect([gone.code, gone.details]).toEqual([S.NOT_FOUND, `activity not found for ID: ${req.activityId}`]);
   await expect(env.client.activity.getHandle(req.activityId).describe()).rejects.toBeInstanceOf(ActivityNotFoundError);
 });
@@ -183,7 +180,7 @@ test('list and count filter on ActivityType, ActivityId and ExecutionStatus', as
     return res.executions!.map((x) => x.activityId).sort();
   };
   const byType = `ActivityType = '${activityType.name}'`;
-  expect(await eventually(async () => ((await ids(byType)).length === 2 ? ids(byType) : undefined))).toEqual([a.activityId, b.activityId].sort());
+  expect(await waitUntil('both activities to be listed', () => ids(byType), (listed) => listed.length === 2)).toEqual([a.activityId, b.activityId].sort());
   expect(await ids(`${byType} AND ExecutionStatus = 'Running'`)).toEqual([a.activityId]);
   expect(await ids(`ActivityId = '${b.activityId}'`)).toEqual([b.activityId]);
   const count = await ws().countActivityExecutions({ namespace: env.namespace, query: `${byType} AND ExecutionStatus = 'Terminated'` });

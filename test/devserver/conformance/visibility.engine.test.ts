@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
+import { waitUntil } from '../../support/wait-until';
 import { createEnv, Env, uid } from './harness';
 import { visDone, visFail, visWait } from './workflows/visibility';
 import * as activities from './activities/visibility';
@@ -23,27 +24,19 @@ const handles: Record<string, WorkflowHandle> = {};
 const order = ['a1', 'a2', 'b1', 'f', 't', 'c', 'r'] as const;
 let info: Record<string, WorkflowExecutionInfo> = {};
 
-async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  const until = Date.now() + 15_000;
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 /** Registers CustomDatetime where missing (a real server may not have it). */
 async function ensureDatetimeAttribute(): Promise<void> {
   const ops = env.connection.operatorService;
   const has = async () => (await ops.listSearchAttributes({ namespace: env.namespace })).customAttributes?.CustomDatetime !== undefined;
   if (await has()) return;
   await ops.addSearchAttributes({ namespace: env.namespace, searchAttributes: { CustomDatetime: IVT.INDEXED_VALUE_TYPE_DATETIME } });
-  await eventually(has, Boolean, 'CustomDatetime to be registered');
+  await waitUntil('CustomDatetime to be registered', has, Boolean);
 }
 
 const tq = () => env.taskQueue;
 const scoped = (q: string) => `TaskQueue = '${tq()}' AND (${q})`;
+// Part of the fixture: 20 ms between one run's close and the next one's start, so that the
+// start and close times the ordering tests compare are never equal.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function ids(query: string): Promise<string[]> {
@@ -96,11 +89,11 @@ beforeAll(async () => {
     handles.r = await env.client.workflow.start(visWait, opts('r', attrs(undefined, 7)));
     // Let its first task complete before the worker goes: a task finished during shutdown
     // leaves the run stuck to that worker's sticky queue until the sticky timeout.
-    await eventually(() => handles.r.describe(), (d) => d.historyLength >= 4, 'the first workflow task of r');
+    await waitUntil('the first workflow task of r', () => handles.r.describe(), (d) => d.historyLength >= 4);
   });
   // Visibility is eventually consistent on a real server: wait until it has caught up.
-  await eventually(() => env.client.workflow.count(`TaskQueue = '${tq()}' AND ExecutionStatus != 'Running'`), (c) => c.count === 6, 'closed runs to be visible');
-  await eventually(() => env.client.workflow.count(`TaskQueue = '${tq()}'`), (c) => c.count === 7, 'all runs to be visible');
+  await waitUntil('closed runs to be visible', () => env.client.workflow.count(`TaskQueue = '${tq()}' AND ExecutionStatus != 'Running'`), (c) => c.count === 6);
+  await waitUntil('all runs to be visible', () => env.client.workflow.count(`TaskQueue = '${tq()}'`), (c) => c.count === 7);
   const listed: WorkflowExecutionInfo[] = [];
   for await (const wf of env.client.workflow.list({ query: `TaskQueue = '${tq()}'` })) listed.push(wf);
   info = Object.fromEntries(order.map((k) => [k, listed.find((w) => w.workflowId === handles[k].workflowId)!]));
@@ -218,7 +211,7 @@ test('paging: SDK pageSize, raw page tokens, absurd page sizes, and runs started
   expect(page1.nextPageToken?.length).toBeGreaterThan(0);
   // A new run sorts first; the next page must continue where the first stopped, not shift.
   handles.r2 = await env.client.workflow.start(visWait, { taskQueue: tq(), workflowId: uid('vis-r2') });
-  await eventually(() => env.client.workflow.count(query), (c) => c.count === 8, 'the new run to be visible');
+  await waitUntil('the new run to be visible', () => env.client.workflow.count(query), (c) => c.count === 8);
   const seen = page1.executions!.map((e) => e.execution!.workflowId!);
   let token = page1.nextPageToken;
   while (token?.length) {
