@@ -1,6 +1,6 @@
 // Shared set-up of the schedules conformance files: one server and one worker
 // per file (schedules start workflows whenever they like), schedule clean-up,
-// polling, and the id format the real scheduler gives started workflows.
+// and the id format the real scheduler gives started workflows.
 import { Client, ScheduleDescription, ScheduleHandle, ScheduleOptions, WorkflowNotFoundError } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType, Workflow } from '@temporalio/common';
 import { createEnv, Env, uid } from './harness';
@@ -9,18 +9,12 @@ import { releaseSignal } from './workflows/schedules';
 export const WORKFLOWS = require.resolve('./workflows/schedules');
 export const CustomKeyword = defineSearchAttributeKey('CustomKeyword', SearchAttributeType.KEYWORD);
 
+/**
+ * Lets time pass on purpose, for a test that shows something did NOT happen in it (a paused
+ * schedule takes no action) or that sets a scene (a server down for a while). What is awaited
+ * is awaited with waitUntil (test/support/wait-until.ts).
+ */
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `pred` holds for the value `get` returns (schedules and visibility are asynchronous). */
-export async function waitFor<T>(get: () => Promise<T>, pred: (v: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await get();
-    if (pred(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v, null, 1).slice(0, 2000)}`);
-    await sleep(150);
-  }
-}
 
 /** Workflow ids the real scheduler gives: `${workflowId}-${nominal time, RFC3339 seconds}`. */
 export function expectedId(base: string, at: Date): string {

@@ -6,7 +6,8 @@ import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy } 
 import { TypedSearchAttributes } from '@temporalio/common';
 import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 import { ON_REAL_SERVER, uid } from './harness';
-import { actionIds, CustomKeyword, expectedId, scheduleSuite, sleep, waitFor } from './schedules-helpers';
+import { waitUntil } from '../../support/wait-until';
+import { actionIds, CustomKeyword, expectedId, scheduleSuite, sleep } from './schedules-helpers';
 import { blocker, releaseSignal, scheduledGreeting } from './workflows/schedules';
 
 const suite = scheduleSuite();
@@ -67,6 +68,8 @@ test('create and describe round-trip the schedule, with the spec in canonical fo
   expect(d.info.recentActions).toEqual([]);
   expect(d.info.runningActions).toEqual([]);
   expect(d.info.lastUpdatedAt).toBeUndefined();
+  // A sanity check that the server stamped the creation with its clock (not a speed claim: the
+  // margin, 10 s either way, is far wider than any call takes; a wrong stamp is off by far more).
   expect(Math.abs(d.info.createdAt.getTime() - Date.now())).toBeLessThan(10_000);
   // Limited to the remaining actions; every time in the future and in order.
   expect(d.info.nextActionTimes).toHaveLength(7);
@@ -136,7 +139,7 @@ test('an interval schedule starts workflows at the interval, with the scheduler 
     action: wf,
     policies: { overlap: ScheduleOverlapPolicy.ALLOW_ALL },
   });
-  const d = await waitFor(() => h.describe(), (x) => x.info.numActionsTaken >= 2, 'two actions', 20_000);
+  const d = await waitUntil('two actions', () => h.describe(), (x) => x.info.numActionsTaken >= 2, { timeoutMs: 20_000 });
   await h.pause('enough');
   const recent = d.info.recentActions.slice(0, 2);
   for (const a of recent) {
@@ -168,21 +171,23 @@ test('pause stops actions and unpause resumes them; notes are kept', async () =>
     action: suite.action(scheduledGreeting, ['paused']),
     state: { paused: true, note: 'start paused' },
   });
+  // Two spec times let pass on purpose: a paused schedule must take no action in them.
   await sleep(2500);
   let d = await h.describe();
   expect(d.info.numActionsTaken).toBe(0);
   expect(d.state).toMatchObject({ paused: true, note: 'start paused' });
   await h.unpause('go');
-  d = await waitFor(() => h.describe(), (x) => x.info.numActionsTaken >= 1, 'an action after unpause');
+  d = await waitUntil('an action after unpause', () => h.describe(), (x) => x.info.numActionsTaken >= 1);
   expect(d.state).toMatchObject({ paused: false, note: 'go' });
   await h.pause('stop again');
   const paused = await h.describe();
   expect(paused.state).toMatchObject({ paused: true, note: 'stop again' });
+  // Two spec times let pass on purpose: paused again, it must take no new action in them.
   await sleep(2500);
   const later = await h.describe();
   // At most one action could have been in flight when the pause arrived.
   expect(later.info.numActionsTaken).toBeLessThanOrEqual(paused.info.numActionsTaken + 1);
-  await waitFor(() => h.describe(), (x) => x.info.runningActions.length === 0, 'no running actions');
+  await waitUntil('no running actions', () => h.describe(), (x) => x.info.runningActions.length === 0);
   await suite.replayAll(actionIds(later));
 });
 
@@ -196,7 +201,7 @@ test('trigger starts the action now, even when paused and far from the next spec
   });
   const before = Date.now();
   await h.trigger();
-  const d = await waitFor(() => h.describe(), (x) => x.info.numActionsTaken === 1, 'the triggered action');
+  const d = await waitUntil('the triggered action', () => h.describe(), (x) => x.info.numActionsTaken === 1);
   const [a] = d.info.recentActions;
   expect(a.scheduledAt.getTime()).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 - 1000);
   expect(a.action.workflow.workflowId).toBe(expectedId(wf.workflowId, a.scheduledAt));
@@ -216,7 +221,7 @@ test('create with triggerImmediately and backfill takes those actions at once', 
     policies: { overlap: ScheduleOverlapPolicy.ALLOW_ALL },
     state: { triggerImmediately: true, backfill: [{ start, end }] },
   });
-  const d = await waitFor(() => h.describe(), (x) => x.info.numActionsTaken >= 3, 'the trigger and two backfilled actions');
+  const d = await waitUntil('the trigger and two backfilled actions', () => h.describe(), (x) => x.info.numActionsTaken >= 3);
   const ids = actionIds(d);
   expect(ids).toEqual(expect.arrayContaining([expectedId(wf.workflowId, start), expectedId(wf.workflowId, end)]));
   expect(d.info.numActionsTaken).toBe(3);
@@ -243,7 +248,7 @@ test('update replaces spec and action; the next start uses them', async () => {
   expect(d.info.lastUpdatedAt!.getTime()).toBeGreaterThanOrEqual(before.info.createdAt.getTime());
   for (const t of d.info.nextActionTimes) expect([t.getUTCHours(), t.getUTCMinutes()]).toEqual([4, 30]);
   await h.trigger();
-  const after = await waitFor(() => h.describe(), (x) => x.info.numActionsTaken === 1, 'the triggered action');
+  const after = await waitUntil('the triggered action', () => h.describe(), (x) => x.info.numActionsTaken === 1);
   const id = after.info.recentActions[0].action.workflow.workflowId;
   expect(await suite.env.client.workflow.getHandle(id).result()).toBe('hello new');
   await suite.replayAll([id]);
@@ -252,7 +257,7 @@ test('update replaces spec and action; the next start uses them', async () => {
 test('delete removes the schedule; its running workflows carry on', async () => {
   const h = await suite.env.client.schedule.create({ scheduleId: uid('sched-delete'), spec: { intervals: [{ every: '1h' }] }, action: suite.action(blocker), state: { paused: true } });
   await h.trigger();
-  const d = await waitFor(() => h.describe(), (x) => x.info.numActionsTaken === 1, 'the triggered action');
+  const d = await waitUntil('the triggered action', () => h.describe(), (x) => x.info.numActionsTaken === 1);
   await h.delete();
   await expect(h.describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
   await expect(h.delete()).rejects.toBeInstanceOf(ScheduleNotFoundError);
@@ -282,7 +287,7 @@ test('list shows schedules with memo, search attributes and info; query and pagi
     for await (const s of suite.env.client.schedule.list({ query: `CustomKeyword = '${tag}'` })) out.push(s);
     return out;
   };
-  const listed = await waitFor(listAll, (xs) => xs.length === 3, 'three listed schedules');
+  const listed = await waitUntil('three listed schedules', listAll, (xs) => xs.length === 3);
   expect(listed.map((s) => s.scheduleId).sort()).toEqual(ids);
   for (const s of listed) {
     const i = ids.indexOf(s.scheduleId);
@@ -293,14 +298,14 @@ test('list shows schedules with memo, search attributes and info; query and pagi
     expect(s.state).toEqual({ paused: i === 2, note: i === 2 ? 'resting' : '' });
     expect(s.info.nextActionTimes.length).toBe(5);
   }
-  const paused = await waitFor(
+  const paused = await waitUntil(
+    'the paused schedule',
     async () => {
       const out = [];
       for await (const s of suite.env.client.schedule.list({ query: `CustomKeyword = '${tag}' AND TemporalSchedulePaused = true` })) out.push(s.scheduleId);
       return out;
     },
     (xs) => xs.length === 1,
-    'the paused schedule',
   );
   expect(paused).toEqual([ids[2]]);
   // One page at a time through the raw API.
