@@ -301,7 +301,8 @@ test('seeded fuzz: hundreds of malformed calls, no INTERNAL, and a normal workfl
   const rng = prng(20240607);
   const live: WorkflowHandle[] = [];
   const surprises: string[] = [];
-  const started = Date.now();
+  // No bound on the time: a call that hung would keep the test past jest's timeout (a raw one
+  // ends at its 2 s deadline, and DEADLINE_EXCEEDED is a surprise wherever it is not allowed).
   await env.withWorker(async () => {
     const runEcho = async (i: number) => {
       const h = await env.client.workflow.start(echo, { args: [`batch-${i}`], taskQueue: env.taskQueue, workflowId: uid('live') });
@@ -324,6 +325,5 @@ test('seeded fuzz: hundreds of malformed calls, no INTERNAL, and a normal workfl
     }
   });
   expect(surprises).toEqual([]);
-  expect(Date.now() - started).toBeLessThan(45_000);
   for (const h of live) await env.replay(h);
 });

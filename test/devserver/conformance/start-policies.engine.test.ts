@@ -297,11 +297,10 @@ describe('cancellation', () => {
 
 test('a cancel request does not wait for the start delay', async () => {
   await env.withWorker(async () => {
-    const started = Date.now();
+    // The delay is an hour: a cancel that waited for it would keep the test past jest's timeout.
     const h = await env.client.workflow.start(cancelAware, { taskQueue: env.taskQueue, workflowId: uid('cancel-delayed'), startDelay: '1h' });
     await h.cancel();
     expect(await h.result()).toBe('saw-cancel');
-    expect(Date.now() - started).toBeLessThan(30_000);
     const events = (await h.fetchHistory()).events!;
     expect(Number(events[0].workflowExecutionStartedEventAttributes?.firstWorkflowTaskBackoff?.seconds)).toBe(3600);
     expect(events[1].eventType).toBe(ET.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED);

@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import Long from 'long';
 import { temporal } from '@temporalio/proto';
-import { createEnv, Env, eventually, uid } from './harness';
+import { waitUntil } from '../../support/wait-until';
+import { createEnv, Env, uid } from './harness';
 import { COMPLETE, CT, ET, IDENTITY, STICKY, brief, rawWorker } from './raw-worker';
 import { failsUntilFixed, fix } from './workflows/worker-tasks';
 
@@ -79,11 +80,16 @@ test('a transient attempt: its events are made up for the poll and the last hist
 test('a transient attempt that fails, is refused or times out writes nothing; the next attempt comes at once with a longer timeout', async () => {
   const { tq, workflowId } = await failedOnce();
   const t2 = await poll(tq);
+  // A poll already waits when attempt 2 fails: attempt 3 is scheduled there and then (no
+  // backoff timer stands before it) and handed straight to that poll.
+  const next = poll(tq);
   await fail(t2);
-  const started = Date.now();
-  const t3 = await poll(tq);
-  expect(Date.now() - started).toBeLessThan(1500);
+  expect((await describeRun(workflowId)).pendingWorkflowTask?.attempt).toBe(3);
+  const t3 = await next;
   expect(t3.attempt).toBe(3);
+  // The server's own times for it: scheduled, then started by the waiting poll, with no
+  // backoff (of a second or more) between them.
+  expect(ms(t3.startedTime) - ms(t3.scheduledTime)).toBeLessThan(1000);
   // A retry that fails again is not recorded as failed: the completion is refused and the
   // task left running, to time out.
   const badTimer = { commandType: CT.COMMAND_TYPE_START_TIMER };
@@ -189,7 +195,7 @@ test('an SDK worker whose task keeps failing: one failure is written, the retrie
   await env.withWorker(async () => {
     const h = await env.client.workflow.start(failsUntilFixed, { taskQueue: env.taskQueue, workflowId: uid('fails'), workflowTaskTimeout: '1s' });
     // The SDK reports the first failure only; later attempts are left to time out.
-    await eventually(async () => ((await h.describe()).raw.pendingWorkflowTask?.attempt ?? 0) >= 3, 15_000);
+    await waitUntil('the workflow task to reach attempt 3', async () => (await h.describe()).raw.pendingWorkflowTask?.attempt ?? 0, (attempt) => attempt >= 3);
     const failing = (await h.fetchHistory()).events!.map((e) => e.eventType);
     expect(failing.filter((t) => t === ET.EVENT_TYPE_WORKFLOW_TASK_FAILED)).toHaveLength(1);
     expect(failing).not.toContain(ET.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT);
