@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { createLogger, formatTextLine } from '../../devserver/logger';
 import { RawClient } from './conformance/fuzz-tools';
+import { waitUntil } from '../support/wait-until';
 
 function capture(format: string, level: string) {
   const lines: string[] = [];
@@ -82,20 +83,12 @@ describe('server logs, as launched', () => {
     const child = spawn(BIN, ['server', 'start-dev', '--port', '0', '--headless', '--log-level', 'debug', '--log-format', format], { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+    const exited = () => (child.exitCode !== null || child.signalCode !== null ? `the server exited: ${err}` : undefined);
     try {
-      const address = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 20_000);
-        const check = () => {
-          const m = /address[=":]+([\d.]+:\d+)/.exec(err);
-          if (m) {
-            clearTimeout(timer);
-            resolve(m[1]);
-          } else setTimeout(check, 50);
-        };
-        check();
-      });
+      const address = await waitUntil('the server to log its address', () => /address[=":]+([\d.]+:\d+)/.exec(err)?.[1], { giveUpIf: exited });
       await fn(address);
-      await new Promise((r) => setTimeout(r, 200));
+      // The exercise's last requests (four DescribeNamespace lines) logged before the server stops.
+      await waitUntil('the DescribeNamespace lines in the log', () => err.split('WorkflowService/DescribeNamespace').length - 1, (n) => n >= 4, { giveUpIf: exited });
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));

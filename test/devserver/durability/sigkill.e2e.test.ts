@@ -6,10 +6,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { tsToMs } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker, bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { startServerProcess, ServerProcess, freePort } from '../server-process';
 import * as activities from './activities';
 import { inActivity, inTimer, inBackoff, inChild } from './workflows';
+import { waitUntil } from '../../support/wait-until';
+
+const ET = temporal.api.enums.v1.EventType;
+/** The timer's length: far longer than the set-up before the kill and the restart after it. */
+const TIMER_MS = 20_000;
 
 jest.setTimeout(120_000);
 
@@ -39,20 +46,18 @@ test('every workflow survives SIGKILL of the server mid-flight', async () => {
   const running = worker.run();
 
   const id = (p: string) => `${p}-${randomUUID()}`;
-  const started = Date.now();
   const handles = {
     activity: await client.workflow.start(inActivity, { taskQueue, workflowId: id('activity') }),
-    timer: await client.workflow.start(inTimer, { taskQueue, workflowId: id('timer'), args: [4000] }),
+    timer: await client.workflow.start(inTimer, { taskQueue, workflowId: id('timer'), args: [TIMER_MS] }),
     backoff: await client.workflow.start(inBackoff, { taskQueue, workflowId: id('backoff') }),
     child: await client.workflow.start(inChild, { taskQueue, workflowId: id('child') }),
   };
   // Wait until each is in the state we want to interrupt.
-  await waitFor(async () => {
-    const d = await handles.activity.describe();
-    return d.raw.pendingActivities?.[0]?.state === 2; // STARTED
-  });
-  await waitFor(async () => (await handles.backoff.describe()).raw.pendingActivities?.[0]?.attempt === 2);
-  await waitFor(async () => (await handles.child.describe()).raw.pendingChildren?.length === 1);
+  await waitUntil('the activity to be running', async () => (await handles.activity.describe()).raw.pendingActivities?.[0]?.state === 2 /* STARTED */);
+  await waitUntil('the activity to wait out its backoff before attempt 2', async () => (await handles.backoff.describe()).raw.pendingActivities?.[0]?.attempt === 2);
+  await waitUntil('the child to be started', async () => (await handles.child.describe()).raw.pendingChildren?.length === 1);
+  const timerEvents = async () => (await client.workflow.getHandle(handles.timer.workflowId).fetchHistory()).events!;
+  await waitUntil('the timer to be started', timerEvents, (evs) => evs.some((e) => e.eventType === ET.EVENT_TYPE_TIMER_STARTED));
   // A schedule that fires every 2 s; it must keep firing after the restart.
   const scheduleId = id('schedule');
   await client.schedule.create({
@@ -60,11 +65,13 @@ test('every workflow survives SIGKILL of the server mid-flight', async () => {
     spec: { intervals: [{ every: '2s' }] },
     action: { type: 'startWorkflow', workflowType: inTimer, args: [10], taskQueue, workflowId: `${scheduleId}-wf` },
   });
-  await waitFor(async () => ((await client.schedule.getHandle(scheduleId).describe()).info.numActionsTaken ?? 0) >= 1);
+  await waitUntil('the schedule to take an action', async () => ((await client.schedule.getHandle(scheduleId).describe()).info.numActionsTaken ?? 0) >= 1);
 
+  // The kill must come while the timer is pending, for it to be carried across.
+  expect((await timerEvents()).some((e) => e.eventType === ET.EVENT_TYPE_TIMER_FIRED)).toBe(false);
+  const killedAt = Date.now();
   await server.kill('SIGKILL');
   await connection.close();
-  await sleep(300);
   server = await startServerProcess({ port, dbFilename: db });
   connection = await Connection.connect({ address: server.address });
   client = new Client({ connection });
@@ -72,9 +79,13 @@ test('every workflow survives SIGKILL of the server mid-flight', async () => {
   const result = (h: { workflowId: string }) => client.workflow.getHandle(h.workflowId).result();
   expect(await result(handles.activity)).toBe('activity-done');
   const slept = await result(handles.timer);
-  expect(slept).toBeGreaterThanOrEqual(4000);
-  // The timer resumed at its original deadline rather than starting over.
-  expect(Date.now() - started).toBeLessThan(4000 + 6000);
+  expect(slept).toBeGreaterThanOrEqual(TIMER_MS);
+  // The timer resumed at its original deadline rather than starting over (the server's times):
+  // started over at the restart, it would fire a whole timer's length after the kill.
+  const timer = await timerEvents();
+  const at = (t: number) => tsToMs(timer.find((e) => e.eventType === t)!.eventTime!);
+  expect(at(ET.EVENT_TYPE_TIMER_FIRED) - at(ET.EVENT_TYPE_TIMER_STARTED)).toBeGreaterThanOrEqual(TIMER_MS);
+  expect(at(ET.EVENT_TYPE_TIMER_FIRED)).toBeLessThan(killedAt + TIMER_MS);
   expect(await result(handles.backoff)).toBe(2);
   expect(await result(handles.child)).toBe('child slept 2500');
 
@@ -91,7 +102,7 @@ test('every workflow survives SIGKILL of the server mid-flight', async () => {
   const sched = client.schedule.getHandle(scheduleId);
   const before = (await sched.describe()).info.numActionsTaken;
   const restartedAt = Date.now();
-  await waitFor(async () => (await sched.describe()).info.numActionsTaken > before, 10_000);
+  await waitUntil('the schedule to take an action after the restart', async () => (await sched.describe()).info.numActionsTaken > before);
   const recent = (await sched.describe()).info.recentActions;
   const after = recent.filter((a) => a.takenAt.getTime() >= restartedAt - 1000);
   expect(after.length).toBeGreaterThan(0);
@@ -105,16 +116,3 @@ test('every workflow survives SIGKILL of the server mid-flight', async () => {
   await nativeConn.close();
   await connection.close();
 });
-
-async function waitFor(cond: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await sleep(50);
-  }
-  throw new Error('condition not reached');
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}

@@ -86,6 +86,7 @@ describe('AppendLog.rewrite', () => {
       }
     };
     const appenders = range(0, 20).map(appender);
+    // Part of the scenario: the appenders run a moment before the rewrite is called.
     await new Promise((resolve) => setTimeout(resolve, 5));
     // Appends requested before this point, committed or still queued, are what the snapshot stands for.
     rewriteCalledAt = next;
