@@ -47,11 +47,11 @@ beforeAll(async () => {
     for (const t of tasks) t.runId = (await client.workflow.getHandle(t.taskId).describe()).runId;
     // Visibility may trail the close on a real server: wait until --all's own query sees every run.
     const wanted = tasks.flatMap((t) => [t.taskId, sessionId(t.session)]);
-    await waitUntil(async () => {
+    await waitUntil('every run in the list --all queries', async () => {
       const seen = new Set<string>();
       for await (const info of client.workflow.list({ query: closedSinceQuery(1) })) seen.add(info.workflowId);
       return wanted.every((id) => seen.has(id));
-    }, 30_000, 250);
+    }, { stepMs: 250 });
   });
 });
 
@@ -154,11 +154,11 @@ test('after DAG runs (the docs/api.md example and three diamonds), --all replays
     ids.push(r.json.task_id, `${r.json.task_id}:${wf.id}`, ...wf.steps.map((s) => `${r.json.task_id}:${wf.id}:${s.id}`));
   }
   await withTemporal(ctx.stack(), (client) =>
-    waitUntil(async () => {
+    waitUntil('every run of the DAGs in the list --all queries', async () => {
       const seen = new Set<string>();
       for await (const info of client.workflow.list({ query: closedSinceQuery(1) })) seen.add(info.workflowId);
       return ids.every((id) => seen.has(id));
-    }, 30_000, 250),
+    }, { stepMs: 250 }),
   );
   const r = await replay(['--all', '--hours', '1']);
   for (const id of ids) expect(r.lines).toContainEqual(expect.stringMatching(new RegExp(`^replay OK ${id} \\S+ \\(\\d+ events\\)$`)));

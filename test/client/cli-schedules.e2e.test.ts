@@ -18,7 +18,7 @@ beforeAll(() => {
 const SCHED = 'sched_[0-9a-f]{32}';
 
 /** Waits until GET /schedules lists `id` (a new schedule may take a moment to be listed). */
-const listed = (id: string) => waitUntil(async () => (await agent.schedules.list({ limit: 100 })).schedules.some((s) => s.schedule_id === id));
+const listed = (id: string) => waitUntil(`schedule ${id} listed`, async () => (await agent.schedules.list({ limit: 100 })).schedules.some((s) => s.schedule_id === id));
 
 test('bad usage: two actions, --note without --pause, --timezone without --schedule; one line and the usage, exit 2', async () => {
   const [two, three, note, tz, missing, general] = await Promise.all([
@@ -80,7 +80,7 @@ test('run --background --schedule: the task id on stdout, [scheduled] on stderr;
   expect(paused.code).toBe(0);
   expect(paused.stdout).toMatch(/^state +paused \(note: on holiday\)$/m);
   expect((await agent.schedules.get(id)).paused).toBe(true);
-  await waitUntil(async () => /^\S+ .+ paused /m.test((await cli(['schedules', '--limit', '100'])).stdout.split('\n').find((l) => l.startsWith(id)) ?? ''));
+  await waitUntil("the CLI's listing to show the schedule paused", async () => /^\S+ .+ paused /m.test((await cli(['schedules', '--limit', '100'])).stdout.split('\n').find((l) => l.startsWith(id)) ?? ''));
   const unpaused = JSON.parse((await cli(['schedule', id, '--unpause', '--json'])).stdout);
   expect(unpaused).toMatchObject({ schedule_id: id, paused: false });
 
@@ -125,14 +125,9 @@ test('schedule --trigger starts a task now; tasks --schedule lists it and schedu
   const trigger = await cli(['schedule', id, '--trigger']);
   expect(trigger).toEqual({ code: 0, stdout: `triggered: ${id}; a task of it starts now: agent tasks --schedule ${id}\n`, stderr: '' });
 
-  let taskId = '';
-  await waitUntil(async () => {
-    const [t] = (await agent.tasks.list({ schedule: id })).tasks;
-    taskId = t?.task_id ?? '';
-    return !!taskId;
-  }, 30_000, 200);
+  const taskId = await waitUntil("the triggered task in the schedule's listing", async () => (await agent.tasks.list({ schedule: id })).tasks[0]?.task_id, { stepMs: 200 });
   expect(await agent.tasks.result(taskId, { wait: 30 })).toMatchObject({ status: 'completed', session: accepted.session, output: 'You said: triggered by hand' });
-  await waitUntil(async () => (await agent.tasks.list({ schedule: id })).tasks[0]?.status === 'completed');
+  await waitUntil('the triggered task completed in the listing', async () => (await agent.tasks.list({ schedule: id })).tasks[0]?.status === 'completed');
 
   const tasks = await cli(['tasks', '--schedule', id]);
   expect(tasks).toMatchObject({ code: 0, stderr: '' });
@@ -147,7 +142,7 @@ test('schedule --trigger starts a task now; tasks --schedule lists it and schedu
   expect(shown.stderr).toBe(`all its tasks: agent tasks --schedule ${id}\n`);
   const triggerJson = JSON.parse((await cli(['schedule', id, '--trigger', '--json'])).stdout);
   expect(triggerJson).toEqual({ schedule_id: id, triggered: true });
-  await waitUntil(async () => (await agent.tasks.list({ schedule: id })).tasks.length === 2, 30_000, 200);
+  await waitUntil('the second triggered task listed', async () => (await agent.tasks.list({ schedule: id })).tasks.length === 2, { stepMs: 200 });
   const second = (await agent.tasks.list({ schedule: id })).tasks.find((t) => t.task_id !== taskId)!;
   await agent.tasks.result(second.task_id, { wait: 30 });
   // The next page's hint repeats the filters: a cursor goes with the query that made it.

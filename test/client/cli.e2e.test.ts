@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AgentClient } from '../../client';
 import { freePort } from '../../src/launcher/processes';
-import { KEY_A, sleep, useStack, waitUntil } from '../e2e/helpers';
+import { KEY_A, useStack, waitUntil } from '../e2e/helpers';
 import { cliRunner, lines, ROOT, type Run, userEnv as processEnv } from './cli-process';
 
 jest.setTimeout(120_000);
@@ -77,7 +77,7 @@ test('run --json prints every event as a JSON line; an agent error (here: cancel
   const running = cli(['run', '[[tool name=wait args={"seconds":60}]] hold on', '--json'], {}, (out) => {
     taskId ??= /"task_id":"(task_\w+)"/.exec(out)?.[1];
   });
-  await waitUntil(async () => taskId !== undefined && (await agent.tasks.get(taskId)).status === 'running');
+  await waitUntil("the CLI's task running", async () => taskId !== undefined && (await agent.tasks.get(taskId)).status === 'running');
   await agent.tasks.cancel(taskId!);
   const r = await running;
   expect(r.code).toBe(1);
@@ -112,7 +112,7 @@ test('run --background prints the task id (--json: the accepted task); task, tas
   const jsonResult = JSON.parse((await cli(['result', accepted.task_id, '--wait', '30', '--json'])).stdout);
   expect(jsonResult).toMatchObject({ status: 'completed', output: 'You said: second' });
 
-  await waitUntil(async () => (await agent.tasks.list({ session })).tasks.length === 2);
+  await waitUntil("the session's two tasks listed", async () => (await agent.tasks.list({ session })).tasks.length === 2);
   const table = await cli(['tasks', '--session', session]);
   expect(table.code).toBe(0);
   expect(lines(table.stdout)).toEqual([
@@ -129,7 +129,7 @@ test('run --background prints the task id (--json: the accepted task); task, tas
   expect(messages).toMatchObject({ code: 0, stdout: 'user: in the background\nassistant: You said: in the background\nuser: second\nassistant: You said: second\n' });
 
   const long = (await cli(['run', '[[tool name=wait args={"seconds":60}]] long', '--background'])).stdout.trim();
-  await waitUntil(async () => (await agent.tasks.get(long)).status === 'running');
+  await waitUntil('the long task running', async () => (await agent.tasks.get(long)).status === 'running');
   const cancel = await cli(['cancel', long]);
   expect(cancel).toMatchObject({ code: 0, stdout: `cancel requested: ${long} (was running)\n` });
   const cancelled = await cli(['result', long, '--wait', '30']);
@@ -208,8 +208,8 @@ test('agent run in a terminal: a spinner while the model is slow, colored tool l
   const message = '[[tool name=calculate args={"expression":"2+40"}]] [[slow first=2000 delay=50]] compute';
   const term = terminal('run', `bin/agent run '${message}' --tokens`);
   // The spinner: a turning bar, what the agent does, the seconds spent (on stderr, which is the terminal).
-  await waitUntil(async () => /^[|/\\-] [a-z].* \d+\.\ds$/m.test(term.text()), 20_000, 50);
-  await waitUntil(async () => term.text().includes('EXIT='), 30_000);
+  await waitUntil('the spinner on the terminal', async () => /^[|/\\-] [a-z].* \d+\.\ds$/m.test(term.text()), { stepMs: 50 });
+  await waitUntil("the command's exit on the terminal", async () => term.text().includes('EXIT='));
   const text = term.text();
   expect(lines(text)).toEqual([
     '[tool] calculate {"expression":"2+40"}',
@@ -252,10 +252,10 @@ test('agent tail in a terminal follows a background task and, when the connectio
     const task = await agent.runBackground({ message: '[[slow delay=100 tokens=40]] stream it', streaming_tokens: true });
     const term = terminal('tail', `bin/agent tail ${task.task_id}`, { AGENT_URL: proxy.url });
     // The answer has begun on the screen (the filler prose starts so), not ended: cut every connection.
-    await waitUntil(async () => /^Step retry value/m.test(term.text()), 20_000, 50);
+    await waitUntil('the answer begun on the terminal', async () => /^Step retry value/m.test(term.text()), { stepMs: 50 });
     expect(term.text()).not.toContain('[step 1]');
     proxy.cut();
-    await waitUntil(async () => term.text().includes('EXIT='), 30_000);
+    await waitUntil("the command's exit on the terminal", async () => term.text().includes('EXIT='));
     const text = term.text();
     const result = await agent.tasks.result(task.task_id);
     expect(result.status).toBe('completed');
@@ -273,10 +273,9 @@ test('agent tail in a terminal follows a background task and, when the connectio
 test('the spinner is gone once the run ends, and Ctrl-C leaves the task running and says how to come back', async () => {
   const term = terminal('interrupt', `bin/agent run '[[tool name=wait args={"seconds":60}]] long'`);
   // The tool call is shown, the timer runs: the spinner says so.
-  await waitUntil(async () => /^\[tool\] wait \{"seconds":60\}\n[|/\\-] running wait/m.test(term.text()), 20_000, 50);
-  await sleep(300);
+  await waitUntil("the wait tool's line and its spinner on the terminal", async () => /^\[tool\] wait \{"seconds":60\}\n[|/\\-] running wait/m.test(term.text()), { stepMs: 50 });
   tmux('send-keys', '-t', 'interrupt', 'C-c');
-  await waitUntil(async () => term.text().includes('EXIT='), 20_000);
+  await waitUntil("the command's exit on the terminal", async () => term.text().includes('EXIT='));
   const text = term.text();
   const taskId = /agent tail (task_\w+)/.exec(text)?.[1];
   expect(lines(text)).toEqual(['[tool] wait {"seconds":60}', `interrupted; the task goes on: agent tail ${taskId}   (agent cancel ${taskId} stops it)`, 'EXIT=130']);

@@ -23,11 +23,10 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
  * scheduled run has started the task), and answers its description then.
  */
 async function tasksStarted(id: string, n: number): Promise<ScheduleDetail> {
-  let d: ScheduleDetail | undefined;
-  await waitUntil(async () => (d = await agent.schedules.get(id)).recent_tasks.length >= n, 30_000, 200);
-  const latest = d!.recent_tasks.at(-1)!.task_id;
-  await waitUntil(() => agent.tasks.get(latest).then(() => true, (e: unknown) => (e instanceof NotFoundError ? false : Promise.reject(e))), 30_000, 100);
-  return d!;
+  const d = await waitUntil(`${n} task(s) of schedule ${id}`, () => agent.schedules.get(id), (detail) => detail.recent_tasks.length >= n, { stepMs: 200 });
+  const latest = d.recent_tasks.at(-1)!.task_id;
+  await waitUntil(`the schedule's latest task ${latest} to be readable`, () => agent.tasks.get(latest).then(() => true, (e: unknown) => (e instanceof NotFoundError ? false : Promise.reject(e))));
+  return d;
 }
 
 test('run() answers the schedules it made; a seconds schedule starts one task in the run\'s session, then stays listed with no next run', async () => {
@@ -43,7 +42,7 @@ test('run() answers the schedules it made; a seconds schedule starts one task in
   const done = await agent.tasks.result(taskId, { wait: 30 });
   expect(done).toMatchObject({ task_id: taskId, session: result.session, status: 'completed', output: 'You said: in two seconds' });
 
-  await waitUntil(async () => (await agent.tasks.list({ schedule: id })).tasks.length === 1);
+  await waitUntil("the schedule's one task listed", async () => (await agent.tasks.list({ schedule: id })).tasks.length === 1);
   expect((await agent.tasks.list({ schedule: id })).tasks.map((t) => t.task_id)).toEqual([taskId]);
   // A one-time schedule that ran is still there, with nothing left to run, until it is deleted.
   expect(await agent.schedules.get(id)).toMatchObject({ next_run_at: null, next_runs: [], running_tasks: [] });
@@ -83,7 +82,7 @@ test('a cron schedule: get shows its spec and next runs; pause (with a note), tr
   expect(await agent.schedules.unpause(id)).toMatchObject({ schedule_id: id, paused: false });
 
   const other = (await agent.runBackground({ message: 'another', schedules: [{ schedule: '30 6 1 * *', message: 'monthly' }] })).schedules![0].schedule_id;
-  await waitUntil(async () => {
+  await waitUntil('both schedules in the listing', async () => {
     const all: string[] = [];
     for await (const s of agent.schedules.listAll({ limit: 1 })) all.push(s.schedule_id);
     expect(new Set(all).size).toBe(all.length);

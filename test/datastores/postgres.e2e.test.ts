@@ -7,7 +7,7 @@ import { DatastoreConnectionError, DatastoreQueryError, type SqlDatastore } from
 import { freePort } from '../../src/launcher/processes';
 import { OutboundPolicy } from '../../src/outbound/policy';
 import { adminQuery, startPostgres, type TestPostgres } from './postgres-server';
-import { waitUntil } from '../e2e/helpers';
+import { waitUntil } from '../support/wait-until';
 
 const LIMITS = { timeoutMs: 5000, maxRows: 200 };
 
@@ -30,7 +30,7 @@ async function adminCount(table: string): Promise<number> {
 
 /** Statements sleeping on the server right now (seen from another session). */
 async function sleepers(): Promise<number> {
-  const { rows } = await adminQuery(server, "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(30)%'");
+  const { rows } = await adminQuery(server, "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(600)%'");
   return Number(rows[0].n);
 }
 
@@ -121,7 +121,7 @@ describe('connecting', () => {
     await client.connect();
     await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'agent'");
     await client.end();
-    await new Promise((r) => setTimeout(r, 200));
+    await waitUntil("the server to end the store's connections", async () => Number((await adminQuery(server, "SELECT count(*) AS n FROM pg_stat_activity WHERE usename = 'agent'")).rows[0].n), (n) => n === 0);
     expect((await store.query('SELECT 2', [], LIMITS)).rows).toEqual([[2]]);
   });
 
@@ -199,22 +199,24 @@ describe('query', () => {
   });
 
   it('cancels a statement past its time limit, and the pool still serves', async () => {
-    const started = Date.now();
-    const err = await failure(store.query('SELECT pg_sleep(3)', [], { timeoutMs: 300, maxRows: 10 }));
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Ten minutes of sleep: a limit that waited for the statement would hold the test to its timeout.
+    const err = await failure(store.query('SELECT pg_sleep(600)', [], { timeoutMs: 300, maxRows: 10 }));
     expect(err).toBeInstanceOf(DatastoreQueryError);
     expect(err).toMatchObject({ kind: 'timeout', message: 'the query ran past its time limit of 0.3 s and was cancelled' });
+    // Cancelled on the server, not only given up on.
+    await waitUntil('the timed-out statement to stop on the server', sleepers, (n) => n === 0);
     expect((await store.query('SELECT 1 AS one', [], LIMITS)).rows).toEqual([[1]]);
   });
 
   it('stops a statement on the server when its signal fires, and the pool still serves', async () => {
     const stop = new AbortController();
-    const running = failure(store.query('SELECT pg_sleep(30)', [], { timeoutMs: 60_000, maxRows: 10 }, stop.signal));
-    await waitUntil(async () => (await sleepers()) === 1, 10_000, 50);
+    // Ten minutes of sleep, under a limit past the test's timeout: only the signal stops it in time.
+    const running = failure(store.query('SELECT pg_sleep(600)', [], { timeoutMs: 600_000, maxRows: 10 }, stop.signal));
+    await waitUntil('the statement sleeping on the server', sleepers, (n) => n === 1, { stepMs: 50 });
     stop.abort();
     const err = await running;
     expect(err).toMatchObject({ kind: 'cancelled', message: 'the query was cancelled' });
-    await waitUntil(async () => (await sleepers()) === 0, 10_000, 50);
+    await waitUntil('the statement to stop on the server', sleepers, (n) => n === 0, { stepMs: 50 });
     const already = await failure(store.query('SELECT 1', [], LIMITS, stop.signal));
     expect(already).toMatchObject({ kind: 'cancelled' });
     expect((await store.query('SELECT 1 AS one', [], LIMITS)).rows).toEqual([[1]]);

@@ -203,7 +203,7 @@ describe.each<Flavor>(['sync', 'async'])('the %s client', (flavor) => {
   test('callback: a background run delivers its events to the URL, with the headers given', async () => {
     const hook = `/sdk-${flavor}`;
     const [accepted] = await run(flavor, { message: 'call me back', background: true, callback: { url: receiver.url(hook), headers: { 'X-From-Sdk': flavor } } });
-    await waitUntil(async () => receiver.accepted(hook).some((d) => d.json.type === 'task.completed'), 30_000);
+    await waitUntil('the task.completed webhook', async () => receiver.accepted(hook).some((d) => d.json.type === 'task.completed'));
     const got = receiver.accepted(hook);
     expect(got.every((d) => d.headers['x-from-sdk'] === flavor)).toBe(true);
     expect(got.find((d) => d.json.type === 'task.completed')!.json).toMatchObject({ taskId: accepted.task_id, status: 'completed' });

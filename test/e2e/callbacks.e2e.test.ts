@@ -42,7 +42,7 @@ const idOrder = (ds: Delivery[]) => ds.map((d) => String(d.headers['webhook-id']
 
 test('every event and the final notification arrive signed, in order, with the request headers', async () => {
   const id = await submit('/all', { headers: { authorization: HEADER_SECRET, 'x-team': 'ops' } }, '[[tool name=calculate args={"expression":"6*7"}]] compute');
-  await waitUntil(async () => finalOf('/all') !== undefined, 30_000);
+  await waitUntil('the final notification at /all', async () => finalOf('/all') !== undefined);
   const got = receiver.accepted('/all');
   const valid = await secrets();
   for (const d of got) {
@@ -75,7 +75,7 @@ test('every event and the final notification arrive signed, in order, with the r
 test('a delivery that fails is retried with the same webhook-id; events picks what is sent', async () => {
   receiver.answer('/flaky', (_d, seen) => (seen === 1 ? 500 : 200));
   const id = await submit('/flaky', { events: ['agent_response', 'completed'] });
-  await waitUntil(async () => finalOf('/flaky') !== undefined, 30_000);
+  await waitUntil('the final notification at /flaky', async () => finalOf('/flaky') !== undefined);
   const all = receiver.deliveries.filter((d) => d.path === '/flaky');
   expect(all.map((d) => [d.json.type, d.answered])).toEqual([
     ['agent_response', 500],
@@ -95,10 +95,10 @@ test('a delivery that fails is retried with the same webhook-id; events picks wh
 test("a 410 stops the task's deliveries", async () => {
   receiver.answer('/gone', 410);
   const id = await submit('/gone');
-  await waitUntil(async () => {
+  await waitUntil('every delivery of the task settled', async () => {
     const list = (await call('GET', `/tasks/${id}/deliveries`)).json.deliveries as { status: string }[];
     return list.length > 1 && list.every((r) => r.status !== 'pending');
-  }, 30_000);
+  });
   expect(receiver.deliveries.filter((d) => d.path === '/gone')).toHaveLength(1);
   const list = (await call('GET', `/tasks/${id}/deliveries`)).json.deliveries as { status: string; last_status: number | null }[];
   expect(list[0]).toMatchObject({ status: 'gone', last_status: 410 });
@@ -108,7 +108,7 @@ test("a 410 stops the task's deliveries", async () => {
 test('kill -9 of the worker and of the gateway between deliveries loses none and keeps the order', async () => {
   receiver.answer('/later', 503);
   const id = await submit('/later');
-  await waitUntil(async () => receiver.deliveries.some((d) => d.path === '/later'), 30_000);
+  await waitUntil('a first delivery attempt at /later', async () => receiver.deliveries.some((d) => d.path === '/later'));
   const stack = ctx.stack();
   stack.children.worker.proc.kill('SIGKILL');
   await stack.children.worker.exited;
@@ -118,13 +118,12 @@ test('kill -9 of the worker and of the gateway between deliveries loses none and
   await stack.restarters.gateway();
   // Right after the kill, a query of the delivery workflow may wait for Temporal to give up on the
   // dead worker's sticky queue (a 503 meanwhile): ask until it answers.
-  let pending = await call('GET', `/tasks/${id}/deliveries`);
-  await waitUntil(async () => (pending = await call('GET', `/tasks/${id}/deliveries`)).status === 200, 30_000, 500);
+  const pending = await waitUntil('the deliveries to answer after the restarts', () => call('GET', `/tasks/${id}/deliveries`), (r) => r.status === 200, { stepMs: 500 });
   // Under way: the last failure is the receiver's 503, or the attempt the kill cut short (its timeout).
   expect(pending.json.deliveries[0]).toMatchObject({ status: 'pending', last_error: expect.stringMatching(/503|timeout/) });
   expect(pending.json.deliveries[0].attempts).toBeGreaterThanOrEqual(1);
   receiver.answer('/later', 200);
-  await waitUntil(async () => finalOf('/later') !== undefined, 60_000);
+  await waitUntil('the final notification at /later', async () => finalOf('/later') !== undefined, { timeoutMs: 60_000 });
   // At least once: an attempt the kill (or a slow completion) cut may be delivered again, with the
   // same webhook-id, which a receiver deduplicates on. Deduplicated, every event is there, in order.
   const ids = [...new Set(idOrder(receiver.accepted('/later')))];
@@ -136,9 +135,9 @@ test('kill -9 of the worker and of the gateway between deliveries loses none and
 
 test('a task terminated from outside still delivers its end (task.failed, terminated), and its delivery workflow closes', async () => {
   const id = await submit('/terminated', { events: ['completed', 'failed', 'cancelled'] }, '[[slow delay=200 tokens=200]] cut short');
-  await waitUntil(async () => (await call('GET', `/tasks/${id}`)).json.status === 'running');
+  await waitUntil('the task running', async () => (await call('GET', `/tasks/${id}`)).json.status === 'running');
   await withTemporal(ctx.stack(), (client) => client.workflow.getHandle(id).terminate('operator stop'));
-  await waitUntil(async () => finalOf('/terminated') !== undefined, 20_000);
+  await waitUntil('the final notification at /terminated', async () => finalOf('/terminated') !== undefined);
   const got = receiver.accepted('/terminated');
   expect(got).toHaveLength(1);
   expect(got[0].headers['webhook-id']).toBe(`msg_${id}_end`);
@@ -148,7 +147,7 @@ test('a task terminated from outside still delivers its end (task.failed, termin
   expect((await call('GET', `/tasks/${id}`)).json).toMatchObject({ status: 'failed', error: { type: 'terminated' } });
   const deliveries = await call('GET', `/tasks/${id}/deliveries`);
   expect(deliveries.json.deliveries).toEqual([expect.objectContaining({ webhook_id: `msg_${id}_end`, type: 'task.failed', status: 'delivered' })]);
-  await waitUntil(async () => (await withTemporal(ctx.stack(), (client) => client.workflow.getHandle(`callbacks:${id}`).describe())).status.name === 'COMPLETED');
+  await waitUntil("the task's delivery workflow to complete", async () => (await withTemporal(ctx.stack(), (client) => client.workflow.getHandle(`callbacks:${id}`).describe())).status.name === 'COMPLETED');
 });
 
 test('a rotated secret: deliveries carry both signatures until the old one expires', async () => {
@@ -161,7 +160,7 @@ test('a rotated secret: deliveries carry both signatures until the old one expir
   expect(expires).toBeGreaterThan(23.9 * 3600_000);
   expect(expires).toBeLessThanOrEqual(24 * 3600_000);
   const r = await api(ctx.stack())('POST', '/', { key: KEY_B, body: { message: 'rotated', background: true, callback: { url: receiver.url('/rotated'), events: ['completed'] } } });
-  await waitUntil(async () => finalOf('/rotated') !== undefined, 30_000);
+  await waitUntil('the final notification at /rotated', async () => finalOf('/rotated') !== undefined);
   expect(verifiedBy(finalOf('/rotated')!, [rotated.json.secret, before[0]])).toEqual([rotated.json.secret, before[0]]);
   // Accounts have their own secrets.
   expect(verifiedBy(finalOf('/rotated')!, await secrets(KEY_A))).toEqual([]);
@@ -171,7 +170,7 @@ test('a rotated secret: deliveries carry both signatures until the old one expir
 test('webhook (SPEC 6.4\'s example) is an alias of callback: {url, events: [completed, failed]} gets the final notification only', async () => {
   const r = await call('POST', '/', { body: { message: 'notify me', background: true, webhook: { url: receiver.url('/webhook'), events: ['completed', 'failed'] } } });
   expect(r.status).toBe(202);
-  await waitUntil(async () => finalOf('/webhook') !== undefined, 30_000);
+  await waitUntil('the final notification at /webhook', async () => finalOf('/webhook') !== undefined);
   const got = receiver.accepted('/webhook');
   expect(got.map((d) => d.json.type)).toEqual(['task.completed']);
   expect(got[0].json).toMatchObject({ taskId: r.json.task_id, status: 'completed', timestamp: expect.stringMatching(/Z$/), result: { output: expect.any(String) } });

@@ -2,6 +2,7 @@
 // wait as queued (FIFO, no queue limit); a slot whose holder vanished is
 // reclaimed by the slots watch (RUN_WATCH_MS).
 import { Api, KEY_B, useStack, waitUntil, withTemporal } from './helpers';
+import { slotsQuery, slotsWorkflowId } from '../../workflows/definitions';
 
 jest.setTimeout(180_000);
 const ctx = useStack({ MAX_RUNNING_TASKS_PER_ACCOUNT: '2', RUN_WATCH_MS: '3000' });
@@ -19,17 +20,23 @@ test('at most N background tasks of an account run at once; the rest queue first
   };
   await submit(0);
   await submit(1);
-  await waitUntil(async () => (await Promise.all(ids.map((id) => call('GET', `/tasks/${id}`)))).every((v) => v.json.status === 'running'));
+  await waitUntil('the first two tasks running', async () => (await Promise.all(ids.map((id) => call('GET', `/tasks/${id}`)))).every((v) => v.json.status === 'running'));
   for (let i = 2; i < 5; i++) await submit(i); // these must wait, and start in this order
+  // Every poll also samples how many run at once.
   let maxRunning = 0;
   const done = new Set<string>();
-  while (done.size < ids.length) {
-    const views = await Promise.all(ids.map((id) => call('GET', `/tasks/${id}`)));
-    const running = views.filter((v) => v.json.status === 'running').length;
-    maxRunning = Math.max(maxRunning, running);
-    views.forEach((v, i) => v.json.status === 'completed' && done.add(ids[i]));
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitUntil(
+    'all five tasks completed',
+    async () => {
+      const views = await Promise.all(ids.map((id) => call('GET', `/tasks/${id}`)));
+      const running = views.filter((v) => v.json.status === 'running').length;
+      maxRunning = Math.max(maxRunning, running);
+      views.forEach((v, i) => v.json.status === 'completed' && done.add(ids[i]));
+      return done.size;
+    },
+    (n) => n === ids.length,
+    { stepMs: 100 },
+  );
   expect(maxRunning).toBeLessThanOrEqual(2);
   expect(maxRunning).toBe(2);
   const views = await Promise.all(ids.map(async (id) => (await call('GET', `/tasks/${id}`)).json));
@@ -45,18 +52,23 @@ test('at most N background tasks of an account run at once; the rest queue first
 });
 
 test('a slot held by a task that vanished (terminated) is reclaimed by the watch of its run', async () => {
-  const a = await call('POST', '/', { body: { message: '[[slow delay=200 tokens=100]] will be terminated', background: true } });
-  const b = await call('POST', '/', { body: { message: '[[slow delay=200 tokens=100]] long runner', background: true } });
-  await waitUntil(async () => (await call('GET', `/tasks/${a.json.task_id}`)).json.status === 'running');
-  await waitUntil(async () => (await call('GET', `/tasks/${b.json.task_id}`)).json.status === 'running');
+  // Both holders would run for 10 minutes (3000 tokens, 200 ms apart): c can only start on the
+  // slot the watch takes back from the terminated one, never on one freed by a run's end.
+  const a = await call('POST', '/', { body: { message: '[[slow delay=200 tokens=3000]] will be terminated', background: true } });
+  const b = await call('POST', '/', { body: { message: '[[slow delay=200 tokens=3000]] long runner', background: true } });
+  await waitUntil('task a running', async () => (await call('GET', `/tasks/${a.json.task_id}`)).json.status === 'running');
+  await waitUntil('task b running', async () => (await call('GET', `/tasks/${b.json.task_id}`)).json.status === 'running');
   const c = await call('POST', '/', { body: { message: 'waits for a slot', background: true } });
-  await new Promise((r) => setTimeout(r, 500));
-  expect((await call('GET', `/tasks/${c.json.task_id}`)).json.status).toBe('queued');
-  // Terminating bypasses the task's own release: only the watch of its run can free its slot.
-  await withTemporal(ctx.stack(), (client) => client.workflow.getHandle(a.json.task_id).terminate('simulated leak'));
-  const t0 = Date.now();
+  await withTemporal(ctx.stack(), async (client) => {
+    const slots = client.workflow.getHandle(slotsWorkflowId('alice'));
+    // c is in the account's queue, behind the two holders.
+    const held = await waitUntil("task c waiting in the account's slots", () => slots.query(slotsQuery), (q) => q.waiting.includes(c.json.task_id));
+    expect([...held.running].sort()).toEqual([a.json.task_id, b.json.task_id].sort());
+    expect((await call('GET', `/tasks/${c.json.task_id}`)).json.status).toBe('queued');
+    // Terminating bypasses the task's own release: only the watch of its run can free its slot.
+    await client.workflow.getHandle(a.json.task_id).terminate('simulated leak');
+  });
   const done = await call('GET', `/tasks/${c.json.task_id}/result?wait=30`);
   expect(done.json.status).toBe('completed');
-  expect(Date.now() - t0).toBeLessThan(15_000);
   await call('POST', `/tasks/${b.json.task_id}/cancel`);
 });

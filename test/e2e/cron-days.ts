@@ -11,13 +11,14 @@ export async function threeMorningsOfCron(call: Api, passThreeDays: (scheduleId:
   const r = await call('POST', '/', { body: { message: 'every morning from now on', background: true, schedules: [{ schedule: '0 9 * * *', timezone: 'Europe/Paris', message: 'morning briefing' }] } });
   expect(r.status).toBe(202);
   const id: string = r.json.schedules[0].schedule_id;
-  await waitUntil(async () => (await call('GET', `/tasks/${r.json.task_id}`)).json.status === 'completed', 30_000);
+  await waitUntil('the scheduling run to complete', async () => (await call('GET', `/tasks/${r.json.task_id}`)).json.status === 'completed');
   await passThreeDays(id);
-  let tasks: { task_id: string; status: string; session: string }[] = [];
-  await waitUntil(async () => {
-    tasks = (await call('GET', `/tasks?schedule=${id}`)).json.tasks;
-    return tasks.length >= 3 && tasks.every((t) => t.status === 'completed');
-  }, 60_000, 500);
+  const tasks = await waitUntil(
+    "the schedule's three tasks, completed",
+    async (): Promise<{ task_id: string; status: string; session: string }[]> => (await call('GET', `/tasks?schedule=${id}`)).json.tasks,
+    (ts) => ts.length >= 3 && ts.every((t) => t.status === 'completed'),
+    { timeoutMs: 60_000, stepMs: 500 },
+  );
   expect(tasks).toHaveLength(3);
   for (const t of tasks) expect(t.session).toBe(r.json.session);
   const d = (await call('GET', `/schedules/${id}`)).json;

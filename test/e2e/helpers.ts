@@ -135,15 +135,10 @@ export function postStream(stack: Stack, body: unknown, path = '/', key = KEY_A)
   });
 }
 
-export async function waitUntil(cond: () => Promise<boolean>, timeoutMs = 20_000, stepMs = 100): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-  throw new Error('condition not reached in time');
-}
+// The suite's one poll (test/support/wait-until.ts), here too for the files that take everything from this one.
+export { waitUntil } from '../support/wait-until';
 
+/** A deliberate pause: only for time that must pass in the scenario, and the caller says why (docs/testing.md, "Waiting in tests"). */
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**

@@ -61,10 +61,10 @@ function carriers(history: HistoryEvent[], answerBytes: number): string[] {
 
 /** The session's history once the run handed its turn back (its thread holds the answer). */
 async function sessionHistory(session: string): Promise<HistoryFigures> {
-  await waitUntil(async () => (await ctx.call('GET', `/sessions/${session}/messages`)).json?.messages?.length === 2);
+  await waitUntil("the session's thread to hold the exchange", async () => (await ctx.call('GET', `/sessions/${session}/messages`)).json?.messages?.length === 2);
   // The turn's hand-over signal is in; let the session's workflow task that takes it complete.
   let figures: HistoryFigures | undefined;
-  await waitUntil(async () => {
+  await waitUntil("the session's workflow task that takes the hand-over to complete", async () => {
     figures = await historyOf(`session:alice:${session}`);
     const types = figures.history.map(typeName);
     return types.lastIndexOf('WORKFLOW_TASK_COMPLETED') > types.lastIndexOf('WORKFLOW_TASK_SCHEDULED');

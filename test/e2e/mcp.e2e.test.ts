@@ -6,7 +6,7 @@
 // call and twice during one call (sent at most twice), cancel during a call
 // (the MCP request is aborted), and the outbound policy at submit and on a
 // redirect.
-import { KEY_A, postStream, readSse, SseEvent, sleep, useStack, waitUntil, withTemporal } from './helpers';
+import { KEY_A, postStream, readSse, SseEvent, useStack, waitUntil, withTemporal } from './helpers';
 import { startEverything, Everything } from '../mcp/everything';
 import { startBearerMcpServer, BearerMcpServer } from '../mcp/fixtures/bearer-server';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
@@ -110,12 +110,19 @@ test('parallel calls on a bearer-protected server (oauth access token), listed a
   expect(tools).toEqual(expect.arrayContaining(['secure__echo', 'secure__sleep', 'secure__fail', 'secure__boom']));
 });
 
-test('an unreachable server ends the run at once with mcp_unavailable naming it; bad credentials too', async () => {
-  const started = Date.now();
+test('an unreachable server ends the run after a short retry with mcp_unavailable naming it; bad credentials too', async () => {
   const dead = await call('POST', '/', { body: { message: 'hi', mcp_servers: [{ serverName: 'gone', serverUrl: 'http://127.0.0.1:9/mcp' }] } });
   expect(dead.json).toMatchObject({ status: 'failed', error: { type: 'mcp_unavailable' } });
   expect(dead.json.error.message).toContain('"gone"');
-  expect(Date.now() - started).toBeLessThan(20_000);
+  // Never a hang: the listing was tried three times at most (workflows/mcp-setup.ts), then the run failed.
+  const attempt = await withTemporal(ctx.stack(), async (client) => {
+    const history = (await client.workflow.getHandle(dead.json.task_id).fetchHistory()).events ?? [];
+    const listing = history.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'listMcpTools')!;
+    const started = history.find((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(listing.eventId));
+    return started?.activityTaskStartedEventAttributes?.attempt;
+  });
+  expect(attempt).toBeGreaterThanOrEqual(1);
+  expect(attempt).toBeLessThanOrEqual(3);
   const before = bearer.stats().unauthorized;
   const denied = await call('POST', '/', { body: { message: 'hi', mcp_servers: [bearerServer({ type: 'bearer', token: 'wrong-token-xyz' })] } });
   expect(denied.json).toMatchObject({ status: 'failed', error: { type: 'mcp_unavailable' } });
@@ -132,7 +139,8 @@ test('kill -9 of the worker during a long tool call: the run completes and the r
   const r = await call('POST', '/', { body: { message, background: true, mcp_servers: [everythingServer()] } });
   const id = r.json.task_id;
   const before = await events(id, 0, (e) => e.data.type === 'agent_tool_use');
-  await sleep(1500);
+  // The kill comes once Temporal has the call's send counted: the call is under way at the server.
+  await withTemporal(ctx.stack(), (client) => waitUntil('the long call counted as sent', () => sendsCounted(client, id), (n) => n >= 1));
   ctx.stack().children.worker.proc.kill('SIGKILL');
   await ctx.stack().children.worker.exited;
   await ctx.stack().startWorker();
@@ -151,8 +159,8 @@ test('a call whose outcome is unknown after a crash is sent once more at most, t
   for (const sends of [1, 2]) {
     // The kill comes once Temporal has the send counted: a crash in the instant before that can
     // add a send (README), which a loaded machine hits if the kill follows the request at once.
-    await waitUntil(async () => bearer.stats().calls.length === sends, 30_000);
-    await withTemporal(ctx.stack(), (client) => waitUntil(async () => (await sendsCounted(client, id)) === sends, 30_000));
+    await waitUntil(`send ${sends} of the call at the server`, () => bearer.stats().calls.length, (n) => n === sends);
+    await withTemporal(ctx.stack(), (client) => waitUntil(`send ${sends} counted in Temporal's heartbeat`, () => sendsCounted(client, id), (n) => n === sends));
     ctx.stack().children.worker.proc.kill('SIGKILL');
     await ctx.stack().children.worker.exited;
     await ctx.stack().startWorker();
@@ -164,16 +172,16 @@ test('a call whose outcome is unknown after a crash is sent once more at most, t
   expect(bearer.stats().calls).toHaveLength(2);
 });
 
-test('cancel during an MCP call aborts the request on the server within seconds', async () => {
+test('cancel during an MCP call aborts the request on the server', async () => {
   bearer.reset();
   const r = await call('POST', '/', { body: { message: '[[tool name=sleep args={"ms":60000,"label":"cancel-me"}]] wait', background: true, mcp_servers: [bearerServer()] } });
   const id = r.json.task_id;
-  await waitUntil(async () => bearer.stats().calls.length === 1, 30_000);
-  const asked = Date.now();
+  await waitUntil('the sleep call at the server', () => bearer.stats().calls.length, (n) => n === 1);
+  expect(bearer.stats().aborted).toEqual([]);
   expect((await call('POST', `/tasks/${id}/cancel`)).status).toBe(202);
-  await waitUntil(async () => bearer.stats().aborted.includes('cancel-me'), 10_000);
-  expect(Date.now() - asked).toBeLessThan(10_000);
-  await waitUntil(async () => (await call('GET', `/tasks/${id}`)).json.status === 'cancelled', 10_000);
+  // The call sleeps 60 s, past this wait: only an abort of its request ends it early, and the server records that.
+  await waitUntil('the server to record the sleep call aborted', () => bearer.stats().aborted, (labels) => labels.includes('cancel-me'));
+  await waitUntil('the task to be cancelled', async () => (await call('GET', `/tasks/${id}`)).json.status === 'cancelled');
 });
 
 test('the outbound policy: refused URLs are a 422 naming the server; a redirect to a link-local address is not followed', async () => {

@@ -51,7 +51,7 @@ async function killMidAnswer(body: object, due: (events: Ev[]) => boolean): Prom
     seen.push(ev.data);
     return ev.data.type === 'agent_completed' || ev.data.type === 'agent_error';
   });
-  await waitUntil(async () => due(seen), 60_000, 20);
+  await waitUntil('the kill point mid-answer', () => due(seen), { timeoutMs: 60_000, stepMs: 20 });
   ctx.stack().children.worker.proc.kill('SIGKILL');
   await ctx.stack().children.worker.exited;
   await ctx.stack().startWorker();

@@ -40,12 +40,7 @@ test('a streamed run: agent_retry per failed attempt, attempt/last_error in the 
     return ev.data.type === 'agent_error' || ev.data.type === 'agent_completed';
   });
   // While it retries, the view says which attempt is under way and why the last one failed.
-  let seen: any;
-  await waitUntil(async () => {
-    const v = await call('GET', `/tasks/${taskId}`);
-    if (v.json?.attempt) seen = v.json;
-    return seen !== undefined;
-  }, 10_000, 150);
+  const seen = await waitUntil('the task view to show an attempt under way', async () => (await call('GET', `/tasks/${taskId}`)).json, (v) => Boolean(v?.attempt), { stepMs: 150 });
   expect(seen.status).toBe('running');
   expect(seen.attempt).toBeGreaterThanOrEqual(2);
   expect(seen.last_error).toEqual({ type: 'model_unavailable', message: expect.stringContaining('HTTP 503') });
@@ -63,7 +58,7 @@ test('a streamed run: agent_retry per failed attempt, attempt/last_error in the 
   expect(done.json).toMatchObject({ status: 'failed', attempt: null, last_error: null, error: { type: 'model_unavailable' } });
 
   // The worker's log: the run began, each retry, and its end, by task id.
-  await waitUntil(async () => logLines('worker').some((l) => l.msg === 'task failed' && l.task_id === taskId), 10_000);
+  await waitUntil("the worker's 'task failed' log line", () => logLines('worker').some((l) => l.msg === 'task failed' && l.task_id === taskId));
   const worker = logLines('worker');
   expect(worker.find((l) => l.msg === 'task running' && l.task_id === taskId)).toBeDefined();
   expect(worker.filter((l) => l.msg === 'model call failed; Temporal retries it' && l.task_id === taskId).length).toBe(retries.length);
@@ -71,14 +66,13 @@ test('a streamed run: agent_retry per failed attempt, attempt/last_error in the 
 });
 
 test('a synchronous request gets the model_unavailable error, not silence', async () => {
-  const started = Date.now();
+  // The provider never recovers: only MODEL_UNAVAILABLE_AFTER_MS ends the run, and the answer says so.
   const r = await call('POST', '/', { body: { message: `${DOWN} (sync)` } });
   expect(r.status).toBe(200);
-  expect(r.json).toMatchObject({ status: 'failed', error: { type: 'model_unavailable' } });
-  expect(Date.now() - started).toBeLessThan(30_000);
+  expect(r.json).toMatchObject({ status: 'failed', error: { type: 'model_unavailable', message: expect.stringMatching(/stayed unavailable for \d+ s over \d+ attempts/) } });
   // The gateway logged the request: method, path, status, time, task and account; never the key.
   const ofTask = () => logLines('gateway').find((l) => l.msg === 'request' && l.task_id === r.headers.get('x-task-id'));
-  await waitUntil(async () => ofTask() !== undefined, 5000);
+  await waitUntil("the gateway's request log line", () => ofTask() !== undefined);
   const line = ofTask();
   expect(line).toMatchObject({ method: 'POST', path: '/', status: 200, account: 'alice' });
   expect(typeof line!.ms).toBe('number');

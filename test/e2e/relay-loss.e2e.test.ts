@@ -22,8 +22,9 @@ async function wholeStream(taskId: string): Promise<AgentEvent[]> {
 
 /** Kills Redis once `due` holds (checked every 20 ms), and starts it again (empty) 1.5 s later. */
 async function loseRedisWhen(due: () => boolean): Promise<void> {
-  await waitUntil(async () => due(), 60_000, 20);
+  await waitUntil('the moment to kill Redis', due, { timeoutMs: 60_000, stepMs: 20 });
   await ctx.stack().children.redis.stop('SIGKILL');
+  // Part of the scenario: an outage of 1.5 s, during which the runs go on without a relay.
   await new Promise((r) => setTimeout(r, 1500));
   await ctx.stack().restarters.redis();
 }
@@ -32,9 +33,8 @@ async function loseRedisWhen(due: () => boolean): Promise<void> {
 async function expectWhole(taskId: string): Promise<AgentEvent[]> {
   const result = await call('GET', `/tasks/${taskId}/result?wait=60`);
   expect(result.json.status).toBe('completed');
-  let stream: AgentEvent[] = [];
   // The gateway's Redis client may still be reconnecting.
-  await waitUntil(async () => (stream = await wholeStream(taskId).catch(() => [])).length > 0, 20_000, 250);
+  const stream = await waitUntil("the task's whole stream, once the gateway reaches Redis again", () => wholeStream(taskId), (evs) => evs.length > 0, { stepMs: 250 });
   const seqs = stream.map((e) => e.seq);
   expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
   expect(new Set(seqs).size).toBe(seqs.length);

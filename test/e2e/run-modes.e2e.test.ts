@@ -1,7 +1,7 @@
 // POST / in its three answers (JSON, SSE, background), the event stream's
 // shape and order, thinking in flash mode, model failures and retries.
 import fs from 'node:fs';
-import { Api, postStream, readSse, useStack } from './helpers';
+import { Api, postStream, readSse, useStack, waitUntil } from './helpers';
 import { GATEWAY_NODE_FLAGS } from '../../src/launcher/node-flags';
 import { threadNice } from '../worker/thread-nice';
 import { parseServerTiming } from '../../src/gateway/server-timing';
@@ -79,12 +79,13 @@ test('flash mode sends the model reasoning as agent_thinking, before the respons
   expect(base.map((e) => e.data.type)).not.toContain('agent_thinking');
 });
 
-test('background: 202 at once with Location, while the model is still working', async () => {
+test('background: 202 with Location while the model is still working', async () => {
+  // The model's first token would come in 10 minutes: a POST that waited for the run would hold
+  // the test to its timeout. (How fast the 202 comes is the bench's to measure: `npm run bench`.)
   const t0 = Date.now();
-  const r = await call('POST', '/', { body: { message: '[[slow delay=200 tokens=10]] take your time', background: true } });
+  const r = await call('POST', '/', { body: { message: '[[slow first=600000 delay=0]] take your time', background: true } });
   const elapsed = Date.now() - t0;
   expect(r.status).toBe(202);
-  expect(elapsed).toBeLessThan(1500); // the model needs >2 s; measured figures come from `npm run bench`
   expect(r.json).toMatchObject({ status: 'queued' });
   expect(r.headers.get('location')).toBe(`/tasks/${r.json.task_id}`);
   // Where the gateway's time went: the run's start, the new session's and the status cache (the
@@ -92,10 +93,13 @@ test('background: 202 at once with Location, while the model is still working', 
   const timing = parseServerTiming(r.headers.get('server-timing'));
   expect(Object.keys(timing).sort()).toEqual(['redis', 'temporal-session', 'temporal-start', 'total']);
   expect(timing.total).toBeGreaterThanOrEqual(Math.max(timing['temporal-start'], timing['temporal-session'], timing.redis));
+  // Consistency, not speed: the gateway's own total is within the time the client saw.
   expect(timing.total).toBeLessThan(elapsed + 1);
+  expect((await call('GET', `/tasks/${r.json.task_id}`)).json.status).not.toBe('completed');
+  // The run is not left holding the account's slot for ten minutes.
+  expect((await call('POST', `/tasks/${r.json.task_id}/cancel`)).status).toBe(202);
   const done = await call('GET', `/tasks/${r.json.task_id}/result?wait=30`);
-  expect(done.status).toBe(200);
-  expect(done.json.status).toBe('completed');
+  expect(done.json.status).toBe('cancelled');
 });
 
 test('a 400 from the model fails the task with a clear error; agent_error ends the stream', async () => {
@@ -124,13 +128,18 @@ test('idle streams get keep-alive comments; a client that disconnects does not s
   const dec = new TextDecoder();
   let text = '';
   let taskId = '';
-  const until = Date.now() + 10_000;
-  while (Date.now() < until && !(text.includes(': keep-alive') && taskId)) {
-    const { value } = await reader.read();
-    text += dec.decode(value, { stream: true });
-    taskId = /"task_id":"(task_[a-z0-9]+)"/.exec(text)?.[1] ?? '';
-  }
-  expect(text).toContain(': keep-alive'); // SSE_HEARTBEAT_MS is 1 s in these tests
+  // SSE_HEARTBEAT_MS is 1 s in these tests; the model's first token comes after 2.5 s.
+  await waitUntil(
+    'a keep-alive comment and the task id on the idle stream',
+    async () => {
+      const { value } = await reader.read();
+      text += dec.decode(value, { stream: true });
+      taskId = /"task_id":"(task_[a-z0-9]+)"/.exec(text)?.[1] ?? '';
+      return text.includes(': keep-alive') && taskId !== '';
+    },
+    { stepMs: 0 },
+  );
+  expect(text).toContain(': keep-alive');
   await reader.cancel(); // the client goes away mid-run
   const r = await call('GET', `/tasks/${taskId}/result?wait=30`);
   expect(r.json).toMatchObject({ status: 'completed', output: 'You said: wait for it' });

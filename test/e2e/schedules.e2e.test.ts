@@ -18,24 +18,24 @@ async function tasksOf(scheduleId: string, key?: string): Promise<{ task_id: str
 }
 
 /** The tasks a schedule started, once there are `n` of them and all have finished. */
-async function finishedTasks(scheduleId: string, n: number, timeoutMs = 30_000) {
-  let tasks: Awaited<ReturnType<typeof tasksOf>> = [];
-  await waitUntil(async () => {
-    tasks = await tasksOf(scheduleId);
-    return tasks.length >= n && tasks.every((t) => ['completed', 'failed', 'cancelled'].includes(t.status));
-  }, timeoutMs, 250);
-  return tasks;
+function finishedTasks(scheduleId: string, n: number) {
+  return waitUntil(
+    `${n} finished task(s) of schedule ${scheduleId}`,
+    () => tasksOf(scheduleId),
+    (tasks) => tasks.length >= n && tasks.every((t) => ['completed', 'failed', 'cancelled'].includes(t.status)),
+    { stepMs: 250 },
+  );
 }
 
 /** Hours and minutes, and weekday, of an instant in a time zone, computed apart from the service. */
 /** The schedule as GET /schedules lists it, once it shows `state` (the list is Temporal's visibility, which may trail). */
 async function waitForListed(scheduleId: string, state: string): Promise<Record<string, unknown>> {
-  let found: Record<string, unknown> | undefined;
-  await waitUntil(async () => {
-    const page = await call('GET', '/schedules?limit=100');
-    found = (page.json.schedules as Record<string, unknown>[]).find((s) => s.schedule_id === scheduleId);
-    return found?.state === state;
-  }, 20_000, 250);
+  const found = await waitUntil(
+    `schedule ${scheduleId} listed as ${state}`,
+    async () => ((await call('GET', '/schedules?limit=100')).json.schedules as Record<string, unknown>[]).find((s) => s.schedule_id === scheduleId),
+    (s) => s?.state === state,
+    { stepMs: 250 },
+  );
   return found!;
 }
 
@@ -75,6 +75,7 @@ test('a seconds schedule fires once: its task completes in the request session; 
   const listed = await waitForListed(announced.schedule_id, 'done');
   expect(listed).toMatchObject({ schedule_id: announced.schedule_id, state: 'done', next_run_at: null });
   expect(d.json.recent_tasks.map((t: { task_id: string }) => t.task_id)).toEqual([task.task_id]);
+  // Deliberate: a schedule that did not stop after its one run would fire again within a period (2 s).
   await sleep(2500);
   expect(await tasksOf(announced.schedule_id)).toHaveLength(1);
 
@@ -214,7 +215,7 @@ test('the list pages with a cursor and holds every schedule once', async () => {
   const ids: string[] = r.json.schedules.map((s: { schedule_id: string }) => s.schedule_id);
   let seen: string[] = [];
   // Visibility of schedules is eventually consistent on a real server: read until all three are listed.
-  await waitUntil(async () => {
+  await waitUntil('the three schedules, paged two by two', async () => {
     seen = [];
     let cursor: string | null = null;
     do {
@@ -224,7 +225,7 @@ test('the list pages with a cursor and holds every schedule once', async () => {
       cursor = page.json.next_cursor;
     } while (cursor);
     return ids.every((id) => seen.includes(id));
-  }, 20_000, 500);
+  }, { stepMs: 500 });
   expect(new Set(seen).size).toBe(seen.length);
   expect((await call('GET', '/schedules?cursor=garbage')).status).toBe(422);
   expect((await call('GET', '/schedules?cursor=gar%20bage')).status).toBe(400);

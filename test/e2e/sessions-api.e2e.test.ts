@@ -58,7 +58,7 @@ test('create with an id of the client\'s choosing: 201, an empty thread, runs wo
   expect(run.json).toMatchObject({ session: id, status: 'completed' });
   expect((await call('GET', `/sessions/${id}/messages`)).json.messages).toHaveLength(2);
   // Closed when idle, the session still holds its id.
-  await waitUntil(async () => (await entries(id)).some((s) => !s.open), 30_000, 200);
+  await waitUntil('the idle session listed closed', async () => (await entries(id)).some((s) => !s.open), { stepMs: 200 });
   expect((await call('POST', '/sessions', { body: { session: id } })).status).toBe(409);
 });
 
@@ -113,14 +113,14 @@ test('a session closed when idle and reopened by its next run is listed once, ke
   const id = newId('reopen');
   const created = (await call('POST', '/sessions', { body: { session: id } })).json;
   expect((await call('POST', `/?session=${id}`, { body: { message: 'first' } })).status).toBe(200);
-  await waitUntil(async () => (await entries(id)).some((s) => !s.open), 30_000, 200);
+  await waitUntil('the idle session listed closed', async () => (await entries(id)).some((s) => !s.open), { stepMs: 200 });
   expect((await call('POST', `/?session=${id}`, { body: { message: 'second' } })).status).toBe(200);
-  await waitUntil(async () => (await runsOf(id)).length >= 2, 20_000, 200);
+  await waitUntil("the session's two runs", async () => (await runsOf(id)).length >= 2, { stepMs: 200 });
   for (const when of ['reopened', 'closed again']) {
     const listed = await entries(id);
     expect([when, listed.length]).toEqual([when, 1]);
     expect(listed[0].created_at).toBe(created.created_at);
-    if (when === 'reopened') await waitUntil(async () => (await entries(id)).some((s) => !s.open), 30_000, 200);
+    if (when === 'reopened') await waitUntil('the reopened session listed closed again', async () => (await entries(id)).some((s) => !s.open), { stepMs: 200 });
   }
   expect((await call('GET', `/sessions/${id}/messages`)).json.messages).toHaveLength(4);
 });
@@ -129,9 +129,9 @@ test.each(['open', 'closed'])('delete of a session that is %s: 204, then the thr
   const id = newId(`del-${state}`);
   await call('POST', '/sessions', { body: { session: id } });
   expect((await call('POST', `/?session=${id}`, { body: { message: 'remember me' } })).status).toBe(200);
-  await waitUntil(async () => (await entries(id)).some((s) => !s.open), 30_000, 200);
+  await waitUntil('the idle session listed closed', async () => (await entries(id)).some((s) => !s.open), { stepMs: 200 });
   expect((await call('POST', `/?session=${id}`, { body: { message: 'and me' } })).status).toBe(200); // a second run
-  if (state === 'closed') await waitUntil(async () => (await entries(id)).some((s) => !s.open), 30_000, 200);
+  if (state === 'closed') await waitUntil('the session listed closed after its second run', async () => (await entries(id)).some((s) => !s.open), { stepMs: 200 });
 
   const del = await call('DELETE', `/sessions/${id}`);
   expect(del.status).toBe(204);
@@ -146,7 +146,7 @@ test.each(['open', 'closed'])('delete of a session that is %s: 204, then the thr
   expect(await entries(id)).toEqual([{ session: id, created_at: again.json.created_at, open: true }]);
   expect((await call('DELETE', `/sessions/${id}`)).status).toBe(204);
   // Every run, not only the last (a real Temporal removes closed runs about 30 s after the call).
-  await waitUntil(async () => (await runsOf(id)).length === 0, 60_000, 500);
+  await waitUntil('every run of the deleted session removed', async () => (await runsOf(id)).length === 0, { timeoutMs: 60_000, stepMs: 500 });
 });
 
 test('delete is 404 for an unknown session and for another account\'s, whose session stays', async () => {
@@ -163,7 +163,7 @@ test('delete is 404 for an unknown session and for another account\'s, whose ses
 test('delete is 409 while a run is active or queued in the session, and works once it is done', async () => {
   const first = await call('POST', '/', { body: { message: '[[slow delay=100 tokens=20]] busy', background: true } });
   const id = first.json.session;
-  await waitUntil(async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running');
+  await waitUntil('the first run running', async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running');
   const queued = await call('POST', `/?session=${id}`, { body: { message: 'after you', background: true } });
   const busy = await call('DELETE', `/sessions/${id}`);
   expect(busy.status).toBe(409);
@@ -171,6 +171,6 @@ test('delete is 409 while a run is active or queued in the session, and works on
   expect(busy.json.error.message).toMatch(/active or queued/);
   expect(busy.json.error.details).toMatchObject({ session: id, active: first.json.task_id, queued: [queued.json.task_id] });
   expect((await call('GET', `/tasks/${queued.json.task_id}/result?wait=30`)).json.status).toBe('completed');
-  await waitUntil(async () => (await call('DELETE', `/sessions/${id}`)).status === 204, 20_000, 200);
+  await waitUntil("the session's delete to succeed once its runs are done", async () => (await call('DELETE', `/sessions/${id}`)).status === 204, { stepMs: 200 });
   expect((await call('GET', `/sessions/${id}/messages`)).status).toBe(404);
 });

@@ -30,7 +30,7 @@ test('a continued session sends the earlier exchange to the model', async () => 
 test('runs of one session never interleave: the second waits as queued', async () => {
   const first = await call('POST', '/', { body: { message: '[[slow delay=100 tokens=20]] first', background: true } });
   const session = first.json.session;
-  await waitUntil(async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running');
+  await waitUntil('the first run running', async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running');
   const second = await call('POST', `/?session=${session}`, { body: { message: 'second', background: true } });
   const s2 = await call('GET', `/tasks/${second.json.task_id}`);
   expect(s2.json.status).toBe('queued');
@@ -66,7 +66,7 @@ test("a new session's first run holds the turn from its 202: a continuation sent
 test('multitask: reject answers 409 while the session is busy, and the refused request leaves no task', async () => {
   const first = await call('POST', '/', { body: { message: '[[slow delay=100 tokens=20]] busy', background: true } });
   const session = first.json.session;
-  await waitUntil(async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running');
+  await waitUntil('the busy run running', async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running');
   const r = await call('POST', `/?session=${session}`, { body: { message: 'me too', multitask: 'reject', background: true } });
   expect(r.status).toBe(409);
   expect(r.json.error.type).toBe('conflict');
@@ -75,7 +75,7 @@ test('multitask: reject answers 409 while the session is busy, and the refused r
   expect(ok.status).toBe(200);
   // The session's tasks are the two that ran: the refused one was never started.
   const listed = async () => ((await call('GET', `/tasks?session=${session}`)).json.tasks as { task_id: string }[]).map((t) => t.task_id).sort();
-  await waitUntil(async () => (await listed()).length >= 2);
+  await waitUntil("the session's two tasks listed", async () => (await listed()).length >= 2);
   expect(await listed()).toEqual([first.json.task_id, ok.json.task_id].sort());
   await withTemporal(ctx.stack(), async (client) => {
     const count = await client.workflow.count(`WorkflowType = 'agentTask' AND TaskSession = '${session}'`);
@@ -88,7 +88,7 @@ test('multitask: reject on a session that closed when idle reopens it and runs',
   const session = first.json.session;
   await withTemporal(ctx.stack(), async (client) => {
     const h = client.workflow.getHandle(`session:alice:${session}`);
-    await waitUntil(async () => (await h.describe()).status.name === 'COMPLETED', 20_000, 200);
+    await waitUntil("the idle session's workflow to close", async () => (await h.describe()).status.name === 'COMPLETED', { stepMs: 200 });
   });
   const again = await call('POST', `/?session=${session}`, { body: { message: 'after the close', multitask: 'reject' } });
   expect(again.status).toBe(200);
@@ -100,7 +100,7 @@ test('messages can be cleared; unknown or foreign sessions are 404', async () =>
   const first = await call('POST', '/', { body: { message: 'remember this' } });
   const del = await call('DELETE', `/sessions/${first.json.session}/messages`);
   expect(del.status).toBe(204);
-  await waitUntil(async () => (await call('GET', `/sessions/${first.json.session}/messages`)).json.messages.length === 0);
+  await waitUntil('the cleared thread', async () => (await call('GET', `/sessions/${first.json.session}/messages`)).json.messages.length === 0);
   expect((await call('GET', '/sessions/sess_nope/messages')).status).toBe(404);
   expect((await call('POST', '/?session=sess_nope', { body: { message: 'hi' } })).status).toBe(404);
   expect((await call('GET', `/sessions/${first.json.session}/messages`, { key: KEY_B })).status).toBe(404);
@@ -112,7 +112,7 @@ test('an idle session closes, keeps its thread, and its next run reopens it; rea
     const session = first.json.session;
     const workflow = client.workflow.getHandle(`session:alice:${session}`);
     const closed = async () => (await workflow.describe()).status.name === 'COMPLETED';
-    await waitUntil(closed, 15_000);
+    await waitUntil("the idle session's workflow to close", closed);
     const thread = ['user:my name is Grace', 'assistant:You said: my name is Grace'];
     const read = async () => ((await call('GET', `/sessions/${session}/messages`)).json.messages as { role: string; content: string }[]).map((m) => `${m.role}:${m.content}`);
     expect(await read()).toEqual(thread);
@@ -124,9 +124,9 @@ test('an idle session closes, keeps its thread, and its next run reopens it; rea
     expect(sent.messages.map((m) => `${m.role}:${m.content}`)).toEqual(expect.arrayContaining([...thread, 'user:what is my name?']));
     expect(await read()).toEqual([...thread, 'user:what is my name?', 'assistant:You said: what is my name?']);
 
-    await waitUntil(closed, 15_000);
+    await waitUntil("the session's workflow to close again", closed);
     expect((await call('DELETE', `/sessions/${session}/messages`)).status).toBe(204);
-    await waitUntil(async () => (await read()).length === 0);
+    await waitUntil('the cleared thread', async () => (await read()).length === 0);
   });
 });
 
@@ -135,7 +135,7 @@ test("while another stream is open (the gateway's Temporal calls then go to its 
     const first = await call('POST', '/', { body: { message: 'my name is Lin' } });
     const session = first.json.session;
     // Closed when idle: the continuation below must reopen it (signal-with-start from the thread).
-    await waitUntil(async () => (await client.workflow.getHandle(`session:alice:${session}`).describe()).status.name === 'COMPLETED', 15_000);
+    await waitUntil("the idle session's workflow to close", async () => (await client.workflow.getHandle(`session:alice:${session}`).describe()).status.name === 'COMPLETED');
 
     const open = await postStream(ctx.stack(), { message: '[[slow delay=100 tokens=60]] stay open', streaming: true });
     expect(open.status).toBe(200);
@@ -195,7 +195,7 @@ test('a thread cleared as soon as a stream has ended stays clear: the exchange d
     const events = await readSse(await postStream(ctx.stack(), { message, streaming: true }, `/?session=${session}`));
     expect(events.at(-1)!.data.type).toBe('agent_completed');
     expect((await call('DELETE', `/sessions/${session}/messages`)).status).toBe(204);
-    // Long enough for a hand-over that was still on its way to land after the clear.
+    // Deliberate: long enough for a hand-over that was still on its way to land after the clear (it must not).
     await new Promise((r) => setTimeout(r, 300));
     expect((await call('GET', `/sessions/${session}/messages`)).json.messages).toEqual([]);
   }

@@ -47,7 +47,7 @@ beforeAll(async () => {
     }),
   );
   // Both are mid-turn (a model call in flight) from here on.
-  await waitUntil(async () => (await ctx.call('GET', `/tasks/${running}`)).json.status === 'running' && (await ctx.call('GET', `/tasks/${victim}`)).json.status === 'running');
+  await waitUntil('both runs mid-turn', async () => (await ctx.call('GET', `/tasks/${running}`)).json.status === 'running' && (await ctx.call('GET', `/tasks/${victim}`)).json.status === 'running');
 });
 
 afterAll(async () => {
@@ -263,7 +263,7 @@ test('operator search-attribute list: the system attributes of the real server a
 test('workflow cancel and terminate --reason: the runs close as the service handles them', async () => {
   expect(await text('workflow', 'cancel', '-w', running)).toBe('Canceled workflow\n');
   expect(await text('workflow', 'terminate', '-w', victim, '--reason', 'stopped from the CLI')).toBe('Workflow terminated\n');
-  await waitUntil(async () => (await statusOf(running)) === 'WORKFLOW_EXECUTION_STATUS_CANCELED');
+  await waitUntil('the cancelled run to close as CANCELED', async () => (await statusOf(running)) === 'WORKFLOW_EXECUTION_STATUS_CANCELED');
   const cancelled = await json('workflow', 'show', '-w', running);
   expect(eventsOfType(cancelled, 'WORKFLOW_EXECUTION_CANCEL_REQUESTED')[0].workflowExecutionCancelRequestedEventAttributes).toMatchObject({ identity: expect.stringContaining('temporal-cli') });
   expect(cancelled.events[cancelled.events.length - 1].eventType).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED');

@@ -34,10 +34,7 @@ afterAll(async () => {
 
 /** Waits until a synchronous run answers again; returns how long that took. */
 async function answersAgain(since: number): Promise<number> {
-  await waitUntil(async () => {
-    const r = await call('POST', '/', { body: { message: 'are you back?' } }).catch(() => undefined);
-    return r?.status === 200 && r.json.status === 'completed';
-  }, 60_000, 250);
+  await waitUntil('a synchronous run to complete again', () => call('POST', '/', { body: { message: 'are you back?' } }), (r) => r.status === 200 && r.json.status === 'completed', { timeoutMs: 60_000, stepMs: 250 });
   return Date.now() - since;
 }
 
@@ -69,7 +66,7 @@ test('kill -9 of each component in turn, then a frozen worker: restarted each ti
   const frozen = stack.children.worker;
   const frozenAt = Date.now();
   frozen.proc.kill('SIGSTOP');
-  await waitUntil(async () => stack.children.worker !== frozen, 30_000, 100);
+  await waitUntil('the frozen worker replaced', () => stack.children.worker !== frozen);
   recovery['frozen worker'] = await answersAgain(frozenAt);
   expect(lines).toContain('worker stopped answering (3 health checks failed in a row); killing it');
   process.stdout.write(`supervision: back to answering after (ms) ${JSON.stringify(recovery)}\n`);

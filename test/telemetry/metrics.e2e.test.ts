@@ -27,10 +27,13 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return undefined;
 }
 
-/** Scrapes until `check` holds (values computed at scrape time may lag by their cache). */
-async function scrapeUntil(check: (text: string) => boolean, timeoutMs = 15_000): Promise<string> {
+/**
+ * Scrapes until `check` holds (values computed at scrape time may lag by their cache), and returns
+ * that scrape; at the wait's deadline, the last one, for the caller's expect to show what is wrong.
+ */
+async function scrapeUntil(check: (text: string) => boolean): Promise<string> {
   let last = '';
-  await waitUntil(async () => check((last = (await scrape()).text)), timeoutMs, 250).catch(() => undefined);
+  await waitUntil('a /metrics scrape that passes the check', async () => (last = (await scrape()).text), check, { stepMs: 250 }).catch(() => undefined);
   return last;
 }
 
@@ -43,7 +46,7 @@ test('a tool-calling background task watched over SSE shows in /metrics, the wor
   expect(submitted.status).toBe(202);
   taskId = submitted.json.task_id;
   const res = await fetch(`${ctx.stack().gatewayUrl}/tasks/${taskId}/events`, { headers: { authorization: `Bearer ${KEY_A}` } });
-  const during = await scrapeUntil((t) => (sample(t, 'aes_sse_clients', { process: 'gateway' }) ?? 0) >= 1, 5000);
+  const during = await scrapeUntil((t) => (sample(t, 'aes_sse_clients', { process: 'gateway' }) ?? 0) >= 1);
   expect(sample(during, 'aes_sse_clients', { process: 'gateway' })).toBeGreaterThanOrEqual(1);
   const events = await readSse(res);
   expect(events.map((e) => e.data.type)).toContain('agent_tool_response');
@@ -106,11 +109,11 @@ test('a worker killed under supervision is counted as a restart of it', async ()
   let supervised: SupervisedStack | undefined;
   try {
     supervised = superviseStack(ctx.stack(), { log: (l) => lines.push(l), probeEveryMs: 500, backoffBaseMs: 100 });
-    const before = await scrapeUntil((t) => sample(t, 'aes_component_restarts_total', { component: 'worker' }) === 0, 5000);
+    const before = await scrapeUntil((t) => sample(t, 'aes_component_restarts_total', { component: 'worker' }) === 0);
     expect(sample(before, 'aes_component_restarts_total', { component: 'gateway' })).toBe(0);
     ctx.stack().children.worker.proc.kill('SIGKILL');
-    await waitUntil(async () => lines.includes('worker is running again'), 30_000, 100);
-    const after = await scrapeUntil((t) => sample(t, 'aes_component_restarts_total', { component: 'worker' }) === 1, 5000);
+    await waitUntil("the supervisor's 'worker is running again'", () => lines.includes('worker is running again'));
+    const after = await scrapeUntil((t) => sample(t, 'aes_component_restarts_total', { component: 'worker' }) === 1);
     expect(sample(after, 'aes_component_restarts_total', { component: 'worker' })).toBe(1);
     // The new worker serves its metrics on the same port, included again (its counters start over).
     expect(sample(after, 'aes_metrics_include_up', { url: `http://127.0.0.1:${ctx.stack().env.WORKER_METRICS_PORT}/metrics` })).toBe(1);

@@ -64,9 +64,9 @@ async function tracedRun(traceId: string, callerSpanId: string, secret: string):
   });
   expect(r.status).toBe(202);
   const taskId = r.json.task_id as string;
-  await waitUntil(async () => (await call('GET', `/tasks/${taskId}`)).json.status === 'completed', 30_000);
+  await waitUntil('the traced run to complete', async () => (await call('GET', `/tasks/${taskId}`)).json.status === 'completed');
   // The workflow's span ends with it; the batch goes out within OTEL_BSP_SCHEDULE_DELAY.
-  await waitUntil(async () => traceOf(traceId).named('RunWorkflow:agentTask').length > 0 && traceOf(traceId).named('RunActivity:runTool').length > 0, 15_000);
+  await waitUntil("the run's workflow and tool spans at the receiver", async () => traceOf(traceId).named('RunWorkflow:agentTask').length > 0 && traceOf(traceId).named('RunActivity:runTool').length > 0);
   return taskId;
 }
 
@@ -152,7 +152,7 @@ test('a request is named by its route template, never by its path', async () => 
   const traceId = hex(16);
   const r = await call('GET', '/tasks/task_doesnotexist0123', { headers: { traceparent: `00-${traceId}-${hex(8)}-01` } });
   expect(r.status).toBe(404);
-  await waitUntil(async () => traceOf(traceId).spans.some((s) => s.kind === 2), 10_000);
+  await waitUntil('the request span at the receiver', async () => traceOf(traceId).spans.some((s) => s.kind === 2));
   const request = traceOf(traceId).spans.find((s) => s.kind === 2)!;
   expect(request.name).toBe('GET /tasks/:id');
   expect(request.attributes).toMatchObject({ 'http.route': '/tasks/:id', 'http.response.status_code': 404 });
