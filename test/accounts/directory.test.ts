@@ -40,6 +40,7 @@ test('a key added right after a refresh is accepted by the next lookup', () =>
 
 test('a key added while a refresh is under way is not lost to that older snapshot', () =>
   withDirectory(50, async (dir, reg) => {
+    // Part of the scenario: the 50 ms gap since start()'s refresh has passed, so only the refresh under way holds the lookup.
     await new Promise((r) => setTimeout(r, 60));
     const stale = dir.refresh(); // takes its snapshot now, without the key
     reg.keys[hashKey('late-key')] = 'acme';

@@ -14,11 +14,14 @@ import { keys } from '../../src/relay/keys';
 import { StatusCache } from '../../src/relay/status-cache';
 import { createEnv } from '../workflows/env';
 import { PrivateRedis, startPrivateRedis } from '../relay/private-redis';
+import { waitUntil } from '../support/wait-until';
 
 jest.setTimeout(60_000);
 let env: TestWorkflowEnvironment;
 let service: TaskService;
 let inFlight = 0;
+/** How each history long-poll ended: 'answered', or the gRPC code it failed with. */
+const polls: Promise<string>[] = [];
 let redis: PrivateRedis;
 let submitting: TaskService;
 const account = { account: 'acct-ts' } as never;
@@ -31,7 +34,9 @@ beforeAll(async () => {
   // Counts history long-polls still open: what a lingering wait would leave behind.
   svc.getWorkflowExecutionHistory = ((req: never) => {
     inFlight++;
-    return original(req).finally(() => inFlight--);
+    const poll = original(req).finally(() => inFlight--);
+    polls.push(poll.then(() => 'answered', (err: { code?: number }) => `code ${err?.code}`));
+    return poll;
   }) as typeof svc.getWorkflowExecutionHistory;
   service = new TaskService(env.client, env.connection, {} as never, {} as never, pino({ level: 'silent' }));
   redis = await startPrivateRedis();
@@ -50,24 +55,28 @@ async function openRun(): Promise<string> {
 }
 
 test('a wait on a running task ends after its time, leaving no long-poll behind', async () => {
+  // The run stays open until terminated below: a wait that did not end at its time would hold the test to its timeout.
   const id = await openRun();
+  const first = polls.length;
   const t0 = Date.now();
   await service.waitForClose(id, 800);
-  const took = Date.now() - t0;
-  expect(took).toBeGreaterThanOrEqual(700);
-  expect(took).toBeLessThan(5000);
-  await new Promise((r) => setTimeout(r, 100));
-  expect(inFlight).toBe(0);
+  expect(Date.now() - t0).toBeGreaterThanOrEqual(700);
+  const mine = polls.length - first;
+  expect(mine).toBeGreaterThan(0);
+  // Its last long-poll was cut by the wait's deadline (DEADLINE_EXCEEDED, gRPC code 4), not left to run on, and none came after.
+  expect(await polls[polls.length - 1]).toBe('code 4');
+  await waitUntil('the long-polls to end', () => inFlight, (n) => n === 0);
+  expect(polls.length - first).toBe(mine);
   await env.client.workflow.getHandle(id).terminate();
 });
 
 test('a wait returns as soon as the run closes, however it closes', async () => {
   const id = await openRun();
-  const t0 = Date.now();
-  const waiting = service.waitForClose(id, 20_000);
-  setTimeout(() => void env.client.workflow.getHandle(id).terminate('done here'), 300);
+  // A ten-minute wait: one that ran its time out rather than return at the close would hold the test to its timeout.
+  const waiting = service.waitForClose(id, 600_000);
+  await waitUntil("the wait's long-poll", () => inFlight, (n) => n > 0);
+  await env.client.workflow.getHandle(id).terminate('done here');
   await waiting;
-  expect(Date.now() - t0).toBeLessThan(5000);
   expect(inFlight).toBe(0);
 });
 

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chooseStartEngine } from '../../src/launcher/engine-choice';
 import { freePort, ROOT } from '../../src/launcher/processes';
+import { waitUntil } from '../support/wait-until';
 
 jest.setTimeout(180_000);
 const dirs: string[] = [];
@@ -42,12 +43,13 @@ test('npm start with no ENGINE: the dev server, its Web UI wired to the codec en
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   try {
-    const end = Date.now() + 120_000;
-    while (!out.includes('Agent Execution Service ready')) {
-      if (Date.now() > end || proc.exitCode !== null) throw new Error(`no banner; output:\n${out.slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await new Promise((r) => setTimeout(r, 200)); // the rest of the banner
+    // The banner, to its Web UI line with the codec token (it may come in more than one write).
+    await waitUntil('the ready banner, to its Web UI line', () => out.includes('Agent Execution Service ready') && /Web UI: .*\n/.test(out) && /--codec-auth "Bearer [^"]+"/.test(out), {
+      timeoutMs: 120_000,
+      giveUpIf: () => (proc.exitCode !== null ? `npm start exited (${proc.exitCode})` : undefined),
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}\noutput:\n${out.slice(-3000)}`);
+    });
     expect(out).toContain('ENGINE=temporal-cli, the official Temporal dev server');
     expect(out).toContain(`Web UI: http://127.0.0.1:${uiPort} (payloads readable`);
     const token = /--codec-auth "Bearer ([^"]+)"/.exec(out)?.[1];

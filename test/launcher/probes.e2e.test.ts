@@ -37,6 +37,7 @@ test('a child killed a moment before the ping, its death not yet heard of: unhea
     blockFor(300); // the child is gone, but this thread has not run the exit or disconnect events
     expect(proc.connected).toBe(true);
     await expect(ipcProbe(asChild(proc))()).resolves.toBe(false);
+    // Deliberate: time for an EPIPE of the probe's send to surface as an uncaught error (it must not).
     await new Promise((r) => setTimeout(r, 200));
     expect(unhandled).toEqual([]);
     expect(proc.listenerCount('error')).toBe(0); // nothing else caught it for the probe

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, ROOT } from '../../src/launcher/processes';
+import { waitUntil } from '../support/wait-until';
 import { readmeExamples, retarget } from './readme-examples';
 
 let proc: ChildProcess;
@@ -15,13 +16,11 @@ let dataDir: string;
 let gatewayUrl: string;
 let ports: { gateway: number; demoMcp: number };
 
-const waitFor = async (what: string, cond: () => boolean, ms = 90_000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end || proc.exitCode !== null) throw new Error(`${what} not seen; output:\n${out.slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
+/** Waits for `what` in npm start's output; an exit of npm start ends the wait at once. The error ends with the output's tail. */
+const waitFor = (what: string, cond: () => boolean, timeoutMs?: number) =>
+  waitUntil(what, cond, { timeoutMs, giveUpIf: () => (proc.exitCode !== null ? `npm start exited (${proc.exitCode})` : undefined) }).catch((err: Error) => {
+    throw new Error(`${err.message}\noutput:\n${out.slice(-3000)}`);
+  });
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'start-'));
@@ -33,7 +32,7 @@ beforeAll(async () => {
   proc = spawn(process.execPath, ['-r', path.join(ROOT, 'bin/register-ts.js'), path.join(ROOT, 'src/launcher/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  await waitFor('the ready banner', () => out.includes('Agent Execution Service ready'));
+  await waitFor('the ready banner', () => out.includes('Agent Execution Service ready'), 90_000);
 }, 120_000);
 
 afterAll(async () => {
@@ -57,8 +56,8 @@ test("a request shows on the terminal as the gateway's line and the worker's tas
   const taskId = res.headers.get('x-task-id')!;
   // Pretty lines: time, process, level, message, fields.
   const requestLine = new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} gateway\\s+INFO\\s+request method=POST path=/ status=200 ms=[\\d.]+ task_id=${taskId} account=dev$`, 'm');
-  await waitFor('the request line', () => requestLine.test(out), 10_000);
-  await waitFor("the worker's end of the task", () => new RegExp(`worker\\s+INFO\\s+task completed .*task_id=${taskId}`).test(out), 10_000);
+  await waitFor('the request line', () => requestLine.test(out));
+  await waitFor("the worker's end of the task", () => new RegExp(`worker\\s+INFO\\s+task completed .*task_id=${taskId}`).test(out));
   expect(out).toMatch(new RegExp(`worker\\s+INFO\\s+task running .*task_id=${taskId}`));
   const lines = fs
     .readFileSync(path.join(dataDir, 'logs', 'gateway.log'), 'utf8')
@@ -119,7 +118,7 @@ test('a process that dies is started again by npm start, which says so and goes 
   const gateway = ps.split('\n').find((l) => l.includes('src/gateway/main.ts'));
   expect(gateway).toBeDefined();
   process.kill(Number(gateway!.trim().split(/\s+/)[0]), 'SIGKILL');
-  await waitFor('the restart', () => out.includes('npm start: gateway is running again'), 30_000);
+  await waitFor('the restart', () => out.includes('npm start: gateway is running again'));
   expect(out).toMatch(/npm start: gateway was killed by SIGKILL; restarting it in \d+ ms \(restart 1 of at most 5 a minute\)/);
   const res = await fetch(`${gatewayUrl}/`, { method: 'POST', headers: { authorization: 'Bearer dev-key', 'content-type': 'application/json' }, body: JSON.stringify({ message: 'still here' }) });
   expect(res.status).toBe(200);

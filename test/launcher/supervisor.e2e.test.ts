@@ -3,6 +3,7 @@
 // caught by its health check; too many restarts in the window give up.
 import { Child, startChild } from '../../src/launcher/processes';
 import { Supervised, Supervisor } from '../../src/launcher/supervisor';
+import { waitUntil } from '../support/wait-until';
 
 const spawnIdle = () => startChild('idle', process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
 
@@ -22,13 +23,7 @@ function component(name: string, probe?: () => Promise<boolean>): Supervised & {
   return c;
 }
 
-const waitFor = async (cond: () => boolean, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('not reached');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+const WAIT = { stepMs: 20 };
 
 let live: Supervisor[] = [];
 let children: (() => Child)[] = [];
@@ -49,12 +44,12 @@ test('a component that dies is started again after a backoff, the others untouch
   s.start();
   const firstB = b.child;
   a.child.proc.kill('SIGKILL');
-  await waitFor(() => a.starts === 1 && lines.includes('worker is running again'));
+  await waitUntil('the worker started again', () => a.starts === 1 && lines.includes('worker is running again'), WAIT);
   expect(lines[0]).toBe('worker was killed by SIGKILL; restarting it in 10 ms (restart 1 of at most 5 a minute)');
   expect(b.child).toBe(firstB);
   // The new process is watched too.
   a.child.proc.kill('SIGTERM');
-  await waitFor(() => a.starts === 2);
+  await waitUntil('a second restart of the worker', () => a.starts, (n) => n === 2, WAIT);
   expect(lines).toContain('worker was killed by SIGTERM; restarting it in 20 ms (restart 2 of at most 5 a minute)');
   expect(s.restartCount('worker')).toBe(2);
 });
@@ -70,7 +65,7 @@ test('a component that stops answering its health check (frozen) is killed and s
   const frozen = a.child;
   frozen.proc.kill('SIGSTOP');
   healthy = false;
-  await waitFor(() => a.starts === 1);
+  await waitUntil('the frozen engine started again', () => a.starts, (n) => n === 1, WAIT);
   healthy = true;
   expect(lines[0]).toBe('engine stopped answering (3 health checks failed in a row); killing it');
   expect(lines[1]).toMatch(/^engine was killed by SIGKILL; restarting it/);
@@ -85,7 +80,7 @@ test('more restarts than allowed within the window: the supervisor gives up, say
   s.start();
   for (let i = 1; i <= 2; i++) {
     a.child.proc.kill('SIGKILL');
-    await waitFor(() => a.starts === i);
+    await waitUntil(`restart ${i}`, () => a.starts, (n) => n === i, WAIT);
   }
   a.child.proc.kill('SIGKILL');
   expect(await s.gaveUp).toBe('redis was killed by SIGKILL; it was restarted 2 times within 60 s: giving up');

@@ -12,6 +12,7 @@ import OpenAI from 'openai';
 import { classifyModelError } from '../../activities/model-support';
 import { createHttpFetch, HttpFetch } from '../../src/model-stream/http-fetch';
 import { startScriptedModel, ScriptedModel } from '../../src/scripted-model';
+import { waitUntil } from '../support/wait-until';
 
 type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 const user = (content: string): Msg => ({ role: 'user', content });
@@ -26,13 +27,8 @@ afterAll(async () => {
   await model.close();
 });
 
-async function waitFor(cond: () => boolean, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+// A unit test has 10 s: each wait gives up well before, saying what it waited for.
+const WAIT = { timeoutMs: 5000, stepMs: 10 };
 
 /** A throwaway server; `handle` answers every request. */
 async function localServer(handle: http.RequestListener): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
@@ -105,7 +101,7 @@ describe.each(transports)('OpenAI client with %s', (name, makeFetch) => {
     expect(err).toBeInstanceOf(OpenAI.APIConnectionError);
     expect(Date.now() - started).toBeGreaterThanOrEqual(200);
     expect(classifyModelError(err).nonRetryable).toBe(false);
-    await waitFor(() => model.stats().active === before);
+    await waitUntil('the scripted model to see the hung request disconnect', () => model.stats().active, (n) => n === before, WAIT);
   });
 
   test('the caller signal ends a stream mid-way quietly and closes its connection', async () => {
@@ -115,10 +111,10 @@ describe.each(transports)('OpenAI client with %s', (name, makeFetch) => {
     const reading = (async () => {
       for await (const c of s) seen.push(c.choices[0]?.delta?.content ?? '');
     })();
-    await waitFor(() => seen.join('') === 'You said:');
+    await waitUntil("the stream's first two chunks", () => seen.join(''), (t) => t === 'You said:', WAIT);
     ac.abort();
     await expect(reading).resolves.toBeUndefined();
-    await waitFor(() => model.stats().active === 0);
+    await waitUntil("the scripted model to see the aborted stream's connection close", () => model.stats().active, (n) => n === 0, WAIT);
     const aborted = await stream(client(), `before start ${tag}`, AbortSignal.abort()).catch((e) => e);
     expect(aborted).toBeInstanceOf(OpenAI.APIUserAbortError);
   });

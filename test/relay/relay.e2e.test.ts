@@ -3,7 +3,7 @@
 // subscribers catch up, live events arrive once and in order.
 import Redis from 'ioredis';
 import pino from 'pino';
-import { waitFor } from '../../src/launcher/processes';
+import { waitUntil } from '../support/wait-until';
 import { END_PRODUCER, EventPublisher } from '../../src/relay/publisher';
 import { EventSubscriber } from '../../src/relay/subscriber';
 import type { AgentEventBody } from '../../src/relay/events';
@@ -82,7 +82,7 @@ test('a subscriber gets the backlog after its resume point, then live events, ea
   });
   // Live events race the catch-up read.
   for (let n = 5; n <= 40; n++) await p.publish('t2', 's', 'a', n - 1, [resp(`t${n}`)]);
-  await waitFor('all events', undefined, () => got.length === 38, 5000);
+  await waitUntil('the 38 events after the resume point', () => got.length, (n) => n === 38);
   expect(got).toEqual(Array.from({ length: 38 }, (_, i) => i + 3));
   subscription.close();
   expect(s.activeTasks).toBe(0);

@@ -120,11 +120,10 @@ describe('a Redis that does not answer', () => {
   const silent = { defineCommand: () => undefined, get: () => new Promise(() => undefined), aesStatusPut: () => new Promise(() => undefined) };
 
   test('is passed over after opTimeoutMs: reads fail and writes give up', async () => {
+    // This Redis never answers: a call that waited for it would hang to the test's timeout, and the read's error names the limit.
     const frozen = new StatusCache(silent as never, pino({ level: 'silent' }), 60_000, { opTimeoutMs: 150 });
-    const t0 = Date.now();
     await expect(frozen.get('task_x')).rejects.toThrow(/within 150 ms/);
     expect(await frozen.put(view('running'))).toBe(false);
-    expect(Date.now() - t0).toBeLessThan(1000);
   });
 
   test('is not called at all while it is known to be away', async () => {

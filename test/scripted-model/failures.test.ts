@@ -1,19 +1,15 @@
 // Injected trouble: scripted HTTP errors, hangs, dropped streams and slow
 // tokens, and proof that the server stays healthy through all of them.
 import OpenAI from 'openai';
+import { waitUntil } from '../support/wait-until';
 import { collect, contentOf, useScriptedModel, user } from './helpers';
 
 const h = useScriptedModel();
 
 const ask = (client: OpenAI, content: string) => client.chat.completions.create({ model: 'm', messages: [user(content)] });
 
-async function waitFor(cond: () => boolean, ms = 2000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+// A unit test has 10 s: each wait gives up well before, saying what it waited for.
+const WAIT = { timeoutMs: 5000, stepMs: 10 };
 
 describe('scripted model: failures and pacing', () => {
   test('[[fail status=429 times=2]]: two RateLimitErrors with retry-after, then success', async () => {
@@ -68,7 +64,7 @@ describe('scripted model: failures and pacing', () => {
     // connection error. The elapsed time shows it was the timeout.
     expect(err).toBeInstanceOf(OpenAI.APIConnectionError);
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-    await waitFor(() => h.model.stats().active === before.active);
+    await waitUntil('the server to see the timed-out request disconnect', () => h.model.stats().active, (n) => n === before.active, WAIT);
     expect(h.model.stats().hangs).toBe(before.hangs + 1);
     const ok = await ask(h.client, 'after the hang');
     expect(ok.choices[0].message.content).toBe('You said: after the hang');
@@ -77,10 +73,10 @@ describe('scripted model: failures and pacing', () => {
   test('[[hang]] on a stream can be aborted by the caller signal', async () => {
     const ac = new AbortController();
     const pending = h.client.chat.completions.create({ model: 'm', stream: true, messages: [user('[[hang]]')] }, { signal: ac.signal });
-    await waitFor(() => h.model.stats().active > 0);
+    await waitUntil('the hung stream to reach the server', () => h.model.stats().active, (n) => n > 0, WAIT);
     ac.abort();
     await expect(pending).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
-    await waitFor(() => h.model.stats().active === 0);
+    await waitUntil('the server to see the aborted stream disconnect', () => h.model.stats().active, (n) => n === 0, WAIT);
   });
 
   test('[[hang after=N times=1]] stalls a stream mid-way once; the retry completes', async () => {
@@ -91,14 +87,15 @@ describe('scripted model: failures and pacing', () => {
     const reading = (async () => {
       for await (const c of stream) seen.push(c.choices[0]?.delta?.content ?? '');
     })().catch((e) => e);
-    await waitFor(() => seen.join('') === 'You said: one');
+    await waitUntil('the chunks before the stall', () => seen.join(''), (t) => t === 'You said: one', WAIT);
+    // Deliberate: time for a chunk that a stream which did not stall would send (tokens come back to back).
     await new Promise((r) => setTimeout(r, 100));
     expect(seen.join('')).toBe('You said: one');
     ac.abort();
     // The client's stream iterator ends quietly when its own signal aborts it.
     await reading;
     expect(seen.join('')).toBe('You said: one');
-    await waitFor(() => h.model.stats().active === 0);
+    await waitUntil('the server to see the aborted stream disconnect', () => h.model.stats().active, (n) => n === 0, WAIT);
     const again = await collect(await h.client.chat.completions.create({ model: 'm', stream: true, messages: [user(msg)] }));
     expect(contentOf(again)).toBe('You said: one two three four');
   });
@@ -151,7 +148,7 @@ describe('scripted model: failures and pacing', () => {
     const model = await startScriptedModel();
     const client = new OpenAI({ apiKey: 'x', baseURL: model.url, maxRetries: 0 });
     const pending = client.chat.completions.create({ model: 'm', messages: [user('[[hang]]')] }).catch((e) => e);
-    await waitFor(() => model.stats().active === 1);
+    await waitUntil('the hung request to reach the server', () => model.stats().active, (n) => n === 1, WAIT);
     await model.close();
     expect(await pending).toBeInstanceOf(OpenAI.APIConnectionError);
   });

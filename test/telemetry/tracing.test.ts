@@ -10,6 +10,7 @@ import type { WorkflowInfo } from '@temporalio/workflow';
 import { setupTracing, shutdownTracing, traceCarrier, tracing, tracingClientInterceptors, withTraceCarrier } from '../../src/telemetry/tracing';
 import { requestSpans } from '../../src/telemetry/request-spans';
 import { workerTracing, workflowSpanSinks } from '../../src/telemetry/worker-tracing';
+import { waitUntil } from '../support/wait-until';
 import { OtlpReceiver } from './otlp-receiver';
 
 afterEach(() => shutdownTracing());
@@ -104,9 +105,16 @@ describe('with an endpoint', () => {
       });
       expect(slow).toBe(201);
       expect(seen).toEqual([traceId, traceId]);
-      await new Promise((r) => setTimeout(r, 50)); // the span ends on 'finish'
-      await t.forceFlush();
-      const span = receiver.spans.find((s) => s.traceId === traceId && s.attributes['http.route'])!;
+      // A request span ends on the response's 'finish': both requests' spans, once ended and exported.
+      const [span] = await waitUntil(
+        'the two request spans at the receiver',
+        async () => {
+          await t.forceFlush();
+          return receiver.spans.filter((s) => s.traceId === traceId && s.attributes['http.route']);
+        },
+        (spans) => spans.length === 2,
+        { timeoutMs: 5000 },
+      );
       expect(span).toMatchObject({ name: 'POST /things/:id', kind: 2, service: 'aes-gateway', parentSpanId: '00f067aa0ba902b7' });
       expect(span.attributes).toEqual({ 'http.request.method': 'POST', 'http.route': '/things/:id', 'http.response.status_code': 201 });
       const body = receiver.bodies.join('\n');

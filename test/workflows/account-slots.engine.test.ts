@@ -6,14 +6,15 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { createEnv, saveHistories, worker } from './env';
-import { releaseSignal, slotsQuery } from '../../workflows/account-slots';
 import { createRunActivities } from '../../activities/runs';
 import type { SlotsState } from '../../workflows/account-slots';
+import { waitUntil } from '../support/wait-until';
+import { releaseSignal, slotsQuery } from '../../workflows/definitions';
 
 // About 10 s alone; on a machine shared with other test runs it has taken minutes.
 // Every wait below polls against one deadline well inside jest's timeout: a slow
-// machine then fails an expectation (or passes late), never jest's timer, which
-// would leave the worker running into the next suite of this jest process.
+// machine then fails the wait, saying what it waited for (or passes late), never
+// jest's timer, which would leave the worker running into the next suite of this jest process.
 const TEST_TIMEOUT_MS = 330_000;
 const WAIT_BUDGET_MS = 240_000;
 jest.setTimeout(TEST_TIMEOUT_MS);
@@ -29,24 +30,13 @@ afterAll(async () => {
 }, TEST_TIMEOUT_MS);
 
 /**
- * Reads until `done` holds or the deadline passes (then returns the last value read).
- * Each read gets a gRPC deadline of its own, so one call to a busy engine cannot
- * outlast the budget; a read that times out counts as "not yet".
+ * Reads until `done` holds, within what is left of the test's budget (`deadline`). Each read
+ * gets a gRPC deadline of its own, so one call to a busy engine cannot outlast the budget; a
+ * read that fails (one that timed out, a query while the worker replays) is "not yet".
  */
-async function pollUntil<T>(deadline: number, read: () => Promise<T>, done: (v: T) => boolean): Promise<T | undefined> {
-  let last: T | undefined;
-  for (;;) {
-    const left = deadline - Date.now();
-    try {
-      last = await env.connection.withDeadline(Date.now() + Math.max(1000, Math.min(15_000, left)), read);
-      if (done(last)) return last;
-    } catch (err) {
-      const text = `${(err as Error).message} ${((err as Error).cause as Error | undefined)?.message ?? ''}`;
-      if (!/DEADLINE_EXCEEDED|deadline|timed out/i.test(text)) throw err;
-    }
-    if (Date.now() >= deadline) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+function pollUntil<T>(what: string, deadline: number, read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
+  const perRead = () => env.connection.withDeadline(Date.now() + Math.max(1000, Math.min(15_000, deadline - Date.now())), read);
+  return waitUntil(what, perRead, done, { timeoutMs: Math.max(0, deadline - Date.now()) });
 }
 
 test('a steady stream of grants still continues as new at the history bound, with the longer task timeout', async () => {
@@ -62,8 +52,8 @@ test('a steady stream of grants still continues as new at the history bound, wit
     const deadline = Date.now() + WAIT_BUDGET_MS;
     const first = await env.client.workflow.start('accountSlots', { taskQueue, workflowId: `slots:${account}`, args: [initial] });
     const current = env.client.workflow.getHandle(first.workflowId);
-    const continued = await pollUntil(deadline, () => current.describe(), (d) => d.runId !== first.firstExecutionRunId);
-    expect(continued?.runId).not.toBe(first.firstExecutionRunId);
+    const continued = await pollUntil('the slots workflow to continue as new', deadline, () => current.describe(), (d) => d.runId !== first.firstExecutionRunId);
+    expect(continued.runId).not.toBe(first.firstExecutionRunId);
 
     const history = await env.client.workflow.getHandle(first.workflowId, first.firstExecutionRunId).fetchHistory();
     const events = history.events ?? [];
@@ -76,8 +66,8 @@ test('a steady stream of grants still continues as new at the history bound, wit
     // The queue carried over and keeps draining in the runs that follow. A query waits for a
     // worker to run it; under load one can time out while the worker replays a run that just
     // continued as new: that is "not drained yet", and the poll asks again.
-    const drained = await pollUntil(deadline, () => current.query(slotsQuery), (q) => q.waiting.length === 0);
-    expect(drained?.waiting).toEqual([]);
+    const drained = await pollUntil('the queue carried over to drain', deadline, () => current.query(slotsQuery), (q) => q.waiting.length === 0);
+    expect(drained.waiting).toEqual([]);
     await current.terminate('test over');
     await saveHistories('bounded-grants', env.client.workflow.getHandle(first.workflowId, first.firstExecutionRunId));
   });
@@ -91,12 +81,20 @@ test('a busy account still checks its holders: a holder whose run is gone loses 
     // and a signal every 200 ms: a check that waited for a quiet spell of 2 s would never come.
     const initial: SlotsState = { account, limit: 1, watchMs: 2000, holders: { 'gone-holder': Date.now() }, waiting: [] };
     const slots = await env.client.workflow.start('accountSlots', { taskQueue, workflowId: `slots:${account}`, args: [initial] });
-    let running = ['gone-holder'];
-    for (let i = 0; i < 300 && running.includes('gone-holder'); i++) {
-      await slots.signal(releaseSignal, { taskId: `nobody-${i}` });
-      await new Promise((r) => setTimeout(r, 200));
-      if (i % 5 === 4) running = (await slots.query(slotsQuery)).running;
-    }
+    // Each read keeps the stream going (five signals, 200 ms apart: part of the scenario), then asks who holds a slot.
+    let i = 0;
+    const running = await waitUntil(
+      'the gone holder to lose its slot while signals keep coming',
+      async () => {
+        for (let k = 0; k < 5; k++) {
+          await slots.signal(releaseSignal, { taskId: `nobody-${i++}` });
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        return (await slots.query(slotsQuery)).running;
+      },
+      (holders) => !holders.includes('gone-holder'),
+      { timeoutMs: WAIT_BUDGET_MS, stepMs: 0 },
+    );
     expect(running).toEqual([]);
     await slots.terminate('test over');
     await saveHistories('busy-check', slots);

@@ -13,9 +13,8 @@ import { fakeActivities, recorder, taskInput } from './fake-activities';
 import { createSessionActivities } from '../../activities/sessions';
 import { temporal } from '@temporalio/proto';
 import type { PartialResult, TaskInput, TaskView } from '../../workflows/types';
-import { messageUpdate, statusQuery, threadQuery } from '../../workflows/agent-task';
-import { messagesQuery, watchQueueOf } from '../../workflows/session';
-import { slotsQuery } from '../../workflows/account-slots';
+import { waitUntil } from '../support/wait-until';
+import { messagesQuery, messageUpdate, slotsQuery, statusQuery, threadQuery, watchQueueOf } from '../../workflows/definitions';
 
 jest.setTimeout(90_000);
 let env: TestWorkflowEnvironment;
@@ -51,25 +50,19 @@ async function tryStatus(h: WorkflowHandle): Promise<TaskView | undefined> {
   });
 }
 
-/** The status, asked again (up to 30 s) while a query waits in vain for a worker. */
-async function statusOf(h: WorkflowHandle): Promise<TaskView> {
-  const end = Date.now() + 30_000;
-  for (;;) {
-    const now = await tryStatus(h);
-    if (now) return now;
-    if (Date.now() > end) throw new Error(`${h.workflowId}: no status query answered in 30 s`);
-  }
+/** The status, asked again while a query waits in vain for a worker. */
+function statusOf(h: WorkflowHandle): Promise<TaskView> {
+  return waitUntil(`a status query of ${h.workflowId} answered`, () => tryStatus(h), { stepMs: 0 });
 }
 
-/** Polls the status until it is `status` (queries that wait in vain count as "not yet"), for `timeoutMs` in all. */
-async function statusBecomes(h: WorkflowHandle, status: TaskView['status'], timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const now = await tryStatus(h);
-    if (now?.status === status) return;
-    if (Date.now() > end) throw new Error(`${h.workflowId} did not become ${status} in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Polls the status until it is `status` (queries that wait in vain count as "not yet"). */
+async function statusBecomes(h: WorkflowHandle, status: TaskView['status']): Promise<void> {
+  await waitUntil(`${h.workflowId} to become ${status}`, () => tryStatus(h), (now) => now?.status === status, { stepMs: 50 });
+}
+
+/** Waits until `h` has an event of `type` in its history. */
+async function hasEvent(h: WorkflowHandle, type: string, what: string): Promise<void> {
+  await waitUntil(what, () => eventTypes(h), (types) => types.includes(type));
 }
 
 const types = (taskId: string) => published[taskId].map((e) => e.type);
@@ -207,14 +200,7 @@ test('a bug met in workflow code fails the workflow task, not the run', async ()
   const w = await worker(env, taskQueue, activities());
   await w.runUntil(async () => {
     const h = await start(input('malformed', { ownsTurn: true }));
-    const EventType = temporal.api.enums.v1.EventType;
-    for (let k = 0; k < 100; k++) {
-      const events = (await h.fetchHistory()).events ?? [];
-      if (events.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const events = (await h.fetchHistory()).events ?? [];
-    expect(events.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)).toBe(true);
+    await hasEvent(h, 'EVENT_TYPE_WORKFLOW_TASK_FAILED', 'a failed workflow task');
     expect((await h.describe()).status.name).toBe('RUNNING');
     await h.terminate('test over');
   });
@@ -314,10 +300,9 @@ test("a new session's first run holds its turn from the start; the next run wait
   await w.runUntil(async () => {
     const session = `sess_${randomUUID().replace(/-/g, '')}`;
     const a = await openLikeGateway(input('slow first', { session }));
-    await new Promise((r) => setTimeout(r, 300));
+    // Enqueued at once, before the first run can have started (submitLikeGateway returns once the session has it).
     const b = await submitLikeGateway(input('second', { session }));
-    await new Promise((r) => setTimeout(r, 300));
-    expect((await statusOf(a)).status).toBe('running');
+    await statusBecomes(a, 'running');
     expect((await statusOf(b)).status).toBe('queued');
     expect((await a.result()).output).toBe('echo:slow first');
     expect((await b.result()).output).toBe('echo:second');
@@ -358,7 +343,8 @@ test('a run the gateway meant to enqueue but never did joins its session after t
     const i = input('orphan', { joinGraceMs: 3000 });
     const t0 = Date.now();
     const h = await start(i);
-    await new Promise((r) => setTimeout(r, 1000));
+    // In its grace period: the timer runs, the run waits.
+    await hasEvent(h, 'EVENT_TYPE_TIMER_STARTED', 'the grace timer started');
     expect((await statusOf(h)).status).toBe('queued');
     expect((await h.result()).output).toBe('echo:orphan');
     expect(Date.now() - t0).toBeGreaterThanOrEqual(2900);
@@ -376,7 +362,8 @@ test('runs of one session take turns; a cancelled run gives the turn back', asyn
     // How soon the first run holds the turn depends on the engine: wait for it.
     await statusBecomes(a, 'running');
     const b = await start(input('second', { session }));
-    await new Promise((r) => setTimeout(r, 300));
+    // The second run's join has reached the session (the signal is recorded as delivered): it waits its turn.
+    await hasEvent(b, 'EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED', "the second run's join delivered to its session");
     expect((await statusOf(a)).status).toBe('running');
     expect((await statusOf(b)).status).toBe('queued');
     await a.cancel();
@@ -415,9 +402,9 @@ test('background tasks of an account wait for a slot', async () => {
     const a = await start(input('slow one', { account, background: true, slots }));
     // The first task's requestSlot made the account's slots workflow (waited for: a loaded machine may take a while).
     const slotsHandle = env.client.workflow.getHandle(`slots:${account}`);
-    for (let n = 0; n < 200 && !(await slotsHandle.describe().then(() => true, () => false)); n++) await new Promise((r) => setTimeout(r, 50));
+    await waitUntil("the account's slots workflow", () => slotsHandle.describe(), { stepMs: 50 });
     const b = await start(input('two', { account, background: true, slots }));
-    await new Promise((r) => setTimeout(r, 400));
+    await waitUntil('the second task waiting for a slot', () => slotsHandle.query(slotsQuery), (q) => q.waiting.includes(b.workflowId));
     expect((await statusOf(b)).status).toBe('queued');
     await a.result();
     expect((await b.result()).output).toBe('echo:two');
@@ -441,7 +428,7 @@ test('slots free at the same time are granted together, in one workflow task', a
       args: [{ account, limit: 3, holders: {}, waiting: tasks.map((t) => ({ taskId: t.workflowId, createdAt })) }],
     });
     const acked = async () => (await eventTypes(slots)).filter((t) => t === 'EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED').length;
-    for (let i = 0; i < 100 && (await acked()) < 3; i++) await new Promise((r) => setTimeout(r, 100));
+    await waitUntil('the three grants delivered', acked, (n) => n >= 3);
     expect((await slots.query(slotsQuery)).running.sort()).toEqual(tasks.map((t) => t.workflowId).sort());
     // The commands of the first workflow task: all three grants.
     const history = await eventTypes(slots);
@@ -494,7 +481,7 @@ test('a terminated holder loses its slot to the next task', async () => {
     const a = await start(input('slow one', { account, background: true, slots, ownsTurn: true }));
     await statusBecomes(a, 'running');
     const b = await start(input('two', { account, background: true, slots, ownsTurn: true }));
-    await new Promise((r) => setTimeout(r, 300));
+    await waitUntil('the second task waiting for a slot', () => env.client.workflow.getHandle(`slots:${account}`).query(slotsQuery), (q) => q.waiting.includes(b.workflowId));
     expect((await statusOf(b)).status).toBe('queued');
     await a.terminate('operator stop');
     expect((await b.result()).output).toBe('echo:two');

@@ -8,12 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createEnv, saveHistories as save, worker } from './env';
 import { fakeActivities, recorder, taskInput } from './fake-activities';
 import type { CallbackConfig, DeliveryRecord, TaskInput } from '../../workflows/types';
 import type { DeliverCallbackInput } from '../../activities/callbacks';
-import { callbackWorkflowId, deliveriesQuery } from '../../workflows/callback-delivery';
+import { waitUntil } from '../support/wait-until';
+import { callbackWorkflowId, deliveriesQuery } from '../../workflows/definitions';
 
 jest.setTimeout(90_000);
 let env: TestWorkflowEnvironment;
@@ -45,6 +47,13 @@ afterAll(async () => {
 function input(message: string, url: string, over: Partial<CallbackConfig> = {}): TaskInput {
   const callback: CallbackConfig = { url, headers: { authorization: 'Bearer x' }, retryDelaysMs: [10, 10, 10], timeoutMs: 1000, ...over };
   return taskInput(message, { joinGraceMs: 300, ownsTurn: true, background: true, callback });
+}
+
+/** Waits until the run is in its `wait` tool: the tool's timer (of `seconds`) is started. */
+function midWait(h: WorkflowHandle, seconds: number): Promise<boolean> {
+  return waitUntil(`the run in its ${seconds} s wait`, async () =>
+    ((await h.fetchHistory()).events ?? []).some((e) => Number(e.timerStartedEventAttributes?.startToFireTimeout?.seconds) === seconds),
+  );
 }
 
 async function deliveries(taskId: string): Promise<DeliveryRecord[]> {
@@ -98,7 +107,7 @@ test('a cancelled task delivers its end', async () => {
   await w.runUntil(async () => {
     const i = input('wait:30:1', 'http://hooks/cancel', { events: ['cancelled', 'failed'] });
     const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
-    await new Promise((r) => setTimeout(r, 1500));
+    await midWait(h, 30);
     await h.cancel();
     await h.result().catch(() => undefined);
     const records = await deliveries(i.taskId);
@@ -112,7 +121,7 @@ test('a task terminated from outside delivers its end: its delivery workflow fin
   await w.runUntil(async () => {
     const i = input('wait:30:1', 'http://hooks/terminated', { events: ['completed', 'failed', 'cancelled'], watchMs: 200 });
     const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
-    await new Promise((r) => setTimeout(r, 1000));
+    await midWait(h, 30);
     await h.terminate('operator stop');
     const records = await deliveries(i.taskId);
     expect(records.map((r) => [r.webhook_id, r.type, r.status])).toEqual([[`msg_${i.taskId}_end`, 'task.failed', 'delivered']]);
@@ -139,8 +148,7 @@ test('a task cancelled after its first turns delivers its end too: its delivery 
   await w.runUntil(async () => {
     const i = input('wait:1:5', 'http://hooks/cancel-later', { events: ['agent_tool_use', 'cancelled'] });
     const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
-    const first = () => seen.some((s) => s.url === 'http://hooks/cancel-later');
-    for (let n = 0; n < 100 && !first(); n++) await new Promise((r) => setTimeout(r, 100));
+    await waitUntil('the first delivery to the receiver', () => seen.some((s) => s.url === 'http://hooks/cancel-later'));
     await h.cancel();
     await h.result().catch(() => undefined);
     const records = await deliveries(i.taskId);

@@ -131,8 +131,9 @@ export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: st
       (rec.turns[input.taskId] ??= []).push({ agent: input.agent?.name, tools: input.tools.map((t) => t.name) });
       const said = lastUser(run);
       if (said.startsWith('reject')) throw ApplicationFailure.nonRetryable('the model rejected the request (HTTP 400)', 'ModelBadRequest');
-      if (said.startsWith('slow')) {
-        for (let i = 0; i < 50; i++) {
+      // "slow …": 5 s; "stuck …": 10 minutes, longer than any test: only a cancel ends it in time. Heartbeating each 100 ms.
+      if (said.startsWith('slow') || said.startsWith('stuck')) {
+        for (let i = 0; i < (said.startsWith('stuck') ? 6000 : 50); i++) {
           Context.current().heartbeat();
           await Context.current().sleep(100);
         }

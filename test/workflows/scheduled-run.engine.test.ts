@@ -10,6 +10,7 @@ import { fakeActivities, recorder, taskInput } from './fake-activities';
 import type { ScheduledRunInput } from '../../workflows/scheduled-run';
 import type { PreparedTask } from '../../activities/schedules';
 import { SEARCH_ATTRIBUTES, sessionWorkflowId } from '../../workflows/types';
+import { waitUntil } from '../support/wait-until';
 
 jest.setTimeout(60_000);
 let env: TestWorkflowEnvironment;
@@ -67,17 +68,11 @@ test('a cancelled task ends its run as cancelled; the run does not fail', async 
   await w.runUntil(async () => {
     const input = runInput('wait:30:1');
     const h = await env.client.workflow.start('scheduledRun', { taskQueue, workflowId: `${input.scheduleId}-2026-11-26T10:00:00Z`, args: [input] });
-    let taskId = '';
-    for (let i = 0; i < 100 && !taskId; i++) {
-      const kids = await (async () => {
-        const events = (await h.fetchHistory()).events ?? [];
-        return events.filter((e) => e.childWorkflowExecutionStartedEventAttributes).map((e) => e.childWorkflowExecutionStartedEventAttributes!.workflowExecution!.workflowId!);
-      })();
-      taskId = kids[0] ?? '';
-      if (!taskId) await new Promise((r) => setTimeout(r, 100));
-    }
-    await new Promise((r) => setTimeout(r, 1000));
-    await env.client.workflow.getHandle(taskId).cancel();
+    const taskId = await waitUntil('the run to start its task', async () => ((await h.fetchHistory()).events ?? []).find((e) => e.childWorkflowExecutionStartedEventAttributes)?.childWorkflowExecutionStartedEventAttributes!.workflowExecution!.workflowId);
+    // The task is in its 30 s wait (the tool's timer is started) when it is cancelled.
+    const task = env.client.workflow.getHandle(taskId);
+    await waitUntil('the task in its 30 s wait', async () => ((await task.fetchHistory()).events ?? []).some((e) => Number(e.timerStartedEventAttributes?.startToFireTimeout?.seconds) === 30));
+    await task.cancel();
     expect(await h.result()).toEqual({ task_id: taskId, status: 'cancelled' });
   });
 });

@@ -108,10 +108,9 @@ describe.each([
 });
 
 test('an unreachable engine is a 503 for the gateway, within the call deadline', async () => {
+  // Nothing ever answers there: a call its deadline did not end would hold the test to its timeout.
   const starter = threaded('127.0.0.1:1');
-  const t0 = Date.now();
   const err = await starter.start({ ...request(`wf_${randomUUID()}`), deadlineMs: 1500 }).catch((e) => e);
-  expect(Date.now() - t0).toBeLessThan(10_000);
   expect(err).toBeInstanceOf(StartCallError);
   expect(typeof err.code).toBe('number');
   expect(mapTemporalError(err)).toBeInstanceOf(DependencyUnavailableError);
