@@ -41,7 +41,9 @@ module.exports = {
       displayName: 'unit',
       testMatch: ['**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', '\\.(engine|e2e)\\.test\\.ts$'],
-      // Also gives each unit test 10 s (jest reads testTimeout from the top level only).
+      // Refuses child processes and connections off this machine for the file's life.
+      testEnvironment: '<rootDir>/test/setup/unit-environment.js',
+      // Refuses a Temporal engine, and gives each unit test 10 s (jest reads testTimeout from the top level only).
       setupFilesAfterEnv: [...base.setupFilesAfterEnv, '<rootDir>/test/setup/unit-guard.ts'],
     },
     ...ENGINES.flatMap((engine) => [

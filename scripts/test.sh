@@ -38,23 +38,36 @@ for engine in $TEST_ENGINES; do
   esac
 done
 # Type-check and lint beside jest: on two cores the three share the CPU, and the checks fill what
-# jest leaves idle instead of holding it back for a minute. A check that fails stops jest at once.
-# Job control: jest runs in its own process group, so stopping it stops its workers and stacks too.
+# jest leaves idle instead of holding it back for a minute. A failed check is printed as soon as it
+# ends and fails the run; jest is left to finish (stopping it mid-file would leave the processes
+# its e2e stacks started running).
+# Job control (set -m) gives each job its own process group; so that Ctrl-C and CI's SIGTERM still
+# reach jest and the checks, the traps pass them on.
 set -m
 out="$(mktemp -d)"
+typecheck=; lint=; tests=
+stop_jobs() {
+  for job in $tests $typecheck $lint; do kill -TERM -- "-$job" 2>/dev/null || true; done
+}
 trap 'rm -rf "$out"' EXIT
+trap 'stop_jobs; exit 130' INT
+trap 'stop_jobs; exit 143' TERM
 npx tsc --noEmit -p . >"$out/tsc" 2>&1 & typecheck=$!
 npx eslint . >"$out/eslint" 2>&1 & lint=$!
 # One jest run for every project on every engine: the workers stay busy to the end.
 npx jest "$@" & tests=$!
-check() { # <pid> <name>: the check's output; if it failed, jest is stopped and the run fails
+failed=
+check() { # <pid> <name>: prints the check's output; a failure is remembered
   if wait "$1"; then cat "$out/$2"; return; fi
   cat "$out/$2"
-  echo "npm test: $2 failed; the tests are stopped" >&2
-  kill -TERM -- "-$tests" 2>/dev/null || true
-  wait "$tests" 2>/dev/null || true
-  exit 1
+  echo "npm test: $2 failed (the tests go on; the run fails at their end)" >&2
+  failed=1
 }
 check "$typecheck" tsc
 check "$lint" eslint
-wait "$tests"
+typecheck=; lint=
+status=0
+wait "$tests" || status=$?
+tests=
+if [ -n "$failed" ] && [ "$status" = 0 ]; then status=1; fi
+exit "$status"
