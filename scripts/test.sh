@@ -40,18 +40,12 @@ done
 # Type-check and lint beside jest: on two cores the three share the CPU, and the checks fill what
 # jest leaves idle instead of holding it back for a minute. A failed check is printed as soon as it
 # ends and fails the run; jest is left to finish (stopping it mid-file would leave the processes
-# its e2e stacks started running).
-# Job control (set -m) gives each job its own process group; so that Ctrl-C and CI's SIGTERM still
-# reach jest and the checks, the traps pass them on.
-set -m
+# its e2e stacks started running). Background jobs of a script ignore Ctrl-C: the traps pass
+# Ctrl-C and SIGTERM on to the script's process group, jobs included.
 out="$(mktemp -d)"
-typecheck=; lint=; tests=
-stop_jobs() {
-  for job in $tests $typecheck $lint; do kill -TERM -- "-$job" 2>/dev/null || true; done
-}
 trap 'rm -rf "$out"' EXIT
-trap 'stop_jobs; exit 130' INT
-trap 'stop_jobs; exit 143' TERM
+trap 'trap "" TERM; kill -TERM 0 2>/dev/null; exit 130' INT
+trap 'trap "" TERM; kill -TERM 0 2>/dev/null; exit 143' TERM
 npx tsc --noEmit -p . >"$out/tsc" 2>&1 & typecheck=$!
 npx eslint . >"$out/eslint" 2>&1 & lint=$!
 # One jest run for every project on every engine: the workers stay busy to the end.
@@ -65,7 +59,6 @@ check() { # <pid> <name>: prints the check's output; a failure is remembered
 }
 check "$typecheck" tsc
 check "$lint" eslint
-typecheck=; lint=
 status=0
 wait "$tests" || status=$?
 tests=
