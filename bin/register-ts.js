@@ -18,6 +18,8 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'register-ts');
+// Part of every cache key: a change to how this file compiles must not reuse what it compiled before.
+const LOADER_VERSION = 1;
 const OPTIONS = { loader: 'ts', format: 'cjs', target: 'node20', sourcemap: 'inline', tsconfigRaw: { compilerOptions: { esModuleInterop: true } } };
 
 let esbuild;
@@ -25,7 +27,7 @@ let salt;
 
 /** The compiled code of `file`, from the cache when its source was compiled before. */
 function compiled(file, source) {
-  salt ??= `${require('esbuild/package.json').version}\0${JSON.stringify(OPTIONS)}`;
+  salt ??= `${LOADER_VERSION}\0${require('esbuild/package.json').version}\0${JSON.stringify(OPTIONS)}`;
   const key = crypto.createHash('sha256').update(salt).update('\0').update(file).update('\0').update(source).digest('hex').slice(0, 40);
   const cached = path.join(CACHE_DIR, `${key}.js`);
   try {
@@ -37,8 +39,8 @@ function compiled(file, source) {
   const { code } = esbuild.transformSync(source, { ...OPTIONS, sourcefile: file });
   try {
     fs.mkdirSync(CACHE_DIR, { recursive: true });
-    // Whole or not at all: processes starting together may compile the same file.
-    const tmp = `${cached}.${process.pid}.tmp`;
+    // Whole or not at all: processes and their threads starting together may compile the same file.
+    const tmp = `${cached}.${process.pid}.${require('node:worker_threads').threadId}.${crypto.randomBytes(4).toString('hex')}.tmp`;
     fs.writeFileSync(tmp, code);
     fs.renameSync(tmp, cached);
   } catch {

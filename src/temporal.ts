@@ -23,9 +23,10 @@ type PinoLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
  * worker with no workflows does not poll for workflow tasks, which the worker's activities-only
  * watch worker (the `<queue>-watch` task queue) is by design.
  */
-export function sdkLineLevel(entry: { level: LogLevel; message: string }): PinoLevel {
+export function sdkLineLevel(entry: { level: LogLevel; message: string; meta?: Record<string, unknown> }): PinoLevel {
   const multiLine = entry.message.includes('\n') && (entry.level === 'INFO' || entry.level === 'DEBUG');
-  if (multiLine || /^No workflows registered, not polling for workflow tasks/.test(entry.message)) return 'debug';
+  const watchWorker = typeof entry.meta?.taskQueue === 'string' && entry.meta.taskQueue.endsWith('-watch');
+  if (multiLine || (watchWorker && /^No workflows registered, not polling for workflow tasks/.test(entry.message))) return 'debug';
   return ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[entry.level];
 }
 

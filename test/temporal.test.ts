@@ -13,6 +13,9 @@ test("the bundler's multi-line webpack report is detail", () => {
   expect(sdkLineLevel({ level: 'WARN', message: 'one\ntwo' })).toBe('warn');
 });
 
-test("the activities-only watch worker's 'not polling for workflow tasks' is detail, not a warning", () => {
-  expect(sdkLineLevel({ level: 'WARN', message: 'No workflows registered, not polling for workflow tasks' })).toBe('debug');
+test("the activities-only watch worker's 'not polling for workflow tasks' is detail; another worker's stays a warning", () => {
+  const message = 'No workflows registered, not polling for workflow tasks';
+  expect(sdkLineLevel({ level: 'WARN', message, meta: { taskQueue: 'agent-tasks-watch' } })).toBe('debug');
+  expect(sdkLineLevel({ level: 'WARN', message, meta: { taskQueue: 'agent-tasks' } })).toBe('warn');
+  expect(sdkLineLevel({ level: 'WARN', message })).toBe('warn');
 });

@@ -79,6 +79,9 @@ test('a frozen Redis: background runs, status reads and readiness answer without
     const ready = await call('GET', '/readyz', { key: null });
     expect(ready.status).toBe(503);
     expect(ready.json).toMatchObject({ status: 'unavailable', redis: expect.stringMatching(/^down: /), temporal: 'ok' });
+    // Nor did the status read wait on Redis: every cache refusal logged for the task is 'redis is away'.
+    const refusals = gatewayLog().filter((l) => l.msg === 'status cache unavailable' && l.taskId === taskId);
+    expect(refusals.map((l) => l.err)).toEqual(refusals.map(() => 'redis is away'));
     redis.kill('SIGCONT');
     const done = await call('GET', `/tasks/${taskId}/result?wait=60`);
     expect(done.json).toMatchObject({ status: 'completed', output: 'You said: while redis sleeps' });

@@ -158,7 +158,7 @@ test('a call whose outcome is unknown after a crash is sent once more at most, t
   const id = r.json.task_id;
   for (const sends of [1, 2]) {
     // The kill comes once Temporal has the send counted: a crash in the instant before that can
-    // add a send (README), which a loaded machine hits if the kill follows the request at once.
+    // add a send (docs/api.md, MCP tool servers), which a loaded machine hits if the kill follows the request at once.
     await waitUntil(`send ${sends} of the call at the server`, () => bearer.stats().calls.length, (n) => n === sends);
     await withTemporal(ctx.stack(), (client) => waitUntil(`send ${sends} counted in Temporal's heartbeat`, () => sendsCounted(client, id), (n) => n === sends));
     ctx.stack().children.worker.proc.kill('SIGKILL');

@@ -155,9 +155,10 @@ describe('each timeout fires', () => {
 
 describe('server-side retries', () => {
   test('backoff grows by the coefficient up to the maximum interval; the activity sees each attempt', async () => {
-    // 200 ms, then 200 s and 55 hours, both capped at 500 ms: a server that did not cap them
-    // would keep the test past jest's timeout.
-    const s = step('failTimes', { startToCloseTimeout: '10s', retry: { initialInterval: '200ms', backoffCoefficient: 1000, maximumInterval: '500ms' } }, [3]);
+    // 200 ms, then 200 s and 55 hours, both capped at 500 ms: four attempts take about 1.2 s, well
+    // inside the 10 s schedule-to-close; a server that capped them at anything much above
+    // maximumInterval (Temporal's default cap is 100 × the initial interval, 20 s) times out.
+    const s = step('failTimes', { startToCloseTimeout: '10s', scheduleToCloseTimeout: '10s', retry: { initialInterval: '200ms', backoffCoefficient: 1000, maximumInterval: '500ms' } }, [3]);
     const { id, result, evs } = await run(runActivity, [s]);
     expect(result.ok).toBe(4);
     const rec = seen(id);
