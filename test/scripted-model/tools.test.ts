@@ -3,6 +3,8 @@
 import OpenAI from 'openai';
 import { collect, useScriptedModel, user } from './helpers';
 
+const HEAVY_MS = 60_000;
+
 type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
 const h = useScriptedModel();
@@ -272,6 +274,7 @@ describe.each([false, true])('scripted model: tool directives for agent loops (s
     expect(run.answer.content).toBe('tool said: wait {"r":"3.1"}\ntool said: wait {"r":"3.2"}');
   });
 
+  // 300 requests replaying a growing conversation (2-4 s alone on two cores): more than the unit project's 10 s.
   test('rounds=300: the whole conversation replayed on every request, figures printed', async () => {
     const started = Date.now();
     const cpu = process.cpuUsage();
@@ -289,7 +292,7 @@ describe.each([false, true])('scripted model: tool directives for agent loops (s
     expect(lines.at(-1)).toBe('tool said: calculate {"expression":"300*2"}');
     // The figures are printed, not asserted: CI machines are shared and noisy (a 5 s CPU bound
     // failed a clean run at 5.3 s). A quadratic parser shows up in the printed line.
-  });
+  }, HEAVY_MS);
 
   test('count with many rounds: 100 rounds of 5 parallel calls', async () => {
     const run = await runLoop(stream, '[[tool name=wait rounds=100 count=5 args={"seconds":"{{round}}.{{call}}"}]] nap');

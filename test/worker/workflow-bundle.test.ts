@@ -6,6 +6,9 @@ import path from 'node:path';
 import pino from 'pino';
 import { cacheKey, workflowBundle } from '../../src/worker/workflow-bundle';
 
+// A unit test, but a heavy one: it builds a workflow bundle with webpack (3-4 s alone on two cores); more than the unit project's 10 s.
+jest.setTimeout(60_000);
+
 const ROOT = path.resolve(__dirname, '../..');
 
 const logger = pino({ level: 'silent' });

@@ -11,6 +11,9 @@ import { startDevServer, DevServer } from '../../../devserver/server';
 import * as activities from '../conformance/activities/basics';
 import { greet, counter, doneSignal, totalQuery, addSignal } from '../conformance/workflows/basics';
 
+// A unit test, but a heavy one: whole engines in this process, thousands of runs closed, archived and read back (about 10 s alone on two cores); more than the unit project's 10 s.
+jest.setTimeout(60_000);
+
 jest.setTimeout(120_000);
 const logger = pino({ level: 'silent' });
 let dir: string;

@@ -12,6 +12,9 @@ import type { FileStore } from '../../../devserver/storage/store';
 import * as activities from '../conformance/activities/basics';
 import { greet, counter, doneSignal, totalQuery, addSignal } from '../conformance/workflows/basics';
 
+// A unit test, but a heavy one: a busy engine in this process compacting its log again and again (about 7 s alone on two cores); more than the unit project's 10 s.
+jest.setTimeout(60_000);
+
 jest.setTimeout(120_000);
 const logger = pino({ level: 'silent' });
 let dir: string;
