@@ -6,8 +6,8 @@
 // timed requests; jobs come and results go over the IPC channel, between
 // measurements only.
 import { fork, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { TS_LOADER_ARGS } from '../src/ts-loader';
 import { closedLoop, request, sleep, target } from './measure';
 
 export interface RequestSpec {
@@ -55,7 +55,7 @@ export interface BenchClient {
 export function startBenchClient(env: NodeJS.ProcessEnv): BenchClient {
   const child: ChildProcess = fork(__filename, [], {
     // A young generation big enough that a phase sees few or no scavenges in the client.
-    execArgv: ['-r', path.join(__dirname, '..', 'bin', 'register-ts.js'), '--max-semi-space-size=32'],
+    execArgv: [...TS_LOADER_ARGS, '--max-semi-space-size=32'],
     env: { ...env, NODE_OPTIONS: '' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

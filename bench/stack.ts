@@ -11,10 +11,10 @@ import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { CHANNEL_PREFIX, taskIdFromChannel } from '../src/relay/keys';
 import type { AgentEvent } from '../src/relay/events';
+import { TS_LOADER, TS_LOADER_ARGS } from '../src/ts-loader';
 import { PROFILE_ENV } from './profile';
 
 const ROOT = path.resolve(__dirname, '..');
-const REGISTER_TS = path.join(ROOT, 'bin', 'register-ts.js');
 
 // ---- the stack's environment and the run's guards ---------------------------------
 
@@ -54,7 +54,7 @@ export function stackEnv(profileDir: string | undefined, apiKeys: string[], mode
   fs.mkdirSync(dir, { recursive: true });
   const saved = process.env.NODE_OPTIONS;
   // Node refuses --cpu-prof in NODE_OPTIONS; a preloaded module starts the same profiler.
-  env.NODE_OPTIONS = `--require ${REGISTER_TS} --require ${path.join(__dirname, 'profile.ts')}`;
+  env.NODE_OPTIONS = `--require ${TS_LOADER} --require ${path.join(__dirname, 'profile.ts')}`;
   env[PROFILE_ENV] = dir;
   // The engine is spawned with this process's environment, not the stack's env.
   process.env.NODE_OPTIONS = env.NODE_OPTIONS;
@@ -105,7 +105,7 @@ function safeKill(pid: number): void {
  * nor given the stack's NODE_OPTIONS: it is a reference, not what is measured.
  */
 export function spawnEntry(file: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['-r', REGISTER_TS, path.join(__dirname, file), ...args], {
+  return spawn(process.execPath, [...TS_LOADER_ARGS, path.join(__dirname, file), ...args], {
     cwd: ROOT,
     env: { ...env, NODE_OPTIONS: '', [PROFILE_ENV]: '' },
     stdio: ['ignore', 'pipe', 'inherit'],

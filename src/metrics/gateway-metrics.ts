@@ -14,7 +14,8 @@ import { httpMetrics } from './http-metrics';
 import { fetchIncluded, includeStateLogger } from './include';
 import { bearerAccepted } from './metrics-server';
 import { BUCKETS, PREFIX, processRegistry } from './registry';
-import { TASK_STATUSES, TaskCounts, type CountFn } from './task-counts';
+import { TaskCounts, type CountFn } from './task-counts';
+import { TASK_STATUSES } from '../../workflows/types';
 
 export interface GatewayMetricsOptions {
   /** Tasks by status; absent: aes_tasks has no samples. */

@@ -11,7 +11,6 @@
 import { SEARCH_ATTRIBUTES, TASK_STATUSES, type TaskStatus } from '../../workflows/types';
 import { withTimeout } from '../timeout';
 
-export { TASK_STATUSES };
 
 export type TaskCountsByStatus = Record<TaskStatus, number>;
 

@@ -6,17 +6,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, ROOT } from '../../src/launcher/processes';
-import { waitUntil } from '../support/wait-until';
+import { launcherWait } from './launcher-wait';
 
 let proc: ChildProcess;
 let out = '';
 let dataDir: string;
 
 /** Waits for `what` in npm start's output; an exit of npm start ends the wait at once. The error ends with the output's tail. */
-const waitFor = (what: string, cond: () => boolean, timeoutMs: number) =>
-  waitUntil(what, cond, { timeoutMs, giveUpIf: () => (proc.exitCode !== null ? `npm start exited (${proc.exitCode})` : undefined) }).catch((err: Error) => {
-    throw new Error(`${err.message}\noutput:\n${out.slice(-3000)}`);
-  });
+const waitFor = launcherWait(() => proc, () => out);
 
 afterAll(() => {
   if (proc?.exitCode === null) proc.kill('SIGKILL');

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort, ROOT } from '../../src/launcher/processes';
 import { portProblem, wantedPorts } from '../../src/launcher/ports';
+import { TS_LOADER_ARGS } from '../../src/ts-loader';
 
 let holder: net.Server;
 let taken: number;
@@ -38,7 +39,7 @@ describe.each(['PORT', 'TEMPORAL_PORT', 'DEMO_MCP_PORT', 'WORKER_METRICS_PORT'])
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(await freePort()), TEMPORAL_PORT: String(await freePort()), DEMO_MCP_PORT: String(await freePort()), WORKER_METRICS_PORT: String(await freePort()), ENGINE: 'embedded' };
     delete env.TEMPORAL_ADDRESS;
     env[variable] = String(taken);
-    const r = spawnSync(process.execPath, ['-r', path.join(ROOT, 'bin/register-ts.js'), path.join(ROOT, 'src/launcher/main.ts')], { cwd: ROOT, env, encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(process.execPath, [...TS_LOADER_ARGS, path.join(ROOT, 'src/launcher/main.ts')], { cwd: ROOT, env, encoding: 'utf8', timeout: 30_000 });
     expect(r.status).toBe(1);
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^npm start: port ${taken} \\(.+, ${variable}\\) is in use: stop what uses it, or set ${variable} to a free port$`))]);
     expect(r.stdout).toBe('');

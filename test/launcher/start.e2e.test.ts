@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, ROOT } from '../../src/launcher/processes';
-import { waitUntil } from '../support/wait-until';
+import { launcherWait } from './launcher-wait';
 import { readmeExamples, retarget } from './readme-examples';
+import { TS_LOADER_ARGS } from '../../src/ts-loader';
 
 let proc: ChildProcess;
 let out = '';
@@ -17,10 +18,7 @@ let gatewayUrl: string;
 let ports: { gateway: number; demoMcp: number };
 
 /** Waits for `what` in npm start's output; an exit of npm start ends the wait at once. The error ends with the output's tail. */
-const waitFor = (what: string, cond: () => boolean, timeoutMs?: number) =>
-  waitUntil(what, cond, { timeoutMs, giveUpIf: () => (proc.exitCode !== null ? `npm start exited (${proc.exitCode})` : undefined) }).catch((err: Error) => {
-    throw new Error(`${err.message}\noutput:\n${out.slice(-3000)}`);
-  });
+const waitFor = launcherWait(() => proc, () => out);
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'start-'));
@@ -29,7 +27,7 @@ beforeAll(async () => {
   ports = { gateway: port, demoMcp: mcpPort };
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), TEMPORAL_PORT: String(temporalPort), DEMO_MCP_PORT: String(mcpPort), WORKER_METRICS_PORT: String(metricsPort), ENGINE: 'embedded', NO_COLOR: '1' };
   for (const k of ['API_KEYS', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TEMPORAL_ADDRESS', 'REDIS_URL', 'LOG_LEVEL', 'LOG_FORMAT', 'PAYLOAD_KEYS']) delete env[k];
-  proc = spawn(process.execPath, ['-r', path.join(ROOT, 'bin/register-ts.js'), path.join(ROOT, 'src/launcher/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  proc = spawn(process.execPath, [...TS_LOADER_ARGS, path.join(ROOT, 'src/launcher/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   await waitFor('the ready banner', () => out.includes('Agent Execution Service ready'), 90_000);

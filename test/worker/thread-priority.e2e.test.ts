@@ -5,6 +5,7 @@ import path from 'node:path';
 import { startNode, waitFor, Child } from '../../src/launcher/processes';
 import { osThreadId, processThreadIds } from '../../src/worker/thread-priority';
 import { threadNice } from './thread-nice';
+import { TS_LOADER_ARGS } from '../../src/ts-loader';
 
 let child: Child | undefined;
 afterEach(async () => {
@@ -40,7 +41,7 @@ test('lowerPriorityExcept lowers every thread but the kept one; later threads in
 function helperMsPerScavenge(mode: 'shared' | 'alone'): number[] {
   const fixture = path.join(__dirname, 'fixtures/scavenge.ts');
   // A large young generation: V8 shares a collection with more helpers the larger it is.
-  const r = spawnSync(process.execPath, ['--min-semi-space-size=16', '--trace-gc-nvp', '-r', path.join(__dirname, '../../bin/register-ts.js'), fixture, mode], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--min-semi-space-size=16', '--trace-gc-nvp', ...TS_LOADER_ARGS, fixture, mode], { encoding: 'utf8', timeout: 60_000 });
   expect(r.status).toBe(0);
   return r.stdout
     .split('\n')

@@ -3,7 +3,11 @@ import type { TaskStatus } from '../../types';
 import { intOption, stringOption, UsageError, type Command } from '../args';
 import { statusText, table, when } from '../format';
 
-const STATUSES: TaskStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];
+// The client takes only types from the service, so the list is written here; the compiler holds it
+// to the service's TaskStatus (no status missing, none unknown).
+const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const satisfies readonly TaskStatus[];
+const EVERY_STATUS: [Exclude<TaskStatus, (typeof STATUSES)[number]>] extends [never] ? true : never = true;
+void EVERY_STATUS;
 
 export const tasksCommand: Command = {
   name: 'tasks',
@@ -21,7 +25,7 @@ export const tasksCommand: Command = {
   positionals: { min: 0, max: 0 },
   async run(ctx, values) {
     const status = stringOption(values, 'status');
-    if (status !== undefined && !(STATUSES as string[]).includes(status)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, got ${status}`);
+    if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, got ${status}`);
     const filters = {
       status: status as TaskStatus | undefined,
       session: stringOption(values, 'session'),
