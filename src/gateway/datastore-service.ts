@@ -85,6 +85,9 @@ export class DatastoreService {
 
   /** An uploaded SQLite database: the service keeps a copy in DATASTORE_DIR. */
   async registerUpload(account: string, fields: { name: string; description?: string; allow_sql: boolean; query_timeout_ms?: number; max_rows?: number }, file: Buffer): Promise<DatastoreView> {
+    // SQLite opens an empty file as an empty database, so the check below would pass it; a database
+    // file is never empty (its 100-byte header comes first), and a user who sent nothing meant something else.
+    if (file.length === 0) throw UnprocessableRequestError.at('body.file', 'the datastore could not be opened: the file is empty (a SQLite database never is)', 'unreachable');
     const id = newId();
     const target = uploadFile(this.ensureDir(), id);
     fs.writeFileSync(`${target}.part`, file, { mode: 0o600 });

@@ -49,7 +49,7 @@ export function datastorePaths(): Json {
       409: 'The account has a datastore of that name.',
       413: 'The upload exceeds DATASTORE_UPLOAD_MAX_BYTES.',
       415: 'Neither JSON nor multipart/form-data (a SQLite file sent as the whole body is told to come as multipart/form-data).',
-      422: 'A source that cannot be opened (details[0].code unreachable: the database\'s own words), a path outside DATASTORE_SQLITE_ROOT (not_allowed), an upload that is not a SQLite database.',
+      422: 'A source that cannot be opened (details[0].code unreachable: the database\'s own words), a path outside DATASTORE_SQLITE_ROOT (not_allowed), an upload that is not a SQLite database (an empty file is not one).',
     },
   });
   withContent(register, formBody(datastoreUploadFieldsSchema, 'The SQLite database file (the service keeps a copy, deleted with the registration).'));

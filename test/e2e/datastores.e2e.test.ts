@@ -84,6 +84,11 @@ test('registration checks the source first: the database\'s own error is a 422, 
   const notDb = await call('POST', '/datastores', { form: formOf({ name: 'junk' }, { data: 'this is not a database at all, just text', name: 'junk.db' }) });
   expect(notDb.status).toBe(422);
   expect(notDb.json.error.details[0]).toMatchObject({ path: 'body.file', code: 'unreachable' });
+  // SQLite would open an empty file as an empty database: an empty upload is refused all the same.
+  const empty = await call('POST', '/datastores', { form: formOf({ name: 'empty' }, { data: '', name: 'empty.db' }) });
+  expect(empty.status).toBe(422);
+  expect(empty.json.error.details[0]).toMatchObject({ path: 'body.file', code: 'unreachable' });
+  expect(empty.json.error.message).toMatch(/the file is empty/);
   // What the document states (a type it lists, a name of its form) is a 400.
   expect((await call('POST', '/datastores', { body: { name: 'x', type: 'mysql' } })).status).toBe(400);
   expect((await call('POST', '/datastores', { body: { name: 'bad name', type: 'documents' } })).json.error.details[0].path).toBe('body.name');
