@@ -2,7 +2,24 @@
 // not import node builtins or I/O clients (it must stay deterministic).
 const tseslint = require('typescript-eslint');
 
-const forbiddenInWorkflows = ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'child_process', 'os', 'openai', 'ioredis', 'pino', '@temporalio/activity', '@temporalio/client', '@temporalio/worker', 'prom-client'];
+const forbiddenInWorkflows = [
+  'node:*',
+  'fs',
+  'path',
+  'crypto',
+  'http',
+  'https',
+  'net',
+  'child_process',
+  'os',
+  'openai',
+  'ioredis',
+  'pino',
+  '@temporalio/activity',
+  '@temporalio/client',
+  '@temporalio/worker',
+  'prom-client',
+];
 
 module.exports = tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**', '.scratch/**', '**/*.js', '!eslint.config.js'] },
@@ -10,22 +27,38 @@ module.exports = tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/no-require-imports': 'off',
       'no-console': 'error',
     },
   },
   {
-    files: ['workflows/**/*.ts', 'test/devserver/**/workflows/**/*.ts', 'test/e2e/**/workflows/**/*.ts', 'test/cli/**/*workflows/**/*.ts', 'bench/*workflows.ts'],
+    files: [
+      'workflows/**/*.ts',
+      'test/devserver/**/workflows/**/*.ts',
+      'test/e2e/**/workflows/**/*.ts',
+      'test/cli/**/*workflows/**/*.ts',
+      'bench/*workflows.ts',
+    ],
     rules: {
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           patterns: [
-            ...forbiddenInWorkflows.map((group) => ({ group: [group], message: 'workflow code must stay deterministic: no I/O or node builtins here' })),
+            ...forbiddenInWorkflows.map((group) => ({
+              group: [group],
+              message: 'workflow code must stay deterministic: no I/O or node builtins here',
+            })),
             // Activities and service code run outside the sandbox: workflows may know their types only.
-            { group: ['**/activities', '**/activities/*', '**/src/*', '**/src/**'], allowTypeImports: true, message: 'import only types from activities and service code into workflows' },
+            {
+              group: ['**/activities', '**/activities/*', '**/src/*', '**/src/**'],
+              allowTypeImports: true,
+              message: 'import only types from activities and service code into workflows',
+            },
           ],
         },
       ],
@@ -46,7 +79,8 @@ module.exports = tseslint.config(
             {
               regex: '(^|/)workflows(/(?!(definitions|types|run-events|tool-registry|failure-cause)$)[^/]+)?$',
               allowTypeImports: true,
-              message: 'service code imports from workflows/ only types, or the shared modules (definitions, types, run-events, tool-registry, failure-cause)',
+              message:
+                'service code imports from workflows/ only types, or the shared modules (definitions, types, run-events, tool-registry, failure-cause)',
             },
           ],
         },
@@ -63,7 +97,20 @@ module.exports = tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/src/*', '**/src/**', '**/workflows', '**/workflows/*', '**/activities', '**/activities/*', 'zod', '@temporalio/*'], allowTypeImports: true, message: 'the client imports only types from the service (import type)' },
+            {
+              group: [
+                '**/src/*',
+                '**/src/**',
+                '**/workflows',
+                '**/workflows/*',
+                '**/activities',
+                '**/activities/*',
+                'zod',
+                '@temporalio/*',
+              ],
+              allowTypeImports: true,
+              message: 'the client imports only types from the service (import type)',
+            },
           ],
         },
       ],

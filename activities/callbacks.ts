@@ -38,23 +38,52 @@ export function createCallbackActivities(deps: ActivityDeps) {
       if (!fetch) throw new Error('the worker has no outbound fetch for callbacks');
       const signing = (await secrets.inForce(input.account)).map((s) => s.secret);
       const timestamp = Math.floor(Date.now() / 1000);
-      const headers = deliveryHeaders(input.headers, input.webhookId, timestamp, signatureHeader(signing, input.webhookId, timestamp, input.body));
+      const headers = deliveryHeaders(
+        input.headers,
+        input.webhookId,
+        timestamp,
+        signatureHeader(signing, input.webhookId, timestamp, input.body),
+      );
       let status: number;
       try {
-        const res = await fetch(input.url, { method: 'POST', headers, body: input.body, redirect: 'manual', signal: AbortSignal.timeout(input.timeoutMs) });
+        const res = await fetch(input.url, {
+          method: 'POST',
+          headers,
+          body: input.body,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(input.timeoutMs),
+        });
         status = res.status;
         await res.body?.cancel();
       } catch (err) {
         if (err instanceof OutboundRefusedError) {
-          throw ApplicationFailure.create({ message: `the outbound policy refuses the callback URL (${err.reason})`, type: CALLBACK_REFUSED, nonRetryable: true, details: [{ attempt }] });
+          throw ApplicationFailure.create({
+            message: `the outbound policy refuses the callback URL (${err.reason})`,
+            type: CALLBACK_REFUSED,
+            nonRetryable: true,
+            details: [{ attempt }],
+          });
         }
-        const why = err instanceof OutboundLookupError ? (err.code ?? 'DNS lookup failed') : describeFetchError(err, input.timeoutMs);
+        const why =
+          err instanceof OutboundLookupError
+            ? (err.code ?? 'DNS lookup failed')
+            : describeFetchError(err, input.timeoutMs);
         // The origin only: a callback URL's path may itself be the receiver's secret (as chat webhooks are).
-        throw retry(`could not deliver to ${new URL(input.url).origin}: ${why}`, attempt, input.retryDelaysMs, undefined);
+        throw retry(
+          `could not deliver to ${new URL(input.url).origin}: ${why}`,
+          attempt,
+          input.retryDelaysMs,
+          undefined,
+        );
       }
       if (status >= 200 && status < 300) return { status, attempt, at: new Date().toISOString() };
       if (status === 410) {
-        throw ApplicationFailure.create({ message: 'the receiver answered 410 Gone: no more deliveries to this callback', type: CALLBACK_GONE, nonRetryable: true, details: [{ status, attempt }] });
+        throw ApplicationFailure.create({
+          message: 'the receiver answered 410 Gone: no more deliveries to this callback',
+          type: CALLBACK_GONE,
+          nonRetryable: true,
+          details: [{ status, attempt }],
+        });
       }
       throw retry(`the receiver answered HTTP ${status}`, attempt, input.retryDelaysMs, status);
     },
@@ -65,7 +94,12 @@ export function createCallbackActivities(deps: ActivityDeps) {
 function retry(message: string, attempt: number, delaysMs: number[], status: number | undefined): ApplicationFailure {
   const base = delaysMs[Math.min(attempt - 1, delaysMs.length - 1)] ?? 0;
   const wait = Math.round(base * (1 - JITTER + 2 * JITTER * Math.random()));
-  return ApplicationFailure.create({ message, type: 'callback_failed', nextRetryDelay: wait, details: [{ status, attempt }] });
+  return ApplicationFailure.create({
+    message,
+    type: 'callback_failed',
+    nextRetryDelay: wait,
+    details: [{ status, attempt }],
+  });
 }
 
 function describeFetchError(err: unknown, timeoutMs: number): string {

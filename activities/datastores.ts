@@ -59,7 +59,11 @@ export function createDatastoreActivities(deps: ActivityDeps) {
       const records = await access().records(input.account, true);
       const { tools, issues } = bindDatastores(records, input, input.reserved);
       if (issues.length) {
-        throw ApplicationFailure.create({ type: 'datastore_unavailable', nonRetryable: true, message: `the run's datastores no longer bind: ${issues.map((i) => i.message).join('; ')}` });
+        throw ApplicationFailure.create({
+          type: 'datastore_unavailable',
+          nonRetryable: true,
+          message: `the run's datastores no longer bind: ${issues.map((i) => i.message).join('; ')}`,
+        });
       }
       return tools;
     },
@@ -79,13 +83,22 @@ export function createDatastoreActivities(deps: ActivityDeps) {
         clearInterval(beat);
       }
       const published = await publishToolResult(deps, input, outcome.text, outcome.isError);
-      return { ...published, isError: outcome.isError, ...(outcome.queryMs !== undefined && { queryMs: outcome.queryMs }), callMs: Math.round((performance.now() - started) * 100) / 100 };
+      return {
+        ...published,
+        isError: outcome.isError,
+        ...(outcome.queryMs !== undefined && { queryMs: outcome.queryMs }),
+        callMs: Math.round((performance.now() - started) * 100) / 100,
+      };
     },
   };
 }
 
 /** The tool's result text; throws what is not the model's to read (connection failures, bugs). */
-async function runTool(access: DatastoreAccess, input: CallDatastoreInput, signal: AbortSignal): Promise<{ text: string; isError: boolean; queryMs?: number }> {
+async function runTool(
+  access: DatastoreAccess,
+  input: CallDatastoreInput,
+  signal: AbortSignal,
+): Promise<{ text: string; isError: boolean; queryMs?: number }> {
   const { def } = input;
   const record = await access.record(input.account, def.datastoreId);
   if (!record) return { text: `Error: the datastore ${def.datastoreName} is no longer registered`, isError: true };
@@ -100,7 +113,8 @@ async function runTool(access: DatastoreAccess, input: CallDatastoreInput, signa
 
 function search(access: DatastoreAccess, record: DatastoreRecord, args: Record<string, unknown>): string {
   const { query, limit } = args;
-  if (typeof query !== 'string' || !query.trim()) throw new ToolInputError('search needs {"query": "words to look for"}');
+  if (typeof query !== 'string' || !query.trim())
+    throw new ToolInputError('search needs {"query": "words to look for"}');
   const n = limit === undefined ? DEFAULT_HITS : Number(limit);
   if (!Number.isInteger(n) || n < 1 || n > 20) throw new ToolInputError('limit is a whole number from 1 to 20');
   return JSON.stringify({ results: access.documents(record).search(query, n) });
@@ -108,10 +122,12 @@ function search(access: DatastoreAccess, record: DatastoreRecord, args: Record<s
 
 /** The model's own statement (query_<name>): one read, no markers. */
 function ownSql(args: Record<string, unknown>, dialect: 'postgres' | 'sqlite'): string {
-  if (typeof args.sql !== 'string' || !args.sql.trim()) throw new ToolInputError('this tool needs {"sql": "SELECT ..."}');
+  if (typeof args.sql !== 'string' || !args.sql.trim())
+    throw new ToolInputError('this tool needs {"sql": "SELECT ..."}');
   const checked = checkStatement(args.sql, dialect);
   if (!checked.ok) throw new DatastoreQueryError(checked.reason, 'refused');
-  if (checked.markers) throw new DatastoreQueryError('this tool binds no parameters: write the values into the statement', 'invalid');
+  if (checked.markers)
+    throw new DatastoreQueryError('this tool binds no parameters: write the values into the statement', 'invalid');
   return args.sql;
 }
 
@@ -120,7 +136,8 @@ function namedParams(def: DatastoreToolDef, args: Record<string, unknown>): unkn
   for (let k = 1; k <= (def.markers ?? 0); k++) {
     const v = args[`p${k}`];
     if (v === undefined) throw new ToolInputError(`missing argument p${k}`);
-    if (v !== null && !['string', 'number', 'boolean'].includes(typeof v)) throw new ToolInputError(`p${k} must be a string, number, boolean or null`);
+    if (v !== null && !['string', 'number', 'boolean'].includes(typeof v))
+      throw new ToolInputError(`p${k} must be a string, number, boolean or null`);
     params.push(v);
   }
   const extra = Object.keys(args).filter((k) => !/^p\d+$/.test(k) || Number(k.slice(1)) > (def.markers ?? 0));
@@ -134,7 +151,9 @@ function resultText(r: QueryResult): string {
     rows: r.rows,
     row_count: r.rows.length,
     truncated: r.truncated,
-    ...(r.truncated && { note: `only the first ${r.rows.length} rows are shown: narrow the query (WHERE, LIMIT) or aggregate` }),
+    ...(r.truncated && {
+      note: `only the first ${r.rows.length} rows are shown: narrow the query (WHERE, LIMIT) or aggregate`,
+    }),
   });
 }
 

@@ -51,16 +51,46 @@ export function createFinalOutputActivities(deps: ActivityDeps) {
     async finalOutput(input: FinalOutputInput): Promise<FinalOutputAnswer> {
       const ctx = Context.current();
       const { session, run } = await readThread(deps.temporal, input);
-      const messages: object[] = [...buildMessages({ system: input.system, rules: input.rules, agent: input.agent, session, run }), { role: 'system', content: finalOutputInstruction(input.spec) }];
-      for (const r of input.rejected) messages.push({ role: 'assistant', content: r.text }, { role: 'system', content: repairInstruction(r.errors) });
-      const p: TurnProgress = { content: '', thinking: '', published: 0, lastSeq: 0, thinkingStarted: false, responseStarted: false, chunks: 0, promptTokens: 0, spent: { promptTokens: 0, completionTokens: 0 } };
-      const responseFormat = { type: 'json_schema', json_schema: { name: input.spec.name, strict: input.spec.strict, schema: input.spec.schema } };
+      const messages: object[] = [
+        ...buildMessages({ system: input.system, rules: input.rules, agent: input.agent, session, run }),
+        { role: 'system', content: finalOutputInstruction(input.spec) },
+      ];
+      for (const r of input.rejected)
+        messages.push({ role: 'assistant', content: r.text }, { role: 'system', content: repairInstruction(r.errors) });
+      const p: TurnProgress = {
+        content: '',
+        thinking: '',
+        published: 0,
+        lastSeq: 0,
+        thinkingStarted: false,
+        responseStarted: false,
+        chunks: 0,
+        promptTokens: 0,
+        spent: { promptTokens: 0, completionTokens: 0 },
+      };
+      const responseFormat = {
+        type: 'json_schema',
+        json_schema: { name: input.spec.name, strict: input.spec.strict, schema: input.spec.schema },
+      };
       let out;
       // A lost worker is noticed by the heartbeat timeout, as in a model turn.
       const beat = setInterval(() => ctx.heartbeat(), 1000);
       try {
-        const req = { taskId: input.taskId, session: input.session, producer: `final:${input.rejected.length + 1}`, model: modelForMode(deps.config, input.mode), messages, tools: [], streamTokens: false, showThinking: false, responseFormat };
-        out = await deps.modelStream.run(req, p, { signal: ctx.cancellationSignal, onProgress: (q) => Object.assign(p, q) });
+        const req = {
+          taskId: input.taskId,
+          session: input.session,
+          producer: `final:${input.rejected.length + 1}`,
+          model: modelForMode(deps.config, input.mode),
+          messages,
+          tools: [],
+          streamTokens: false,
+          showThinking: false,
+          responseFormat,
+        };
+        out = await deps.modelStream.run(req, p, {
+          signal: ctx.cancellationSignal,
+          onProgress: (q) => Object.assign(p, q),
+        });
         Object.assign(p, out.progress);
       } catch (err) {
         if (ctx.cancellationSignal.aborted) throw new CancelledFailure('final output cancelled');
@@ -70,7 +100,10 @@ export function createFinalOutputActivities(deps: ActivityDeps) {
       } finally {
         clearInterval(beat);
       }
-      return { usage: out.usage, ...judgeJson(input.spec.schema, p.content, { maxErrors: MAX_ERRORS, maxText: REPAIR_TEXT_MAX }) };
+      return {
+        usage: out.usage,
+        ...judgeJson(input.spec.schema, p.content, { maxErrors: MAX_ERRORS, maxText: REPAIR_TEXT_MAX }),
+      };
     },
   };
 }

@@ -34,7 +34,15 @@ export interface ActivityDeps {
   datastores?: DatastoreAccess;
   /** The outbound policy's fetch, for callback deliveries (user-supplied URLs). */
   outboundFetch?: PolicyFetch;
-  config: Pick<Config, 'MODEL_ANSWER_MAX_BYTES' | 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS' | 'MODEL_UNAVAILABLE_AFTER_MS'> & TaskInputConfig;
+  config: Pick<
+    Config,
+    | 'MODEL_ANSWER_MAX_BYTES'
+    | 'TEMPORAL_TASK_QUEUE'
+    | 'SESSION_IDLE_CLOSE_MS'
+    | 'RUN_WATCH_MS'
+    | 'MODEL_UNAVAILABLE_AFTER_MS'
+  > &
+    TaskInputConfig;
   logger: Logger;
 }
 

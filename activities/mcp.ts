@@ -60,11 +60,17 @@ export function createMcpActivities(deps: ActivityDeps) {
   const connectTimeout = () => {
     // No heartbeat goes out before the call is sent (see callMcpTool), so connecting must fit in the heartbeat timeout.
     const beat = Context.current().info.heartbeatTimeoutMs;
-    return beat ? Math.min(deps.config.MCP_CONNECT_TIMEOUT_MS, Math.floor(beat * 0.8)) : deps.config.MCP_CONNECT_TIMEOUT_MS;
+    return beat
+      ? Math.min(deps.config.MCP_CONNECT_TIMEOUT_MS, Math.floor(beat * 0.8))
+      : deps.config.MCP_CONNECT_TIMEOUT_MS;
   };
 
   /** Runs `fn` on the pooled session; a session the server lost is opened again once (the request never ran). */
-  async function withSession<T>(account: string, server: McpServerConfig, fn: (c: PooledClient) => Promise<T>): Promise<T> {
+  async function withSession<T>(
+    account: string,
+    server: McpServerConfig,
+    fn: (c: PooledClient) => Promise<T>,
+  ): Promise<T> {
     for (let retried = false; ; retried = true) {
       try {
         return await deps.mcpPool.use(account, server, connectTimeout(), fn);
@@ -72,7 +78,8 @@ export function createMcpActivities(deps: ActivityDeps) {
         // A cancelled call leaves the session as it was: other runs' calls may share it.
         if (Context.current().cancellationSignal.aborted) throw err;
         const kind = classifyMcpError(err);
-        if (kind === 'transport' || kind === 'lost-session' || kind === 'internal') deps.mcpPool.forget(account, server);
+        if (kind === 'transport' || kind === 'lost-session' || kind === 'internal')
+          deps.mcpPool.forget(account, server);
         if (kind !== 'lost-session' || retried) throw err;
       }
     }
@@ -86,8 +93,16 @@ export function createMcpActivities(deps: ActivityDeps) {
           const out: ListedMcpTools['tools'] = [];
           let cursor: string | undefined;
           for (let page = 0; page < MAX_PAGES; page++) {
-            const r = await client.listTools(cursor ? { cursor } : undefined, { timeout: deps.config.MCP_CONNECT_TIMEOUT_MS });
-            out.push(...r.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as Record<string, unknown> })));
+            const r = await client.listTools(cursor ? { cursor } : undefined, {
+              timeout: deps.config.MCP_CONNECT_TIMEOUT_MS,
+            });
+            out.push(
+              ...r.tools.map((t) => ({
+                name: t.name,
+                description: t.description,
+                inputSchema: t.inputSchema as Record<string, unknown>,
+              })),
+            );
             cursor = r.nextCursor;
             if (!cursor) break;
           }
@@ -100,26 +115,52 @@ export function createMcpActivities(deps: ActivityDeps) {
       }
     },
 
-    async callMcpTool(input: CallMcpToolInput): Promise<{ content: string; isError: boolean; lastSeq: number; relayLost?: true }> {
+    async callMcpTool(
+      input: CallMcpToolInput,
+    ): Promise<{ content: string; isError: boolean; lastSeq: number; relayLost?: true }> {
       const ctx = Context.current();
       const sent = (ctx.info.heartbeatDetails as CallBeat | undefined)?.sends ?? 0;
       let outcome: { content: string; isError: boolean };
       if (sent >= MAX_SENDS) {
-        outcome = { content: `Error: the outcome of this call is unknown: the server had it ${sent} times when the worker running it was lost, and it is not sent again`, isError: true };
+        outcome = {
+          content: `Error: the outcome of this call is unknown: the server had it ${sent} times when the worker running it was lost, and it is not sent again`,
+          isError: true,
+        };
       } else {
         outcome = await send(ctx, input, sent).catch(async (err: unknown) => {
           if (err instanceof ApplicationFailure && !err.nonRetryable) {
-            await noticeRetry(deps, ctx, { taskId: input.taskId, session: input.session, producer: input.producer, floor: input.floor, tag: input.tag }, { what: 'tool', tool: input.call.name }, err);
+            await noticeRetry(
+              deps,
+              ctx,
+              {
+                taskId: input.taskId,
+                session: input.session,
+                producer: input.producer,
+                floor: input.floor,
+                tag: input.tag,
+              },
+              { what: 'tool', tool: input.call.name },
+              err,
+            );
           }
           throw err;
         });
       }
       const r = await publishToolResult(deps, input, outcome.content, outcome.isError);
-      return { content: r.content, isError: outcome.isError, lastSeq: r.lastSeq, ...(r.relayLost && { relayLost: r.relayLost }) };
+      return {
+        content: r.content,
+        isError: outcome.isError,
+        lastSeq: r.lastSeq,
+        ...(r.relayLost && { relayLost: r.relayLost }),
+      };
     },
   };
 
-  async function send(ctx: Context, input: CallMcpToolInput, sent: number): Promise<{ content: string; isError: boolean }> {
+  async function send(
+    ctx: Context,
+    input: CallMcpToolInput,
+    sent: number,
+  ): Promise<{ content: string; isError: boolean }> {
     let args: Record<string, unknown>;
     try {
       args = parseArguments(input.call.arguments);
@@ -151,7 +192,11 @@ export function createMcpActivities(deps: ActivityDeps) {
       if (ctx.cancellationSignal.aborted) throw new CancelledFailure('MCP tool call cancelled');
       const kind = classifyMcpError(err);
       if (kind === 'tool') return { content: `Error: ${errorText(err, server)}`, isError: true };
-      if (kind === 'timeout') return { content: `Error: the tool did not answer within ${Math.round(deps.config.MCP_CALL_TIMEOUT_MS / 1000)} s`, isError: true };
+      if (kind === 'timeout')
+        return {
+          content: `Error: the tool did not answer within ${Math.round(deps.config.MCP_CALL_TIMEOUT_MS / 1000)} s`,
+          isError: true,
+        };
       if (kind === 'lost-session') throw ApplicationFailure.retryable(errorText(err, server), 'mcp_transport');
       throw callFailure(err, server, kind);
     } finally {

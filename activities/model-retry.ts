@@ -26,7 +26,12 @@ export interface BoundedFailure {
  * was scheduled: retried after its backoff (shortened so the next attempt
  * starts within the bound), or, past the bound, final.
  */
-export function boundedModelFailure(failure: ApplicationFailure, attempt: number, elapsedMs: number, boundMs: number): BoundedFailure {
+export function boundedModelFailure(
+  failure: ApplicationFailure,
+  attempt: number,
+  elapsedMs: number,
+  boundMs: number,
+): BoundedFailure {
   if (failure.nonRetryable || NOT_THE_PROVIDER.has(failure.type ?? '')) return { failure };
   const type = failure.type ?? 'ModelCallError';
   if (elapsedMs >= boundMs) {
@@ -36,5 +41,8 @@ export function boundedModelFailure(failure: ApplicationFailure, attempt: number
     return { failure: ApplicationFailure.create({ message, type, nonRetryable: true }) };
   }
   const retryInMs = Math.max(0, Math.min(modelRetryDelayMs(attempt), boundMs - elapsedMs));
-  return { failure: ApplicationFailure.create({ message: failure.message, type, nextRetryDelay: retryInMs }), retryInMs };
+  return {
+    failure: ApplicationFailure.create({ message: failure.message, type, nextRetryDelay: retryInMs }),
+    retryInMs,
+  };
 }

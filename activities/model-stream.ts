@@ -89,7 +89,12 @@ export class ModelStreamStalled extends Error {
 }
 
 /** The stream loop itself, shared by both runners. Mutates `p`. */
-export async function streamModelTurn(deps: StreamDeps, req: StreamRequest, p: TurnProgress, signal: AbortSignal): Promise<StreamOutcome> {
+export async function streamModelTurn(
+  deps: StreamDeps,
+  req: StreamRequest,
+  p: TurnProgress,
+  signal: AbortSignal,
+): Promise<StreamOutcome> {
   const emit = (...bodies: AgentEventBody[]) => publishAs(deps.publisher, req, p, bodies);
   const usage: Usage = { promptTokens: 0, completionTokens: 0 };
   // The client's timeout covers the wait for the response to begin; this one each wait after.
@@ -185,7 +190,9 @@ class IdleWatch {
   /** The failure, when the watch fired. */
   stalled(): ModelStreamStalled | undefined {
     if (!this.abort.signal.aborted) return undefined;
-    return new ModelStreamStalled(`no data from the model for ${Math.round(this.ms / 1000)} s after its answer began (MODEL_STREAM_IDLE_MS)`);
+    return new ModelStreamStalled(
+      `no data from the model for ${Math.round(this.ms / 1000)} s after its answer began (MODEL_STREAM_IDLE_MS)`,
+    );
   }
   private wait(ms: number): void {
     this.timer = setTimeout(() => {
@@ -197,10 +204,20 @@ class IdleWatch {
 }
 
 /** Publishes the turn's next events under its producer, numbered on from what it published. */
-export async function publishAs(publisher: EventPublisher, req: Pick<StreamRequest, 'taskId' | 'session' | 'producer' | 'tag'>, p: TurnProgress, bodies: AgentEventBody[], meta?: unknown): Promise<void> {
+export async function publishAs(
+  publisher: EventPublisher,
+  req: Pick<StreamRequest, 'taskId' | 'session' | 'producer' | 'tag'>,
+  p: TurnProgress,
+  bodies: AgentEventBody[],
+  meta?: unknown,
+): Promise<void> {
   const offset = p.published;
   p.published += bodies.length;
-  const r = await publisher.publish(req.taskId, req.session, req.producer, offset, bodies, { floor: p.lastSeq, meta, tag: req.tag });
+  const r = await publisher.publish(req.taskId, req.session, req.producer, offset, bodies, {
+    floor: p.lastSeq,
+    meta,
+    tag: req.tag,
+  });
   p.lastSeq = Math.max(p.lastSeq, r.lastSeq);
   if (r.lost) p.lost = true;
 }

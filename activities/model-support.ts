@@ -21,9 +21,22 @@ export interface PromptInput {
 
 /** One run message as Chat Completions wants it. */
 function chatMessage(m: RunMessage): object {
-  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.tool_call_id, content: m.is_error && !m.content.startsWith('Error') ? `Error: ${m.content}` : m.content };
+  if (m.role === 'tool')
+    return {
+      role: 'tool',
+      tool_call_id: m.tool_call_id,
+      content: m.is_error && !m.content.startsWith('Error') ? `Error: ${m.content}` : m.content,
+    };
   if (m.role === 'assistant' && m.tool_calls?.length) {
-    return { role: 'assistant', content: m.content || null, tool_calls: m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) };
+    return {
+      role: 'assistant',
+      content: m.content || null,
+      tool_calls: m.tool_calls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: c.arguments },
+      })),
+    };
   }
   return { role: m.role, content: m.content };
 }
@@ -43,7 +56,10 @@ export function agentInstructions(agent: { name: string; description: string }):
 
 /** The tools as Chat Completions function tools. */
 export function chatTools(tools: readonly ToolSpec[]): object[] {
-  return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  return tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
 }
 
 /** Errors of the model client that mean the provider could not be reached or did not answer in time. */
@@ -61,10 +77,18 @@ export function classifyModelError(err: unknown): ApplicationFailure {
   const status = typeof e?.status === 'number' ? e.status : undefined;
   const message = (e?.message ?? String(err)).slice(0, 500);
   if (status !== undefined && status >= 400 && status < 500 && ![408, 409, 429].includes(status)) {
-    return ApplicationFailure.nonRetryable(`the model rejected the request (HTTP ${status}): ${message}`, 'ModelBadRequest');
+    return ApplicationFailure.nonRetryable(
+      `the model rejected the request (HTTP ${status}): ${message}`,
+      'ModelBadRequest',
+    );
   }
-  if (status !== undefined) return ApplicationFailure.retryable(`the model is unavailable (HTTP ${status}): ${message}`, 'model_unavailable');
-  if (e?.name === 'ModelStreamStalled') return ApplicationFailure.retryable(`the model is unavailable (its stream stalled): ${message}`, 'model_unavailable');
+  if (status !== undefined)
+    return ApplicationFailure.retryable(`the model is unavailable (HTTP ${status}): ${message}`, 'model_unavailable');
+  if (e?.name === 'ModelStreamStalled')
+    return ApplicationFailure.retryable(
+      `the model is unavailable (its stream stalled): ${message}`,
+      'model_unavailable',
+    );
   if (CONNECTION_ERRORS.has(e?.name ?? '') || isConnectionFailure(message)) {
     return ApplicationFailure.retryable(`the model is unavailable (connection error): ${message}`, 'model_unavailable');
   }

@@ -84,7 +84,12 @@ interface TurnMeta {
 
 const HEARTBEAT_MS = 1000;
 /** The events of a turn's text: what agent_retract voids. */
-const TEXT_EVENTS: ReadonlySet<string> = new Set(['agent_thinking_start', 'agent_thinking', 'agent_response_start', 'agent_response']);
+const TEXT_EVENTS: ReadonlySet<string> = new Set([
+  'agent_thinking_start',
+  'agent_thinking',
+  'agent_response_start',
+  'agent_response',
+]);
 const NO_TEXT = { content: '', thinking: '', thinkingStarted: false, responseStarted: false } as const;
 
 type PublishTarget = Parameters<typeof publishAs>[1];
@@ -95,7 +100,11 @@ export function createModelActivities(deps: ActivityDeps) {
    * Folds what earlier attempts published into the progress; returns the turn's outcome when it
    * was complete. Text since the last agent_retract is the answer so far; `voidFrom` is its first seq.
    */
-  async function recover(input: ModelTurnInput, producer: string, p: TurnProgress): Promise<{ meta?: TurnMeta; voidFrom?: number }> {
+  async function recover(
+    input: ModelTurnInput,
+    producer: string,
+    p: TurnProgress,
+  ): Promise<{ meta?: TurnMeta; voidFrom?: number }> {
     const state = await deps.publisher.producerState(input.taskId, producer);
     p.published = Math.max(p.published, state.count);
     let voidFrom: number | undefined;
@@ -123,8 +132,20 @@ export function createModelActivities(deps: ActivityDeps) {
 
   function freshProgress(input: ModelTurnInput, details: TurnProgress | undefined): TurnProgress {
     // An earlier attempt that streamed and was cut short was billed: count it, estimated.
-    const spent = details?.chunks ? addUsage(details.spent, { promptTokens: details.promptTokens, completionTokens: details.chunks }) : (details?.spent ?? ZERO);
-    return { content: '', thinking: '', published: 0, lastSeq: input.floor, thinkingStarted: false, responseStarted: false, chunks: 0, promptTokens: 0, spent };
+    const spent = details?.chunks
+      ? addUsage(details.spent, { promptTokens: details.promptTokens, completionTokens: details.chunks })
+      : (details?.spent ?? ZERO);
+    return {
+      content: '',
+      thinking: '',
+      published: 0,
+      lastSeq: input.floor,
+      thinkingStarted: false,
+      responseStarted: false,
+      chunks: 0,
+      promptTokens: 0,
+      spent,
+    };
   }
 
   /** The outcome, if the workflow can take it (see answerTooLarge). */
@@ -136,7 +157,13 @@ export function createModelActivities(deps: ActivityDeps) {
   }
 
   /** The provider's failure, bounded in time (model-retry.ts); a retry is announced on the stream first. */
-  async function retryOrGiveUp(ctx: Context, input: ModelTurnInput, producer: string, p: TurnProgress, failure: ApplicationFailure): Promise<ApplicationFailure> {
+  async function retryOrGiveUp(
+    ctx: Context,
+    input: ModelTurnInput,
+    producer: string,
+    p: TurnProgress,
+    failure: ApplicationFailure,
+  ): Promise<ApplicationFailure> {
     const elapsed = Date.now() - ctx.info.scheduledTimestampMs;
     const bounded = boundedModelFailure(failure, ctx.info.attempt, elapsed, deps.config.MODEL_UNAVAILABLE_AFTER_MS);
     if (bounded.retryInMs !== undefined) {
@@ -154,7 +181,14 @@ export function createModelActivities(deps: ActivityDeps) {
       const p = freshProgress(input, ctx.info.heartbeatDetails as TurnProgress | undefined);
       const earlier = ctx.info.attempt > 1 ? await recover(input, producer, p) : {};
       const done = earlier.meta;
-      if (done) return checked({ content: p.content, thinking: p.thinking, toolCalls: done.toolCalls, usage: done.usage, lastSeq: p.lastSeq });
+      if (done)
+        return checked({
+          content: p.content,
+          thinking: p.thinking,
+          toolCalls: done.toolCalls,
+          usage: done.usage,
+          lastSeq: p.lastSeq,
+        });
       if (earlier.voidFrom !== undefined) await retract(req, p, earlier.voidFrom, ctx.info.attempt);
       if (input.view) await deps.statusCache.putKeepingMetadata(input.view);
       const prelude = input.prelude ?? [];
@@ -182,7 +216,10 @@ export function createModelActivities(deps: ActivityDeps) {
           showThinking,
           ...(input.responseFormat && { responseFormat: input.responseFormat }),
         };
-        out = await deps.modelStream.run(stream, p, { signal: ctx.cancellationSignal, onProgress: (q) => Object.assign(p, q) });
+        out = await deps.modelStream.run(stream, p, {
+          signal: ctx.cancellationSignal,
+          onProgress: (q) => Object.assign(p, q),
+        });
         Object.assign(p, out.progress);
       } catch (err) {
         if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model turn cancelled');

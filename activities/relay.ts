@@ -47,8 +47,12 @@ export interface RecoverEventsOutput {
 export function createRelayActivities(deps: ActivityDeps) {
   /** The relay is still down: this attempt fails (Temporal tries again later), unless it is the last one. */
   function stillDown(input: RecoverEventsInput): RecoverEventsOutput {
-    if (Context.current().info.attempt < input.attempts) throw ApplicationFailure.retryable('the event relay (Redis) is unavailable', 'relay_unavailable');
-    deps.logger.warn({ taskId: input.taskId, ...input.tag }, 'the event relay stayed unavailable; events it lost were not published again');
+    if (Context.current().info.attempt < input.attempts)
+      throw ApplicationFailure.retryable('the event relay (Redis) is unavailable', 'relay_unavailable');
+    deps.logger.warn(
+      { taskId: input.taskId, ...input.tag },
+      'the event relay stayed unavailable; events it lost were not published again',
+    );
     return { lastSeq: input.floor, recovered: 0, lost: true };
   }
 
@@ -57,11 +61,19 @@ export function createRelayActivities(deps: ActivityDeps) {
     async recoverEvents(input: RecoverEventsInput): Promise<RecoverEventsOutput> {
       const stream = await deps.publisher.readAll(input.taskId);
       if (!stream) return stillDown(input);
-      const missing = missingEvents(stream, input.record, input.tag).map((e) => ({ ...e, recovered: true }) as unknown as AgentEventBody);
+      const missing = missingEvents(stream, input.record, input.tag).map(
+        (e) => ({ ...e, recovered: true }) as unknown as AgentEventBody,
+      );
       if (!missing.length) return { lastSeq: input.floor, recovered: 0 };
-      const r = await deps.publisher.publish(input.taskId, input.session, input.producer, 0, missing, { floor: input.floor, tag: input.tag });
+      const r = await deps.publisher.publish(input.taskId, input.session, input.producer, 0, missing, {
+        floor: input.floor,
+        tag: input.tag,
+      });
       if (r.added === 0 && r.lost) return stillDown(input);
-      deps.logger.warn({ taskId: input.taskId, recovered: missing.length, ...input.tag }, 'events the relay had lost were published again from the run record');
+      deps.logger.warn(
+        { taskId: input.taskId, recovered: missing.length, ...input.tag },
+        'events the relay had lost were published again from the run record',
+      );
       return { lastSeq: Math.max(input.floor, r.lastSeq), recovered: missing.length };
     },
 

@@ -26,10 +26,27 @@ export interface RetryWhat {
 }
 
 /** Publishes and logs the notice; never fails the attempt further (the relay may be down). */
-export async function noticeRetry(deps: Pick<ActivityDeps, 'publisher' | 'logger'>, ctx: Context, where: RetryWhere, what: RetryWhat, failure: ApplicationFailure): Promise<void> {
+export async function noticeRetry(
+  deps: Pick<ActivityDeps, 'publisher' | 'logger'>,
+  ctx: Context,
+  where: RetryWhere,
+  what: RetryWhat,
+  failure: ApplicationFailure,
+): Promise<void> {
   const attempt = ctx.info.attempt;
   const error = { type: failure.type ?? 'error', message: failure.message };
-  deps.logger.warn({ task_id: where.taskId, what: what.what, ...(what.tool && { tool: what.tool }), attempt, error: error.type, reason: error.message, retry_in_ms: what.retryInMs }, `${what.what} call failed; Temporal retries it`);
+  deps.logger.warn(
+    {
+      task_id: where.taskId,
+      what: what.what,
+      ...(what.tool && { tool: what.tool }),
+      attempt,
+      error: error.type,
+      reason: error.message,
+      retry_in_ms: what.retryInMs,
+    },
+    `${what.what} call failed; Temporal retries it`,
+  );
   const event = {
     type: 'agent_retry' as const,
     what: what.what,
@@ -38,5 +55,10 @@ export async function noticeRetry(deps: Pick<ActivityDeps, 'publisher' | 'logger
     error,
     ...(what.retryInMs !== undefined && { retry_in_ms: what.retryInMs }),
   };
-  await deps.publisher.publish(where.taskId, where.session, `${where.producer}:r${attempt}`, 0, [event], { floor: where.floor, tag: where.tag }).catch(() => undefined);
+  await deps.publisher
+    .publish(where.taskId, where.session, `${where.producer}:r${attempt}`, 0, [event], {
+      floor: where.floor,
+      tag: where.tag,
+    })
+    .catch(() => undefined);
 }

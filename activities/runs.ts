@@ -39,7 +39,15 @@ export function createRunActivities(deps: ActivityDeps) {
     if (!cached || cached.recorded) return;
     const outside = OUTSIDE_END_ERRORS[state.status as keyof typeof OUTSIDE_END_ERRORS];
     if (outside) {
-      await deps.statusCache.put({ ...cached.view, status: 'failed', error: { ...outside }, completed_at: state.closedAt ?? new Date().toISOString() }, { recorded: true });
+      await deps.statusCache.put(
+        {
+          ...cached.view,
+          status: 'failed',
+          error: { ...outside },
+          completed_at: state.closedAt ?? new Date().toISOString(),
+        },
+        { recorded: true },
+      );
     } else if (isFinished(cached.view.status)) {
       await deps.statusCache.put(cached.view, { recorded: true });
     }
@@ -59,7 +67,9 @@ export function createRunActivities(deps: ActivityDeps) {
         // Still running after a poll ended: it failed (not a close), so the next waits a moment.
         if (polls > 0) await ctx.sleep(1000);
         // A long poll on the run's close event (a run that failed or was terminated ends it with an error); how it ended is read above.
-        await deps.temporal.connection.withAbortSignal(ctx.cancellationSignal, () => deps.temporal.workflow.getHandle(input.workflowId).result()).catch(() => undefined);
+        await deps.temporal.connection
+          .withAbortSignal(ctx.cancellationSignal, () => deps.temporal.workflow.getHandle(input.workflowId).result())
+          .catch(() => undefined);
         if (ctx.cancellationSignal.aborted) throw new CancelledFailure('the watch was cancelled');
       }
     } finally {

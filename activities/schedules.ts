@@ -21,15 +21,19 @@ export function createScheduleActivities(deps: ActivityDeps) {
   return {
     async prepareScheduledTask(run: ScheduledRunInput & { runWorkflowId: string }): Promise<PreparedTask> {
       const snapshot = await registry.snapshot();
-      const input = taskInput(deps.config, { ...storedRequest(run.request), background: true }, {
-        taskId: scheduledTaskId(run.runWorkflowId),
-        account: run.account,
-        maxRunning: snapshot.accounts[run.account]?.maxRunning,
-        session: run.session,
-        createdAt: new Date().toISOString(),
-        callback: run.callback,
-        joinsSession: true,
-      });
+      const input = taskInput(
+        deps.config,
+        { ...storedRequest(run.request), background: true },
+        {
+          taskId: scheduledTaskId(run.runWorkflowId),
+          account: run.account,
+          maxRunning: snapshot.accounts[run.account]?.maxRunning,
+          session: run.session,
+          createdAt: new Date().toISOString(),
+          callback: run.callback,
+          joinsSession: true,
+        },
+      );
       return { input, ...taskStartMeta(input, { schedule: run.scheduleId }) };
     },
   };
@@ -39,5 +43,8 @@ export function createScheduleActivities(deps: ActivityDeps) {
 export function storedRequest(stored: StoredRunRequest): RunRequest {
   const parsed = runRequestSchema.safeParse(stored);
   if (parsed.success) return parsed.data;
-  throw ApplicationFailure.nonRetryable(`the schedule's request no longer fits the API: ${validationError(parsed.error, 'body').message}`, 'schedule_request_invalid');
+  throw ApplicationFailure.nonRetryable(
+    `the schedule's request no longer fits the API: ${validationError(parsed.error, 'body').message}`,
+    'schedule_request_invalid',
+  );
 }

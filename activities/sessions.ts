@@ -5,7 +5,14 @@ import type { ActivityDeps } from './index';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ThreadMessage } from '../workflows/types';
 import { sessionRef, signalSession } from '../src/sessions/session-signals';
-import { acquireSignal, enqueueSignal, exchangeQuery, SLOTS_TASK_TIMEOUT, slotsWorkflowId, turnDoneSignal } from '../workflows/definitions';
+import {
+  acquireSignal,
+  enqueueSignal,
+  exchangeQuery,
+  SLOTS_TASK_TIMEOUT,
+  slotsWorkflowId,
+  turnDoneSignal,
+} from '../workflows/definitions';
 
 export function createSessionActivities(deps: ActivityDeps) {
   const ref = (input: { account: string; session: string }) => sessionRef(deps.config, input.account, input.session);
@@ -19,8 +26,18 @@ export function createSessionActivities(deps: ActivityDeps) {
      * TaskInput.ownsTurn): the session starts with the run holding the turn
      * and at once takes its messages into the thread.
      */
-    async finishTurn(input: { taskId: string; account: string; session: string; messages: ThreadMessage[]; agent?: string | null }): Promise<void> {
-      const done = { taskId: input.taskId, messages: input.messages, ...(input.agent !== undefined && { agent: input.agent }) };
+    async finishTurn(input: {
+      taskId: string;
+      account: string;
+      session: string;
+      messages: ThreadMessage[];
+      agent?: string | null;
+    }): Promise<void> {
+      const done = {
+        taskId: input.taskId,
+        messages: input.messages,
+        ...(input.agent !== undefined && { agent: input.agent }),
+      };
       await signalSession(deps.temporal, ref(input), turnDoneSignal, [done], input.taskId);
     },
 
@@ -40,7 +57,9 @@ export function createSessionActivities(deps: ActivityDeps) {
         workflowId: slotsWorkflowId(input.account),
         taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
         workflowTaskTimeout: SLOTS_TASK_TIMEOUT,
-        args: [{ account: input.account, limit: input.limit, watchMs: deps.config.RUN_WATCH_MS, holders: {}, waiting: [] }],
+        args: [
+          { account: input.account, limit: input.limit, watchMs: deps.config.RUN_WATCH_MS, holders: {}, waiting: [] },
+        ],
         signal: acquireSignal,
         signalArgs: [{ taskId: input.taskId, limit: input.limit, createdAt: input.createdAt }],
       });

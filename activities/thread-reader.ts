@@ -21,7 +21,10 @@ export interface ThreadRef {
   threadWorkflowId?: string;
 }
 
-export async function readThread(temporal: Client, ref: ThreadRef): Promise<{ session: ThreadMessage[]; run: RunMessage[] }> {
+export async function readThread(
+  temporal: Client,
+  ref: ThreadRef,
+): Promise<{ session: ThreadMessage[]; run: RunMessage[] }> {
   const [session, run] = await Promise.all([readSession(temporal, ref), readRun(temporal, ref)]);
   return { session, run };
 }

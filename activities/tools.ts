@@ -39,7 +39,11 @@ export function createToolActivities(deps: ActivityDeps) {
     async runTool(input: RunToolInput): Promise<RunToolOutput> {
       const ctx = Context.current();
       const impl = BUILTIN_IMPLS[input.call.name];
-      if (!impl) throw ApplicationFailure.nonRetryable(`no tool named ${JSON.stringify(input.call.name)} runs as an activity`, 'ToolBadInput');
+      if (!impl)
+        throw ApplicationFailure.nonRetryable(
+          `no tool named ${JSON.stringify(input.call.name)} runs as an activity`,
+          'ToolBadInput',
+        );
       const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
       let content: string;
       let isError = false;
@@ -65,7 +69,14 @@ export async function publishToolResult(
   isError: boolean,
 ): Promise<{ content: string; lastSeq: number; relayLost?: true }> {
   const content = capToolOutput(text, input.maxChars);
-  const r = await deps.publisher.publish(input.taskId, input.session, input.producer, 0, [toolResponseEvent(input.call, content, isError)], { floor: input.floor, tag: input.tag });
+  const r = await deps.publisher.publish(
+    input.taskId,
+    input.session,
+    input.producer,
+    0,
+    [toolResponseEvent(input.call, content, isError)],
+    { floor: input.floor, tag: input.tag },
+  );
   return { content, lastSeq: Math.max(input.floor, r.lastSeq), ...(r.lost && { relayLost: true as const }) };
 }
 
@@ -78,6 +89,7 @@ export function parseArguments(raw: string): Record<string, unknown> {
   } catch {
     throw new ToolInputError(`the arguments are not JSON: ${raw.slice(0, 200)}`);
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ToolInputError('the arguments must be a JSON object');
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new ToolInputError('the arguments must be a JSON object');
   return v as Record<string, unknown>;
 }

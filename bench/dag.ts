@@ -17,13 +17,26 @@ import { judgeAgainstFloor, Row } from './report';
 export const DAG_LABEL = "DAG step scheduling: last dependency closed -> the step's first model request";
 
 const STEPS: [string, string[]][] = [
-  ['r1', []], ['r2', []], ['r3', []],
-  ['a1', ['r1']], ['a2', ['r1']], ['a3', ['r1']], ['a4', ['r1']],
-  ['b1', ['r2']], ['b2', ['b1']], ['b3', ['b1']], ['b4', ['b2', 'b3']],
+  ['r1', []],
+  ['r2', []],
+  ['r3', []],
+  ['a1', ['r1']],
+  ['a2', ['r1']],
+  ['a3', ['r1']],
+  ['a4', ['r1']],
+  ['b1', ['r2']],
+  ['b2', ['b1']],
+  ['b3', ['b1']],
+  ['b4', ['b2', 'b3']],
   ['c1', ['a1', 'a2', 'a3', 'a4', 'b4', 'r3']],
-  ['d1', ['c1']], ['d2', ['c1']], ['d3', ['c1']], ['d4', ['c1']], ['d5', ['c1']],
+  ['d1', ['c1']],
+  ['d2', ['c1']],
+  ['d3', ['c1']],
+  ['d4', ['c1']],
+  ['d5', ['c1']],
   ['e1', ['d1', 'd2', 'd3', 'd4', 'd5']],
-  ['f1', ['r3']], ['f2', ['f1']],
+  ['f1', ['r3']],
+  ['f2', ['f1']],
 ];
 /** Steps with dependencies: samples a run gives, and the floor chain's links after its first. */
 const DEPENDENT = STEPS.filter(([, deps]) => deps.length).length;
@@ -38,7 +51,9 @@ interface DagRun {
 function firstRequests(b: Bench, tag: string): Map<string, number> {
   const first = new Map<string, number>();
   for (const q of b.model.received()) {
-    const prompt = String((q.body.messages as { role: string; content: unknown }[]).find((m) => m.role === 'user')?.content ?? '');
+    const prompt = String(
+      (q.body.messages as { role: string; content: unknown }[]).find((m) => m.role === 'user')?.content ?? '',
+    );
     const name = /^The step: (\S+)\./m.exec(prompt.split('\n')[1] ?? '')?.[1];
     if (name?.startsWith(`${tag}-`) && !first.has(name)) first.set(name, q.at);
   }
@@ -49,13 +64,23 @@ function firstRequests(b: Bench, tag: string): Map<string, number> {
 async function dagRun(b: Bench, temporal: Client, tag: string): Promise<DagRun | undefined> {
   const steps = STEPS.map(([id, deps]) => ({ id, name: `${tag}-${id}`, description: `do ${id}`, depends_on: deps }));
   const api = target(b.gatewayUrl, b.apiKey, 1);
-  const r = await request(api, 'POST', '/', { message: `plan ${tag}`, workflows: [{ id: 'w', name: tag, description: 'bench', steps }] }, { timeoutMs: 120_000 }).catch((err: Error) => ({ status: 0, body: err.message }));
+  const r = await request(
+    api,
+    'POST',
+    '/',
+    { message: `plan ${tag}`, workflows: [{ id: 'w', name: tag, description: 'bench', steps }] },
+    { timeoutMs: 120_000 },
+  ).catch((err: Error) => ({ status: 0, body: err.message }));
   api.agent.destroy();
   const taskId = completedTaskId(r);
   if (!taskId) return undefined;
   const first = firstRequests(b, tag);
   const closed = new Map<string, number>();
-  await Promise.all(steps.map(async (s) => closed.set(s.id, (await temporal.workflow.getHandle(`${taskId}:w:${s.id}`).describe()).closeTime!.getTime())));
+  await Promise.all(
+    steps.map(async (s) =>
+      closed.set(s.id, (await temporal.workflow.getHandle(`${taskId}:w:${s.id}`).describe()).closeTime!.getTime()),
+    ),
+  );
   const out: DagRun = { samples: [], missing: 0 };
   for (const s of steps.filter((x) => x.depends_on.length)) {
     const at = first.get(s.name);
@@ -83,13 +108,20 @@ export async function dagPhase(b: Bench): Promise<Row[]> {
         errors += run.missing;
       }
       await b.quiet();
-      const f = await floorWorker.chain(`dag${i}`, DEPENDENT + 1).catch((err: Error) => void b.log(`dag floor ${i}: ${err.message}`));
+      const f = await floorWorker
+        .chain(`dag${i}`, DEPENDENT + 1)
+        .catch((err: Error) => void b.log(`dag floor ${i}: ${err.message}`));
       if (i > 0) floor.push(...(f ?? []));
     }
   } finally {
     await connection.close();
   }
-  b.log(`dag: ${samples.length} steps measured over ${b.opts.dagRuns} runs of ${STEPS.length} steps, ${errors} errors; floor: ${floor.length} links`);
+  b.log(
+    `dag: ${samples.length} steps measured over ${b.opts.dagRuns} runs of ${STEPS.length} steps, ${errors} errors; floor: ${floor.length} links`,
+  );
   const floorRow: Row = { label: DAG_FLOOR_LABEL, concurrency: '1 chain', s: summarize(floor), errors: 0 };
-  return [judgeAgainstFloor({ label: DAG_LABEL, concurrency: '1 DAG', s: summarize(samples), errors }, floorRow), floorRow];
+  return [
+    judgeAgainstFloor({ label: DAG_LABEL, concurrency: '1 DAG', s: summarize(samples), errors }, floorRow),
+    floorRow,
+  ];
 }

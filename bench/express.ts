@@ -28,10 +28,17 @@ async function startServer(mode: Server['mode']): Promise<Server> {
 }
 
 const sum = (v: number[]) => v.reduce((a, b) => a + b, 0);
-const reqs = (k: number): RequestSpec[] => Array.from({ length: k }, (_, i) => ({ method: 'GET', path: `/status?n=${i}` }));
+const reqs = (k: number): RequestSpec[] =>
+  Array.from({ length: k }, (_, i) => ({ method: 'GET', path: `/status?n=${i}` }));
 
 /** One row: n requests of `concurrency` clients against one server, with the GC pauses the server saw meanwhile. */
-async function measureServer(client: BenchClient, s: Server, concurrency: number, round: number, n: number): Promise<string[]> {
+async function measureServer(
+  client: BenchClient,
+  s: Server,
+  concurrency: number,
+  round: number,
+  n: number,
+): Promise<string[]> {
   await client.run({ base: s.base, key: null, concurrency, warmup: reqs(1000), requests: [] });
   await fetch(`${s.base}/gc/reset`, { method: 'POST' });
   const r = await client.run({ base: s.base, key: null, concurrency, warmup: [], requests: reqs(n) });
@@ -57,10 +64,25 @@ async function main(): Promise<void> {
   const raw: Record<string, string | undefined> = { requests: '5000', rounds: '2' };
   readFlags(process.argv.slice(2), raw, USAGE);
   const [n, rounds] = [Number(raw.requests), Number(raw.rounds)];
-  if (![n, rounds].every((v) => Number.isInteger(v) && v > 0)) throw new Error('--requests and --rounds must be positive integers');
+  if (![n, rounds].every((v) => Number.isInteger(v) && v > 0))
+    throw new Error('--requests and --rounds must be positive integers');
   const servers = [await startServer('stock'), await startServer('born')];
   const client = startBenchClient(process.env);
-  const rows: string[][] = [['server', 'clients', 'round', 'n', 'p50 ms', 'p99 ms', 'max ms', 'scavenges', 'scavenge ms (sum / max)', 'full GCs', 'full GC ms (sum / max)']];
+  const rows: string[][] = [
+    [
+      'server',
+      'clients',
+      'round',
+      'n',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'scavenges',
+      'scavenge ms (sum / max)',
+      'full GCs',
+      'full GC ms (sum / max)',
+    ],
+  ];
   try {
     for (const s of servers) await client.warm(s.base, 3000);
     for (let round = 1; round <= rounds; round++) {
@@ -76,10 +98,14 @@ async function main(): Promise<void> {
     client.close();
     await Promise.all(servers.map((s) => stopChild(s.child)));
   }
-  console.log(`\n-- Express 5 on http.createServer vs createExpressServer: GET /status (JSON), ${n} requests per row --\n${table(rows)}\n`);
+  console.log(
+    `\n-- Express 5 on http.createServer vs createExpressServer: GET /status (JSON), ${n} requests per row --\n${table(rows)}\n`,
+  );
   console.log('Both servers run the same app; only the server differs. Express re-parents every request and response');
   console.log('(Object.setPrototypeOf) unless they are born with its prototypes; the GC columns show what that costs.');
-  console.log('Closed loops, no think time, measured by the bench client in its own process after 1000 warm-up requests.\n');
+  console.log(
+    'Closed loops, no think time, measured by the bench client in its own process after 1000 warm-up requests.\n',
+  );
 }
 
 main().catch((err) => {

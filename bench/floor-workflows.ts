@@ -30,7 +30,8 @@ export async function floorToolCalls(calls: number): Promise<Stamp[]> {
 /** A chain of `links` child workflows, each one activity; the next starts when one closes. Returns each child's activity start. */
 export async function floorChain(links: number): Promise<number[]> {
   const starts: number[] = [];
-  for (let k = 0; k < links; k++) starts.push(await executeChild(floorLink, { workflowId: `${workflowInfo().workflowId}-${k}` }));
+  for (let k = 0; k < links; k++)
+    starts.push(await executeChild(floorLink, { workflowId: `${workflowInfo().workflowId}-${k}` }));
   return starts;
 }
 

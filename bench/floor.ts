@@ -54,14 +54,24 @@ export async function startFloor(stackEnv: NodeJS.ProcessEnv): Promise<Floor> {
   }
   const connection = await Connection.connect({ address: stackEnv.TEMPORAL_ADDRESS! });
   const client = new Client({ connection, namespace: stackEnv.TEMPORAL_NAMESPACE || 'default' });
-  const opts = (id: string, args: [number]) => ({ taskQueue: FLOOR_TASK_QUEUE, workflowId: `bench-floor-${process.pid}-${id}`, args, workflowExecutionTimeout: '2m' as const });
+  const opts = (id: string, args: [number]) => ({
+    taskQueue: FLOOR_TASK_QUEUE,
+    workflowId: `bench-floor-${process.pid}-${id}`,
+    args,
+    workflowExecutionTimeout: '2m' as const,
+  });
   return {
     child,
-    toolCalls: async (tag, calls) => toolCallSamples(await client.workflow.execute('floorToolCalls', opts(tag, [calls]))),
+    toolCalls: async (tag, calls) =>
+      toolCallSamples(await client.workflow.execute('floorToolCalls', opts(tag, [calls]))),
     chain: async (tag, links) => {
       const o = opts(tag, [links]);
       const starts = await client.workflow.execute<(n: number) => Promise<number[]>>('floorChain', o);
-      const closes = await Promise.all(starts.map(async (_, k) => (await client.workflow.getHandle(`${o.workflowId}-${k}`).describe()).closeTime!.getTime()));
+      const closes = await Promise.all(
+        starts.map(async (_, k) =>
+          (await client.workflow.getHandle(`${o.workflowId}-${k}`).describe()).closeTime!.getTime(),
+        ),
+      );
       return chainSamples(starts, closes);
     },
     stop: async () => {
@@ -86,18 +96,25 @@ async function serve(): Promise<void> {
   const { loadConfig } = require('../src/config') as typeof import('../src/config');
   const { createLogger } = require('../src/logger') as typeof import('../src/logger');
   const { workflowBundle } = require('../src/worker/workflow-bundle') as typeof import('../src/worker/workflow-bundle');
-  const { lowerPriorityExcept, scavengeWithoutHelpers } = require('../src/worker/thread-priority') as typeof import('../src/worker/thread-priority');
+  const { lowerPriorityExcept, scavengeWithoutHelpers } =
+    require('../src/worker/thread-priority') as typeof import('../src/worker/thread-priority');
   const { installRuntimeLogger } = require('../src/temporal') as typeof import('../src/temporal');
   const config = loadConfig(process.env);
   if (config.WORKER_NICE > 0) scavengeWithoutHelpers();
   const logger = createLogger({ level: 'warn', name: 'bench-floor', destination: process.stderr });
   installRuntimeLogger(logger);
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS, grpcCompression: { codec: config.TEMPORAL_GRPC_COMPRESSION } });
+  const connection = await NativeConnection.connect({
+    address: config.TEMPORAL_ADDRESS,
+    grpcCompression: { codec: config.TEMPORAL_GRPC_COMPRESSION },
+  });
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: FLOOR_TASK_QUEUE,
-    workflowBundle: await workflowBundle({ workflowsPath: require.resolve('./floor-workflows'), interceptorModules: [] }, logger),
+    workflowBundle: await workflowBundle(
+      { workflowsPath: require.resolve('./floor-workflows'), interceptorModules: [] },
+      logger,
+    ),
     activities,
     maxCachedWorkflows: config.WORKER_CACHED_WORKFLOWS,
     shutdownGraceTime: 0,

@@ -31,7 +31,15 @@ export interface LoadResult {
   /** Load start to the last task's end. */
   drainSeconds: number;
   timedOut: boolean;
-  sse: { requested: number; opened: number; peakOpen: number; completed: number; tokens: number; seqGaps: number; failed: number };
+  sse: {
+    requested: number;
+    opened: number;
+    peakOpen: number;
+    completed: number;
+    tokens: number;
+    seqGaps: number;
+    failed: number;
+  };
   statusSweep: Record<string, number>;
   mem: Record<string, ProcessMem>;
 }
@@ -65,7 +73,14 @@ class RssSampler {
 
 /** SSE clients on tasks' event streams: how many opened, completed, and saw their events in order. */
 class SseCrowd {
-  private readonly clients: { stream?: { status: number; done: Promise<void>; close(): void }; failed: boolean; completed: boolean; tokens: number; lastSeq: number; gaps: number }[] = [];
+  private readonly clients: {
+    stream?: { status: number; done: Promise<void>; close(): void };
+    failed: boolean;
+    completed: boolean;
+    tokens: number;
+    lastSeq: number;
+    gaps: number;
+  }[] = [];
   private readonly opening: Promise<void>[] = [];
   openNow = 0;
   peakOpen = 0;
@@ -92,13 +107,21 @@ class SseCrowd {
       this.peakOpen = Math.max(this.peakOpen, ++this.openNow);
       void stream.done.then(() => this.openNow--);
     };
-    this.opening.push(openSse(this.sse, 'GET', `/tasks/${taskId}/events`, undefined, onEvent, { key }).then(opened, () => void (c.failed = true)));
+    this.opening.push(
+      openSse(this.sse, 'GET', `/tasks/${taskId}/events`, undefined, onEvent, { key }).then(
+        opened,
+        () => void (c.failed = true),
+      ),
+    );
   }
 
   /** Waits for the streams to end (they end right after their terminal event), at most 10 s, then closes the rest. */
   async finish(): Promise<LoadResult['sse']> {
     await Promise.all(this.opening);
-    await Promise.race([Promise.all(this.clients.map((c) => c.stream?.done)), new Promise((r) => setTimeout(r, 10_000))]);
+    await Promise.race([
+      Promise.all(this.clients.map((c) => c.stream?.done)),
+      new Promise((r) => setTimeout(r, 10_000)),
+    ]);
     for (const c of this.clients) c.stream?.close();
     const cs = this.clients;
     const sum = (f: (c: (typeof cs)[number]) => number) => cs.reduce((n, c) => n + f(c), 0);
@@ -136,8 +159,14 @@ function inFlight(accepted: Accepted[], watcher: RelayWatcher, t0: number): { pe
 async function statusSweep(api: HttpTarget, accepted: Accepted[]): Promise<Record<string, number>> {
   const sweep: Record<string, number> = {};
   await closedLoop(accepted.length, 8, async (i) => {
-    const r = await request(api, 'GET', `/tasks/${accepted[i].id}`, undefined, { key: accepted[i].key }).catch(() => undefined);
-    const s = !r ? 'request failed' : r.status === 200 ? (JSON.parse(r.body) as { status: string }).status : `http ${r.status}`;
+    const r = await request(api, 'GET', `/tasks/${accepted[i].id}`, undefined, { key: accepted[i].key }).catch(
+      () => undefined,
+    );
+    const s = !r
+      ? 'request failed'
+      : r.status === 200
+        ? (JSON.parse(r.body) as { status: string }).status
+        : `http ${r.status}`;
     sweep[s] = (sweep[s] ?? 0) + 1;
   });
   return sweep;
@@ -153,7 +182,11 @@ async function submitAll(b: Bench, api: HttpTarget, crowd: SseCrowd, t0: number,
   await closedLoop(o.loadTasks, o.loadConcurrency, async (i) => {
     if (performance.now() - t0 > timeoutMs) return;
     const key = loadKey(i % o.loadAccounts);
-    const body = { message: `[[slow delay=${o.loadDelayMs} tokens=${o.loadTokens}]] load ${i}`, background: true, streaming_tokens: true };
+    const body = {
+      message: `[[slow delay=${o.loadDelayMs} tokens=${o.loadTokens}]] load ${i}`,
+      background: true,
+      streaming_tokens: true,
+    };
     const r = await request(api, 'POST', '/', body, { key }).catch(() => undefined);
     if (r?.status !== 202) return void errors++;
     const id = (JSON.parse(r.body) as { task_id: string }).task_id;
@@ -167,7 +200,9 @@ async function submitAll(b: Bench, api: HttpTarget, crowd: SseCrowd, t0: number,
 export async function loadPhase(b: Bench, pids: Record<string, number | undefined>): Promise<LoadResult> {
   const o = b.opts;
   const timeoutMs = Math.min(o.loadTimeoutS * 1000, b.left());
-  const mem: Record<string, ProcessMem> = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, { beforeKiB: readMem(pid).rssKiB }]));
+  const mem: Record<string, ProcessMem> = Object.fromEntries(
+    Object.entries(pids).map(([name, pid]) => [name, { beforeKiB: readMem(pid).rssKiB }]),
+  );
   const sampler = new RssSampler(pids, 250);
   const api = target(b.gatewayUrl, b.apiKey, o.loadConcurrency);
   const crowd = new SseCrowd(target(b.gatewayUrl, b.apiKey, Infinity));
@@ -177,18 +212,24 @@ export async function loadPhase(b: Bench, pids: Record<string, number | undefine
   let accepted: Accepted[] = [];
   const progress = setInterval(() => {
     const ended = accepted.filter((a) => b.watcher.ended.has(a.id)).length;
-    b.log(`load: ${accepted.length}/${o.loadTasks} accepted, ${ended} ended, ${accepted.length - ended} in flight, ${crowd.openNow} SSE open, ${b.model.stats().active} model calls open`);
+    b.log(
+      `load: ${accepted.length}/${o.loadTasks} accepted, ${ended} ended, ${accepted.length - ended} in flight, ${crowd.openNow} SSE open, ${b.model.stats().active} model calls open`,
+    );
   }, 5000);
   const sub = await submitAll(b, api, crowd, t0, timeoutMs);
   accepted = sub.accepted;
   const submitSeconds = (performance.now() - t0) / 1000;
   b.log(`load: ${accepted.length} tasks accepted in ${submitSeconds.toFixed(1)} s; waiting for them to finish`);
-  const missing = await b.watcher.waitAll(accepted.map((a) => a.id), Math.max(1000, timeoutMs - (performance.now() - t0)));
+  const missing = await b.watcher.waitAll(
+    accepted.map((a) => a.id),
+    Math.max(1000, timeoutMs - (performance.now() - t0)),
+  );
   clearInterval(progress);
   clearInterval(modelSampler);
   const sse = await crowd.finish();
   sampler.stop();
-  for (const [name, pid] of Object.entries(pids)) Object.assign(mem[name], { peakSampledKiB: sampler.peakKiB[name], hwmKiB: readMem(pid).hwmKiB });
+  for (const [name, pid] of Object.entries(pids))
+    Object.assign(mem[name], { peakSampledKiB: sampler.peakKiB[name], hwmKiB: readMem(pid).hwmKiB });
   const flight = inFlight(accepted, b.watcher, t0);
   const result: LoadResult = {
     tasks: o.loadTasks,

@@ -28,8 +28,26 @@ import { parseOptions, type BenchOptions } from './options';
 import { printProfiles } from './profile';
 import { runRelayPhase, RELAY_TOKEN, type BareRelay } from './relay';
 import { CLIENT_WARMUP, printReport, type Report, type Row } from './report';
-import { BASELINE_KEY, resultPhase, statusAndBaseline, statusLoadPhase, submitPhases, TARGETS, ttfePhase } from './requests';
-import { CpuMeter, guardRun, processBusyS, RelayWatcher, spawnEntry, stackEnv, stopChild, waitForPort, waitQuiet } from './stack';
+import {
+  BASELINE_KEY,
+  resultPhase,
+  statusAndBaseline,
+  statusLoadPhase,
+  submitPhases,
+  TARGETS,
+  ttfePhase,
+} from './requests';
+import {
+  CpuMeter,
+  guardRun,
+  processBusyS,
+  RelayWatcher,
+  spawnEntry,
+  stackEnv,
+  stopChild,
+  waitForPort,
+  waitQuiet,
+} from './stack';
 import { datastoresPhase, mcpPhase, ToolCallClock } from './tools';
 
 const API_KEY = 'bench-key-0123456789';
@@ -46,7 +64,14 @@ export class Bench {
   /** Token emission times, keyed by the token text (see RELAY_TOKEN). */
   readonly emittedAt = new Map<string, number>();
   readonly mcpClock = new ToolCallClock();
-  readonly cpu = new CpuMeter(() => [process.pid, this.baseline?.pid, this.client?.pid, this.floorChild?.pid, ...(this.bare?.children ?? []).map((c) => c.pid), ...Object.values(this.stack?.children ?? {}).map((c) => c.proc.pid)]);
+  readonly cpu = new CpuMeter(() => [
+    process.pid,
+    this.baseline?.pid,
+    this.client?.pid,
+    this.floorChild?.pid,
+    ...(this.bare?.children ?? []).map((c) => c.pid),
+    ...Object.values(this.stack?.children ?? {}).map((c) => c.proc.pid),
+  ]);
   model!: ScriptedModel;
   stack!: Stack;
   watcher!: RelayWatcher;
@@ -80,15 +105,30 @@ export class Bench {
   /** The scripted model (here), the stack, the watcher, the measuring client and the baseline server. */
   async start(): Promise<void> {
     this.model = await startScriptedModel({ port: 0, onTokenWritten: (delta) => this.onToken(delta) });
-    const apiKeys = [`${API_KEY}:bench`, ...Array.from({ length: this.opts.loadAccounts }, (_, i) => `${loadKey(i)}:load${i}`)];
+    const apiKeys = [
+      `${API_KEY}:bench`,
+      ...Array.from({ length: this.opts.loadAccounts }, (_, i) => `${loadKey(i)}:load${i}`),
+    ];
     const { env, profileDir, restore } = stackEnv(this.opts.profileDir, apiKeys, this.model.url);
     [this.env, this.profileDir] = [env, profileDir];
-    this.log(`starting the stack (${os.cpus().length} cores, Node ${process.version})${profileDir ? `, profiling into ${profileDir}` : ''}`);
+    this.log(
+      `starting the stack (${os.cpus().length} cores, Node ${process.version})${profileDir ? `, profiling into ${profileDir}` : ''}`,
+    );
     const childLogs = this.opts.echoChildren ? new ChildLogs({ show: this.log }) : undefined;
-    this.stack = await startStack({ gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, env, log: this.log, childLogs, dataDir: this.dataDir });
+    this.stack = await startStack({
+      gatewayPort: 0,
+      temporalPort: 0,
+      demoMcpPort: 0,
+      env,
+      log: this.log,
+      childLogs,
+      dataDir: this.dataDir,
+    });
     restore();
     const p = this.pids();
-    this.log(`stack up: ${this.stack.engine ?? 'external'} engine, gateway ${this.gatewayUrl} (pid ${p.gateway}), worker pid ${p.worker}, engine pid ${p.engine}, redis pid ${p.redis}`);
+    this.log(
+      `stack up: ${this.stack.engine ?? 'external'} engine, gateway ${this.gatewayUrl} (pid ${p.gateway}), worker pid ${p.worker}, engine pid ${p.engine}, redis pid ${p.redis}`,
+    );
     this.redis = new Redis(this.stack.redisUrl, { connectionName: 'bench' });
     this.watcher = new RelayWatcher(this.stack.redisUrl);
     await this.watcher.start();
@@ -115,7 +155,12 @@ export class Bench {
   /** The stack's processes now (the isolated phase restarts the worker under a new pid). */
   pids(): Record<string, number | undefined> {
     const c = this.stack.children;
-    return { gateway: c.gateway?.proc.pid, worker: c.worker?.proc.pid, engine: c.engine?.proc.pid, redis: c.redis?.proc.pid };
+    return {
+      gateway: c.gateway?.proc.pid,
+      worker: c.worker?.proc.pid,
+      engine: c.engine?.proc.pid,
+      redis: c.redis?.proc.pid,
+    };
   }
 
   busyByProcess(): Busy {
@@ -131,19 +176,46 @@ export class Bench {
   /** Waits for the stack (and the floor worker) to settle; logs when it did not. */
   async quiet(what = 'the stack'): Promise<void> {
     const q = await waitQuiet(() => [...Object.values(this.pids()), this.baseline?.pid, this.floorChild?.pid]);
-    if (!q.quiet) this.log(`${what} did not settle (${q.cores.toFixed(2)} cores busy after ${(q.waitedMs / 1000).toFixed(1)} s); measuring anyway`);
+    if (!q.quiet)
+      this.log(
+        `${what} did not settle (${q.cores.toFixed(2)} cores busy after ${(q.waitedMs / 1000).toFixed(1)} s); measuring anyway`,
+      );
   }
 
   /** One latency row from its samples, measured since the CPU mark m0 and monotonic time fromUs. */
-  addRow(label: string, concurrency: number | string, lat: number[], errors: number, m0: Mark, fromUs: number, targetP99?: number): Row {
-    const row: Row = { label, concurrency: String(concurrency), s: summarize(lat), errors, targetP99, otherCores: CpuMeter.foreignCores(m0, this.cpu.mark()), window: { fromUs, toUs: monotonicUs() } };
+  addRow(
+    label: string,
+    concurrency: number | string,
+    lat: number[],
+    errors: number,
+    m0: Mark,
+    fromUs: number,
+    targetP99?: number,
+  ): Row {
+    const row: Row = {
+      label,
+      concurrency: String(concurrency),
+      s: summarize(lat),
+      errors,
+      targetP99,
+      otherCores: CpuMeter.foreignCores(m0, this.cpu.mark()),
+      window: { fromUs, toUs: monotonicUs() },
+    };
     this.rows.push(row);
-    this.log(`${label} @${concurrency}: n=${row.s.count} p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms errors=${errors}`);
+    this.log(
+      `${label} @${concurrency}: n=${row.s.count} p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms errors=${errors}`,
+    );
     return row;
   }
 
   /** A closed loop of C clients in this process (SSE rows, which need the model's clock). */
-  async measure(label: string, C: number, n: number, job: (i: number) => Promise<{ ms: number; ok: boolean }>, targetP99?: number): Promise<Row> {
+  async measure(
+    label: string,
+    C: number,
+    n: number,
+    job: (i: number) => Promise<{ ms: number; ok: boolean }>,
+    targetP99?: number,
+  ): Promise<Row> {
     const lat: number[] = [];
     let errors = 0;
     const [m0, fromUs] = [this.cpu.mark(), monotonicUs()];
@@ -157,7 +229,13 @@ export class Bench {
   }
 
   /** Requests timed by the measuring client, after a quiet stack; the row gets the CPU each request cost, by process. */
-  async remote(label: string, concurrency: number | string, job: Partial<ClientJob> & Pick<ClientJob, 'requests'>, ok: (status: number) => boolean, targetP99?: number): Promise<ClientResult> {
+  async remote(
+    label: string,
+    concurrency: number | string,
+    job: Partial<ClientJob> & Pick<ClientJob, 'requests'>,
+    ok: (status: number) => boolean,
+    targetP99?: number,
+  ): Promise<ClientResult> {
     await this.quiet(`${label} @${concurrency}: the stack`);
     const [m0, fromUs, busy0] = [this.cpu.mark(), monotonicUs(), this.busyByProcess()];
     const result = await this.client.run({ base: this.gatewayUrl, key: API_KEY, concurrency: 1, warmup: [], ...job });
@@ -199,7 +277,12 @@ export class Bench {
   }
 
   children(): (ChildProcess | undefined)[] {
-    return [...Object.values(this.stack?.children ?? {}).map((c) => c.proc), this.baseline, this.floorChild, ...(this.bare?.children ?? [])];
+    return [
+      ...Object.values(this.stack?.children ?? {}).map((c) => c.proc),
+      this.baseline,
+      this.floorChild,
+      ...(this.bare?.children ?? []),
+    ];
   }
 }
 
@@ -214,7 +297,22 @@ async function runPhases(b: Bench): Promise<Report['load']> {
   if (has('relay')) {
     const started = (bare: BareRelay) => (b.bare = bare);
     const stackPids = () => Object.values(b.pids());
-    const relay = await runRelayPhase({ opts: b.opts, gatewayUrl: b.gatewayUrl, apiKey: b.apiKey, redisUrl: b.stack.redisUrl, modelUrl: b.model.url, env: b.env, emittedAt: b.emittedAt, watcher: b.watcher, cpu: b.cpu, stackPids, left: b.left, log: b.log, started, targetP99: TARGETS.relay });
+    const relay = await runRelayPhase({
+      opts: b.opts,
+      gatewayUrl: b.gatewayUrl,
+      apiKey: b.apiKey,
+      redisUrl: b.stack.redisUrl,
+      modelUrl: b.model.url,
+      env: b.env,
+      emittedAt: b.emittedAt,
+      watcher: b.watcher,
+      cpu: b.cpu,
+      stackPids,
+      left: b.left,
+      log: b.log,
+      started,
+      targetP99: TARGETS.relay,
+    });
     b.rows.push(...relay.rows);
     b.relaySplits.push(...relay.splits);
   }
@@ -223,7 +321,9 @@ async function runPhases(b: Bench): Promise<Report['load']> {
   if (has('datastores')) await b.unwatched(() => datastoresPhase(b));
   if (!has('load')) return undefined;
   if (b.left() < 30_000) return void b.log('load phase skipped: not enough of the time limit left');
-  b.log(`load: ${b.opts.loadTasks} background tasks over ${b.opts.loadAccounts} accounts ([[slow delay=${b.opts.loadDelayMs} tokens=${b.opts.loadTokens}]], streamed), ${b.opts.loadSse} SSE clients`);
+  b.log(
+    `load: ${b.opts.loadTasks} background tasks over ${b.opts.loadAccounts} accounts ([[slow delay=${b.opts.loadDelayMs} tokens=${b.opts.loadTokens}]], streamed), ${b.opts.loadSse} SSE clients`,
+  );
   return loadPhase(b, { ...b.pids(), 'bench (model + clients)': process.pid });
 }
 
@@ -248,10 +348,34 @@ async function main(): Promise<void> {
   }
   const otherCores = { run: CpuMeter.foreignCores(runMark, b.cpu.mark()), load: loadOtherCores };
   const engine = b.stack.engine ?? 'external';
-  printReport({ opts: b.opts, engine, rows: b.rows, taskCosts: b.taskCosts, bursts: b.bursts, relaySplits: b.relaySplits, load, otherCores, loadAvgAtStart, probes: { start: probeStart, end: cpuProbeMs() } });
-  if (b.profileDir) printProfiles(b.profileDir, { gateway: b.pids().gateway, worker: b.pids().worker, engine: b.pids().engine }, b.rows, whole);
+  printReport({
+    opts: b.opts,
+    engine,
+    rows: b.rows,
+    taskCosts: b.taskCosts,
+    bursts: b.bursts,
+    relaySplits: b.relaySplits,
+    load,
+    otherCores,
+    loadAvgAtStart,
+    probes: { start: probeStart, end: cpuProbeMs() },
+  });
+  if (b.profileDir)
+    printProfiles(
+      b.profileDir,
+      { gateway: b.pids().gateway, worker: b.pids().worker, engine: b.pids().engine },
+      b.rows,
+      whole,
+    );
   if (b.opts.jsonOut) {
-    fs.writeFileSync(b.opts.jsonOut, JSON.stringify({ options: { ...b.opts, phases: [...b.opts.phases] }, rows: b.rows, relaySplits: b.relaySplits, load }, null, 2));
+    fs.writeFileSync(
+      b.opts.jsonOut,
+      JSON.stringify(
+        { options: { ...b.opts, phases: [...b.opts.phases] }, rows: b.rows, relaySplits: b.relaySplits, load },
+        null,
+        2,
+      ),
+    );
     b.log(`raw results written to ${b.opts.jsonOut}`);
   }
   const failed = (load && (load.timedOut || load.completed !== load.accepted)) || b.rows.some((r) => r.s.count === 0);

@@ -31,7 +31,13 @@ export function percentile(sorted: number[], p: number): number {
 export function summarize(samples: number[]): Summary {
   const s = [...samples].sort((a, b) => a - b);
   const mean = s.length ? s.reduce((a, b) => a + b, 0) / s.length : NaN;
-  return { count: s.length, p50: percentile(s, 50), p99: percentile(s, 99), max: s.length ? s[s.length - 1] : NaN, mean };
+  return {
+    count: s.length,
+    p50: percentile(s, 50),
+    p99: percentile(s, 99),
+    max: s.length ? s[s.length - 1] : NaN,
+    mean,
+  };
 }
 
 export function fmtMs(v: number): string {
@@ -46,7 +52,11 @@ export function fmtMiB(kib: number | undefined): string {
 /** Fixed-width text table; the first row is the header. */
 export function table(rows: string[][], rightAlign: (col: number) => boolean = (c) => c > 0): string {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
-  const line = (r: string[]) => r.map((cell, c) => (rightAlign(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((cell, c) => (rightAlign(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c])))
+      .join('  ')
+      .trimEnd();
   const sep = widths.map((w) => '-'.repeat(w)).join('  ');
   return [line(rows[0]), sep, ...rows.slice(1).map(line)].join('\n');
 }
@@ -81,7 +91,11 @@ export interface HttpTarget {
 
 /** keepAlive and a socket cap equal to the client count: every timed request reuses a warm connection. */
 export function target(baseUrl: string, key: string | null, maxSockets: number): HttpTarget {
-  return { base: new URL(baseUrl), agent: new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: Math.min(maxSockets, 256) }), key };
+  return {
+    base: new URL(baseUrl),
+    agent: new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: Math.min(maxSockets, 256) }),
+    key,
+  };
 }
 
 /** Per-call overrides: another account's key on a shared agent, a timeout. */
@@ -90,7 +104,12 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-function headersFor(t: HttpTarget, body: string | undefined, key: string | undefined, extra: Record<string, string> = {}): http.OutgoingHttpHeaders {
+function headersFor(
+  t: HttpTarget,
+  body: string | undefined,
+  key: string | undefined,
+  extra: Record<string, string> = {},
+): http.OutgoingHttpHeaders {
   const h: http.OutgoingHttpHeaders = { ...extra };
   const k = key ?? t.key;
   if (k !== null) h.authorization = `Bearer ${k}`;
@@ -101,21 +120,42 @@ function headersFor(t: HttpTarget, body: string | undefined, key: string | undef
   return h;
 }
 
-export function request(t: HttpTarget, method: string, path: string, json?: unknown, call: CallOptions = {}): Promise<Timed> {
+export function request(
+  t: HttpTarget,
+  method: string,
+  path: string,
+  json?: unknown,
+  call: CallOptions = {},
+): Promise<Timed> {
   const timeoutMs = call.timeoutMs ?? 30_000;
   const body = json === undefined ? undefined : JSON.stringify(json);
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const req = http.request({ host: t.base.hostname, port: t.base.port, method, path, agent: t.agent, headers: headersFor(t, body, call.key) }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (d: Buffer) => parts.push(d));
-      res.on('end', () => {
-        const ms = performance.now() - t0;
-        const serverTiming = res.headers['server-timing'];
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8'), ms, ...(typeof serverTiming === 'string' && { serverTiming }) });
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      {
+        host: t.base.hostname,
+        port: t.base.port,
+        method,
+        path,
+        agent: t.agent,
+        headers: headersFor(t, body, call.key),
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (d: Buffer) => parts.push(d));
+        res.on('end', () => {
+          const ms = performance.now() - t0;
+          const serverTiming = res.headers['server-timing'];
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(parts).toString('utf8'),
+            ms,
+            ...(typeof serverTiming === 'string' && { serverTiming }),
+          });
+        });
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path} timed out after ${timeoutMs} ms`)));
     req.on('error', reject);
     req.end(body);
@@ -174,28 +214,38 @@ function parseSseBlocks(buf: string, at: number, onEvent: (ev: SseEvent) => void
  * Rejects only if the response never starts; a non-200 resolves with its status
  * and the body is discarded.
  */
-export function openSse(t: HttpTarget, method: 'GET' | 'POST', path: string, json: unknown, onEvent: (ev: SseEvent) => void, call: CallOptions = {}): Promise<SseStream> {
+export function openSse(
+  t: HttpTarget,
+  method: 'GET' | 'POST',
+  path: string,
+  json: unknown,
+  onEvent: (ev: SseEvent) => void,
+  call: CallOptions = {},
+): Promise<SseStream> {
   const body = json === undefined ? undefined : JSON.stringify(json);
   return new Promise((resolve, reject) => {
     const headers = headersFor(t, body, call.key, { accept: 'text/event-stream' });
-    const req = http.request({ host: t.base.hostname, port: t.base.port, method, path, agent: t.agent, headers }, (res) => {
-      const headersAt = performance.now();
-      const done = new Promise<void>((resolveDone) => {
-        res.on('end', resolveDone);
-        res.on('close', resolveDone);
-        res.on('error', () => resolveDone());
-      });
-      const stream = { status: res.statusCode ?? 0, headersAt, done, close: () => req.destroy() };
-      if (res.statusCode !== 200) {
-        res.resume();
-        return resolve(stream);
-      }
-      res.setEncoding('utf8');
-      let buf = '';
-      // One timestamp per chunk, taken before any parsing, so parsing is not billed to the service.
-      res.on('data', (chunk: string) => (buf = parseSseBlocks(buf + chunk, performance.now(), onEvent)));
-      resolve(stream);
-    });
+    const req = http.request(
+      { host: t.base.hostname, port: t.base.port, method, path, agent: t.agent, headers },
+      (res) => {
+        const headersAt = performance.now();
+        const done = new Promise<void>((resolveDone) => {
+          res.on('end', resolveDone);
+          res.on('close', resolveDone);
+          res.on('error', () => resolveDone());
+        });
+        const stream = { status: res.statusCode ?? 0, headersAt, done, close: () => req.destroy() };
+        if (res.statusCode !== 200) {
+          res.resume();
+          return resolve(stream);
+        }
+        res.setEncoding('utf8');
+        let buf = '';
+        // One timestamp per chunk, taken before any parsing, so parsing is not billed to the service.
+        res.on('data', (chunk: string) => (buf = parseSseBlocks(buf + chunk, performance.now(), onEvent)));
+        resolve(stream);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

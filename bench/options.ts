@@ -1,10 +1,35 @@
 // Options of `npm run bench`: every size is a flag (--name value or
 // --name=value) with a BENCH_NAME environment equivalent; flags win.
 
-export const PHASES = ['submit', 'isolated', 'status', 'status-load', 'result', 'baseline', 'ttfe', 'relay', 'mcp', 'dag', 'datastores', 'load'] as const;
+export const PHASES = [
+  'submit',
+  'isolated',
+  'status',
+  'status-load',
+  'result',
+  'baseline',
+  'ttfe',
+  'relay',
+  'mcp',
+  'dag',
+  'datastores',
+  'load',
+] as const;
 export type Phase = (typeof PHASES)[number];
 /** 'isolated' (submits with the worker stopped) is a diagnostic: opt-in. */
-const DEFAULT_PHASES: Phase[] = ['submit', 'status', 'status-load', 'result', 'baseline', 'ttfe', 'relay', 'mcp', 'dag', 'datastores', 'load'];
+const DEFAULT_PHASES: Phase[] = [
+  'submit',
+  'status',
+  'status-load',
+  'result',
+  'baseline',
+  'ttfe',
+  'relay',
+  'mcp',
+  'dag',
+  'datastores',
+  'load',
+];
 
 export interface BenchOptions {
   /** Client counts of the latency phases (each a closed loop, no think time), ascending. */
@@ -153,7 +178,8 @@ const envName = (flag: string) => `BENCH_${flag.toUpperCase().replace(/-/g, '_')
 
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
   const raw: Record<string, string | undefined> = {};
-  for (const flag of [...Object.keys(INT_FLAGS), ...STRING_FLAGS, ...BOOL_FLAGS]) raw[flag] = env[envName(flag)] || undefined;
+  for (const flag of [...Object.keys(INT_FLAGS), ...STRING_FLAGS, ...BOOL_FLAGS])
+    raw[flag] = env[envName(flag)] || undefined;
   readFlags(argv, raw, USAGE, BOOL_FLAGS);
   const opts: Record<string, unknown> = {};
   for (const [flag, [key, dflt, min]] of Object.entries(INT_FLAGS)) {
@@ -162,15 +188,23 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     opts[key] = v;
   }
   const concurrency = (raw.concurrency ?? '1,8').split(',').map((x) => Number(x.trim()));
-  if (concurrency.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('--concurrency must be a list of integers >= 1');
+  if (concurrency.some((c) => !Number.isInteger(c) || c < 1))
+    throw new Error('--concurrency must be a list of integers >= 1');
   concurrency.sort((a, b) => a - b);
   const submitRates = (raw['submit-rate'] ?? '5,10,20').split(',').map((x) => Number(x.trim()));
   if (submitRates.some((r) => !(r > 0))) throw new Error('--submit-rate must be a list of positive numbers');
   submitRates.sort((a, b) => a - b);
-  const phases = (raw.phases ?? DEFAULT_PHASES.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
-  for (const p of phases) if (!(PHASES as readonly string[]).includes(p)) throw new Error(`unknown phase ${p} (${PHASES.join(', ')})`);
+  const phases = (raw.phases ?? DEFAULT_PHASES.join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const p of phases)
+    if (!(PHASES as readonly string[]).includes(p)) throw new Error(`unknown phase ${p} (${PHASES.join(', ')})`);
   return {
-    ...(opts as Omit<BenchOptions, 'concurrency' | 'submitRates' | 'phases' | 'profileDir' | 'jsonOut' | 'echoChildren' | 'persist' | 'relayHops'>),
+    ...(opts as Omit<
+      BenchOptions,
+      'concurrency' | 'submitRates' | 'phases' | 'profileDir' | 'jsonOut' | 'echoChildren' | 'persist' | 'relayHops'
+    >),
     concurrency,
     submitRates,
     phases: new Set(phases as Phase[]),
@@ -190,7 +224,12 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
  * separate value (`--flag` is "true", `--flag=false` is "false"). `--help`
  * prints `usage` and exits; an unknown flag or a missing value throws.
  */
-export function readFlags(argv: string[], raw: Record<string, string | undefined>, usage: string, booleans: readonly string[] = []): void {
+export function readFlags(
+  argv: string[],
+  raw: Record<string, string | undefined>,
+  usage: string,
+  booleans: readonly string[] = [],
+): void {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') {

@@ -28,8 +28,15 @@ function startProfiler(dir: string): void {
     // The in-process inspector answers synchronously, so this completes inside an 'exit' handler.
     session.post('Profiler.stop', (err, res) => {
       if (err || !res) return;
-      const name = (process.argv[1] ?? 'node').split(path.sep).slice(-2).join('_').replace(/[^A-Za-z0-9_-]/g, '_');
-      fs.writeFileSync(path.join(dir, `CPU.${name}.${process.pid}.${threadId}.cpuprofile`), JSON.stringify(res.profile));
+      const name = (process.argv[1] ?? 'node')
+        .split(path.sep)
+        .slice(-2)
+        .join('_')
+        .replace(/[^A-Za-z0-9_-]/g, '_');
+      fs.writeFileSync(
+        path.join(dir, `CPU.${name}.${process.pid}.${threadId}.cpuprofile`),
+        JSON.stringify(res.profile),
+      );
     });
   });
 }
@@ -124,7 +131,11 @@ export function summarizeProfile(prof: CpuProfile, window: Window, topN: number)
     groups.set(groupOf(f), (groups.get(groupOf(f)) ?? 0) + us);
     // Project files are compiled on load: their line numbers would mislead, so name the file only.
     const short = shortUrl(f.url);
-    const where = !f.url ? '' : short.includes('node_modules/') || short.startsWith('node:') ? `${short}:${f.lineNumber + 1}` : short;
+    const where = !f.url
+      ? ''
+      : short.includes('node_modules/') || short.startsWith('node:')
+        ? `${short}:${f.lineNumber + 1}`
+        : short;
     const cur = fn.get(`${f.functionName}|${where}`) ?? { name: f.functionName || '(anonymous)', where, us: 0 };
     cur.us += us;
     fn.set(`${f.functionName}|${where}`, cur);
@@ -142,10 +153,15 @@ export function summarizeProfile(prof: CpuProfile, window: Window, topN: number)
 }
 
 /** The main-thread profiles (thread id 0: where requests queue) of the named processes. */
-function mainThreadProfiles(dir: string, pids: Record<string, number | undefined>): { name: string; prof: CpuProfile }[] {
+function mainThreadProfiles(
+  dir: string,
+  pids: Record<string, number | undefined>,
+): { name: string; prof: CpuProfile }[] {
   const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.0.cpuprofile')) : [];
   return Object.entries(pids).flatMap(([name, pid]) =>
-    files.filter((f) => pid && f.split('.').includes(String(pid))).map((f) => ({ name, prof: JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as CpuProfile })),
+    files
+      .filter((f) => pid && f.split('.').includes(String(pid)))
+      .map((f) => ({ name, prof: JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as CpuProfile })),
   );
 }
 
@@ -155,7 +171,11 @@ export function printProfiles(dir: string, pids: Record<string, number | undefin
   if (profiles.length === 0) return console.log(`\nno CPU profiles found in ${dir}`);
   const sections = rows
     .filter((r) => r.window && r.targetP99 !== undefined && r.s.count > 0 && r.s.p99 > r.targetP99)
-    .map((r) => ({ title: `${r.label} @${r.concurrency} (p99 ${fmtMs(r.s.p99)} ms, target ${r.targetP99} ms)`, window: r.window!, topN: 8 }));
+    .map((r) => ({
+      title: `${r.label} @${r.concurrency} (p99 ${fmtMs(r.s.p99)} ms, target ${r.targetP99} ms)`,
+      window: r.window!,
+      topN: 8,
+    }));
   sections.push({ title: 'whole measured run', window: whole, topN: 15 });
   for (const sec of sections) {
     const wallS = (Math.min(sec.window.toUs, monotonicUs()) - sec.window.fromUs) / 1e6;
@@ -163,10 +183,33 @@ export function printProfiles(dir: string, pids: Record<string, number | undefin
     for (const p of profiles) {
       const sum = summarizeProfile(p.prof, sec.window, sec.topN);
       const gc = sum.gcPausesMs;
-      console.log(`\n${p.name} main thread: busy ${sum.busyMs.toFixed(0)} ms of ${sum.totalMs.toFixed(0)} ms sampled (${((100 * sum.busyMs) / Math.max(1, sum.totalMs)).toFixed(0)}% of a core)`);
-      console.log('  areas: ' + sum.groups.slice(0, 6).map((g) => `${g.group} ${g.pct.toFixed(0)}%`).join(', '));
-      console.log(`  GC pauses (from samples): ${gc.length}, ${gc.filter((x) => x >= 5).length} of >= 5 ms, longest ${gc.slice(0, 5).map((x) => x.toFixed(1)).join(', ') || '-'} ms`);
-      console.log(table([['  top self time', 'where', 'ms', '%'], ...sum.top.map((t) => [`  ${t.name}`, t.where, t.selfMs.toFixed(0), t.pct.toFixed(1)])], (c) => c > 1));
+      console.log(
+        `\n${p.name} main thread: busy ${sum.busyMs.toFixed(0)} ms of ${sum.totalMs.toFixed(0)} ms sampled (${((100 * sum.busyMs) / Math.max(1, sum.totalMs)).toFixed(0)}% of a core)`,
+      );
+      console.log(
+        '  areas: ' +
+          sum.groups
+            .slice(0, 6)
+            .map((g) => `${g.group} ${g.pct.toFixed(0)}%`)
+            .join(', '),
+      );
+      console.log(
+        `  GC pauses (from samples): ${gc.length}, ${gc.filter((x) => x >= 5).length} of >= 5 ms, longest ${
+          gc
+            .slice(0, 5)
+            .map((x) => x.toFixed(1))
+            .join(', ') || '-'
+        } ms`,
+      );
+      console.log(
+        table(
+          [
+            ['  top self time', 'where', 'ms', '%'],
+            ...sum.top.map((t) => [`  ${t.name}`, t.where, t.selfMs.toFixed(0), t.pct.toFixed(1)]),
+          ],
+          (c) => c > 1,
+        ),
+      );
     }
   }
   console.log(`\n(profiles: ${dir})`);

@@ -8,7 +8,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { BenchOptions } from './options';
-import { closedLoop, collectOwnGarbage, fmtMs, HttpTarget, monotonicUs, openSse, summarize, Summary, target } from './measure';
+import {
+  closedLoop,
+  collectOwnGarbage,
+  fmtMs,
+  HttpTarget,
+  monotonicUs,
+  openSse,
+  summarize,
+  Summary,
+  target,
+} from './measure';
 import { BARE_RELAY_LABEL, RELAY_LABEL, Row, START_BURST_MS } from './report';
 import { CpuMeter, RelayWatcher, spawnEntry, stopChild, waitForPort, waitQuiet } from './stack';
 
@@ -83,13 +93,19 @@ export async function measureRelayRow(inp: RelayRowInput): Promise<RelayRowSampl
   const { opts } = inp;
   const out: RelayRowSamples = { tokens: [], postedAt: [], errors: 0, loopDelayP99Ms: NaN };
   const pubAt = new Map<string, number>();
-  if (opts.relayHops) inp.watcher.onEvent = (ev, at) => void (ev.type === 'agent_response' && RELAY_TOKEN.test(ev.content.trim()) && pubAt.set(ev.content.trim(), at));
+  if (opts.relayHops)
+    inp.watcher.onEvent = (ev, at) =>
+      void (ev.type === 'agent_response' && RELAY_TOKEN.test(ev.content.trim()) && pubAt.set(ev.content.trim(), at));
   const onToken = (content: unknown, at: number) => {
     const k = String(content).trim();
     const emitted = inp.emittedAt.get(k);
     if (emitted === undefined) return void out.errors++;
     const published = pubAt.get(k);
-    out.tokens.push({ emitted, ms: at - emitted, ...(published !== undefined && { workerMs: published - emitted, gatewayMs: at - published }) });
+    out.tokens.push({
+      emitted,
+      ms: at - emitted,
+      ...(published !== undefined && { workerMs: published - emitted, gatewayMs: at - published }),
+    });
   };
   // This process reads the SSE streams: its own event-loop delay is part of every figure.
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
@@ -103,7 +119,13 @@ export async function measureRelayRow(inp: RelayRowInput): Promise<RelayRowSampl
       const message = `[[say text="${words.join(' ')}"]] [[slow delay=${opts.relayDelayMs} first=${phase}]] relay ${i}`;
       try {
         out.postedAt.push(performance.now());
-        const stream = await openSse(inp.api, 'POST', '/', { message, streaming: true }, (ev) => ev.data?.type === 'agent_response' && onToken(ev.data.content, ev.at));
+        const stream = await openSse(
+          inp.api,
+          'POST',
+          '/',
+          { message, streaming: true },
+          (ev) => ev.data?.type === 'agent_response' && onToken(ev.data.content, ev.at),
+        );
         if (stream.status !== 200) out.errors++;
         await stream.done;
       } catch {
@@ -133,7 +155,12 @@ export interface RelaySplit {
   otherwise: HopSummaries;
 }
 
-export function splitByStart(streams: number, tokens: TokenTiming[], startedAt: number[], windowMs: number): RelaySplit {
+export function splitByStart(
+  streams: number,
+  tokens: TokenTiming[],
+  startedAt: number[],
+  windowMs: number,
+): RelaySplit {
   const starts = [...startedAt].sort((a, b) => a - b);
   const near = (t: number) => {
     // The last start at or before t (binary search: a run has thousands of tokens).
@@ -152,7 +179,11 @@ export function splitByStart(streams: number, tokens: TokenTiming[], startedAt: 
     workerHop: summarize(list.flatMap((x) => (x.workerMs === undefined ? [] : [x.workerMs]))),
     gatewayHop: summarize(list.flatMap((x) => (x.gatewayMs === undefined ? [] : [x.gatewayMs]))),
   });
-  return { streams, nearStart: hops(tokens.filter((x) => near(x.emitted))), otherwise: hops(tokens.filter((x) => !near(x.emitted))) };
+  return {
+    streams,
+    nearStart: hops(tokens.filter((x) => near(x.emitted))),
+    otherwise: hops(tokens.filter((x) => !near(x.emitted))),
+  };
 }
 
 // ---- the phase -------------------------------------------------------------------------
@@ -190,14 +221,32 @@ export async function runRelayPhase(inp: RelayPhaseInput): Promise<{ rows: Row[]
   const bare = await startBareRelay(inp.redisUrl, inp.modelUrl, inp.env);
   inp.started(bare);
   const quietPids = () => [...inp.stackPids(), ...bare.children.map((c) => c.pid)];
-  const row = async (C: number, tasks: number, base: string, key: string | null, relayDelayMs = opts.relayDelayMs): Promise<TimedRow> => {
+  const row = async (
+    C: number,
+    tasks: number,
+    base: string,
+    key: string | null,
+    relayDelayMs = opts.relayDelayMs,
+  ): Promise<TimedRow> => {
     // The last phase's tasks finished first, and this process's heap collected, so its next major GC is not due in the row.
     const q = await waitQuiet(quietPids);
-    if (!q.quiet) log(`relay @${C}: the stack did not settle (${q.cores.toFixed(2)} cores busy after ${(q.waitedMs / 1000).toFixed(1)} s); measuring anyway`);
+    if (!q.quiet)
+      log(
+        `relay @${C}: the stack did not settle (${q.cores.toFixed(2)} cores busy after ${(q.waitedMs / 1000).toFixed(1)} s); measuring anyway`,
+      );
     collectOwnGarbage();
     const [m0, fromUs] = [inp.cpu.mark(), monotonicUs()];
     const api = target(base, key, C);
-    const r = await measureRelayRow({ api, streams: C, tasks, opts: { ...opts, relayDelayMs }, emittedAt: inp.emittedAt, watcher: inp.watcher, nextToken, left });
+    const r = await measureRelayRow({
+      api,
+      streams: C,
+      tasks,
+      opts: { ...opts, relayDelayMs },
+      emittedAt: inp.emittedAt,
+      watcher: inp.watcher,
+      nextToken,
+      left,
+    });
     api.agent.destroy();
     return { r, otherCores: CpuMeter.foreignCores(m0, inp.cpu.mark()), window: { fromUs, toUs: monotonicUs() } };
   };
@@ -217,9 +266,18 @@ export async function runRelayPhase(inp: RelayPhaseInput): Promise<{ rows: Row[]
       logRelayRow(log, C, tasks, mine[0], service.r, split);
       if (left() <= 0) break;
       const b = await row(C, tasks, bare.url, null);
-      const baseline: Row = { label: BARE_RELAY_LABEL, concurrency: streamsOf(C), s: summarize(b.r.tokens.map((t) => t.ms)), errors: b.r.errors, otherCores: b.otherCores, window: b.window };
+      const baseline: Row = {
+        label: BARE_RELAY_LABEL,
+        concurrency: streamsOf(C),
+        s: summarize(b.r.tokens.map((t) => t.ms)),
+        errors: b.r.errors,
+        otherCores: b.otherCores,
+        window: b.window,
+      };
       rows.push(baseline);
-      log(`bare relay @${C}: ${baseline.s.count} tokens, p50=${fmtMs(baseline.s.p50)} ms p99=${fmtMs(baseline.s.p99)} ms, errors ${b.r.errors}; this process's event-loop delay p99 ${fmtMs(b.r.loopDelayP99Ms)} ms`);
+      log(
+        `bare relay @${C}: ${baseline.s.count} tokens, p50=${fmtMs(baseline.s.p50)} ms p99=${fmtMs(baseline.s.p99)} ms, errors ${b.r.errors}; this process's event-loop delay p99 ${fmtMs(b.r.loopDelayP99Ms)} ms`,
+      );
     }
   } finally {
     await bare.stop();
@@ -232,16 +290,46 @@ const streamsOf = (C: number) => `${C} stream${C > 1 ? 's' : ''}`;
 
 function serviceRows(C: number, t: TimedRow, targetP99: number, hops: boolean): Row[] {
   const streams = streamsOf(C);
-  const of = (pick: (x: TokenTiming) => number | undefined) => summarize(t.r.tokens.flatMap((x) => (pick(x) === undefined ? [] : [pick(x)!])));
-  const rows: Row[] = [{ label: RELAY_LABEL, concurrency: streams, s: of((x) => x.ms), errors: t.r.errors, targetP99, otherCores: t.otherCores, window: t.window }];
+  const of = (pick: (x: TokenTiming) => number | undefined) =>
+    summarize(t.r.tokens.flatMap((x) => (pick(x) === undefined ? [] : [pick(x)!])));
+  const rows: Row[] = [
+    {
+      label: RELAY_LABEL,
+      concurrency: streams,
+      s: of((x) => x.ms),
+      errors: t.r.errors,
+      targetP99,
+      otherCores: t.otherCores,
+      window: t.window,
+    },
+  ];
   if (hops) {
-    rows.push({ label: '  of which: model -> Redis pub/sub (worker hop)', concurrency: streams, s: of((x) => x.workerMs), errors: 0, otherCores: t.otherCores });
-    rows.push({ label: '  of which: Redis pub/sub -> SSE client (gateway hop)', concurrency: streams, s: of((x) => x.gatewayMs), errors: 0, otherCores: t.otherCores });
+    rows.push({
+      label: '  of which: model -> Redis pub/sub (worker hop)',
+      concurrency: streams,
+      s: of((x) => x.workerMs),
+      errors: 0,
+      otherCores: t.otherCores,
+    });
+    rows.push({
+      label: '  of which: Redis pub/sub -> SSE client (gateway hop)',
+      concurrency: streams,
+      s: of((x) => x.gatewayMs),
+      errors: 0,
+      otherCores: t.otherCores,
+    });
   }
   return rows;
 }
 
-function logRelayRow(log: (line: string) => void, C: number, tasks: number, row: Row, r: RelayRowSamples, split: RelaySplit): void {
+function logRelayRow(
+  log: (line: string) => void,
+  C: number,
+  tasks: number,
+  row: Row,
+  r: RelayRowSamples,
+  split: RelaySplit,
+): void {
   const { nearStart: near, otherwise: far } = split;
   log(
     `relay @${C}: ${row.s.count} tokens from ${tasks} tasks, p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms, errors ${r.errors}; ` +

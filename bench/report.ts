@@ -71,7 +71,12 @@ export interface Report {
  * whole handling (arrival to response headers), the engine's start call within
  * it, and the rest (client, loopback, the gateway's event loop outside Express).
  */
-export function submitSplitRows(result: ClientResult, ok: (status: number) => boolean, concurrency: string, otherCores: number | undefined): Row[] {
+export function submitSplitRows(
+  result: ClientResult,
+  ok: (status: number) => boolean,
+  concurrency: string,
+  otherCores: number | undefined,
+): Row[] {
   const inGateway: number[] = [];
   const start: number[] = [];
   const outside: number[] = [];
@@ -94,10 +99,19 @@ export function submitSplitRows(result: ClientResult, ok: (status: number) => bo
 const noisy = (r: Row) => (r.otherCores ?? 0) >= NOISY_CORES;
 
 function verdictOf(rows: Row[]): (r: Row) => string {
-  const bareOf = (r: Row) => (r.label === RELAY_LABEL ? rows.find((b) => b.label === BARE_RELAY_LABEL && b.concurrency === r.concurrency && b.s.count > 0) : undefined);
+  const bareOf = (r: Row) =>
+    r.label === RELAY_LABEL
+      ? rows.find((b) => b.label === BARE_RELAY_LABEL && b.concurrency === r.concurrency && b.s.count > 0)
+      : undefined;
   // A miss the bare relay shared: four wake-ups per token on these cores already cost more than the target in that run.
-  const bareOver = (r: Row) => (r.s.p99 > r.targetP99! && (bareOf(r)?.s.p99 ?? 0) > r.targetP99! ? ' (bare relay too)' : '');
-  return (r) => (r.targetP99 === undefined ? '' : r.s.count === 0 ? 'NO DATA' : `${r.s.p99 <= r.targetP99 ? 'PASS' : 'MISS'}${noisy(r) ? ' (noisy)' : bareOver(r)}`);
+  const bareOver = (r: Row) =>
+    r.s.p99 > r.targetP99! && (bareOf(r)?.s.p99 ?? 0) > r.targetP99! ? ' (bare relay too)' : '';
+  return (r) =>
+    r.targetP99 === undefined
+      ? ''
+      : r.s.count === 0
+        ? 'NO DATA'
+        : `${r.s.p99 <= r.targetP99 ? 'PASS' : 'MISS'}${noisy(r) ? ' (noisy)' : bareOver(r)}`;
 }
 
 function header(rep: Report): string[] {
@@ -108,7 +122,10 @@ function header(rep: Report): string[] {
       (rep.opts.persist
         ? ' with its durable log (fdatasync per commit), Redis with AOF (everysec), as `npm start` runs'
         : ' in memory, Redis without persistence, as the end-to-end tests run (--persist: as `npm start`)'),
-    `load average at start ${rep.loadAvgAtStart.map((l) => l.toFixed(2)).join(' ')}, at end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    `load average at start ${rep.loadAvgAtStart.map((l) => l.toFixed(2)).join(' ')}, at end ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
     `CPU speed probe (8,000 JSON round trips of a 1.5 KiB document, one thread, best of 5; compare between runs, lower is faster): ${rep.probes.start.toFixed(0)} ms before the run, ${rep.probes.end.toFixed(0)} ms after`,
     '',
   ];
@@ -128,7 +145,13 @@ function mainTable(rows: Row[]): string {
     r.targetP99 === undefined ? '' : `<= ${r.targetP99} ms`,
     verdict(r),
   ];
-  return table([['metric', 'clients', 'count', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'other CPU', 'target p99', 'verdict'], ...rows.map(cells)], (c) => c > 1 && c < 8);
+  return table(
+    [
+      ['metric', 'clients', 'count', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'other CPU', 'target p99', 'verdict'],
+      ...rows.map(cells),
+    ],
+    (c) => c > 1 && c < 8,
+  );
 }
 
 /** The targets stated as ratios to a floor measured in the same run: floor, value, ratio, target, met. */
@@ -139,12 +162,23 @@ export function floorTable(rows: Row[], engine: string): string[] {
     const f = r.floor!;
     const ratio = r.s.p99 / f.s.p99;
     const met = r.s.count === 0 || f.s.count === 0 ? 'NO DATA' : ratio <= FLOOR_RATIO ? 'met' : 'not met';
-    return [r.label, f.label, fmtMs(f.s.p99), fmtMs(r.s.p99), Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : '-', `<= ${FLOOR_RATIO}x`, `${met}${noisy(r) || noisy(f) ? ' (noisy)' : ''}`];
+    return [
+      r.label,
+      f.label,
+      fmtMs(f.s.p99),
+      fmtMs(r.s.p99),
+      Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : '-',
+      `<= ${FLOOR_RATIO}x`,
+      `${met}${noisy(r) || noisy(f) ? ' (noisy)' : ''}`,
+    ];
   };
   return [
     '',
     `Targets against floors measured in this run, on the same engine (${engine}): p99 of the row <= ${FLOOR_RATIO} x p99 of its floor.`,
-    table([['metric', 'floor', 'floor p99 ms', 'p99 ms', 'ratio', 'target', 'verdict'], ...judged.map(line)], (c) => c > 1 && c < 6),
+    table(
+      [['metric', 'floor', 'floor p99 ms', 'p99 ms', 'ratio', 'target', 'verdict'], ...judged.map(line)],
+      (c) => c > 1 && c < 6,
+    ),
   ];
 }
 
@@ -153,11 +187,18 @@ function cpuTables(rep: Report): string[] {
   const out: string[] = [];
   if (costed.length) {
     const procs = ['gateway', 'engine', 'worker', 'redis', 'baseline'];
-    const cell = (r: (typeof costed)[number], p: string) => (r.cpuPerRequest![p] === undefined ? '' : r.cpuPerRequest![p].toFixed(2));
+    const cell = (r: (typeof costed)[number], p: string) =>
+      r.cpuPerRequest![p] === undefined ? '' : r.cpuPerRequest![p].toFixed(2);
     out.push(
       '',
       'CPU ms per request, by process (/proc utime+stime over the row / requests; 10 ms ticks). A submit row leaves most of its tasks\' work to after the row: "one background task" counts from the row\'s start until its tasks have finished and the stack is quiet:',
-      table([['metric', 'clients', ...procs], ...costed.map((r) => [r.label, r.concurrency, ...procs.map((p) => cell(r, p))])], (c) => c > 1),
+      table(
+        [
+          ['metric', 'clients', ...procs],
+          ...costed.map((r) => [r.label, r.concurrency, ...procs.map((p) => cell(r, p))]),
+        ],
+        (c) => c > 1,
+      ),
     );
   }
   for (const b of rep.bursts) {
@@ -172,8 +213,13 @@ function cpuTables(rep: Report): string[] {
 function relayLines(rep: Report): string[] {
   const hops = (h: HopSummaries) =>
     `p50/p99 ${fmtMs(h.total.p50)}/${fmtMs(h.total.p99)} ms (n=${h.total.count}` +
-    (h.workerHop.count > 0 ? `; p99 of the worker hop ${fmtMs(h.workerHop.p99)}, of the gateway hop ${fmtMs(h.gatewayHop.p99)})` : ')');
-  const out = rep.relaySplits.map((r) => `token relay @${r.streams}: tokens emitted within ${START_BURST_MS} ms after a task start ${hops(r.nearStart)}, other tokens ${hops(r.otherwise)}`);
+    (h.workerHop.count > 0
+      ? `; p99 of the worker hop ${fmtMs(h.workerHop.p99)}, of the gateway hop ${fmtMs(h.gatewayHop.p99)})`
+      : ')');
+  const out = rep.relaySplits.map(
+    (r) =>
+      `token relay @${r.streams}: tokens emitted within ${START_BURST_MS} ms after a task start ${hops(r.nearStart)}, other tokens ${hops(r.otherwise)}`,
+  );
   for (const r of rep.rows.filter((x) => x.label === RELAY_LABEL)) {
     const b = rep.rows.find((x) => x.label === BARE_RELAY_LABEL && x.concurrency === r.concurrency && x.s.count > 0);
     if (!b) continue;
@@ -191,19 +237,41 @@ function loadTables(rep: Report): string[] {
   const ok = !load.timedOut && load.completed === load.tasks;
   const facts: [string, string][] = [
     ['tasks accepted (202)', `${load.accepted} / ${load.tasks} (errors ${load.submitErrors})`],
-    [`submit latency under load (${opts.loadConcurrency} clients)`, `p50 ${fmtMs(load.submit.p50)} ms, p99 ${fmtMs(load.submit.p99)} ms`],
-    ['submit window', `${load.submitSeconds.toFixed(1)} s (${(load.accepted / load.submitSeconds).toFixed(0)} tasks/s)`],
+    [
+      `submit latency under load (${opts.loadConcurrency} clients)`,
+      `p50 ${fmtMs(load.submit.p50)} ms, p99 ${fmtMs(load.submit.p99)} ms`,
+    ],
+    [
+      'submit window',
+      `${load.submitSeconds.toFixed(1)} s (${(load.accepted / load.submitSeconds).toFixed(0)} tasks/s)`,
+    ],
     ['peak tasks in flight (accepted, not ended)', String(load.peakInFlight)],
-    ['peak model calls open at once', `${load.peakModelCalls} (bounded by ${opts.loadAccounts} accounts x MAX_RUNNING_TASKS_PER_ACCOUNT and the worker's activity slots, SDK default 100)`],
+    [
+      'peak model calls open at once',
+      `${load.peakModelCalls} (bounded by ${opts.loadAccounts} accounts x MAX_RUNNING_TASKS_PER_ACCOUNT and the worker's activity slots, SDK default 100)`,
+    ],
     ['SSE clients opened / peak open at once', `${load.sse.opened} / ${load.sse.peakOpen} (failed ${load.sse.failed})`],
-    ['SSE clients that saw agent_completed', `${load.sse.completed} / ${load.sse.requested}, ${load.sse.tokens} tokens, ${load.sse.seqGaps} seq gaps`],
+    [
+      'SSE clients that saw agent_completed',
+      `${load.sse.completed} / ${load.sse.requested}, ${load.sse.tokens} tokens, ${load.sse.seqGaps} seq gaps`,
+    ],
     ['tasks ended (relay) / completed', `${load.ended} / ${load.completed}`],
-    ['GET /tasks/{id} sweep afterwards', Object.entries(load.statusSweep).map(([k, v]) => `${k}: ${v}`).join(', ')],
+    [
+      'GET /tasks/{id} sweep afterwards',
+      Object.entries(load.statusSweep)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', '),
+    ],
     ['load start -> last task ended', `${load.drainSeconds.toFixed(1)} s`],
     ['other CPU during the load phase', `${(rep.otherCores.load ?? 0).toFixed(2)} cores`],
     ['all tasks completed', ok ? 'YES' : 'NO'],
   ];
-  const mem = Object.entries(load.mem).map(([name, m]) => [name, fmtMiB(m.beforeKiB), fmtMiB(m.peakSampledKiB), fmtMiB(m.hwmKiB)]);
+  const mem = Object.entries(load.mem).map(([name, m]) => [
+    name,
+    fmtMiB(m.beforeKiB),
+    fmtMiB(m.peakSampledKiB),
+    fmtMiB(m.hwmKiB),
+  ]);
   return [
     '',
     `-- load: ${load.tasks} background tasks over ${opts.loadAccounts} accounts ([[slow delay=${opts.loadDelayMs} tokens=${opts.loadTokens}]], tokens streamed to the relay), ${opts.loadSse} SSE clients --`,
@@ -231,11 +299,11 @@ function methodNotes(rep: Report): string[] {
     '- Token relay: model write (onTokenWritten) -> SSE client read, one clock (this process). Right after each relay row',
     '  the same tokens go through a bare relay of two processes (bench/servers.ts: node:http read -> PUBLISH -> Express SSE).',
     '- Baseline: bench/servers.ts baseline, its own Node process: Express, one ioredis GET on the same redis-server, res.json.',
-    '- MCP tool call: (tools/call at the server - the model\'s last tool-call delta) + (next model request - the server\'s',
+    "- MCP tool call: (tools/call at the server - the model's last tool-call delta) + (next model request - the server's",
     '  answer), 20 sequential calls a run. Floor: a bare SDK workflow on the same engine (bench/floor-workflows.ts, its own',
     '  worker process) running the same pattern with activities that return at once; per round, the two activity hand-offs.',
-    '- DAG step scheduling: a step\'s first model request - the latest close of its dependencies\' step workflows (describe).',
-    '  Floor: a bare chain of child workflows on the same engine: child closed (describe) -> the next child\'s activity started.',
+    "- DAG step scheduling: a step's first model request - the latest close of its dependencies' step workflows (describe).",
+    "  Floor: a bare chain of child workflows on the same engine: child closed (describe) -> the next child's activity started.",
     '- Datastore named query: callMs - queryMs of the callDatastore activity (its result in history). Target p99 10 ms.',
     '- Load: tasks submitted by --load-concurrency clients, SSE clients on some; ends from a Redis pattern subscription;',
     '  memory from /proc/<pid>/status.',
@@ -243,6 +311,14 @@ function methodNotes(rep: Report): string[] {
 }
 
 export function printReport(rep: Report): void {
-  const out = [...header(rep), mainTable(rep.rows), ...floorTable(rep.rows, rep.engine), ...cpuTables(rep), ...relayLines(rep), ...loadTables(rep), ...methodNotes(rep)];
+  const out = [
+    ...header(rep),
+    mainTable(rep.rows),
+    ...floorTable(rep.rows, rep.engine),
+    ...cpuTables(rep),
+    ...relayLines(rep),
+    ...loadTables(rep),
+    ...methodNotes(rep),
+  ];
   console.log(out.join('\n'));
 }

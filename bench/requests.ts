@@ -10,15 +10,28 @@ import type { Bench } from './main';
 import { closedLoop, monotonicUs, openSse, sleep, summarize, target } from './measure';
 import { submitSplitRows } from './report';
 
-export const TARGETS = { submit: 20, status: 5, statusUnderLoad: 10, statusSaturated: 50, result: 10, relay: 5 } as const;
+export const TARGETS = {
+  submit: 20,
+  status: 5,
+  statusUnderLoad: 10,
+  statusSaturated: 50,
+  result: 10,
+  relay: 5,
+} as const;
 export const BASELINE_KEY = 'aes:bench:baseline';
 
 const submits = (tag: string, n: number, message = '[[say text=ok]]'): RequestSpec[] =>
-  Array.from({ length: n }, (_, i) => ({ method: 'POST', path: '/', body: { message: `${message} ${tag} ${i}`, background: true } }));
-const gets = (paths: string[], n: number): RequestSpec[] => Array.from({ length: n }, (_, i) => ({ method: 'GET', path: paths[i % paths.length] }));
+  Array.from({ length: n }, (_, i) => ({
+    method: 'POST',
+    path: '/',
+    body: { message: `${message} ${tag} ${i}`, background: true },
+  }));
+const gets = (paths: string[], n: number): RequestSpec[] =>
+  Array.from({ length: n }, (_, i) => ({ method: 'GET', path: paths[i % paths.length] }));
 const is202 = (status: number) => status === 202;
 const is200 = (status: number) => status === 200;
-const taskIds = (r: ClientResult) => (r.bodies ?? []).flatMap((b, i) => (r.status[i] === 202 ? [(JSON.parse(b) as { task_id: string }).task_id] : []));
+const taskIds = (r: ClientResult) =>
+  (r.bodies ?? []).flatMap((b, i) => (r.status[i] === 202 ? [(JSON.parse(b) as { task_id: string }).task_id] : []));
 
 // ---- submit -----------------------------------------------------------------------
 
@@ -29,7 +42,14 @@ const taskIds = (r: ClientResult) => (r.bodies ?? []).flatMap((b, i) => (r.statu
 export async function submitPhases(b: Bench): Promise<string[]> {
   const { opts } = b;
   const finished: string[] = [];
-  const warmup = await b.client.run({ base: b.gatewayUrl, key: b.apiKey, concurrency: b.maxClients, warmup: [], requests: submits('warmup', opts.warmup), keepBodies: true });
+  const warmup = await b.client.run({
+    base: b.gatewayUrl,
+    key: b.apiKey,
+    concurrency: b.maxClients,
+    warmup: [],
+    requests: submits('warmup', opts.warmup),
+    keepBodies: true,
+  });
   finished.push(...taskIds(warmup));
   // Each submit leaves workflow and activity work behind: every row starts once the previous row's tasks are done.
   const drain = () => b.watcher.waitAll([...finished], Math.min(90_000, Math.max(1000, b.left())));
@@ -37,7 +57,13 @@ export async function submitPhases(b: Bench): Promise<string[]> {
   if (opts.phases.has('submit')) {
     // The target is judged at steady rates the stack keeps up with (open loop), the way a service runs.
     for (const rate of opts.submitPaced > 0 ? opts.submitRates : []) {
-      const r = await b.remote('submit: POST / background -> 202', `${rate}/s paced`, { requests: submits(`bench paced ${rate}`, opts.submitPaced), rate, keepBodies: true }, is202, TARGETS.submit);
+      const r = await b.remote(
+        'submit: POST / background -> 202',
+        `${rate}/s paced`,
+        { requests: submits(`bench paced ${rate}`, opts.submitPaced), rate, keepBodies: true },
+        is202,
+        TARGETS.submit,
+      );
       b.rows.push(...submitSplitRows(r, is202, `${rate}/s paced`, b.rows[b.rows.length - 1].otherCores));
       finished.push(...taskIds(r));
       await drain();
@@ -66,7 +92,12 @@ export async function submitPhases(b: Bench): Promise<string[]> {
  */
 async function submitBurst(b: Bench, C: number): Promise<string[]> {
   const busy0 = b.busyByProcess();
-  const r = await b.remote('submit burst: POST / background -> 202 (overload)', C, { concurrency: C, requests: submits(`bench submit ${C}`, b.opts.submit), keepBodies: true }, is202);
+  const r = await b.remote(
+    'submit burst: POST / background -> 202 (overload)',
+    C,
+    { concurrency: C, requests: submits(`bench submit ${C}`, b.opts.submit), keepBodies: true },
+    is202,
+  );
   const fromUs = b.rows[b.rows.length - 1].window!.fromUs;
   const acceptedS = (monotonicUs() - fromUs) / 1e6;
   const ids = taskIds(r);
@@ -74,7 +105,11 @@ async function submitBurst(b: Bench, C: number): Promise<string[]> {
   const ranS = (monotonicUs() - fromUs) / 1e6;
   await b.quiet();
   if (ids.length) {
-    b.taskCosts.push({ label: 'one background task, submit to completed', concurrency: String(C), cpuPerRequest: b.cpuPer(busy0, b.busyByProcess(), ids.length) });
+    b.taskCosts.push({
+      label: 'one background task, submit to completed',
+      concurrency: String(C),
+      cpuPerRequest: b.cpuPer(busy0, b.busyByProcess(), ids.length),
+    });
     b.bursts.push({ clients: C, submitted: ids.length, acceptedS, ranS, finished: ids.length - missing.length });
   }
   return ids;
@@ -86,7 +121,12 @@ async function isolatedSubmits(b: Bench): Promise<string[]> {
   b.log('isolated: stopping the worker');
   await b.stack.children.worker.stop();
   for (const C of b.opts.concurrency) {
-    const job = { concurrency: C, warmup: submits(`isolated warmup ${C}`, Math.min(b.opts.warmup, 20)), requests: submits(`isolated ${C}`, b.opts.submit), keepBodies: true };
+    const job = {
+      concurrency: C,
+      warmup: submits(`isolated warmup ${C}`, Math.min(b.opts.warmup, 20)),
+      requests: submits(`isolated ${C}`, b.opts.submit),
+      keepBodies: true,
+    };
     const r = await b.remote('submit burst, worker stopped (submit path alone)', C, job, is202);
     b.rows.push(...submitSplitRows(r, is202, String(C), b.rows[b.rows.length - 1].otherCores));
     ids.push(...taskIds(r));
@@ -104,7 +144,13 @@ export async function statusAndBaseline(b: Bench, ids: string[]): Promise<void> 
   const statusPaths = ids.map((id) => `/tasks/${id}`);
   for (const C of opts.concurrency) {
     if (opts.phases.has('status') && ids.length) {
-      await b.remote('status: GET /tasks/{id}', C, { concurrency: C, warmup: gets(statusPaths, opts.warmupReads), requests: gets(statusPaths, opts.status) }, is200, TARGETS.status);
+      await b.remote(
+        'status: GET /tasks/{id}',
+        C,
+        { concurrency: C, warmup: gets(statusPaths, opts.warmupReads), requests: gets(statusPaths, opts.status) },
+        is200,
+        TARGETS.status,
+      );
     }
     if (!opts.phases.has('baseline')) continue;
     if (!(await b.redis.exists(BASELINE_KEY))) {
@@ -112,8 +158,29 @@ export async function statusAndBaseline(b: Bench, ids: string[]): Promise<void> 
       await b.redis.set(BASELINE_KEY, doc ?? JSON.stringify({ task_id: 'task_baseline', status: 'completed' }));
     }
     const bareUrl = `http://127.0.0.1:${await b.baselinePort}`;
-    await b.remote('baseline: bare Express + 1 Redis GET (own process)', C, { base: bareUrl, key: null, concurrency: C, warmup: gets(['/get'], opts.warmupReads), requests: gets(['/get'], opts.baseline) }, is200);
-    await b.remote('reference: gateway GET /healthz (no auth, no I/O)', C, { key: null, concurrency: C, warmup: gets(['/healthz'], opts.warmupReads), requests: gets(['/healthz'], opts.baseline) }, is200);
+    await b.remote(
+      'baseline: bare Express + 1 Redis GET (own process)',
+      C,
+      {
+        base: bareUrl,
+        key: null,
+        concurrency: C,
+        warmup: gets(['/get'], opts.warmupReads),
+        requests: gets(['/get'], opts.baseline),
+      },
+      is200,
+    );
+    await b.remote(
+      'reference: gateway GET /healthz (no auth, no I/O)',
+      C,
+      {
+        key: null,
+        concurrency: C,
+        warmup: gets(['/healthz'], opts.warmupReads),
+        requests: gets(['/healthz'], opts.baseline),
+      },
+      is200,
+    );
   }
 }
 
@@ -127,11 +194,27 @@ export async function resultPhase(b: Bench, ids: string[]): Promise<void> {
   const share = Math.floor(ids.length / levels.length);
   for (const [k, C] of levels.entries()) {
     const mine = ids.slice(k * share, (k + 1) * share).map((id) => `/tasks/${id}/result`);
-    await b.remote('result: first read of a finished task', C, { concurrency: C, requests: gets(mine, mine.length) }, is200, TARGETS.result);
+    await b.remote(
+      'result: first read of a finished task',
+      C,
+      { concurrency: C, requests: gets(mine, mine.length) },
+      is200,
+      TARGETS.result,
+    );
   }
   const resultPaths = ids.map((id) => `/tasks/${id}/result`);
   for (const C of b.opts.resultRepeat > 0 ? levels : []) {
-    await b.remote('result: repeat read (cached)', C, { concurrency: C, warmup: gets(resultPaths, b.opts.warmupReads), requests: gets(resultPaths, b.opts.resultRepeat) }, is200, TARGETS.result);
+    await b.remote(
+      'result: repeat read (cached)',
+      C,
+      {
+        concurrency: C,
+        warmup: gets(resultPaths, b.opts.warmupReads),
+        requests: gets(resultPaths, b.opts.resultRepeat),
+      },
+      is200,
+      TARGETS.result,
+    );
   }
 }
 
@@ -159,8 +242,24 @@ export async function statusLoadPhase(b: Bench): Promise<void> {
     const load = await statusUnderLoad(b, paced ?? true, baselineUrl);
     if (paced === undefined) continue;
     const label = `status under load: GET /tasks/{id} while ${load.tasks} background tasks run and complete`;
-    b.addRow(label, load.rate ? `${load.rate}/s paced` : 8, load.lat, load.errors, m0, load.fromUs, load.rate ? TARGETS.statusUnderLoad : TARGETS.statusSaturated);
-    if (load.baseline) b.addRow('  baseline at the same time: bare Express + 1 Redis GET (own process)', `${load.rate}/s paced`, load.baseline.lat, load.baseline.errors, m0, load.fromUs);
+    b.addRow(
+      label,
+      load.rate ? `${load.rate}/s paced` : 8,
+      load.lat,
+      load.errors,
+      m0,
+      load.fromUs,
+      load.rate ? TARGETS.statusUnderLoad : TARGETS.statusSaturated,
+    );
+    if (load.baseline)
+      b.addRow(
+        '  baseline at the same time: bare Express + 1 Redis GET (own process)',
+        `${load.rate}/s paced`,
+        load.baseline.lat,
+        load.baseline.errors,
+        m0,
+        load.fromUs,
+      );
   }
 }
 
@@ -181,19 +280,50 @@ const okLatencies = (r: ClientResult) => {
 
 async function statusUnderLoad(b: Bench, paced: boolean, baselineUrl: string | undefined): Promise<StatusLoad> {
   const n = b.opts.statusLoadTasks;
-  const sub = await b.client.run({ base: b.gatewayUrl, key: b.apiKey, concurrency: 8, warmup: [], requests: submits('', n, '[[slow delay=20 tokens=40]] status load'), keepBodies: true });
+  const sub = await b.client.run({
+    base: b.gatewayUrl,
+    key: b.apiKey,
+    concurrency: 8,
+    warmup: [],
+    requests: submits('', n, '[[slow delay=20 tokens=40]] status load'),
+    keepBodies: true,
+  });
   const ids = taskIds(sub);
   const rate = paced ? ids.length * PACED_PER_TASK_S : undefined;
-  const reads = gets(ids.map((id) => `/tasks/${id}`), rate ? rate * PACED_S : ids.length * READS_PER_TASK);
+  const reads = gets(
+    ids.map((id) => `/tasks/${id}`),
+    rate ? rate * PACED_S : ids.length * READS_PER_TASK,
+  );
   const [t0, fromUs] = [performance.now(), monotonicUs()];
-  const bare = rate && baselineUrl ? b.client.run({ base: baselineUrl, key: null, concurrency: 8, rate, warmup: [], requests: gets(['/get'], reads.length) }) : undefined;
-  const r = await b.client.run({ base: b.gatewayUrl, key: b.apiKey, concurrency: 8, rate, warmup: [], requests: reads });
+  const bare =
+    rate && baselineUrl
+      ? b.client.run({
+          base: baselineUrl,
+          key: null,
+          concurrency: 8,
+          rate,
+          warmup: [],
+          requests: gets(['/get'], reads.length),
+        })
+      : undefined;
+  const r = await b.client.run({
+    base: b.gatewayUrl,
+    key: b.apiKey,
+    concurrency: 8,
+    rate,
+    warmup: [],
+    requests: reads,
+  });
   const baseline = bare ? okLatencies(await bare) : undefined;
   const t1 = performance.now();
-  const completedDuring = ids.filter((id) => (b.watcher.ended.get(id)?.at ?? -1) >= t0 && b.watcher.ended.get(id)!.at <= t1).length;
+  const completedDuring = ids.filter(
+    (id) => (b.watcher.ended.get(id)?.at ?? -1) >= t0 && b.watcher.ended.get(id)!.at <= t1,
+  ).length;
   const missing = await b.watcher.waitAll(ids, 120_000);
   if (missing.length) b.log(`status-load: ${missing.length} tasks did not finish`);
-  b.log(`status-load: ${reads.length} reads in ${((t1 - t0) / 1000).toFixed(1)} s while ${completedDuring} of ${ids.length} tasks completed`);
+  b.log(
+    `status-load: ${reads.length} reads in ${((t1 - t0) / 1000).toFixed(1)} s while ${completedDuring} of ${ids.length} tasks completed`,
+  );
   return { tasks: ids.length, rate, ...okLatencies(r), baseline, fromUs };
 }
 
@@ -207,7 +337,13 @@ export async function ttfePhase(b: Bench): Promise<void> {
     const runOne = async (i: number) => {
       const t0 = performance.now();
       let first: number | undefined;
-      const stream = await openSse(sseApi, 'POST', '/', { message: `[[say text=hi]] ttfe ${i}`, streaming: true }, (ev) => void (first ??= ev.at));
+      const stream = await openSse(
+        sseApi,
+        'POST',
+        '/',
+        { message: `[[say text=hi]] ttfe ${i}`, streaming: true },
+        (ev) => void (first ??= ev.at),
+      );
       headers.push(stream.headersAt - t0);
       await stream.done;
       return { ms: (first ?? NaN) - t0, ok: stream.status === 200 && first !== undefined };
@@ -215,7 +351,13 @@ export async function ttfePhase(b: Bench): Promise<void> {
     await closedLoop(Math.min(b.opts.warmup, 2 * C), C, async (i) => void (await runOne(i).catch(() => undefined)));
     headers.length = 0;
     const row = await b.measure('time to first event: POST / (SSE) -> first data:', C, b.opts.ttfe, runOne);
-    b.rows.push({ label: '  of which: POST / (SSE) -> response headers', concurrency: String(C), s: summarize(headers), errors: 0, otherCores: row.otherCores });
+    b.rows.push({
+      label: '  of which: POST / (SSE) -> response headers',
+      concurrency: String(C),
+      s: summarize(headers),
+      errors: 0,
+      otherCores: row.otherCores,
+    });
     sseApi.agent.destroy();
   }
 }

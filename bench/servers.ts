@@ -39,7 +39,8 @@ function contentDeltas(buf: string, onDelta: (content: string) => void): string 
     buf = buf.slice(i + 1);
     if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
     try {
-      const content = (JSON.parse(line.slice(6)) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content;
+      const content = (JSON.parse(line.slice(6)) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]
+        ?.delta?.content;
       if (content) onDelta(content);
     } catch {
       // not a chunk: the bench counts the token as missing
@@ -60,17 +61,37 @@ async function barePublisher(redisUrl: string, modelUrl: string): Promise<void> 
   const model = new URL(modelUrl);
   const agent = new http.Agent({ keepAlive: true });
   const relay = (channel: string, message: string) => {
-    const body = JSON.stringify({ model: 'scripted-base', stream: true, messages: [{ role: 'user', content: message }] });
+    const body = JSON.stringify({
+      model: 'scripted-base',
+      stream: true,
+      messages: [{ role: 'user', content: message }],
+    });
     const publish = (m: string) => void redis.publish(channel, m).catch(() => undefined);
     const end = () => publish(BARE_RELAY_END);
     const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
-    const req = http.request({ host: model.hostname, port: model.port, method: 'POST', path: `${model.pathname.replace(/\/$/, '')}/chat/completions`, agent, headers }, (res) => {
-      res.setEncoding('utf8');
-      let buf = '';
-      res.on('data', (chunk: string) => (buf = contentDeltas(buf + chunk, (content) => publish(JSON.stringify({ type: 'agent_response', content })))));
-      res.on('end', end);
-      res.on('error', end);
-    });
+    const req = http.request(
+      {
+        host: model.hostname,
+        port: model.port,
+        method: 'POST',
+        path: `${model.pathname.replace(/\/$/, '')}/chat/completions`,
+        agent,
+        headers,
+      },
+      (res) => {
+        res.setEncoding('utf8');
+        let buf = '';
+        res.on(
+          'data',
+          (chunk: string) =>
+            (buf = contentDeltas(buf + chunk, (content) =>
+              publish(JSON.stringify({ type: 'agent_response', content })),
+            )),
+        );
+        res.on('end', end);
+        res.on('error', end);
+      },
+    );
     req.on('error', end);
     req.end(body);
   };
@@ -120,7 +141,10 @@ async function bareSse(redisUrl: string, publisherPort: string): Promise<void> {
     await sub.subscribe(channel);
     const body = JSON.stringify({ channel, message: String(req.body?.message ?? '') });
     const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
-    const run = http.request({ host: '127.0.0.1', port: Number(publisherPort), method: 'POST', path: '/run', agent, headers }, (r) => r.resume());
+    const run = http.request(
+      { host: '127.0.0.1', port: Number(publisherPort), method: 'POST', path: '/run', agent, headers },
+      (r) => r.resume(),
+    );
     run.on('error', () => void (clients.delete(channel), res.end()));
     run.end(body);
   });
@@ -147,7 +171,16 @@ async function expressServer(mode: string): Promise<void> {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  const doc = { task_id: 'task_x', session: 'sess_x', status: 'completed', progress: 1, current_step: '1', error: null, metadata: {}, created_at: new Date().toISOString() };
+  const doc = {
+    task_id: 'task_x',
+    session: 'sess_x',
+    status: 'completed',
+    progress: 1,
+    current_step: '1',
+    error: null,
+    metadata: {},
+    created_at: new Date().toISOString(),
+  };
   app.get('/status', (req, res) => void res.json({ ...doc, asked: req.query.n ?? null }));
   app.get('/gc', (_req, res) => void res.json(pauses));
   app.post('/gc/reset', (_req, res) => {
@@ -158,7 +191,12 @@ async function expressServer(mode: string): Promise<void> {
   await serveAndAnnounce(mode === 'born' ? createExpressServer(app) : http.createServer(app));
 }
 
-const SERVERS: Record<string, (...args: string[]) => Promise<void>> = { baseline, 'bare-publisher': barePublisher, 'bare-sse': bareSse, express: expressServer };
+const SERVERS: Record<string, (...args: string[]) => Promise<void>> = {
+  baseline,
+  'bare-publisher': barePublisher,
+  'bare-sse': bareSse,
+  express: expressServer,
+};
 
 if (require.main === module) {
   const [kind, ...args] = process.argv.slice(2);

@@ -35,7 +35,17 @@ export interface StackEnv {
  */
 export function stackEnv(profileDir: string | undefined, apiKeys: string[], modelUrl: string): StackEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR', 'NODE_OPTIONS']) delete env[k];
+  for (const k of [
+    'TEMPORAL_ADDRESS',
+    'REDIS_URL',
+    'OPENAI_API_KEY',
+    'OPENAI_BASE_URL',
+    'PORT',
+    'API_KEYS',
+    'DATA_DIR',
+    'NODE_OPTIONS',
+  ])
+    delete env[k];
   Object.assign(env, {
     API_KEYS: apiKeys.join(','),
     LOG_LEVEL: 'warn',
@@ -72,7 +82,12 @@ export function stackEnv(profileDir: string | undefined, apiKeys: string[], mode
  * not keep the run and its children alive) run cleanup and exit; an exit
  * without cleanup kills the children, so no orphans are left.
  */
-export function guardRun(g: { timeLimitS: number; cleanup: () => Promise<void>; children: () => (ChildProcess | undefined)[]; log: (line: string) => void }): void {
+export function guardRun(g: {
+  timeLimitS: number;
+  cleanup: () => Promise<void>;
+  children: () => (ChildProcess | undefined)[];
+  log: (line: string) => void;
+}): void {
   process.on('exit', () => {
     for (const c of g.children()) if (c?.pid && c.exitCode === null) safeKill(c.pid);
   });
@@ -82,10 +97,13 @@ export function guardRun(g: { timeLimitS: number; cleanup: () => Promise<void>; 
       void g.cleanup().finally(() => process.exit(130));
     });
   }
-  const hardStop = setTimeout(() => {
-    g.log('hard time limit reached: stopping everything');
-    void g.cleanup().finally(() => process.exit(2));
-  }, (g.timeLimitS + 90) * 1000);
+  const hardStop = setTimeout(
+    () => {
+      g.log('hard time limit reached: stopping everything');
+      void g.cleanup().finally(() => process.exit(2));
+    },
+    (g.timeLimitS + 90) * 1000,
+  );
   hardStop.unref();
 }
 
@@ -154,11 +172,14 @@ export function announced<T>(child: ChildProcess, key: string): Promise<T> {
         }
       }
     });
-    child.once('exit', (code) => reject(new Error(`${child.spawnargs.slice(2).join(' ')} exited (${code}) before it was ready`)));
+    child.once('exit', (code) =>
+      reject(new Error(`${child.spawnargs.slice(2).join(' ')} exited (${code}) before it was ready`)),
+    );
   });
 }
 
-export const waitForPort = async (child: ChildProcess): Promise<number> => (await announced<{ port: number }>(child, 'port')).port;
+export const waitForPort = async (child: ChildProcess): Promise<number> =>
+  (await announced<{ port: number }>(child, 'port')).port;
 
 // ---- CPU and memory from /proc -------------------------------------------------
 
@@ -233,7 +254,9 @@ export class CpuMeter {
  * second (at most 15 s): a row must not start while the stack still digests
  * the previous one (workflow tasks, a compaction, a full GC after a burst).
  */
-export async function waitQuiet(pids: () => (number | undefined)[]): Promise<{ quiet: boolean; cores: number; waitedMs: number }> {
+export async function waitQuiet(
+  pids: () => (number | undefined)[],
+): Promise<{ quiet: boolean; cores: number; waitedMs: number }> {
   const busy = () => pids().reduce<number>((sum, pid) => sum + (pid ? processBusyS(pid) : 0), 0);
   const t0 = Date.now();
   for (;;) {

@@ -53,22 +53,43 @@ interface McpSamples {
 }
 
 /** One run through the service: its calls' two legs, or undefined (logged) when it went wrong. */
-async function mcpRun(b: Bench, server: BearerMcpServer, tag: string): Promise<{ toServer: number[]; toModel: number[] } | undefined> {
+async function mcpRun(
+  b: Bench,
+  server: BearerMcpServer,
+  tag: string,
+): Promise<{ toServer: number[]; toModel: number[] } | undefined> {
   server.reset();
   b.mcpClock.ends = [];
   b.mcpClock.on = true;
   const api = target(b.gatewayUrl, b.apiKey, 1);
   const message = `[[tool name=echo rounds=${MCP_ROUNDS} args={"text":"${tag} r{{round}}"}]] ${tag}`;
-  const body = { message, mcp_servers: [{ serverName: 'bench', serverUrl: server.url, auth: { type: 'bearer', token: TOKEN } }] };
-  const r = await request(api, 'POST', '/', body, { timeoutMs: 60_000 }).catch((err: Error) => ({ status: 0, body: err.message }));
+  const body = {
+    message,
+    mcp_servers: [{ serverName: 'bench', serverUrl: server.url, auth: { type: 'bearer', token: TOKEN } }],
+  };
+  const r = await request(api, 'POST', '/', body, { timeoutMs: 60_000 }).catch((err: Error) => ({
+    status: 0,
+    body: err.message,
+  }));
   api.agent.destroy();
   b.mcpClock.on = false;
   const { toolCallArrivals: arrivals, answers } = server.stats();
   const ends = b.mcpClock.ends;
-  const requests = b.model.received().filter((q) => JSON.stringify(q.body.messages).includes(tag)).map((q) => q.at);
-  if (!completedTaskId(r) || arrivals.length !== MCP_ROUNDS || answers.length !== MCP_ROUNDS || ends.length !== MCP_ROUNDS || requests.length !== MCP_ROUNDS + 1) {
+  const requests = b.model
+    .received()
+    .filter((q) => JSON.stringify(q.body.messages).includes(tag))
+    .map((q) => q.at);
+  if (
+    !completedTaskId(r) ||
+    arrivals.length !== MCP_ROUNDS ||
+    answers.length !== MCP_ROUNDS ||
+    ends.length !== MCP_ROUNDS ||
+    requests.length !== MCP_ROUNDS + 1
+  ) {
     const got = `${arrivals.length} arrivals, ${answers.length} answers, ${ends.length} tool-call messages, ${requests.length} model requests`;
-    b.log(`mcp ${tag}: HTTP ${r.status}, ${got} (want ${MCP_ROUNDS}, ${MCP_ROUNDS}, ${MCP_ROUNDS}, ${MCP_ROUNDS + 1}): ${r.body.slice(0, 200)}`);
+    b.log(
+      `mcp ${tag}: HTTP ${r.status}, ${got} (want ${MCP_ROUNDS}, ${MCP_ROUNDS}, ${MCP_ROUNDS}, ${MCP_ROUNDS + 1}): ${r.body.slice(0, 200)}`,
+    );
     return undefined;
   }
   const k = Array.from({ length: MCP_ROUNDS }, (_, i) => i);
@@ -95,7 +116,9 @@ async function mcpSamples(b: Bench, server: BearerMcpServer, client: Client): Pr
       if (i >= 0) out.direct.push(epochNow() - t0);
     }
     await b.quiet();
-    const f = await floor.toolCalls(tag, MCP_ROUNDS).catch((err: Error) => void b.log(`mcp floor ${tag}: ${err.message}`));
+    const f = await floor
+      .toolCalls(tag, MCP_ROUNDS)
+      .catch((err: Error) => void b.log(`mcp floor ${tag}: ${err.message}`));
     if (i >= 0) out.floor.push(...(f ?? []));
   }
   return out;
@@ -106,7 +129,11 @@ export async function mcpPhase(b: Bench): Promise<Row[]> {
   const client = new Client({ name: 'bench-direct', version: '1.0.0' });
   let s: McpSamples;
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
     s = await mcpSamples(b, server, client);
   } finally {
     await client.close().catch(() => undefined);
@@ -114,9 +141,18 @@ export async function mcpPhase(b: Bench): Promise<Row[]> {
   }
   const row = (label: string, v: number[], errors = 0): Row => ({ label, concurrency: '1', s: summarize(v), errors });
   const floor = row(MCP_FLOOR_LABEL, s.floor);
-  const overhead = judgeAgainstFloor(row(MCP_LABEL, s.toServer.map((x, i) => x + s.toModel[i]), s.errors), floor);
+  const overhead = judgeAgainstFloor(
+    row(
+      MCP_LABEL,
+      s.toServer.map((x, i) => x + s.toModel[i]),
+      s.errors,
+    ),
+    floor,
+  );
   const direct = row(DIRECT_MCP_LABEL, s.direct);
-  b.log(`mcp: overhead p50=${fmtMs(overhead.s.p50)} p99=${fmtMs(overhead.s.p99)} ms, floor p50=${fmtMs(floor.s.p50)} p99=${fmtMs(floor.s.p99)} ms, direct p99=${fmtMs(direct.s.p99)} ms (n=${overhead.s.count}/${floor.s.count}/${direct.s.count}, errors=${s.errors})`);
+  b.log(
+    `mcp: overhead p50=${fmtMs(overhead.s.p50)} p99=${fmtMs(overhead.s.p99)} ms, floor p50=${fmtMs(floor.s.p50)} p99=${fmtMs(floor.s.p99)} ms, direct p99=${fmtMs(direct.s.p99)} ms (n=${overhead.s.count}/${floor.s.count}/${direct.s.count}, errors=${s.errors})`,
+  );
   return [
     overhead,
     row('  of which: tool-call message -> tools/call at the server', s.toServer),
@@ -144,12 +180,24 @@ export async function datastoresPhase(b: Bench): Promise<Row[]> {
   const queryMs: number[] = [];
   let errors = 0;
   try {
-    const run = { datastores: [{ id: await uploadSampleDb(b), name: 'shop' }], queries: [{ name: 'customer_city', description: 'The city of a customer by name', query: 'SELECT city FROM customers WHERE name = ?' }] };
+    const run = {
+      datastores: [{ id: await uploadSampleDb(b), name: 'shop' }],
+      queries: [
+        {
+          name: 'customer_city',
+          description: 'The city of a customer by name',
+          query: 'SELECT city FROM customers WHERE name = ?',
+        },
+      ],
+    };
     // Run 0 is an unmeasured warm-up (it starts the SQLite reader).
     for (let i = 0; i <= b.opts.datastoreRuns && b.left() > 0; i++) {
       await b.quiet();
       const message = `[[tool name=customer_city args={"p1":"Ada"}]] where does Ada live? (dsbench ${i})`;
-      const r = await request(api, 'POST', '/', { message, ...run }, { timeoutMs: 60_000 }).catch((err: Error) => ({ status: 0, body: err.message }));
+      const r = await request(api, 'POST', '/', { message, ...run }, { timeoutMs: 60_000 }).catch((err: Error) => ({
+        status: 0,
+        body: err.message,
+      }));
       const taskId = r.body.includes('London') ? completedTaskId(r) : undefined;
       const out = taskId ? await datastoreCall(temporal, codec, taskId) : undefined;
       if (!out || out.isError || out.queryMs === undefined) errors++;
@@ -163,26 +211,44 @@ export async function datastoresPhase(b: Bench): Promise<Row[]> {
     await connection.close();
   }
   const q = summarize(queryMs);
-  b.log(`datastores: ${samples.length} named-query calls over ${b.opts.datastoreRuns} runs, ${errors} errors; bare query p50 ${q.p50.toFixed(2)} / p99 ${q.p99.toFixed(2)} ms`);
-  return [{ label: DATASTORE_LABEL, concurrency: '1 run', s: summarize(samples), errors, targetP99: DATASTORE_TARGET_P99_MS }];
+  b.log(
+    `datastores: ${samples.length} named-query calls over ${b.opts.datastoreRuns} runs, ${errors} errors; bare query p50 ${q.p50.toFixed(2)} / p99 ${q.p99.toFixed(2)} ms`,
+  );
+  return [
+    { label: DATASTORE_LABEL, concurrency: '1 run', s: summarize(samples), errors, targetP99: DATASTORE_TARGET_P99_MS },
+  ];
 }
 
 async function uploadSampleDb(b: Bench): Promise<string> {
   const form = new FormData();
   form.append('name', 'shop');
   form.append('file', new Blob([fs.readFileSync(SAMPLE_DB)], { type: 'application/vnd.sqlite3' }), 'shop.db');
-  const up = await fetch(new URL('/datastores', b.gatewayUrl), { method: 'POST', headers: { authorization: `Bearer ${b.apiKey}` }, body: form });
+  const up = await fetch(new URL('/datastores', b.gatewayUrl), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${b.apiKey}` },
+    body: form,
+  });
   const ds = (await up.json()) as { id?: string };
   if (up.status !== 201 || !ds.id) throw new Error(`uploading ${SAMPLE_DB}: ${up.status} ${JSON.stringify(ds)}`);
   return ds.id;
 }
 
 /** The task's one callDatastore result, decoded with the stack's payload keys; undefined unless there is exactly one. */
-async function datastoreCall(temporal: TemporalClient, codec: ReturnType<typeof codecFromKeys>, taskId: string): Promise<CallDatastoreOutput | undefined> {
+async function datastoreCall(
+  temporal: TemporalClient,
+  codec: ReturnType<typeof codecFromKeys>,
+  taskId: string,
+): Promise<CallDatastoreOutput | undefined> {
   const events = (await temporal.workflow.getHandle(taskId).fetchHistory()).events ?? [];
   // Event ids are Long: compared through their text.
-  const scheduled = new Set(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callDatastore').map((e) => String(e.eventId)));
-  const completed = events.filter((e) => scheduled.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId)));
+  const scheduled = new Set(
+    events
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callDatastore')
+      .map((e) => String(e.eventId)),
+  );
+  const completed = events.filter((e) =>
+    scheduled.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId)),
+  );
   if (completed.length !== 1) return undefined;
   const [payload] = await codec.decode([completed[0].activityTaskCompletedEventAttributes!.result!.payloads![0]]);
   return defaultPayloadConverter.fromPayload<CallDatastoreOutput>(payload);

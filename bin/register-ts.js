@@ -20,7 +20,13 @@ const ROOT = path.resolve(__dirname, '..');
 const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'register-ts');
 // Part of every cache key: a change to how this file compiles must not reuse what it compiled before.
 const LOADER_VERSION = 1;
-const OPTIONS = { loader: 'ts', format: 'cjs', target: 'node20', sourcemap: 'inline', tsconfigRaw: { compilerOptions: { esModuleInterop: true } } };
+const OPTIONS = {
+  loader: 'ts',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: 'inline',
+  tsconfigRaw: { compilerOptions: { esModuleInterop: true } },
+};
 
 let esbuild;
 let salt;
@@ -28,7 +34,15 @@ let salt;
 /** The compiled code of `file`, from the cache when its source was compiled before. */
 function compiled(file, source) {
   salt ??= `${LOADER_VERSION}\0${require('esbuild/package.json').version}\0${JSON.stringify(OPTIONS)}`;
-  const key = crypto.createHash('sha256').update(salt).update('\0').update(file).update('\0').update(source).digest('hex').slice(0, 40);
+  const key = crypto
+    .createHash('sha256')
+    .update(salt)
+    .update('\0')
+    .update(file)
+    .update('\0')
+    .update(source)
+    .digest('hex')
+    .slice(0, 40);
   const cached = path.join(CACHE_DIR, `${key}.js`);
   try {
     return fs.readFileSync(cached, 'utf8');
@@ -55,7 +69,8 @@ function warm(dirs) {
   for (const dir of dirs) {
     for (const rel of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
       const file = path.resolve(dir, rel);
-      if (!file.endsWith('.ts') || file.endsWith('.d.ts') || file.includes(`${path.sep}node_modules${path.sep}`)) continue;
+      if (!file.endsWith('.ts') || file.endsWith('.d.ts') || file.includes(`${path.sep}node_modules${path.sep}`))
+        continue;
       compiled(file, fs.readFileSync(file, 'utf8'));
       n++;
     }
@@ -65,7 +80,9 @@ function warm(dirs) {
 
 if (require.main === module) {
   const n = warm(process.argv.slice(2));
-  process.stdout.write(`register-ts: ${n} files compiled into ${path.relative(process.cwd(), CACHE_DIR) || CACHE_DIR}\n`);
+  process.stdout.write(
+    `register-ts: ${n} files compiled into ${path.relative(process.cwd(), CACHE_DIR) || CACHE_DIR}\n`,
+  );
 } else if (!require.extensions['.ts']) {
   process.setSourceMapsEnabled(true);
   require.extensions['.ts'] = function loadTypeScript(module, filename) {

@@ -64,12 +64,21 @@ export class AgentClient {
    */
   stream(body: ForegroundRunRequest, opts: StreamRunOptions = {}): Promise<EventStream> {
     const { session, idempotencyKey, ...streamOpts } = opts;
-    return EventStream.open(this.core, { method: 'POST', path: '/', body, query: { session }, idempotencyKey, headers: opts.headers }, streamOpts);
+    return EventStream.open(
+      this.core,
+      { method: 'POST', path: '/', body, query: { session }, idempotencyKey, headers: opts.headers },
+      streamOpts,
+    );
   }
 
   /** Starts the run in the background: `{task_id, session, status, created_at}` at once (and `schedules` when the body had some). */
   runBackground(body: BackgroundRunRequest, opts: RunOptions = {}): Promise<TaskAccepted> {
     const { session, idempotencyKey, ...rest } = opts;
-    return this.core.json('POST', '/', { ...rest, body: { ...body, background: true }, query: { session }, idempotencyKey });
+    return this.core.json('POST', '/', {
+      ...rest,
+      body: { ...body, background: true },
+      query: { session },
+      idempotencyKey,
+    });
   }
 }

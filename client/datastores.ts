@@ -34,7 +34,11 @@ export class Datastores {
   /** Uploads a SQLite database file; the service keeps a copy (deleted with the registration). */
   upload(file: Uint8Array, fields: UploadDatastoreOptions, opts: RequestOptions = {}): Promise<Datastore> {
     const { name, description, allow_sql, query_timeout_ms, max_rows } = fields;
-    const form = formOf({ name, description, allow_sql, query_timeout_ms, max_rows }, new Blob([file], { type: 'application/vnd.sqlite3' }), `${name}.db`);
+    const form = formOf(
+      { name, description, allow_sql, query_timeout_ms, max_rows },
+      new Blob([file], { type: 'application/vnd.sqlite3' }),
+      `${name}.db`,
+    );
     return this.core.json('POST', '/datastores', { ...opts, form });
   }
 
@@ -55,13 +59,20 @@ export class Datastores {
 
   /** Adds one document or several (at most 100 a call) to a documents datastore; an existing id is replaced. */
   addDocuments(id: string, docs: DocumentInput | DocumentInput[], opts: RequestOptions = {}): Promise<AddedDocuments> {
-    return this.core.json('POST', datastorePath(id, '/documents'), { ...opts, body: Array.isArray(docs) ? { documents: docs } : docs });
+    return this.core.json('POST', datastorePath(id, '/documents'), {
+      ...opts,
+      body: Array.isArray(docs) ? { documents: docs } : docs,
+    });
   }
 
   /** Adds one document sent as a file: its text, as markdown with `markdown`. */
   addText(id: string, text: string, fields: AddTextOptions = {}, opts: RequestOptions = {}): Promise<AddedDocuments> {
     const type = `${fields.markdown ? 'text/markdown' : 'text/plain'}; charset=utf-8`;
-    const form = formOf({ id: fields.id, title: fields.title, format: fields.markdown ? 'markdown' : 'text' }, new Blob([text], { type }), 'document');
+    const form = formOf(
+      { id: fields.id, title: fields.title, format: fields.markdown ? 'markdown' : 'text' },
+      new Blob([text], { type }),
+      'document',
+    );
     return this.core.json('POST', datastorePath(id, '/documents'), { ...opts, form });
   }
 
@@ -71,7 +82,11 @@ export class Datastores {
   }
 
   /** Every document of a knowledge base, fetching pages as the iteration goes. */
-  listAllDocuments(id: string, query: Omit<ListDocumentsQuery, 'cursor'> = {}, opts: RequestOptions = {}): AsyncGenerator<DocumentInfo> {
+  listAllDocuments(
+    id: string,
+    query: Omit<ListDocumentsQuery, 'cursor'> = {},
+    opts: RequestOptions = {},
+  ): AsyncGenerator<DocumentInfo> {
     return eachItem(async (cursor) => {
       const page = await this.listDocuments(id, { ...query, cursor }, opts);
       return { items: page.documents, next_cursor: page.next_cursor };

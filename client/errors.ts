@@ -13,7 +13,13 @@ export class AgentApiError extends Error {
   readonly details: unknown;
   readonly headers: Headers;
 
-  constructor(status: number | undefined, type: string, message: string, details: unknown = null, headers: Headers = new Headers()) {
+  constructor(
+    status: number | undefined,
+    type: string,
+    message: string,
+    details: unknown = null,
+    headers: Headers = new Headers(),
+  ) {
     super(message);
     this.name = new.target.name;
     this.status = status;

@@ -73,7 +73,12 @@ export class EventStream implements AsyncIterable<AgentEvent> {
     const { method, path, taskId, after, ...send } = req;
     let first: OpenResponse;
     try {
-      first = await core.open(method, path, { ...send, signal: stopper.signal, timeoutMs: opts.timeoutMs, accept: 'text/event-stream' });
+      first = await core.open(method, path, {
+        ...send,
+        signal: stopper.signal,
+        timeoutMs: opts.timeoutMs,
+        accept: 'text/event-stream',
+      });
       checkEventStream(first);
     } catch (err) {
       detach();
@@ -133,7 +138,13 @@ export class EventStream implements AsyncIterable<AgentEvent> {
           }
           // The server ended the stream cleanly: nothing more will come (e.g. resumed past a finished task's end).
           if (!relayFailed) return;
-          error = new ServiceUnavailableError(503, 'unavailable', 'the event relay failed mid-stream', null, new Headers());
+          error = new ServiceUnavailableError(
+            503,
+            'unavailable',
+            'the event relay failed mid-stream',
+            null,
+            new Headers(),
+          );
         } catch (err) {
           if (this.stopper.signal.aborted) return this.stopped();
           if (err instanceof AgentApiError && err.type === 'invalid_event') throw err;
@@ -143,11 +154,19 @@ export class EventStream implements AsyncIterable<AgentEvent> {
         }
       }
       // Dropped (or a reconnection failed): come back where the last event left off.
-      if (this.taskId === undefined) throw new ConnectionError('the stream broke before the service named its task; it cannot be resumed', { cause: error });
+      if (this.taskId === undefined)
+        throw new ConnectionError('the stream broke before the service named its task; it cannot be resumed', {
+          cause: error,
+        });
       failures++;
-      if (failures > (this.opts.maxReconnects ?? 8)) throw new ConnectionError(`the event stream of ${this.taskId} could not be resumed after ${failures - 1} attempts`, { cause: error });
+      if (failures > (this.opts.maxReconnects ?? 8))
+        throw new ConnectionError(
+          `the event stream of ${this.taskId} could not be resumed after ${failures - 1} attempts`,
+          { cause: error },
+        );
       this.opts.onReconnect?.({ attempt: failures, lastEventId: this.lastEventId, error });
-      const retryAfter = error instanceof ServiceUnavailableError && error.retryAfter !== undefined ? error.retryAfter * 1000 : 0;
+      const retryAfter =
+        error instanceof ServiceUnavailableError && error.retryAfter !== undefined ? error.retryAfter * 1000 : 0;
       await this.sleep(Math.max(retryAfter, Math.min(this.retryMs * 2 ** (failures - 1), MAX_DELAY_MS)));
       if (this.stopper.signal.aborted) return this.stopped();
       this.reconnects++;
@@ -163,7 +182,8 @@ export class EventStream implements AsyncIterable<AgentEvent> {
       } catch (err) {
         if (this.stopper.signal.aborted) return this.stopped();
         // Only what a later attempt can fix is retried; a 404 or 401 will not change.
-        if (!(err instanceof ConnectionError || err instanceof InternalServerError || err instanceof RateLimitError)) throw err;
+        if (!(err instanceof ConnectionError || err instanceof InternalServerError || err instanceof RateLimitError))
+          throw err;
         conn = undefined;
       }
     }
@@ -222,7 +242,13 @@ function checkEventStream(conn: OpenResponse): void {
   const type = conn.response.headers.get('content-type') ?? '';
   if (!type.startsWith('text/event-stream')) {
     conn.close();
-    throw new AgentApiError(conn.response.status, 'unexpected_response', `expected an event stream, got ${type || 'no content type'}`, null, conn.response.headers);
+    throw new AgentApiError(
+      conn.response.status,
+      'unexpected_response',
+      `expected an event stream, got ${type || 'no content type'}`,
+      null,
+      conn.response.headers,
+    );
   }
 }
 
@@ -235,7 +261,11 @@ function parseEvent(data: string): AgentEvent {
   }
   const e = ev as Partial<AgentEvent> | undefined;
   if (!e || typeof e.type !== 'string' || typeof e.seq !== 'number') {
-    throw new AgentApiError(undefined, 'invalid_event', `the service sent an event that is not an agent event: ${data.slice(0, 200)}`);
+    throw new AgentApiError(
+      undefined,
+      'invalid_event',
+      `the service sent an event that is not an agent event: ${data.slice(0, 200)}`,
+    );
   }
   return e as AgentEvent;
 }

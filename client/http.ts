@@ -80,7 +80,10 @@ export class HttpCore {
    * keeps the timeout running while the caller reads the body.
    */
   async open(method: string, path: string, opts: SendOptions & { keepTimeout?: boolean } = {}): Promise<OpenResponse> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: opts.accept ?? 'application/json' };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.apiKey}`,
+      accept: opts.accept ?? 'application/json',
+    };
     let body: string | FormData | undefined;
     if (opts.form !== undefined) {
       body = opts.form;
@@ -94,7 +97,10 @@ export class HttpCore {
     const controller = new AbortController();
     const timeoutMs = opts.timeoutMs ?? this.timeoutMs;
     let timedOut = false;
-    const timer = timeoutMs > 0 ? setTimeout(() => ((timedOut = true), controller.abort(new Error('timeout'))), timeoutMs) : undefined;
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => ((timedOut = true), controller.abort(new Error('timeout'))), timeoutMs)
+        : undefined;
     const onAbort = () => controller.abort(opts.signal?.reason);
     if (opts.signal?.aborted) onAbort();
     else opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -136,17 +142,31 @@ export class HttpCore {
       const text = await open.response.text();
       return (text ? JSON.parse(text) : undefined) as T;
     } catch (err) {
-      throw this.failure(err, this.url(path, opts.query), opts.signal, open.timedOut(), opts.timeoutMs ?? this.timeoutMs);
+      throw this.failure(
+        err,
+        this.url(path, opts.query),
+        opts.signal,
+        open.timedOut(),
+        opts.timeoutMs ?? this.timeoutMs,
+      );
     } finally {
       open.close();
     }
   }
 
   /** What a fetch or body read failure means to the caller. */
-  failure(err: unknown, url: string, callerSignal: AbortSignal | undefined, timedOut: boolean, timeoutMs: number): unknown {
+  failure(
+    err: unknown,
+    url: string,
+    callerSignal: AbortSignal | undefined,
+    timedOut: boolean,
+    timeoutMs: number,
+  ): unknown {
     if (callerSignal?.aborted) return callerSignal.reason ?? err;
-    if (timedOut) return new ConnectionTimeoutError(`no complete answer from ${url} within ${timeoutMs} ms`, { cause: err });
-    if (err instanceof SyntaxError) return new ConnectionError(`the answer from ${url} is not JSON: ${err.message}`, { cause: err });
+    if (timedOut)
+      return new ConnectionTimeoutError(`no complete answer from ${url} within ${timeoutMs} ms`, { cause: err });
+    if (err instanceof SyntaxError)
+      return new ConnectionError(`the answer from ${url} is not JSON: ${err.message}`, { cause: err });
     return new ConnectionError(`cannot reach ${url}: ${describeNetworkError(err)}`, { cause: err });
   }
 }

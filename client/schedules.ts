@@ -35,7 +35,10 @@ export class Schedules {
 
   /** Pauses it (its times pass without a task), with a note saying why if given. */
   pause(id: string, note?: string, opts: RequestOptions = {}): Promise<ScheduleDetail> {
-    return this.core.json('POST', schedulePath(id, '/pause'), { ...opts, body: note === undefined ? undefined : { note } });
+    return this.core.json('POST', schedulePath(id, '/pause'), {
+      ...opts,
+      body: note === undefined ? undefined : { note },
+    });
   }
 
   /** Resumes it from its next time. */

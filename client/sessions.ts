@@ -1,7 +1,14 @@
 // client.sessions: a session's conversation, and listing, creating and
 // deleting sessions.
 import type { HttpCore, RequestOptions } from './http';
-import type { CreateSessionBody, ListSessionsQuery, SessionCreated, SessionInfo, SessionList, SessionMessages } from './types';
+import type {
+  CreateSessionBody,
+  ListSessionsQuery,
+  SessionCreated,
+  SessionInfo,
+  SessionList,
+  SessionMessages,
+} from './types';
 import { eachItem } from './paging';
 
 const sessionPath = (id: string, rest = '') => `/sessions/${encodeURIComponent(id)}${rest}`;

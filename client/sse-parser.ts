@@ -84,7 +84,8 @@ export class SseParser {
 
   private dispatch(out: SseItem[]): void {
     // A frame without data lines dispatches nothing, but its id (already kept) still counts.
-    if (this.data.length) out.push({ kind: 'event', event: this.eventType || 'message', data: this.data.join('\n'), id: this.lastEventId });
+    if (this.data.length)
+      out.push({ kind: 'event', event: this.eventType || 'message', data: this.data.join('\n'), id: this.lastEventId });
     this.data = [];
     this.eventType = '';
   }

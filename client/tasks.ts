@@ -2,7 +2,17 @@
 // messages and events, and the cursor-paged list).
 import type { HttpCore, RequestOptions } from './http';
 import { EventStream, type StreamOptions } from './event-stream';
-import type { CancelAccepted, DeliveryList, ListTasksQuery, TaskList, TaskListItem, TaskMessageAccepted, TaskResult, TaskView, UpdateTaskBody } from './types';
+import type {
+  CancelAccepted,
+  DeliveryList,
+  ListTasksQuery,
+  TaskList,
+  TaskListItem,
+  TaskMessageAccepted,
+  TaskResult,
+  TaskView,
+  UpdateTaskBody,
+} from './types';
 import { eachItem } from './paging';
 
 const taskPath = (id: string, rest = '') => `/tasks/${encodeURIComponent(id)}${rest}`;
@@ -69,6 +79,10 @@ export class Tasks {
   events(id: string, opts: EventsOptions = {}): Promise<EventStream> {
     const { after, ...streamOpts } = opts;
     const headers = after !== undefined ? { 'last-event-id': String(after) } : undefined;
-    return EventStream.open(this.core, { method: 'GET', path: taskPath(id, '/events'), taskId: id, after, headers: { ...headers, ...opts.headers } }, streamOpts);
+    return EventStream.open(
+      this.core,
+      { method: 'GET', path: taskPath(id, '/events'), taskId: id, after, headers: { ...headers, ...opts.headers } },
+      streamOpts,
+    );
   }
 }

@@ -5,7 +5,16 @@
 // (src/relay/events.ts). Type-only imports: nothing of the gateway is loaded
 // at run time, so the client stays a thin layer over fetch.
 import type { z } from 'zod';
-import type { createSessionSchema, listQuerySchema, patchTaskSchema, runRequestSchema, scheduleListQuerySchema, schedulePauseSchema, scheduleSchema, sessionListQuerySchema } from '../src/gateway/schemas';
+import type {
+  createSessionSchema,
+  listQuerySchema,
+  patchTaskSchema,
+  runRequestSchema,
+  scheduleListQuerySchema,
+  schedulePauseSchema,
+  scheduleSchema,
+  sessionListQuerySchema,
+} from '../src/gateway/schemas';
 import type {
   cancelAcceptedSchema,
   deliveryListSchema,
@@ -27,7 +36,11 @@ import type {
   webhookSecretSchema,
 } from '../src/gateway/response-schemas';
 import type { AgentEvent, EventType } from '../src/relay/events';
-import type { datastoreRegistrationSchema, documentListQuerySchema, documentSchema } from '../src/gateway/datastore-schemas';
+import type {
+  datastoreRegistrationSchema,
+  documentListQuerySchema,
+  documentSchema,
+} from '../src/gateway/datastore-schemas';
 import type { DatastoreView } from '../src/gateway/datastore-service';
 import type { DocumentInfo } from '../src/datastores/types';
 

@@ -37,7 +37,15 @@ const USAGE =
 
 const LOG_FORMATS: readonly string[] = ['json', 'pretty', 'text'];
 const LOG_LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error', 'never'];
-const SA_TYPES: readonly SearchAttributeTypeName[] = ['Text', 'Keyword', 'Int', 'Double', 'Bool', 'Datetime', 'KeywordList'];
+const SA_TYPES: readonly SearchAttributeTypeName[] = [
+  'Text',
+  'Keyword',
+  'Int',
+  'Double',
+  'Bool',
+  'Datetime',
+  'KeywordList',
+];
 
 /** start-dev and global CLI flags we accept but have no use for: name -> takes a value. */
 const IGNORED: Record<string, boolean> = {
@@ -65,7 +73,20 @@ const IGNORED: Record<string, boolean> = {
   '--client-connect-timeout': true,
 };
 
-const WITH_VALUE = new Set(['--port', '-p', '--ip', '--namespace', '-n', '--db-filename', '-f', '--log-format', '--log-level', '--dynamic-config-value', '--search-attribute', '--ui-port']);
+const WITH_VALUE = new Set([
+  '--port',
+  '-p',
+  '--ip',
+  '--namespace',
+  '-n',
+  '--db-filename',
+  '-f',
+  '--log-format',
+  '--log-level',
+  '--dynamic-config-value',
+  '--search-attribute',
+  '--ui-port',
+]);
 const BOOLEAN = new Set(['--headless']);
 
 export function parseArgs(argv: string[]): ParsedArgs {
@@ -89,7 +110,8 @@ export function parseArgs(argv: string[]): ParsedArgs {
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
     const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
     const takesValue = WITH_VALUE.has(flag) || IGNORED[flag] === true;
-    if (!takesValue && !BOOLEAN.has(flag) && IGNORED[flag] === undefined) throw new UsageError(`unknown flag: ${flag}\n${USAGE}`);
+    if (!takesValue && !BOOLEAN.has(flag) && IGNORED[flag] === undefined)
+      throw new UsageError(`unknown flag: ${flag}\n${USAGE}`);
     let value = '';
     if (takesValue) {
       if (inline !== undefined) value = inline;
@@ -174,7 +196,8 @@ function defaults(mode: ParsedArgs['mode']): ParsedArgs {
 
 function parsePort(v: string, what: string): number {
   const n = /^\d+$/.test(v) ? Number(v) : NaN;
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`invalid ${what} "${v}": want an integer 0-65535`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new UsageError(`invalid ${what} "${v}": want an integer 0-65535`);
   return n;
 }
 

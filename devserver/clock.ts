@@ -172,11 +172,14 @@ export class Clock {
     if (this.armed) clearTimeout(this.armed);
     this.armedAt = target;
     // Cap the delay: setTimeout overflows past ~24.8 days, and virtual time may jump meanwhile.
-    this.armed = setTimeout(() => {
-      this.armed = undefined;
-      this.armedAt = Infinity;
-      this.pump();
-    }, Math.min(Math.max(delayMs, 0), 60_000));
+    this.armed = setTimeout(
+      () => {
+        this.armed = undefined;
+        this.armedAt = Infinity;
+        this.pump();
+      },
+      Math.min(Math.max(delayMs, 0), 60_000),
+    );
     this.armed.unref?.();
   }
 

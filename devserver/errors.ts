@@ -43,7 +43,11 @@ export const namespaceNotFound = (namespace: string) =>
 
 /** The real server's words: a missing run, or no run at all under the id (its current-run lookup). */
 export const workflowNotFound = (workflowId: string, runId?: string) =>
-  notFound(runId ? `workflow execution not found for workflow ID "${workflowId}" and run ID "${runId}"` : `workflow not found for ID: ${workflowId}`);
+  notFound(
+    runId
+      ? `workflow execution not found for workflow ID "${workflowId}" and run ID "${runId}"`
+      : `workflow not found for ID: ${workflowId}`,
+  );
 
 export const workflowCompleted = () => notFound('workflow execution already completed');
 
@@ -121,7 +125,11 @@ export function multiOperationFailed(errors: OperationError[]): RpcError {
 function operationStatus(e: OperationError): object {
   if (e === null) return { code: GrpcStatus.OK, message: '', details: [] };
   if (e === ABORTED_OPERATION) {
-    return { code: GrpcStatus.ABORTED, message: 'Operation was aborted.', details: [toAny('temporal.api.failure.v1.MultiOperationExecutionAborted', {})] };
+    return {
+      code: GrpcStatus.ABORTED,
+      message: 'Operation was aborted.',
+      details: [toAny('temporal.api.failure.v1.MultiOperationExecutionAborted', {})],
+    };
   }
   return { code: e.code, message: e.message, details: e.detail ? [toAny(e.detail.typeName, e.detail.value)] : [] };
 }

@@ -16,7 +16,8 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger({ format: args.logFormat, level: args.logLevel });
-  if (args.uiRequested) logger.warn('the embedded Temporal dev server serves no Web UI; use temporal-docker/ for the Temporal UI');
+  if (args.uiRequested)
+    logger.warn('the embedded Temporal dev server serves no Web UI; use temporal-docker/ for the Temporal UI');
   const server = await startDevServer({
     port: args.port,
     ip: args.ip,
@@ -29,7 +30,12 @@ async function main(): Promise<void> {
   setUpStartupNamespaces(server.engine, args.namespaces, args.searchAttributes);
   await server.engine.flush();
   logger.info(
-    { address: `${args.ip}:${server.port}`, namespace: args.namespace, persistence: args.dbFilename ?? 'memory', mode: args.mode },
+    {
+      address: `${args.ip}:${server.port}`,
+      namespace: args.namespace,
+      persistence: args.dbFilename ?? 'memory',
+      mode: args.mode,
+    },
     'embedded Temporal server started',
   );
   let stopping = false;

@@ -1,7 +1,7 @@
 // Protobuf access for the embedded server. We use the descriptors the SDK ships
 // (@temporalio/proto json-module) so the wire format is exactly the SDK's own.
 import * as protobuf from 'protobufjs/light';
- 
+
 const root: protobuf.Root = require('@temporalio/proto/protos/json-module.js');
 
 export { root };
@@ -45,7 +45,10 @@ export const HistoryFilter = stripped('HistoryEventFilterType', 'HISTORY_EVENT_F
 export const TaskQueueKind = stripped('TaskQueueKind', 'TASK_QUEUE_KIND_');
 export const IndexedValueType = stripped('IndexedValueType', 'INDEXED_VALUE_TYPE_');
 export const QueryResultType = stripped('QueryResultType', 'QUERY_RESULT_TYPE_');
-export const UpdateStage = stripped('UpdateWorkflowExecutionLifecycleStage', 'UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_');
+export const UpdateStage = stripped(
+  'UpdateWorkflowExecutionLifecycleStage',
+  'UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_',
+);
 export const PendingActivityState = stripped('PendingActivityState', 'PENDING_ACTIVITY_STATE_');
 export const OverlapPolicy = stripped('ScheduleOverlapPolicy', 'SCHEDULE_OVERLAP_POLICY_');
 export const QueryRejectCondition = stripped('QueryRejectCondition', 'QUERY_REJECT_CONDITION_');
@@ -103,7 +106,9 @@ export function optDur(ms: number | undefined): Timestamp | undefined {
 }
 
 export function encode(typeName: string, msg: object): Uint8Array {
-  return lookupType(typeName).encode(msg as protobuf.Message).finish();
+  return lookupType(typeName)
+    .encode(msg as protobuf.Message)
+    .finish();
 }
 
 export function decode<T = any>(typeName: string, bytes: Uint8Array): T {

@@ -66,7 +66,10 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   let store: Store;
   let recovered: Awaited<ReturnType<typeof FileStore.open>>['state'] | undefined;
   if (opts.dbFilename) {
-    const opened = await FileStore.open(opts.dbFilename, { fsync: opts.fsync ?? true, compactMinBytes: opts.compactMinBytes });
+    const opened = await FileStore.open(opts.dbFilename, {
+      fsync: opts.fsync ?? true,
+      compactMinBytes: opts.compactMinBytes,
+    });
     store = opened.store;
     recovered = opened.state;
   } else store = new MemoryStore();
@@ -75,7 +78,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const engine = new Engine({ clock, logger: opts.logger, store, limits });
   engine.liveState = () => liveState(engine);
   installHistoryLimits(engine);
-  engine.dispatchers.wft = (t, identity) => dispatchWorkflowTask(engine, t.key, t.scheduledEventId, t.attempt, identity);
+  engine.dispatchers.wft = (t, identity) =>
+    dispatchWorkflowTask(engine, t.key, t.scheduledEventId, t.attempt, identity);
   engine.dispatchers.act = (t, identity) => dispatchActivity(engine, t.key, t.scheduledEventId, t.attempt, identity);
   engine.dispatchers.query = (t) => dispatchQueryTask(engine, t.key, t.queryId);
   engine.closeHooks.push((e) => onRunClosed(engine, e));
@@ -127,7 +131,11 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   if (opts.timeSkipping) add('temporal.api.testservice.v1.TestService', testHandlers(clock));
 
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${opts.ip ?? '127.0.0.1'}:${opts.port ?? 7233}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(
+      `${opts.ip ?? '127.0.0.1'}:${opts.port ?? 7233}`,
+      grpc.ServerCredentials.createInsecure(),
+      (err, p) => (err ? reject(err) : resolve(p)),
+    ),
   );
   let closed = false;
   return {

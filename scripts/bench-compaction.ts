@@ -35,13 +35,20 @@ async function main(): Promise<void> {
     const live: Mutation[] = [];
     for (let r = 0; r < runs; r++) {
       const key = `h/run-${r}`;
-      for (let b = 0; b < 4; b++) live.push({ op: 'append', key, value: Buffer.alloc(Math.floor((runBytes * 0.8) / 4), r & 0xff) });
+      for (let b = 0; b < 4; b++)
+        live.push({ op: 'append', key, value: Buffer.alloc(Math.floor((runBytes * 0.8) / 4), r & 0xff) });
       live.push({ op: 'put', key, value: Buffer.alloc(Math.floor(runBytes * 0.2), 1) });
     }
     // Written twice over (states replaced), so half the file is garbage, as before a real compaction.
     for (let i = 0; i < live.length; i += 500) await store.write(live.slice(i, i + 500));
     for (let r = 0; r < runs; r += 100) {
-      await store.write(Array.from({ length: Math.min(100, runs - r) }, (_, k) => ({ op: 'put' as const, key: `h/run-${r + k}`, value: Buffer.alloc(Math.floor(runBytes * 0.2), 2) })));
+      await store.write(
+        Array.from({ length: Math.min(100, runs - r) }, (_, k) => ({
+          op: 'put' as const,
+          key: `h/run-${r + k}`,
+          value: Buffer.alloc(Math.floor(runBytes * 0.2), 2),
+        })),
+      );
     }
     const sizeBefore = store.sizeBytes;
 
@@ -59,7 +66,11 @@ async function main(): Promise<void> {
           const wait = at - performance.now();
           if (wait > 0) await sleep(wait);
           const started = performance.now();
-          pending.push(store.write([{ op: 'append', key: `h/run-${i % runs}`, value: Buffer.alloc(300, 3) }]).then(() => void lat.push(performance.now() - started)));
+          pending.push(
+            store
+              .write([{ op: 'append', key: `h/run-${i % runs}`, value: Buffer.alloc(300, 3) }])
+              .then(() => void lat.push(performance.now() - started)),
+          );
           i++;
         }
         await Promise.all(pending);
@@ -78,7 +89,9 @@ async function main(): Promise<void> {
     const compacting = await measureWrites(0, () => store.compact(live));
     const line = (label: string, r: typeof quiet) =>
       `${label.padEnd(28)} writes n=${r.lat.count} p50=${fmtMs(r.lat.p50)} p99=${fmtMs(r.lat.p99)} max=${fmtMs(r.lat.max)} ms   event loop longest stall ${fmtMs(r.maxStallMs)} ms`;
-    console.log(`log: ${runs} runs of ~${runBytes} B, ${(sizeBefore / 2 ** 20).toFixed(0)} MiB before compaction, ${(store.sizeBytes / 2 ** 20).toFixed(0)} MiB after; ${rate} writes/s (fdatasync on)`);
+    console.log(
+      `log: ${runs} runs of ~${runBytes} B, ${(sizeBefore / 2 ** 20).toFixed(0)} MiB before compaction, ${(store.sizeBytes / 2 ** 20).toFixed(0)} MiB after; ${rate} writes/s (fdatasync on)`,
+    );
     console.log(line('no compaction (3 s)', quiet));
     console.log(line(`during compaction (${(compacting.took / 1000).toFixed(1)} s)`, compacting));
   } finally {

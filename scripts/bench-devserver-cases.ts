@@ -2,7 +2,14 @@
 // (one engine x one persistence mode x one concurrency) and the memory-flatness run.
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { closeSession, drive, openSession, percentile, type BenchContext, type DriveResult } from './bench-devserver-drive';
+import {
+  closeSession,
+  drive,
+  openSession,
+  percentile,
+  type BenchContext,
+  type DriveResult,
+} from './bench-devserver-drive';
 import type { Engine, Mode } from './bench-devserver-options';
 import { FLAT_WIDTHS, formatFlat, printRow } from './bench-devserver-report';
 import { machineBusySeconds, utilisation, type ServerSpec } from './bench-devserver-server';
@@ -48,7 +55,12 @@ export interface FlatSample {
 
 const MiB = 1024 * 1024;
 
-export async function runCase(ctx: BenchContext, spec: ServerSpec, mode: Mode, concurrency: number): Promise<CaseResult> {
+export async function runCase(
+  ctx: BenchContext,
+  spec: ServerSpec,
+  mode: Mode,
+  concurrency: number,
+): Promise<CaseResult> {
   const engine = spec.engine;
   const dbFile = mode === 'file' ? path.join(ctx.tmpDir, `case-${engine}-${mode}-${concurrency}.db`) : undefined;
   const s = await openSession(ctx, spec, dbFile);
@@ -106,7 +118,13 @@ export async function runCase(ctx: BenchContext, spec: ServerSpec, mode: Mode, c
   }
 }
 
-export function failedCase(engine: Engine, mode: Mode, concurrency: number, workflows: number, err: unknown): CaseResult {
+export function failedCase(
+  engine: Engine,
+  mode: Mode,
+  concurrency: number,
+  workflows: number,
+  err: unknown,
+): CaseResult {
   const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
   return {
     engine,
@@ -143,15 +161,35 @@ export async function runFlat(ctx: BenchContext): Promise<{ samples: FlatSample[
     const heap0 = await s.server.heap();
     const mem0 = s.server.memory();
     const samples: FlatSample[] = [
-      { completed: 0, seconds: 0, segmentPerSecond: NaN, rssMiB: mem0.rss / MiB, peakRssMiB: mem0.hwm / MiB, heapMiB: heap0.heapUsed / MiB, externalMiB: heap0.external / MiB, dbMiB: s.server.dbBytes() / MiB },
+      {
+        completed: 0,
+        seconds: 0,
+        segmentPerSecond: NaN,
+        rssMiB: mem0.rss / MiB,
+        peakRssMiB: mem0.hwm / MiB,
+        heapMiB: heap0.heapUsed / MiB,
+        externalMiB: heap0.external / MiB,
+        dbMiB: s.server.dbBytes() / MiB,
+      },
     ];
     const pending: Promise<void>[] = [];
     const started = performance.now();
     let lastAt = started;
     let lastCount = 0;
-    console.log(`\nmemory flatness: ${total} workflows, concurrency ${concurrency}, persistence on (server pid ${s.server.pid})`);
+    console.log(
+      `\nmemory flatness: ${total} workflows, concurrency ${concurrency}, persistence on (server pid ${s.server.pid})`,
+    );
     console.log('  (heap = server heapUsed right after a forced full GC; RSS read from /proc before that GC)');
-    const header = ['done', 'elapsed s', 'wf/s (last step)', 'RSS MiB', 'peak RSS MiB', 'heap MiB', 'external MiB', 'db MiB'];
+    const header = [
+      'done',
+      'elapsed s',
+      'wf/s (last step)',
+      'RSS MiB',
+      'peak RSS MiB',
+      'heap MiB',
+      'external MiB',
+      'db MiB',
+    ];
     printRow(header, FLAT_WIDTHS);
     printRow(formatFlat(samples[0]), FLAT_WIDTHS);
     const result = await drive(s, 'flat', total, concurrency, ctx.softDeadline, (completed) => {

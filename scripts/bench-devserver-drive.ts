@@ -39,7 +39,10 @@ export async function openSession(ctx: BenchContext, spec: ServerSpec, dbFile: s
   const server = await ServerProcess.start(spec, dbFile);
   try {
     const connection = await Connection.connect({ address: server.address });
-    const nativeConnection = await NativeConnection.connect({ address: server.address, grpcCompression: { codec: ctx.opts.workerCompression } });
+    const nativeConnection = await NativeConnection.connect({
+      address: server.address,
+      grpcCompression: { codec: ctx.opts.workerCompression },
+    });
     const taskQueue = `bench-${process.pid}-${Date.now()}`;
     const pollers = ctx.opts.workerPollers;
     const worker = await Worker.create({
@@ -49,13 +52,24 @@ export async function openSession(ctx: BenchContext, spec: ServerSpec, dbFile: s
       workflowBundle: ctx.bundle,
       activities,
       ...(pollers
-        ? { workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: pollers }, activityTaskPollerBehavior: { type: 'simple-maximum', maximum: pollers } }
+        ? {
+            workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: pollers },
+            activityTaskPollerBehavior: { type: 'simple-maximum', maximum: pollers },
+          }
         : {}),
     });
     const workerRun = worker.run();
     // A worker that dies mid-run would otherwise only show up as hung workflows.
     workerRun.catch((err: unknown) => console.error(`worker failed: ${String(err)}`));
-    return { server, client: new Client({ connection, namespace: 'default' }), connection, nativeConnection, worker, workerRun, taskQueue };
+    return {
+      server,
+      client: new Client({ connection, namespace: 'default' }),
+      connection,
+      nativeConnection,
+      worker,
+      workerRun,
+      taskQueue,
+    };
   } catch (err) {
     await server.stop();
     throw err;
@@ -108,7 +122,11 @@ export async function drive(
       const i = next++;
       const t0 = performance.now();
       try {
-        const result = await s.client.workflow.execute('benchOneActivity', { taskQueue: s.taskQueue, workflowId: `${tag}-${i}`, args: [i] });
+        const result = await s.client.workflow.execute('benchOneActivity', {
+          taskQueue: s.taskQueue,
+          workflowId: `${tag}-${i}`,
+          args: [i],
+        });
         if (result !== i) throw new Error(`workflow ${i} returned ${String(result)}`);
         latenciesMs.push(performance.now() - t0);
         completed++;

@@ -57,7 +57,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     return v;
   };
   const concurrency = (raw.concurrency ?? '1,100').split(',').map((s) => Number(s.trim()));
-  if (concurrency.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('--concurrency must be a list of integers >= 1');
+  if (concurrency.some((c) => !Number.isInteger(c) || c < 1))
+    throw new Error('--concurrency must be a list of integers >= 1');
   const compression = raw['worker-compression'] ?? 'gzip';
   if (compression !== 'gzip' && compression !== 'none') throw new Error('--worker-compression must be gzip or none');
   // "none" skips the throughput cases (just the flatness run).
@@ -83,7 +84,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
 
 function parseEngines(value: string | undefined): Engine[] {
   const names = (value ?? ENGINES.join(',')).split(',').map((s) => s.trim());
-  for (const e of names) if (!ENGINES.includes(e as Engine)) throw new Error(`unknown engine ${e} (${ENGINES.join(', ')})`);
+  for (const e of names)
+    if (!ENGINES.includes(e as Engine)) throw new Error(`unknown engine ${e} (${ENGINES.join(', ')})`);
   // Listed order does not matter: each case runs the embedded engine first, then the real one.
   return ENGINES.filter((e) => names.includes(e));
 }

@@ -105,11 +105,23 @@ function main(): void {
       console.log(`  ${ms.toFixed(0).padStart(8)} ms  ${pct(ms, of)}  ${k}`);
     }
   };
-  console.log(`${file}: ${skipMs ? `after the first ${skipMs} ms, ` : ''}${(total / 1000).toFixed(1)} s sampled, ${(idle / 1000).toFixed(1)} s idle, ${(busy / 1000).toFixed(1)} s busy; percentages are of busy time`);
+  console.log(
+    `${file}: ${skipMs ? `after the first ${skipMs} ms, ` : ''}${(total / 1000).toFixed(1)} s sampled, ${(idle / 1000).toFixed(1)} s idle, ${(busy / 1000).toFixed(1)} s busy; percentages are of busy time`,
+  );
   print('self time by area', new Map([...areas].filter(([k]) => k !== '(idle)')), 25, busy);
-  print('inclusive time by area (samples with any frame of the area on the stack)', new Map([...areasInclusive].filter(([k]) => k !== '(idle)')), 25, busy);
+  print(
+    'inclusive time by area (samples with any frame of the area on the stack)',
+    new Map([...areasInclusive].filter(([k]) => k !== '(idle)')),
+    25,
+    busy,
+  );
   print(`self time by function (top ${top})`, new Map([...self].filter(([k]) => k !== '(idle)')), top, busy);
-  print(`inclusive time by function${filter ? ` (frames in files containing "${filter}")` : ''} (top ${top})`, inclusive, top, busy);
+  print(
+    `inclusive time by function${filter ? ` (frames in files containing "${filter}")` : ''} (top ${top})`,
+    inclusive,
+    top,
+    busy,
+  );
 }
 
 main();

@@ -10,7 +10,16 @@ export function fmt(n: number, digits = 1): string {
 }
 
 export function formatFlat(s: FlatSample): string[] {
-  return [String(s.completed), fmt(s.seconds), fmt(s.segmentPerSecond, 0), fmt(s.rssMiB), fmt(s.peakRssMiB), fmt(s.heapMiB), fmt(s.externalMiB), fmt(s.dbMiB, 2)];
+  return [
+    String(s.completed),
+    fmt(s.seconds),
+    fmt(s.segmentPerSecond, 0),
+    fmt(s.rssMiB),
+    fmt(s.peakRssMiB),
+    fmt(s.heapMiB),
+    fmt(s.externalMiB),
+    fmt(s.dbMiB, 2),
+  ];
 }
 
 export function printRow(cells: string[], widths: number[]): void {
@@ -32,7 +41,26 @@ function modeLabel(mode: Mode, engine?: string): string {
 }
 
 export function printCases(results: CaseResult[]): void {
-  const header = ['engine', 'persistence', 'conc', 'done', 'wf/s', 'p50 ms', 'p99 ms', 'max ms', 'RSS start MiB', 'RSS end MiB', 'peak RSS MiB', 'heap after GC MiB', 'server CPU ms/wf', 'bench CPU ms/wf', 'cores server/bench/other', 'ELU server/bench', 'db MiB', 'note'];
+  const header = [
+    'engine',
+    'persistence',
+    'conc',
+    'done',
+    'wf/s',
+    'p50 ms',
+    'p99 ms',
+    'max ms',
+    'RSS start MiB',
+    'RSS end MiB',
+    'peak RSS MiB',
+    'heap after GC MiB',
+    'server CPU ms/wf',
+    'bench CPU ms/wf',
+    'cores server/bench/other',
+    'ELU server/bench',
+    'db MiB',
+    'note',
+  ];
   const rows = results.map((r) => [
     r.engine,
     modeLabel(r.mode, r.engine),
@@ -54,8 +82,12 @@ export function printCases(results: CaseResult[]): void {
     r.note,
   ]);
   printTable([header, ...rows]);
-  console.log('  cores = average CPU cores busy during the case (server process; bench = client + worker; other = rest of the machine).');
-  console.log('  ELU = event-loop utilisation of the server JS thread / the bench main thread (near 1 = that thread is the bottleneck).');
+  console.log(
+    '  cores = average CPU cores busy during the case (server process; bench = client + worker; other = rest of the machine).',
+  );
+  console.log(
+    '  ELU = event-loop utilisation of the server JS thread / the bench main thread (near 1 = that thread is the bottleneck).',
+  );
   console.log('  The real server (temporal-cli, one Go process) has no heap or ELU probe: those read -.');
 }
 
@@ -77,7 +109,8 @@ export interface Comparison {
 
 /** Pairs each embedded case with the real server's case of the same mode and concurrency. */
 export function compareEngines(results: CaseResult[]): Comparison[] {
-  const find = (engine: string, mode: Mode, concurrency: number) => results.find((r) => r.engine === engine && r.mode === mode && r.concurrency === concurrency);
+  const find = (engine: string, mode: Mode, concurrency: number) =>
+    results.find((r) => r.engine === engine && r.mode === mode && r.concurrency === concurrency);
   const keys = [...new Map(results.map((r) => [`${r.mode}/${r.concurrency}`, r])).values()];
   return keys.map(({ mode, concurrency }) => {
     const e = find('embedded', mode, concurrency);
@@ -87,16 +120,41 @@ export function compareEngines(results: CaseResult[]): Comparison[] {
       const real = t ? pick(t) : NaN;
       return { embedded, real, ratio: embedded / real };
     };
-    return { mode, concurrency, perSecond: pair((r) => r.perSecond), p50Ms: pair((r) => r.p50Ms), p99Ms: pair((r) => r.p99Ms), peakRssMiB: pair((r) => r.peakRssMiB) };
+    return {
+      mode,
+      concurrency,
+      perSecond: pair((r) => r.perSecond),
+      p50Ms: pair((r) => r.p50Ms),
+      p99Ms: pair((r) => r.p99Ms),
+      peakRssMiB: pair((r) => r.peakRssMiB),
+    };
   });
 }
 
 export function comparisonRows(rows: Comparison[]): string[][] {
   const cells = (p: Pair, digits: number) => [`${fmt(p.embedded, digits)} / ${fmt(p.real, digits)}`, fmt(p.ratio, 2)];
-  const header = ['persistence', 'conc', 'wf/s emb / real', 'x', 'p50 ms emb / real', 'x', 'p99 ms emb / real', 'x', 'peak RSS MiB emb / real', 'x'];
+  const header = [
+    'persistence',
+    'conc',
+    'wf/s emb / real',
+    'x',
+    'p50 ms emb / real',
+    'x',
+    'p99 ms emb / real',
+    'x',
+    'peak RSS MiB emb / real',
+    'x',
+  ];
   return [
     header,
-    ...rows.map((r) => [modeLabel(r.mode), String(r.concurrency), ...cells(r.perSecond, 0), ...cells(r.p50Ms, 1), ...cells(r.p99Ms, 1), ...cells(r.peakRssMiB, 0)]),
+    ...rows.map((r) => [
+      modeLabel(r.mode),
+      String(r.concurrency),
+      ...cells(r.perSecond, 0),
+      ...cells(r.p50Ms, 1),
+      ...cells(r.p99Ms, 1),
+      ...cells(r.peakRssMiB, 0),
+    ]),
   ];
 }
 
@@ -117,14 +175,20 @@ export function goalVerdicts(rows: Comparison[]): GoalVerdict[] {
     // The goal is set with persistence; the in-memory line is there to compare with.
     const scope = mode === 'file' ? 'goal' : 'for comparison, not the goal';
     const detail = of.map((r) => `conc ${r.concurrency} ${fmt(r.perSecond.ratio, 2)}x`).join(', ');
-    return { mode, met, line: `embedded wf/s >= real, ${mode === 'file' ? 'persistence (file)' : 'memory'} (${scope}): ${detail} -> ${verdict}` };
+    return {
+      mode,
+      met,
+      line: `embedded wf/s >= real, ${mode === 'file' ? 'persistence (file)' : 'memory'} (${scope}): ${detail} -> ${verdict}`,
+    };
   });
 }
 
 export function printComparison(results: CaseResult[]): { rows: Comparison[]; goal: GoalVerdict[] } {
   const rows = compareEngines(results);
   const goal = goalVerdicts(rows);
-  console.log('\nembedded engine against the real dev server (temporal-cli); x = embedded / real (wf/s: above 1 is better; ms and MiB: below 1 is better)');
+  console.log(
+    '\nembedded engine against the real dev server (temporal-cli); x = embedded / real (wf/s: above 1 is better; ms and MiB: below 1 is better)',
+  );
   printTable(comparisonRows(rows));
   for (const g of goal) console.log(`  ${g.line}`);
   return { rows, goal };
@@ -148,13 +212,16 @@ function slope(points: Array<[number, number]>): number {
 export function printFlatSummary(samples: FlatSample[], step: number): void {
   // From the second checkpoint on: the first step still includes JIT and cache warm-up.
   const steady = samples.filter((s) => s.completed >= 2 * step);
-  const per1000 = (pick: (s: FlatSample) => number) => slope(steady.map((s) => [s.completed / 1000, pick(s)])) ;
+  const per1000 = (pick: (s: FlatSample) => number) => slope(steady.map((s) => [s.completed / 1000, pick(s)]));
   const rssGrowth = per1000((s) => s.rssMiB);
   const heapGrowth = per1000((s) => s.heapMiB);
   const externalGrowth = per1000((s) => s.externalMiB);
   const rates = steady.map((s) => s.segmentPerSecond).filter(Number.isFinite);
-  console.log(`  growth per 1,000 workflows (least squares over checkpoints >= ${2 * step}): RSS ${fmt(rssGrowth, 2)} MiB, heap ${fmt(heapGrowth, 2)} MiB, external ${fmt(externalGrowth, 2)} MiB`);
-  if (rates.length > 1) console.log(`  throughput per step: first ${fmt(rates[0], 0)} wf/s, last ${fmt(rates[rates.length - 1], 0)} wf/s`);
+  console.log(
+    `  growth per 1,000 workflows (least squares over checkpoints >= ${2 * step}): RSS ${fmt(rssGrowth, 2)} MiB, heap ${fmt(heapGrowth, 2)} MiB, external ${fmt(externalGrowth, 2)} MiB`,
+  );
+  if (rates.length > 1)
+    console.log(`  throughput per step: first ${fmt(rates[0], 0)} wf/s, last ${fmt(rates[rates.length - 1], 0)} wf/s`);
   // "Flat" = retained heap grows by less than 1 MiB per 1,000 workflows once warm.
   const flat = Number.isFinite(heapGrowth) && heapGrowth < 1;
   console.log(`  verdict: memory ${flat ? 'FLAT' : 'GROWS'} (target: heap growth < 1 MiB per 1,000 workflows)`);

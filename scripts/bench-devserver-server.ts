@@ -44,8 +44,21 @@ export interface ServerSpec {
   probePath: string;
 }
 
-export function launchCommand(spec: ServerSpec, port: number, dbFile: string | undefined): { file: string; args: string[]; cwd?: string } {
-  const common = ['server', 'start-dev', '--headless', '--port', String(port), '--log-level', 'warn', ...(dbFile ? ['--db-filename', dbFile] : [])];
+export function launchCommand(
+  spec: ServerSpec,
+  port: number,
+  dbFile: string | undefined,
+): { file: string; args: string[]; cwd?: string } {
+  const common = [
+    'server',
+    'start-dev',
+    '--headless',
+    '--port',
+    String(port),
+    '--log-level',
+    'warn',
+    ...(dbFile ? ['--db-filename', dbFile] : []),
+  ];
   if (spec.engine === 'temporal-cli') return { file: spec.bin, args: [...common, '--ip', '127.0.0.1'] };
   const args = [...spec.nodeFlags, '--expose-gc', '-r', spec.probePath, spec.bin, ...common];
   return { file: process.execPath, args, cwd: path.dirname(path.dirname(spec.bin)) };
@@ -106,7 +119,8 @@ export class ServerProcess {
   static async start(spec: ServerSpec, dbFile: string | undefined): Promise<ServerProcess> {
     const port = await freePort();
     const { file, args, cwd } = launchCommand(spec, port, dbFile);
-    const stdio: StdioOptions = spec.engine === 'embedded' ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'];
+    const stdio: StdioOptions =
+      spec.engine === 'embedded' ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'];
     const child = spawn(file, args, { cwd, stdio });
     liveServers.add(child);
     child.on('exit', () => liveServers.delete(child));
@@ -126,10 +140,14 @@ export class ServerProcess {
   private async waitReady(): Promise<void> {
     const until = Date.now() + SERVER_READY_MS;
     for (;;) {
-      if (this.exitCode !== undefined) throw new Error(`server exited with ${this.exitCode} during start:\n${this.tail}`);
+      if (this.exitCode !== undefined)
+        throw new Error(`server exited with ${this.exitCode} during start:\n${this.tail}`);
       const [host, port] = this.address.split(':');
       if ((await canConnect(host, Number(port))) && (await namespaceReady(this.address))) return;
-      if (Date.now() > until) throw new Error(`server on ${this.address} not serving namespace default after ${SERVER_READY_MS} ms:\n${this.tail}`);
+      if (Date.now() > until)
+        throw new Error(
+          `server on ${this.address} not serving namespace default after ${SERVER_READY_MS} ms:\n${this.tail}`,
+        );
       await sleep(100);
     }
   }
@@ -206,7 +224,13 @@ const CLOCK_TICKS = 100;
  */
 export function machineBusySeconds(): number {
   try {
-    const [user, nice, system, , , irq, softirq, steal] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = fs
+      .readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
     return (user + nice + system + irq + softirq + (steal || 0)) / CLOCK_TICKS;
   } catch {
     return NaN;

@@ -96,17 +96,27 @@ async function main(): Promise<void> {
     `bench:devserver  engines ${opts.engines.join(',')}  workflows/case ${opts.workflows} (+${opts.warmup} warm-up)  concurrency ${opts.concurrency.join(',')}  ` +
       `persistence ${opts.modes.join(',')}  flatness run ${opts.flatWorkflows}  time limit ${opts.timeLimitS} s`,
   );
-  console.log(`machine: ${os.cpus().length} cores, node ${process.version}; server ${opts.serverBin}, node flags: ${opts.serverNodeFlags.join(' ') || '(none)'}`);
+  console.log(
+    `machine: ${os.cpus().length} cores, node ${process.version}; server ${opts.serverBin}, node flags: ${opts.serverNodeFlags.join(' ') || '(none)'}`,
+  );
   const real = servers['temporal-cli'];
-  if (real) console.log(`real dev server: ${real.bin} (${execFileSync(real.bin, ['--version'], { encoding: 'utf8' }).trim()})`);
-  console.log(`worker: request compression ${opts.workerCompression}, pollers per task kind ${opts.workerPollers ?? 'SDK default (10)'}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  if (real)
+    console.log(`real dev server: ${real.bin} (${execFileSync(real.bin, ['--version'], { encoding: 'utf8' }).trim()})`);
+  console.log(
+    `worker: request compression ${opts.workerCompression}, pollers per task kind ${opts.workerPollers ?? 'SDK default (10)'}; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
   const ctx: BenchContext = { opts, tmpDir, servers, bundle, softDeadline };
 
   const results = await runCases(ctx);
   let comparison: ReturnType<typeof printComparison> | undefined;
   if (results.length > 0) {
-    console.log(`\nthroughput and latency (${opts.workflows} workflows of one activity each; latency = client start call -> result)`);
+    console.log(
+      `\nthroughput and latency (${opts.workflows} workflows of one activity each; latency = client start call -> result)`,
+    );
     printCases(results);
     if (opts.engines.length > 1) comparison = printComparison(results);
   }
@@ -125,9 +135,19 @@ async function main(): Promise<void> {
   const filePersisted = results.find((r) => r.engine === 'embedded' && r.mode === 'file' && r.concurrency === 100);
   if (filePersisted) {
     const ok = filePersisted.perSecond >= 150;
-    console.log(`\ntarget >= 150 wf/s with persistence at concurrency 100: ${fmt(filePersisted.perSecond, 0)} wf/s -> ${ok ? 'MET' : 'NOT MET'}`);
+    console.log(
+      `\ntarget >= 150 wf/s with persistence at concurrency 100: ${fmt(filePersisted.perSecond, 0)} wf/s -> ${ok ? 'MET' : 'NOT MET'}`,
+    );
   }
-  if (opts.jsonOut) fs.writeFileSync(opts.jsonOut, JSON.stringify({ options: opts, results, comparison: comparison?.rows, goal: comparison?.goal, flat: flat?.samples }, null, 2));
+  if (opts.jsonOut)
+    fs.writeFileSync(
+      opts.jsonOut,
+      JSON.stringify(
+        { options: opts, results, comparison: comparison?.rows, goal: comparison?.goal, flat: flat?.samples },
+        null,
+        2,
+      ),
+    );
   clearTimeout(watchdog);
 }
 

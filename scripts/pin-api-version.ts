@@ -14,11 +14,16 @@ export const pinnedFile = (version: string) => join(__dirname, '..', 'openapi', 
 
 function main(): void {
   const version = process.argv[2];
-  if (!version || !isApiVersion(version)) throw new Error(`usage: pin-api-version.ts <version of src/api-versions.ts> (got ${version ?? 'none'})`);
+  if (!version || !isApiVersion(version))
+    throw new Error(`usage: pin-api-version.ts <version of src/api-versions.ts> (got ${version ?? 'none'})`);
   // The document describes the newest version only: an older one was pinned when it was the newest.
-  if (version !== LATEST_VERSION) throw new Error(`${version} is not the newest version (${LATEST_VERSION}); it was pinned when it was released`);
+  if (version !== LATEST_VERSION)
+    throw new Error(`${version} is not the newest version (${LATEST_VERSION}); it was pinned when it was released`);
   const file = pinnedFile(version);
-  if (existsSync(file)) throw new Error(`${relative(process.cwd(), file)} exists: a released version is pinned once, and its shapes never change`);
+  if (existsSync(file))
+    throw new Error(
+      `${relative(process.cwd(), file)} exists: a released version is pinned once, and its shapes never change`,
+    );
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, renderOpenApi());
   console.log(`pinned ${version} in ${relative(process.cwd(), file)}`);

@@ -16,7 +16,10 @@ export interface ApiVersion {
 }
 
 export const API_VERSIONS = [
-  { name: '2026-11-28', changes: 'The first dated version: the API as openapi/openapi.json describes it on that date.' },
+  {
+    name: '2026-11-28',
+    changes: 'The first dated version: the API as openapi/openapi.json describes it on that date.',
+  },
 ] as const satisfies readonly ApiVersion[];
 
 export type ApiVersionName = (typeof API_VERSIONS)[number]['name'];

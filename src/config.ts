@@ -10,26 +10,40 @@ import { isApiVersion, LATEST_VERSION, VERSION_NAMES, type ApiVersionName } from
 const int = (dflt: number) => z.coerce.number().int().nonnegative().default(dflt);
 
 /** Price per million tokens, per model: {"gpt-4o": {"input": 2.5, "output": 10}}. */
-const priceTable = z.record(z.string(), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }));
+const priceTable = z.record(
+  z.string(),
+  z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }),
+);
 
 /** Comma-separated list; blanks dropped. */
-const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+const list = (s: string) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 
 /** Browser origins (scheme://host[:port]), comma-separated. */
 const origins = (dflt: string) =>
-  z.string().default(dflt).transform((s, ctx) => {
-    const out = list(s);
-    for (const o of out) {
-      let origin: string | undefined;
-      try {
-        origin = new URL(o).origin;
-      } catch {
-        origin = undefined;
+  z
+    .string()
+    .default(dflt)
+    .transform((s, ctx) => {
+      const out = list(s);
+      for (const o of out) {
+        let origin: string | undefined;
+        try {
+          origin = new URL(o).origin;
+        } catch {
+          origin = undefined;
+        }
+        if (origin !== o)
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${o}" is not an origin like http://localhost:8233 (scheme, host, optional port; no path or trailing slash)`,
+          });
       }
-      if (origin !== o) ctx.addIssue({ code: 'custom', message: `"${o}" is not an origin like http://localhost:8233 (scheme, host, optional port; no path or trailing slash)` });
-    }
-    return out;
-  });
+      return out;
+    });
 
 /** When a version was marked deprecated and, if set, when it stops being served (midnight UTC). */
 export interface Deprecation {
@@ -52,23 +66,35 @@ const deprecations = z
       const [version, deprecated, sunset, ...rest] = entry.split(':');
       const deprecatedAt = day(deprecated);
       const sunsetAt = sunset === undefined ? undefined : day(sunset);
-      if (!isApiVersion(version)) ctx.addIssue({ code: 'custom', message: `"${entry}": ${version} is not a version of this service (${VERSION_NAMES.join(', ')})` });
-      else if (!deprecatedAt || (sunset !== undefined && !sunsetAt) || rest.length) ctx.addIssue({ code: 'custom', message: `"${entry}" is not version:YYYY-MM-DD[:YYYY-MM-DD] (deprecated on, sunset on)` });
-      else if (sunsetAt && sunsetAt <= deprecatedAt) ctx.addIssue({ code: 'custom', message: `"${entry}": the sunset comes after the deprecation` });
+      if (!isApiVersion(version))
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${entry}": ${version} is not a version of this service (${VERSION_NAMES.join(', ')})`,
+        });
+      else if (!deprecatedAt || (sunset !== undefined && !sunsetAt) || rest.length)
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${entry}" is not version:YYYY-MM-DD[:YYYY-MM-DD] (deprecated on, sunset on)`,
+        });
+      else if (sunsetAt && sunsetAt <= deprecatedAt)
+        ctx.addIssue({ code: 'custom', message: `"${entry}": the sunset comes after the deprecation` });
       else out[version] = { deprecatedAt, ...(sunsetAt && { sunsetAt }) };
     }
     return out;
   });
 
 const jsonOf = <T extends z.ZodType>(schema: T) =>
-  z.string().transform((s, ctx) => {
-    try {
-      return JSON.parse(s) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be valid JSON' });
-      return z.NEVER;
-    }
-  }).pipe(schema);
+  z
+    .string()
+    .transform((s, ctx) => {
+      try {
+        return JSON.parse(s) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be valid JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
 
 export const envSchema = z.object({
   /** HTTP port of the gateway. */
@@ -145,7 +171,12 @@ export const envSchema = z.object({
    * (a one-turn history then stays under gRPC's 4 MiB message). The default
    * leaves half of the result to its other events (earlier turns' texts).
    */
-  MODEL_ANSWER_MAX_BYTES: z.coerce.number().int().min(1024).max(960 * 1024).default(512 * 1024),
+  MODEL_ANSWER_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(960 * 1024)
+    .default(512 * 1024),
   /**
    * A model or tool call that stops heartbeating this long (they beat every second) is presumed
    * lost with its worker and retried: a crashed worker's tasks go on elsewhere within about 10 s.
@@ -184,10 +215,22 @@ export const envSchema = z.object({
   BUILTIN_TOOLS: z
     .string()
     .default('current_time,calculate,wait')
-    .transform((s) => (s.trim() === 'none' ? [] : s.split(',').map((t) => t.trim()).filter(Boolean)))
+    .transform((s) =>
+      s.trim() === 'none'
+        ? []
+        : s
+            .split(',')
+            .map((t) => t.trim())
+            .filter(Boolean),
+    )
     .pipe(z.array(z.enum(['current_time', 'calculate', 'wait']))),
   /** A tool result longer than this many characters reaches the model (and history) cut, with a note saying so. */
-  TOOL_RESULT_MAX_CHARS: z.coerce.number().int().min(256).max(512 * 1024).default(64 * 1024),
+  TOOL_RESULT_MAX_CHARS: z.coerce
+    .number()
+    .int()
+    .min(256)
+    .max(512 * 1024)
+    .default(64 * 1024),
   /**
    * A session with no run for this long closes; its thread is kept as the
    * closed workflow's result and the next run of the session reopens it.
@@ -200,7 +243,12 @@ export const envSchema = z.object({
    * its 2 MiB blob limit (a bigger body would fail its workflow start); the
    * rest is headroom for the run's other fields and the encryption envelope.
    */
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1).max(1.5 * 1024 * 1024).default(1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1.5 * 1024 * 1024)
+    .default(1024 * 1024),
   /** Finished tasks, results and event logs expire after this many days (Redis and Temporal). */
   RETENTION_DAYS: int(7),
   /** Where API keys come from: `temporal` (accounts registry workflow, managed by the CLI) or `env` (API_KEYS only). */
@@ -235,7 +283,10 @@ export const envSchema = z.object({
    */
   CODEC_AUTH_TOKEN: z
     .string()
-    .regex(/^[A-Za-z0-9._~-]{16,}$/, 'must be at least 16 characters of A-Z a-z 0-9 . _ ~ - (e.g. openssl rand -hex 32)')
+    .regex(
+      /^[A-Za-z0-9._~-]{16,}$/,
+      'must be at least 16 characters of A-Z a-z 0-9 . _ ~ - (e.g. openssl rand -hex 32)',
+    )
     .optional(),
   /** Browser origins allowed to call the codec endpoint (CORS): the Temporal Web UI's. */
   CODEC_CORS_ORIGINS: origins('http://localhost:8233,http://127.0.0.1:8233'),
@@ -261,14 +312,17 @@ export const envSchema = z.object({
    * they are loopback, private, link-local or unique-local, e.g.
    * `127.0.0.1,10.20.0.0/16,mcp.internal`. Empty: only public addresses.
    */
-  OUTBOUND_ALLOWLIST: z.string().default('').superRefine((v, ctx) => {
-    try {
-      parseAllowlist(v);
-    } catch (err) {
-      if (!(err instanceof AllowlistError)) throw err;
-      ctx.addIssue({ code: 'custom', message: err.message });
-    }
-  }),
+  OUTBOUND_ALLOWLIST: z
+    .string()
+    .default('')
+    .superRefine((v, ctx) => {
+      try {
+        parseAllowlist(v);
+      } catch (err) {
+        if (!(err instanceof AllowlistError)) throw err;
+        ctx.addIssue({ code: 'custom', message: err.message });
+      }
+    }),
   /** Longest MCP tool call, ms (the activity's start-to-close timeout; a slower call is an error result for the model). */
   /**
    * Waits before each retry of a callback delivery, comma-separated (ms, s, m,
@@ -280,12 +334,17 @@ export const envSchema = z.object({
     .default('5s,5m,30m,2h,5h,10h,14h,20h,24h')
     .transform((v, ctx) => {
       const ms = v.split(',').map((d) => durationMs(d.trim()));
-      if (ms.some((n) => n === undefined)) ctx.addIssue({ code: 'custom', message: 'a comma-separated list of durations like 5s,5m,2h' });
+      if (ms.some((n) => n === undefined))
+        ctx.addIssue({ code: 'custom', message: 'a comma-separated list of durations like 5s,5m,2h' });
       return ms as number[];
     }),
   /** Longest wait for a callback receiver's answer, per attempt, ms; a timeout is retried like a 5xx. */
   CALLBACK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  MCP_CALL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
+  MCP_CALL_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(5 * 60_000),
   /** Connecting to an MCP server and listing its tools, per attempt, ms. */
   MCP_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /**
@@ -301,7 +360,11 @@ export const envSchema = z.object({
   /** Rows a datastore query gives the agent at most; the result says when it was cut (a registration may set its own). */
   DATASTORE_MAX_ROWS: z.coerce.number().int().min(1).max(10_000).default(200),
   /** Largest SQLite upload or document added to a documents datastore, bytes (413 beyond). */
-  DATASTORE_UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).default(50 * 1024 * 1024),
+  DATASTORE_UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(50 * 1024 * 1024),
   /**
    * How long a stopping gateway (SIGTERM, SIGINT) gives the requests in flight to be
    * answered, ms; its SSE streams end at once (their clients resume with Last-Event-ID).
@@ -325,11 +388,19 @@ export const envSchema = z.object({
    * that fails is left out, marked by aes_metrics_include_up 0). `npm start`
    * adds its worker's.
    */
-  METRICS_INCLUDE_URLS: z.string().default('').transform((s, ctx) => {
-    const urls = list(s);
-    for (const u of urls) if (!/^https?:\/\/[^/]/.test(u)) ctx.addIssue({ code: 'custom', message: 'must be comma-separated http(s) URLs, e.g. http://127.0.0.1:9464/metrics' });
-    return urls;
-  }),
+  METRICS_INCLUDE_URLS: z
+    .string()
+    .default('')
+    .transform((s, ctx) => {
+      const urls = list(s);
+      for (const u of urls)
+        if (!/^https?:\/\/[^/]/.test(u))
+          ctx.addIssue({
+            code: 'custom',
+            message: 'must be comma-separated http(s) URLs, e.g. http://127.0.0.1:9464/metrics',
+          });
+      return urls;
+    }),
   /**
    * Port of the worker's Prometheus endpoint (GET /metrics); 0 = none (the
    * default of `npm run worker`). `npm start` serves it on 9464 unless set,
@@ -378,7 +449,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** Variables whose values must never be logged. */
-export const SECRET_VARIABLES = ['OPENAI_API_KEY', 'API_KEYS', 'PAYLOAD_KEYS', 'CODEC_AUTH_TOKEN', 'METRICS_TOKEN'] as const;
+export const SECRET_VARIABLES = [
+  'OPENAI_API_KEY',
+  'API_KEYS',
+  'PAYLOAD_KEYS',
+  'CODEC_AUTH_TOKEN',
+  'METRICS_TOKEN',
+] as const;
 
 /** Where datastore files live (DATASTORE_DIR, else DATA_DIR/datastores). */
 export function datastoreDir(config: Pick<Config, 'DATASTORE_DIR' | 'DATA_DIR'>): string {
@@ -386,7 +463,10 @@ export function datastoreDir(config: Pick<Config, 'DATASTORE_DIR' | 'DATA_DIR'>)
 }
 
 /** The model a run of this mode uses. */
-export function modelForMode(config: Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX'>, mode: 'flash' | 'base' | 'max'): string {
+export function modelForMode(
+  config: Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX'>,
+  mode: 'flash' | 'base' | 'max',
+): string {
   return { flash: config.MODEL_FLASH, base: config.MODEL_BASE, max: config.MODEL_MAX }[mode];
 }
 

@@ -35,12 +35,20 @@ export interface RequestIssue {
  * with the others, so a client that shows only the message still knows what to fix.
  */
 abstract class RequestIssuesError extends ServiceError {
-  static of<T extends RequestIssuesError>(this: new (message: string, details: RequestIssue[]) => T, issues: RequestIssue[]): T {
+  static of<T extends RequestIssuesError>(
+    this: new (message: string, details: RequestIssue[]) => T,
+    issues: RequestIssue[],
+  ): T {
     return new this(issues.map((x) => `${x.path}: ${x.message}`).join('; '), issues);
   }
 
   /** One problem at one place. */
-  static at<T extends RequestIssuesError>(this: new (message: string, details: RequestIssue[]) => T, path: string, message: string, code: string): T {
+  static at<T extends RequestIssuesError>(
+    this: new (message: string, details: RequestIssue[]) => T,
+    path: string,
+    message: string,
+    code: string,
+  ): T {
     return new this(`${path}: ${message}`, [{ path, message, code }]);
   }
 }

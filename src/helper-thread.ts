@@ -8,7 +8,9 @@ import { loadsTypeScript, TS_LOADER_ARGS } from './ts-loader';
 
 /** Under a test runner whose transform does not reach threads, the TypeScript loader is added. */
 export function threadExecArgv(entry: string): string[] | undefined {
-  return entry.endsWith('.ts') && !loadsTypeScript(process.execArgv) ? [...process.execArgv, ...TS_LOADER_ARGS] : undefined;
+  return entry.endsWith('.ts') && !loadsTypeScript(process.execArgv)
+    ? [...process.execArgv, ...TS_LOADER_ARGS]
+    : undefined;
 }
 
 export interface HelperThreadSpec {

@@ -10,8 +10,26 @@ export type LogFormat = 'pretty' | 'json';
  * reader of one deployment (the Temporal SDK's namespace, task queue and
  * component, on each of its lines); the JSON format keeps them all.
  */
-const SHOWN = new Set(['time', 'level', 'msg', 'name', 'pid', 'hostname', 'sdk', 'sdkComponent', 'namespace', 'taskQueue']);
-const NUMERIC_LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+const SHOWN = new Set([
+  'time',
+  'level',
+  'msg',
+  'name',
+  'pid',
+  'hostname',
+  'sdk',
+  'sdkComponent',
+  'namespace',
+  'taskQueue',
+]);
+const NUMERIC_LEVELS: Record<number, string> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+};
 const COLORS: Record<string, string> = { trace: '90', debug: '90', info: '32', warn: '33', error: '31', fatal: '35' };
 const MAX_VALUE_CHARS = 300;
 
@@ -32,7 +50,8 @@ function timeOf(v: unknown): string {
 }
 
 function valueOf(key: string, v: unknown): string {
-  if (key === 'err' && v && typeof v === 'object' && 'message' in v) return quote(String((v as { message: unknown }).message), /[\s"=]/);
+  if (key === 'err' && v && typeof v === 'object' && 'message' in v)
+    return quote(String((v as { message: unknown }).message), /[\s"=]/);
   const s = typeof v === 'string' ? v : JSON.stringify(v);
   const cut = s.length > MAX_VALUE_CHARS ? `${s.slice(0, MAX_VALUE_CHARS)}…` : s;
   // JSON values read as they are unless a space would split them; a string is quoted when it could be misread.

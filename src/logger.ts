@@ -45,7 +45,8 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     formatters: { level: (label: string) => ({ level: label }) },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  if (opts.format === 'pretty') return pino(options, prettyStream(out, process.stdout.isTTY === true && !process.env.NO_COLOR));
+  if (opts.format === 'pretty')
+    return pino(options, prettyStream(out, process.stdout.isTTY === true && !process.env.NO_COLOR));
   return opts.destination ? pino(options, opts.destination as pino.DestinationStream) : pino(options);
 }
 

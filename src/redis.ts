@@ -26,7 +26,11 @@ export function commandClient(url: string, logger: Logger, name: string): Redis 
 }
 
 export function subscriberClient(url: string, logger: Logger, name: string): Redis {
-  const r = new Redis(url, { connectionName: name, autoResubscribe: true, retryStrategy: (times) => Math.min(times * 200, 2000) });
+  const r = new Redis(url, {
+    connectionName: name,
+    autoResubscribe: true,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
   r.on('error', (err) => logger.debug({ err: err.message, redis: name }, 'redis subscriber error'));
   return r;
 }

@@ -26,7 +26,8 @@ type PinoLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 export function sdkLineLevel(entry: { level: LogLevel; message: string; meta?: Record<string, unknown> }): PinoLevel {
   const multiLine = entry.message.includes('\n') && (entry.level === 'INFO' || entry.level === 'DEBUG');
   const watchWorker = typeof entry.meta?.taskQueue === 'string' && entry.meta.taskQueue.endsWith('-watch');
-  if (multiLine || (watchWorker && /^No workflows registered, not polling for workflow tasks/.test(entry.message))) return 'debug';
+  if (multiLine || (watchWorker && /^No workflows registered, not polling for workflow tasks/.test(entry.message)))
+    return 'debug';
   return ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[entry.level];
 }
 
@@ -39,12 +40,20 @@ export function installRuntimeLogger(logger: Logger, level: LogLevel = 'WARN'): 
   });
 }
 
-export async function ensureNamespaceSetup(connection: Connection, namespace: string, retentionDays: number, logger: Logger): Promise<void> {
+export async function ensureNamespaceSetup(
+  connection: Connection,
+  namespace: string,
+  retentionDays: number,
+  logger: Logger,
+): Promise<void> {
   const wanted = Object.values(SEARCH_ATTRIBUTES);
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
   const missing = wanted.filter((n) => !(existing.customAttributes && n in existing.customAttributes));
   if (missing.length) {
-    await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map((n) => [n, KEYWORD])) });
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map((n) => [n, KEYWORD])),
+    });
     logger.info({ searchAttributes: missing }, 'registered search attributes');
   }
   try {

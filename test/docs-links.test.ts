@@ -5,7 +5,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.join(__dirname, '..');
-const pages = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  ...fs
+    .readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** Markdown link targets of a page (inline links; code spans and fences left out). */
 function linkTargets(markdown: string): string[] {
@@ -30,7 +36,10 @@ function anchors(markdown: string): Set<string> {
   const out = new Set<string>();
   for (const [, text] of markdown.replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
     const plain = text.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/`/g, '');
-    const base = plain.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+    const base = plain
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     out.add(n ? `${base}-${n}` : base);
@@ -51,16 +60,16 @@ test.each(pages)('%s links only to anchors that its target pages have', (page) =
 });
 
 test('the link reader finds links, so the test above can fail', () => {
-  expect(linkTargets('see [the spec](../shared/SPEC.md) and [x](https://example.com "t"), not `[a](b)`')).toEqual(['../shared/SPEC.md', 'https://example.com']);
+  expect(linkTargets('see [the spec](../shared/SPEC.md) and [x](https://example.com "t"), not `[a](b)`')).toEqual([
+    '../shared/SPEC.md',
+    'https://example.com',
+  ]);
 });
 
-test('the anchor reader makes GitHub\'s anchors, so the test above can fail', () => {
-  expect([...anchors('# The API\n## Running the agent: `POST /`\n```\n# not a heading\n```\n## Agentbase\'s SDKs\n## Workflows (DAGs)\n## Errors\n### Errors')]).toEqual([
-    'the-api',
-    'running-the-agent-post-',
-    'agentbases-sdks',
-    'workflows-dags',
-    'errors',
-    'errors-1',
-  ]);
+test("the anchor reader makes GitHub's anchors, so the test above can fail", () => {
+  expect([
+    ...anchors(
+      "# The API\n## Running the agent: `POST /`\n```\n# not a heading\n```\n## Agentbase's SDKs\n## Workflows (DAGs)\n## Errors\n### Errors",
+    ),
+  ]).toEqual(['the-api', 'running-the-agent-post-', 'agentbases-sdks', 'workflows-dags', 'errors', 'errors-1']);
 });

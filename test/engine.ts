@@ -33,12 +33,20 @@ type LocalServer = Omit<NonNullable<LocalTestWorkflowEnvironmentOptions['server'
 
 /** createLocal on the ENGINE's dev server (what `server start-dev` runs). */
 export function localEnv(server: LocalServer = {}): Promise<TestWorkflowEnvironment> {
-  return startingAgain(() => TestWorkflowEnvironment.createLocal({ server: { ...server, executable: { type: 'existing-path', path: devServerPath() } } }));
+  return startingAgain(() =>
+    TestWorkflowEnvironment.createLocal({
+      server: { ...server, executable: { type: 'existing-path', path: devServerPath() } },
+    }),
+  );
 }
 
 /** createTimeSkipping on the ENGINE's time-skipping server. */
 export function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  return startingAgain(() => TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } } }));
+  return startingAgain(() =>
+    TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } },
+    }),
+  );
 }
 
 /**

@@ -6,7 +6,9 @@ test('keys after a dot, array positions in brackets, other keys quoted in bracke
   expect(fieldPath('body', 'mcp_servers', 0, 'serverUrl')).toBe('body.mcp_servers[0].serverUrl');
   expect(fieldPath('body.schedules[2]', 'timezone')).toBe('body.schedules[2].timezone');
   expect(fieldPath('body', 'callback', 'headers', 'X-Trace-Id')).toBe('body.callback.headers.X-Trace-Id');
-  expect(fieldPath('body', 'schema', 'properties', 'a b', '0', 'x.y')).toBe('body.schema.properties["a b"]["0"]["x.y"]');
+  expect(fieldPath('body', 'schema', 'properties', 'a b', '0', 'x.y')).toBe(
+    'body.schema.properties["a b"]["0"]["x.y"]',
+  );
 });
 
 test('a JSON Pointer reads an index only where the value holds an array', () => {

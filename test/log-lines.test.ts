@@ -1,15 +1,36 @@
 // How log records look to a person (no network).
 import { prettyRecord, renderLine } from '../src/log-lines';
 
-const rec = { level: 'info', time: '2026-11-26T12:00:01.234Z', pid: 7, name: 'gateway', msg: 'request', method: 'POST', path: '/', status: 200, ms: 12.5, task_id: 'task_1' };
+const rec = {
+  level: 'info',
+  time: '2026-11-26T12:00:01.234Z',
+  pid: 7,
+  name: 'gateway',
+  msg: 'request',
+  method: 'POST',
+  path: '/',
+  status: 200,
+  ms: 12.5,
+  task_id: 'task_1',
+};
 
 test('pretty: time, process, level, message, then the fields as key=value', () => {
-  expect(prettyRecord(rec)).toBe('12:00:01.234 gateway  INFO  request method=POST path=/ status=200 ms=12.5 task_id=task_1');
+  expect(prettyRecord(rec)).toBe(
+    '12:00:01.234 gateway  INFO  request method=POST path=/ status=200 ms=12.5 task_id=task_1',
+  );
   expect(prettyRecord(rec, { proc: 'gw' })).toMatch(/^12:00:01\.234 gw {7}INFO {2}request/);
 });
 
 test('values with spaces are quoted, objects are JSON, errors show their message, long values are cut', () => {
-  const line = prettyRecord({ level: 40, time: 0, msg: 'x', reason: 'two words', detail: { a: 1 }, err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at y' }, big: 'z'.repeat(400) });
+  const line = prettyRecord({
+    level: 40,
+    time: 0,
+    msg: 'x',
+    reason: 'two words',
+    detail: { a: 1 },
+    err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at y' },
+    big: 'z'.repeat(400),
+  });
   expect(line).toContain('WARN ');
   expect(line).toContain('reason="two words"');
   expect(line).toContain('detail={"a":1}');

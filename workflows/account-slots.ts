@@ -5,7 +5,14 @@
 // run's close, and found by a check of the holders' runs every watchMs as the
 // fallback, so no slot leaks and the running tasks add nothing to their own
 // histories.
-import { condition, getExternalWorkflowHandle, makeContinueAsNewFunc, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  condition,
+  getExternalWorkflowHandle,
+  makeContinueAsNewFunc,
+  patched,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import { HISTORY_BUDGET, historyPastBudget } from './history-budget';
 import type { Activities } from '../activities';
 import { acquireSignal, releaseSignal, SLOTS_TASK_TIMEOUT, slotsQuery } from './definitions';
@@ -25,7 +32,10 @@ export interface SlotsState {
 
 const DEFAULT_WATCH_MS = 60_000;
 
-const watch = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { initialInterval: '1s', maximumInterval: '30s' } });
+const watch = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', maximumInterval: '30s' },
+});
 
 export async function accountSlots(initial: SlotsState): Promise<void> {
   const s: SlotsState = { ...initial, holders: { ...initial.holders }, waiting: [...initial.waiting] };
@@ -39,7 +49,9 @@ export async function accountSlots(initial: SlotsState): Promise<void> {
       // First in, first out by submission time: a task that reached this point
       // late (its session was busy) still goes before tasks submitted after it.
       const entry = { taskId, createdAt };
-      const at = s.waiting.findIndex((w) => w.createdAt > createdAt || (w.createdAt === createdAt && w.taskId > taskId));
+      const at = s.waiting.findIndex(
+        (w) => w.createdAt > createdAt || (w.createdAt === createdAt && w.taskId > taskId),
+      );
       if (at < 0) s.waiting.push(entry);
       else s.waiting.splice(at, 0, entry);
     }
@@ -51,7 +63,11 @@ export async function accountSlots(initial: SlotsState): Promise<void> {
     if (i >= 0) s.waiting.splice(i, 1);
     changed = true;
   });
-  setHandler(slotsQuery, () => ({ limit: s.limit, running: Object.keys(s.holders), waiting: s.waiting.map((w) => w.taskId) }));
+  setHandler(slotsQuery, () => ({
+    limit: s.limit,
+    running: Object.keys(s.holders),
+    waiting: s.waiting.map((w) => w.taskId),
+  }));
 
   for (;;) {
     // Reset before looking, so a signal that lands while we grant is not lost.

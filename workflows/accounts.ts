@@ -3,7 +3,15 @@
 // with everything else; gateways cache its snapshot.
 import { condition, continueAsNew, setHandler } from '@temporalio/workflow';
 import { HISTORY_BUDGET, historyPastBudget } from './history-budget';
-import { addKeyUpdate, removeKeyUpdate, rotateWebhookSecretUpdate, setLimitUpdate, snapshotQuery, webhookSecretsQuery, webhookSecretsUpdate } from './definitions';
+import {
+  addKeyUpdate,
+  removeKeyUpdate,
+  rotateWebhookSecretUpdate,
+  setLimitUpdate,
+  snapshotQuery,
+  webhookSecretsQuery,
+  webhookSecretsUpdate,
+} from './definitions';
 
 export interface AccountRecord {
   account: string;
@@ -31,7 +39,11 @@ export interface WebhookSecret {
 export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 3600 * 1000;
 
 export async function accountsRegistry(initial: RegistryState): Promise<void> {
-  const state: RegistryState = { keys: { ...initial.keys }, accounts: { ...initial.accounts }, ...(initial.webhookSecrets && { webhookSecrets: { ...initial.webhookSecrets } }) };
+  const state: RegistryState = {
+    keys: { ...initial.keys },
+    accounts: { ...initial.accounts },
+    ...(initial.webhookSecrets && { webhookSecrets: { ...initial.webhookSecrets } }),
+  };
   const ensure = (account: string): AccountRecord => {
     state.accounts[account] ??= { account, createdAt: new Date(Date.now()).toISOString() };
     return state.accounts[account];
@@ -46,7 +58,8 @@ export async function accountsRegistry(initial: RegistryState): Promise<void> {
     {
       validator: ({ keyHash, account }) => {
         if (!/^[0-9a-f]{64}$/.test(keyHash)) throw new Error('keyHash must be a sha256 hex digest');
-        if (!/^[A-Za-z0-9_.-]{1,64}$/.test(account)) throw new Error('account ids are 1-64 characters of A-Z a-z 0-9 _ . -');
+        if (!/^[A-Za-z0-9_.-]{1,64}$/.test(account))
+          throw new Error('account ids are 1-64 characters of A-Z a-z 0-9 _ . -');
         const owner = state.keys[keyHash];
         if (owner && owner !== account) throw new Error('this key belongs to another account');
       },
@@ -67,7 +80,8 @@ export async function accountsRegistry(initial: RegistryState): Promise<void> {
     },
     {
       validator: ({ maxRunning }) => {
-        if (maxRunning !== null && (!Number.isInteger(maxRunning) || maxRunning < 1)) throw new Error('maxRunning must be a positive integer or null');
+        if (maxRunning !== null && (!Number.isInteger(maxRunning) || maxRunning < 1))
+          throw new Error('maxRunning must be a positive integer or null');
       },
     },
   );
@@ -79,8 +93,10 @@ export async function accountsRegistry(initial: RegistryState): Promise<void> {
     return kept;
   };
   const validSecret = ({ account, candidate }: { account: string; candidate: string }) => {
-    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(account)) throw new Error('account ids are 1-64 characters of A-Z a-z 0-9 _ . -');
-    if (!/^whsec_[A-Za-z0-9+/]{43}=$/.test(candidate)) throw new Error('a webhook secret is whsec_ and the base64 of 32 bytes');
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(account))
+      throw new Error('account ids are 1-64 characters of A-Z a-z 0-9 _ . -');
+    if (!/^whsec_[A-Za-z0-9+/]{43}=$/.test(candidate))
+      throw new Error('a webhook secret is whsec_ and the base64 of 32 bytes');
   };
   setHandler(webhookSecretsQuery, (account) => {
     const now = Date.now();

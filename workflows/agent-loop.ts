@@ -13,7 +13,6 @@ import { compactThread, forResult, stepEvent, textBlocks, toolResponseEvent, too
 import { ToolCalls } from './tool-calls';
 import { bindDatastoreTools, listMcpTools } from './mcp-setup';
 
-
 export type LoopEnd =
   | { kind: 'answered' }
   | { kind: 'cap'; type: 'step_limit' | 'budget_exceeded' | 'final_output_invalid' | 'max_duration'; message: string }
@@ -32,7 +31,12 @@ const modelActivities = (heartbeatTimeoutMs: number) =>
   proxyActivities<Activities>({
     startToCloseTimeout: '10m',
     heartbeatTimeout: heartbeatTimeoutMs,
-    retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: ['ModelBadRequest'] },
+    retry: {
+      initialInterval: '1s',
+      maximumInterval: '30s',
+      maximumAttempts: 10,
+      nonRetryableErrorTypes: ['ModelBadRequest'],
+    },
   });
 
 /** The loop's state: what a continuation carries (RunCarry), minus admission. */
@@ -73,14 +77,22 @@ export class AgentLoop {
       s.datastoreTools = await bindDatastoreTools(this.input, reserved);
     }
     if (this.input.mcpServers?.length) {
-      const reserved = offeredTools(this.input.tools, [], this.input.agents ?? [], undefined, s.datastoreTools).map((t) => t.name);
+      const reserved = offeredTools(this.input.tools, [], this.input.agents ?? [], undefined, s.datastoreTools).map(
+        (t) => t.name,
+      );
       s.mcpTools = await listMcpTools(this.input, reserved);
     }
   }
 
   /** What the model is offered now: built-ins, datastore and MCP tools, and transfers to the agents that do not have the conversation. */
   private offered(): RegisteredTool[] {
-    return offeredTools(this.input.tools, this.state.mcpTools, this.input.agents, this.state.agent, this.state.datastoreTools);
+    return offeredTools(
+      this.input.tools,
+      this.state.mcpTools,
+      this.input.agents,
+      this.state.agent,
+      this.state.datastoreTools,
+    );
   }
 
   /** The handoff agent that has the conversation, as the model activity takes it. */
@@ -101,10 +113,18 @@ export class AgentLoop {
       if (historyIsLarge()) return { kind: 'continue' };
       const s = this.state;
       if (s.step >= this.input.maxSteps) {
-        return { kind: 'cap', type: 'step_limit', message: `the run reached its limit of ${this.input.maxSteps} model turns (max_steps)` };
+        return {
+          kind: 'cap',
+          type: 'step_limit',
+          message: `the run reached its limit of ${this.input.maxSteps} model turns (max_steps)`,
+        };
       }
       if (this.input.maxCost !== undefined && Number(this.cost()) >= this.input.maxCost) {
-        return { kind: 'cap', type: 'budget_exceeded', message: `the run spent ${this.cost()} USD, reaching its budget of ${this.input.maxCost} USD (max_cost)` };
+        return {
+          kind: 'cap',
+          type: 'budget_exceeded',
+          message: `the run spent ${this.cost()} USD, reaching its budget of ${this.input.maxCost} USD (max_cost)`,
+        };
       }
       const calls = await this.modelTurn(s.step + 1);
       if (calls.length) await this.runTools(calls);
@@ -137,7 +157,14 @@ export class AgentLoop {
   /** A DAG step's: its events' tag and where its thread lives. */
   private stepFields(turn: number) {
     const step = this.input.step;
-    return step ? { tag: step.tag, threadWorkflowId: step.threadWorkflowId, producer: `${step.producerPrefix}s${turn}`, ...(step.responseFormat && { responseFormat: step.responseFormat }) } : {};
+    return step
+      ? {
+          tag: step.tag,
+          threadWorkflowId: step.threadWorkflowId,
+          producer: `${step.producerPrefix}s${turn}`,
+          ...(step.responseFormat && { responseFormat: step.responseFormat }),
+        }
+      : {};
   }
 
   /** Runs one model turn; returns the tool calls it asked for. */
@@ -167,8 +194,15 @@ export class AgentLoop {
     s.seqFloor = Math.max(s.seqFloor, turn.lastSeq);
     if (turn.relayLost) s.relayLost = true;
     s.usage = addUsage(s.usage, turn.usage);
-    s.thread.push({ role: 'assistant', content: turn.content, ...(turn.toolCalls.length && { tool_calls: turn.toolCalls }) });
-    s.blocks.push(...textBlocks(turn.content, turn.thinking, this.showThinking), ...toolUseEvents(turn.toolCalls).map(forResult));
+    s.thread.push({
+      role: 'assistant',
+      content: turn.content,
+      ...(turn.toolCalls.length && { tool_calls: turn.toolCalls }),
+    });
+    s.blocks.push(
+      ...textBlocks(turn.content, turn.thinking, this.showThinking),
+      ...toolUseEvents(turn.toolCalls).map(forResult),
+    );
     if (turn.content) s.output = turn.content;
     const stepDone = stepEvent(step, turn.usage);
     // A turn without tools published its own step; a tool turn's step follows its tools' results.
@@ -187,7 +221,15 @@ export class AgentLoop {
       agent: s.agent,
       handOff: (to: string) => void (s.agent = to),
     });
-    const results = await Promise.all(calls.map((call, i) => this.tools.run(offered.find((t) => t.name === call.name), call, ctx(i))));
+    const results = await Promise.all(
+      calls.map((call, i) =>
+        this.tools.run(
+          offered.find((t) => t.name === call.name),
+          call,
+          ctx(i),
+        ),
+      ),
+    );
     const unpublished: BlockEvent[] = [];
     const after: BlockEvent[] = [];
     calls.forEach((call, i) => {

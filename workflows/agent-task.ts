@@ -23,7 +23,16 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { BlockEvent, PartialResult, RunMessage, TaskInput, TaskResult, TaskStatus, TaskView, ThreadMessage } from './types';
+import type {
+  BlockEvent,
+  PartialResult,
+  RunMessage,
+  TaskInput,
+  TaskResult,
+  TaskStatus,
+  TaskView,
+  ThreadMessage,
+} from './types';
 import { SEARCH_ATTRIBUTES, addUsage, initialView } from './types';
 import { Admission } from './run-admission';
 import { AgentLoop, LoopEnd, LoopState } from './agent-loop';
@@ -51,8 +60,23 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
   const carry = input.carry;
   const view: TaskView = carry?.view ?? initialView(input);
   const state: LoopState = carry
-    ? { ...carry, thread: [...carry.thread], blocks: [...carry.blocks], inbox: [...carry.inbox], pending: [...carry.pending] }
-    : { thread: [{ role: 'user', content: input.message }], blocks: [], step: 0, usage: { promptTokens: 0, completionTokens: 0 }, seqFloor: 0, inbox: [], pending: [], output: '' };
+    ? {
+        ...carry,
+        thread: [...carry.thread],
+        blocks: [...carry.blocks],
+        inbox: [...carry.inbox],
+        pending: [...carry.pending],
+      }
+    : {
+        thread: [{ role: 'user', content: input.message }],
+        blocks: [],
+        step: 0,
+        usage: { promptTokens: 0, completionTokens: 0 },
+        seqFloor: 0,
+        inbox: [],
+        pending: [],
+        output: '',
+      };
   let ending = false;
 
   setHandler(statusQuery, () => view);
@@ -74,36 +98,48 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
   );
 
   // Replay-safe (the SDK drops it while replaying): one line at a task's start and end in the worker's log.
-  const note = (msg: string, fields: Record<string, unknown>) => log.info(msg, { task_id: input.taskId, account: input.account, session: input.session, ...fields });
+  const note = (msg: string, fields: Record<string, unknown>) =>
+    log.info(msg, { task_id: input.taskId, account: input.account, session: input.session, ...fields });
   const setStatus = (status: TaskStatus) => {
     view.status = status;
     upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: [status] });
   };
   const admission = new Admission(input);
-  const loop = new AgentLoop(input, state, () => admission.sessionMessages ?? 0, (step) => {
-    view.current_step = String(step);
-    // Never backwards: a run with workflows has moved it with its steps already.
-    view.progress = Math.max(view.progress, Math.min(0.95, (step - 1) / step));
-    // Each turn caches the view it starts with: a status read between turns sees progress move with the steps.
-    if (view.status === 'running') return { view: { ...view } };
-    // The first turn publishes agent_started and caches the running status.
-    state.pending.unshift(...begin());
-    return { view: { ...view } };
-  });
+  const loop = new AgentLoop(
+    input,
+    state,
+    () => admission.sessionMessages ?? 0,
+    (step) => {
+      view.current_step = String(step);
+      // Never backwards: a run with workflows has moved it with its steps already.
+      view.progress = Math.max(view.progress, Math.min(0.95, (step - 1) / step));
+      // Each turn caches the view it starts with: a status read between turns sees progress move with the steps.
+      if (view.status === 'running') return { view: { ...view } };
+      // The first turn publishes agent_started and caches the running status.
+      state.pending.unshift(...begin());
+      return { view: { ...view } };
+    },
+  );
 
   /** The run begins: running, and the events that open its stream. */
   function begin(): BlockEvent[] {
     setStatus('running');
     note('task running', { background: !!input.background });
     view.started_at = new Date(Date.now()).toISOString();
-    return [{ type: 'agent_started' }, ...(input.schedules?.length ? [{ type: 'agent_scheduled' as const, schedules: input.schedules }] : [])];
+    return [
+      { type: 'agent_started' },
+      ...(input.schedules?.length ? [{ type: 'agent_scheduled' as const, schedules: input.schedules }] : []),
+    ];
   }
 
   /** The request's workflows, before the agent answers: their results join the request in the thread. */
   async function runWorkflows(workflows: NonNullable<TaskInput['workflows']>): Promise<void> {
     const first = begin();
     state.blocks.push(...first);
-    const dag = new DagRun({ ...input, workflows }, view, { get: () => state.seqFloor, set: (n) => void (state.seqFloor = Math.max(state.seqFloor, n)) });
+    const dag = new DagRun({ ...input, workflows }, view, {
+      get: () => state.seqFloor,
+      set: (n) => void (state.seqFloor = Math.max(state.seqFloor, n)),
+    });
     const out = await dag.run(first);
     state.blocks.push(...dag.blocks);
     if (dag.relayLost) state.relayLost = true;
@@ -113,7 +149,9 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
   }
 
   // With a callback, the run hands its events to the task's delivery workflow as it goes.
-  const feed = input.callback ? new CallbackFeed({ ...input, callback: input.callback }, carry?.callback ?? { sent: 0, started: false }) : undefined;
+  const feed = input.callback
+    ? new CallbackFeed({ ...input, callback: input.callback }, carry?.callback ?? { sent: 0, started: false })
+    : undefined;
   if (feed) loop.afterTurn = () => feed.flush(state.blocks);
 
   // max_duration: the work below runs under it; a continued run keeps the first run's deadline.
@@ -130,9 +168,18 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
       const answer = await loop.run();
       // The structured output, once the run has answered (cancellable like the turns before it).
       if (answer.kind !== 'answered' || !input.finalOutput) return answer;
-      const fo = await finalOutputOf(input, input.finalOutput, { sessionMessages: admission.sessionMessages ?? 0, thread: state.thread, agent: loop.activeAgent() });
+      const fo = await finalOutputOf(input, input.finalOutput, {
+        sessionMessages: admission.sessionMessages ?? 0,
+        thread: state.thread,
+        agent: loop.activeAgent(),
+      });
       state.usage = addUsage(state.usage, fo.usage);
-      if (!('output' in fo)) return { kind: 'cap', type: 'final_output_invalid', message: `the final output "${input.finalOutput.name}" did not fit its schema after ${FINAL_OUTPUT_REPAIRS + 1} answers: ${fo.errors.join('; ')}` };
+      if (!('output' in fo))
+        return {
+          kind: 'cap',
+          type: 'final_output_invalid',
+          message: `the final output "${input.finalOutput.name}" did not fit its schema after ${FINAL_OUTPUT_REPAIRS + 1} answers: ${fo.errors.join('; ')}`,
+        };
       finalOutput = { name: input.finalOutput.name, output: fo.output };
       return answer;
     });
@@ -164,14 +211,27 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
 
   async function completed(): Promise<TaskResult> {
     const cost = loop.cost();
-    const closing: BlockEvent[] = [...(finalOutput ? [{ type: 'agent_final_output' as const, ...finalOutput }] : []), { type: 'agent_cost', cost }, { type: 'agent_completed' }];
+    const closing: BlockEvent[] = [
+      ...(finalOutput ? [{ type: 'agent_final_output' as const, ...finalOutput }] : []),
+      { type: 'agent_cost', cost },
+      { type: 'agent_completed' },
+    ];
     state.blocks.push(...closing);
     setStatus('completed');
     view.progress = 1;
     view.completed_at = new Date(Date.now()).toISOString();
     note('task completed', { steps: state.step, cost });
     await admission.release(exchange(), input.agents?.length ? { agent: state.agent ?? null } : undefined);
-    const result: TaskResult = { task_id: input.taskId, session: input.session, status: 'completed', output: state.output, events: state.blocks, cost, usage: state.usage, ...(finalOutput && { final_output: finalOutput }) };
+    const result: TaskResult = {
+      task_id: input.taskId,
+      session: input.session,
+      status: 'completed',
+      output: state.output,
+      events: state.blocks,
+      cost,
+      usage: state.usage,
+      ...(finalOutput && { final_output: finalOutput }),
+    };
     const { usage: _usage, ...body } = result;
     // A small result is cached with the end, so its first read is one GET; a large one is not
     // copied into history once more (the gateway reads it from Temporal once, then caches it).
@@ -185,11 +245,19 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     const error = { type: cap.type, message: cap.message };
     const cost = loop.cost();
     const pending = loop.takePending();
-    const closing: BlockEvent[] = [{ type: 'agent_cost', cost }, { type: 'agent_error', error }];
+    const closing: BlockEvent[] = [
+      { type: 'agent_cost', cost },
+      { type: 'agent_error', error },
+    ];
     state.blocks.push(...closing);
     await finishUnsuccessfully('failed', error, [...pending, ...closing]);
     const partial: PartialResult = { output: state.output, events: state.blocks, cost };
-    throw ApplicationFailure.create({ message: cap.message, type: cap.type, nonRetryable: true, details: [answerByReference(partial)] });
+    throw ApplicationFailure.create({
+      message: cap.message,
+      type: cap.type,
+      nonRetryable: true,
+      details: [answerByReference(partial)],
+    });
   }
 
   async function failed(err: TemporalFailure): Promise<never> {
@@ -200,7 +268,11 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     throw ApplicationFailure.create({ message: error.message, type: error.type, nonRetryable: true });
   }
 
-  async function finishUnsuccessfully(status: TaskStatus, error: { type: string; message: string }, events: BlockEvent[]): Promise<void> {
+  async function finishUnsuccessfully(
+    status: TaskStatus,
+    error: { type: string; message: string },
+    events: BlockEvent[],
+  ): Promise<void> {
     setStatus(status);
     view.error = error;
     view.completed_at = new Date(Date.now()).toISOString();
@@ -208,21 +280,40 @@ export async function agentTask(input: TaskInput): Promise<TaskResult> {
     await admission.release([]);
     await publishEnd(events);
     const unlisted = events.filter((e) => !state.blocks.includes(e));
-    await feed?.flush([...state.blocks, ...unlisted], { status: status as 'failed' | 'cancelled', timestamp: view.completed_at!, error });
+    await feed?.flush([...state.blocks, ...unlisted], {
+      status: status as 'failed' | 'cancelled',
+      timestamp: view.completed_at!,
+      error,
+    });
   }
 
   /** The run's end on the relay: its last events and the final status, in one thin activity (after what the relay lost, if it did). */
   async function publishEnd(events: BlockEvent[], result?: Omit<TaskResult, 'usage'>): Promise<void> {
     if (state.relayLost) {
       const record = state.blocks.filter((e) => !events.includes(e));
-      state.seqFloor = await recoverLostEvents({ taskId: input.taskId, session: input.session, floor: state.seqFloor, producer: 'recovered', record });
+      state.seqFloor = await recoverLostEvents({
+        taskId: input.taskId,
+        session: input.session,
+        floor: state.seqFloor,
+        producer: 'recovered',
+        record,
+      });
     }
-    await relay.publishEnd({ taskId: input.taskId, session: input.session, floor: state.seqFloor, events, view: { ...view }, ...(result && { result }) });
+    await relay.publishEnd({
+      taskId: input.taskId,
+      session: input.session,
+      floor: state.seqFloor,
+      events,
+      view: { ...view },
+      ...(result && { result }),
+    });
   }
 
   /** What a completed run adds to its session's thread: the messages it took in and its answer. */
   function exchange(): ThreadMessage[] {
-    const said = state.thread.filter((m): m is Extract<RunMessage, { role: 'user' }> => m.role === 'user').map((m) => ({ role: 'user' as const, content: m.content }));
+    const said = state.thread
+      .filter((m): m is Extract<RunMessage, { role: 'user' }> => m.role === 'user')
+      .map((m) => ({ role: 'user' as const, content: m.content }));
     return [...said, { role: 'assistant', content: state.output }];
   }
 }

@@ -8,7 +8,16 @@
 // While it waits, it checks now and then that its task still runs: a task
 // terminated or timed out from outside never sends its end, so this workflow
 // makes it (task.failed, error terminated | timeout | vanished) and ends.
-import { ActivityFailure, ApplicationFailure, condition, continueAsNew, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  patched,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CallbackConfig, DeliveryItem, DeliveryRecord } from './types';
 import { endDelivery, endFromOutside } from './callback-end';
@@ -39,7 +48,15 @@ export async function callbackDelivery(input: CallbackDeliveryInput): Promise<vo
   let ended = input.ended ?? false;
   const enqueue = (item: DeliveryItem) => {
     queue.push(item);
-    log.push({ webhook_id: item.id, type: item.type, status: 'pending', attempts: 0, last_status: null, last_error: null, delivered_at: null });
+    log.push({
+      webhook_id: item.id,
+      type: item.type,
+      status: 'pending',
+      attempts: 0,
+      last_status: null,
+      last_error: null,
+      delivered_at: null,
+    });
   };
   setHandler(deliverSignal, ({ items, end }) => {
     if (end) ended = true;
@@ -51,7 +68,10 @@ export async function callbackDelivery(input: CallbackDeliveryInput): Promise<vo
   const deliver = proxyActivities<Activities>({
     // The receiver's own timeout, and the time to sign and connect.
     startToCloseTimeout: callback.timeoutMs + 5000,
-    retry: { maximumAttempts: callback.retryDelaysMs.length + 1, nonRetryableErrorTypes: [CALLBACK_GONE, CALLBACK_REFUSED] },
+    retry: {
+      maximumAttempts: callback.retryDelaysMs.length + 1,
+      nonRetryableErrorTypes: [CALLBACK_GONE, CALLBACK_REFUSED],
+    },
   }).deliverCallback;
 
   /** Whether the task's run closed without sending its end: then that end is made here, and the deliveries end after it. */
@@ -81,12 +101,23 @@ export async function callbackDelivery(input: CallbackDeliveryInput): Promise<vo
       settle(current, { status: 'skipped', last_error: 'the receiver answered 410 Gone to an earlier delivery' });
     } else {
       try {
-        const r = await deliver({ account: input.account, url: callback.url, headers: callback.headers, webhookId: item.id, body: item.body, timeoutMs: callback.timeoutMs, retryDelaysMs: callback.retryDelaysMs });
+        const r = await deliver({
+          account: input.account,
+          url: callback.url,
+          headers: callback.headers,
+          webhookId: item.id,
+          body: item.body,
+          timeoutMs: callback.timeoutMs,
+          retryDelaysMs: callback.retryDelaysMs,
+        });
         settle(current, { status: 'delivered', attempts: r.attempt, last_status: r.status, delivered_at: r.at });
       } catch (err) {
         const cause = err instanceof ActivityFailure ? err.cause : err;
         const type = cause instanceof ApplicationFailure ? cause.type : undefined;
-        const details = cause instanceof ApplicationFailure ? (cause.details?.[0] as { status?: number; attempt?: number } | undefined) : undefined;
+        const details =
+          cause instanceof ApplicationFailure
+            ? (cause.details?.[0] as { status?: number; attempt?: number } | undefined)
+            : undefined;
         gone = type === CALLBACK_GONE;
         settle(current, {
           status: gone ? 'gone' : 'failed',

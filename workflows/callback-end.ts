@@ -13,14 +13,20 @@ export interface TaskEnd {
 }
 
 /** The final delivery, or none when the callback's `events` leave it out. */
-export function endDelivery(taskId: string, callback: Pick<CallbackConfig, 'events'>, end: TaskEnd): DeliveryItem | undefined {
+export function endDelivery(
+  taskId: string,
+  callback: Pick<CallbackConfig, 'events'>,
+  end: TaskEnd,
+): DeliveryItem | undefined {
   if (callback.events && !callback.events.includes(end.status)) return undefined;
   return { id: `msg_${taskId}_end`, type: `task.${end.status}`, body: JSON.stringify(finalNotification(taskId, end)) };
 }
 
 function finalNotification(taskId: string, end: TaskEnd): Record<string, unknown> {
   const base = { type: `task.${end.status}`, taskId, status: end.status, timestamp: end.timestamp };
-  return end.status === 'completed' ? { ...base, result: { output: end.output ?? '', cost: end.cost ?? null } } : { ...base, error: end.error ?? null };
+  return end.status === 'completed'
+    ? { ...base, result: { output: end.output ?? '', cost: end.cost ?? null } }
+    : { ...base, error: end.error ?? null };
 }
 
 /**
@@ -28,7 +34,10 @@ function finalNotification(taskId: string, end: TaskEnd): Record<string, unknown
  * `closed` (the run ended on its own, so its end was signalled before it closed: nothing to add),
  * or the end to deliver for a run closed from outside (the errors GET /tasks/{id} shows).
  */
-export function endFromOutside(state: { status: string; closedAt?: string }, now: string): 'running' | 'closed' | TaskEnd {
+export function endFromOutside(
+  state: { status: string; closedAt?: string },
+  now: string,
+): 'running' | 'closed' | TaskEnd {
   if (state.status === 'RUNNING') return 'running';
   const error = OUTSIDE_END_ERRORS[state.status as keyof typeof OUTSIDE_END_ERRORS];
   return error ? { status: 'failed', timestamp: state.closedAt ?? now, error: { ...error } } : 'closed';

@@ -53,7 +53,12 @@ export class CallbackFeed {
     const { taskId, session, callback } = this.input;
     const items: DeliveryItem[] = [];
     for (let i = this.progress.sent; i < blocks.length; i++) {
-      if (this.wants(blocks[i].type)) items.push({ id: `msg_${taskId}_${i + 1}`, type: blocks[i].type, body: JSON.stringify({ ...blocks[i], task_id: taskId, session }) });
+      if (this.wants(blocks[i].type))
+        items.push({
+          id: `msg_${taskId}_${i + 1}`,
+          type: blocks[i].type,
+          body: JSON.stringify({ ...blocks[i], task_id: taskId, session }),
+        });
     }
     this.progress.sent = blocks.length;
     const last = end && endDelivery(taskId, callback, end);
@@ -61,7 +66,10 @@ export class CallbackFeed {
     if (!items.length && !(end && this.progress.started)) return;
     // Runs from before open() start it here, with their first events (in the scope they did).
     if (!this.progress.started) await this.start();
-    await getExternalWorkflowHandle(callbackWorkflowId(taskId)).signal(deliverSignal, { items, end: end !== undefined });
+    await getExternalWorkflowHandle(callbackWorkflowId(taskId)).signal(deliverSignal, {
+      items,
+      end: end !== undefined,
+    });
   }
 
   private wants(type: string): boolean {

@@ -5,7 +5,14 @@
 // running steps. When all are done, the agent answers the request with the
 // steps' outputs in its context. A workflow that fails (a required step)
 // cancels the others and fails the task.
-import { CancellationScope, condition, executeChild, isCancellation, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  executeChild,
+  isCancellation,
+  proxyLocalActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { BlockEvent, TaskInput, TaskView, Usage } from './types';
 import { dagWorkflow, stepEndEvent, StepOutcome, StepReport } from './dag-workflow';
@@ -13,7 +20,10 @@ import { resultLine } from './dag-step';
 import { addUsage } from './types';
 import { dagStepSignal, dagWorkflowId } from './definitions';
 
-const relay = proxyLocalActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '200ms' } });
+const relay = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5, initialInterval: '200ms' },
+});
 
 export interface DagRunOutcome {
   /** What the agent is given: each workflow's steps and their outputs. */
@@ -54,7 +64,10 @@ export class DagRun {
       settled = await scope.run(() =>
         Promise.allSettled(
           this.input.workflows.map((workflow) =>
-            executeChild(dagWorkflow, { workflowId: dagWorkflowId(this.input.taskId, workflow.id), args: [{ task: { ...this.input, carry: undefined }, workflow }] }).catch((err) => {
+            executeChild(dagWorkflow, {
+              workflowId: dagWorkflowId(this.input.taskId, workflow.id),
+              args: [{ task: { ...this.input, carry: undefined }, workflow }],
+            }).catch((err) => {
               scope.cancel(); // one failed: the others stop too
               throw err;
             }),
@@ -69,7 +82,9 @@ export class DagRun {
     // The failure that made the others stop, rather than their cancellation.
     if (failures.length) throw failures.find((e) => !isCancellation(e)) ?? failures[0];
     const results = settled.map((r) => (r as PromiseFulfilledResult<StepOutcome[]>).value);
-    const usage = results.flat().reduce<Usage>((u, s) => (s.usage ? addUsage(u, s.usage) : u), { promptTokens: 0, completionTokens: 0 });
+    const usage = results
+      .flat()
+      .reduce<Usage>((u, s) => (s.usage ? addUsage(u, s.usage) : u), { promptTokens: 0, completionTokens: 0 });
     return { context: contextOf(this.input, results), usage };
   }
 
@@ -86,7 +101,14 @@ export class DagRun {
       if (pending.length || moved) {
         const events = pending;
         pending = [];
-        const r = await relay.publishDagEvents({ taskId: this.input.taskId, session: this.input.session, offset: this.published, floor: this.seq.get(), events, view: { ...this.view } });
+        const r = await relay.publishDagEvents({
+          taskId: this.input.taskId,
+          session: this.input.session,
+          offset: this.published,
+          floor: this.seq.get(),
+          events,
+          view: { ...this.view },
+        });
         this.published += events.length;
         this.seq.set(r.lastSeq);
         if (r.lost) this.relayLost = true;
@@ -120,7 +142,10 @@ export class DagRun {
   }
 }
 
-function contextOf(input: TaskInput & { workflows: NonNullable<TaskInput['workflows']> }, results: StepOutcome[][]): string {
+function contextOf(
+  input: TaskInput & { workflows: NonNullable<TaskInput['workflows']> },
+  results: StepOutcome[][],
+): string {
   const lines = ['', '', 'The workflows of this request have run. Their steps and results:'];
   input.workflows.forEach((w, i) => {
     lines.push(`Workflow "${w.name}" (${w.id}):`);

@@ -47,7 +47,16 @@ export async function dagStep(input: StepRunInput): Promise<StepResult> {
   const info = workflowInfo();
   const { task, step } = input;
   const prompt = stepPrompt(input);
-  const state: LoopState = input.carry ?? { thread: [{ role: 'user', content: prompt }], blocks: [], step: 0, usage: { promptTokens: 0, completionTokens: 0 }, seqFloor: 0, inbox: [], pending: [], output: '' };
+  const state: LoopState = input.carry ?? {
+    thread: [{ role: 'user', content: prompt }],
+    blocks: [],
+    step: 0,
+    usage: { promptTokens: 0, completionTokens: 0 },
+    seqFloor: 0,
+    inbox: [],
+    pending: [],
+    output: '',
+  };
   setHandler(threadQuery, (from) => threadPage(state.thread, from));
   const runInput: TaskInput = {
     ...task,
@@ -62,22 +71,46 @@ export async function dagStep(input: StepRunInput): Promise<StepResult> {
       threadWorkflowId: info.workflowId,
       // Each attempt of the step is its own producer: a retried step publishes anew.
       producerPrefix: `${info.workflowId}#${info.attempt}:`,
-      ...(step.output_schema && { responseFormat: { type: 'json_schema', json_schema: { name: schemaName(step.id), strict: false, schema: step.output_schema } } }),
+      ...(step.output_schema && {
+        responseFormat: {
+          type: 'json_schema',
+          json_schema: { name: schemaName(step.id), strict: false, schema: step.output_schema },
+        },
+      }),
     },
   };
-  const loop = new AgentLoop(runInput, state, () => 0, () => ({}));
+  const loop = new AgentLoop(
+    runInput,
+    state,
+    () => 0,
+    () => ({}),
+  );
   await loop.prepare(undefined);
   const end = await loop.run();
   if (end.kind === 'continue') return await continueAsNew<typeof dagStep>({ ...input, carry: state });
   // The relay failed to take some of the step's events: what it lacks goes out again from the step's record.
   if (state.relayLost) {
-    await recoverLostEvents({ taskId: task.taskId, session: task.session, floor: state.seqFloor, producer: `${runInput.step!.producerPrefix}recovered`, record: state.blocks, tag: runInput.step!.tag }, { patient: true });
+    await recoverLostEvents(
+      {
+        taskId: task.taskId,
+        session: task.session,
+        floor: state.seqFloor,
+        producer: `${runInput.step!.producerPrefix}recovered`,
+        record: state.blocks,
+        tag: runInput.step!.tag,
+      },
+      { patient: true },
+    );
   }
   if (end.kind === 'cap') throw ApplicationFailure.create({ type: end.type, message: end.message, nonRetryable: true });
   if (!step.output_schema) return { output: state.output, usage: state.usage };
   const judged = await checks.checkStepOutput({ schema: step.output_schema, text: state.output });
   // A misfit fails this attempt: the step's retry policy decides whether another comes.
-  if ('errors' in judged) throw ApplicationFailure.create({ type: STEP_OUTPUT_INVALID, message: `the answer does not fit the step's output_schema: ${judged.errors.join('; ')}` });
+  if ('errors' in judged)
+    throw ApplicationFailure.create({
+      type: STEP_OUTPUT_INVALID,
+      message: `the answer does not fit the step's output_schema: ${judged.errors.join('; ')}`,
+    });
   return { output: judged.output, usage: state.usage };
 }
 

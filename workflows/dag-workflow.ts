@@ -7,7 +7,16 @@
 // here (agent_step), before its dependents start, so the stream shows it
 // before any of their events; the task hears of each step's start and end
 // (dagStepSignal) for its progress, its status and its result.
-import { ApplicationFailure, CancellationScope, condition, executeChild, getExternalWorkflowHandle, isCancellation, patched, proxyLocalActivities } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  executeChild,
+  getExternalWorkflowHandle,
+  isCancellation,
+  patched,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { BlockEvent, DagStep, DagWorkflow, TaskInput, Usage } from './types';
@@ -47,7 +56,12 @@ export interface StepReport {
 export const STEP_FAILED = 'step_failed';
 
 /** A step without a retry_policy: three attempts, 1 s then 2 s apart (documented in docs/api.md). */
-export const DEFAULT_STEP_RETRY: RetryPolicy = { maximumAttempts: 3, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' };
+export const DEFAULT_STEP_RETRY: RetryPolicy = {
+  maximumAttempts: 3,
+  initialInterval: '1s',
+  backoffCoefficient: 2,
+  maximumInterval: '1m',
+};
 
 /**
  * Runs from before this patch left a step's end to the task, and started the
@@ -64,12 +78,25 @@ export const STEP_END_PATCH = 'dag-step-end-published-by-its-workflow';
  */
 export const SERIAL_ENDS_PATCH = 'dag-step-ends-one-at-a-time';
 
-const relay = proxyLocalActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '200ms' } });
+const relay = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5, initialInterval: '200ms' },
+});
 
 /** A step's end as an event: `step` is `<workflow>/<step>`. */
 export function stepEndEvent(r: StepReport & { status: 'completed' | 'skipped' | 'failed' }): BlockEvent {
-  const usage = r.usage && { usage: { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens } };
-  return { type: 'agent_step', step: `${r.workflow_id}/${r.step_id}`, workflow_id: r.workflow_id, step_id: r.step_id, name: r.name, status: r.status, ...usage };
+  const usage = r.usage && {
+    usage: { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens },
+  };
+  return {
+    type: 'agent_step',
+    step: `${r.workflow_id}/${r.step_id}`,
+    workflow_id: r.workflow_id,
+    step_id: r.step_id,
+    name: r.name,
+    status: r.status,
+    ...usage,
+  };
 }
 
 export async function dagWorkflow(input: DagWorkflowInput): Promise<StepOutcome[]> {
@@ -78,7 +105,13 @@ export async function dagWorkflow(input: DagWorkflowInput): Promise<StepOutcome[
   const serial = patched(SERIAL_ENDS_PATCH);
   const parent = getExternalWorkflowHandle(task.taskId);
   // A report the task cannot take (it has closed) changes nothing here.
-  const report = (step: DagStep, status: StepReport['status'], usage?: Usage): StepReport => ({ workflow_id: workflow.id, step_id: step.id, name: step.name, status, ...(usage && { usage }) });
+  const report = (step: DagStep, status: StepReport['status'], usage?: Usage): StepReport => ({
+    workflow_id: workflow.id,
+    step_id: step.id,
+    name: step.name,
+    status,
+    ...(usage && { usage }),
+  });
   const tell = (r: StepReport) => parent.signal(dagStepSignal, r).catch(() => undefined);
   // Delivered before this workflow closes, so the task has every end before it goes on.
   const endReports: Promise<unknown>[] = [];
@@ -96,18 +129,36 @@ export async function dagWorkflow(input: DagWorkflowInput): Promise<StepOutcome[
     // Runs since SERIAL_ENDS_PATCH came after STEP_END_PATCH: no need to ask for it.
     if (!serial && !patched(STEP_END_PATCH)) return tell(r);
     // Not published (the relay was down, or stayed down through the retries): the task publishes it itself.
-    const published = await relay.publishStepEnd({ taskId: task.taskId, session: task.session, producer: `dag:${workflow.id}:${end.step.id}`, event: stepEndEvent(r) }).then(
-      ({ lastSeq, lost }) => (lost ? undefined : { published: { seq: lastSeq } }),
-      () => undefined,
-    );
+    const published = await relay
+      .publishStepEnd({
+        taskId: task.taskId,
+        session: task.session,
+        producer: `dag:${workflow.id}:${end.step.id}`,
+        event: stepEndEvent(r),
+      })
+      .then(
+        ({ lastSeq, lost }) => (lost ? undefined : { published: { seq: lastSeq } }),
+        () => undefined,
+      );
     endReports.push(tell({ ...r, ...published }));
   };
 
   /** Records a step's end, publishes it, then starts what it made ready (or cancels the rest when it failed). */
   const settle = async (end: StepEnd) => {
     const { step } = end;
-    if (end.status === 'failed') failure ??= ApplicationFailure.create({ type: STEP_FAILED, message: `step "${step.name}" (${step.id}) of workflow "${workflow.name}" failed: ${end.error}`, nonRetryable: true });
-    else outcomes.set(step.id, { id: step.id, name: step.name, status: end.status, ...(end.status === 'completed' ? { output: end.output, usage: end.usage } : { error: end.error }) });
+    if (end.status === 'failed')
+      failure ??= ApplicationFailure.create({
+        type: STEP_FAILED,
+        message: `step "${step.name}" (${step.id}) of workflow "${workflow.name}" failed: ${end.error}`,
+        nonRetryable: true,
+      });
+    else
+      outcomes.set(step.id, {
+        id: step.id,
+        name: step.name,
+        status: end.status,
+        ...(end.status === 'completed' ? { output: end.output, usage: end.usage } : { error: end.error }),
+      });
     await publish(end);
     if (end.status === 'failed') steps.cancel();
     running--;
@@ -133,12 +184,24 @@ export async function dagWorkflow(input: DagWorkflowInput): Promise<StepOutcome[
     let end: StepEnd | undefined;
     try {
       const r = await steps.run(() =>
-        executeChild(dagStep, { workflowId: `${dagWorkflowId(task.taskId, workflow.id)}:${step.id}`, args: [{ task, workflow: { id: workflow.id, name: workflow.name, description: workflow.description }, step, inputs }], retry: retryPolicyOf(step) }),
+        executeChild(dagStep, {
+          workflowId: `${dagWorkflowId(task.taskId, workflow.id)}:${step.id}`,
+          args: [
+            {
+              task,
+              workflow: { id: workflow.id, name: workflow.name, description: workflow.description },
+              step,
+              inputs,
+            },
+          ],
+          retry: retryPolicyOf(step),
+        }),
       );
       end = { step, status: 'completed', output: r.output, usage: r.usage };
     } catch (err) {
       // Cancelled because another step failed or the task was cancelled: not an end of its own.
-      if (!(isCancellation(err) && (failure || steps.consideredCancelled))) end = { step, status: step.optional ? 'skipped' : 'failed', error: reason(err) };
+      if (!(isCancellation(err) && (failure || steps.consideredCancelled)))
+        end = { step, status: step.optional ? 'skipped' : 'failed', error: reason(err) };
     }
     if (!end) {
       running--;

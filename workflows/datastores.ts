@@ -61,14 +61,23 @@ export async function accountDatastores(initial: DatastoresState): Promise<void>
 /** Refusals happen in the validator, so a refused registration leaves nothing in history. */
 function checkRegistration(state: DatastoresState, record: DatastoreRecord): void {
   if (!/^ds_[0-9a-f]{32}$/.test(record.id)) throw new Error('datastore ids are ds_ and 32 hex digits');
-  if (record.type !== 'documents' && !record.connection?.startsWith('sealed:')) throw new Error('connection details must arrive sealed');
+  if (record.type !== 'documents' && !record.connection?.startsWith('sealed:'))
+    throw new Error('connection details must arrive sealed');
   const again = state.records.find((r) => r.id === record.id);
   if (again) return; // the same registration sent twice (a retried request)
   const lower = record.name.toLowerCase();
   if (state.records.some((r) => r.name.toLowerCase() === lower)) {
-    throw ApplicationFailure.create({ type: NAME_TAKEN, message: `this account already has a datastore named ${JSON.stringify(record.name)}`, nonRetryable: true });
+    throw ApplicationFailure.create({
+      type: NAME_TAKEN,
+      message: `this account already has a datastore named ${JSON.stringify(record.name)}`,
+      nonRetryable: true,
+    });
   }
   if (state.records.length >= MAX_DATASTORES) {
-    throw ApplicationFailure.create({ type: TOO_MANY, message: `an account holds at most ${MAX_DATASTORES} datastores; delete one first`, nonRetryable: true });
+    throw ApplicationFailure.create({
+      type: TOO_MANY,
+      message: `an account holds at most ${MAX_DATASTORES} datastores; delete one first`,
+      nonRetryable: true,
+    });
   }
 }

@@ -33,7 +33,8 @@ export const enqueueSignal = defineSignal<[{ taskId: string }]>('enqueue');
  * the main agent). `byQuery`: its messages are too large for the signal; the session reads them
  * from the run (readExchange).
  */
-export const turnDoneSignal = defineSignal<[{ taskId: string; messages: ThreadMessage[]; agent?: string | null; byQuery?: true }]>('turnDone');
+export const turnDoneSignal =
+  defineSignal<[{ taskId: string; messages: ThreadMessage[]; agent?: string | null; byQuery?: true }]>('turnDone');
 export const clearSignal = defineSignal('clear');
 export const messagesQuery = defineQuery<ThreadMessage[]>('messages');
 export const busyQuery = defineQuery<{ active: string | null; queued: string[] }>('busy');
@@ -76,11 +77,15 @@ export const addKeyUpdate = defineUpdate<AccountRecord, [{ keyHash: string; acco
 export const removeKeyUpdate = defineUpdate<boolean, [{ keyHash: string }]>('removeKey');
 export const setLimitUpdate = defineUpdate<AccountRecord, [{ account: string; maxRunning: number | null }]>('setLimit');
 /** The account's webhook secrets in force; `candidate` becomes its first when it has none. */
-export const webhookSecretsUpdate = defineUpdate<WebhookSecret[], [{ account: string; candidate: string }]>('webhookSecrets');
+export const webhookSecretsUpdate = defineUpdate<WebhookSecret[], [{ account: string; candidate: string }]>(
+  'webhookSecrets',
+);
 /** The account's webhook secrets in force (none until the first read through webhookSecretsUpdate). */
 export const webhookSecretsQuery = defineQuery<WebhookSecret[], [string]>('webhookSecrets');
 /** Makes `candidate` the account's secret; the one it replaces keeps signing for WEBHOOK_SECRET_OVERLAP_MS. */
-export const rotateWebhookSecretUpdate = defineUpdate<WebhookSecret[], [{ account: string; candidate: string }]>('rotateWebhookSecret');
+export const rotateWebhookSecretUpdate = defineUpdate<WebhookSecret[], [{ account: string; candidate: string }]>(
+  'rotateWebhookSecret',
+);
 
 // A run's callback deliveries (callbackDelivery)
 

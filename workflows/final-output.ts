@@ -20,11 +20,20 @@ export interface FinalOutputContext {
   agent?: { name: string; description: string };
 }
 
-export async function finalOutputOf(input: TaskInput, spec: FinalOutputSpec, ctx: FinalOutputContext): Promise<FinalOutcome> {
+export async function finalOutputOf(
+  input: TaskInput,
+  spec: FinalOutputSpec,
+  ctx: FinalOutputContext,
+): Promise<FinalOutcome> {
   const acts = proxyActivities<Activities>({
     startToCloseTimeout: '10m',
     heartbeatTimeout: input.modelHeartbeatTimeoutMs || 20_000,
-    retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: ['ModelBadRequest'] },
+    retry: {
+      initialInterval: '1s',
+      maximumInterval: '30s',
+      maximumAttempts: 10,
+      nonRetryableErrorTypes: ['ModelBadRequest'],
+    },
   });
   let usage: Usage = { promptTokens: 0, completionTokens: 0 };
   const rejected: { text: string; errors: string[] }[] = [];

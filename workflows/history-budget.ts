@@ -20,5 +20,9 @@ export const HISTORY_BUDGET = {
  */
 export function historyPastBudget(maxEvents: number, maxBytes?: number): boolean {
   const info = workflowInfo();
-  return info.continueAsNewSuggested || info.historyLength > maxEvents || (maxBytes !== undefined && info.historySize > maxBytes);
+  return (
+    info.continueAsNewSuggested ||
+    info.historyLength > maxEvents ||
+    (maxBytes !== undefined && info.historySize > maxBytes)
+  );
 }

@@ -19,16 +19,26 @@ export async function listMcpTools(input: TaskInput, reserved: readonly string[]
   const acts = proxyActivities<Activities>(options);
   const listed = await Promise.all(
     (input.mcpServers ?? []).map((server) =>
-      acts.listMcpTools.executeWithOptions({ ...options, summary: `${server.name}: list tools` }, [{ account: input.account, server }]),
+      acts.listMcpTools.executeWithOptions({ ...options, summary: `${server.name}: list tools` }, [
+        { account: input.account, server },
+      ]),
     ),
   );
   return nameMcpTools(listed, reserved);
 }
 
 export async function bindDatastoreTools(input: TaskInput, reserved: readonly string[]): Promise<DatastoreToolDef[]> {
-  const options: ActivityOptions = { startToCloseTimeout: '30s', retry: { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3 } };
+  const options: ActivityOptions = {
+    startToCloseTimeout: '30s',
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3 },
+  };
   const acts = proxyActivities<Activities>(options);
   return acts.bindDatastoreTools.executeWithOptions({ ...options, summary: 'datastores: bind tools' }, [
-    { account: input.account, datastores: input.datastores ?? [], queries: input.queries ?? [], reserved: [...reserved] },
+    {
+      account: input.account,
+      datastores: input.datastores ?? [],
+      queries: input.queries ?? [],
+      reserved: [...reserved],
+    },
   ]);
 }

@@ -11,13 +11,21 @@ import type { Activities } from '../activities';
 import type { RecoverEventsInput } from '../activities/relay';
 
 const BRIEF = { maximumAttempts: 2, initialInterval: '300ms' } as const;
-const PATIENT = { maximumAttempts: 8, initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s' } as const;
+const PATIENT = {
+  maximumAttempts: 8,
+  initialInterval: '500ms',
+  backoffCoefficient: 2,
+  maximumInterval: '10s',
+} as const;
 
 const brief = proxyLocalActivities<Activities>({ startToCloseTimeout: '30s', retry: BRIEF });
 const patient = proxyLocalActivities<Activities>({ startToCloseTimeout: '30s', retry: PATIENT });
 
 /** Publishes what the relay lacks of `record`; returns the highest seq heard of. `patient`: no other record holds these events. */
-export async function recoverLostEvents(input: Omit<RecoverEventsInput, 'attempts'>, opts: { patient?: boolean } = {}): Promise<number> {
+export async function recoverLostEvents(
+  input: Omit<RecoverEventsInput, 'attempts'>,
+  opts: { patient?: boolean } = {},
+): Promise<number> {
   const policy = opts.patient ? PATIENT : BRIEF;
   const r = await (opts.patient ? patient : brief).recoverEvents({ ...input, attempts: policy.maximumAttempts });
   return Math.max(input.floor, r.lastSeq);

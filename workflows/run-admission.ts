@@ -1,11 +1,25 @@
 // A run's admission and its release: the session's turn (runs of a session
 // never interleave) and, for background tasks, one of the account's running
 // slots. Both are held across continue-as-new and given back at the run's end.
-import { CancellationScope, condition, getExternalWorkflowHandle, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { TaskInput, ThreadMessage } from './types';
 import { sessionWorkflowId } from './types';
-import { acquireSignal, enqueueSignal, releaseSignal, slotGrantedSignal, slotsWorkflowId, turnDoneSignal, turnGrantedSignal } from './definitions';
+import {
+  acquireSignal,
+  enqueueSignal,
+  releaseSignal,
+  slotGrantedSignal,
+  slotsWorkflowId,
+  turnDoneSignal,
+  turnGrantedSignal,
+} from './definitions';
 
 /**
  * How long a run the gateway enqueued waits for its turn before joining its
@@ -75,14 +89,20 @@ export class Admission {
   /** Puts the run in its session's turn order (a no-op when it is there already), reopening a closed session. */
   private async join(): Promise<void> {
     await this.session.signal(enqueueSignal, { taskId: this.input.taskId }).catch(async () => {
-      await fallbacks.joinSession({ taskId: this.input.taskId, account: this.input.account, session: this.input.session });
+      await fallbacks.joinSession({
+        taskId: this.input.taskId,
+        account: this.input.account,
+        session: this.input.session,
+      });
     });
   }
 
   private async awaitSlot(limit: number): Promise<void> {
     this.holdsSlot = true;
     const request = { taskId: this.input.taskId, limit, createdAt: this.input.createdAt };
-    await this.slots.signal(acquireSignal, request).catch(() => fallbacks.requestSlot({ ...request, account: this.input.account }));
+    await this.slots
+      .signal(acquireSignal, request)
+      .catch(() => fallbacks.requestSlot({ ...request, account: this.input.account }));
     await condition(() => this.slotGranted);
   }
 
@@ -97,7 +117,12 @@ export class Admission {
     // A large exchange stays out of the signal (it would be one more copy of the answer in this run's
     // history): the session reads it from the run (exchangeQuery).
     const inline = JSON.stringify(messages).length <= INLINE_EXCHANGE_CHARS;
-    const done = { taskId, messages: inline ? messages : [], ...(!inline && { byQuery: true as const }), ...(handoff && { agent: handoff.agent }) };
+    const done = {
+      taskId,
+      messages: inline ? messages : [],
+      ...(!inline && { byQuery: true as const }),
+      ...(handoff && { agent: handoff.agent }),
+    };
     const turn = this.holdsTurn
       ? this.session.signal(turnDoneSignal, done).catch(async () => {
           // A run holding its turn from the start finds no session only if the gateway's start of it never

@@ -31,17 +31,24 @@ export class RunDeadline {
     const scope = new CancellationScope();
     const timer = new CancellationScope();
     // The timer's own scope ends it once the work is done (a task cancelled from outside cancels both).
-    void timer.run(() => sleep(Math.max(1, this.at! - Date.now()))).then(
-      () => {
-        this.reached = true;
-        scope.cancel();
-      },
-      () => undefined,
-    );
+    void timer
+      .run(() => sleep(Math.max(1, this.at! - Date.now())))
+      .then(
+        () => {
+          this.reached = true;
+          scope.cancel();
+        },
+        () => undefined,
+      );
     try {
       return await scope.run(work);
     } catch (err) {
-      if (this.reached && isCancellation(err)) return { kind: 'cap', type: MAX_DURATION, message: `the run reached its max_duration of ${this.maxDurationMs / 1000} s` };
+      if (this.reached && isCancellation(err))
+        return {
+          kind: 'cap',
+          type: MAX_DURATION,
+          message: `the run reached its max_duration of ${this.maxDurationMs / 1000} s`,
+        };
       throw err;
     } finally {
       timer.cancel();

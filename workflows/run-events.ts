@@ -9,7 +9,8 @@ export const RESULT_TOOL_TEXT_CHARS = 2000;
 /** The complete blocks of a model turn's text: thinking (flash mode only), then the response. */
 export function textBlocks(content: string, thinking: string, showThinking: boolean): BlockEvent[] {
   const out: BlockEvent[] = [];
-  if (showThinking && thinking) out.push({ type: 'agent_thinking_start' }, { type: 'agent_thinking', content: thinking });
+  if (showThinking && thinking)
+    out.push({ type: 'agent_thinking_start' }, { type: 'agent_thinking', content: thinking });
   if (content) out.push({ type: 'agent_response_start' }, { type: 'agent_response', content });
   return out;
 }
@@ -26,21 +27,37 @@ function parsedInput(args: string): unknown {
 export function toolUseEvents(calls: readonly ToolCall[]): BlockEvent[] {
   return calls.flatMap((c) => [
     { type: 'agent_tool_use_start', tool_call_id: c.id } as const,
-    { type: 'agent_tool_use', tool_call_id: c.id, content: JSON.stringify({ tool: c.name, input: parsedInput(c.arguments) }) } as const,
+    {
+      type: 'agent_tool_use',
+      tool_call_id: c.id,
+      content: JSON.stringify({ tool: c.name, input: parsedInput(c.arguments) }),
+    } as const,
   ]);
 }
 
 export function toolResponseEvent(call: ToolCall, content: string, isError: boolean): BlockEvent {
-  return { type: 'agent_tool_response', tool_call_id: call.id, content: JSON.stringify({ tool: call.name, content }), ...(isError && { is_error: true }) };
+  return {
+    type: 'agent_tool_response',
+    tool_call_id: call.id,
+    content: JSON.stringify({ tool: call.name, content }),
+    ...(isError && { is_error: true }),
+  };
 }
 
 export function stepEvent(step: number, usage: Usage): BlockEvent {
-  return { type: 'agent_step', step: String(step), usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens } };
+  return {
+    type: 'agent_step',
+    step: String(step),
+    usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens },
+  };
 }
 
 /** An event as kept in the result: tool texts cut, so a run of hundreds of calls keeps a bounded result. */
 export function forResult(ev: BlockEvent): BlockEvent {
-  if ((ev.type === 'agent_tool_use' || ev.type === 'agent_tool_response') && ev.content.length > RESULT_TOOL_TEXT_CHARS) {
+  if (
+    (ev.type === 'agent_tool_use' || ev.type === 'agent_tool_response') &&
+    ev.content.length > RESULT_TOOL_TEXT_CHARS
+  ) {
     return { ...ev, content: ev.content.slice(0, RESULT_TOOL_TEXT_CHARS) + '…' };
   }
   return ev;
@@ -55,7 +72,8 @@ export function capToolOutput(content: string, max: number): string {
 /** Characters of a run's thread kept across its continuations; older tool results give way first. */
 export const THREAD_BUDGET_CHARS = 1_000_000;
 
-const size = (m: RunMessage) => m.content.length + (m.role === 'assistant' ? (m.tool_calls ?? []).reduce((n, c) => n + c.arguments.length, 0) : 0);
+const size = (m: RunMessage) =>
+  m.content.length + (m.role === 'assistant' ? (m.tool_calls ?? []).reduce((n, c) => n + c.arguments.length, 0) : 0);
 
 /**
  * Keeps the thread within the budget: the oldest tool results (then the oldest

@@ -4,7 +4,14 @@
 // lasts as long as its task: the schedule's overlap policy (skip, buffer_one,
 // allow_all) then applies to the tasks themselves. The task outlives this run
 // (ABANDON): deleting a schedule never cuts a task short.
-import { ParentClosePolicy, WorkflowIdReusePolicy, isCancellation, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import {
+  ParentClosePolicy,
+  WorkflowIdReusePolicy,
+  isCancellation,
+  proxyActivities,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CallbackConfig, StoredRunRequest } from './types';
 import { agentTask } from './agent-task';

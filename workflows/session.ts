@@ -21,7 +21,17 @@ import type { ThreadMessage } from './types';
 import { HISTORY_BUDGET, historyPastBudget } from './history-budget';
 import type { Activities } from '../activities';
 import type { RunState } from '../activities/runs';
-import { busyQuery, clearSignal, enqueueSignal, messagesQuery, releaseSignal, reserveUpdate, slotsWorkflowId, turnDoneSignal, watchQueueOf } from './definitions';
+import {
+  busyQuery,
+  clearSignal,
+  enqueueSignal,
+  messagesQuery,
+  releaseSignal,
+  reserveUpdate,
+  slotsWorkflowId,
+  turnDoneSignal,
+  watchQueueOf,
+} from './definitions';
 
 export interface SessionState {
   account: string;
@@ -54,8 +64,14 @@ export interface SessionResult {
   agent?: string;
 }
 
-const watch = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { initialInterval: '1s', maximumInterval: '30s' } });
-const io = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
+const watch = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', maximumInterval: '30s' },
+});
+const io = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '200ms', maximumInterval: '10s' },
+});
 
 /** How long a reservation holds the session for a run that has not enqueued yet, ms. */
 const RESERVATION_MS = 60_000;
@@ -76,7 +92,8 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
     if (reserved?.taskId === taskId) reserved = undefined;
     if (active !== taskId && !queue.includes(taskId)) queue.push(taskId);
   };
-  const heldByAnother = (taskId: string) => reserved !== undefined && reserved.taskId !== taskId && Date.now() - reserved.at < RESERVATION_MS;
+  const heldByAnother = (taskId: string) =>
+    reserved !== undefined && reserved.taskId !== taskId && Date.now() - reserved.at < RESERVATION_MS;
   setHandler(enqueueSignal, ({ taskId }) => enqueue(taskId));
   setHandler(turnDoneSignal, ({ taskId, messages: added, agent: after, byQuery: large }) => {
     if (taskId === active) done.set(taskId, added);
@@ -125,7 +142,11 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
         );
     }
     const taskId: string = active;
-    if (granted && !(await awaitTurnBack(taskId, done, state.watchMs ?? DEFAULT_WATCH_MS)) && patched(RELEASES_SLOT_PATCH)) {
+    if (
+      granted &&
+      !(await awaitTurnBack(taskId, done, state.watchMs ?? DEFAULT_WATCH_MS)) &&
+      patched(RELEASES_SLOT_PATCH)
+    ) {
       // Closed from outside without running its end: it never gave back its account slot either
       // (a background task's), or its place among the slot's waiters. A run without one: a no-op.
       await getExternalWorkflowHandle(slotsWorkflowId(state.account))
@@ -176,10 +197,12 @@ async function awaitTurnBack(taskId: string, done: Map<string, ThreadMessage[]>,
       retry: { initialInterval: '1s', maximumInterval: '30s' },
     });
     // A run that ends on its own hands the turn back before it closes: only a close from outside decides here.
-    void closes.run(() => awaitRunClose({ workflowId: taskId })).then(
-      (r: RunState) => void (outside = CLOSED_FROM_OUTSIDE.has(r.status)),
-      () => undefined,
-    );
+    void closes
+      .run(() => awaitRunClose({ workflowId: taskId }))
+      .then(
+        (r: RunState) => void (outside = CLOSED_FROM_OUTSIDE.has(r.status)),
+        () => undefined,
+      );
   }
   while (!(await condition(() => done.has(taskId) || outside, watchMs))) {
     const closed = await watch.closedRuns({ workflowIds: [taskId] });

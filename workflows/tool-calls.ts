@@ -37,7 +37,12 @@ export interface CallContext {
 const builtinOptions = (heartbeatTimeoutMs: number): ActivityOptions => ({
   startToCloseTimeout: '5m',
   heartbeatTimeout: heartbeatTimeoutMs,
-  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 3, nonRetryableErrorTypes: ['ToolBadInput'] },
+  retry: {
+    initialInterval: '1s',
+    maximumInterval: '10s',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: ['ToolBadInput'],
+  },
 });
 
 /**
@@ -48,7 +53,12 @@ const builtinOptions = (heartbeatTimeoutMs: number): ActivityOptions => ({
 const mcpOptions = (heartbeatTimeoutMs: number, callTimeoutMs: number): ActivityOptions => ({
   startToCloseTimeout: callTimeoutMs,
   heartbeatTimeout: heartbeatTimeoutMs,
-  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5, nonRetryableErrorTypes: ['ToolBadInput'] },
+  retry: {
+    initialInterval: '1s',
+    maximumInterval: '10s',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: ['ToolBadInput'],
+  },
 });
 
 /**
@@ -59,7 +69,12 @@ const mcpOptions = (heartbeatTimeoutMs: number, callTimeoutMs: number): Activity
 const datastoreOptions = (heartbeatTimeoutMs: number): ActivityOptions => ({
   startToCloseTimeout: '2m',
   heartbeatTimeout: heartbeatTimeoutMs,
-  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 4, nonRetryableErrorTypes: ['ToolBadInput', 'DatastoreUnavailable'] },
+  retry: {
+    initialInterval: '1s',
+    maximumInterval: '10s',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: ['ToolBadInput', 'DatastoreUnavailable'],
+  },
 });
 
 export class ToolCalls {
@@ -79,7 +94,12 @@ export class ToolCalls {
   }
 
   async run(tool: RegisteredTool | undefined, call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
-    if (!tool) return { content: `Error: no tool named ${JSON.stringify(call.name)} is offered`, isError: true, published: false };
+    if (!tool)
+      return {
+        content: `Error: no tool named ${JSON.stringify(call.name)} is offered`,
+        isError: true,
+        published: false,
+      };
     try {
       switch (tool.kind) {
         case 'timer':
@@ -96,31 +116,85 @@ export class ToolCalls {
     } catch (err) {
       if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
       const cause = err.cause instanceof ApplicationFailure ? err.cause.message : (err.cause?.message ?? err.message);
-      return { content: capToolOutput(`Error: the tool failed: ${cause}`, this.input.toolResultMaxChars), isError: true, published: false };
+      return {
+        content: capToolOutput(`Error: the tool failed: ${cause}`, this.input.toolResultMaxChars),
+        isError: true,
+        published: false,
+      };
     }
   }
 
   private async builtin(call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
     const { taskId, session, toolResultMaxChars: maxChars } = this.input;
-    const r = await this.builtins.runTool({ taskId, session, producer: ctx.producer, floor: ctx.floor, call, maxChars, ...(this.input.step && { tag: this.input.step.tag }) });
-    return { content: r.content, isError: r.isError, published: true, lastSeq: r.lastSeq, ...(r.relayLost && { relayLost: r.relayLost }) };
+    const r = await this.builtins.runTool({
+      taskId,
+      session,
+      producer: ctx.producer,
+      floor: ctx.floor,
+      call,
+      maxChars,
+      ...(this.input.step && { tag: this.input.step.tag }),
+    });
+    return {
+      content: r.content,
+      isError: r.isError,
+      published: true,
+      lastSeq: r.lastSeq,
+      ...(r.relayLost && { relayLost: r.relayLost }),
+    };
   }
 
   private async mcpCall(serverName: string, tool: string, call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
     const server = this.server(serverName);
     const { taskId, session, account, toolResultMaxChars: maxChars } = this.input;
     const r = await this.mcp.callMcpTool.executeWithOptions({ ...this.mcpOptions, summary: `${serverName}/${tool}` }, [
-      { taskId, session, account, producer: ctx.producer, floor: ctx.floor, server, tool, call, maxChars, ...(this.input.step && { tag: this.input.step.tag }) },
+      {
+        taskId,
+        session,
+        account,
+        producer: ctx.producer,
+        floor: ctx.floor,
+        server,
+        tool,
+        call,
+        maxChars,
+        ...(this.input.step && { tag: this.input.step.tag }),
+      },
     ]);
-    return { content: r.content, isError: r.isError, published: true, lastSeq: r.lastSeq, ...(r.relayLost && { relayLost: r.relayLost }) };
+    return {
+      content: r.content,
+      isError: r.isError,
+      published: true,
+      lastSeq: r.lastSeq,
+      ...(r.relayLost && { relayLost: r.relayLost }),
+    };
   }
 
   private async datastoreCall(def: DatastoreToolDef, call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
     const { taskId, session, account, toolResultMaxChars: maxChars } = this.input;
-    const r = await this.datastores.callDatastore.executeWithOptions({ ...this.datastoreOptions, summary: `datastore/${def.datastoreName}` }, [
-      { taskId, session, account, producer: ctx.producer, floor: ctx.floor, def, call, maxChars, ...(this.input.step && { tag: this.input.step.tag }) },
-    ]);
-    return { content: r.content, isError: r.isError, published: true, lastSeq: r.lastSeq, ...(r.relayLost && { relayLost: r.relayLost }) };
+    const r = await this.datastores.callDatastore.executeWithOptions(
+      { ...this.datastoreOptions, summary: `datastore/${def.datastoreName}` },
+      [
+        {
+          taskId,
+          session,
+          account,
+          producer: ctx.producer,
+          floor: ctx.floor,
+          def,
+          call,
+          maxChars,
+          ...(this.input.step && { tag: this.input.step.tag }),
+        },
+      ],
+    );
+    return {
+      content: r.content,
+      isError: r.isError,
+      published: true,
+      lastSeq: r.lastSeq,
+      ...(r.relayLost && { relayLost: r.relayLost }),
+    };
   }
 
   private server(name: string): McpServerConfig {
@@ -133,7 +207,12 @@ export class ToolCalls {
   private handoff(to: string, ctx: CallContext): ToolOutcome {
     const from = ctx.agent ?? MAIN_AGENT;
     ctx.handOff(to);
-    return { content: `Transferred the conversation to the ${to} agent.`, isError: false, published: false, event: { type: 'agent_handoff', from, to } };
+    return {
+      content: `Transferred the conversation to the ${to} agent.`,
+      isError: false,
+      published: false,
+      event: { type: 'agent_handoff', from, to },
+    };
   }
 
   private async timer(call: ToolCall): Promise<ToolOutcome> {
@@ -145,7 +224,11 @@ export class ToolCalls {
       seconds = undefined;
     }
     if (typeof seconds !== 'number' || !(seconds >= 0)) {
-      return { content: `Error: ${BUILTIN_TOOLS.wait.name} needs {"seconds": number}`, isError: true, published: false };
+      return {
+        content: `Error: ${BUILTIN_TOOLS.wait.name} needs {"seconds": number}`,
+        isError: true,
+        published: false,
+      };
     }
     const s = Math.min(seconds, MAX_WAIT_SECONDS);
     await sleep(s * 1000);

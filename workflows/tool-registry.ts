@@ -23,7 +23,12 @@ export interface ToolSpec {
  * conversation goes to that agent).
  */
 export type RegisteredTool = ToolSpec &
-  ({ kind: 'activity' | 'timer' } | { kind: 'mcp'; server: string; tool: string } | { kind: 'datastore'; def: DatastoreToolDef } | { kind: 'handoff'; agent: string });
+  (
+    | { kind: 'activity' | 'timer' }
+    | { kind: 'mcp'; server: string; tool: string }
+    | { kind: 'datastore'; def: DatastoreToolDef }
+    | { kind: 'handoff'; agent: string }
+  );
 
 /** Longest single wait of the `wait` tool; the model calls it again to wait longer. */
 export const MAX_WAIT_SECONDS = 3600;
@@ -134,8 +139,21 @@ export function offeredTools(
   datastores: readonly DatastoreToolDef[] = [],
 ): RegisteredTool[] {
   const builtins = names.flatMap((n) => (BUILTIN_TOOLS[n] ? [BUILTIN_TOOLS[n]] : []));
-  const stores = datastores.map((def) => ({ kind: 'datastore' as const, def, name: def.name, description: def.description, parameters: def.parameters }));
-  const servers = mcp.map((t) => ({ kind: 'mcp' as const, server: t.server, tool: t.tool, name: t.name, description: t.description, parameters: t.inputSchema }));
+  const stores = datastores.map((def) => ({
+    kind: 'datastore' as const,
+    def,
+    name: def.name,
+    description: def.description,
+    parameters: def.parameters,
+  }));
+  const servers = mcp.map((t) => ({
+    kind: 'mcp' as const,
+    server: t.server,
+    tool: t.tool,
+    name: t.name,
+    description: t.description,
+    parameters: t.inputSchema,
+  }));
   return [...builtins, ...stores, ...servers, ...handoffTools(agents, active)];
 }
 

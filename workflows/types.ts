@@ -141,7 +141,12 @@ export interface DagStep {
   description: string;
   depends_on: string[];
   optional?: boolean;
-  retry_policy?: { max_attempts?: number; backoff?: 'exponential' | 'fixed'; initial_interval?: number; max_interval?: number };
+  retry_policy?: {
+    max_attempts?: number;
+    backoff?: 'exponential' | 'fixed';
+    initial_interval?: number;
+    max_interval?: number;
+  };
   output_schema?: Record<string, unknown>;
 }
 

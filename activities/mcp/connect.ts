@@ -22,7 +22,8 @@ const CLIENT_INFO = { name: 'agent-execution-service', version: '0.1.0' };
 
 /** The HTTP status an MCP transport error carries, if any. */
 export function transportStatus(err: unknown): number | undefined {
-  if (err instanceof StreamableHTTPError || err instanceof SseError) return typeof err.code === 'number' && err.code > 0 ? err.code : undefined;
+  if (err instanceof StreamableHTTPError || err instanceof SseError)
+    return typeof err.code === 'number' && err.code > 0 ? err.code : undefined;
   return undefined;
 }
 
@@ -30,7 +31,10 @@ function requestInit(server: McpServerConfig): RequestInit {
   return server.token ? { headers: { Authorization: `Bearer ${server.token}` } } : {};
 }
 
-async function connectWith(transport: StreamableHTTPClientTransport | SSEClientTransport, timeoutMs: number): Promise<Client> {
+async function connectWith(
+  transport: StreamableHTTPClientTransport | SSEClientTransport,
+  timeoutMs: number,
+): Promise<Client> {
   const client = new Client(CLIENT_INFO);
   try {
     await client.connect(transport, { timeout: timeoutMs });
@@ -41,10 +45,17 @@ async function connectWith(transport: StreamableHTTPClientTransport | SSEClientT
   }
 }
 
-export async function openMcpClient(server: McpServerConfig, fetch: FetchLike, timeoutMs: number): Promise<OpenedClient> {
+export async function openMcpClient(
+  server: McpServerConfig,
+  fetch: FetchLike,
+  timeoutMs: number,
+): Promise<OpenedClient> {
   const url = new URL(server.url);
   try {
-    const client = await connectWith(new StreamableHTTPClientTransport(url, { requestInit: requestInit(server), fetch }), timeoutMs);
+    const client = await connectWith(
+      new StreamableHTTPClientTransport(url, { requestInit: requestInit(server), fetch }),
+      timeoutMs,
+    );
     return { client, transport: 'streamable-http' };
   } catch (err) {
     const status = transportStatus(err);

@@ -12,7 +12,6 @@ import { isConnectionFailure } from '../connection-errors';
 import type { McpServerConfig } from '../../workflows/types';
 import { transportStatus } from './connect';
 
-
 /** `scheme://host[:port]/path` of a server (the outbound policy's showUrl): what messages and logs may show. */
 function shownUrl(server: McpServerConfig): string {
   return URL.canParse(server.url) ? showUrl(new URL(server.url)) : '(invalid URL)';
@@ -42,7 +41,13 @@ export function classifyMcpError(err: unknown): McpFailureKind {
   if (status !== undefined) return status >= 500 || status === 408 || status === 429 ? 'transport' : 'permanent';
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   const text = `${e?.message ?? ''} ${e?.cause?.code ?? ''} ${e?.cause?.message ?? ''}`;
-  if (isConnectionFailure(text) || e?.name === 'AbortError' || e?.name === 'SseError' || e?.name === 'StreamableHTTPError') return 'transport';
+  if (
+    isConnectionFailure(text) ||
+    e?.name === 'AbortError' ||
+    e?.name === 'SseError' ||
+    e?.name === 'StreamableHTTPError'
+  )
+    return 'transport';
   return 'internal';
 }
 
@@ -50,7 +55,10 @@ export function classifyMcpError(err: unknown): McpFailureKind {
 export function unavailable(err: unknown, server: McpServerConfig): ApplicationFailure {
   const kind = classifyMcpError(err);
   const status = transportStatus(err);
-  const why = status === 401 || status === 403 ? `it refused the credentials (HTTP ${status}): ${errorText(err, server)}` : errorText(err, server);
+  const why =
+    status === 401 || status === 403
+      ? `it refused the credentials (HTTP ${status}): ${errorText(err, server)}`
+      : errorText(err, server);
   return ApplicationFailure.create({
     type: 'mcp_unavailable',
     message: `the MCP server "${server.name}" (${shownUrl(server)}) could not be used: ${why}`,

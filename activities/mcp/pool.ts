@@ -44,7 +44,12 @@ export class McpPool {
   }
 
   /** Runs `fn` with the account's session with the server, opened if there is none. */
-  async use<T>(account: string, server: McpServerConfig, timeoutMs: number, fn: (c: PooledClient) => Promise<T>): Promise<T> {
+  async use<T>(
+    account: string,
+    server: McpServerConfig,
+    timeoutMs: number,
+    fn: (c: PooledClient) => Promise<T>,
+  ): Promise<T> {
     const key = poolKey(account, server);
     const entry = this.entry(key, server, timeoutMs);
     entry.busy++;
@@ -105,5 +110,7 @@ export class McpPool {
 }
 
 function poolKey(account: string, server: McpServerConfig): string {
-  return createHash('sha256').update(`${account}\0${server.url}\0${server.token ?? ''}`).digest('base64url');
+  return createHash('sha256')
+    .update(`${account}\0${server.url}\0${server.token ?? ''}`)
+    .digest('base64url');
 }

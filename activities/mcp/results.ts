@@ -14,7 +14,9 @@ function blockText(b: Block): string {
     case 'audio':
       return `[${b.type}: ${b.mimeType}, ${Math.floor((b.data.length * 3) / 4)} bytes]`;
     case 'resource':
-      return 'text' in b.resource && typeof b.resource.text === 'string' ? b.resource.text : `[resource: ${b.resource.uri}]`;
+      return 'text' in b.resource && typeof b.resource.text === 'string'
+        ? b.resource.text
+        : `[resource: ${b.resource.uri}]`;
     case 'resource_link':
       return `[resource link: ${b.uri}${b.name ? ` (${b.name})` : ''}]`;
     default:
@@ -28,8 +30,10 @@ export function toolResultText(result: unknown): { content: string; isError: boo
   let text = blocks.map(blockText).join('\n');
   if (!text && r.structuredContent !== undefined) text = JSON.stringify(r.structuredContent);
   // Servers of the 2024-10-07 protocol answer { toolResult }.
-  if (!text && r.toolResult !== undefined) text = typeof r.toolResult === 'string' ? r.toolResult : JSON.stringify(r.toolResult);
+  if (!text && r.toolResult !== undefined)
+    text = typeof r.toolResult === 'string' ? r.toolResult : JSON.stringify(r.toolResult);
   const isError = r.isError === true;
-  if (isError) return { content: text.startsWith('Error') ? text : `Error: ${text || 'the tool reported an error'}`, isError };
+  if (isError)
+    return { content: text.startsWith('Error') ? text : `Error: ${text || 'the tool reported an error'}`, isError };
   return { content: text, isError };
 }

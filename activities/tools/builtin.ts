@@ -22,7 +22,8 @@ export const BUILTIN_IMPLS: Readonly<Record<string, ToolImpl>> = {
     return JSON.stringify({ utc: now.toISOString(), [time_zone]: local });
   },
   calculate: ({ expression }) => {
-    if (typeof expression !== 'string' || !expression.trim()) throw new ToolInputError('expression must be a non-empty string');
+    if (typeof expression !== 'string' || !expression.trim())
+      throw new ToolInputError('expression must be a non-empty string');
     return String(evaluate(expression));
   },
 };
@@ -34,7 +35,8 @@ export function evaluate(expression: string): number {
   const peek = () => tokens[i];
   const take = (t?: string) => {
     const got = tokens[i++];
-    if (t !== undefined && got !== t) throw new ToolInputError(`expected ${t} at token ${i}, found ${got ?? 'the end'}`);
+    if (t !== undefined && got !== t)
+      throw new ToolInputError(`expected ${t} at token ${i}, found ${got ?? 'the end'}`);
     return got;
   };
   const primary = (): number => {

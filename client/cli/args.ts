@@ -47,7 +47,12 @@ export const COMMON_HELP = [
 export function parseCommand(cmd: Command, argv: string[]): { values: Values; positionals: string[] } {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...cmd.options }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { ...COMMON_OPTIONS, ...cmd.options },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (err) {
     // Node's messages go on about '--' escaping; the first sentence is what matters here.
     throw new UsageError((err as Error).message.split('. ')[0]);
@@ -65,7 +70,8 @@ export function intOption(values: Values, name: string, min: number, max: number
   const raw = values[name];
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim()) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${String(raw)}`);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim()) || n < min || n > max)
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${String(raw)}`);
   return n;
 }
 
@@ -74,7 +80,8 @@ export function secondsOption(values: Values, name: string): number | undefined 
   const raw = values[name];
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`--${name} must be a number of seconds, got ${String(raw)}`);
+  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(n) || n < 0)
+    throw new UsageError(`--${name} must be a number of seconds, got ${String(raw)}`);
   return n;
 }
 
@@ -83,7 +90,8 @@ export function positiveOption(values: Values, name: string, whole = false): num
   const raw = values[name];
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (typeof raw !== 'string' || !raw.trim() || !Number.isFinite(n) || n <= 0 || (whole && !Number.isInteger(n))) throw new UsageError(`--${name} must be a positive ${whole ? 'whole ' : ''}number, got ${String(raw)}`);
+  if (typeof raw !== 'string' || !raw.trim() || !Number.isFinite(n) || n <= 0 || (whole && !Number.isInteger(n)))
+    throw new UsageError(`--${name} must be a positive ${whole ? 'whole ' : ''}number, got ${String(raw)}`);
   return n;
 }
 

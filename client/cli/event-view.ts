@@ -32,7 +32,7 @@ export function scheduledText(s: ScheduledSummary): string {
   return `${s.schedule_id} next ${s.next_run_at ? `${when(s.next_run_at)} UTC` : '- (none left)'}`;
 }
 
-const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+const asText = (v: unknown) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
 
 export class EventView {
   /** 0 after agent_completed, 1 after agent_error, undefined while neither came. */
@@ -98,7 +98,11 @@ export class EventView {
       }
       case 'agent_step':
         this.steps++;
-        this.note('dim', `[step ${ev.step}]`, ev.usage ? `${ev.usage.prompt_tokens} prompt + ${ev.usage.completion_tokens} completion tokens` : '');
+        this.note(
+          'dim',
+          `[step ${ev.step}]`,
+          ev.usage ? `${ev.usage.prompt_tokens} prompt + ${ev.usage.completion_tokens} completion tokens` : '',
+        );
         this.status(`step ${ev.step} done`);
         break;
       case 'agent_handoff':
@@ -112,8 +116,13 @@ export class EventView {
         break;
       case 'agent_retry': {
         const what = ev.what === 'tool' ? `tool ${ev.tool ?? ''}`.trim() : 'model';
-        const wait = ev.retry_in_ms !== undefined ? `; retrying in ${(ev.retry_in_ms / 1000).toFixed(1)}s` : '; retrying';
-        this.note('yellow', '[retry]', `${what} attempt ${ev.attempt} failed: ${ev.error.type}: ${short(ev.error.message, RESULT_MAX)}${wait}`);
+        const wait =
+          ev.retry_in_ms !== undefined ? `; retrying in ${(ev.retry_in_ms / 1000).toFixed(1)}s` : '; retrying';
+        this.note(
+          'yellow',
+          '[retry]',
+          `${what} attempt ${ev.attempt} failed: ${ev.error.type}: ${short(ev.error.message, RESULT_MAX)}${wait}`,
+        );
         this.status(`retrying the ${what}`);
         break;
       }
@@ -121,7 +130,11 @@ export class EventView {
         // What was printed cannot be taken back: say plainly that it is void and the answer starts again.
         this.closeAnswer();
         this.closeThinking();
-        this.note('yellow', '[retry]', `the answer above was cut short (attempt ${ev.attempt - 1}) and is void; the model answers again`);
+        this.note(
+          'yellow',
+          '[retry]',
+          `the answer above was cut short (attempt ${ev.attempt - 1}) and is void; the model answers again`,
+        );
         this.status('answering again');
         break;
       case 'agent_final_output':

@@ -2,7 +2,13 @@
 // the colors of task statuses.
 import type { Output, Style } from './output';
 
-const STATUS_STYLE: Record<string, Style> = { completed: 'green', failed: 'red', cancelled: 'yellow', running: 'cyan', queued: 'dim' };
+const STATUS_STYLE: Record<string, Style> = {
+  completed: 'green',
+  failed: 'red',
+  cancelled: 'yellow',
+  running: 'cyan',
+  queued: 'dim',
+};
 const SCHEDULE_STYLE: Record<string, Style> = { active: 'green', paused: 'yellow', done: 'dim' };
 
 export function statusText(out: Output, status: string): string {
@@ -26,7 +32,10 @@ const visible = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').length;
 export function table(headers: string[], rows: string[][], width: number): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => visible(r[i] ?? ''))));
   const render = (cells: string[]) => {
-    const head = cells.slice(0, -1).map((c, i) => c + ' '.repeat(widths[i] - visible(c) + 2)).join('');
+    const head = cells
+      .slice(0, -1)
+      .map((c, i) => c + ' '.repeat(widths[i] - visible(c) + 2))
+      .join('');
     const room = Math.max(10, width - visible(head));
     const last = cells.at(-1) ?? '';
     return head + (visible(last) > room ? `${last.slice(0, room - 3)}...` : last);

@@ -21,7 +21,22 @@ import { tailCommand } from './commands/tail';
 import { taskCommand } from './commands/task';
 import { tasksCommand } from './commands/tasks';
 
-const COMMANDS: Command[] = [runCommand, tailCommand, tasksCommand, taskCommand, cancelCommand, resultCommand, sessionsCommand, messagesCommand, schedulesCommand, scheduleCommand, datastoresCommand, datastoreCommand, documentsCommand, replayCommand];
+const COMMANDS: Command[] = [
+  runCommand,
+  tailCommand,
+  tasksCommand,
+  taskCommand,
+  cancelCommand,
+  resultCommand,
+  sessionsCommand,
+  messagesCommand,
+  schedulesCommand,
+  scheduleCommand,
+  datastoresCommand,
+  datastoreCommand,
+  documentsCommand,
+  replayCommand,
+];
 
 function generalHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -55,7 +70,9 @@ export async function main(argv: string[], out = new Output(), env = process.env
   }
   const cmd = COMMANDS.find((c) => c.name === name);
   if (!cmd) {
-    out.errLine(`${name === undefined ? 'agent: no command given' : `agent: unknown command ${name}`}\n${generalHelp()}`);
+    out.errLine(
+      `${name === undefined ? 'agent: no command given' : `agent: unknown command ${name}`}\n${generalHelp()}`,
+    );
     return 2;
   }
   let client: AgentClient | undefined;
@@ -68,7 +85,11 @@ export async function main(argv: string[], out = new Output(), env = process.env
     const ctx: Context = {
       out,
       env,
-      client: () => (client ??= new AgentClient({ baseUrl: (values.url as string | undefined) ?? env.AGENT_URL, apiKey: (values.key as string | undefined) ?? env.AGENT_API_KEY })),
+      client: () =>
+        (client ??= new AgentClient({
+          baseUrl: (values.url as string | undefined) ?? env.AGENT_URL,
+          apiKey: (values.key as string | undefined) ?? env.AGENT_API_KEY,
+        })),
     };
     return await cmd.run(ctx, values, positionals);
   } catch (err) {
@@ -83,9 +104,12 @@ export async function main(argv: string[], out = new Output(), env = process.env
 
 /** The one line a failure gets: the service's error type and message, or what kept the request from it. */
 function errorLine(err: unknown, client: AgentClient | undefined): string {
-  if (err instanceof ConnectionError) return `error: ${err.type}: ${err.message}${client ? ' (is the service running? npm start, or set AGENT_URL / --url)' : ''}`;
-  if (err instanceof AuthenticationError) return `error: ${err.type}: ${err.message} (HTTP 401; set AGENT_API_KEY or --key)`;
-  if (err instanceof AgentApiError) return `error: ${err.type}: ${err.message}${err.status ? ` (HTTP ${err.status})` : ''}`;
+  if (err instanceof ConnectionError)
+    return `error: ${err.type}: ${err.message}${client ? ' (is the service running? npm start, or set AGENT_URL / --url)' : ''}`;
+  if (err instanceof AuthenticationError)
+    return `error: ${err.type}: ${err.message} (HTTP 401; set AGENT_API_KEY or --key)`;
+  if (err instanceof AgentApiError)
+    return `error: ${err.type}: ${err.message}${err.status ? ` (HTTP ${err.status})` : ''}`;
   return `error: ${err instanceof Error ? err.message.replace(/\s*\n\s*/g, ' ') : String(err)}`;
 }
 

@@ -129,11 +129,18 @@ function clearAll(eng: Engine, e: Execution, info: ActivityInfo): void {
   delete e.activities[info.scheduledEventId];
 }
 
-export function dispatchActivity(eng: Engine, key: string, scheduledEventId: number, attempt: number, identity: string): PollResponse | undefined {
+export function dispatchActivity(
+  eng: Engine,
+  key: string,
+  scheduledEventId: number,
+  attempt: number,
+  identity: string,
+): PollResponse | undefined {
   const e = eng.byKey(key);
   if (!e || !eng.isOpen(e)) return undefined;
   const info = e.activities[scheduledEventId];
-  if (!info || info.attempt !== attempt || info.startedTime !== undefined || info.retryAt !== undefined) return undefined;
+  if (!info || info.attempt !== attempt || info.startedTime !== undefined || info.retryAt !== undefined)
+    return undefined;
   const now = eng.now();
   eng.clearTimer(e, tname(info, 's2s'));
   info.startedTime = now;
@@ -171,7 +178,15 @@ export function dispatchActivity(eng: Engine, key: string, scheduledEventId: num
  * attempt no worker picked up, a fabricated one), then the outcome, then wakes
  * the workflow.
  */
-function recordOutcome(eng: Engine, e: Execution, info: ActivityInfo, type: number, attr: string, attrs: object, fabricateStartedBy?: string): void {
+function recordOutcome(
+  eng: Engine,
+  e: Execution,
+  info: ActivityInfo,
+  type: number,
+  attr: string,
+  attrs: object,
+  fabricateStartedBy?: string,
+): void {
   const wasStarted = info.startedTime !== undefined;
   const started = eng.event(EventType.ACTIVITY_TASK_STARTED, 'activityTaskStartedEventAttributes', {
     scheduledEventId: info.scheduledEventId,
@@ -225,13 +240,30 @@ export function activityById(eng: Engine, req: any, allowUnstarted = false): { e
   const e = eng.getRun(req.namespace, req.workflowId, req.runId || undefined);
   if (!eng.isOpen(e)) throw workflowCompleted();
   const info = Object.values(e.activities).find((x) => x.activityId === req.activityId);
-  if (!info) throw notFound(`cannot find pending activity with ActivityID ${req.activityId}, check workflow execution history for more details`);
+  if (!info)
+    throw notFound(
+      `cannot find pending activity with ActivityID ${req.activityId}, check workflow execution history for more details`,
+    );
   if (info.startedTime === undefined && !allowUnstarted) throw notFound(TASK_NOT_FOUND);
   return { e, info };
 }
 
-export function completeActivity(eng: Engine, e: Execution, info: ActivityInfo, result: Payloads | undefined, identity?: string): void {
-  recordOutcome(eng, e, info, EventType.ACTIVITY_TASK_COMPLETED, 'activityTaskCompletedEventAttributes', { result, identity }, identity ?? '');
+export function completeActivity(
+  eng: Engine,
+  e: Execution,
+  info: ActivityInfo,
+  result: Payloads | undefined,
+  identity?: string,
+): void {
+  recordOutcome(
+    eng,
+    e,
+    info,
+    EventType.ACTIVITY_TASK_COMPLETED,
+    'activityTaskCompletedEventAttributes',
+    { result, identity },
+    identity ?? '',
+  );
 }
 
 function expirationOf(info: ActivityInfo): number {
@@ -246,11 +278,22 @@ function retryDecision(eng: Engine, info: ActivityInfo, failure: Failure) {
   return decideRetry(info.retryPolicy, info.attempt, failure, eng.now(), expirationOf(info));
 }
 
-export function failActivity(eng: Engine, e: Execution, info: ActivityInfo, failure: Failure, details: Payloads | undefined, identity?: string): void {
+export function failActivity(
+  eng: Engine,
+  e: Execution,
+  info: ActivityInfo,
+  failure: Failure,
+  details: Payloads | undefined,
+  identity?: string,
+): void {
   if (details) info.heartbeatDetails = details;
   const d = retryDecision(eng, info, failure);
   if (d.retry) return retryLater(eng, e, info, failure, d.delayMs);
-  recordOutcome(eng, e, info, EventType.ACTIVITY_TASK_FAILED, 'activityTaskFailedEventAttributes', { failure, identity, retryState: d.state });
+  recordOutcome(eng, e, info, EventType.ACTIVITY_TASK_FAILED, 'activityTaskFailedEventAttributes', {
+    failure,
+    identity,
+    retryState: d.state,
+  });
 }
 
 function retryLater(eng: Engine, e: Execution, info: ActivityInfo, failure: Failure, delayMs: number): void {
@@ -266,8 +309,15 @@ function retryLater(eng: Engine, e: Execution, info: ActivityInfo, failure: Fail
   armActivity(eng, e, info);
 }
 
-export function canceledActivity(eng: Engine, e: Execution, info: ActivityInfo, details: Payloads | undefined, identity?: string): void {
-  if (!info.cancelRequested) throw invalidArgument('unable to mark activity as canceled without activity being request canceled first');
+export function canceledActivity(
+  eng: Engine,
+  e: Execution,
+  info: ActivityInfo,
+  details: Payloads | undefined,
+  identity?: string,
+): void {
+  if (!info.cancelRequested)
+    throw invalidArgument('unable to mark activity as canceled without activity being request canceled first');
   recordOutcome(eng, e, info, EventType.ACTIVITY_TASK_CANCELED, 'activityTaskCanceledEventAttributes', {
     details,
     identity,
@@ -278,12 +328,21 @@ export function canceledActivity(eng: Engine, e: Execution, info: ActivityInfo, 
 function findCancelRequested(e: Execution, scheduledEventId: number): number {
   for (let i = e.history.length - 1; i >= 0; i--) {
     const ev = e.history[i];
-    if (ev.eventType === EventType.ACTIVITY_TASK_CANCEL_REQUESTED && ev.activityTaskCancelRequestedEventAttributes?.scheduledEventId === scheduledEventId) return ev.eventId;
+    if (
+      ev.eventType === EventType.ACTIVITY_TASK_CANCEL_REQUESTED &&
+      ev.activityTaskCancelRequestedEventAttributes?.scheduledEventId === scheduledEventId
+    )
+      return ev.eventId;
   }
   return 0;
 }
 
-export function heartbeatActivity(eng: Engine, e: Execution, info: ActivityInfo, details: Payloads | undefined): { cancelRequested: boolean } {
+export function heartbeatActivity(
+  eng: Engine,
+  e: Execution,
+  info: ActivityInfo,
+  details: Payloads | undefined,
+): { cancelRequested: boolean } {
   info.lastHeartbeatTime = eng.now();
   // Each heartbeat replaces the details, even with none (the real server's UpdateActivityProgress).
   info.heartbeatDetails = details;
@@ -292,17 +351,32 @@ export function heartbeatActivity(eng: Engine, e: Execution, info: ActivityInfo,
   return { cancelRequested: info.cancelRequested };
 }
 
-const RETRY_S2C_TIMEOUT = 'Not enough time to schedule next retry before activity ScheduleToClose timeout, giving up retrying';
+const RETRY_S2C_TIMEOUT =
+  'Not enough time to schedule next retry before activity ScheduleToClose timeout, giving up retrying';
 
-function timeoutActivity(eng: Engine, e: Execution, scheduledEventId: number, attempt: number, timeoutType: number): void {
+function timeoutActivity(
+  eng: Engine,
+  e: Execution,
+  scheduledEventId: number,
+  attempt: number,
+  timeoutType: number,
+): void {
   const info = e.activities[scheduledEventId];
   if (!info || !eng.isOpen(e)) return;
   if (timeoutType !== TimeoutType.SCHEDULE_TO_CLOSE && info.attempt !== attempt) return;
-  let failure: Failure = { message: `activity ${timeoutTypeName(timeoutType)} timeout`, source: 'Server', timeoutFailureInfo: { timeoutType } };
+  let failure: Failure = {
+    message: `activity ${timeoutTypeName(timeoutType)} timeout`,
+    source: 'Server',
+    timeoutFailureInfo: { timeoutType },
+  };
   let state: number;
   if (timeoutType === TimeoutType.SCHEDULE_TO_START || timeoutType === TimeoutType.SCHEDULE_TO_CLOSE) {
     // Server-enforced deadlines: never retried, reported as a timeout of the retries.
-    state = info.retryPolicy ? (info.cancelRequested ? RetryState.CANCEL_REQUESTED : RetryState.TIMEOUT) : RetryState.RETRY_POLICY_NOT_SET;
+    state = info.retryPolicy
+      ? info.cancelRequested
+        ? RetryState.CANCEL_REQUESTED
+        : RetryState.TIMEOUT
+      : RetryState.RETRY_POLICY_NOT_SET;
   } else {
     const d = retryDecision(eng, info, failure);
     if (d.retry) return retryLater(eng, e, info, failure, d.delayMs);
@@ -311,12 +385,19 @@ function timeoutActivity(eng: Engine, e: Execution, scheduledEventId: number, at
   // Out of time for another attempt (schedule-to-close reached, or a retry would start
   // after it): the real server reports that as the schedule-to-close deadline.
   if (state === RetryState.TIMEOUT && timeoutType !== TimeoutType.SCHEDULE_TO_START) {
-    failure = { message: RETRY_S2C_TIMEOUT, source: 'Server', timeoutFailureInfo: { timeoutType: TimeoutType.SCHEDULE_TO_CLOSE } };
+    failure = {
+      message: RETRY_S2C_TIMEOUT,
+      source: 'Server',
+      timeoutFailureInfo: { timeoutType: TimeoutType.SCHEDULE_TO_CLOSE },
+    };
   }
   failure.timeoutFailureInfo.lastHeartbeatDetails = info.heartbeatDetails;
   // The failure of the previous attempt is what actually went wrong; the timeout only ended the retries.
   failure.cause = info.lastFailure;
-  recordOutcome(eng, e, info, EventType.ACTIVITY_TASK_TIMED_OUT, 'activityTaskTimedOutEventAttributes', { failure, retryState: state });
+  recordOutcome(eng, e, info, EventType.ACTIVITY_TASK_TIMED_OUT, 'activityTaskTimedOutEventAttributes', {
+    failure,
+    retryState: state,
+  });
 }
 
 /** Runs that cancelled a not-yet-started activity in the task being completed: they need a new workflow task. */
@@ -329,7 +410,11 @@ export function activityNeedsWorkflowTask(e: Execution): boolean {
   return has;
 }
 
-const NOT_STARTED_DETAILS = { payloads: [{ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify('ACTIVITY_ID_NOT_STARTED')) }] };
+const NOT_STARTED_DETAILS = {
+  payloads: [
+    { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify('ACTIVITY_ID_NOT_STARTED')) },
+  ],
+};
 
 /**
  * Records a cancel request. For an activity nobody is running (queued or waiting
@@ -337,7 +422,13 @@ const NOT_STARTED_DETAILS = { payloads: [{ metadata: { encoding: Buffer.from('js
  * runs after the completion's other commands: the real server buffers that event
  * and flushes it after the command events (before a close event, if any).
  */
-export function requestCancelActivity(eng: Engine, e: Execution, a: any, completedEventId: number, identity?: string): (() => void) | undefined {
+export function requestCancelActivity(
+  eng: Engine,
+  e: Execution,
+  a: any,
+  completedEventId: number,
+  identity?: string,
+): (() => void) | undefined {
   const info = e.activities[a.scheduledEventId];
   if (!info) {
     // Already finished (outcome buffered): the request is recorded, the outcome stands.

@@ -26,7 +26,11 @@ export class ActivityExecutions {
     const base = eng.liveState;
     const runs = this.runs;
     eng.liveState = () => {
-      const own = [...runs.entries()].map(([key, a]) => ({ op: 'put' as const, key: PREFIX + key, value: toJsonBuffer(a) }));
+      const own = [...runs.entries()].map(([key, a]) => ({
+        op: 'put' as const,
+        key: PREFIX + key,
+        value: toJsonBuffer(a),
+      }));
       const rest = base();
       return (function* () {
         yield* rest;
@@ -173,7 +177,8 @@ export class ActivityExecutions {
           removed++;
         }
       }
-      if (removed) void this.eng.flush().catch((err) => this.eng.logger.error({ err }, 'flush after activity retention failed'));
+      if (removed)
+        void this.eng.flush().catch((err) => this.eng.logger.error({ err }, 'flush after activity retention failed'));
       this.startRetention();
     });
   }

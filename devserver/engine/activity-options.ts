@@ -13,7 +13,10 @@ export function validateScheduleActivity(e: Execution, a: any, seenIds: Set<stri
   if (!a.taskQueue?.name && !e.taskQueue) throw new BadCommand(BAD, 'TaskQueue is not set on command.');
   const open = Object.values(e.activities).some((x) => x.activityId === a.activityId);
   if (open || seenIds.has(a.activityId)) {
-    throw new BadCommand(WftFailedCause.SCHEDULE_ACTIVITY_DUPLICATE_ID, `Activity ID ${a.activityId} is already used by an open activity.`);
+    throw new BadCommand(
+      WftFailedCause.SCHEDULE_ACTIVITY_DUPLICATE_ID,
+      `Activity ID ${a.activityId} is already used by an open activity.`,
+    );
   }
   seenIds.add(a.activityId);
   if (!(msFromDur(a.scheduleToCloseTimeout) > 0) && !(msFromDur(a.startToCloseTimeout) > 0)) {
@@ -56,13 +59,20 @@ export function deduceTimeouts(e: Execution, a: any) {
 /** The activity finished while the cancelling task ran; its outcome waits in the buffer. */
 export function finishBuffered(e: Execution, scheduledEventId: number): boolean {
   return e.buffered.some((ev) => {
-    const attrs = ev.activityTaskCompletedEventAttributes ?? ev.activityTaskFailedEventAttributes ?? ev.activityTaskTimedOutEventAttributes ?? ev.activityTaskCanceledEventAttributes;
+    const attrs =
+      ev.activityTaskCompletedEventAttributes ??
+      ev.activityTaskFailedEventAttributes ??
+      ev.activityTaskTimedOutEventAttributes ??
+      ev.activityTaskCanceledEventAttributes;
     return attrs?.scheduledEventId === scheduledEventId;
   });
 }
 
 export function validateCancelActivity(e: Execution, a: any): void {
   if (!e.activities[a.scheduledEventId] && !finishBuffered(e, a.scheduledEventId)) {
-    throw new BadCommand(WftFailedCause.BAD_REQUEST_CANCEL_ACTIVITY_ATTRIBUTES, `invalid history builder state for action: request-cancel-activity (scheduledEventId ${a.scheduledEventId})`);
+    throw new BadCommand(
+      WftFailedCause.BAD_REQUEST_CANCEL_ACTIVITY_ATTRIBUTES,
+      `invalid history builder state for action: request-cancel-activity (scheduledEventId ${a.scheduledEventId})`,
+    );
   }
 }

@@ -10,17 +10,25 @@ import { encodeToken } from './task-token';
 import { decodePayloadValue } from './search-attributes';
 
 /** temporal.api.enums.v1.ActivityExecutionStatus */
-export const ActivityStatus = { RUNNING: 1, COMPLETED: 2, FAILED: 3, CANCELED: 4, TERMINATED: 5, TIMED_OUT: 6 } as const;
+export const ActivityStatus = {
+  RUNNING: 1,
+  COMPLETED: 2,
+  FAILED: 3,
+  CANCELED: 4,
+  TERMINATED: 5,
+  TIMED_OUT: 6,
+} as const;
 
 /** The status as the real server names it in its refusals ("activity is in terminal state Completed"). */
-export const STATUS_NAME: Record<number, 'Running' | 'Completed' | 'Failed' | 'Canceled' | 'Terminated' | 'TimedOut'> = {
-  1: 'Running',
-  2: 'Completed',
-  3: 'Failed',
-  4: 'Canceled',
-  5: 'Terminated',
-  6: 'TimedOut',
-};
+export const STATUS_NAME: Record<number, 'Running' | 'Completed' | 'Failed' | 'Canceled' | 'Terminated' | 'TimedOut'> =
+  {
+    1: 'Running',
+    2: 'Completed',
+    3: 'Failed',
+    4: 'Canceled',
+    5: 'Terminated',
+    6: 'TimedOut',
+  };
 
 export interface ActivityOutcome {
   result?: Payloads;

@@ -33,7 +33,8 @@ function retryPolicyOf(wire: unknown): RetryPolicy {
   try {
     return normalizeRetryPolicy(wire ?? {}, 'RetryPolicy');
   } catch (err) {
-    if (err instanceof RpcError) throw invalidArgument(err.message.replace(/^RetryPolicy: (.*)\.$/, '$1 on retry policy.'));
+    if (err instanceof RpcError)
+      throw invalidArgument(err.message.replace(/^RetryPolicy: (.*)\.$/, '$1 on retry policy.'));
     throw err;
   }
 }
@@ -55,7 +56,9 @@ function timeoutsOf(req: any, activityId: string, activityType: string): Timeout
     s2s = s2s > 0 ? Math.min(s2s, s2c) : s2c;
     st2c = st2c > 0 ? Math.min(st2c, s2c) : s2c;
   } else if (st2c <= 0) {
-    throw invalidArgument(`a valid StartToCloseTimeout or ScheduleToCloseTimeout must be set on the activity. ActivityId=${activityId} ActivityType=${activityType}`);
+    throw invalidArgument(
+      `a valid StartToCloseTimeout or ScheduleToCloseTimeout must be set on the activity. ActivityId=${activityId} ActivityType=${activityType}`,
+    );
   } else s2c = 0;
   return { s2c, s2s, st2c, hb: Math.min(hb, st2c) };
 }
@@ -69,8 +72,10 @@ export function parseActivityStart(eng: Engine, req: any): ActivityStart {
   if (!activityId) throw invalidArgument('activityId is not set');
   if (!activityType) throw invalidArgument('activityType is not set');
   const retryPolicy = retryPolicyOf(req.retryPolicy);
-  if (activityId.length > MAX_ID_LENGTH) throw invalidArgument(`activityId exceeds length limit. Length=${activityId.length} Limit=${MAX_ID_LENGTH}`);
-  if (activityType.length > MAX_ID_LENGTH) throw invalidArgument(`activityType exceeds length limit. Length=${activityType.length} Limit=${MAX_ID_LENGTH}`);
+  if (activityId.length > MAX_ID_LENGTH)
+    throw invalidArgument(`activityId exceeds length limit. Length=${activityId.length} Limit=${MAX_ID_LENGTH}`);
+  if (activityType.length > MAX_ID_LENGTH)
+    throw invalidArgument(`activityType exceeds length limit. Length=${activityType.length} Limit=${MAX_ID_LENGTH}`);
   const t = timeoutsOf(req, activityId, activityType);
   validateSearchAttributes(eng, req.namespace, req.searchAttributes?.indexedFields, invalidArgument);
   const now = eng.now();
@@ -122,7 +127,8 @@ export function startActivityRun(reg: ActivityExecutions, s: ActivityStart): { r
       throw alreadyStarted(existing);
     }
     if (s.reuse === REUSE.REJECT_DUPLICATE) throw alreadyStarted(existing);
-    if (s.reuse === REUSE.ALLOW_DUPLICATE_FAILED_ONLY && existing.status === ActivityStatus.COMPLETED) throw alreadyStarted(existing);
+    if (s.reuse === REUSE.ALLOW_DUPLICATE_FAILED_ONLY && existing.status === ActivityStatus.COMPLETED)
+      throw alreadyStarted(existing);
   }
   reg.add(s.run);
   armActivityRun(reg, s.run);

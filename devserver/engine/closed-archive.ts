@@ -51,7 +51,14 @@ export class ClosedArchive {
     const history = encoded?.history ?? historyBatch(e.history);
     const buf = Buffer.concat([state, history]);
     fs.writeSync(this.fd, buf, 0, buf.length, this.size);
-    this.index.set(key, { offset: this.size, stateLength: state.length, historyLength: history.length, namespace: e.namespace, closeTime: e.closeTime ?? 0, record });
+    this.index.set(key, {
+      offset: this.size,
+      stateLength: state.length,
+      historyLength: history.length,
+      namespace: e.namespace,
+      closeTime: e.closeTime ?? 0,
+      record,
+    });
     this.size += buf.length;
   }
 

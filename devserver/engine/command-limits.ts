@@ -9,7 +9,17 @@ import type { Execution, Payload } from './state';
 import { CommandType, EventType, WftFailedCause } from '../proto';
 import { terminateRun } from './lifecycle';
 import { failAttachedQueries } from './queries';
-import { HISTORY_SERVICE_IDENTITY, anySize, failureSize, memoSize, overLimit, payloadDataMapSize, payloadsMapSize, payloadsSize, serverFailure } from './limits';
+import {
+  HISTORY_SERVICE_IDENTITY,
+  anySize,
+  failureSize,
+  memoSize,
+  overLimit,
+  payloadDataMapSize,
+  payloadsMapSize,
+  payloadsSize,
+  serverFailure,
+} from './limits';
 
 type Attrs = Record<string, any>;
 /** A field's size, the server's words when it is too large, and which limit applies. */
@@ -21,7 +31,8 @@ interface Rule {
   checks: Check[];
 }
 
-const mergedMemo = (a: Attrs, e: Execution) => memoSize({ fields: { ...(e.memo ?? {}), ...(a.upsertedMemo?.fields ?? {}) } as Record<string, Payload> });
+const mergedMemo = (a: Attrs, e: Execution) =>
+  memoSize({ fields: { ...(e.memo ?? {}), ...(a.upsertedMemo?.fields ?? {}) } as Record<string, Payload> });
 
 const RULES: Record<number, Rule> = {
   [CommandType.SCHEDULE_ACTIVITY_TASK]: {
@@ -63,18 +74,28 @@ const RULES: Record<number, Rule> = {
   [CommandType.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION]: {
     attrs: 'signalExternalWorkflowExecutionCommandAttributes',
     cause: 'BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES',
-    checks: [[(a) => payloadsSize(a.input), 'SignalExternalWorkflowExecutionCommandAttributes.Input exceeds size limit.']],
+    checks: [
+      [(a) => payloadsSize(a.input), 'SignalExternalWorkflowExecutionCommandAttributes.Input exceeds size limit.'],
+    ],
   },
   [CommandType.UPSERT_WORKFLOW_SEARCH_ATTRIBUTES]: {
     attrs: 'upsertWorkflowSearchAttributesCommandAttributes',
     cause: 'BAD_SEARCH_ATTRIBUTES',
-    checks: [[(a) => payloadDataMapSize(a.searchAttributes?.indexedFields), 'UpsertWorkflowSearchAttributesCommandAttributes exceeds size limit.']],
+    checks: [
+      [
+        (a) => payloadDataMapSize(a.searchAttributes?.indexedFields),
+        'UpsertWorkflowSearchAttributesCommandAttributes exceeds size limit.',
+      ],
+    ],
   },
   [CommandType.MODIFY_WORKFLOW_PROPERTIES]: {
     attrs: 'modifyWorkflowPropertiesCommandAttributes',
     cause: 'BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES',
     checks: [
-      [(a) => payloadDataMapSize(a.upsertedMemo?.fields), 'ModifyWorkflowPropertiesCommandAttributes exceeds size limit.'],
+      [
+        (a) => payloadDataMapSize(a.upsertedMemo?.fields),
+        'ModifyWorkflowPropertiesCommandAttributes exceeds size limit.',
+      ],
       [mergedMemo, 'ModifyWorkflowPropertiesCommandAttributes. Memo exceeds size limit.', 'memo'],
     ],
   },
@@ -104,7 +125,12 @@ export function commandSizeViolation(eng: Engine, e: Execution, c: Attrs): SizeV
   const rule = RULES[c.commandType];
   if (!rule) return undefined;
   const attrs = c[rule.attrs] ?? {};
-  const ctx = { namespace: e.namespace, workflowId: e.workflowId, runId: e.runId, operation: goName(commandName(c.commandType)) };
+  const ctx = {
+    namespace: e.namespace,
+    workflowId: e.workflowId,
+    runId: e.runId,
+    operation: goName(commandName(c.commandType)),
+  };
   for (const [size, what, kind] of rule.checks) {
     if (overLimit(eng, size(attrs, e), ctx, kind)) return violation(rule.cause, what);
   }
@@ -115,7 +141,14 @@ export function commandSizeViolation(eng: Engine, e: Execution, c: Attrs): SizeV
 export function messageSizeViolation(eng: Engine, e: Execution, messages: Attrs[]): SizeViolation | undefined {
   for (const m of messages) {
     const type = String(m.body?.type_url ?? '').replace(/^.*\//, '');
-    if (overLimit(eng, anySize(m.body), { namespace: e.namespace, workflowId: e.workflowId, runId: e.runId, operation: type })) {
+    if (
+      overLimit(eng, anySize(m.body), {
+        namespace: e.namespace,
+        workflowId: e.workflowId,
+        runId: e.runId,
+        operation: type,
+      })
+    ) {
       return violation('BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE', `Message type ${type} exceeds size limit.`);
     }
   }

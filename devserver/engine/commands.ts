@@ -4,7 +4,12 @@
 import type { Engine } from './engine';
 import type { Execution } from './state';
 import { CommandType, EventType, WftFailedCause } from '../proto';
-import { scheduleActivity, requestCancelActivity, validateScheduleActivity, validateCancelActivity } from './activities';
+import {
+  scheduleActivity,
+  requestCancelActivity,
+  validateScheduleActivity,
+  validateCancelActivity,
+} from './activities';
 import { startTimer, cancelTimer, validateStartTimer, validateCancelTimer } from './timers';
 import { completeRun, failRun, cancelRun, continueAsNew } from './lifecycle';
 import { initiateChild, initiateSignalExternal, initiateCancelExternal, validateStartChild } from './effects';
@@ -40,7 +45,14 @@ export class BadCommand extends Error {
  * of activities the worker asked to run eagerly (on its own task queue): the
  * caller hands them out in the completion's response instead of queueing them.
  */
-export function applyCommands(eng: Engine, e: Execution, commands: any[], completedEventId: number, messages: Map<string, any>, identity?: string): number[] {
+export function applyCommands(
+  eng: Engine,
+  e: Execution,
+  commands: any[],
+  completedEventId: number,
+  messages: Map<string, any>,
+  identity?: string,
+): number[] {
   const eager: number[] = [];
   // Outcomes the real server buffers while it applies commands: written after the
   // command events, but before a close command's event.
@@ -62,7 +74,13 @@ export function applyCommands(eng: Engine, e: Execution, commands: any[], comple
         break;
       }
       case CommandType.REQUEST_CANCEL_ACTIVITY_TASK: {
-        const outcome = requestCancelActivity(eng, e, c.requestCancelActivityTaskCommandAttributes ?? {}, completedEventId, identity);
+        const outcome = requestCancelActivity(
+          eng,
+          e,
+          c.requestCancelActivityTaskCommandAttributes ?? {},
+          completedEventId,
+          identity,
+        );
         if (outcome) buffered.push(outcome);
         break;
       }
@@ -105,7 +123,12 @@ export function applyCommands(eng: Engine, e: Execution, commands: any[], comple
         initiateSignalExternal(eng, e, c.signalExternalWorkflowExecutionCommandAttributes ?? {}, completedEventId);
         break;
       case CommandType.REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION:
-        initiateCancelExternal(eng, e, c.requestCancelExternalWorkflowExecutionCommandAttributes ?? {}, completedEventId);
+        initiateCancelExternal(
+          eng,
+          e,
+          c.requestCancelExternalWorkflowExecutionCommandAttributes ?? {},
+          completedEventId,
+        );
         break;
       case CommandType.UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
         upsertSearchAttributes(eng, e, c.upsertWorkflowSearchAttributesCommandAttributes ?? {}, completedEventId);
@@ -134,7 +157,8 @@ export function validateCommands(eng: Engine, e: Execution, commands: any[]): vo
   const timerIds = new Set<string>();
   let closed = false;
   for (const c of commands) {
-    if (closed) throw new BadCommand(WftFailedCause.UNHANDLED_COMMAND, 'commands follow a command that closed the workflow');
+    if (closed)
+      throw new BadCommand(WftFailedCause.UNHANDLED_COMMAND, 'commands follow a command that closed the workflow');
     switch (c.commandType) {
       case CommandType.SCHEDULE_ACTIVITY_TASK:
         validateScheduleActivity(e, c.scheduleActivityTaskCommandAttributes ?? {}, activityIds);
@@ -146,7 +170,8 @@ export function validateCommands(eng: Engine, e: Execution, commands: any[]): vo
         validateStartTimer(e, c.startTimerCommandAttributes ?? {}, timerIds);
         break;
       case CommandType.CANCEL_TIMER:
-        if (!timerIds.has(c.cancelTimerCommandAttributes?.timerId)) validateCancelTimer(e, c.cancelTimerCommandAttributes ?? {});
+        if (!timerIds.has(c.cancelTimerCommandAttributes?.timerId))
+          validateCancelTimer(e, c.cancelTimerCommandAttributes ?? {});
         break;
       case CommandType.START_CHILD_WORKFLOW_EXECUTION:
         validateStartChild(eng, e, c.startChildWorkflowExecutionCommandAttributes ?? {});
@@ -161,12 +186,18 @@ export function validateCommands(eng: Engine, e: Execution, commands: any[]): vo
       }
       case CommandType.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION:
         if (!c.signalExternalWorkflowExecutionCommandAttributes?.execution?.workflowId) {
-          throw new BadCommand(WftFailedCause.BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES, 'WorkflowId is not set on command.');
+          throw new BadCommand(
+            WftFailedCause.BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES,
+            'WorkflowId is not set on command.',
+          );
         }
         break;
       case CommandType.REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION:
         if (!c.requestCancelExternalWorkflowExecutionCommandAttributes?.workflowId) {
-          throw new BadCommand(WftFailedCause.BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES, 'WorkflowId is not set on command.');
+          throw new BadCommand(
+            WftFailedCause.BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES,
+            'WorkflowId is not set on command.',
+          );
         }
         break;
       case CommandType.COMPLETE_WORKFLOW_EXECUTION:
@@ -175,13 +206,17 @@ export function validateCommands(eng: Engine, e: Execution, commands: any[]): vo
         closed = true;
         break;
       case CommandType.RECORD_MARKER:
-        if (!c.recordMarkerCommandAttributes?.markerName) throw new BadCommand(WftFailedCause.BAD_RECORD_MARKER_ATTRIBUTES, 'MarkerName is not set on command.');
+        if (!c.recordMarkerCommandAttributes?.markerName)
+          throw new BadCommand(WftFailedCause.BAD_RECORD_MARKER_ATTRIBUTES, 'MarkerName is not set on command.');
         break;
       case CommandType.MODIFY_WORKFLOW_PROPERTIES:
       case CommandType.PROTOCOL_MESSAGE:
         break;
       default:
-        throw new BadCommand(WftFailedCause.UNSPECIFIED, `command type ${c.commandType} is not supported by the embedded dev server`);
+        throw new BadCommand(
+          WftFailedCause.UNSPECIFIED,
+          `command type ${c.commandType} is not supported by the embedded dev server`,
+        );
     }
     // Sizes are checked after the command's other attributes, as on the real server.
     const tooLarge = commandSizeViolation(eng, e, c);

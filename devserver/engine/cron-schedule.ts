@@ -118,7 +118,10 @@ function fixed(b: Bounds, value?: number): Field {
   return f;
 }
 
-const DESCRIPTORS: Record<string, [number | undefined, number | undefined, number | undefined, number | undefined, number | undefined]> = {
+const DESCRIPTORS: Record<
+  string,
+  [number | undefined, number | undefined, number | undefined, number | undefined, number | undefined]
+> = {
   // minute, hour, day-of-month, month, day-of-week (undefined = every value, with the star bit)
   '@yearly': [0, 0, 1, 1, undefined],
   '@annually': [0, 0, 1, 1, undefined],
@@ -159,10 +162,19 @@ export function parseCron(input: string): CronSchedule {
     }
     const d = DESCRIPTORS[spec];
     if (!d) throw new CronParseError(`unrecognized descriptor: ${spec}`);
-    return { kind: 'spec', minute: fixed(MINUTES, d[0]), hour: fixed(HOURS, d[1]), dom: fixed(DOM, d[2]), month: fixed(MONTHS, d[3]), dow: fixed(DOW, d[4]), zone };
+    return {
+      kind: 'spec',
+      minute: fixed(MINUTES, d[0]),
+      hour: fixed(HOURS, d[1]),
+      dom: fixed(DOM, d[2]),
+      month: fixed(MONTHS, d[3]),
+      dow: fixed(DOW, d[4]),
+      zone,
+    };
   }
   const fields = spec.split(/\s+/).filter((x) => x.length > 0);
-  if (fields.length !== 5) throw new CronParseError(`expected exactly 5 fields, found ${fields.length}: [${fields.join(' ')}]`);
+  if (fields.length !== 5)
+    throw new CronParseError(`expected exactly 5 fields, found ${fields.length}: [${fields.join(' ')}]`);
   return {
     kind: 'spec',
     minute: parseField(fields[0], MINUTES),
@@ -281,7 +293,8 @@ export function validateCron(cron: string, nowMs: number): void {
   } catch {
     throw invalidArgument('invalid CronSchedule.');
   }
-  if (cronNext(s, nowMs) === undefined) throw invalidArgument('invalid CronSchedule, no time can be found to satisfy the schedule');
+  if (cronNext(s, nowMs) === undefined)
+    throw invalidArgument('invalid CronSchedule, no time can be found to satisfy the schedule');
 }
 
 /**

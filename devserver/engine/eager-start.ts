@@ -21,6 +21,7 @@ export function eagerWorkflowTask(eng: Engine, run: Execution, req: any): PollRe
   const wft = run.wft;
   // Its first task (events 2 and 3), first attempt; anything later went through matching.
   if (!wft || wft.scheduledEventId !== 2 || wft.attempt !== 1) return undefined;
-  if (wft.startedEventId === undefined) return dispatchWorkflowTask(eng, eng.key(run), 2, 1, req.identity ?? '', req.requestId);
+  if (wft.startedEventId === undefined)
+    return dispatchWorkflowTask(eng, eng.key(run), 2, 1, req.identity ?? '', req.requestId);
   return wft.startedEventId === 3 ? startedTaskResponse(run) : undefined;
 }

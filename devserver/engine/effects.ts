@@ -4,7 +4,16 @@
 // runs right after it as its own transaction and is redone after a crash.
 import type { Engine } from './engine';
 import type { Execution } from './state';
-import { EventType, ParentClosePolicy, StartChildFailedCause, SignalExternalFailedCause, CancelExternalFailedCause, WfStatus, WftFailedCause, msFromDur } from '../proto';
+import {
+  EventType,
+  ParentClosePolicy,
+  StartChildFailedCause,
+  SignalExternalFailedCause,
+  CancelExternalFailedCause,
+  WfStatus,
+  WftFailedCause,
+  msFromDur,
+} from '../proto';
 import { BadCommand } from './commands';
 import { scheduleWorkflowTask } from './workflow-tasks';
 import { paramsFromRequest, startWorkflow } from './start';
@@ -20,9 +29,15 @@ export function validateStartChild(eng: Engine, e: Execution, a: any): void {
   const bad = (m: string) => new BadCommand(WftFailedCause.BAD_START_CHILD_EXECUTION_ATTRIBUTES, m);
   if (!a.workflowId) throw bad('Required field WorkflowId is not set on command.');
   if (!a.workflowType?.name) throw bad('Required field WorkflowType is not set on command.');
-  if (a.namespace && a.namespace !== e.namespace && !eng.namespaces.has(a.namespace)) throw bad(`Namespace ${a.namespace} is not found.`);
+  if (a.namespace && a.namespace !== e.namespace && !eng.namespaces.has(a.namespace))
+    throw bad(`Namespace ${a.namespace} is not found.`);
   const namespace = a.namespace || e.namespace;
-  validateSearchAttributes(eng, namespace, a.searchAttributes?.indexedFields, (m) => new BadCommand(WftFailedCause.BAD_SEARCH_ATTRIBUTES, m));
+  validateSearchAttributes(
+    eng,
+    namespace,
+    a.searchAttributes?.indexedFields,
+    (m) => new BadCommand(WftFailedCause.BAD_SEARCH_ATTRIBUTES, m),
+  );
   // Whatever a client start would refuse (timeouts, retry policy, cron...) fails the task instead.
   try {
     paramsFromRequest(eng, { ...a, namespace, taskQueue: a.taskQueue?.name ? a.taskQueue : { name: e.taskQueue } });
@@ -59,14 +74,20 @@ export function initiateChild(eng: Engine, e: Execution, a: any, completedEventI
   const ns = eng.namespace(a.namespace || e.namespace);
   const id = eng.appendEvent(
     e,
-    eng.event(EventType.START_CHILD_WORKFLOW_EXECUTION_INITIATED, 'startChildWorkflowExecutionInitiatedEventAttributes', {
-      ...a,
-      namespace: ns.name,
-      namespaceId: ns.id,
-      taskQueue: { name: a.taskQueue?.name || e.taskQueue, kind: 1 },
-      searchAttributes: a.searchAttributes && { indexedFields: typedSearchAttributes(eng, ns.name, a.searchAttributes.indexedFields ?? {}) },
-      workflowTaskCompletedEventId: completedEventId,
-    }),
+    eng.event(
+      EventType.START_CHILD_WORKFLOW_EXECUTION_INITIATED,
+      'startChildWorkflowExecutionInitiatedEventAttributes',
+      {
+        ...a,
+        namespace: ns.name,
+        namespaceId: ns.id,
+        taskQueue: { name: a.taskQueue?.name || e.taskQueue, kind: 1 },
+        searchAttributes: a.searchAttributes && {
+          indexedFields: typedSearchAttributes(eng, ns.name, a.searchAttributes.indexedFields ?? {}),
+        },
+        workflowTaskCompletedEventId: completedEventId,
+      },
+    ),
   );
   e.children[id] = {
     initiatedEventId: id,
@@ -85,7 +106,13 @@ function startChild(eng: Engine, parent: Execution, initiatedEventId: number): v
   const ns = eng.namespace(child.namespace);
   try {
     const p = paramsFromRequest(eng, { ...a, namespace: ns.name, requestId: `${parent.runId}:${initiatedEventId}` });
-    p.parent = { namespace: parent.namespace, namespaceId: eng.namespace(parent.namespace).id, workflowId: parent.workflowId, runId: parent.runId, initiatedEventId };
+    p.parent = {
+      namespace: parent.namespace,
+      namespaceId: eng.namespace(parent.namespace).id,
+      workflowId: parent.workflowId,
+      runId: parent.runId,
+      initiatedEventId,
+    };
     p.root = parent.root ?? { workflowId: parent.workflowId, runId: parent.runId };
     const { run } = startWorkflow(eng, p, a.workflowIdReusePolicy || 0);
     child.runId = run.runId;
@@ -124,17 +151,21 @@ export function initiateSignalExternal(eng: Engine, e: Execution, a: any, comple
   const ns = eng.namespace(a.namespace || e.namespace);
   const id = eng.appendEvent(
     e,
-    eng.event(EventType.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED, 'signalExternalWorkflowExecutionInitiatedEventAttributes', {
-      namespace: ns.name,
-      namespaceId: ns.id,
-      workflowExecution: a.execution,
-      signalName: a.signalName,
-      input: a.input,
-      control: a.control,
-      childWorkflowOnly: a.childWorkflowOnly,
-      header: a.header,
-      workflowTaskCompletedEventId: completedEventId,
-    }),
+    eng.event(
+      EventType.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED,
+      'signalExternalWorkflowExecutionInitiatedEventAttributes',
+      {
+        namespace: ns.name,
+        namespaceId: ns.id,
+        workflowExecution: a.execution,
+        signalName: a.signalName,
+        input: a.input,
+        control: a.control,
+        childWorkflowOnly: a.childWorkflowOnly,
+        header: a.header,
+        workflowTaskCompletedEventId: completedEventId,
+      },
+    ),
   );
   pushEffect(eng, e, 'signal', id);
 }
@@ -144,13 +175,20 @@ export function initiateSignalExternal(eng: Engine, e: Execution, a: any, comple
  * one. A childWorkflowOnly request (from a child handle) only reaches a child of the
  * requester; anything else counts as not found, as on the real server.
  */
-function findTarget(eng: Engine, requester: Execution, namespace: string, execution: any, childOnly: boolean): Execution | undefined {
+function findTarget(
+  eng: Engine,
+  requester: Execution,
+  namespace: string,
+  execution: any,
+  childOnly: boolean,
+): Execution | undefined {
   if (!execution?.workflowId || !eng.namespaces.has(namespace)) return undefined;
   const run = execution.runId
     ? eng.run(eng.key({ namespace, workflowId: execution.workflowId, runId: execution.runId } as Execution))
     : eng.currentRun(namespace, execution.workflowId);
   if (!run) return undefined;
-  if (childOnly && (run.parent?.workflowId !== requester.workflowId || run.parent?.runId !== requester.runId)) return undefined;
+  if (childOnly && (run.parent?.workflowId !== requester.workflowId || run.parent?.runId !== requester.runId))
+    return undefined;
   return run;
 }
 
@@ -182,15 +220,19 @@ function signalExternal(eng: Engine, e: Execution, initiatedEventId: number): vo
   } else {
     eng.addWorkflowEvent(
       e,
-      eng.event(EventType.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED, 'signalExternalWorkflowExecutionFailedEventAttributes', {
-        // The real server leaves workflowTaskCompletedEventId unset here (it is unused).
-        cause: SignalExternalFailedCause.EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
-        namespace: a.namespace,
-        namespaceId: a.namespaceId,
-        workflowExecution: a.workflowExecution,
-        initiatedEventId,
-        control: a.control,
-      }),
+      eng.event(
+        EventType.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED,
+        'signalExternalWorkflowExecutionFailedEventAttributes',
+        {
+          // The real server leaves workflowTaskCompletedEventId unset here (it is unused).
+          cause: SignalExternalFailedCause.EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
+          namespace: a.namespace,
+          namespaceId: a.namespaceId,
+          workflowExecution: a.workflowExecution,
+          initiatedEventId,
+          control: a.control,
+        },
+      ),
     );
   }
   scheduleWorkflowTask(eng, e);
@@ -200,15 +242,19 @@ export function initiateCancelExternal(eng: Engine, e: Execution, a: any, comple
   const ns = eng.namespace(a.namespace || e.namespace);
   const id = eng.appendEvent(
     e,
-    eng.event(EventType.REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED, 'requestCancelExternalWorkflowExecutionInitiatedEventAttributes', {
-      workflowTaskCompletedEventId: completedEventId,
-      namespace: ns.name,
-      namespaceId: ns.id,
-      workflowExecution: { workflowId: a.workflowId, runId: a.runId },
-      control: a.control,
-      childWorkflowOnly: a.childWorkflowOnly,
-      reason: a.reason,
-    }),
+    eng.event(
+      EventType.REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED,
+      'requestCancelExternalWorkflowExecutionInitiatedEventAttributes',
+      {
+        workflowTaskCompletedEventId: completedEventId,
+        namespace: ns.name,
+        namespaceId: ns.id,
+        workflowExecution: { workflowId: a.workflowId, runId: a.runId },
+        control: a.control,
+        childWorkflowOnly: a.childWorkflowOnly,
+        reason: a.reason,
+      },
+    ),
   );
   pushEffect(eng, e, 'cancel', id);
 }
@@ -227,41 +273,59 @@ function cancelExternal(eng: Engine, e: Execution, initiatedEventId: number): vo
     });
     eng.addWorkflowEvent(
       e,
-      eng.event(EventType.EXTERNAL_WORKFLOW_EXECUTION_CANCEL_REQUESTED, 'externalWorkflowExecutionCancelRequestedEventAttributes', {
-        initiatedEventId,
-        namespace: a.namespace,
-        namespaceId: a.namespaceId,
-        workflowExecution: a.workflowExecution,
-      }),
+      eng.event(
+        EventType.EXTERNAL_WORKFLOW_EXECUTION_CANCEL_REQUESTED,
+        'externalWorkflowExecutionCancelRequestedEventAttributes',
+        {
+          initiatedEventId,
+          namespace: a.namespace,
+          namespaceId: a.namespaceId,
+          workflowExecution: a.workflowExecution,
+        },
+      ),
     );
   } else {
     eng.addWorkflowEvent(
       e,
-      eng.event(EventType.REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED, 'requestCancelExternalWorkflowExecutionFailedEventAttributes', {
-        cause: CancelExternalFailedCause.EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
-        namespace: a.namespace,
-        namespaceId: a.namespaceId,
-        workflowExecution: a.workflowExecution,
-        initiatedEventId,
-        control: a.control,
-      }),
+      eng.event(
+        EventType.REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED,
+        'requestCancelExternalWorkflowExecutionFailedEventAttributes',
+        {
+          cause: CancelExternalFailedCause.EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
+          namespace: a.namespace,
+          namespaceId: a.namespaceId,
+          workflowExecution: a.workflowExecution,
+          initiatedEventId,
+          control: a.control,
+        },
+      ),
     );
   }
   scheduleWorkflowTask(eng, e);
 }
 
 const CHILD_CLOSE: Record<number, [number, string]> = {
-  [WfStatus.COMPLETED]: [EventType.CHILD_WORKFLOW_EXECUTION_COMPLETED, 'childWorkflowExecutionCompletedEventAttributes'],
+  [WfStatus.COMPLETED]: [
+    EventType.CHILD_WORKFLOW_EXECUTION_COMPLETED,
+    'childWorkflowExecutionCompletedEventAttributes',
+  ],
   [WfStatus.FAILED]: [EventType.CHILD_WORKFLOW_EXECUTION_FAILED, 'childWorkflowExecutionFailedEventAttributes'],
   [WfStatus.CANCELED]: [EventType.CHILD_WORKFLOW_EXECUTION_CANCELED, 'childWorkflowExecutionCanceledEventAttributes'],
   [WfStatus.TIMED_OUT]: [EventType.CHILD_WORKFLOW_EXECUTION_TIMED_OUT, 'childWorkflowExecutionTimedOutEventAttributes'],
-  [WfStatus.TERMINATED]: [EventType.CHILD_WORKFLOW_EXECUTION_TERMINATED, 'childWorkflowExecutionTerminatedEventAttributes'],
+  [WfStatus.TERMINATED]: [
+    EventType.CHILD_WORKFLOW_EXECUTION_TERMINATED,
+    'childWorkflowExecutionTerminatedEventAttributes',
+  ],
 };
 
 /** Close hook: tell the parent its child finished, and apply this run's parent close policy. */
 export function onRunClosed(eng: Engine, e: Execution): void {
   if (!e.newRunId && e.parent) {
-    const parentKey = eng.key({ namespace: e.parent.namespace, workflowId: e.parent.workflowId, runId: e.parent.runId } as Execution);
+    const parentKey = eng.key({
+      namespace: e.parent.namespace,
+      workflowId: e.parent.workflowId,
+      runId: e.parent.runId,
+    } as Execution);
     const childKey = eng.key(e);
     const initiatedEventId = e.parent.initiatedEventId;
     queueMicrotask(() => notifyParent(eng, parentKey, childKey, initiatedEventId));
@@ -286,7 +350,11 @@ function notifyParent(eng: Engine, parentKey: string, childKey: string, initiate
   delete parent.children[initiatedEventId];
   const [type, attr] = CHILD_CLOSE[child.status];
   const close = child.history[child.history.length - 1] ?? {};
-  const started = parent.history.find((h) => h.eventType === EventType.CHILD_WORKFLOW_EXECUTION_STARTED && h.childWorkflowExecutionStartedEventAttributes?.initiatedEventId === initiatedEventId);
+  const started = parent.history.find(
+    (h) =>
+      h.eventType === EventType.CHILD_WORKFLOW_EXECUTION_STARTED &&
+      h.childWorkflowExecutionStartedEventAttributes?.initiatedEventId === initiatedEventId,
+  );
   const ns = eng.namespace(child.namespace);
   const common = {
     namespace: ns.name,
@@ -296,10 +364,22 @@ function notifyParent(eng: Engine, parentKey: string, childKey: string, initiate
     initiatedEventId,
     startedEventId: started?.eventId,
   };
-  const c = close.workflowExecutionCompletedEventAttributes ?? close.workflowExecutionFailedEventAttributes ?? close.workflowExecutionCanceledEventAttributes ?? close.workflowExecutionTimedOutEventAttributes ?? close.workflowExecutionTerminatedEventAttributes ?? {};
+  const c =
+    close.workflowExecutionCompletedEventAttributes ??
+    close.workflowExecutionFailedEventAttributes ??
+    close.workflowExecutionCanceledEventAttributes ??
+    close.workflowExecutionTimedOutEventAttributes ??
+    close.workflowExecutionTerminatedEventAttributes ??
+    {};
   eng.addWorkflowEvent(
     parent,
-    eng.event(type, attr, { ...common, result: c.result, failure: c.failure, details: c.details, retryState: c.retryState }),
+    eng.event(type, attr, {
+      ...common,
+      result: c.result,
+      failure: c.failure,
+      details: c.details,
+      retryState: c.retryState,
+    }),
   );
   scheduleWorkflowTask(eng, parent);
   void eng.flush().catch((err) => eng.logger.error({ err }, 'flush after child close failed'));

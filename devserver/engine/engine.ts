@@ -80,7 +80,8 @@ export class Engine {
   maxClosedInMemory = 1000;
   private readonly closedInMemory = new Set<string>();
   /** Registered by feature modules: turns a queued task into a poll response. */
-  dispatchers: { [K in Task['t']]?: (task: Extract<Task, { t: K }>, identity: string) => PollResponse | undefined } = {};
+  dispatchers: { [K in Task['t']]?: (task: Extract<Task, { t: K }>, identity: string) => PollResponse | undefined } =
+    {};
   /** Hooks run when a run closes (parent notification, cron, schedules...). */
   readonly closeHooks: ((e: Execution) => void)[] = [];
   readonly closedListeners = new Set<(e: Execution) => void>();
@@ -151,7 +152,14 @@ export class Engine {
     const k = execKey(e.namespace, e.workflowId, e.runId);
     let s = this.side.get(k);
     if (!s) {
-      s = { timers: new Map(), locks: new Map(), waiters: new Set(), persistedEvents: 0, queries: new Map(), updates: new Map() };
+      s = {
+        timers: new Map(),
+        locks: new Map(),
+        waiters: new Set(),
+        persistedEvents: 0,
+        queries: new Map(),
+        updates: new Map(),
+      };
       this.side.set(k, s);
     }
     return s;
@@ -339,7 +347,8 @@ export class Engine {
   /** Makes every mutation so far durable; resolves once it is (and all before it). */
   flush(): Promise<void> {
     this.beforeCommit(this.dirty);
-    if (this.dirty.size === 0 && this.dirtyNamespaces.size === 0 && this.extraMutations.length === 0) return this.lastWrite;
+    if (this.dirty.size === 0 && this.dirtyNamespaces.size === 0 && this.extraMutations.length === 0)
+      return this.lastWrite;
     if (!this.store.persistent) {
       for (const e of this.dirty) {
         // Nothing is written in memory, but the run's HistorySizeBytes is still the size
@@ -364,7 +373,8 @@ export class Engine {
       const side = this.sideOf(e);
       const key = this.key(e);
       // Tracked from the first write only, so `encoded` is always the whole run.
-      const encoded = side.encoded ?? (side.persistedEvents === 0 ? (side.encoded = { state: EMPTY, history: [] }) : undefined);
+      const encoded =
+        side.encoded ?? (side.persistedEvents === 0 ? (side.encoded = { state: EMPTY, history: [] }) : undefined);
       if (e.history.length > side.persistedEvents) {
         const appended = owned(historyBatch(e.history.slice(side.persistedEvents)));
         // The real server's history size is the sum of its stored batches, as here.
@@ -378,7 +388,8 @@ export class Engine {
       if (encoded) encoded.state = state;
       if (e.status !== WfStatus.RUNNING) {
         // Encoded history batches concatenate into one valid encoding of them all.
-        if (encoded) encoded.history = [encoded.history.length === 1 ? encoded.history[0] : owned(Buffer.concat(encoded.history))];
+        if (encoded)
+          encoded.history = [encoded.history.length === 1 ? encoded.history[0] : owned(Buffer.concat(encoded.history))];
         packHistory(e, encoded?.history[0]);
         this.closedInMemory.add(key);
       }
@@ -391,7 +402,9 @@ export class Engine {
     // one moment a compaction snapshot cannot duplicate or miss events. Writes
     // do not wait for it; a failed one leaves the old log, which holds everything.
     if (this.store.shouldCompact()) {
-      void this.store.compact(this.liveState()).catch((err) => this.logger.warn({ err }, 'compaction of the durable log failed; will retry as it grows'));
+      void this.store
+        .compact(this.liveState())
+        .catch((err) => this.logger.warn({ err }, 'compaction of the durable log failed; will retry as it grows'));
     }
     return this.lastWrite;
   }
@@ -416,7 +429,12 @@ export class Engine {
         continue;
       }
       const enc = side?.encoded;
-      this.archive.put(key, e, toRecord(e), enc?.history.length === 1 ? { state: enc.state, history: enc.history[0] } : undefined);
+      this.archive.put(
+        key,
+        e,
+        toRecord(e),
+        enc?.history.length === 1 ? { state: enc.state, history: enc.history[0] } : undefined,
+      );
       this.executions.delete(key);
       this.side.delete(key);
     }

@@ -21,13 +21,32 @@ import { HISTORY_COUNT_TOO_LARGE, HISTORY_SERVICE_IDENTITY, HISTORY_SIZE_TOO_LAR
  */
 const WRITTEN_AT_ONCE = new Set(
   [
-    'WORKFLOW_EXECUTION_STARTED', 'WORKFLOW_EXECUTION_COMPLETED', 'WORKFLOW_EXECUTION_FAILED', 'WORKFLOW_EXECUTION_TIMED_OUT',
-    'WORKFLOW_EXECUTION_TERMINATED', 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW', 'WORKFLOW_EXECUTION_CANCELED',
-    'WORKFLOW_TASK_SCHEDULED', 'WORKFLOW_TASK_STARTED', 'WORKFLOW_TASK_COMPLETED', 'WORKFLOW_TASK_FAILED', 'WORKFLOW_TASK_TIMED_OUT',
-    'ACTIVITY_TASK_SCHEDULED', 'ACTIVITY_TASK_CANCEL_REQUESTED', 'TIMER_STARTED', 'TIMER_CANCELED',
-    'REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED', 'MARKER_RECORDED', 'START_CHILD_WORKFLOW_EXECUTION_INITIATED',
-    'SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED', 'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES', 'WORKFLOW_PROPERTIES_MODIFIED',
-    'NEXUS_OPERATION_SCHEDULED', 'NEXUS_OPERATION_CANCEL_REQUESTED', 'WORKFLOW_EXECUTION_UPDATE_ACCEPTED', 'WORKFLOW_EXECUTION_UPDATE_COMPLETED',
+    'WORKFLOW_EXECUTION_STARTED',
+    'WORKFLOW_EXECUTION_COMPLETED',
+    'WORKFLOW_EXECUTION_FAILED',
+    'WORKFLOW_EXECUTION_TIMED_OUT',
+    'WORKFLOW_EXECUTION_TERMINATED',
+    'WORKFLOW_EXECUTION_CONTINUED_AS_NEW',
+    'WORKFLOW_EXECUTION_CANCELED',
+    'WORKFLOW_TASK_SCHEDULED',
+    'WORKFLOW_TASK_STARTED',
+    'WORKFLOW_TASK_COMPLETED',
+    'WORKFLOW_TASK_FAILED',
+    'WORKFLOW_TASK_TIMED_OUT',
+    'ACTIVITY_TASK_SCHEDULED',
+    'ACTIVITY_TASK_CANCEL_REQUESTED',
+    'TIMER_STARTED',
+    'TIMER_CANCELED',
+    'REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED',
+    'MARKER_RECORDED',
+    'START_CHILD_WORKFLOW_EXECUTION_INITIATED',
+    'SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED',
+    'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES',
+    'WORKFLOW_PROPERTIES_MODIFIED',
+    'NEXUS_OPERATION_SCHEDULED',
+    'NEXUS_OPERATION_CANCEL_REQUESTED',
+    'WORKFLOW_EXECUTION_UPDATE_ACCEPTED',
+    'WORKFLOW_EXECUTION_UPDATE_COMPLETED',
   ].map((name) => EventType[name]),
 );
 
@@ -74,12 +93,14 @@ function exceededLimit(eng: Engine, e: Execution, written: number): string | und
     eng.logger.warn({ ...fields, 'wf-history-size': size }, 'history size exceeds error limit.');
     return HISTORY_SIZE_TOO_LARGE;
   }
-  if (size > l.historySizeWarn) warnOnce(eng, e, 'history size exceeds warn limit.', { ...fields, 'wf-history-size': size });
+  if (size > l.historySizeWarn)
+    warnOnce(eng, e, 'history size exceeds warn limit.', { ...fields, 'wf-history-size': size });
   if (count > l.historyCountError) {
     eng.logger.warn({ ...fields, 'wf-event-count': count }, 'history count exceeds error limit.');
     return HISTORY_COUNT_TOO_LARGE;
   }
-  if (count > l.historyCountWarn) warnOnce(eng, e, 'history count exceeds warn limit.', { ...fields, 'wf-event-count': count });
+  if (count > l.historyCountWarn)
+    warnOnce(eng, e, 'history count exceeds warn limit.', { ...fields, 'wf-event-count': count });
   return undefined;
 }
 
@@ -126,7 +147,8 @@ function remember(eng: Engine, e: Execution): void {
 function restore(e: Execution, last: Committed): void {
   const size = e.historySizeBytes; // what is written, which the dropped change never was
   e.history.length = last.events;
-  for (const k of Object.keys(e)) if (k !== 'history' && !(k in last.state)) delete (e as unknown as Record<string, unknown>)[k];
+  for (const k of Object.keys(e))
+    if (k !== 'history' && !(k in last.state)) delete (e as unknown as Record<string, unknown>)[k];
   Object.assign(e, last.state, { historySizeBytes: size });
 }
 

@@ -2,7 +2,16 @@
 // termination, continue-as-new, and the new runs that retry and cron create.
 import type { Engine } from './engine';
 import { Execution, ParentInfo, Payload, Payloads, Failure, RetryPolicy } from './state';
-import { ContinueAsNewInitiator, EventType, RetryState, TimeoutType, WfStatus, durFromMs, msFromDur, tsFromMs } from '../proto';
+import {
+  ContinueAsNewInitiator,
+  EventType,
+  RetryState,
+  TimeoutType,
+  WfStatus,
+  durFromMs,
+  msFromDur,
+  tsFromMs,
+} from '../proto';
 import { scheduleWorkflowTask } from './workflow-tasks';
 import { isTransient } from './transient-task';
 import { decideRetry, normalizeRetryPolicy, retryPolicyToWire } from './retry';
@@ -44,7 +53,14 @@ export interface RunParams {
   /** The starter takes the first workflow task itself (eager workflow start). */
   eagerExecutionAccepted?: boolean;
   /** Signal recorded right after the start event (SignalWithStart). */
-  signal?: { signalName: string; input?: Payloads; identity?: string; header?: object; requestId?: string; links?: object[] };
+  signal?: {
+    signalName: string;
+    input?: Payloads;
+    identity?: string;
+    header?: object;
+    requestId?: string;
+    links?: object[];
+  };
 }
 
 export function createRun(eng: Engine, p: RunParams): Execution {
@@ -175,7 +191,11 @@ function minChainBackoff(eng: Engine, e: Execution, backoffMs: number): number {
  * Parameters for the next run of a retry or cron chain: what the previous run was
  * started with (its start event), not what it upserted since.
  */
-function nextRunParams(eng: Engine, e: Execution, over: Partial<RunParams> & { backoffMs: number; initiator: number }): RunParams {
+function nextRunParams(
+  eng: Engine,
+  e: Execution,
+  over: Partial<RunParams> & { backoffMs: number; initiator: number },
+): RunParams {
   const started = e.history[0]?.workflowExecutionStartedEventAttributes ?? {};
   const p: RunParams = {
     namespace: e.namespace,
@@ -207,7 +227,12 @@ function nextRunParams(eng: Engine, e: Execution, over: Partial<RunParams> & { b
 }
 
 /** The next cron run, or undefined when the run has no cron schedule (or it has no next time). */
-function cronNextRun(eng: Engine, e: Execution, lastCompletionResult: Payloads | undefined, failure: Failure | undefined): Execution | undefined {
+function cronNextRun(
+  eng: Engine,
+  e: Execution,
+  lastCompletionResult: Payloads | undefined,
+  failure: Failure | undefined,
+): Execution | undefined {
   const cron = e.cronSchedule;
   if (!cron) return undefined;
   // One instant for the backoff and the new run's start event: their sum is the cron time exactly, as on the real server.
@@ -216,12 +241,22 @@ function cronNextRun(eng: Engine, e: Execution, lastCompletionResult: Payloads |
     if (backoffMs === undefined) return undefined;
     return createRun(
       eng,
-      nextRunParams(eng, e, { backoffMs: Math.max(0, backoffMs), initiator: ContinueAsNewInitiator.CRON_SCHEDULE, lastCompletionResult, continuedFailure: failure }),
+      nextRunParams(eng, e, {
+        backoffMs: Math.max(0, backoffMs),
+        initiator: ContinueAsNewInitiator.CRON_SCHEDULE,
+        lastCompletionResult,
+        continuedFailure: failure,
+      }),
     );
   });
 }
 
-function retryNextRun(eng: Engine, e: Execution, failure: Failure, lastCompletionResult: Payloads | undefined): { run?: Execution; state: number } {
+function retryNextRun(
+  eng: Engine,
+  e: Execution,
+  failure: Failure,
+  lastCompletionResult: Payloads | undefined,
+): { run?: Execution; state: number } {
   const d = decideRetry(e.retryPolicy, e.attempt, failure, eng.now(), e.executionExpirationTime);
   if (!d.retry) return { state: d.state };
   const started = e.history[0]?.workflowExecutionStartedEventAttributes ?? {};
@@ -278,7 +313,11 @@ export function failRun(eng: Engine, e: Execution, failure: Failure, completedEv
 export function timeoutRun(eng: Engine, e: Execution): void {
   if (!eng.isOpen(e)) return;
   eng.releaseAll(e);
-  const failure = { message: 'workflow timeout', source: '', timeoutFailureInfo: { timeoutType: TimeoutType.START_TO_CLOSE } };
+  const failure = {
+    message: 'workflow timeout',
+    source: '',
+    timeoutFailureInfo: { timeoutType: TimeoutType.START_TO_CLOSE },
+  };
   let next: Execution | undefined;
   let state: number = RetryState.TIMEOUT;
   if (!e.executionExpirationTime || eng.now() < e.executionExpirationTime) {
@@ -311,13 +350,23 @@ export function cancelRun(eng: Engine, e: Execution, details: Payloads | undefin
   finish(eng, e, WfStatus.CANCELED, undefined);
 }
 
-export function terminateRun(eng: Engine, e: Execution, reason: string | undefined, details: Payloads | undefined, identity?: string): void {
+export function terminateRun(
+  eng: Engine,
+  e: Execution,
+  reason: string | undefined,
+  details: Payloads | undefined,
+  identity?: string,
+): void {
   eng.releaseAll(e);
   failRunningTask(eng, e);
   eng.flushBuffered(e);
   eng.appendEvent(
     e,
-    eng.event(EventType.WORKFLOW_EXECUTION_TERMINATED, 'workflowExecutionTerminatedEventAttributes', { reason, details, identity }),
+    eng.event(EventType.WORKFLOW_EXECUTION_TERMINATED, 'workflowExecutionTerminatedEventAttributes', {
+      reason,
+      details,
+      identity,
+    }),
   );
   finish(eng, e, WfStatus.TERMINATED, undefined);
 }
@@ -344,7 +393,9 @@ export function continueAsNew(eng: Engine, e: Execution, a: any, completedEventI
     runTimeoutMs,
     executionTimeoutMs: e.executionTimeoutMs,
     taskTimeoutMs: msFromDur(a.workflowTaskTimeout) || e.workflowTaskTimeoutMs,
-    retryPolicy: a.retryPolicy ? normalizeRetryPolicy(a.retryPolicy, 'invalid WorkflowRetryPolicy on ContinueAsNewWorkflowExecutionCommand') : undefined,
+    retryPolicy: a.retryPolicy
+      ? normalizeRetryPolicy(a.retryPolicy, 'invalid WorkflowRetryPolicy on ContinueAsNewWorkflowExecutionCommand')
+      : undefined,
     cronSchedule: a.cronSchedule || undefined,
     requestId: eng.newId(),
     backoffMs: minChainBackoff(eng, e, msFromDur(a.backoffStartInterval)),
@@ -377,7 +428,9 @@ export function continueAsNew(eng: Engine, e: Execution, a: any, completedEventI
       lastCompletionResult: a.lastCompletionResult,
       header: a.header,
       memo: a.memo,
-      searchAttributes: a.searchAttributes && { indexedFields: typedSearchAttributes(eng, e.namespace, a.searchAttributes.indexedFields ?? {}) },
+      searchAttributes: a.searchAttributes && {
+        indexedFields: typedSearchAttributes(eng, e.namespace, a.searchAttributes.indexedFields ?? {}),
+      },
     }),
   );
   finish(eng, e, WfStatus.CONTINUED_AS_NEW, next);

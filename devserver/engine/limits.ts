@@ -51,7 +51,9 @@ export const GRPC_MAX_RECEIVE_BYTES = 4 * MiB;
 /** The workflow task completion size the real server advertises (DescribeNamespace), unchecked here. */
 export const WFT_COMPLETION_SIZE_LIMIT = 40 * MiB;
 
-export const DEFAULT_LIMITS: Limits = Object.fromEntries(Object.entries(LIMIT_KEYS).map(([k, [, d]]) => [k, d])) as unknown as Limits;
+export const DEFAULT_LIMITS: Limits = Object.fromEntries(
+  Object.entries(LIMIT_KEYS).map(([k, [, d]]) => [k, d]),
+) as unknown as Limits;
 
 /** The limits with `--dynamic-config-value` overrides; an unusable value keeps the default (logged). */
 export function limitsFromDynamicConfig(config: Record<string, unknown>, logger?: Logger): Limits {
@@ -122,12 +124,23 @@ export interface BlobContext {
  * the server's CheckEventBlobSizeLimit does; the error limit is only looked at past the
  * warn one, as there.
  */
-export function overLimit(eng: { limits: Limits; logger: Logger }, size: number, ctx: BlobContext, kind: 'blob' | 'memo' = 'blob'): boolean {
+export function overLimit(
+  eng: { limits: Limits; logger: Logger },
+  size: number,
+  ctx: BlobContext,
+  kind: 'blob' | 'memo' = 'blob',
+): boolean {
   const l = eng.limits;
   const [warn, error] = kind === 'memo' ? [l.memoSizeWarn, l.memoSizeError] : [l.blobSizeWarn, l.blobSizeError];
   if (size <= warn) return false;
   eng.logger.warn(
-    { 'wf-namespace': ctx.namespace, 'wf-id': ctx.workflowId, 'wf-run-id': ctx.runId, 'wf-size': size, 'blob-size-violation-operation': ctx.operation },
+    {
+      'wf-namespace': ctx.namespace,
+      'wf-id': ctx.workflowId,
+      'wf-run-id': ctx.runId,
+      'wf-size': size,
+      'blob-size-violation-operation': ctx.operation,
+    },
     'Blob data size exceeds the warning limit.',
   );
   return size > error;

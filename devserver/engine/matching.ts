@@ -83,7 +83,15 @@ export class TaskQueues<T, R> {
    * Long-polls for a task. Resolves with a response, or undefined when the poll
    * expires or is cancelled (the SDK then simply polls again).
    */
-  poll(namespace: string, kind: TaskKind, name: string, identity: string, timeoutMs: number, cancelled: Promise<void>, workerKey?: string): Promise<R | undefined> {
+  poll(
+    namespace: string,
+    kind: TaskKind,
+    name: string,
+    identity: string,
+    timeoutMs: number,
+    cancelled: Promise<void>,
+    workerKey?: string,
+  ): Promise<R | undefined> {
     if (workerKey && this.isShutDown(workerKey)) return Promise.resolve(undefined);
     const q = this.queue(namespace, kind, name);
     q.lastPollTime = Date.now();

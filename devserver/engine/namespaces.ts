@@ -28,7 +28,11 @@ export function newNamespace(name: string, retentionMs: number): NamespaceRecord
 export function ensureSystemNamespace(eng: Engine): void {
   if (eng.namespaces.has(SYSTEM_NAMESPACE)) return;
   const ns = eng.ensureNamespace(SYSTEM_NAMESPACE, 7 * 24 * 3600_000);
-  Object.assign(ns, { id: '32049b68-7872-4094-8e63-d0dd59896a83', description: 'Temporal internal system namespace', ownerEmail: 'temporal-core@temporal.io' });
+  Object.assign(ns, {
+    id: '32049b68-7872-4094-8e63-d0dd59896a83',
+    description: 'Temporal internal system namespace',
+    ownerEmail: 'temporal-core@temporal.io',
+  });
   eng.markNamespaceDirty(ns);
 }
 export const SYSTEM_NAMESPACE = 'temporal-system';
@@ -49,7 +53,11 @@ export function checkedRetention(wire: unknown, minMs = MIN_RETENTION_MS): numbe
  * attributes (the CLI registers them on every namespace it creates). Types are the
  * CLI's names: Keyword, KeywordList, Datetime...
  */
-export function setUpStartupNamespaces(eng: Engine, names: readonly string[], searchAttributes: Record<string, string>): void {
+export function setUpStartupNamespaces(
+  eng: Engine,
+  names: readonly string[],
+  searchAttributes: Record<string, string>,
+): void {
   for (const name of names) {
     const ns = eng.ensureNamespace(name);
     for (const [attr, typeName] of Object.entries(searchAttributes)) {
@@ -74,10 +82,21 @@ export function describeNamespace(ns: NamespaceRecord, limits: Limits = DEFAULT_
       data: ns.data,
       id: ns.id,
       // Only what this engine does: an SDK may act on a capability it sees.
-      capabilities: { eagerWorkflowStart: true, syncUpdate: true, asyncUpdate: true, standaloneActivities: true, standaloneActivityStartDelay: true, workerPollCompleteOnShutdown: true },
+      capabilities: {
+        eagerWorkflowStart: true,
+        syncUpdate: true,
+        asyncUpdate: true,
+        standaloneActivities: true,
+        standaloneActivityStartDelay: true,
+        workerPollCompleteOnShutdown: true,
+      },
       // The limits in force: the SDK's worker checks its completions against them (failing
       // an oversized one itself, PAYLOADS_TOO_LARGE), as it does against a real server.
-      limits: { blobSizeLimitError: limits.blobSizeError, memoSizeLimitError: limits.memoSizeError, workflowTaskCompletionSizeLimitError: WFT_COMPLETION_SIZE_LIMIT },
+      limits: {
+        blobSizeLimitError: limits.blobSizeError,
+        memoSizeLimitError: limits.memoSizeError,
+        workflowTaskCompletionSizeLimitError: WFT_COMPLETION_SIZE_LIMIT,
+      },
       supportsSchedules: true,
     },
     config: {

@@ -11,8 +11,18 @@ import type { ActivityInfo, Execution, Failure, Payloads } from './state';
 import { canceledActivity, completeActivity, failActivity, heartbeatActivity } from './activities';
 import { RpcError, invalidArgument } from '../errors';
 import {
-  BLOB_TOO_LARGE, CANCEL_DETAILS_TOO_LARGE, FAILURE_TOO_LARGE, HEARTBEAT_TOO_LARGE, MEMO_TOO_LARGE, RESULT_TOO_LARGE,
-  failureSize, memoSize, overLimit, payloadsSize, serverFailure, truncateFailure,
+  BLOB_TOO_LARGE,
+  CANCEL_DETAILS_TOO_LARGE,
+  FAILURE_TOO_LARGE,
+  HEARTBEAT_TOO_LARGE,
+  MEMO_TOO_LARGE,
+  RESULT_TOO_LARGE,
+  failureSize,
+  memoSize,
+  overLimit,
+  payloadsSize,
+  serverFailure,
+  truncateFailure,
 } from './limits';
 
 type Req = Record<string, any>;
@@ -23,17 +33,35 @@ export function checkRequestPayloads(eng: Engine, method: string, req: Req): voi
     const exec = req.workflowExecution ?? {};
     checkSignalPayload(eng, req.namespace, exec.workflowId, req.input, 'SignalWorkflowExecution', exec.runId);
   } else if (method === 'WorkflowService/QueryWorkflow') {
-    const ctx = { namespace: req.namespace, workflowId: req.execution?.workflowId, runId: req.execution?.runId, operation: 'QueryWorkflow' };
+    const ctx = {
+      namespace: req.namespace,
+      workflowId: req.execution?.workflowId,
+      runId: req.execution?.runId,
+      operation: 'QueryWorkflow',
+    };
     if (overLimit(eng, payloadsSize(req.query?.queryArgs), ctx)) throw invalidArgument(BLOB_TOO_LARGE);
   }
 }
 
-export function checkSignalPayload(eng: Engine, namespace: string, workflowId: string, input: Payloads | undefined, operation: string, runId?: string): void {
-  if (overLimit(eng, payloadsSize(input), { namespace, workflowId, runId, operation })) throw invalidArgument(BLOB_TOO_LARGE);
+export function checkSignalPayload(
+  eng: Engine,
+  namespace: string,
+  workflowId: string,
+  input: Payloads | undefined,
+  operation: string,
+  runId?: string,
+): void {
+  if (overLimit(eng, payloadsSize(input), { namespace, workflowId, runId, operation }))
+    throw invalidArgument(BLOB_TOO_LARGE);
 }
 
 /** A start's input and memo (after the start's other checks, as the history service makes them). */
-export function checkStartPayloads(eng: Engine, namespace: string, req: Req, operation = 'StartWorkflowExecution'): void {
+export function checkStartPayloads(
+  eng: Engine,
+  namespace: string,
+  req: Req,
+  operation = 'StartWorkflowExecution',
+): void {
   const ctx = { namespace, workflowId: req.workflowId, operation };
   if (overLimit(eng, payloadsSize(req.input), ctx)) throw invalidArgument(BLOB_TOO_LARGE);
   if (overLimit(eng, memoSize(req.memo), ctx, 'memo')) throw invalidArgument(MEMO_TOO_LARGE);
@@ -44,22 +72,46 @@ function ctxOf(e: Execution, operation: string) {
 }
 
 /** The failure an oversized activity result (RespondActivityTaskCompleted) turns into, if it is one. */
-export function oversizedResult(eng: Engine, e: Execution, result: Payloads | undefined, operation: string): Failure | undefined {
+export function oversizedResult(
+  eng: Engine,
+  e: Execution,
+  result: Payloads | undefined,
+  operation: string,
+): Failure | undefined {
   return overLimit(eng, payloadsSize(result), ctxOf(e, operation)) ? serverFailure(RESULT_TOO_LARGE, true) : undefined;
 }
 
 /** The failure oversized cancellation details (RespondActivityTaskCanceled) turn into, if they are. */
-export function oversizedCancelDetails(eng: Engine, e: Execution, details: Payloads | undefined, operation: string): Failure | undefined {
-  return overLimit(eng, payloadsSize(details), ctxOf(e, operation)) ? serverFailure(CANCEL_DETAILS_TOO_LARGE, true) : undefined;
+export function oversizedCancelDetails(
+  eng: Engine,
+  e: Execution,
+  details: Payloads | undefined,
+  operation: string,
+): Failure | undefined {
+  return overLimit(eng, payloadsSize(details), ctxOf(e, operation))
+    ? serverFailure(CANCEL_DETAILS_TOO_LARGE, true)
+    : undefined;
 }
 
 /** The failure oversized heartbeat details turn into (the activity fails; its worker is told to cancel). */
-export function oversizedHeartbeat(eng: Engine, e: Execution, details: Payloads | undefined, operation: string): Failure | undefined {
-  return overLimit(eng, payloadsSize(details), ctxOf(e, operation)) ? serverFailure(HEARTBEAT_TOO_LARGE, true) : undefined;
+export function oversizedHeartbeat(
+  eng: Engine,
+  e: Execution,
+  details: Payloads | undefined,
+  operation: string,
+): Failure | undefined {
+  return overLimit(eng, payloadsSize(details), ctxOf(e, operation))
+    ? serverFailure(HEARTBEAT_TOO_LARGE, true)
+    : undefined;
 }
 
 /** A reported failure as the server keeps it: an oversized one becomes its own, non-retryable. */
-export function limitFailure(eng: Engine, ctx: { namespace: string; workflowId?: string; runId?: string }, failure: Failure, operation: string): Failure {
+export function limitFailure(
+  eng: Engine,
+  ctx: { namespace: string; workflowId?: string; runId?: string },
+  failure: Failure,
+  operation: string,
+): Failure {
   if (!overLimit(eng, failureSize(failure), { ...ctx, operation })) return failure;
   return serverFailure(FAILURE_TOO_LARGE, true, truncateFailure(failure, eng.limits.blobSizeWarn));
 }
@@ -73,8 +125,14 @@ export interface ActivityFailedReport {
 
 /** RespondActivityTaskFailed: oversized heartbeat details are dropped, an oversized failure replaced. */
 export function limitActivityFailed(eng: Engine, e: Execution, req: Req, operation: string): ActivityFailedReport {
-  const out: ActivityFailedReport = { failure: req.failure ?? {}, lastHeartbeatDetails: req.lastHeartbeatDetails, failures: [] };
-  const heartbeat = req.lastHeartbeatDetails ? oversizedHeartbeat(eng, e, req.lastHeartbeatDetails, operation) : undefined;
+  const out: ActivityFailedReport = {
+    failure: req.failure ?? {},
+    lastHeartbeatDetails: req.lastHeartbeatDetails,
+    failures: [],
+  };
+  const heartbeat = req.lastHeartbeatDetails
+    ? oversizedHeartbeat(eng, e, req.lastHeartbeatDetails, operation)
+    : undefined;
   if (heartbeat) {
     out.failures.push(heartbeat);
     out.lastHeartbeatDetails = undefined;
@@ -88,7 +146,12 @@ export function limitActivityFailed(eng: Engine, e: Execution, req: Req, operati
 }
 
 /** The error an oversized query answer fails its query with, if it is one. */
-export function oversizedQueryAnswer(eng: Engine, e: Execution, answer: Payloads | undefined, operation: string): RpcError | undefined {
+export function oversizedQueryAnswer(
+  eng: Engine,
+  e: Execution,
+  answer: Payloads | undefined,
+  operation: string,
+): RpcError | undefined {
   return overLimit(eng, payloadsSize(answer), ctxOf(e, operation)) ? invalidArgument(BLOB_TOO_LARGE) : undefined;
 }
 

@@ -47,7 +47,12 @@ export function packHistory(e: Execution, encoded?: Buffer): void {
   const events = e.history;
   const blob = encoded ?? owned(historyBatch(events));
   // The close event is what result() long polls ask for, right after the close.
-  Object.defineProperty(e, 'closeEvent', { value: events[events.length - 1], configurable: true, enumerable: false, writable: true });
+  Object.defineProperty(e, 'closeEvent', {
+    value: events[events.length - 1],
+    configurable: true,
+    enumerable: false,
+    writable: true,
+  });
   Object.defineProperty(e, 'history', {
     configurable: true,
     enumerable: false,

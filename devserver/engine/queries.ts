@@ -91,12 +91,21 @@ export function respondQueryTask(eng: Engine, req: any): void {
   if (!q) throw notFound('query task not found, or already expired');
   // Past the blob limit the frontend turns the answer into a failure with its own words.
   const e = eng.byKey(key);
-  const tooLarge = e && req.completedType === QueryResultType.ANSWERED ? oversizedQueryAnswer(eng, e, req.queryResult, 'RespondQueryTaskCompleted') : undefined;
+  const tooLarge =
+    e && req.completedType === QueryResultType.ANSWERED
+      ? oversizedQueryAnswer(eng, e, req.queryResult, 'RespondQueryTaskCompleted')
+      : undefined;
   if (tooLarge) settle(q, QueryResultType.FAILED, undefined, tooLarge.message);
   else settle(q, req.completedType, req.queryResult, req.errorMessage, req.failure);
 }
 
-function settle(q: PendingQuery, type: number, result: object | undefined, errorMessage?: string, failure?: object): void {
+function settle(
+  q: PendingQuery,
+  type: number,
+  result: object | undefined,
+  errorMessage?: string,
+  failure?: object,
+): void {
   if (type === QueryResultType.ANSWERED) q.resolve({ queryResult: result });
   else q.reject(queryFailed(errorMessage || 'query failed', failure));
 }
@@ -121,7 +130,10 @@ export function answerQueries(eng: Engine, e: Execution, scheduledEventId: numbe
     if (q.attachedTo !== scheduledEventId) continue;
     const r = results[q.id];
     // An answer past the blob limit fails the query with the bare error (not a query failure).
-    const tooLarge = r?.resultType === QueryResultType.ANSWERED ? oversizedQueryAnswer(eng, e, r.answer, 'ConsistentQuery') : undefined;
+    const tooLarge =
+      r?.resultType === QueryResultType.ANSWERED
+        ? oversizedQueryAnswer(eng, e, r.answer, 'ConsistentQuery')
+        : undefined;
     if (tooLarge) q.reject(tooLarge);
     else if (r) settle(q, r.resultType, r.answer, r.errorMessage, r.failure);
     else q.attachedTo = undefined; // not answered: try again with the next task

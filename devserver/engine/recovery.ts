@@ -3,7 +3,15 @@
 import type { Engine } from './engine';
 import type { Execution } from './state';
 import type { Mutation, RecoveredEntry } from '../storage/store';
-import { fromJsonBuffer, historyBatch, namespaceValue, owned, packHistory, restoreExecution, serializeExecution } from './persistence';
+import {
+  fromJsonBuffer,
+  historyBatch,
+  namespaceValue,
+  owned,
+  packHistory,
+  restoreExecution,
+  serializeExecution,
+} from './persistence';
 import type { NamespaceRecord } from './namespaces';
 import { armRunTimers } from './lifecycle';
 import { armTimer } from './timers';
@@ -37,7 +45,8 @@ export function recoverEngine(eng: Engine, state: Map<string, RecoveredEntry>): 
   for (const e of runs) eng.current.set(`${e.namespace}\u0000${e.workflowId}`, e.runId);
   for (const e of runs) if (eng.isOpen(e)) rearm(eng, e);
   // All but the newest closed runs leave memory, as if they had closed in this process.
-  for (const e of runs.filter((r) => !eng.isOpen(r)).sort((a, b) => (a.closeTime ?? 0) - (b.closeTime ?? 0))) eng.trackClosed(e);
+  for (const e of runs.filter((r) => !eng.isOpen(r)).sort((a, b) => (a.closeTime ?? 0) - (b.closeTime ?? 0)))
+    eng.trackClosed(e);
   eng.evictClosed();
 }
 
@@ -49,7 +58,8 @@ function rearm(eng: Engine, e: Execution): void {
   if (neverScheduled && e.executionTime <= eng.now()) scheduleWorkflowTask(eng, e);
   else recoverWorkflowTask(eng, e);
   const key = eng.key(e);
-  for (const eff of [...(e.pendingEffects ?? [])]) queueMicrotask(() => runEffect(eng, key, eff.kind, eff.initiatedEventId));
+  for (const eff of [...(e.pendingEffects ?? [])])
+    queueMicrotask(() => runEffect(eng, key, eff.kind, eff.initiatedEventId));
 }
 
 /**

@@ -29,7 +29,8 @@ export function normalizeRetryPolicy(wire: any, what: string): RetryPolicy {
   if (maximumAttempts !== 1) {
     if (initialIntervalMs < 0) throw invalidArgument(`${what}: InitialInterval cannot be negative.`);
     if (backoffCoefficient < 1) throw invalidArgument(`${what}: BackoffCoefficient cannot be less than 1.`);
-    if (maximumIntervalMs < initialIntervalMs) throw invalidArgument(`${what}: MaximumInterval cannot be less than InitialInterval.`);
+    if (maximumIntervalMs < initialIntervalMs)
+      throw invalidArgument(`${what}: MaximumInterval cannot be less than InitialInterval.`);
     if (maximumAttempts < 0) throw invalidArgument(`${what}: MaximumAttempts cannot be negative.`);
     for (const t of nonRetryableErrorTypes) {
       if (!t.startsWith(TIMEOUT_FAILURE_TYPE_PREFIX)) continue;
@@ -76,17 +77,26 @@ export type RetryDecision = { retry: true; delayMs: number } | { retry: false; s
  * and after how long. `expiration` (epoch ms, 0 = none) bounds the retries: a
  * retry that would start after it is not made (RETRY_STATE_TIMEOUT).
  */
-export function decideRetry(policy: RetryPolicy | undefined, attempt: number, failure: Failure | undefined, now: number, expiration: number): RetryDecision {
+export function decideRetry(
+  policy: RetryPolicy | undefined,
+  attempt: number,
+  failure: Failure | undefined,
+  now: number,
+  expiration: number,
+): RetryDecision {
   if (!policy) return { retry: false, state: RetryState.RETRY_POLICY_NOT_SET };
-  if (!isRetryableFailure(failure, policy.nonRetryableErrorTypes)) return { retry: false, state: RetryState.NON_RETRYABLE_FAILURE };
-  if (policy.maximumAttempts > 0 && Math.max(attempt, 1) >= policy.maximumAttempts) return { retry: false, state: RetryState.MAXIMUM_ATTEMPTS_REACHED };
+  if (!isRetryableFailure(failure, policy.nonRetryableErrorTypes))
+    return { retry: false, state: RetryState.NON_RETRYABLE_FAILURE };
+  if (policy.maximumAttempts > 0 && Math.max(attempt, 1) >= policy.maximumAttempts)
+    return { retry: false, state: RetryState.MAXIMUM_ATTEMPTS_REACHED };
   // An explicit delay from the failing code replaces the computed backoff, maximum interval included.
   const explicit = failure?.applicationFailureInfo?.nextRetryDelay;
   let delayMs: number;
   if (explicit) delayMs = msFromDur(explicit);
   else {
     delayMs = policy.initialIntervalMs * Math.pow(policy.backoffCoefficient, Math.max(attempt, 1) - 1);
-    if (policy.maximumIntervalMs > 0 && (delayMs <= 0 || delayMs > policy.maximumIntervalMs)) delayMs = policy.maximumIntervalMs;
+    if (policy.maximumIntervalMs > 0 && (delayMs <= 0 || delayMs > policy.maximumIntervalMs))
+      delayMs = policy.maximumIntervalMs;
   }
   if (!(delayMs > 0) && !explicit) return { retry: false, state: RetryState.TIMEOUT };
   delayMs = Math.max(0, Math.floor(delayMs));

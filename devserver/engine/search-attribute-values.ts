@@ -31,7 +31,11 @@ function visibilityValue(v: unknown, type: number): unknown {
 }
 
 /** A run's search attributes as ListWorkflowExecutions returns them (unknown names are left out). */
-export function visibilitySearchAttributes(eng: Engine, namespace: string, fields: Record<string, Payload> | undefined): Record<string, Payload> {
+export function visibilitySearchAttributes(
+  eng: Engine,
+  namespace: string,
+  fields: Record<string, Payload> | undefined,
+): Record<string, Payload> {
   const out: Record<string, Payload> = {};
   for (const [name, p] of Object.entries(fields ?? {})) {
     const type = storedAttributeType(eng, namespace, name);
@@ -43,7 +47,10 @@ export function visibilitySearchAttributes(eng: Engine, namespace: string, field
       continue;
     }
     if (value === undefined || value === null) continue;
-    out[name] = { metadata: { encoding: JSON_PLAIN, type: Buffer.from(typeName(type)!) }, data: Buffer.from(JSON.stringify(value)) };
+    out[name] = {
+      metadata: { encoding: JSON_PLAIN, type: Buffer.from(typeName(type)!) },
+      data: Buffer.from(JSON.stringify(value)),
+    };
   }
   return out;
 }

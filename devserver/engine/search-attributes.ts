@@ -92,7 +92,9 @@ const RESERVED_SYSTEM = new Set([
  * columns of their own never appear there).
  */
 export function storedAttributeType(eng: Engine, namespace: string, name: string): number | undefined {
-  return eng.namespace(namespace).searchAttributes[name] ?? (RESERVED_SYSTEM.has(name) ? undefined : SYSTEM_ATTRIBUTES[name]);
+  return (
+    eng.namespace(namespace).searchAttributes[name] ?? (RESERVED_SYSTEM.has(name) ? undefined : SYSTEM_ATTRIBUTES[name])
+  );
 }
 
 /**
@@ -101,14 +103,29 @@ export function storedAttributeType(eng: Engine, namespace: string, name: string
  * hands a payload out (history and describe alike), so here it is added once, as
  * the payload is stored.
  */
-export function typedSearchAttributes(eng: Engine, namespace: string, fields: Record<string, Payload>): Record<string, Payload>;
-export function typedSearchAttributes(eng: Engine, namespace: string, fields: Record<string, Payload> | undefined): Record<string, Payload> | undefined;
-export function typedSearchAttributes(eng: Engine, namespace: string, fields: Record<string, Payload> | undefined): Record<string, Payload> | undefined {
+export function typedSearchAttributes(
+  eng: Engine,
+  namespace: string,
+  fields: Record<string, Payload>,
+): Record<string, Payload>;
+export function typedSearchAttributes(
+  eng: Engine,
+  namespace: string,
+  fields: Record<string, Payload> | undefined,
+): Record<string, Payload> | undefined;
+export function typedSearchAttributes(
+  eng: Engine,
+  namespace: string,
+  fields: Record<string, Payload> | undefined,
+): Record<string, Payload> | undefined {
   if (!fields) return undefined;
   const out: Record<string, Payload> = {};
   for (const [name, p] of Object.entries(fields)) {
     const type = storedAttributeType(eng, namespace, name);
-    out[name] = type === undefined || p.metadata?.type ? p : { ...p, metadata: { ...(p.metadata ?? {}), type: Buffer.from(TYPE_NAMES[type]) } };
+    out[name] =
+      type === undefined || p.metadata?.type
+        ? p
+        : { ...p, metadata: { ...(p.metadata ?? {}), type: Buffer.from(TYPE_NAMES[type]) } };
   }
   return out;
 }
@@ -159,7 +176,8 @@ function decodeTyped(p: Payload, type: number): unknown {
   const list = Array.isArray(v) ? v : undefined;
   if (type === IndexedValueType.KEYWORD_LIST) {
     if (list?.every((x) => typeof x === 'string')) return v;
-    if (list?.length === 1 && Array.isArray(list[0]) && list[0].every((x: unknown) => typeof x === 'string')) return list[0];
+    if (list?.length === 1 && Array.isArray(list[0]) && list[0].every((x: unknown) => typeof x === 'string'))
+      return list[0];
     throw new Error('not a list of strings');
   }
   if (fitsOne(v, type) || list?.every((x) => fitsOne(x, type))) return v;
@@ -171,14 +189,20 @@ function show(v: unknown): string {
 }
 
 /** Throws (via makeError) what the server's search attribute validator would refuse. */
-export function validateSearchAttributes(eng: Engine, namespace: string, fields: Record<string, Payload> | undefined, makeError: (m: string) => Error): void {
+export function validateSearchAttributes(
+  eng: Engine,
+  namespace: string,
+  fields: Record<string, Payload> | undefined,
+  makeError: (m: string) => Error,
+): void {
   if (!fields) return;
   const ns = eng.namespace(namespace);
   for (const [name, p] of Object.entries(fields)) {
     if (RESERVED_SYSTEM.has(name)) throw makeError(`${name} attribute can't be set in SearchAttributes`);
     const type = ns.searchAttributes[name] ?? SETTABLE_PREDEFINED[name];
     if (type === undefined) {
-      if (name.startsWith('Temporal') || SYSTEM_ATTRIBUTES[name] !== undefined) throw makeError(`${name} attribute can't be set in SearchAttributes`);
+      if (name.startsWith('Temporal') || SYSTEM_ATTRIBUTES[name] !== undefined)
+        throw makeError(`${name} attribute can't be set in SearchAttributes`);
       throw makeError(`search attribute ${name} is not defined`);
     }
     try {
@@ -230,7 +254,12 @@ export function decodedAttributes(e: Execution): Record<string, unknown> {
 }
 
 export function validateUpsert(eng: Engine, e: Execution, a: any): void {
-  validateSearchAttributes(eng, e.namespace, a.searchAttributes?.indexedFields, (m) => new BadCommand(WftFailedCause.BAD_SEARCH_ATTRIBUTES, m));
+  validateSearchAttributes(
+    eng,
+    e.namespace,
+    a.searchAttributes?.indexedFields,
+    (m) => new BadCommand(WftFailedCause.BAD_SEARCH_ATTRIBUTES, m),
+  );
 }
 
 export function validateStartAttributes(eng: Engine, namespace: string, sa: any): void {
@@ -238,7 +267,11 @@ export function validateStartAttributes(eng: Engine, namespace: string, sa: any)
 }
 
 export function upsertSearchAttributes(eng: Engine, e: Execution, a: any, completedEventId: number): void {
-  const fields = typedSearchAttributes(eng, e.namespace, (a.searchAttributes?.indexedFields ?? {}) as Record<string, Payload>);
+  const fields = typedSearchAttributes(
+    eng,
+    e.namespace,
+    (a.searchAttributes?.indexedFields ?? {}) as Record<string, Payload>,
+  );
   const merged = { ...(e.searchAttributes ?? {}) };
   for (const [k, v] of Object.entries(fields)) {
     if (isNilPayload(v)) delete merged[k];

@@ -57,7 +57,9 @@ export function requestCancelRun(eng: Engine, e: Execution, c: CancelInput): voi
       cause: c.reason,
       identity: c.identity,
       externalInitiatedEventId: c.external?.initiatedEventId,
-      externalWorkflowExecution: c.external ? { workflowId: c.external.workflowId, runId: c.external.runId } : undefined,
+      externalWorkflowExecution: c.external
+        ? { workflowId: c.external.workflowId, runId: c.external.runId }
+        : undefined,
     }),
   );
   scheduleWorkflowTask(eng, e, true);

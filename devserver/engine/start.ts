@@ -37,7 +37,8 @@ export function paramsFromRequest(eng: Engine, req: any): RunParams {
   validateStartAttributes(eng, ns.name, req.searchAttributes);
   const delayMs = msFromDur(req.workflowStartDelay);
   if (delayMs < 0) throw invalidArgument('Invalid WorkflowStartDelay: durations cannot be negative.');
-  if (req.workflowStartDelay && req.cronSchedule) throw invalidArgument('CronSchedule and WorkflowStartDelay may not be used together.');
+  if (req.workflowStartDelay && req.cronSchedule)
+    throw invalidArgument('CronSchedule and WorkflowStartDelay may not be used together.');
   checkStartPayloads(eng, ns.name, req);
   // A cron chain's first run waits for the first schedule time, like every later run.
   const backoffMs = req.cronSchedule ? Math.max(0, cronBackoffMs(req.cronSchedule, now, now) ?? 0) : delayMs;
@@ -78,11 +79,17 @@ export interface Policies {
  * The frontend's defaults and checks: TERMINATE_IF_RUNNING (deprecated) becomes the
  * TERMINATE_EXISTING conflict policy; an unset conflict policy gets `defaultConflict`.
  */
-export function resolvePolicies(reuse: number | undefined, conflict: number | undefined, defaultConflict: number): Policies {
+export function resolvePolicies(
+  reuse: number | undefined,
+  conflict: number | undefined,
+  defaultConflict: number,
+): Policies {
   let r = reuse || ReusePolicy.ALLOW_DUPLICATE;
   let c = conflict || 0;
   if (c && r === ReusePolicy.TERMINATE_IF_RUNNING) {
-    throw invalidArgument('Invalid WorkflowIDReusePolicy: WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING cannot be used together with a WorkflowIDConflictPolicy');
+    throw invalidArgument(
+      'Invalid WorkflowIDReusePolicy: WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING cannot be used together with a WorkflowIDConflictPolicy',
+    );
   }
   if (c === ConflictPolicy.TERMINATE_EXISTING && r === ReusePolicy.REJECT_DUPLICATE) {
     throw invalidArgument(
@@ -107,15 +114,29 @@ function jsonStringPayloads(s: string): Payloads {
 
 /** Terminates a running run to make way for a new one (TERMINATE_EXISTING), as the history service words it. */
 function terminateForNewRun(eng: Engine, existing: Execution, newRunId: string): void {
-  terminateRun(eng, existing, 'TerminateIfRunning WorkflowIdReusePolicy', jsonStringPayloads(`terminated by new runID: ${newRunId}`), 'history-service');
+  terminateRun(
+    eng,
+    existing,
+    'TerminateIfRunning WorkflowIdReusePolicy',
+    jsonStringPayloads(`terminated by new runID: ${newRunId}`),
+    'history-service',
+  );
 }
 
 /**
  * Starts a run unless the id's current run stands in the way. Policies are either
  * resolved already (resolvePolicies) or given as raw enum values (reuse, conflict).
  */
-export function startWorkflow(eng: Engine, p: RunParams, policiesOrReuse: Policies | number = 0, conflictPolicy = 0): StartOutcome {
-  const policies = typeof policiesOrReuse === 'number' ? resolvePolicies(policiesOrReuse, conflictPolicy, ConflictPolicy.FAIL) : policiesOrReuse;
+export function startWorkflow(
+  eng: Engine,
+  p: RunParams,
+  policiesOrReuse: Policies | number = 0,
+  conflictPolicy = 0,
+): StartOutcome {
+  const policies =
+    typeof policiesOrReuse === 'number'
+      ? resolvePolicies(policiesOrReuse, conflictPolicy, ConflictPolicy.FAIL)
+      : policiesOrReuse;
   const existing = eng.currentRun(p.namespace, p.workflowId);
   if (existing) {
     // A retried request gets the answer the first one got, whatever the policies.
@@ -130,7 +151,12 @@ export function startWorkflow(eng: Engine, p: RunParams, policiesOrReuse: Polici
         return { run: existing, started: false };
       }
       if (policies.conflict !== ConflictPolicy.TERMINATE_EXISTING) {
-        throw alreadyStarted(`Workflow execution is already running. WorkflowId: ${p.workflowId}, RunId: ${existing.runId}.`, existing.startRequestId, existing.runId, existing.firstRunId);
+        throw alreadyStarted(
+          `Workflow execution is already running. WorkflowId: ${p.workflowId}, RunId: ${existing.runId}.`,
+          existing.startRequestId,
+          existing.runId,
+          existing.firstRunId,
+        );
       }
       p.runId ??= eng.newId();
       terminateForNewRun(eng, existing, p.runId);
@@ -173,12 +199,25 @@ export function startFromRequest(eng: Engine, req: any): StartOutcome {
 export function signalWithStart(eng: Engine, req: any): StartOutcome {
   if (!req.signalName) throw invalidArgument('SignalName is not set on request.');
   if (req.workflowIdConflictPolicy === ConflictPolicy.FAIL) {
-    throw invalidArgument('Invalid WorkflowIDConflictPolicy: WORKFLOW_ID_CONFLICT_POLICY_FAIL is not supported for this operation.');
+    throw invalidArgument(
+      'Invalid WorkflowIDConflictPolicy: WORKFLOW_ID_CONFLICT_POLICY_FAIL is not supported for this operation.',
+    );
   }
   const p = paramsFromRequest(eng, req);
   checkSignalPayload(eng, p.namespace, p.workflowId, req.signalInput, 'SignalWithStartWorkflowExecution');
-  const policies = resolvePolicies(req.workflowIdReusePolicy, req.workflowIdConflictPolicy, ConflictPolicy.USE_EXISTING);
-  const signal: SignalInput = { signalName: req.signalName, input: req.signalInput, identity: req.identity, header: req.header, requestId: req.requestId, links: req.links };
+  const policies = resolvePolicies(
+    req.workflowIdReusePolicy,
+    req.workflowIdConflictPolicy,
+    ConflictPolicy.USE_EXISTING,
+  );
+  const signal: SignalInput = {
+    signalName: req.signalName,
+    input: req.signalInput,
+    identity: req.identity,
+    header: req.header,
+    requestId: req.requestId,
+    links: req.links,
+  };
   const current = eng.currentRun(p.namespace, p.workflowId);
   if (current && eng.isOpen(current) && policies.conflict === ConflictPolicy.USE_EXISTING) {
     signalRun(eng, current, signal);

@@ -31,7 +31,14 @@ export function decodeToken(b: Uint8Array | undefined, expect: TaskToken['k']): 
   } catch {
     throw invalidArgument('Error deserializing task token.');
   }
-  if (!t || typeof t !== 'object' || typeof t.n !== 'string' || typeof t.w !== 'string' || typeof t.r !== 'string' || !['w', 'a', 'q'].includes(t.k)) {
+  if (
+    !t ||
+    typeof t !== 'object' ||
+    typeof t.n !== 'string' ||
+    typeof t.w !== 'string' ||
+    typeof t.r !== 'string' ||
+    !['w', 'a', 'q'].includes(t.k)
+  ) {
     throw invalidArgument('Error deserializing task token.');
   }
   // The real server's workflow and activity tokens share one format, so a token of the

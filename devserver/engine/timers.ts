@@ -8,10 +8,16 @@ import { scheduleWorkflowTask } from './workflow-tasks';
 export function validateStartTimer(e: Execution, a: any, seen: Set<string>): void {
   if (!a.timerId) throw new BadCommand(WftFailedCause.BAD_START_TIMER_ATTRIBUTES, 'TimerId is not set on command.');
   if (!(msFromDur(a.startToFireTimeout) > 0)) {
-    throw new BadCommand(WftFailedCause.BAD_START_TIMER_ATTRIBUTES, 'A valid StartToFireTimeout is not set on command.');
+    throw new BadCommand(
+      WftFailedCause.BAD_START_TIMER_ATTRIBUTES,
+      'A valid StartToFireTimeout is not set on command.',
+    );
   }
   if (e.timers[a.timerId] || seen.has(a.timerId)) {
-    throw new BadCommand(WftFailedCause.START_TIMER_DUPLICATE_ID, `invalid history builder state for action: add-timer-started-event, timer ID ${a.timerId} already exists`);
+    throw new BadCommand(
+      WftFailedCause.START_TIMER_DUPLICATE_ID,
+      `invalid history builder state for action: add-timer-started-event, timer ID ${a.timerId} already exists`,
+    );
   }
   seen.add(a.timerId);
 }
@@ -36,19 +42,27 @@ export function armTimer(eng: Engine, e: Execution, timerId: string): void {
     const cur = run.timers[timerId];
     if (!cur || cur.startedEventId !== t.startedEventId || !eng.isOpen(run)) return;
     delete run.timers[timerId];
-    eng.addWorkflowEvent(run, eng.event(EventType.TIMER_FIRED, 'timerFiredEventAttributes', { timerId, startedEventId: t.startedEventId }));
+    eng.addWorkflowEvent(
+      run,
+      eng.event(EventType.TIMER_FIRED, 'timerFiredEventAttributes', { timerId, startedEventId: t.startedEventId }),
+    );
     scheduleWorkflowTask(eng, run);
   });
 }
 
 /** A timer that fired while the cancelling task ran: its TimerFired waits in the buffer. */
 function bufferedFire(e: Execution, timerId: string): number {
-  return e.buffered.findIndex((ev) => ev.eventType === EventType.TIMER_FIRED && ev.timerFiredEventAttributes?.timerId === timerId);
+  return e.buffered.findIndex(
+    (ev) => ev.eventType === EventType.TIMER_FIRED && ev.timerFiredEventAttributes?.timerId === timerId,
+  );
 }
 
 export function validateCancelTimer(e: Execution, a: any): void {
   if (!a.timerId || (!e.timers[a.timerId] && bufferedFire(e, a.timerId) < 0)) {
-    throw new BadCommand(WftFailedCause.BAD_CANCEL_TIMER_ATTRIBUTES, `invalid history builder state for action: cancel-timer, timer ID ${a.timerId} not found`);
+    throw new BadCommand(
+      WftFailedCause.BAD_CANCEL_TIMER_ATTRIBUTES,
+      `invalid history builder state for action: cancel-timer, timer ID ${a.timerId} not found`,
+    );
   }
 }
 

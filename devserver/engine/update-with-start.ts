@@ -19,7 +19,12 @@ export interface UpdateWithStartOutcome {
   start: 'started' | 'reused' | 'completed';
 }
 
-export function updateWithStart(eng: Engine, p: RunParams, policies: Policies, updateRequest: any): UpdateWithStartOutcome {
+export function updateWithStart(
+  eng: Engine,
+  p: RunParams,
+  policies: Policies,
+  updateRequest: any,
+): UpdateWithStartOutcome {
   const updateId: string = updateRequest.meta.updateId;
   const current = eng.currentRun(p.namespace, p.workflowId);
   if (current) {
@@ -34,13 +39,18 @@ export function updateWithStart(eng: Engine, p: RunParams, policies: Policies, u
 }
 
 function reusesRun(eng: Engine, run: Execution, p: RunParams, policies: Policies, updateId: string): boolean {
-  return run.startRequestId === p.requestId || !!pendingUpdate(eng, run, updateId) || policies.conflict === ConflictPolicy.USE_EXISTING;
+  return (
+    run.startRequestId === p.requestId ||
+    !!pendingUpdate(eng, run, updateId) ||
+    policies.conflict === ConflictPolicy.USE_EXISTING
+  );
 }
 
 /** Delivers the update to a running run; its refusal is the update operation's failure. */
 function updateOnly(eng: Engine, run: Execution, updateRequest: any): PendingUpdate {
   try {
-    if (run.wftAttempt >= 3) throw workflowNotReady('Unable to perform workflow execution update due to Workflow Task in failed state.');
+    if (run.wftAttempt >= 3)
+      throw workflowNotReady('Unable to perform workflow execution update due to Workflow Task in failed state.');
     return admitUpdate(eng, run, updateRequest);
   } catch (err) {
     throw err instanceof RpcError ? multiOperationFailed([ABORTED_OPERATION, err]) : err;

@@ -26,12 +26,26 @@ function notifyAll(u: PendingUpdate): void {
 }
 
 /** Outcome from history for an update that completed (survives restarts). */
-function fromHistory(e: Execution, updateId: string): { stage: number; outcome?: object; acceptedEventId?: number } | undefined {
+function fromHistory(
+  e: Execution,
+  updateId: string,
+): { stage: number; outcome?: object; acceptedEventId?: number } | undefined {
   let accepted: number | undefined;
   for (const ev of e.history) {
-    if (ev.eventType === EventType.WORKFLOW_EXECUTION_UPDATE_ACCEPTED && ev.workflowExecutionUpdateAcceptedEventAttributes?.protocolInstanceId === updateId) accepted = ev.eventId;
-    if (ev.eventType === EventType.WORKFLOW_EXECUTION_UPDATE_COMPLETED && ev.workflowExecutionUpdateCompletedEventAttributes?.meta?.updateId === updateId) {
-      return { stage: UpdateStage.COMPLETED, outcome: ev.workflowExecutionUpdateCompletedEventAttributes.outcome, acceptedEventId: accepted };
+    if (
+      ev.eventType === EventType.WORKFLOW_EXECUTION_UPDATE_ACCEPTED &&
+      ev.workflowExecutionUpdateAcceptedEventAttributes?.protocolInstanceId === updateId
+    )
+      accepted = ev.eventId;
+    if (
+      ev.eventType === EventType.WORKFLOW_EXECUTION_UPDATE_COMPLETED &&
+      ev.workflowExecutionUpdateCompletedEventAttributes?.meta?.updateId === updateId
+    ) {
+      return {
+        stage: UpdateStage.COMPLETED,
+        outcome: ev.workflowExecutionUpdateCompletedEventAttributes.outcome,
+        acceptedEventId: accepted,
+      };
     }
   }
   return accepted ? { stage: UpdateStage.ACCEPTED, acceptedEventId: accepted } : undefined;
@@ -48,7 +62,14 @@ export function admitUpdate(eng: Engine, e: Execution, request: any): PendingUpd
   if (existing) return existing;
   const h = fromHistory(e, updateId);
   if (h) {
-    const u: PendingUpdate = { id: updateId, request, stage: h.stage, outcome: h.outcome, acceptedEventId: h.acceptedEventId, waiters: new Set() };
+    const u: PendingUpdate = {
+      id: updateId,
+      request,
+      stage: h.stage,
+      outcome: h.outcome,
+      acceptedEventId: h.acceptedEventId,
+      waiters: new Set(),
+    };
     if (h.stage !== UpdateStage.COMPLETED) side.updates.set(updateId, u);
     return u;
   }
@@ -64,7 +85,14 @@ export function admitUpdate(eng: Engine, e: Execution, request: any): PendingUpd
 export function completedUpdate(e: Execution, updateId: string): PendingUpdate | undefined {
   const h = fromHistory(e, updateId);
   if (h?.stage !== UpdateStage.COMPLETED) return undefined;
-  return { id: updateId, request: undefined, stage: h.stage, outcome: h.outcome, acceptedEventId: h.acceptedEventId, waiters: new Set() };
+  return {
+    id: updateId,
+    request: undefined,
+    stage: h.stage,
+    outcome: h.outcome,
+    acceptedEventId: h.acceptedEventId,
+    waiters: new Set(),
+  };
 }
 
 /** An update this run has admitted and not finished yet. */
@@ -101,11 +129,17 @@ export function waitForStage(u: PendingUpdate, stage: number, timeoutMs: number)
 export function updatesWaitingForTask(eng: Engine, e: Execution): boolean {
   const side = eng.side.get(eng.key(e));
   if (!side) return false;
-  for (const u of side.updates.values()) if (u.stage === UpdateStage.ADMITTED && u.deliveredTo === undefined) return true;
+  for (const u of side.updates.values())
+    if (u.stage === UpdateStage.ADMITTED && u.deliveredTo === undefined) return true;
   return false;
 }
 
-export function attachUpdates(eng: Engine, e: Execution, scheduledEventId: number, startedEventId: number): object[] | undefined {
+export function attachUpdates(
+  eng: Engine,
+  e: Execution,
+  scheduledEventId: number,
+  startedEventId: number,
+): object[] | undefined {
   const side = eng.side.get(eng.key(e));
   if (!side || side.updates.size === 0) return undefined;
   const out: object[] = [];
@@ -133,7 +167,13 @@ function body(msg: any): { type: string; value: any } {
   return { type, value: decode(type, msg.body?.value ?? new Uint8Array()) };
 }
 
-export function applyProtocolMessage(eng: Engine, e: Execution, messages: Map<string, any>, messageId: string, completedEventId: number): void {
+export function applyProtocolMessage(
+  eng: Engine,
+  e: Execution,
+  messages: Map<string, any>,
+  messageId: string,
+  completedEventId: number,
+): void {
   const msg = messages.get(messageId);
   if (!msg) return;
   messages.delete(messageId);
@@ -141,7 +181,13 @@ export function applyProtocolMessage(eng: Engine, e: Execution, messages: Map<st
 }
 
 /** Messages without a command (rejections) are handled after the commands. */
-export function processUpdateMessages(eng: Engine, e: Execution, messages: Map<string, any>, completedEventId: number, _commands: any[]): void {
+export function processUpdateMessages(
+  eng: Engine,
+  e: Execution,
+  messages: Map<string, any>,
+  completedEventId: number,
+  _commands: any[],
+): void {
   for (const msg of messages.values()) handleMessage(eng, e, msg, completedEventId);
   messages.clear();
 }
@@ -198,7 +244,13 @@ export function abandonUpdates(eng: Engine, e: Execution): void {
   if (!side) return;
   for (const u of side.updates.values()) {
     u.stage = UpdateStage.COMPLETED;
-    u.outcome = { failure: { message: 'Workflow Update failed because the Workflow completed before the Update completed.', source: 'Server', applicationFailureInfo: { type: 'AcceptedUpdateCompletedWorkflow', nonRetryable: true } } };
+    u.outcome = {
+      failure: {
+        message: 'Workflow Update failed because the Workflow completed before the Update completed.',
+        source: 'Server',
+        applicationFailureInfo: { type: 'AcceptedUpdateCompletedWorkflow', nonRetryable: true },
+      },
+    };
     notifyAll(u);
   }
   side.updates.clear();

@@ -36,4 +36,3 @@ export function toRecord(e: Execution): VisibilityRecord {
     searchAttributes: decodedAttributes(e),
   };
 }
-

@@ -71,7 +71,14 @@ export function recordCompletedTask(eng: Engine, e: Execution, req: any, complet
   const added = !points.some((p) => p.binaryChecksum === binaryChecksum && p.buildId === buildId);
   if (added) {
     const resettable = Object.keys(e.children).length === 0;
-    points.push({ binaryChecksum, buildId, runId: e.runId, firstWorkflowTaskCompletedId: completedEventId, createTime: eng.now(), resettable });
+    points.push({
+      binaryChecksum,
+      buildId,
+      runId: e.runId,
+      firstWorkflowTaskCompletedId: completedEventId,
+      createTime: eng.now(),
+      resettable,
+    });
     e.resetPoints = points.slice(-MAX_RESET_POINTS);
   }
   setList(eng, e, 'BuildIds', buildIds(readList(e, 'BuildIds'), stamp));
@@ -83,7 +90,11 @@ export function recordCompletedTask(eng: Engine, e: Execution, req: any, complet
 // The unversioned sentinel first, then every build seen, each once.
 function buildIds(existing: string[], stamp: VersionStamp | undefined): string[] {
   const out = stamp?.useVersioning ? [] : [UNVERSIONED];
-  const own = stamp ? (stamp.buildId ? `${stamp.useVersioning ? 'versioned' : UNVERSIONED}:${stamp.buildId}` : UNVERSIONED) : '';
+  const own = stamp
+    ? stamp.buildId
+      ? `${stamp.useVersioning ? 'versioned' : UNVERSIONED}:${stamp.buildId}`
+      : UNVERSIONED
+    : '';
   for (const v of existing) if (v !== UNVERSIONED && !v.startsWith('assigned:') && !v.startsWith('pinned')) out.push(v);
   if (own && !existing.includes(own)) out.push(own);
   return out;
@@ -103,7 +114,10 @@ function readList(e: Execution, name: string): string[] {
 function setList(eng: Engine, e: Execution, name: string, values: string[]): void {
   const before = readList(e, name);
   if (before.length === values.length && before.every((v, i) => v === values[i])) return;
-  const payload: Payload = { metadata: { encoding: Buffer.from('json/plain'), type: Buffer.from('KeywordList') }, data: Buffer.from(JSON.stringify(values)) };
+  const payload: Payload = {
+    metadata: { encoding: Buffer.from('json/plain'), type: Buffer.from('KeywordList') },
+    data: Buffer.from(JSON.stringify(values)),
+  };
   e.searchAttributes = { ...(e.searchAttributes ?? {}), [name]: payload };
   eng.markDirty(e);
 }

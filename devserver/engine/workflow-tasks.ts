@@ -10,7 +10,13 @@ import { applyCommands, isCloseCommand, validateCommands, BadCommand } from './c
 import { attachQueries, answerQueries, dispatchQueuedQueries, failAttachedQueries } from './queries';
 import { activityNeedsWorkflowTask, dispatchActivity } from './activities';
 import { attachUpdates, updatesWaitingForTask, processUpdateMessages, requeueUpdates } from './updates';
-import { isTransient, startTransientTask, taskTimeoutMs, transientSuffix, writeTransientEvents } from './transient-task';
+import {
+  isTransient,
+  startTransientTask,
+  taskTimeoutMs,
+  transientSuffix,
+  writeTransientEvents,
+} from './transient-task';
 import { pollerStamp, recordCompletedTask } from './worker-versions';
 import { historyHints } from './history-limits';
 import { failTaskAndTerminate, messageSizeViolation } from './command-limits';
@@ -26,7 +32,12 @@ const TIMEOUT = 'wft-timeout';
 export function scheduleWorkflowTask(eng: Engine, e: Execution, duringBackoff = false): void {
   if (!eng.isOpen(e) || e.wft) return;
   const now = eng.now();
-  if (e.executionTime > now && !duringBackoff && !e.history.some((h) => h.eventType === EventType.WORKFLOW_TASK_SCHEDULED)) return;
+  if (
+    e.executionTime > now &&
+    !duringBackoff &&
+    !e.history.some((h) => h.eventType === EventType.WORKFLOW_TASK_SCHEDULED)
+  )
+    return;
   // A sticky queue nobody polls (its worker shut down, maybe while completing
   // the task that set it) would only cost a schedule-to-start timeout.
   if (!liveStickyQueue(eng, e)) e.sticky = undefined;
@@ -48,13 +59,25 @@ export function scheduleWorkflowTask(eng: Engine, e: Execution, duringBackoff = 
     : eng.appendEvent(
         e,
         eng.event(EventType.WORKFLOW_TASK_SCHEDULED, 'workflowTaskScheduledEventAttributes', {
-          taskQueue: { name: queue, kind: sticky ? TaskQueueKind.STICKY : TaskQueueKind.NORMAL, normalName: sticky ? e.taskQueue : undefined },
+          taskQueue: {
+            name: queue,
+            kind: sticky ? TaskQueueKind.STICKY : TaskQueueKind.NORMAL,
+            normalName: sticky ? e.taskQueue : undefined,
+          },
           startToCloseTimeout: durFromMs(timeoutMs),
           attempt,
         }),
       );
   e.wftAttempt = attempt;
-  e.wft = { scheduledEventId, attempt, sticky, taskQueue: queue, scheduledTime: now, timeoutMs, transient: transient || undefined };
+  e.wft = {
+    scheduledEventId,
+    attempt,
+    sticky,
+    taskQueue: queue,
+    scheduledTime: now,
+    timeoutMs,
+    transient: transient || undefined,
+  };
   if (transient) eng.markDirty(e);
   eng.hold(e, 'wft');
   if (sticky) {
@@ -95,10 +118,24 @@ function historyFor(e: Execution, sticky: boolean, identity: string): object[] {
 }
 
 /** Starts the scheduled task for `identity` (a poller, or the starter of an eager start, whose request id it takes). */
-export function dispatchWorkflowTask(eng: Engine, key: string, scheduledEventId: number, attempt: number, identity: string, requestId = eng.newId()): PollResponse | undefined {
+export function dispatchWorkflowTask(
+  eng: Engine,
+  key: string,
+  scheduledEventId: number,
+  attempt: number,
+  identity: string,
+  requestId = eng.newId(),
+): PollResponse | undefined {
   const e = eng.byKey(key);
   const wft = e?.wft;
-  if (!e || !eng.isOpen(e) || !wft || wft.scheduledEventId !== scheduledEventId || wft.attempt !== attempt || wft.startedEventId !== undefined) {
+  if (
+    !e ||
+    !eng.isOpen(e) ||
+    !wft ||
+    wft.scheduledEventId !== scheduledEventId ||
+    wft.attempt !== attempt ||
+    wft.startedEventId !== undefined
+  ) {
     return undefined;
   }
   const now = eng.now();
@@ -130,7 +167,14 @@ export function dispatchWorkflowTask(eng: Engine, key: string, scheduledEventId:
 export function startedTaskResponse(e: Execution): PollResponse {
   const wft = e.wft!;
   return {
-    taskToken: encodeToken({ n: e.namespace, w: e.workflowId, r: e.runId, k: 'w', s: wft.scheduledEventId, a: wft.attempt }),
+    taskToken: encodeToken({
+      n: e.namespace,
+      w: e.workflowId,
+      r: e.runId,
+      k: 'w',
+      s: wft.scheduledEventId,
+      a: wft.attempt,
+    }),
     workflowExecution: { workflowId: e.workflowId, runId: e.runId },
     workflowType: { name: e.workflowType },
     previousStartedEventId: e.lastCompletedWftStartedEventId,
@@ -146,7 +190,9 @@ export function startedTaskResponse(e: Execution): PollResponse {
 /** The started task's start-to-close timeout, from when it started. */
 function armTimeout(eng: Engine, e: Execution, startedTime: number): void {
   const { scheduledEventId, attempt, timeoutMs } = e.wft!;
-  eng.setTimer(e, TIMEOUT, startedTime + (timeoutMs ?? e.workflowTaskTimeoutMs), (run) => timeoutStarted(eng, run, scheduledEventId, attempt));
+  eng.setTimer(e, TIMEOUT, startedTime + (timeoutMs ?? e.workflowTaskTimeoutMs), (run) =>
+    timeoutStarted(eng, run, scheduledEventId, attempt),
+  );
 }
 
 function startedTaskOf(eng: Engine, token: Uint8Array | undefined): Execution {
@@ -156,7 +202,12 @@ function startedTaskOf(eng: Engine, token: Uint8Array | undefined): Execution {
   if (!eng.isOpen(e)) throw workflowCompleted();
   const wft = e.wft;
   // Tokens from before attempts were in them carry none.
-  if (!wft || wft.scheduledEventId !== t.s || wft.startedEventId === undefined || (t.a !== undefined && t.a !== wft.attempt)) {
+  if (
+    !wft ||
+    wft.scheduledEventId !== t.s ||
+    wft.startedEventId === undefined ||
+    (t.a !== undefined && t.a !== wft.attempt)
+  ) {
     throw notFound('Workflow task not found.');
   }
   return e;
@@ -263,7 +314,14 @@ export function failWorkflowTask(eng: Engine, req: any): void {
 }
 
 /** A transient task's failure writes nothing: only its attempt count grows. */
-function failTask(eng: Engine, e: Execution, cause: number, identity?: string, failure?: object, message?: string): void {
+function failTask(
+  eng: Engine,
+  e: Execution,
+  cause: number,
+  identity?: string,
+  failure?: object,
+  message?: string,
+): void {
   const wft = e.wft!;
   if (!isTransient(wft)) {
     eng.appendEvent(
@@ -300,7 +358,13 @@ function endTaskAndRetry(eng: Engine, e: Execution): void {
 
 function timeoutStarted(eng: Engine, e: Execution, scheduledEventId: number, attempt: number): void {
   const wft = e.wft;
-  if (!eng.isOpen(e) || wft?.scheduledEventId !== scheduledEventId || wft.attempt !== attempt || wft.startedEventId === undefined) return;
+  if (
+    !eng.isOpen(e) ||
+    wft?.scheduledEventId !== scheduledEventId ||
+    wft.attempt !== attempt ||
+    wft.startedEventId === undefined
+  )
+    return;
   if (!isTransient(wft)) {
     eng.appendEvent(
       e,
@@ -364,7 +428,14 @@ export function expediteShutDownWorkerTasks(eng: Engine, namespace: string, iden
   const deadline = eng.now() + SHUTDOWN_TASK_GRACE_MS;
   for (const e of eng.executions.values()) {
     const wft = e.wft;
-    if (e.namespace !== namespace || !eng.isOpen(e) || !wft || wft.startedEventId === undefined || wft.identity !== identity) continue;
+    if (
+      e.namespace !== namespace ||
+      !eng.isOpen(e) ||
+      !wft ||
+      wft.startedEventId === undefined ||
+      wft.identity !== identity
+    )
+      continue;
     const started = wft.startedTime ?? eng.now();
     if (started + (wft.timeoutMs ?? e.workflowTaskTimeoutMs) <= deadline) continue;
     wft.timeoutMs = deadline - started;

@@ -27,7 +27,8 @@ const TASK_NOT_FOUND = 'Activity task not found.';
 function activityIdOf(req: any): string {
   const id: string = req.activityId ?? '';
   if (!id) throw invalidArgument('activity ID is required');
-  if (id.length > MAX_ID_LENGTH) throw invalidArgument(`activity ID exceeds length limit. Length=${id.length} Limit=${MAX_ID_LENGTH}`);
+  if (id.length > MAX_ID_LENGTH)
+    throw invalidArgument(`activity ID exceeds length limit. Length=${id.length} Limit=${MAX_ID_LENGTH}`);
   return id;
 }
 
@@ -102,13 +103,41 @@ export function activityExecutionHandlers(eng: Engine, reg: ActivityExecutions, 
       reg.remove(target(reg, req));
       return commit({});
     },
-    respondActivityTaskCompleted: route('respondActivityTaskCompleted', ownToken, (req) => (completeActivityRun(reg, task(req), req.result), {})),
-    respondActivityTaskFailed: route('respondActivityTaskFailed', ownToken, (req) => (failActivityRun(reg, task(req), req.failure ?? {}, req.lastHeartbeatDetails), { failures: [] })),
-    respondActivityTaskCanceled: route('respondActivityTaskCanceled', ownToken, (req) => (canceledActivityRun(reg, task(req), req.details), {})),
-    recordActivityTaskHeartbeat: route('recordActivityTaskHeartbeat', ownToken, (req) => heartbeatActivityRun(reg, task(req), req.details)),
-    respondActivityTaskCompletedById: route('respondActivityTaskCompletedById', ownId, (req) => (completeActivityRun(reg, byId(reg, req, true), req.result), {})),
-    respondActivityTaskFailedById: route('respondActivityTaskFailedById', ownId, (req) => (failActivityRun(reg, byId(reg, req), req.failure ?? {}, req.lastHeartbeatDetails), { failures: [] })),
-    respondActivityTaskCanceledById: route('respondActivityTaskCanceledById', ownId, (req) => (canceledActivityRun(reg, byId(reg, req), req.details), {})),
-    recordActivityTaskHeartbeatById: route('recordActivityTaskHeartbeatById', ownId, (req) => heartbeatActivityRun(reg, byId(reg, req), req.details)),
+    respondActivityTaskCompleted: route(
+      'respondActivityTaskCompleted',
+      ownToken,
+      (req) => (completeActivityRun(reg, task(req), req.result), {}),
+    ),
+    respondActivityTaskFailed: route(
+      'respondActivityTaskFailed',
+      ownToken,
+      (req) => (failActivityRun(reg, task(req), req.failure ?? {}, req.lastHeartbeatDetails), { failures: [] }),
+    ),
+    respondActivityTaskCanceled: route(
+      'respondActivityTaskCanceled',
+      ownToken,
+      (req) => (canceledActivityRun(reg, task(req), req.details), {}),
+    ),
+    recordActivityTaskHeartbeat: route('recordActivityTaskHeartbeat', ownToken, (req) =>
+      heartbeatActivityRun(reg, task(req), req.details),
+    ),
+    respondActivityTaskCompletedById: route(
+      'respondActivityTaskCompletedById',
+      ownId,
+      (req) => (completeActivityRun(reg, byId(reg, req, true), req.result), {}),
+    ),
+    respondActivityTaskFailedById: route(
+      'respondActivityTaskFailedById',
+      ownId,
+      (req) => (failActivityRun(reg, byId(reg, req), req.failure ?? {}, req.lastHeartbeatDetails), { failures: [] }),
+    ),
+    respondActivityTaskCanceledById: route(
+      'respondActivityTaskCanceledById',
+      ownId,
+      (req) => (canceledActivityRun(reg, byId(reg, req), req.details), {}),
+    ),
+    recordActivityTaskHeartbeatById: route('recordActivityTaskHeartbeatById', ownId, (req) =>
+      heartbeatActivityRun(reg, byId(reg, req), req.details),
+    ),
   };
 }

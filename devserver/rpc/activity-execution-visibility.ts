@@ -6,7 +6,14 @@ import type { Engine } from '../engine/engine';
 import type { Handlers } from './grpc-service';
 import type { ActivityExecutions } from '../engine/activity-executions';
 import { ACTIVITY_QUERY_FIELDS, ActivityRun, activityListInfo, activityRecord } from '../engine/activity-run';
-import { compileVisibilityQuery, compareDefaultVisibilityOrder, CompiledQuery, SearchAttributeType, VisibilityQueryError, VisibilityRecord } from '../visibility/query';
+import {
+  compileVisibilityQuery,
+  compareDefaultVisibilityOrder,
+  CompiledQuery,
+  SearchAttributeType,
+  VisibilityQueryError,
+  VisibilityRecord,
+} from '../visibility/query';
 import { attributeTypes } from '../engine/search-attributes';
 import { invalidArgument, invalidPageToken } from '../errors';
 
@@ -48,7 +55,10 @@ function pageOffset(token: Uint8Array | undefined): number {
 }
 
 function keywordPayload(value: string): object {
-  return { metadata: { encoding: Buffer.from('json/plain'), type: Buffer.from('Keyword') }, data: Buffer.from(JSON.stringify(value)) };
+  return {
+    metadata: { encoding: Buffer.from('json/plain'), type: Buffer.from('Keyword') },
+    data: Buffer.from(JSON.stringify(value)),
+  };
 }
 
 export function activityExecutionVisibility(eng: Engine, reg: ActivityExecutions): Handlers {
@@ -61,7 +71,10 @@ export function activityExecutionVisibility(eng: Engine, reg: ActivityExecutions
       const size = req.pageSize > 0 && req.pageSize <= MAX_PAGE_SIZE ? req.pageSize : MAX_PAGE_SIZE;
       const page = rows.slice(from, from + size);
       const next = from + page.length;
-      return { executions: page.map((x) => activityListInfo(x.a)), nextPageToken: next < rows.length ? Buffer.from(String(next)) : undefined };
+      return {
+        executions: page.map((x) => activityListInfo(x.a)),
+        nextPageToken: next < rows.length ? Buffer.from(String(next)) : undefined,
+      };
     },
     countActivityExecutions: (req) => {
       const { q, rows } = matching(eng, reg, req, true);
@@ -74,7 +87,9 @@ export function activityExecutionVisibility(eng: Engine, reg: ActivityExecutions
       }
       return {
         count: rows.length,
-        groups: [...groups.entries()].sort(([x], [y]) => x - y).map(([, g]) => ({ groupValues: [keywordPayload(g.status)], count: g.count })),
+        groups: [...groups.entries()]
+          .sort(([x], [y]) => x - y)
+          .map(([, g]) => ({ groupValues: [keywordPayload(g.status)], count: g.count })),
       };
     },
   };

@@ -50,8 +50,12 @@ export function buildService(
   const definition: Record<string, grpc.MethodDefinition<any, any>> = {};
   const implementation: grpc.UntypedServiceImplementation = {};
   for (const method of Object.values(service.methods)) {
-    const reqType = lookupType(method.resolvedRequestType?.fullName.slice(1) ?? qualify(serviceName, method.requestType));
-    const resType = lookupType(method.resolvedResponseType?.fullName.slice(1) ?? qualify(serviceName, method.responseType));
+    const reqType = lookupType(
+      method.resolvedRequestType?.fullName.slice(1) ?? qualify(serviceName, method.requestType),
+    );
+    const resType = lookupType(
+      method.resolvedResponseType?.fullName.slice(1) ?? qualify(serviceName, method.responseType),
+    );
     const key = lowerFirst(method.name);
     definition[key] = {
       path: `/${serviceName}/${method.name}`,
@@ -86,13 +90,17 @@ export function buildService(
       });
       const deadline = call.getDeadline();
       const ctx: CallContext = {
-        deadline: deadline instanceof Date ? deadline.getTime() : Number.isFinite(deadline) ? Number(deadline) : undefined,
+        deadline:
+          deadline instanceof Date ? deadline.getTime() : Number.isFinite(deadline) ? Number(deadline) : undefined,
         cancelled: cancelledP,
         isCancelled: () => cancelled,
         clientName: call.metadata?.get('client-name')[0]?.toString(),
       };
       const req = call.request;
-      const namespace = req instanceof Undecodable || req instanceof Oversized || typeof req?.namespace !== 'string' || !req.namespace ? undefined : req.namespace;
+      const namespace =
+        req instanceof Undecodable || req instanceof Oversized || typeof req?.namespace !== 'string' || !req.namespace
+          ? undefined
+          : req.namespace;
       const finish = (err: unknown, res?: object) => {
         const ms = Date.now() - started;
         if (!err) {
@@ -103,7 +111,8 @@ export function buildService(
         const rpcErr = toRpcError(err);
         const fields = { rpc: fullMethod, namespace, code: grpc.status[rpcErr.code], ms };
         logger.debug(fields, 'rpc');
-        if (rpcErr.code === grpc.status.INTERNAL) logger.error({ ...fields, err, error: rpcErr.message }, 'internal error');
+        if (rpcErr.code === grpc.status.INTERNAL)
+          logger.error({ ...fields, err, error: rpcErr.message }, 'internal error');
         else logger.warn({ ...fields, error: rpcErr.message }, 'rejected request');
         callback({ code: rpcErr.code, details: rpcErr.message, metadata: rpcErr.metadata() });
       };
@@ -114,7 +123,10 @@ export function buildService(
         precheck?.(fullMethod, req, ctx);
         const out = handler(req, ctx);
         if (out && typeof (out as Promise<object>).then === 'function') {
-          (out as Promise<object>).then((res) => finish(null, res), (err) => finish(err));
+          (out as Promise<object>).then(
+            (res) => finish(null, res),
+            (err) => finish(err),
+          );
         } else finish(null, out as object);
       } catch (err) {
         finish(err);

@@ -7,7 +7,14 @@ import type { Handler } from './grpc-service';
 import type { Execution } from '../engine/state';
 import type { RunParams } from '../engine/lifecycle';
 import { ConflictPolicy, EventType, UpdateStage, WfStatus, msFromDur } from '../proto';
-import { ABORTED_OPERATION, OperationError, RpcError, invalidArgument, multiOperationFailed, permissionDenied } from '../errors';
+import {
+  ABORTED_OPERATION,
+  OperationError,
+  RpcError,
+  invalidArgument,
+  multiOperationFailed,
+  permissionDenied,
+} from '../errors';
 import { Policies, paramsFromRequest, resolvePolicies } from '../engine/start';
 import { waitForStage } from '../engine/updates';
 import { UpdateWithStartOutcome, updateWithStart } from '../engine/update-with-start';
@@ -30,7 +37,8 @@ interface UpdateOp {
 export function executeMultiOperationHandler(eng: Engine): Handler {
   return async (req, ctx) => {
     const ops = req.operations ?? [];
-    if (ops.length !== 2 || !ops[0].startWorkflow || !ops[1].updateWorkflow) throw invalidArgument('Operations have to be exactly [Start, Update].');
+    if (ops.length !== 2 || !ops[0].startWorkflow || !ops[1].updateWorkflow)
+      throw invalidArgument('Operations have to be exactly [Start, Update].');
     const start = operation(() => startOperation(eng, req.namespace, ops[0].startWorkflow));
     const update = operation(() => updateOperation(eng, req.namespace, ops[1].updateWorkflow));
     checkOperations(start, update);
@@ -41,7 +49,12 @@ export function executeMultiOperationHandler(eng: Engine): Handler {
     await eng.flush();
     await waitForStage(outcome.update, waitStage, waitBudget(ctx, 20_000));
     await eng.flush();
-    return { responses: [{ startWorkflow: startResponse({ ...outcome, status }) }, { updateWorkflow: updateResponse(outcome) }] };
+    return {
+      responses: [
+        { startWorkflow: startResponse({ ...outcome, status }) },
+        { updateWorkflow: updateResponse(outcome) },
+      ],
+    };
   };
 }
 
@@ -57,7 +70,10 @@ function operation<T>(check: () => T): T | RpcError {
 
 /** Both operations valid and on one workflow id, or the failure naming each one's status. */
 function checkOperations(start: StartOp | RpcError, update: UpdateOp | RpcError): void {
-  const errors: OperationError[] = [start instanceof RpcError ? start : ABORTED_OPERATION, update instanceof RpcError ? update : ABORTED_OPERATION];
+  const errors: OperationError[] = [
+    start instanceof RpcError ? start : ABORTED_OPERATION,
+    update instanceof RpcError ? update : ABORTED_OPERATION,
+  ];
   // Only operations that passed their own checks are compared, in order.
   if (!(start instanceof RpcError) && !(update instanceof RpcError) && start.params.workflowId !== update.workflowId) {
     errors[1] = invalidArgument('WorkflowId is not consistent with previous operation(s).');
@@ -66,7 +82,8 @@ function checkOperations(start: StartOp | RpcError, update: UpdateOp | RpcError)
 }
 
 function namespaceOf(opNamespace: string | undefined, namespace: string): string {
-  if (opNamespace && opNamespace !== namespace) throw invalidArgument("Operation namespace did not match request's namespace.");
+  if (opNamespace && opNamespace !== namespace)
+    throw invalidArgument("Operation namespace did not match request's namespace.");
   return namespace;
 }
 
@@ -94,14 +111,24 @@ function updateOperation(eng: Engine, namespace: string, u: any): UpdateOp {
   if (!u.request.input) throw invalidArgument('Update input is not set on request.');
   if (!u.request.input.name) throw invalidArgument('Update name is not set on request.');
   const waitStage = u.waitPolicy?.lifecycleStage || UpdateStage.ACCEPTED;
-  if (waitStage === UpdateStage.ADMITTED) throw permissionDenied('UpdateWorkflowExecution issued asynchronously and waiting on update admitted is not supported.');
+  if (waitStage === UpdateStage.ADMITTED)
+    throw permissionDenied(
+      'UpdateWorkflowExecution issued asynchronously and waiting on update admitted is not supported.',
+    );
   if (u.firstExecutionRunId) throw invalidArgument('FirstExecutionRunId is not allowed.');
   if (exec.runId) throw invalidArgument('RunId is not allowed.');
   return { request: u.request, waitStage, workflowId: exec.workflowId };
 }
 
 function startedEventLink(e: Execution): object {
-  return { workflowEvent: { namespace: e.namespace, workflowId: e.workflowId, runId: e.runId, eventRef: { eventId: 1, eventType: EventType.WORKFLOW_EXECUTION_STARTED } } };
+  return {
+    workflowEvent: {
+      namespace: e.namespace,
+      workflowId: e.workflowId,
+      runId: e.runId,
+      eventRef: { eventId: 1, eventType: EventType.WORKFLOW_EXECUTION_STARTED },
+    },
+  };
 }
 
 /**

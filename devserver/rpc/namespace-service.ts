@@ -25,7 +25,8 @@ export function namespaceHandlers(eng: Engine): Handlers {
 
     describeNamespace: (req) => {
       if (req.id) {
-        if (req.namespace) throw invalidArgument('GetNamespace operation failed. Both ID and Name specified in request.');
+        if (req.namespace)
+          throw invalidArgument('GetNamespace operation failed. Both ID and Name specified in request.');
         const ns = eng.namespaceById(req.id);
         if (!ns) throw namespaceNotFound(req.id);
         return describeNamespace(ns, eng.limits);
@@ -45,7 +46,9 @@ export function namespaceHandlers(eng: Engine): Handlers {
     updateNamespace: async (req) => {
       const ns = eng.namespace(req.namespace);
       // Validate everything before changing anything, so a rejected update changes nothing.
-      const retentionMs = req.config?.workflowExecutionRetentionTtl ? checkedRetention(req.config.workflowExecutionRetentionTtl) : undefined;
+      const retentionMs = req.config?.workflowExecutionRetentionTtl
+        ? checkedRetention(req.config.workflowExecutionRetentionTtl)
+        : undefined;
       const info = req.updateInfo ?? {};
       if (info.description !== undefined) ns.description = info.description;
       if (info.ownerEmail !== undefined) ns.ownerEmail = info.ownerEmail;

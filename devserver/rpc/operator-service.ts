@@ -9,7 +9,13 @@ import { invalidArgument } from '../errors';
 import { SYSTEM_ATTRIBUTES } from '../engine/search-attributes';
 
 const TYPE_LABEL: Record<number, string> = Object.fromEntries(
-  Object.entries(IndexedValueType).map(([k, v]) => [v, k.split('_').map((w) => w[0] + w.slice(1).toLowerCase()).join('')]),
+  Object.entries(IndexedValueType).map(([k, v]) => [
+    v,
+    k
+      .split('_')
+      .map((w) => w[0] + w.slice(1).toLowerCase())
+      .join(''),
+  ]),
 );
 
 /** Pre-allocated custom search attribute columns per type in the SQLite visibility schema. */
@@ -52,7 +58,9 @@ export function operatorHandlers(eng: Engine): Handlers {
         }
         const used = [...Object.values(ns.searchAttributes), ...Object.values(added)].filter((t) => t === type).length;
         if (used >= SLOTS[type]) {
-          throw invalidArgument(`Unable to create search attributes: cannot have more than ${used} search attribute of type ${TYPE_LABEL[type]}.`);
+          throw invalidArgument(
+            `Unable to create search attributes: cannot have more than ${used} search attribute of type ${TYPE_LABEL[type]}.`,
+          );
         }
         added[name] = type;
       }

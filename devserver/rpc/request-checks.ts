@@ -78,10 +78,17 @@ const REQUIRED: Record<string, [string, string][]> = {
 };
 
 /** An activity's own failure must be an application failure (checked before its token is looked up). */
-const ACTIVITY_FAILED = new Set(['WorkflowService/RespondActivityTaskFailed', 'WorkflowService/RespondActivityTaskFailedById']);
+const ACTIVITY_FAILED = new Set([
+  'WorkflowService/RespondActivityTaskFailed',
+  'WorkflowService/RespondActivityTaskFailedById',
+]);
 
 /** Long polls: the real frontend refuses to hold one open without room for a real wait. */
-const LONG_POLLS = new Set(['WorkflowService/PollWorkflowTaskQueue', 'WorkflowService/PollActivityTaskQueue', 'WorkflowService/PollNexusTaskQueue']);
+const LONG_POLLS = new Set([
+  'WorkflowService/PollWorkflowTaskQueue',
+  'WorkflowService/PollActivityTaskQueue',
+  'WorkflowService/PollNexusTaskQueue',
+]);
 const MIN_LONG_POLL_MS = 2000;
 
 // The forms Go's uuid.Validate accepts: plain, braced, urn-prefixed, and without hyphens.
@@ -109,7 +116,9 @@ export function checkRequest(eng: Engine, method: string, req: Req, ctx?: CallCo
     if (v === undefined || v === null || v === '') throw invalidArgument(message);
   }
   if (method === 'WorkflowService/UpdateWorkflowExecution' && req.waitPolicy?.lifecycleStage === UpdateStage.ADMITTED) {
-    throw permissionDenied('UpdateWorkflowExecution issued asynchronously and waiting on update admitted is not supported.');
+    throw permissionDenied(
+      'UpdateWorkflowExecution issued asynchronously and waiting on update admitted is not supported.',
+    );
   }
   if (LONG_POLLS.has(method) && ctx) {
     if (ctx.deadline === undefined) throw invalidArgument('Context timeout is not set.');
@@ -131,7 +140,8 @@ function checkNamespace(eng: Engine, method: string, req: Req): void {
     const tokenNamespace = decodeToken(req.taskToken, kind).n;
     eng.namespace(tokenNamespace);
     if (!name) req.namespace = tokenNamespace;
-    else if (name !== tokenNamespace) throw invalidArgument('Operation requested with a token from a different namespace.');
+    else if (name !== tokenNamespace)
+      throw invalidArgument('Operation requested with a token from a different namespace.');
     return;
   }
   switch (rule) {

@@ -5,7 +5,13 @@
 import type { Engine } from '../engine/engine';
 import type { Execution } from '../engine/state';
 import type { Handlers } from './grpc-service';
-import { compileVisibilityQuery, DEFAULT_ORDER, VisibilityQueryError, VisibilityRecord, CompiledQuery } from '../visibility/query';
+import {
+  compileVisibilityQuery,
+  DEFAULT_ORDER,
+  VisibilityQueryError,
+  VisibilityRecord,
+  CompiledQuery,
+} from '../visibility/query';
 import { decodePageToken, encodePageToken } from '../visibility/page-token';
 import { attributeTypes, SYSTEM_ATTRIBUTES } from '../engine/search-attributes';
 import { toRecord } from '../engine/visibility-record';
@@ -37,11 +43,20 @@ function matching(eng: Engine, namespace: string, q: CompiledQuery): Row[] {
     const r = toRecord(e);
     if (q.matches(r)) out.push({ key, r });
   }
-  for (const { key, record } of eng.archive?.records(namespace) ?? []) if (q.matches(record)) out.push({ key, r: record });
+  for (const { key, record } of eng.archive?.records(namespace) ?? [])
+    if (q.matches(record)) out.push({ key, r: record });
   return out;
 }
 
-const STATUS_NUMBER: Record<string, number> = { Running: 1, Completed: 2, Failed: 3, Canceled: 4, Terminated: 5, ContinuedAsNew: 6, TimedOut: 7 };
+const STATUS_NUMBER: Record<string, number> = {
+  Running: 1,
+  Completed: 2,
+  Failed: 3,
+  Canceled: 4,
+  Terminated: 5,
+  ContinuedAsNew: 6,
+  TimedOut: 7,
+};
 const STATUS: Record<number, string> = Object.fromEntries(Object.entries(STATUS_NUMBER).map(([k, v]) => [v, k]));
 
 export function visibilityHandlers(eng: Engine): Handlers {
@@ -89,5 +104,8 @@ export function visibilityHandlers(eng: Engine): Handlers {
 
 /** A search attribute value as the server encodes it: JSON with its type in the metadata. */
 function keywordPayload(value: string): object {
-  return { metadata: { encoding: Buffer.from('json/plain'), type: Buffer.from('Keyword') }, data: Buffer.from(JSON.stringify(value)) };
+  return {
+    metadata: { encoding: Buffer.from('json/plain'), type: Buffer.from('Keyword') },
+    data: Buffer.from(JSON.stringify(value)),
+  };
 }

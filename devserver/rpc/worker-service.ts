@@ -4,7 +4,12 @@ import type { Engine } from '../engine/engine';
 import type { Handlers } from './grpc-service';
 import { waitBudget } from './workflow-service';
 import { invalidArgument } from '../errors';
-import { completeWorkflowTask, failWorkflowTask, resetStickyQueue, expediteShutDownWorkerTasks } from '../engine/workflow-tasks';
+import {
+  completeWorkflowTask,
+  failWorkflowTask,
+  resetStickyQueue,
+  expediteShutDownWorkerTasks,
+} from '../engine/workflow-tasks';
 import { respondQueryTask } from '../engine/queries';
 import { notePoller } from '../engine/worker-versions';
 import { activityById, activityByToken } from '../engine/activities';
@@ -12,7 +17,13 @@ import type { PollResponse } from '../engine/engine';
 import { execKey, type Execution } from '../engine/state';
 import { decodeToken } from '../engine/task-token';
 import { commitRun, terminatedByLimit } from '../engine/history-limits';
-import { limitFailure, reportActivityCanceled, reportActivityCompleted, reportActivityFailed, reportHeartbeat } from '../engine/payload-checks';
+import {
+  limitFailure,
+  reportActivityCanceled,
+  reportActivityCompleted,
+  reportActivityFailed,
+  reportHeartbeat,
+} from '../engine/payload-checks';
 
 export function workerHandlers(eng: Engine): Handlers {
   const commit = async <T>(v: T): Promise<T> => {
@@ -39,7 +50,15 @@ export function workerHandlers(eng: Engine): Handlers {
       eng.namespace(req.namespace);
       if (!req.taskQueue?.name) throw invalidArgument('TaskQueue is not set on request.');
       notePoller(eng, req);
-      const res = await eng.matching.poll(req.namespace, 'workflow', req.taskQueue.name, req.identity ?? '', waitBudget(ctx, eng.pollTimeoutMs), ctx.cancelled, req.workerInstanceKey || undefined);
+      const res = await eng.matching.poll(
+        req.namespace,
+        'workflow',
+        req.taskQueue.name,
+        req.identity ?? '',
+        waitBudget(ctx, eng.pollTimeoutMs),
+        ctx.cancelled,
+        req.workerInstanceKey || undefined,
+      );
       await eng.flush();
       return handOut(req.namespace, res);
     },
@@ -64,7 +83,15 @@ export function workerHandlers(eng: Engine): Handlers {
       eng.namespace(req.namespace);
       if (!req.taskQueue?.name) throw invalidArgument('TaskQueue is not set on request.');
       notePoller(eng, req);
-      const res = await eng.matching.poll(req.namespace, 'activity', req.taskQueue.name, req.identity ?? '', waitBudget(ctx, eng.pollTimeoutMs), ctx.cancelled, req.workerInstanceKey || undefined);
+      const res = await eng.matching.poll(
+        req.namespace,
+        'activity',
+        req.taskQueue.name,
+        req.identity ?? '',
+        waitBudget(ctx, eng.pollTimeoutMs),
+        ctx.cancelled,
+        req.workerInstanceKey || undefined,
+      );
       await eng.flush();
       return handOut(req.namespace, res);
     },

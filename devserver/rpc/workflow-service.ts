@@ -57,13 +57,25 @@ export function workflowHandlers(eng: Engine): Handlers {
 
     startWorkflowExecution: (req) => {
       const { run, started } = startFromRequest(eng, req);
-      return commit({ runId: run.runId, started, status: run.status, firstExecutionRunId: run.firstRunId, eagerWorkflowTask: eagerWorkflowTask(eng, run, req) });
+      return commit({
+        runId: run.runId,
+        started,
+        status: run.status,
+        firstExecutionRunId: run.firstRunId,
+        eagerWorkflowTask: eagerWorkflowTask(eng, run, req),
+      });
     },
 
     signalWorkflowExecution: (req) => {
       if (!req.signalName) throw invalidArgument('SignalName is not set on request.');
       const e = eng.getRun(req.namespace, req.workflowExecution?.workflowId, req.workflowExecution?.runId || undefined);
-      signalRun(eng, e, { signalName: req.signalName, input: req.input, identity: req.identity, header: req.header, requestId: req.requestId });
+      signalRun(eng, e, {
+        signalName: req.signalName,
+        input: req.input,
+        identity: req.identity,
+        header: req.header,
+        requestId: req.requestId,
+      });
       return commitTo(e, {});
     },
 
@@ -114,11 +126,16 @@ export function workflowHandlers(eng: Engine): Handlers {
       if (!req.query?.queryType) throw invalidArgument('QueryType is not set on request.');
       const cond = req.queryRejectCondition ?? 0;
       const open = eng.isOpen(e);
-      if ((cond === QueryRejectCondition.NOT_OPEN && !open) || (cond === QueryRejectCondition.NOT_COMPLETED_CLEANLY && !open && e.status !== WfStatus.COMPLETED)) {
+      if (
+        (cond === QueryRejectCondition.NOT_OPEN && !open) ||
+        (cond === QueryRejectCondition.NOT_COMPLETED_CLEANLY && !open && e.status !== WfStatus.COMPLETED)
+      ) {
         return { queryRejected: { status: e.status } };
       }
-      if (!open && !e.lastCompletedWftStartedEventId) throw workflowNotReady('Workflow execution closed before WorkflowTaskStarted event');
-      if (open && e.wftAttempt >= 3) throw workflowNotReady('Unable to query workflow due to Workflow Task in failed state.');
+      if (!open && !e.lastCompletedWftStartedEventId)
+        throw workflowNotReady('Workflow execution closed before WorkflowTaskStarted event');
+      if (open && e.wftAttempt >= 3)
+        throw workflowNotReady('Unable to query workflow due to Workflow Task in failed state.');
       const budget = waitBudget(ctx, 60_000);
       // A run whose first workflow task waits out a start backoff (cron, retry, a continue-as-new
       // chain held to one run a second) can only be queried once that task runs: wait for it if it
@@ -133,11 +150,13 @@ export function workflowHandlers(eng: Engine): Handlers {
       const exec = req.workflowExecution ?? {};
       const e = eng.getRun(req.namespace, exec.workflowId, exec.runId || undefined);
       if (req.firstExecutionRunId && e.firstRunId !== req.firstExecutionRunId) throw workflowCompleted();
-      if (eng.isOpen(e) && e.wftAttempt >= 3) throw workflowNotReady('Unable to perform workflow execution update due to Workflow Task in failed state.');
+      if (eng.isOpen(e) && e.wftAttempt >= 3)
+        throw workflowNotReady('Unable to perform workflow execution update due to Workflow Task in failed state.');
       const u = admitUpdate(eng, e, req.request);
       await commitRun(eng, e);
       const want = req.waitPolicy?.lifecycleStage || UpdateStage.ACCEPTED;
-      if (want === UpdateStage.ADMITTED && u.stage < UpdateStage.ADMITTED) throw failedPrecondition('update not admitted');
+      if (want === UpdateStage.ADMITTED && u.stage < UpdateStage.ADMITTED)
+        throw failedPrecondition('update not admitted');
       await waitForStage(u, want, waitBudget(ctx, 20_000));
       await eng.flush();
       return {
@@ -189,7 +208,8 @@ async function getHistory(eng: Engine, req: any, ctx: CallContext): Promise<obje
   const mkToken = (n: number) => Buffer.from(JSON.stringify({ r: e.runId, n }));
   if (req.waitNewEvent && eng.isOpen(e) && (closeOnly || from >= e.nextEventId)) {
     await waitForChange(eng, e, waitBudget(ctx, eng.historyWaitMs), closeOnly);
-    if (eng.isOpen(e) && (closeOnly || from >= e.nextEventId)) return { history: { events: [] }, nextPageToken: mkToken(from) };
+    if (eng.isOpen(e) && (closeOnly || from >= e.nextEventId))
+      return { history: { events: [] }, nextPageToken: mkToken(from) };
   }
   if (closeOnly) {
     if (eng.isOpen(e)) return { history: { events: [] }, nextPageToken: mkToken(from) };

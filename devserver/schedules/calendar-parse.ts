@@ -36,7 +36,20 @@ export const MAX_CALENDAR_YEAR = 2100;
 
 type Mode = 'int' | 'year' | 'month' | 'dow';
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
 /** Go's strconv.Atoi accepts an optional sign and ASCII digits only. */

@@ -32,7 +32,7 @@ export interface CanonicalSpec {
 const MAX_COMMENT_BYTES = 200;
 
 // Decoded messages arrive untyped and possibly partial; every read below is defensive.
- 
+
 type Loose = any;
 
 function cloneRanges(ranges: Loose): RangeMsg[] {
@@ -154,7 +154,11 @@ export function canonicalize(input: Loose): CanonicalSpec {
 
 /** Describe's presentation of ranges: end < start becomes end = start, step 0 becomes 1. */
 function cleanRanges(ranges: RangeMsg[]): RangeMsg[] {
-  return ranges.map((r) => ({ start: r.start, end: r.end < r.start ? r.start : r.end, step: r.step === 0 ? 1 : r.step }));
+  return ranges.map((r) => ({
+    start: r.start,
+    end: r.end < r.start ? r.start : r.end,
+    step: r.step === 0 ? 1 : r.step,
+  }));
 }
 
 function cleanCalendar(cal: StructuredCalendarMsg): StructuredCalendarMsg {

@@ -80,13 +80,20 @@ export function terminateRunning(eng: Engine, rec: ScheduleRecord, w: RunningWor
 
 export function cancelRunning(eng: Engine, rec: ScheduleRecord, w: RunningWorkflow): void {
   const run = openChain(eng, rec, w);
-  if (run) requestCancelRun(eng, run, { identity: schedulerIdentity(rec), requestId: eng.newId(), reason: 'cancelled by schedule overlap policy' });
+  if (run)
+    requestCancelRun(eng, run, {
+      identity: schedulerIdentity(rec),
+      requestId: eng.newId(),
+      reason: 'cancelled by schedule overlap policy',
+    });
 }
 
 /** How a closed chain ended, as the scheduler's watcher reports it. */
 export function closeOutcome(e: Execution): { status: number; result?: any; failure?: any } {
   const last = e.history[e.history.length - 1] ?? {};
-  if (e.status === WfStatus.COMPLETED) return { status: e.status, result: last.workflowExecutionCompletedEventAttributes?.result };
-  if (e.status === WfStatus.FAILED) return { status: e.status, failure: last.workflowExecutionFailedEventAttributes?.failure };
+  if (e.status === WfStatus.COMPLETED)
+    return { status: e.status, result: last.workflowExecutionCompletedEventAttributes?.result };
+  if (e.status === WfStatus.FAILED)
+    return { status: e.status, failure: last.workflowExecutionFailedEventAttributes?.failure };
   return { status: e.status };
 }

@@ -18,7 +18,13 @@ export interface BufferPlan {
 }
 
 export function planBuffer(buffer: BufferedStart[], isRunning: boolean, resolve: (p: number) => number): BufferPlan {
-  const plan: BufferPlan = { overlapping: [], remaining: [], needCancel: false, needTerminate: false, overlapSkipped: 0 };
+  const plan: BufferPlan = {
+    overlapping: [],
+    remaining: [],
+    needCancel: false,
+    needTerminate: false,
+    overlapSkipped: 0,
+  };
   for (const start of buffer) {
     // Resolved here, not when buffered, so that a policy update also governs waiting starts.
     const policy = resolve(start.overlapPolicy);

@@ -8,7 +8,12 @@ import { alreadyStarted, failedPrecondition, invalidArgument, notFound } from '.
 import { validateStartAttributes, attributeTypes, decodePayloadValue } from '../engine/search-attributes';
 import { msFromDur, msFromTs, ReusePolicy, tsFromMs } from '../proto';
 import { canonicalizeScheduleSpec, ScheduleSpecError } from './spec';
-import { compileVisibilityQuery, compareDefaultVisibilityOrder, VisibilityQueryError, VisibilityRecord } from '../visibility/query';
+import {
+  compileVisibilityQuery,
+  compareDefaultVisibilityOrder,
+  VisibilityQueryError,
+  VisibilityRecord,
+} from '../visibility/query';
 import { describeSchedule, listEntry } from './scheduler-views';
 import {
   INITIAL_CONFLICT_TOKEN,
@@ -36,7 +41,8 @@ function canonicalSpec(spec: unknown): any {
 
 function validateAction(eng: Engine, namespace: string, sw: any): void {
   if (!sw) return;
-  if (`${sw.workflowId ?? ''}${APPENDED_TIMESTAMP}`.length > ID_LIMIT) throw invalidArgument('WorkflowId length exceeds limit.');
+  if (`${sw.workflowId ?? ''}${APPENDED_TIMESTAMP}`.length > ID_LIMIT)
+    throw invalidArgument('WorkflowId length exceeds limit.');
   if (!sw.workflowType?.name) throw invalidArgument('WorkflowType is not set on request.');
   if (sw.workflowType.name.length > ID_LIMIT) throw invalidArgument('WorkflowType length exceeds limit.');
   if (!sw.taskQueue) throw invalidArgument('taskQueue is not set');
@@ -56,7 +62,11 @@ function validateAction(eng: Engine, namespace: string, sw: any): void {
 }
 
 /** Spec canonicalized, action validated: the schedule as it is stored. */
-function scheduleParts(eng: Engine, namespace: string, schedule: any): Pick<ScheduleRecord, 'spec' | 'action' | 'policies' | 'state'> {
+function scheduleParts(
+  eng: Engine,
+  namespace: string,
+  schedule: any,
+): Pick<ScheduleRecord, 'spec' | 'action' | 'policies' | 'state'> {
   const s = schedule ?? {};
   const spec = canonicalSpec(s.spec);
   validateAction(eng, namespace, s.action?.startWorkflow);
@@ -65,7 +75,12 @@ function scheduleParts(eng: Engine, namespace: string, schedule: any): Pick<Sche
     spec,
     action: s.action ?? {},
     policies: s.policies ?? {},
-    state: { notes: st.notes ?? '', paused: !!st.paused, limitedActions: !!st.limitedActions, remainingActions: Number(st.remainingActions ?? 0) },
+    state: {
+      notes: st.notes ?? '',
+      paused: !!st.paused,
+      limitedActions: !!st.limitedActions,
+      remainingActions: Number(st.remainingActions ?? 0),
+    },
   };
 }
 
@@ -89,7 +104,11 @@ function applyPatch(s: Scheduler, rec: ScheduleRecord, patch: any): void {
       continue;
     }
     // The request's start time is inclusive; the range walk is exclusive of its start.
-    rec.backfills.push({ startMs: msFromTs(bf.startTime) - 1, endMs: msFromTs(bf.endTime), overlapPolicy: bf.overlapPolicy ?? 0 });
+    rec.backfills.push({
+      startMs: msFromTs(bf.startTime) - 1,
+      endMs: msFromTs(bf.endTime),
+      overlapPolicy: bf.overlapPolicy ?? 0,
+    });
   }
   if (patch.pause) {
     rec.state.paused = true;
@@ -162,7 +181,8 @@ export function scheduleHandlers(eng: Engine, s: Scheduler): Handlers {
     createSchedule: (req) => {
       const ns = eng.namespace(req.namespace);
       if (!req.scheduleId) throw invalidArgument('ScheduleId is not set on request.');
-      if (`${WORKFLOW_ID_PREFIX}${req.scheduleId}`.length > ID_LIMIT) throw invalidArgument('WorkflowId length exceeds limit.');
+      if (`${WORKFLOW_ID_PREFIX}${req.scheduleId}`.length > ID_LIMIT)
+        throw invalidArgument('WorkflowId length exceeds limit.');
       if (!req.requestId) throw invalidArgument('RequestId is not set on request.');
       if (req.requestId.length > ID_LIMIT) throw invalidArgument('RequestId length exceeds limit.');
       const existing = s.get(ns.name, req.scheduleId);

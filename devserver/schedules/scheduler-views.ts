@@ -31,7 +31,11 @@ function actionResult(a: ActionResult): object {
  * Adds the registered type to search attribute payloads that lack one, as the
  * frontend does, so SDKs can decode them as typed search attributes.
  */
-export function annotateTypes(eng: Engine, namespace: string, fields: Record<string, Payload> | undefined): Record<string, Payload> | undefined {
+export function annotateTypes(
+  eng: Engine,
+  namespace: string,
+  fields: Record<string, Payload> | undefined,
+): Record<string, Payload> | undefined {
   if (!fields || Object.keys(fields).length === 0) return undefined;
   const registered = eng.namespace(namespace).searchAttributes;
   const out: Record<string, Payload> = {};
@@ -47,7 +51,10 @@ function annotatedAction(eng: Engine, rec: ScheduleRecord): any {
   if (!sw?.searchAttributes?.indexedFields) return rec.action;
   return {
     ...rec.action,
-    startWorkflow: { ...sw, searchAttributes: { indexedFields: annotateTypes(eng, rec.namespace, sw.searchAttributes.indexedFields) } },
+    startWorkflow: {
+      ...sw,
+      searchAttributes: { indexedFields: annotateTypes(eng, rec.namespace, sw.searchAttributes.indexedFields) },
+    },
   };
 }
 

@@ -53,7 +53,11 @@ export class Scheduler {
     const schedules = this.schedules;
     // Encoded now: the snapshot may be read after the records change.
     eng.liveState = () => {
-      const own = [...schedules.values()].map((rec) => ({ op: 'put' as const, key: storeKey(rec), value: toJsonBuffer(rec) }));
+      const own = [...schedules.values()].map((rec) => ({
+        op: 'put' as const,
+        key: storeKey(rec),
+        value: toJsonBuffer(rec),
+      }));
       const runs = base();
       return (function* () {
         yield* runs;
@@ -170,7 +174,11 @@ export class Scheduler {
   private retentionExpiry(rec: ScheduleRecord, next: number | undefined): number | undefined {
     // The test server keeps everything: a 7-day retention timer would only make idle virtual time jump.
     if (this.eng.clock.timeSkipping) return undefined;
-    if (rec.state.paused || (next !== undefined && canTakeScheduledAction(rec, false, false)) || hasMoreAllowAllBackfills(rec)) {
+    if (
+      rec.state.paused ||
+      (next !== undefined && canTakeScheduledAction(rec, false, false)) ||
+      hasMoreAllowAllBackfills(rec)
+    ) {
       return undefined;
     }
     return lastEventTime(rec) + RETENTION_MS;
@@ -210,11 +218,19 @@ export class Scheduler {
     });
   }
 
-  processTimeRange(rec: ScheduleRecord, start: number, end: number, overlapPolicy: number, manual: boolean, limit?: { n: number }): RangeResult {
+  processTimeRange(
+    rec: ScheduleRecord,
+    start: number,
+    end: number,
+    overlapPolicy: number,
+    manual: boolean,
+    limit?: { n: number },
+  ): RangeResult {
     const spec = this.compiledSpec(rec);
     const seed = this.seed(rec);
     // Paused or out of actions: the whole range passes without actions (and without counting misses).
-    if (!manual && !canTakeScheduledAction(rec, false, false)) return { next: spec.nextTime(end, seed)?.actualMs, last: end };
+    if (!manual && !canTakeScheduledAction(rec, false, false))
+      return { next: spec.nextTime(end, seed)?.actualMs, last: end };
     const catchup = catchupWindowMs(rec);
     let last = start;
     let next = spec.nextTime(start, seed);
@@ -270,7 +286,10 @@ export class Scheduler {
         this.recordAction(rec, startScheduledWorkflow(this.eng, rec, resolved), start === plan.nonOverlapping);
       } catch (err) {
         // Like the server: the action is dropped (e.g. the id is still running) and logged.
-        this.eng.logger.warn({ err: (err as Error).message, scheduleId: rec.scheduleId }, 'schedule failed to start workflow');
+        this.eng.logger.warn(
+          { err: (err as Error).message, scheduleId: rec.scheduleId },
+          'schedule failed to start workflow',
+        );
         again = true;
       }
     }

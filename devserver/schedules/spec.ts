@@ -45,7 +45,7 @@ import { epochToCivil, loadZone, Zone } from './time-zone';
 export { ScheduleSpecError } from './spec-error';
 
 /** ScheduleSpec as decoded by protobufjs (camelCase fields; Timestamps/Durations as {seconds: number|Long|string, nanos}); treat all fields as optional. */
- 
+
 export type ScheduleSpecInput = any;
 
 export interface NextTime {

@@ -90,10 +90,7 @@ export class AppendLog {
     private readonly fsync: boolean,
   ) {}
 
-  static async open(
-    filePath: string,
-    opts: AppendLogOptions = {},
-  ): Promise<{ log: AppendLog; records: Buffer[] }> {
+  static async open(filePath: string, opts: AppendLogOptions = {}): Promise<{ log: AppendLog; records: Buffer[] }> {
     const absPath = path.resolve(filePath);
     if (openPaths.has(absPath)) throw new Error(`append log ${absPath} is already open in this process`);
     openPaths.add(absPath);

@@ -98,10 +98,22 @@ function isPredefinedAttribute(name: string): boolean {
 
 function systemAttribute(alias: string, field: string): ResolvedAttribute {
   const def = SYSTEM[field];
-  return { name: alias, field, type: def.type, domain: def.domain ?? DOMAIN_OF_TYPE[def.type], origin: 'system', read: def.read };
+  return {
+    name: alias,
+    field,
+    type: def.type,
+    domain: def.domain ?? DOMAIN_OF_TYPE[def.type],
+    origin: 'system',
+    read: def.read,
+  };
 }
 
-function mapAttribute(alias: string, field: string, type: SearchAttributeType, origin: 'predefined' | 'custom'): ResolvedAttribute {
+function mapAttribute(
+  alias: string,
+  field: string,
+  type: SearchAttributeType,
+  origin: 'predefined' | 'custom',
+): ResolvedAttribute {
   return { name: alias, field, type, domain: DOMAIN_OF_TYPE[type], origin, read: (r) => r.searchAttributes?.[field] };
 }
 
@@ -120,7 +132,12 @@ export function resolveAttribute(
     const type = custom.get(name);
     if (type !== undefined) {
       if (!(type in DOMAIN_OF_TYPE)) {
-        throw new VisibilityQueryError('invalid', `unknown search attribute type ${String(type)} for ${name}`, name, pos);
+        throw new VisibilityQueryError(
+          'invalid',
+          `unknown search attribute type ${String(type)} for ${name}`,
+          name,
+          pos,
+        );
       }
       return mapAttribute(name, name, type, 'custom');
     }

@@ -27,8 +27,26 @@ export type Keyword =
   | 'ESCAPE';
 
 const KEYWORDS = new Set<string>([
-  'AND', 'OR', 'NOT', 'IN', 'IS', 'NULL', 'BETWEEN', 'STARTS_WITH', 'TRUE', 'FALSE',
-  'ORDER', 'GROUP', 'BY', 'ASC', 'DESC', 'LIMIT', 'LIKE', 'REGEXP', 'RLIKE', 'ESCAPE',
+  'AND',
+  'OR',
+  'NOT',
+  'IN',
+  'IS',
+  'NULL',
+  'BETWEEN',
+  'STARTS_WITH',
+  'TRUE',
+  'FALSE',
+  'ORDER',
+  'GROUP',
+  'BY',
+  'ASC',
+  'DESC',
+  'LIMIT',
+  'LIKE',
+  'REGEXP',
+  'RLIKE',
+  'ESCAPE',
 ]);
 
 export type Token =
@@ -56,7 +74,12 @@ const isIdentPart = (c: string) => isIdentStart(c) || isDigit(c);
 
 export function syntaxError(pos: number, near: string, expected?: string): VisibilityQueryError {
   const at = near === '' ? `at position ${pos + 1} (end of query)` : `at position ${pos + 1} near '${near}'`;
-  return new VisibilityQueryError('syntax', `syntax error ${at}${expected ? `: expected ${expected}` : ''}`, near || undefined, pos + 1);
+  return new VisibilityQueryError(
+    'syntax',
+    `syntax error ${at}${expected ? `: expected ${expected}` : ''}`,
+    near || undefined,
+    pos + 1,
+  );
 }
 
 export function tokenize(src: string): Token[] {
@@ -109,7 +132,12 @@ function scanNumber(src: string, i: number): number {
   const start = i;
   if (src[i] === '0' && (src[i + 1] === 'x' || src[i + 1] === 'X')) {
     // The server's value parser rejects hex literals, so do it at the lexer with a clear message.
-    throw new VisibilityQueryError('invalid', `unable to parse value '${readWord(src, start)}'`, readWord(src, start), start + 1);
+    throw new VisibilityQueryError(
+      'invalid',
+      `unable to parse value '${readWord(src, start)}'`,
+      readWord(src, start),
+      start + 1,
+    );
   }
   while (isDigit(src[i] ?? '')) i++;
   if (src[i] === '.') {
@@ -184,7 +212,31 @@ function scanBacktick(src: string, i: number): [string, number] {
 }
 
 // Longest match first so "<=>" is not read as "<=" followed by ">".
-const OPERATORS = ['<=>', '<=', '>=', '<>', '!=', '&&', '||', '<<', '>>', '=', '<', '>', '(', ')', ',', '+', '-', '*', '/', '%', ';', '!', '.'];
+const OPERATORS = [
+  '<=>',
+  '<=',
+  '>=',
+  '<>',
+  '!=',
+  '&&',
+  '||',
+  '<<',
+  '>>',
+  '=',
+  '<',
+  '>',
+  '(',
+  ')',
+  ',',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  ';',
+  '!',
+  '.',
+];
 
 function scanOperator(src: string, i: number): string | undefined {
   return OPERATORS.find((op) => src.startsWith(op, i));

@@ -16,7 +16,10 @@ type SortKey = (r: VisibilityRecord) => Scalar | null;
  * The ORDER BY as sort keys: a record's key holds its value of each item, then its RunId,
  * so a page token can carry the key alone and resume after it without the record.
  */
-export function buildOrder(items: readonly { attr: AttrRef; desc: boolean }[], custom: ReadonlyMap<string, SearchAttributeType>): RecordOrder {
+export function buildOrder(
+  items: readonly { attr: AttrRef; desc: boolean }[],
+  custom: ReadonlyMap<string, SearchAttributeType>,
+): RecordOrder {
   const keys = items.map(({ attr: ref, desc }) => {
     const attr = resolveAttribute(ref.name, custom, ref.pos + 1);
     if (attr.type === 'Text') {
@@ -48,7 +51,9 @@ function sortKey(attr: ResolvedAttribute, desc: boolean): SortKey {
     return (r) => {
       const list = recordValue('keywordList', attr.read(r)) as string[] | null;
       if (list === null) return null;
-      return list.reduce((best, v) => ((desc ? compareCodePoints(v, best) > 0 : compareCodePoints(v, best) < 0) ? v : best));
+      return list.reduce((best, v) =>
+        (desc ? compareCodePoints(v, best) > 0 : compareCodePoints(v, best) < 0) ? v : best,
+      );
     };
   }
   return (r) => recordValue(attr.domain, attr.read(r)) as Scalar | null;

@@ -26,8 +26,15 @@ export function decodePageToken(token: Uint8Array, order: RecordOrder): SortValu
   if (!Array.isArray(raw) || raw.length !== order.size || typeof raw[raw.length - 1] !== 'string') return undefined;
   const key: SortValue[] = [];
   for (const v of raw as unknown[]) {
-    if (v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) key.push(v);
-    else if (v && typeof v === 'object' && typeof (v as { n?: unknown }).n === 'string' && /^-?\d{1,30}$/.test((v as { n: string }).n)) key.push(BigInt((v as { n: string }).n));
+    if (v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)))
+      key.push(v);
+    else if (
+      v &&
+      typeof v === 'object' &&
+      typeof (v as { n?: unknown }).n === 'string' &&
+      /^-?\d{1,30}$/.test((v as { n: string }).n)
+    )
+      key.push(BigInt((v as { n: string }).n));
     else return undefined;
   }
   return key;

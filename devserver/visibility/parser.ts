@@ -81,7 +81,11 @@ class Parser {
     }
     const tail = this.peek();
     if (tail.type !== 'eof') {
-      throw syntaxError(tail.pos, tail.raw, result.orderBy.length > 0 ? "',' or end of query" : 'AND, OR, GROUP BY, ORDER BY or end of query');
+      throw syntaxError(
+        tail.pos,
+        tail.raw,
+        result.orderBy.length > 0 ? "',' or end of query" : 'AND, OR, GROUP BY, ORDER BY or end of query',
+      );
     }
     return result;
   }
@@ -250,7 +254,8 @@ class Parser {
       case 'ident':
         return { kind: 'ident', name: t.value, raw: t.raw, pos: t.pos };
       case 'keyword':
-        if (t.value === 'TRUE' || t.value === 'FALSE') return { kind: 'bool', value: t.value === 'TRUE', raw: t.raw, pos: t.pos };
+        if (t.value === 'TRUE' || t.value === 'FALSE')
+          return { kind: 'bool', value: t.value === 'TRUE', raw: t.raw, pos: t.pos };
         if (t.value === 'NULL') return { kind: 'null', raw: t.raw, pos: t.pos };
         break;
       case 'op':
@@ -302,7 +307,8 @@ class Parser {
   private atConditionOperator(): boolean {
     const t = this.peek();
     if (t.type === 'op') return isCompareOp(t.value) || t.value === '<=>';
-    if (t.type === 'keyword') return ['IN', 'BETWEEN', 'STARTS_WITH', 'IS', 'LIKE', 'REGEXP', 'RLIKE'].includes(t.value);
+    if (t.type === 'keyword')
+      return ['IN', 'BETWEEN', 'STARTS_WITH', 'IS', 'LIKE', 'REGEXP', 'RLIKE'].includes(t.value);
     return false;
   }
 

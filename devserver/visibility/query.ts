@@ -48,7 +48,10 @@ export function compileVisibilityQuery(
     const order = buildOrder(parsed.orderBy, customAttributes);
     result.order = order;
     result.compare = (a, b) => order.compareKeys(order.keyOf(a), order.keyOf(b));
-    result.orderBy = parsed.orderBy.map(({ attr, desc }) => ({ attribute: attr.name, direction: desc ? 'DESC' : 'ASC' }));
+    result.orderBy = parsed.orderBy.map(({ attr, desc }) => ({
+      attribute: attr.name,
+      direction: desc ? 'DESC' : 'ASC',
+    }));
   }
   if (groupBy) result.groupBy = groupBy;
   return result;
@@ -62,10 +65,20 @@ function checkGroupBy(
   if (refs.length === 0) return undefined;
   const first = refs[0];
   if (!options.allowGroupBy) {
-    throw new VisibilityQueryError('unsupported', "'GROUP BY' clause (only CountWorkflowExecutions accepts it)", 'GROUP BY', first.pos + 1);
+    throw new VisibilityQueryError(
+      'unsupported',
+      "'GROUP BY' clause (only CountWorkflowExecutions accepts it)",
+      'GROUP BY',
+      first.pos + 1,
+    );
   }
   if (refs.length > 1) {
-    throw new VisibilityQueryError('unsupported', "'GROUP BY' clause supports only a single field", refs[1].name, refs[1].pos + 1);
+    throw new VisibilityQueryError(
+      'unsupported',
+      "'GROUP BY' clause supports only a single field",
+      refs[1].name,
+      refs[1].pos + 1,
+    );
   }
   const attr = resolveAttribute(first.name, custom, first.pos + 1);
   if (attr.field !== 'ExecutionStatus') {

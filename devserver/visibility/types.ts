@@ -4,13 +4,7 @@
 export type SearchAttributeType = 'Keyword' | 'Text' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
 
 export type ExecutionStatusName =
-  | 'Running'
-  | 'Completed'
-  | 'Failed'
-  | 'Canceled'
-  | 'Terminated'
-  | 'ContinuedAsNew'
-  | 'TimedOut';
+  'Running' | 'Completed' | 'Failed' | 'Canceled' | 'Terminated' | 'ContinuedAsNew' | 'TimedOut';
 
 export interface VisibilityRecord {
   workflowId: string;

@@ -20,7 +20,10 @@ const STATUS_CODES: Readonly<Record<string, number>> = {
   Paused: 8,
 };
 const STATUS_SCREAMING: Readonly<Record<string, number>> = Object.fromEntries(
-  Object.entries(STATUS_CODES).map(([k, v]) => [`WORKFLOW_EXECUTION_STATUS_${k.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`, v]),
+  Object.entries(STATUS_CODES).map(([k, v]) => [
+    `WORKFLOW_EXECUTION_STATUS_${k.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`,
+    v,
+  ]),
 );
 const VALID_STATUS_CODES = new Set(Object.values(STATUS_CODES));
 
@@ -63,15 +66,29 @@ export function literalValue(attr: ResolvedAttribute, node: ValueNode): Scalar {
         node.pos + 1,
       );
     case 'null':
-      throw new VisibilityQueryError('invalid', `cannot compare ${attr.name} with NULL; use IS NULL or IS NOT NULL`, node.raw, node.pos + 1);
+      throw new VisibilityQueryError(
+        'invalid',
+        `cannot compare ${attr.name} with NULL; use IS NULL or IS NOT NULL`,
+        node.raw,
+        node.pos + 1,
+      );
     case 'tuple':
-      throw new VisibilityQueryError('invalid', `a value list is only allowed after IN or NOT IN, got ${node.raw}`, node.raw, node.pos + 1);
+      throw new VisibilityQueryError(
+        'invalid',
+        `a value list is only allowed after IN or NOT IN, got ${node.raw}`,
+        node.raw,
+        node.pos + 1,
+      );
     default:
       return typedLiteral(attr, attr.domain, node);
   }
 }
 
-function typedLiteral(attr: ResolvedAttribute, domain: ValueDomain, node: Exclude<ValueNode, { kind: 'ident' | 'null' | 'tuple' }>): Scalar {
+function typedLiteral(
+  attr: ResolvedAttribute,
+  domain: ValueDomain,
+  node: Exclude<ValueNode, { kind: 'ident' | 'null' | 'tuple' }>,
+): Scalar {
   switch (domain) {
     case 'keyword':
     case 'keywordList':
@@ -80,7 +97,12 @@ function typedLiteral(attr: ResolvedAttribute, domain: ValueDomain, node: Exclud
     case 'text':
       if (node.kind !== 'string') throw typeMismatch(attr, node);
       if (node.value.trim() === '') {
-        throw new VisibilityQueryError('invalid', `no tokens found filtering on Text type search attribute ${attr.name}`, node.raw, node.pos + 1);
+        throw new VisibilityQueryError(
+          'invalid',
+          `no tokens found filtering on Text type search attribute ${attr.name}`,
+          node.raw,
+          node.pos + 1,
+        );
       }
       return node.value;
     case 'number':
@@ -98,7 +120,12 @@ function typedLiteral(attr: ResolvedAttribute, domain: ValueDomain, node: Exclud
       if (node.kind === 'string') {
         const ns = parseDurationNanos(node.value);
         if (ns !== undefined) return ns;
-        throw new VisibilityQueryError('invalid', `invalid duration value for search attribute ${attr.name}: '${node.value}'`, node.raw, node.pos + 1);
+        throw new VisibilityQueryError(
+          'invalid',
+          `invalid duration value for search attribute ${attr.name}: '${node.value}'`,
+          node.raw,
+          node.pos + 1,
+        );
       }
       throw typeMismatch(attr, node);
     case 'status':
@@ -106,7 +133,10 @@ function typedLiteral(attr: ResolvedAttribute, domain: ValueDomain, node: Exclud
   }
 }
 
-function statusLiteral(attr: ResolvedAttribute, node: Exclude<ValueNode, { kind: 'ident' | 'null' | 'tuple' }>): number {
+function statusLiteral(
+  attr: ResolvedAttribute,
+  node: Exclude<ValueNode, { kind: 'ident' | 'null' | 'tuple' }>,
+): number {
   if (node.kind === 'string') {
     const code = STATUS_CODES[node.value] ?? STATUS_SCREAMING[node.value];
     if (code !== undefined) return code;
@@ -123,7 +153,12 @@ function statusLiteral(attr: ResolvedAttribute, node: Exclude<ValueNode, { kind:
 function parseDatetimeLiteral(text: string, node: ValueNode): bigint {
   const ns = parseRfc3339Nanos(text);
   if (ns === undefined) {
-    throw new VisibilityQueryError('invalid', `unable to parse datetime '${text}' (expected RFC3339, e.g. 2024-01-02T15:04:05.123Z)`, node.raw, node.pos + 1);
+    throw new VisibilityQueryError(
+      'invalid',
+      `unable to parse datetime '${text}' (expected RFC3339, e.g. 2024-01-02T15:04:05.123Z)`,
+      node.raw,
+      node.pos + 1,
+    );
   }
   return ns;
 }
@@ -168,8 +203,8 @@ export function msToNanos(ms: number): bigint {
 const DURATION_UNITS_NS: Readonly<Record<string, number>> = {
   ns: 1,
   us: 1e3,
-  'µs': 1e3,
-  'μs': 1e3,
+  µs: 1e3,
+  μs: 1e3,
   ms: 1e6,
   s: 1e9,
   m: 60e9,

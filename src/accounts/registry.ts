@@ -5,7 +5,13 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { RegistryState } from '../../workflows/accounts';
 import { hashKey } from './keys';
-import { ACCOUNTS_WORKFLOW_ID, addKeyUpdate, removeKeyUpdate, setLimitUpdate, snapshotQuery } from '../../workflows/definitions';
+import {
+  ACCOUNTS_WORKFLOW_ID,
+  addKeyUpdate,
+  removeKeyUpdate,
+  setLimitUpdate,
+  snapshotQuery,
+} from '../../workflows/definitions';
 
 export interface Account {
   account: string;
@@ -55,7 +61,9 @@ export class AccountsRegistry {
   async snapshot(): Promise<RegistryState> {
     try {
       // Bounded: a query waits for a worker, and a gateway must start (serving API_KEYS) without one.
-      return await this.client.connection.withDeadline(Date.now() + SNAPSHOT_DEADLINE_MS, () => this.handle().query(snapshotQuery));
+      return await this.client.connection.withDeadline(Date.now() + SNAPSHOT_DEADLINE_MS, () =>
+        this.handle().query(snapshotQuery),
+      );
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return { keys: {}, accounts: {} };
       throw err;
@@ -112,7 +120,8 @@ export class AccountDirectory {
   }
 
   private limits(account: string): Partial<Account> {
-    for (const a of this.byHash.values()) if (a.account === account && a.maxRunning !== undefined) return { maxRunning: a.maxRunning };
+    for (const a of this.byHash.values())
+      if (a.account === account && a.maxRunning !== undefined) return { maxRunning: a.maxRunning };
     return {};
   }
 
@@ -142,10 +151,14 @@ export class AccountDirectory {
       try {
         const snap = await this.registry!.snapshot();
         const next = new Map<string, Account>();
-        for (const [hash, account] of Object.entries(snap.keys)) next.set(hash, { account, maxRunning: snap.accounts[account]?.maxRunning });
+        for (const [hash, account] of Object.entries(snap.keys))
+          next.set(hash, { account, maxRunning: snap.accounts[account]?.maxRunning });
         this.byHash = next;
       } catch (err) {
-        this.logger.warn({ err: (err as Error).message }, 'accounts registry refresh failed; keeping the cached accounts');
+        this.logger.warn(
+          { err: (err as Error).message },
+          'accounts registry refresh failed; keeping the cached accounts',
+        );
         throw err;
       } finally {
         this.refreshing = undefined;

@@ -7,7 +7,12 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { WebhookSecret } from '../../workflows/accounts';
 import { AccountsRegistry } from './registry';
 import { newWebhookSecret } from '../callbacks/signature';
-import { ACCOUNTS_WORKFLOW_ID, rotateWebhookSecretUpdate, webhookSecretsQuery, webhookSecretsUpdate } from '../../workflows/definitions';
+import {
+  ACCOUNTS_WORKFLOW_ID,
+  rotateWebhookSecretUpdate,
+  webhookSecretsQuery,
+  webhookSecretsUpdate,
+} from '../../workflows/definitions';
 
 export class WebhookSecrets {
   private readonly registry: AccountsRegistry;
@@ -35,7 +40,9 @@ export class WebhookSecrets {
 
   async rotate(account: string): Promise<WebhookSecret[]> {
     await this.registry.ensure();
-    return this.handle().executeUpdate(rotateWebhookSecretUpdate, { args: [{ account, candidate: newWebhookSecret() }] });
+    return this.handle().executeUpdate(rotateWebhookSecretUpdate, {
+      args: [{ account, candidate: newWebhookSecret() }],
+    });
   }
 
   private handle() {

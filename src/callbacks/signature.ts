@@ -16,8 +16,17 @@ function secretBytes(secret: string): Buffer {
 }
 
 /** The `webhook-signature` header value for this id, timestamp and body under each secret. */
-export function signatureHeader(secrets: readonly string[], id: string, timestampSeconds: number, body: string): string {
-  return secrets.map((s) => `v1,${createHmac('sha256', secretBytes(s)).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`).join(' ');
+export function signatureHeader(
+  secrets: readonly string[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): string {
+  return secrets
+    .map(
+      (s) => `v1,${createHmac('sha256', secretBytes(s)).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`,
+    )
+    .join(' ');
 }
 
 // Headers a request's `callback.headers` cannot set: hop-by-hop headers (RFC 9110 7.6.1),
@@ -42,8 +51,19 @@ export const RESERVED_HEADERS = [
 const RESERVED = new Set<string>(RESERVED_HEADERS);
 
 /** A delivery's headers: the request's own (less the reserved ones), then the body type and the signature. */
-export function deliveryHeaders(given: Record<string, string>, id: string, timestampSeconds: number, signature: string): Record<string, string> {
+export function deliveryHeaders(
+  given: Record<string, string>,
+  id: string,
+  timestampSeconds: number,
+  signature: string,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(given)) if (!RESERVED.has(k.toLowerCase())) out[k] = v;
-  return { ...out, 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': signature };
+  return {
+    ...out,
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(timestampSeconds),
+    'webhook-signature': signature,
+  };
 }

@@ -19,7 +19,10 @@ async function main(argv: string[]): Promise<number> {
   const converter = dataConverter(config);
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS, connectTimeout: 5000 });
   try {
-    const registry = new AccountsRegistry(new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: converter }), config.TEMPORAL_TASK_QUEUE);
+    const registry = new AccountsRegistry(
+      new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: converter }),
+      config.TEMPORAL_TASK_QUEUE,
+    );
     switch (cmd) {
       case 'add': {
         const account = rest[0];
@@ -43,7 +46,9 @@ async function main(argv: string[]): Promise<number> {
         const value = n === 'default' ? null : Number(n);
         if (value !== null && (!Number.isInteger(value) || value < 1)) return usage();
         await registry.setLimit(account, value);
-        out(`account ${account}: at most ${value ?? `${config.MAX_RUNNING_TASKS_PER_ACCOUNT} (default)`} running background tasks`);
+        out(
+          `account ${account}: at most ${value ?? `${config.MAX_RUNNING_TASKS_PER_ACCOUNT} (default)`} running background tasks`,
+        );
         return 0;
       }
       case 'list': {
@@ -51,7 +56,9 @@ async function main(argv: string[]): Promise<number> {
         const counts = new Map<string, number>();
         for (const a of Object.values(snap.keys)) counts.set(a, (counts.get(a) ?? 0) + 1);
         for (const a of Object.values(snap.accounts)) {
-          out(`${a.account}\tkeys=${counts.get(a.account) ?? 0}\tmaxRunning=${a.maxRunning ?? 'default'}\tcreated=${a.createdAt}`);
+          out(
+            `${a.account}\tkeys=${counts.get(a.account) ?? 0}\tmaxRunning=${a.maxRunning ?? 'default'}\tcreated=${a.createdAt}`,
+          );
         }
         return 0;
       }
@@ -64,7 +71,9 @@ async function main(argv: string[]): Promise<number> {
 }
 
 function usage(): number {
-  process.stderr.write('usage: accounts add <account> [--key <key>] | revoke <key> | limit <account> <n|default> | list\n');
+  process.stderr.write(
+    'usage: accounts add <account> [--key <key>] | revoke <key> | limit <account> <n|default> | list\n',
+  );
   return 2;
 }
 

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-export const USAGE = 'usage: replay <workflowId>... [--run-id <runId>] | --all [--hours <n>] [--workflows <path>] [--json]';
+export const USAGE =
+  'usage: replay <workflowId>... [--run-id <runId>] | --all [--hours <n>] [--workflows <path>] [--json]';
 const DEFAULT_WORKFLOWS = path.resolve(__dirname, '../../workflows');
 
 export interface Options {

@@ -36,7 +36,11 @@ export function quietRuntime(level: LogLevel = 'WARN'): void {
   });
 }
 
-export async function connect(address: string, namespace: string, dataConverter?: DataConverter): Promise<{ client: Client; close(): Promise<void> }> {
+export async function connect(
+  address: string,
+  namespace: string,
+  dataConverter?: DataConverter,
+): Promise<{ client: Client; close(): Promise<void> }> {
   let connection: Connection;
   try {
     connection = await Connection.connect({ address, connectTimeout: 5000 });
@@ -55,7 +59,9 @@ export async function resolveRuns(client: Client, ids: string[], runId?: string)
       runs.push({ workflowId, runId: info.runId });
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) {
-        throw new ReplayToolError(`workflow ${workflowId}${runId ? ` run ${runId}` : ''} not found in namespace ${client.options.namespace}`);
+        throw new ReplayToolError(
+          `workflow ${workflowId}${runId ? ` run ${runId}` : ''} not found in namespace ${client.options.namespace}`,
+        );
       }
       throw err;
     }
@@ -88,7 +94,10 @@ export async function listClosedRuns(client: Client, hours: number): Promise<Run
  */
 export async function bundle(workflowsPath: string, dataConverter?: DataConverter): Promise<WorkflowBundle> {
   try {
-    return await workflowBundle({ workflowsPath, failureConverterPath: dataConverter?.failureConverterPath, interceptorModules: [] }, createLogger({ level: 'silent' }));
+    return await workflowBundle(
+      { workflowsPath, failureConverterPath: dataConverter?.failureConverterPath, interceptorModules: [] },
+      createLogger({ level: 'silent' }),
+    );
   } catch (err) {
     throw new ReplayToolError(`cannot bundle the workflows at ${workflowsPath}: ${oneLine(err)}`);
   }
@@ -99,7 +108,12 @@ export async function bundle(workflowsPath: string, dataConverter?: DataConverte
  * history only when its turn comes so a long --all never holds them all.
  * `dataConverter` decrypts the histories' payloads (the service's codec).
  */
-export async function* replayRuns(client: Client, workflowBundle: WorkflowBundle, runs: RunRef[], dataConverter?: DataConverter): AsyncGenerator<ReplayOutcome> {
+export async function* replayRuns(
+  client: Client,
+  workflowBundle: WorkflowBundle,
+  runs: RunRef[],
+  dataConverter?: DataConverter,
+): AsyncGenerator<ReplayOutcome> {
   const fetched: { run: RunRef; events: number }[] = [];
   async function* histories(): AsyncGenerator<HistoryAndWorkflowId> {
     for (const run of runs) {

@@ -7,7 +7,17 @@
 // Exit: 0 all replayed, 1 a replay failed or the engine/run was unavailable, 2 bad usage.
 import { loadConfig } from '../config';
 import { dataConverter as serviceDataConverter } from '../codec/data-converter';
-import { ReplayOutcome, RunRef, bundle, connect, listClosedRuns, oneLine, quietRuntime, replayRuns, resolveRuns } from './replay-runs';
+import {
+  ReplayOutcome,
+  RunRef,
+  bundle,
+  connect,
+  listClosedRuns,
+  oneLine,
+  quietRuntime,
+  replayRuns,
+  resolveRuns,
+} from './replay-runs';
 import { Options, parseOptions, USAGE, UsageError } from './replay-options';
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -28,10 +38,17 @@ async function main(argv: string[]): Promise<number> {
   const { client, close } = await connect(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, dataConverter);
   try {
     // Runs first: an unknown id or an unreachable engine should not wait for a bundle.
-    const runs: RunRef[] = opts.all ? await listClosedRuns(client, opts.hours) : await resolveRuns(client, opts.ids, opts.runId);
+    const runs: RunRef[] = opts.all
+      ? await listClosedRuns(client, opts.hours)
+      : await resolveRuns(client, opts.ids, opts.runId);
     const outcomes: ReplayOutcome[] = [];
     if (runs.length) {
-      for await (const outcome of replayRuns(client, await bundle(opts.workflowsPath, dataConverter), runs, dataConverter)) {
+      for await (const outcome of replayRuns(
+        client,
+        await bundle(opts.workflowsPath, dataConverter),
+        runs,
+        dataConverter,
+      )) {
         outcomes.push(outcome);
         if (!opts.json) out(describe(outcome));
       }

@@ -10,7 +10,8 @@ export interface ServeArgs {
 
 export function parsePort(raw: string | undefined, what: string): number {
   const port = Number(raw);
-  if (raw === undefined || raw === '' || !Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${what} needs a port number (0-65535), got ${raw}`);
+  if (raw === undefined || raw === '' || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`${what} needs a port number (0-65535), got ${raw}`);
   return port;
 }
 
@@ -24,7 +25,9 @@ export function parseServeArgs(argv: string[], name: string, defaults: ServeArgs
     else if (flag === '--host') args.host = value();
     else if (flag === '--log-level') args.logLevel = value();
     else if (flag === '--help' || flag === '-h') {
-      process.stdout.write(`usage: ${name} [--port ${defaults.port}] [--host 127.0.0.1] [--log-level info|debug|warn]\n`);
+      process.stdout.write(
+        `usage: ${name} [--port ${defaults.port}] [--host 127.0.0.1] [--log-level info|debug|warn]\n`,
+      );
       process.exit(0);
     } else throw new Error(`unknown argument ${argv[i]}`);
   }

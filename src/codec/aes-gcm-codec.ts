@@ -73,7 +73,8 @@ export class AesGcmPayloadCodec implements PayloadCodec {
       );
     }
     const data = payload.data ?? new Uint8Array();
-    if (data.length < IV_BYTES + TAG_BYTES) throw new PayloadDecryptionError(`an encrypted payload (key id "${id}") is truncated`);
+    if (data.length < IV_BYTES + TAG_BYTES)
+      throw new PayloadDecryptionError(`an encrypted payload (key id "${id}") is truncated`);
     const sealed = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
     let plain: Buffer;
     try {
@@ -81,7 +82,9 @@ export class AesGcmPayloadCodec implements PayloadCodec {
       decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
       plain = Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]);
     } catch {
-      throw new PayloadDecryptionError(`a payload with key id "${id}" does not decrypt: the key under that id differs from the one that encrypted it, or the data was altered`);
+      throw new PayloadDecryptionError(
+        `a payload with key id "${id}" does not decrypt: the key under that id differs from the one that encrypted it, or the data was altered`,
+      );
     }
     // A plain object: the decoded message's absent fields read from its
     // prototype (an empty `data` there is an Array, not bytes).

@@ -34,7 +34,8 @@ export function payloadKeysInForce(config: KeyConfig): string {
   try {
     parsePayloadKeys(fromFile);
   } catch (err) {
-    if (err instanceof PayloadKeysError) throw new ConfigError([{ variable: 'PAYLOAD_KEYS', message: `the key file ${file}: ${err.message}` }]);
+    if (err instanceof PayloadKeysError)
+      throw new ConfigError([{ variable: 'PAYLOAD_KEYS', message: `the key file ${file}: ${err.message}` }]);
     throw err;
   }
   return fromFile;

@@ -25,7 +25,8 @@ const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 /** Parses `id:base64key[,id:base64key...]`. Throws PayloadKeysError. */
 export function parsePayloadKeys(text: string): PayloadKey[] {
   const entries = text.split(',').map((e) => e.trim());
-  if (entries.every((e) => e === '')) throw new PayloadKeysError('no keys given; expected id:base64key[,id:base64key...]');
+  if (entries.every((e) => e === ''))
+    throw new PayloadKeysError('no keys given; expected id:base64key[,id:base64key...]');
   const keys: PayloadKey[] = [];
   entries.forEach((entry, i) => {
     const where = `entry ${i + 1}`;
@@ -37,7 +38,10 @@ export function parsePayloadKeys(text: string): PayloadKey[] {
     if (!ID.test(id)) throw new PayloadKeysError(`${where}: the id must be 1-64 characters of A-Z a-z 0-9 . _ -`);
     if (keys.some((k) => k.id === id)) throw new PayloadKeysError(`${where}: key id "${id}" appears twice`);
     const key = BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : undefined;
-    if (!key || key.length !== KEY_BYTES) throw new PayloadKeysError(`${where}: the key of id "${id}" must be ${KEY_BYTES} bytes in base64 (e.g. openssl rand -base64 32)`);
+    if (!key || key.length !== KEY_BYTES)
+      throw new PayloadKeysError(
+        `${where}: the key of id "${id}" must be ${KEY_BYTES} bytes in base64 (e.g. openssl rand -base64 32)`,
+      );
     keys.push({ id, key });
   });
   return keys;

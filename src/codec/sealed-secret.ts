@@ -28,6 +28,8 @@ export async function unsealSecret<T>(codec: PayloadCodec, sealed: string): Prom
     const [plain] = await codec.decode([payload]);
     return defaultPayloadConverter.fromPayload<T>(plain);
   } catch (err) {
-    throw new SealedSecretError(`a sealed secret could not be opened (${(err as Error).name}): were the payload keys changed?`);
+    throw new SealedSecretError(
+      `a sealed secret could not be opened (${(err as Error).name}): were the payload keys changed?`,
+    );
   }
 }

@@ -15,7 +15,12 @@ export function workflowIssues(workflows: Workflow[], path = 'body.workflows'): 
   workflows.forEach((w, i) => {
     const at = `${path}[${i}]`;
     const earlier = seen.get(w.id);
-    if (earlier !== undefined) issues.push({ path: `${at}.id`, message: `workflow id "${w.id}" is used by workflows[${earlier}] too`, code: 'duplicate' });
+    if (earlier !== undefined)
+      issues.push({
+        path: `${at}.id`,
+        message: `workflow id "${w.id}" is used by workflows[${earlier}] too`,
+        code: 'duplicate',
+      });
     else seen.set(w.id, i);
     issues.push(...stepIssues(w, at));
   });
@@ -28,23 +33,44 @@ function stepIssues(w: Workflow, at: string): SchemaIssue[] {
   w.steps.forEach((s, i) => {
     const sat = `${at}.steps[${i}]`;
     const earlier = index.get(s.id);
-    if (earlier !== undefined) issues.push({ path: `${sat}.id`, message: `step id "${s.id}" is used by steps[${earlier}] of this workflow too`, code: 'duplicate' });
+    if (earlier !== undefined)
+      issues.push({
+        path: `${sat}.id`,
+        message: `step id "${s.id}" is used by steps[${earlier}] of this workflow too`,
+        code: 'duplicate',
+      });
     else index.set(s.id, i);
     const r = s.retry_policy;
     if (r?.initial_interval !== undefined && r.max_interval !== undefined && r.max_interval < r.initial_interval) {
-      issues.push({ path: `${sat}.retry_policy.max_interval`, message: `max_interval (${r.max_interval} s) is shorter than initial_interval (${r.initial_interval} s)`, code: 'too_small' });
+      issues.push({
+        path: `${sat}.retry_policy.max_interval`,
+        message: `max_interval (${r.max_interval} s) is shorter than initial_interval (${r.initial_interval} s)`,
+        code: 'too_small',
+      });
     }
     if (s.output_schema !== undefined) issues.push(...schemaIssues(s.output_schema, `${sat}.output_schema`));
   });
   w.steps.forEach((s, i) =>
     s.depends_on.forEach((d, j) => {
-      if (!index.has(d)) issues.push({ path: `${at}.steps[${i}].depends_on[${j}]`, message: `"${d}" is not a step of workflow "${w.id}"`, code: 'unknown_step' });
+      if (!index.has(d))
+        issues.push({
+          path: `${at}.steps[${i}].depends_on[${j}]`,
+          message: `"${d}" is not a step of workflow "${w.id}"`,
+          code: 'unknown_step',
+        });
     }),
   );
   // The graph of each id's first step (a duplicate is an issue of its own).
-  const graph = w.steps.filter((s, i) => index.get(s.id) === i).map((s) => ({ id: s.id, deps: s.depends_on.filter((d) => index.has(d)) }));
+  const graph = w.steps
+    .filter((s, i) => index.get(s.id) === i)
+    .map((s) => ({ id: s.id, deps: s.depends_on.filter((d) => index.has(d)) }));
   const cycle = findCycle(graph);
-  if (cycle) issues.push({ path: `${at}.steps`, message: `the steps depend on each other in a cycle: ${cycle.join(' -> ')}`, code: 'cycle' });
+  if (cycle)
+    issues.push({
+      path: `${at}.steps`,
+      message: `the steps depend on each other in a cycle: ${cycle.join(' -> ')}`,
+      code: 'cycle',
+    });
   return issues;
 }
 

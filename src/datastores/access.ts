@@ -33,7 +33,13 @@ export class DatastoreAccess {
   private readonly knowledge = new Map<string, DocumentStore>();
 
   constructor(
-    private readonly opts: { client: Client; codec: PayloadCodec; policy: OutboundPolicy; settings: DatastoreSettings; logger: Logger },
+    private readonly opts: {
+      client: Client;
+      codec: PayloadCodec;
+      policy: OutboundPolicy;
+      settings: DatastoreSettings;
+      logger: Logger;
+    },
   ) {}
 
   /** The account's registrations; `fresh` skips the cache (a run's start binds against the present). */
@@ -84,8 +90,12 @@ export class DatastoreAccess {
   }
 
   private async openSql(record: DatastoreRecord): Promise<SqlDatastore> {
-    if (record.type === 'documents' || !record.connection) throw new TypeError(`datastore ${record.id} is not a SQL datastore`);
+    if (record.type === 'documents' || !record.connection)
+      throw new TypeError(`datastore ${record.id} is not a SQL datastore`);
     const conn = await unsealSecret<ConnectionDetails>(this.opts.codec, record.connection);
-    return openSql(record.type, conn, !!record.uploaded, { policy: this.opts.policy, sqliteRoot: this.opts.settings.sqliteRoot });
+    return openSql(record.type, conn, !!record.uploaded, {
+      policy: this.opts.policy,
+      sqliteRoot: this.opts.settings.sqliteRoot,
+    });
   }
 }

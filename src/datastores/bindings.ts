@@ -27,20 +27,45 @@ export function bindDatastores(
   const bound: { name: string; record: DatastoreRecord }[] = [];
   (req.datastores ?? []).forEach((d, i) => {
     const record = records.find((r) => r.id === d.id);
-    if (!record) issues.push({ path: `body.datastores[${i}].id`, message: `no datastore ${JSON.stringify(d.id)} in this account (GET /datastores lists them)`, code: 'unknown_datastore' });
-    else if (!TOOL_PART.test(d.name)) issues.push({ path: `body.datastores[${i}].name`, message: 'a datastore name is 1-48 letters, digits, _ or - (its tools are named after it)', code: 'invalid_name' });
-    else if (bound.some((b) => b.name.toLowerCase() === d.name.toLowerCase())) issues.push({ path: `body.datastores[${i}].name`, message: `two datastores are named ${JSON.stringify(d.name)}`, code: 'duplicate_name' });
+    if (!record)
+      issues.push({
+        path: `body.datastores[${i}].id`,
+        message: `no datastore ${JSON.stringify(d.id)} in this account (GET /datastores lists them)`,
+        code: 'unknown_datastore',
+      });
+    else if (!TOOL_PART.test(d.name))
+      issues.push({
+        path: `body.datastores[${i}].name`,
+        message: 'a datastore name is 1-48 letters, digits, _ or - (its tools are named after it)',
+        code: 'invalid_name',
+      });
+    else if (bound.some((b) => b.name.toLowerCase() === d.name.toLowerCase()))
+      issues.push({
+        path: `body.datastores[${i}].name`,
+        message: `two datastores are named ${JSON.stringify(d.name)}`,
+        code: 'duplicate_name',
+      });
     else bound.push({ name: d.name, record });
   });
   const tools = bound.flatMap(({ name, record }) => datastoreTools(name, record));
   (req.datastores ?? []).forEach((d, i) => {
     const clash = tools.find((t) => t.datastoreId === d.id && t.datastoreName === d.name && reserved.includes(t.name));
-    if (clash) issues.push({ path: `body.datastores[${i}].name`, message: `its tool ${clash.name} would take the name of another tool of the run`, code: 'duplicate_name' });
+    if (clash)
+      issues.push({
+        path: `body.datastores[${i}].name`,
+        message: `its tool ${clash.name} would take the name of another tool of the run`,
+        code: 'duplicate_name',
+      });
   });
   (req.queries ?? []).forEach((q, j) => {
     const tool = queryTool(q, j, bound, issues);
     if (!tool) return;
-    if (tools.some((t) => t.name === tool.name) || reserved.includes(tool.name)) issues.push({ path: `body.queries[${j}].name`, message: `the tool name ${JSON.stringify(tool.name)} is taken (another query, or a datastore's own tool)`, code: 'duplicate_name' });
+    if (tools.some((t) => t.name === tool.name) || reserved.includes(tool.name))
+      issues.push({
+        path: `body.queries[${j}].name`,
+        message: `the tool name ${JSON.stringify(tool.name)} is taken (another query, or a datastore's own tool)`,
+        code: 'duplicate_name',
+      });
     else tools.push(tool);
   });
   return { tools, issues };
@@ -59,7 +84,10 @@ function datastoreTools(name: string, r: DatastoreRecord): DatastoreToolDef[] {
         description: `Full-text search of the ${name} knowledge base${about}: the best matching documents with their ids, titles and a snippet (matches in [brackets]).`,
         parameters: {
           type: 'object',
-          properties: { query: { type: 'string', description: 'Words to look for.' }, limit: { type: 'integer', minimum: 1, maximum: 20, description: 'How many results (default 5).' } },
+          properties: {
+            query: { type: 'string', description: 'Words to look for.' },
+            limit: { type: 'integer', minimum: 1, maximum: 20, description: 'How many results (default 5).' },
+          },
           required: ['query'],
           additionalProperties: false,
         },
@@ -82,33 +110,58 @@ function datastoreTools(name: string, r: DatastoreRecord): DatastoreToolDef[] {
       op: 'sql',
       name: `query_${name}`,
       description: `Runs one read-only ${dialect} SELECT on the ${name} database${about} and returns its rows as JSON (cut at a row limit, which the result says). Writes are refused.`,
-      parameters: { type: 'object', properties: { sql: { type: 'string', description: `One ${dialect} SELECT statement.` } }, required: ['sql'], additionalProperties: false },
+      parameters: {
+        type: 'object',
+        properties: { sql: { type: 'string', description: `One ${dialect} SELECT statement.` } },
+        required: ['sql'],
+        additionalProperties: false,
+      },
     });
   }
   return out;
 }
 
 /** A named query's tool, or undefined with its issues pushed. */
-function queryTool(q: RequestedQuery, j: number, bound: { name: string; record: DatastoreRecord }[], issues: BindIssue[]): DatastoreToolDef | undefined {
+function queryTool(
+  q: RequestedQuery,
+  j: number,
+  bound: { name: string; record: DatastoreRecord }[],
+  issues: BindIssue[],
+): DatastoreToolDef | undefined {
   const at = `body.queries[${j}]`;
   if (!QUERY_NAME.test(q.name)) {
-    issues.push({ path: `${at}.name`, message: 'a query name is 1-64 letters, digits, _ or - (the tool is called by it)', code: 'invalid_name' });
+    issues.push({
+      path: `${at}.name`,
+      message: 'a query name is 1-64 letters, digits, _ or - (the tool is called by it)',
+      code: 'invalid_name',
+    });
     return undefined;
   }
   const target = queryTarget(q, bound);
   if ('issue' in target) {
-    issues.push({ path: `${at}${q.datastore === undefined ? '' : '.datastore'}`, message: `query ${JSON.stringify(q.name)}: ${target.issue}`, code: target.code });
+    issues.push({
+      path: `${at}${q.datastore === undefined ? '' : '.datastore'}`,
+      message: `query ${JSON.stringify(q.name)}: ${target.issue}`,
+      code: target.code,
+    });
     return undefined;
   }
   const { name, record } = target;
   const checked = checkStatement(q.query, record.type === 'postgres' ? 'postgres' : 'sqlite');
   if (!checked.ok) {
-    issues.push({ path: `${at}.query`, message: `query ${JSON.stringify(q.name)}: ${checked.reason}`, code: 'invalid_query' });
+    issues.push({
+      path: `${at}.query`,
+      message: `query ${JSON.stringify(q.name)}: ${checked.reason}`,
+      code: 'invalid_query',
+    });
     return undefined;
   }
   const marker = (k: number) => (record.type === 'postgres' ? `$${k}` : `the ${ordinal(k)} ?`);
   const properties = Object.fromEntries(
-    Array.from({ length: checked.markers }, (_, i) => [`p${i + 1}`, { type: ['string', 'number', 'boolean', 'null'], description: `The value of ${marker(i + 1)} in the query.` }]),
+    Array.from({ length: checked.markers }, (_, i) => [
+      `p${i + 1}`,
+      { type: ['string', 'number', 'boolean', 'null'], description: `The value of ${marker(i + 1)} in the query.` },
+    ]),
   );
   return {
     datastoreId: record.id,
@@ -122,16 +175,31 @@ function queryTool(q: RequestedQuery, j: number, bound: { name: string; record: 
   };
 }
 
-function queryTarget(q: RequestedQuery, bound: { name: string; record: DatastoreRecord }[]): { name: string; record: DatastoreRecord } | { issue: string; code: string } {
+function queryTarget(
+  q: RequestedQuery,
+  bound: { name: string; record: DatastoreRecord }[],
+): { name: string; record: DatastoreRecord } | { issue: string; code: string } {
   const sql = bound.filter((b) => b.record.type !== 'documents');
   if (q.datastore === undefined) {
     if (sql.length === 1) return sql[0];
-    return { issue: sql.length ? 'name its datastore (datastore: id or name): the request has several SQL datastores' : 'the request has no SQL datastore to run it on (datastores)', code: 'ambiguous_datastore' };
+    return {
+      issue: sql.length
+        ? 'name its datastore (datastore: id or name): the request has several SQL datastores'
+        : 'the request has no SQL datastore to run it on (datastores)',
+      code: 'ambiguous_datastore',
+    };
   }
   const wanted = q.datastore.toLowerCase();
-  const found = bound.find((b) => b.record.id === q.datastore || b.name.toLowerCase() === wanted || b.record.name.toLowerCase() === wanted);
-  if (!found) return { issue: `no datastore ${JSON.stringify(q.datastore)} in the request's datastores`, code: 'unknown_datastore' };
-  if (found.record.type === 'documents') return { issue: `${found.name} is a documents datastore: queries run on SQL datastores`, code: 'not_sql' };
+  const found = bound.find(
+    (b) => b.record.id === q.datastore || b.name.toLowerCase() === wanted || b.record.name.toLowerCase() === wanted,
+  );
+  if (!found)
+    return {
+      issue: `no datastore ${JSON.stringify(q.datastore)} in the request's datastores`,
+      code: 'unknown_datastore',
+    };
+  if (found.record.type === 'documents')
+    return { issue: `${found.name} is a documents datastore: queries run on SQL datastores`, code: 'not_sql' };
   return found;
 }
 

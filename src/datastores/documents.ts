@@ -56,17 +56,25 @@ export class DocumentStore {
 
   add(doc: DocumentInput): DocumentInfo {
     const id = doc.id ?? `doc_${randomBytes(12).toString('hex')}`;
-    if (typeof id !== 'string' || !ID_PATTERN.test(id)) throw new TypeError(`document id ${JSON.stringify(String(id).slice(0, 140))} is not valid: 1 to 128 of A-Z a-z 0-9 _ . : -`);
+    if (typeof id !== 'string' || !ID_PATTERN.test(id))
+      throw new TypeError(
+        `document id ${JSON.stringify(String(id).slice(0, 140))} is not valid: 1 to 128 of A-Z a-z 0-9 _ . : -`,
+      );
     const format = doc.format ?? 'text';
-    if (!FORMATS.includes(format)) throw new TypeError(`document format ${JSON.stringify(format)} is not one of ${FORMATS.join(', ')}`);
+    if (!FORMATS.includes(format))
+      throw new TypeError(`document format ${JSON.stringify(format)} is not one of ${FORMATS.join(', ')}`);
     if (typeof doc.content !== 'string') throw new TypeError('document content must be a string');
     const title = doc.title ?? '';
     const body = format === 'json' ? jsonText(doc.content) : doc.content;
     const created_at = new Date().toISOString();
     this.db.transaction(() => {
       this.removeRow(id);
-      const { lastInsertRowid } = this.db.prepare('INSERT INTO documents (id, title, format, content, created_at) VALUES (?, ?, ?, ?, ?)').run(id, title, format, doc.content, created_at);
-      this.db.prepare('INSERT INTO documents_fts (rowid, title, body) VALUES (?, ?, ?)').run(lastInsertRowid, title, body);
+      const { lastInsertRowid } = this.db
+        .prepare('INSERT INTO documents (id, title, format, content, created_at) VALUES (?, ?, ?, ?, ?)')
+        .run(id, title, format, doc.content, created_at);
+      this.db
+        .prepare('INSERT INTO documents_fts (rowid, title, body) VALUES (?, ?, ?)')
+        .run(lastInsertRowid, title, body);
     })();
     return this.get(id) as DocumentInfo;
   }
@@ -107,7 +115,8 @@ export class DocumentStore {
   }
 
   private removeRow(id: string): boolean {
-    const row = this.db.prepare('SELECT rowid FROM documents WHERE id = ?').pluck().get(id) as number | bigint | undefined;
+    const row = this.db.prepare('SELECT rowid FROM documents WHERE id = ?').pluck().get(id) as
+      number | bigint | undefined;
     if (row === undefined) return false;
     this.db.prepare('DELETE FROM documents_fts WHERE rowid = ?').run(row);
     this.db.prepare('DELETE FROM documents WHERE rowid = ?').run(row);

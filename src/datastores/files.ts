@@ -16,18 +16,28 @@ export function documentsFile(dir: string, id: string): string {
 
 /** The real path of `file`, or a DatastoreConnectionError (not retryable) saying why it may not be read. */
 export function fileUnderRoot(root: string | undefined, file: string): string {
-  if (!root) throw new DatastoreConnectionError('SQLite files are registered by path only when the service names a folder for them (DATASTORE_SQLITE_ROOT); upload the file instead', false);
+  if (!root)
+    throw new DatastoreConnectionError(
+      'SQLite files are registered by path only when the service names a folder for them (DATASTORE_SQLITE_ROOT); upload the file instead',
+      false,
+    );
   let real: string;
   let realRoot: string;
   try {
     realRoot = fs.realpathSync(root);
     real = fs.realpathSync(path.resolve(realRoot, file));
   } catch (err) {
-    throw new DatastoreConnectionError(`no readable file at ${JSON.stringify(file)} under the service's SQLite folder (${(err as NodeJS.ErrnoException).code ?? 'error'})`, false);
+    throw new DatastoreConnectionError(
+      `no readable file at ${JSON.stringify(file)} under the service's SQLite folder (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      false,
+    );
   }
   const rel = path.relative(realRoot, real);
   if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) {
-    throw new DatastoreConnectionError(`${JSON.stringify(file)} is outside the service's SQLite folder (DATASTORE_SQLITE_ROOT): only files inside it may be registered`, false);
+    throw new DatastoreConnectionError(
+      `${JSON.stringify(file)} is outside the service's SQLite folder (DATASTORE_SQLITE_ROOT): only files inside it may be registered`,
+      false,
+    );
   }
   return real;
 }

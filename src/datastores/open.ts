@@ -15,8 +15,15 @@ export interface OpenOptions {
   sqliteRoot?: string;
 }
 
-export function openSql(type: 'postgres' | 'sqlite', conn: ConnectionDetails, uploaded: boolean, opts: OpenOptions): SqlDatastore {
-  if (type === 'postgres' && 'connection_url' in conn) return openPostgres(conn.connection_url, { policy: opts.policy });
-  if (type === 'sqlite' && 'path' in conn) return openSqlite(uploaded ? conn.path : fileUnderRoot(opts.sqliteRoot, conn.path));
+export function openSql(
+  type: 'postgres' | 'sqlite',
+  conn: ConnectionDetails,
+  uploaded: boolean,
+  opts: OpenOptions,
+): SqlDatastore {
+  if (type === 'postgres' && 'connection_url' in conn)
+    return openPostgres(conn.connection_url, { policy: opts.policy });
+  if (type === 'sqlite' && 'path' in conn)
+    return openSqlite(uploaded ? conn.path : fileUnderRoot(opts.sqliteRoot, conn.path));
   throw new TypeError(`a ${type} datastore's connection details do not fit its type`);
 }

@@ -35,5 +35,6 @@ const OWN_PARSERS = new Map<number, Parser>([
 ]);
 
 export const TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (format !== 'binary' && OWN_PARSERS.get(oid)) || builtinParser(oid, format)) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    (format !== 'binary' && OWN_PARSERS.get(oid)) || builtinParser(oid, format)) as typeof pg.types.getTypeParser,
 };

@@ -10,7 +10,15 @@ import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { OutboundLookupError, OutboundRefusedError, type OutboundPolicy } from '../outbound/policy';
 import { jsonSafe, TYPES } from './postgres-values';
-import { cancelledQuery, DatastoreConnectionError, DatastoreQueryError, type QueryLimits, type QueryResult, type SqlDatastore, type TableDescription } from './types';
+import {
+  cancelledQuery,
+  DatastoreConnectionError,
+  DatastoreQueryError,
+  type QueryLimits,
+  type QueryResult,
+  type SqlDatastore,
+  type TableDescription,
+} from './types';
 
 export interface PostgresOptions {
   policy?: OutboundPolicy;
@@ -44,7 +52,10 @@ export function openPostgres(connectionUrl: string, opts: PostgresOptions): SqlD
 // ---- the connection URL ----
 
 function invalidUrl(why: string): DatastoreConnectionError {
-  return new DatastoreConnectionError(`the PostgreSQL connection URL ${why} (expected postgres://user:password@host:5432/database)`, false);
+  return new DatastoreConnectionError(
+    `the PostgreSQL connection URL ${why} (expected postgres://user:password@host:5432/database)`,
+    false,
+  );
 }
 
 function decode(part: string): string {
@@ -62,17 +73,27 @@ function parseTarget(connectionUrl: string): Target {
   } catch {
     throw invalidUrl('is not a valid URL');
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw invalidUrl('must start with postgres:// or postgresql://');
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw invalidUrl('must start with postgres:// or postgresql://');
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   // A Unix socket (no host, or ?host=/path) would reach the service's own machine, past the outbound policy.
-  if (!host || url.searchParams.has('host')) throw invalidUrl('must name a network host (Unix sockets are not supported)');
+  if (!host || url.searchParams.has('host'))
+    throw invalidUrl('must name a network host (Unix sockets are not supported)');
   const user = decode(url.username);
   if (!user) throw invalidUrl('must name a user');
   const sslmode = (url.searchParams.get('sslmode') ?? 'prefer') as SslMode;
   if (!SSL_MODES.includes(sslmode)) throw invalidUrl(`has an unknown sslmode (use one of ${SSL_MODES.join(', ')})`);
   const port = url.port ? Number(url.port) : 5432;
   const database = decode(url.pathname.slice(1)) || user; // libpq's default
-  return { host, port, user, password: decode(url.password), database, sslmode, subject: `postgres://${url.hostname}:${port}/${encodeURIComponent(database)}` };
+  return {
+    host,
+    port,
+    user,
+    password: decode(url.password),
+    database,
+    sslmode,
+    subject: `postgres://${url.hostname}:${port}/${encodeURIComponent(database)}`,
+  };
 }
 
 /** The `ssl` option for `mode`: the certificate is checked against the host name even though the socket connects to the checked address. */
@@ -116,12 +137,22 @@ export function scrubSecrets(message: string, connectionUrl: string): string {
 
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
 
-const timeoutError = (timeoutMs: number) => new DatastoreQueryError(`the query ran past its time limit of ${seconds(timeoutMs)} and was cancelled`, 'timeout');
+const timeoutError = (timeoutMs: number) =>
+  new DatastoreQueryError(`the query ran past its time limit of ${seconds(timeoutMs)} and was cancelled`, 'timeout');
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'EAI_AGAIN',
+]);
 /** The server is shutting down, starting, or full: worth another try later. */
 const RETRYABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
-const TRANSIENT_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|connection timeout|not queryable/i;
+const TRANSIENT_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|connection timeout|not queryable/i;
 
 interface DriverError {
   code?: unknown;
@@ -142,7 +173,12 @@ function messageOf(err: unknown): string {
 function isConnectionFailure(err: unknown): boolean {
   const code = codeOf(err);
   if (code === '08P01' && /bind message/.test(messageOf(err))) return false;
-  return code.startsWith('08') || RETRYABLE_SQLSTATES.has(code) || NETWORK_CODES.has(code) || TRANSIENT_MESSAGE.test(messageOf(err));
+  return (
+    code.startsWith('08') ||
+    RETRYABLE_SQLSTATES.has(code) ||
+    NETWORK_CODES.has(code) ||
+    TRANSIENT_MESSAGE.test(messageOf(err))
+  );
 }
 
 /** An error met while connecting (or from the policy): every one is a DatastoreConnectionError. */
@@ -158,16 +194,26 @@ function connectionError(err: unknown, subject: string): DatastoreConnectionErro
 const CONNECT_SQLSTATES = new Set(['28P01', '28000', '3D000']);
 
 /** An error met while running a statement, by SQLSTATE (see the contract's kinds). */
-function statementError(err: unknown, timeoutMs: number, subject: string): DatastoreQueryError | DatastoreConnectionError {
+function statementError(
+  err: unknown,
+  timeoutMs: number,
+  subject: string,
+): DatastoreQueryError | DatastoreConnectionError {
   if (err instanceof DatastoreQueryError || err instanceof DatastoreConnectionError) return err;
   const code = codeOf(err);
   const message = messageOf(err);
   if (code === '57014') return timeoutError(timeoutMs);
   // 25006: a write in the read-only transaction; 25001: a command that cannot run in one (VACUUM, CREATE DATABASE...).
-  if (code === '25006' || code === '25001') return new DatastoreQueryError(`datastores are read-only: only statements that read may run (the database said: ${message})`, 'refused');
-  if (code === '42601' && /multiple commands/.test(message)) return new DatastoreQueryError('send one statement at a time: a query may hold a single SQL statement', 'refused');
+  if (code === '25006' || code === '25001')
+    return new DatastoreQueryError(
+      `datastores are read-only: only statements that read may run (the database said: ${message})`,
+      'refused',
+    );
+  if (code === '42601' && /multiple commands/.test(message))
+    return new DatastoreQueryError('send one statement at a time: a query may hold a single SQL statement', 'refused');
   if (CONNECT_SQLSTATES.has(code) || isConnectionFailure(err)) return connectionError(err, subject);
-  if (code.startsWith('42') || code.startsWith('22') || code === '08P01') return new DatastoreQueryError(message, 'invalid');
+  if (code.startsWith('42') || code.startsWith('22') || code === '08P01')
+    return new DatastoreQueryError(message, 'invalid');
   return new DatastoreQueryError(message, 'database');
 }
 
@@ -186,7 +232,12 @@ async function withDeadline<T>(work: Promise<T>, ms: number, late: () => Error):
 }
 
 function checkedLimits(limits: QueryLimits): QueryLimits {
-  if (!(limits.timeoutMs > 0) || !Number.isFinite(limits.timeoutMs) || !(limits.maxRows >= 0) || !Number.isFinite(limits.maxRows)) {
+  if (
+    !(limits.timeoutMs > 0) ||
+    !Number.isFinite(limits.timeoutMs) ||
+    !(limits.maxRows >= 0) ||
+    !Number.isFinite(limits.maxRows)
+  ) {
     throw new RangeError(`query limits out of range: timeoutMs ${limits.timeoutMs}, maxRows ${limits.maxRows}`);
   }
   return { timeoutMs: Math.ceil(limits.timeoutMs), maxRows: Math.floor(limits.maxRows) };
@@ -229,7 +280,12 @@ class PostgresDatastore implements SqlDatastore {
     return [...tables.values()];
   }
 
-  async query(sql: string, params: readonly unknown[], limits: QueryLimits, signal?: AbortSignal): Promise<QueryResult> {
+  async query(
+    sql: string,
+    params: readonly unknown[],
+    limits: QueryLimits,
+    signal?: AbortSignal,
+  ): Promise<QueryResult> {
     const checked = checkedLimits(limits);
     if (signal?.aborted) throw cancelledQuery();
     try {
@@ -243,7 +299,11 @@ class PostgresDatastore implements SqlDatastore {
         if (signal?.aborted) throw cancelledQuery(); // while waiting for a connection
         const work = this.transaction(lease, sql, params, checked);
         // The statement_timeout is the server's to enforce; this only catches a server gone silent.
-        return await withDeadline(work, checked.timeoutMs + DEADLINE_GRACE_MS, () => ((lease.broken = true), timeoutError(checked.timeoutMs)));
+        return await withDeadline(
+          work,
+          checked.timeoutMs + DEADLINE_GRACE_MS,
+          () => ((lease.broken = true), timeoutError(checked.timeoutMs)),
+        );
       } catch (err) {
         if (signal?.aborted) throw cancelledQuery();
         // A cancelled statement leaves the session usable, but a fresh connection is cheap and rules out a backend still busy.
@@ -285,14 +345,21 @@ class PostgresDatastore implements SqlDatastore {
     await pool?.end();
   }
 
-  private async transaction(lease: Lease, sql: string, params: readonly unknown[], limits: QueryLimits): Promise<QueryResult> {
+  private async transaction(
+    lease: Lease,
+    sql: string,
+    params: readonly unknown[],
+    limits: QueryLimits,
+  ): Promise<QueryResult> {
     const { client } = lease;
     await client.query('BEGIN TRANSACTION READ ONLY');
     let result: QueryResult;
     try {
       await client.query(`SET LOCAL statement_timeout = ${limits.timeoutMs}`);
       // Should this client vanish mid-transaction, the server still ends the session instead of holding its snapshot.
-      await client.query(`SET LOCAL idle_in_transaction_session_timeout = ${limits.timeoutMs + IDLE_IN_TRANSACTION_GRACE_MS}`);
+      await client.query(
+        `SET LOCAL idle_in_transaction_session_timeout = ${limits.timeoutMs + IDLE_IN_TRANSACTION_GRACE_MS}`,
+      );
       result = await readRows(client, sql, params, limits.maxRows);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => (lease.broken = true));
@@ -305,7 +372,11 @@ class PostgresDatastore implements SqlDatastore {
   private async acquire(): Promise<Lease> {
     if (this.closed) throw new DatastoreConnectionError(`${this.target.subject} was closed`, false);
     try {
-      const lease: Lease = { client: await (await this.openedPool()).connect(), broken: false, onError: () => (lease.broken = true) };
+      const lease: Lease = {
+        client: await (await this.openedPool()).connect(),
+        broken: false,
+        onError: () => (lease.broken = true),
+      };
       // While checked out the client has no pool listener: an unheard 'error' would end the process.
       lease.client.on('error', lease.onError);
       return lease;
@@ -353,7 +424,12 @@ class PostgresDatastore implements SqlDatastore {
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
     };
-    const pool = new pg.Pool({ ...this.clientConfig, max: this.opts.maxConnections ?? 4, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
+    const pool = new pg.Pool({
+      ...this.clientConfig,
+      max: this.opts.maxConnections ?? 4,
+      idleTimeoutMillis: 30_000,
+      allowExitOnIdle: true,
+    });
     // An idle client whose server went away (a restart, a network cut) reports here; the pool drops
     // it and the next query opens a fresh one. Unheard, the event would crash the process.
     pool.on('error', () => undefined);
@@ -362,17 +438,25 @@ class PostgresDatastore implements SqlDatastore {
 
   private scrubbed(err: unknown): unknown {
     if (err instanceof DatastoreQueryError) return new DatastoreQueryError(this.scrub(err.message), err.kind);
-    if (err instanceof DatastoreConnectionError) return new DatastoreConnectionError(this.scrub(err.message), err.retryable);
+    if (err instanceof DatastoreConnectionError)
+      return new DatastoreConnectionError(this.scrub(err.message), err.retryable);
     return err;
   }
 }
 
 /** Runs the statement through a cursor, reading at most maxRows + 1 rows from the server. */
-async function readRows(client: pg.PoolClient, sql: string, params: readonly unknown[], maxRows: number): Promise<QueryResult> {
+async function readRows(
+  client: pg.PoolClient,
+  sql: string,
+  params: readonly unknown[],
+  maxRows: number,
+): Promise<QueryResult> {
   const started = performance.now();
   const cursor = client.query(new Cursor(sql, [...params], { rowMode: 'array', types: TYPES }));
   const { rows, fields } = await new Promise<{ rows: unknown[][]; fields: pg.FieldDef[] }>((resolve, reject) => {
-    cursor.read(maxRows + 1, (err, rows, result) => (err ? reject(err) : resolve({ rows: rows as unknown[][], fields: result?.fields ?? [] })));
+    cursor.read(maxRows + 1, (err, rows, result) =>
+      err ? reject(err) : resolve({ rows: rows as unknown[][], fields: result?.fields ?? [] }),
+    );
   });
   const elapsedMs = Math.round((performance.now() - started) * 100) / 100;
   await cursor.close();

@@ -25,10 +25,13 @@ export function checkStatement(sql: string, dialect: SqlDialect): StatementCheck
   if (!masked.ok) return masked;
   const statements = masked.text.split(';').filter((s) => s.trim() !== '');
   if (statements.length === 0) return { ok: false, reason: 'the query is empty' };
-  if (statements.length > 1) return { ok: false, reason: 'the query holds more than one statement: send one at a time' };
+  if (statements.length > 1)
+    return { ok: false, reason: 'the query holds more than one statement: send one at a time' };
   const keyword = /^[\s(]*([A-Za-z_]+)/.exec(statements[0])?.[1]?.toUpperCase();
-  if (!keyword) return { ok: false, reason: 'the query does not begin with a keyword: only a read (SELECT or WITH) may run' };
-  if (!READ_KEYWORDS[dialect].has(keyword)) return { ok: false, reason: `${keyword}: only a read (SELECT or WITH) may run` };
+  if (!keyword)
+    return { ok: false, reason: 'the query does not begin with a keyword: only a read (SELECT or WITH) may run' };
+  if (!READ_KEYWORDS[dialect].has(keyword))
+    return { ok: false, reason: `${keyword}: only a read (SELECT or WITH) may run` };
   return dialect === 'postgres' ? postgresMarkers(masked.text) : sqliteMarkers(masked.text);
 }
 
@@ -43,7 +46,8 @@ function postgresMarkers(text: string): StatementCheck {
   }
   const highest = Math.max(0, ...used);
   for (let n = 1; n <= highest; n++) {
-    if (!used.has(n)) return { ok: false, reason: `the query uses $${highest} but not $${n}: markers run $1, $2, ... without a gap` };
+    if (!used.has(n))
+      return { ok: false, reason: `the query uses $${highest} but not $${n}: markers run $1, $2, ... without a gap` };
   }
   return { ok: true, markers: highest };
 }
@@ -54,7 +58,11 @@ function sqliteMarkers(text: string): StatementCheck {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === '?') {
-      if (/\d/.test(text[i + 1] ?? '')) return { ok: false, reason: `numbered parameter ?${/\d+/.exec(text.slice(i + 1))?.[0]}: use ? markers, bound in order` };
+      if (/\d/.test(text[i + 1] ?? ''))
+        return {
+          ok: false,
+          reason: `numbered parameter ?${/\d+/.exec(text.slice(i + 1))?.[0]}: use ? markers, bound in order`,
+        };
       markers++;
     } else if ((c === ':' || c === '@' || c === '$') && !isIdChar(text[i - 1]) && isIdChar(text[i + 1])) {
       const name = /^[\p{L}\p{N}_$]+/u.exec(text.slice(i + 1))?.[0];

@@ -11,7 +11,8 @@
 import Database from 'better-sqlite3';
 import type { ColumnDescription, QueryResult, TableDescription } from './types';
 
-export type ReaderCall = { op: 'check' } | { op: 'describe' } | { op: 'query'; sql: string; params: unknown[]; maxRows: number };
+export type ReaderCall =
+  { op: 'check' } | { op: 'describe' } | { op: 'query'; sql: string; params: unknown[]; maxRows: number };
 export type ToReader = ReaderCall & { id: number };
 
 export interface ReaderError {
@@ -21,7 +22,10 @@ export interface ReaderError {
   message: string;
 }
 
-export type FromReader = { type: 'ready' } | { type: 'done'; id: number; result: unknown } | { type: 'failed'; id: number; error: ReaderError };
+export type FromReader =
+  | { type: 'ready' }
+  | { type: 'done'; id: number; result: unknown }
+  | { type: 'failed'; id: number; error: ReaderError };
 
 /** Waits this long for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 1000;
@@ -52,7 +56,9 @@ function check(conn: Database.Database): null {
 function describe(conn: Database.Database): TableDescription[] {
   // table_list types FTS and R-tree internals `shadow`, which are left out with sqlite_ internals.
   const tables = conn
-    .prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'view', 'virtual') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+    .prepare(
+      "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'view', 'virtual') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+    )
     .pluck()
     .all() as string[];
   const columns = conn.prepare('SELECT name, type, "notnull" FROM pragma_table_info(?) ORDER BY cid');
@@ -72,7 +78,10 @@ function columnsOf(stmt: Database.Statement, table: string): ColumnDescription[]
 function query(conn: Database.Database, sql: string, params: unknown[], maxRows: number): QueryResult {
   const started = performance.now();
   const stmt = prepare(conn, sql);
-  if (!stmt.reader || !stmt.readonly) throw new Refusal('only a read (SELECT or WITH) may run: this statement would change the database or the connection');
+  if (!stmt.reader || !stmt.readonly)
+    throw new Refusal(
+      'only a read (SELECT or WITH) may run: this statement would change the database or the connection',
+    );
   stmt.raw(true).safeIntegers(true);
   const rows: unknown[][] = [];
   let truncated = false;
@@ -91,7 +100,8 @@ function prepare(conn: Database.Database, sql: string): Database.Statement {
   try {
     return conn.prepare(sql);
   } catch (err) {
-    if (err instanceof RangeError && /more than one statement/.test(err.message)) throw new Refusal('one statement at a time: the query holds more than one');
+    if (err instanceof RangeError && /more than one statement/.test(err.message))
+      throw new Refusal('one statement at a time: the query holds more than one');
     throw err;
   }
 }
@@ -102,7 +112,8 @@ function bindable(v: unknown): unknown {
 }
 
 function jsonSafe(v: unknown): unknown {
-  if (typeof v === 'bigint') return v >= Number.MIN_SAFE_INTEGER && v <= Number.MAX_SAFE_INTEGER ? Number(v) : v.toString();
+  if (typeof v === 'bigint')
+    return v >= Number.MIN_SAFE_INTEGER && v <= Number.MAX_SAFE_INTEGER ? Number(v) : v.toString();
   if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);
   if (v instanceof Uint8Array) return `<${v.byteLength} bytes>`;
   return v;

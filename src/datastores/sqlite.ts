@@ -9,7 +9,15 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { FromReader, ReaderCall, ReaderError, ToReader } from './sqlite-thread';
-import { cancelledQuery, DatastoreConnectionError, DatastoreQueryError, type QueryLimits, type QueryResult, type SqlDatastore, type TableDescription } from './types';
+import {
+  cancelledQuery,
+  DatastoreConnectionError,
+  DatastoreQueryError,
+  type QueryLimits,
+  type QueryResult,
+  type SqlDatastore,
+  type TableDescription,
+} from './types';
 import { TS_LOADER_ARGS } from '../ts-loader';
 
 const ENTRY = path.join(__dirname, `sqlite-thread${path.extname(__filename)}`);
@@ -101,10 +109,12 @@ class SqliteDatastore implements SqlDatastore {
     if (signal?.aborted) return Promise.reject(cancelledQuery());
     return new Promise((resolve, reject) => {
       const stop = () => this.cancel(job);
-      const settled = <T>(settle: (v: T) => void) => (v: T) => {
-        signal?.removeEventListener('abort', stop);
-        settle(v);
-      };
+      const settled =
+        <T>(settle: (v: T) => void) =>
+        (v: T) => {
+          signal?.removeEventListener('abort', stop);
+          settle(v);
+        };
       const job: Job = { call, limitMs, resolve: settled(resolve), reject: settled(reject) };
       signal?.addEventListener('abort', stop, { once: true });
       this.queue.push(job);
@@ -156,7 +166,10 @@ class SqliteDatastore implements SqlDatastore {
 
   private timeOut(id: number, limitMs: number): void {
     const seconds = Math.round(limitMs / 100) / 10;
-    this.stopInFlight(id, new DatastoreQueryError(`the query ran past its time limit of ${seconds} s and was cancelled`, 'timeout'));
+    this.stopInFlight(
+      id,
+      new DatastoreQueryError(`the query ran past its time limit of ${seconds} s and was cancelled`, 'timeout'),
+    );
   }
 
   /** Ends call `id` with `err`. Killing the reader is what stops its statement; the next call starts another. */
@@ -184,7 +197,11 @@ class SqliteDatastore implements SqlDatastore {
 
   private reader(): Reader {
     if (this.current) return this.current;
-    const proc = fork(ENTRY, [this.file], { execArgv: readerExecArgv(), serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const proc = fork(ENTRY, [this.file], {
+      execArgv: readerExecArgv(),
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
     let onReady!: () => void;
     let onEarlyExit!: (e: Error) => void;
     const ready = new Promise<void>((resolve, reject) => ((onReady = resolve), (onEarlyExit = reject)));
@@ -194,8 +211,7 @@ class SqliteDatastore implements SqlDatastore {
       if (m.type === 'ready') {
         clearTimeout(boot);
         onReady();
-      }
-      else if (m.type === 'done') this.succeed(m.id, m.result);
+      } else if (m.type === 'done') this.succeed(m.id, m.result);
       else this.fail(m.id, toError(m.error));
     });
     // A failed spawn reports `error` and then `exit`: the exit handler speaks for both.
@@ -203,7 +219,10 @@ class SqliteDatastore implements SqlDatastore {
     proc.on('exit', (code, signal) => {
       clearTimeout(boot);
       if (this.current === reader) this.current = undefined;
-      const lost = new DatastoreConnectionError(`the SQLite reader process exited unexpectedly (${signal ?? `code ${code}`})`, true);
+      const lost = new DatastoreConnectionError(
+        `the SQLite reader process exited unexpectedly (${signal ?? `code ${code}`})`,
+        true,
+      );
       onEarlyExit(lost);
       if (this.inFlight?.reader === reader) this.fail(this.inFlight.id, lost);
     });

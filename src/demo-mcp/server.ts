@@ -48,7 +48,10 @@ export interface DemoMcpServer {
 /** The tools every session offers, in the order tools/list shows them. */
 export const DEMO_MCP_TOOLS = ['current_time', 'add', 'multiply', 'random_number', 'slow_count'] as const;
 
-const text = (s: string, isError = false): CallToolResult => ({ content: [{ type: 'text', text: s }], ...(isError ? { isError: true } : {}) });
+const text = (s: string, isError = false): CallToolResult => ({
+  content: [{ type: 'text', text: s }],
+  ...(isError ? { isError: true } : {}),
+});
 
 type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -63,7 +66,11 @@ interface Counters {
  * the handler still runs: the test (and a curious operator) can then see that
  * a cancel reached the tool, not only the transport.
  */
-function counted<A>(counters: Counters, name: string, fn: (args: A, signal: AbortSignal, extra: ToolExtra) => Promise<CallToolResult> | CallToolResult) {
+function counted<A>(
+  counters: Counters,
+  name: string,
+  fn: (args: A, signal: AbortSignal, extra: ToolExtra) => Promise<CallToolResult> | CallToolResult,
+) {
   return async (args: A, extra: ToolExtra): Promise<CallToolResult> => {
     counters.calls++;
     counters.callsByTool[name] = (counters.callsByTool[name] ?? 0) + 1;
@@ -81,7 +88,9 @@ function counted<A>(counters: Counters, name: string, fn: (args: A, signal: Abor
 function localTime(now: Date, timeZone: string): string {
   // sv-SE formats as "2024-05-01 13:45:00", which reads unambiguously in any locale.
   const local = new Intl.DateTimeFormat('sv-SE', { timeZone, dateStyle: 'short', timeStyle: 'medium' }).format(now);
-  const offset = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'shortOffset' }).formatToParts(now).find((p) => p.type === 'timeZoneName')?.value;
+  const offset = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'shortOffset' })
+    .formatToParts(now)
+    .find((p) => p.type === 'timeZoneName')?.value;
   return `${local}${offset ? ` (${offset})` : ''}`;
 }
 
@@ -93,8 +102,15 @@ function buildServer(counters: Counters): McpServer {
     'current_time',
     {
       title: 'Current time',
-      description: "The current time as ISO-8601 UTC, plus the local time in an IANA time zone (default: the server's own zone).",
-      inputSchema: { time_zone: z.string().min(1).optional().describe('IANA time zone name, e.g. "Europe/Paris" or "America/New_York"') },
+      description:
+        "The current time as ISO-8601 UTC, plus the local time in an IANA time zone (default: the server's own zone).",
+      inputSchema: {
+        time_zone: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('IANA time zone name, e.g. "Europe/Paris" or "America/New_York"'),
+      },
       annotations: { ...readOnly, idempotentHint: false },
     },
     counted(counters, 'current_time', ({ time_zone }: { time_zone?: string }) => {
@@ -112,12 +128,22 @@ function buildServer(counters: Counters): McpServer {
   const pair = { a: z.number().describe('first number'), b: z.number().describe('second number') };
   server.registerTool(
     'add',
-    { title: 'Add', description: 'Adds two numbers and returns a + b.', inputSchema: pair, annotations: { ...readOnly, idempotentHint: true } },
+    {
+      title: 'Add',
+      description: 'Adds two numbers and returns a + b.',
+      inputSchema: pair,
+      annotations: { ...readOnly, idempotentHint: true },
+    },
     counted(counters, 'add', ({ a, b }: { a: number; b: number }) => text(String(a + b))),
   );
   server.registerTool(
     'multiply',
-    { title: 'Multiply', description: 'Multiplies two numbers and returns a * b.', inputSchema: pair, annotations: { ...readOnly, idempotentHint: true } },
+    {
+      title: 'Multiply',
+      description: 'Multiplies two numbers and returns a * b.',
+      inputSchema: pair,
+      annotations: { ...readOnly, idempotentHint: true },
+    },
     counted(counters, 'multiply', ({ a, b }: { a: number; b: number }) => text(String(a * b))),
   );
 
@@ -126,7 +152,10 @@ function buildServer(counters: Counters): McpServer {
     {
       title: 'Random number',
       description: 'A random integer between min and max, both included.',
-      inputSchema: { min: z.number().int().describe('smallest allowed result'), max: z.number().int().describe('largest allowed result') },
+      inputSchema: {
+        min: z.number().int().describe('smallest allowed result'),
+        max: z.number().int().describe('largest allowed result'),
+      },
       annotations: { ...readOnly, idempotentHint: false },
     },
     counted(counters, 'random_number', ({ min, max }: { min: number; max: number }) => {
@@ -139,28 +168,42 @@ function buildServer(counters: Counters): McpServer {
     'slow_count',
     {
       title: 'Slow count',
-      description: 'Counts from 1 to `to`, one step every interval_ms, reporting each step as MCP progress. Useful to watch progress and cancellation.',
+      description:
+        'Counts from 1 to `to`, one step every interval_ms, reporting each step as MCP progress. Useful to watch progress and cancellation.',
       inputSchema: {
         to: z.number().int().min(1).max(60).describe('count up to this number (1-60)'),
-        interval_ms: z.number().int().min(0).max(10_000).optional().describe('milliseconds between steps, default 1000'),
+        interval_ms: z
+          .number()
+          .int()
+          .min(0)
+          .max(10_000)
+          .optional()
+          .describe('milliseconds between steps, default 1000'),
       },
       annotations: { ...readOnly, idempotentHint: true },
     },
-    counted(counters, 'slow_count', async ({ to, interval_ms }: { to: number; interval_ms?: number }, signal, extra) => {
-      const progressToken = extra._meta?.progressToken;
-      for (let i = 1; i <= to; i++) {
-        try {
-          await sleep(interval_ms ?? 1000, undefined, { signal });
-        } catch {
-          // Cancelled: the SDK sends no result for a cancelled request, this only ends the handler now.
-          return text(`cancelled at ${i - 1} of ${to}`, true);
+    counted(
+      counters,
+      'slow_count',
+      async ({ to, interval_ms }: { to: number; interval_ms?: number }, signal, extra) => {
+        const progressToken = extra._meta?.progressToken;
+        for (let i = 1; i <= to; i++) {
+          try {
+            await sleep(interval_ms ?? 1000, undefined, { signal });
+          } catch {
+            // Cancelled: the SDK sends no result for a cancelled request, this only ends the handler now.
+            return text(`cancelled at ${i - 1} of ${to}`, true);
+          }
+          if (progressToken !== undefined) {
+            await extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress: i, total: to, message: `counted ${i} of ${to}` },
+            });
+          }
         }
-        if (progressToken !== undefined) {
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: i, total: to, message: `counted ${i} of ${to}` } });
-        }
-      }
-      return text(`counted to ${to}`);
-    }),
+        return text(`counted to ${to}`);
+      },
+    ),
   );
   return server;
 }
@@ -202,7 +245,12 @@ export async function startDemoMcpServer(opts: DemoMcpServerOptions = {}): Promi
   return {
     url,
     port,
-    stats: () => ({ sessions: sessions.size, calls: counters.calls, callsByTool: { ...counters.callsByTool }, aborts: counters.aborts }),
+    stats: () => ({
+      sessions: sessions.size,
+      calls: counters.calls,
+      callsByTool: { ...counters.callsByTool },
+      aborts: counters.aborts,
+    }),
     close: () => {
       closing ??= closeMcpServer(server, sessions);
       return closing;

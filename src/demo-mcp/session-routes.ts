@@ -25,14 +25,19 @@ export const rpcError = (res: Response, status: number, message: string) => {
 };
 
 /** Mounts POST, GET and DELETE of `path`; returns the open sessions. */
-export function mountMcpSessions(app: Express, path: string, opts: McpSessionOptions): Map<string, StreamableHTTPServerTransport> {
+export function mountMcpSessions(
+  app: Express,
+  path: string,
+  opts: McpSessionOptions,
+): Map<string, StreamableHTTPServerTransport> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   app.post(path, async (req: Request, res: Response) => {
     const sid = req.header('mcp-session-id');
     let transport = sid ? sessions.get(sid) : undefined;
     if (sid && !transport) return rpcError(res, 404, 'Session not found');
     if (!transport) {
-      if (!isInitializeRequest(req.body)) return rpcError(res, 400, 'Bad Request: no session id and not an initialize request');
+      if (!isInitializeRequest(req.body))
+        return rpcError(res, 400, 'Bad Request: no session id and not an initialize request');
       const t = new StreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         // Stored once the id exists, before the initialize answer leaves: the client's next request finds it.
@@ -63,7 +68,10 @@ export function mountMcpSessions(app: Express, path: string, opts: McpSessionOpt
 }
 
 /** Ends every session (their running handlers see their signal abort), then the HTTP server. */
-export async function closeMcpServer(server: http.Server, sessions: Map<string, StreamableHTTPServerTransport>): Promise<void> {
+export async function closeMcpServer(
+  server: http.Server,
+  sessions: Map<string, StreamableHTTPServerTransport>,
+): Promise<void> {
   await Promise.allSettled([...sessions.values()].map((t) => t.close()));
   sessions.clear();
   await new Promise<void>((resolve) => {

@@ -19,7 +19,9 @@ const MESSAGE_TYPE = { user: 'user_message', assistant: 'agent_response' } as co
 export const agentbaseMessagesSchema = z
   .array(
     z.object({
-      type: z.enum(['user_message', 'agent_response']).describe('user_message: what the user sent; agent_response: what the agent answered.'),
+      type: z
+        .enum(['user_message', 'agent_response'])
+        .describe('user_message: what the user sent; agent_response: what the agent answered.'),
       content: z.string(),
     }),
   )

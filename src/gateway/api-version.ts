@@ -32,6 +32,12 @@ export function apiVersion(config: Pick<Config, 'API_VERSION' | 'API_VERSION_DEP
     }
     if (known) return next();
     const shown = JSON.stringify(asked.slice(0, 40));
-    next(ValidationError.at(`header.${API_VERSION_HEADER}`, `no API version ${shown} here: this service has ${VERSION_NAMES.join(', ')} (a date, YYYY-MM-DD)`, 'unknown_version'));
+    next(
+      ValidationError.at(
+        `header.${API_VERSION_HEADER}`,
+        `no API version ${shown} here: this service has ${VERSION_NAMES.join(', ')} (a date, YYYY-MM-DD)`,
+        'unknown_version',
+      ),
+    );
   };
 }

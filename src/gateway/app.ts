@@ -73,12 +73,25 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
     const checks = await Promise.all([
-      withTimeout(deps.redis.ping(), READY_TIMEOUT_MS).then(() => 'ok', (e: Error) => `down: ${e.message}`),
-      withTimeout(deps.connection.withDeadline(Date.now() + READY_TIMEOUT_MS, () => deps.connection.workflowService.getSystemInfo({})), READY_TIMEOUT_MS).then(() => 'ok', (e: Error) => `down: ${e.message}`),
+      withTimeout(deps.redis.ping(), READY_TIMEOUT_MS).then(
+        () => 'ok',
+        (e: Error) => `down: ${e.message}`,
+      ),
+      withTimeout(
+        deps.connection.withDeadline(Date.now() + READY_TIMEOUT_MS, () =>
+          deps.connection.workflowService.getSystemInfo({}),
+        ),
+        READY_TIMEOUT_MS,
+      ).then(
+        () => 'ok',
+        (e: Error) => `down: ${e.message}`,
+      ),
     ]);
     const ready = checks.every((c) => c === 'ok');
     if (!ready) res.setHeader('Retry-After', '5');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', redis: checks[0], temporal: checks[1] });
+    res
+      .status(ready ? 200 : 503)
+      .json({ status: ready ? 'ready' : 'unavailable', redis: checks[0], temporal: checks[1] });
   });
 
   app.use(openApiRoute()); // the API description needs no key
@@ -105,7 +118,11 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.use((req: Request, _res: Response, next: NextFunction) => {
     const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;
     if ((req.method === 'POST' || req.method === 'PATCH') && hasBody && !req.is('application/json')) {
-      return next(new UnsupportedMediaTypeError(`Content-Type must be application/json (got ${req.header('content-type') ?? 'none'})`));
+      return next(
+        new UnsupportedMediaTypeError(
+          `Content-Type must be application/json (got ${req.header('content-type') ?? 'none'})`,
+        ),
+      );
     }
     next();
   });
@@ -125,4 +142,3 @@ export function createApp(deps: GatewayDeps): express.Express {
 
 /** A readiness check's longest wait per dependency (a frozen one accepts and never answers). */
 const READY_TIMEOUT_MS = 1000;
-

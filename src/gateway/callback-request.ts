@@ -11,12 +11,24 @@ import type { OutboundPolicy } from '../outbound/policy';
 import { refusal } from './tool-servers';
 import type { RunRequest } from './schemas';
 
-export async function callbackOf(req: Pick<RunRequest, 'callback' | 'webhook' | 'background'>, policy: OutboundPolicy, config: Pick<Config, 'CALLBACK_RETRY_DELAYS' | 'CALLBACK_TIMEOUT_MS' | 'RUN_WATCH_MS'>): Promise<CallbackConfig | undefined> {
+export async function callbackOf(
+  req: Pick<RunRequest, 'callback' | 'webhook' | 'background'>,
+  policy: OutboundPolicy,
+  config: Pick<Config, 'CALLBACK_RETRY_DELAYS' | 'CALLBACK_TIMEOUT_MS' | 'RUN_WATCH_MS'>,
+): Promise<CallbackConfig | undefined> {
   // `webhook` is an alias (SPEC 6.4's example); errors name the field the request used.
   const field = req.callback ? 'callback' : 'webhook';
   const cb = req.callback ?? req.webhook;
   if (!cb) return undefined;
   const refused = await refusal(policy, cb.url);
-  if (refused !== undefined) throw UnprocessableRequestError.at(fieldPath('body', field, 'url'), refused, 'outbound_refused');
-  return { url: cb.url, headers: cb.headers ?? {}, ...(cb.events && { events: cb.events }), retryDelaysMs: config.CALLBACK_RETRY_DELAYS, timeoutMs: config.CALLBACK_TIMEOUT_MS, watchMs: config.RUN_WATCH_MS };
+  if (refused !== undefined)
+    throw UnprocessableRequestError.at(fieldPath('body', field, 'url'), refused, 'outbound_refused');
+  return {
+    url: cb.url,
+    headers: cb.headers ?? {},
+    ...(cb.events && { events: cb.events }),
+    retryDelaysMs: config.CALLBACK_RETRY_DELAYS,
+    timeoutMs: config.CALLBACK_TIMEOUT_MS,
+    watchMs: config.RUN_WATCH_MS,
+  };
 }

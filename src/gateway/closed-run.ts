@@ -18,15 +18,26 @@ export type RunState = { closed: TaskView } | { running: WorkflowExecutionDescri
  * description, `unknown` when Temporal cannot be asked. `known` gives the
  * cached view, read only once the run is known closed.
  */
-export async function runState(client: Client, connection: Connection, taskId: string, known: () => Promise<TaskView | undefined>): Promise<RunState> {
+export async function runState(
+  client: Client,
+  connection: Connection,
+  taskId: string,
+  known: () => Promise<TaskView | undefined>,
+): Promise<RunState> {
   let desc;
   try {
-    desc = await connection.withDeadline(Date.now() + DESCRIBE_DEADLINE_MS, () => client.workflow.getHandle(taskId).describe());
+    desc = await connection.withDeadline(Date.now() + DESCRIBE_DEADLINE_MS, () =>
+      client.workflow.getHandle(taskId).describe(),
+    );
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) return { unknown: true };
     const cached = await known();
     if (!cached) return { unknown: true };
-    return { closed: isFinished(cached.status) ? cached : { ...cached, status: 'failed', error: { ...OUTSIDE_END_ERRORS.NOT_FOUND } } };
+    return {
+      closed: isFinished(cached.status)
+        ? cached
+        : { ...cached, status: 'failed', error: { ...OUTSIDE_END_ERRORS.NOT_FOUND } },
+    };
   }
   if (desc.status.name === 'RUNNING') return { running: desc };
   const cached = await known();
@@ -38,7 +49,12 @@ export async function runState(client: Client, connection: Connection, taskId: s
 }
 
 /** The final view of a run Temporal reports closed; undefined while it runs or when Temporal cannot be asked. */
-export async function closedRunView(client: Client, connection: Connection, taskId: string, known: () => Promise<TaskView | undefined>): Promise<TaskView | undefined> {
+export async function closedRunView(
+  client: Client,
+  connection: Connection,
+  taskId: string,
+  known: () => Promise<TaskView | undefined>,
+): Promise<TaskView | undefined> {
   const state = await runState(client, connection, taskId, known);
   return 'closed' in state ? state.closed : undefined;
 }

@@ -42,11 +42,17 @@ const bytes = (s: string) => new Uint8Array(Buffer.from(s, 'base64'));
 const b64 = (b: Uint8Array | null | undefined) => (b ? Buffer.from(b).toString('base64') : '');
 
 function fromJson(p: PayloadJson): Payload {
-  return { metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, bytes(v)])), data: bytes(p.data ?? '') };
+  return {
+    metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, bytes(v)])),
+    data: bytes(p.data ?? ''),
+  };
 }
 
 function toJson(p: Payload): { metadata: Record<string, string>; data: string } {
-  return { metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, b64(v)])), data: b64(p.data) };
+  return {
+    metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, b64(v)])),
+    data: b64(p.data),
+  };
 }
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -89,7 +95,8 @@ export function codecEndpoint({ config, codec }: CodecEndpointOptions): RequestH
       out = op === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);
     } catch (err) {
       // The protocol answers a payload the codec refuses with 400.
-      if (err instanceof PayloadDecryptionError) throw ValidationError.at('body.payloads', err.message, 'undecryptable');
+      if (err instanceof PayloadDecryptionError)
+        throw ValidationError.at('body.payloads', err.message, 'undecryptable');
       throw err;
     }
     res.json({ payloads: out.map(toJson) });
@@ -110,9 +117,19 @@ export function codecEndpoint({ config, codec }: CodecEndpointOptions): RequestH
     if (req.method === 'OPTIONS') return void res.status(204).end();
     if (req.method !== 'POST') return next(new NotFoundError(`no codec route ${req.method} /codec/${op}; use POST`));
     if (!authorized(pathToken, req.header('authorization'))) {
-      return next(new UnauthorizedError('the codec endpoint needs the operator token: "Authorization: Bearer <CODEC_AUTH_TOKEN>" or /codec/<CODEC_AUTH_TOKEN>/' + op));
+      return next(
+        new UnauthorizedError(
+          'the codec endpoint needs the operator token: "Authorization: Bearer <CODEC_AUTH_TOKEN>" or /codec/<CODEC_AUTH_TOKEN>/' +
+            op,
+        ),
+      );
     }
-    if (!req.is('application/json')) return next(new UnsupportedMediaTypeError(`Content-Type must be application/json (got ${req.header('content-type') ?? 'none'})`));
+    if (!req.is('application/json'))
+      return next(
+        new UnsupportedMediaTypeError(
+          `Content-Type must be application/json (got ${req.header('content-type') ?? 'none'})`,
+        ),
+      );
     json(req, res, (err?: unknown) => {
       if (err) return next(err);
       handle(req, res, op).catch(next);

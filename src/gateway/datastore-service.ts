@@ -22,10 +22,21 @@ import { queryLimits, readDatastoreRecords } from '../datastores/records';
 import { DocumentStore } from '../datastores/documents';
 import { documentsFile, fileUnderRoot, uploadFile } from '../datastores/files';
 import { ConnectionDetails, openSql } from '../datastores/open';
-import { DatastoreConnectionError, DatastoreQueryError, type DocumentInfo, type DocumentInput } from '../datastores/types';
+import {
+  DatastoreConnectionError,
+  DatastoreQueryError,
+  type DocumentInfo,
+  type DocumentInput,
+} from '../datastores/types';
 import type { DatastoreRegistration } from './datastore-schemas';
 import { temporalCall } from './temporal-errors';
-import { datastoresWorkflowId, NAME_TAKEN, registerDatastoreUpdate, removeDatastoreUpdate, TOO_MANY } from '../../workflows/definitions';
+import {
+  datastoresWorkflowId,
+  NAME_TAKEN,
+  registerDatastoreUpdate,
+  removeDatastoreUpdate,
+  TOO_MANY,
+} from '../../workflows/definitions';
 
 export interface DatastoreView {
   id: string;
@@ -42,7 +53,15 @@ export interface DatastoreView {
   documents?: number;
 }
 
-type Settings = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'DATASTORE_DIR' | 'DATA_DIR' | 'DATASTORE_SQLITE_ROOT' | 'DATASTORE_QUERY_TIMEOUT_MS' | 'DATASTORE_MAX_ROWS'>;
+type Settings = Pick<
+  Config,
+  | 'TEMPORAL_TASK_QUEUE'
+  | 'DATASTORE_DIR'
+  | 'DATA_DIR'
+  | 'DATASTORE_SQLITE_ROOT'
+  | 'DATASTORE_QUERY_TIMEOUT_MS'
+  | 'DATASTORE_MAX_ROWS'
+>;
 
 const DEADLINE_MS = 10_000;
 
@@ -64,7 +83,9 @@ export class DatastoreService {
   }
 
   async list(account: string): Promise<DatastoreView[]> {
-    return (await this.records(account)).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)).map((r) => this.view(r));
+    return (await this.records(account))
+      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+      .map((r) => this.view(r));
   }
 
   async get(account: string, id: string): Promise<DatastoreView> {
@@ -73,21 +94,38 @@ export class DatastoreService {
 
   async register(account: string, body: DatastoreRegistration): Promise<DatastoreView> {
     const id = newId();
-    const base = { id, name: body.name, type: body.type, allow_sql: 'allow_sql' in body ? body.allow_sql : false, created_at: new Date().toISOString(), ...limitsOf(body) };
+    const base = {
+      id,
+      name: body.name,
+      type: body.type,
+      allow_sql: 'allow_sql' in body ? body.allow_sql : false,
+      created_at: new Date().toISOString(),
+      ...limitsOf(body),
+    };
     if (body.type === 'documents') {
       DocumentStore.open(documentsFile(this.ensureDir(), id)).close();
       return this.keep(account, base, () => fs.rmSync(documentsFile(this.dir, id), { force: true }));
     }
-    const conn: ConnectionDetails = body.type === 'postgres' ? { connection_url: body.connection_url } : { path: this.underRoot(body.path) };
+    const conn: ConnectionDetails =
+      body.type === 'postgres' ? { connection_url: body.connection_url } : { path: this.underRoot(body.path) };
     await this.check(body.type, conn, false, body.type === 'postgres' ? 'body.connection_url' : 'body.path');
     return this.keep(account, { ...base, connection: await sealSecret(this.codec, conn) });
   }
 
   /** An uploaded SQLite database: the service keeps a copy in DATASTORE_DIR. */
-  async registerUpload(account: string, fields: { name: string; description?: string; allow_sql: boolean; query_timeout_ms?: number; max_rows?: number }, file: Buffer): Promise<DatastoreView> {
+  async registerUpload(
+    account: string,
+    fields: { name: string; description?: string; allow_sql: boolean; query_timeout_ms?: number; max_rows?: number },
+    file: Buffer,
+  ): Promise<DatastoreView> {
     // SQLite opens an empty file as an empty database, so the check below would pass it; a database
     // file is never empty (its 100-byte header comes first), and a user who sent nothing meant something else.
-    if (file.length === 0) throw UnprocessableRequestError.at('body.file', 'the datastore could not be opened: the file is empty (a SQLite database never is)', 'unreachable');
+    if (file.length === 0)
+      throw UnprocessableRequestError.at(
+        'body.file',
+        'the datastore could not be opened: the file is empty (a SQLite database never is)',
+        'unreachable',
+      );
     const id = newId();
     const target = uploadFile(this.ensureDir(), id);
     fs.writeFileSync(`${target}.part`, file, { mode: 0o600 });
@@ -99,19 +137,38 @@ export class DatastoreService {
       drop();
       throw err;
     }
-    const record = { id, name: fields.name, type: 'sqlite' as const, allow_sql: fields.allow_sql, uploaded: true, created_at: new Date().toISOString(), ...limitsOf(fields) };
+    const record = {
+      id,
+      name: fields.name,
+      type: 'sqlite' as const,
+      allow_sql: fields.allow_sql,
+      uploaded: true,
+      created_at: new Date().toISOString(),
+      ...limitsOf(fields),
+    };
     return this.keep(account, { ...record, connection: await sealSecret(this.codec, { path: target }) }, drop);
   }
 
   async remove(account: string, id: string): Promise<void> {
-    const removed = await this.call(() => this.client.workflow.getHandle(datastoresWorkflowId(account)).executeUpdate(removeDatastoreUpdate, { args: [{ id }] }), 'datastore not found');
+    const removed = await this.call(
+      () =>
+        this.client.workflow
+          .getHandle(datastoresWorkflowId(account))
+          .executeUpdate(removeDatastoreUpdate, { args: [{ id }] }),
+      'datastore not found',
+    );
     if (!removed) throw new NotFoundError('datastore not found');
     if (removed.type === 'documents') fs.rmSync(documentsFile(this.dir, id), { force: true });
     if (removed.uploaded) fs.rmSync(uploadFile(this.dir, id), { force: true });
   }
 
   /** Adds `docs` in order; a document the store refuses is a 422 at `pathOf(its index)`. */
-  async addDocuments(account: string, id: string, docs: DocumentInput[], pathOf: (index: number) => string): Promise<DocumentInfo[]> {
+  async addDocuments(
+    account: string,
+    id: string,
+    docs: DocumentInput[],
+    pathOf: (index: number) => string,
+  ): Promise<DocumentInfo[]> {
     return this.withDocuments(account, id, (store) =>
       docs.map((d, i) => {
         try {
@@ -124,7 +181,11 @@ export class DatastoreService {
     );
   }
 
-  async listDocuments(account: string, id: string, page: { limit: number; cursor?: string }): Promise<{ documents: DocumentInfo[]; next_cursor: string | null }> {
+  async listDocuments(
+    account: string,
+    id: string,
+    page: { limit: number; cursor?: string },
+  ): Promise<{ documents: DocumentInfo[]; next_cursor: string | null }> {
     return this.withDocuments(account, id, (store) => {
       const documents = store.list({ limit: page.limit + 1, after: page.cursor });
       const more = documents.length > page.limit;
@@ -138,7 +199,11 @@ export class DatastoreService {
   }
 
   /** A run request's datastores and queries, bound against the account's registrations: each problem a 422 naming its path. */
-  async checkRun(account: string, req: { datastores?: RequestedDatastore[]; queries?: RequestedQuery[] }, reserved: readonly string[]): Promise<void> {
+  async checkRun(
+    account: string,
+    req: { datastores?: RequestedDatastore[]; queries?: RequestedQuery[] },
+    reserved: readonly string[],
+  ): Promise<void> {
     if (!req.datastores?.length && !req.queries?.length) return;
     const { issues } = bindDatastores(await this.records(account), req, reserved);
     if (issues.length) throw UnprocessableRequestError.of(issues);
@@ -152,7 +217,12 @@ export class DatastoreService {
 
   private async withDocuments<T>(account: string, id: string, fn: (store: DocumentStore) => T): Promise<T> {
     const record = await this.record(account, id);
-    if (record.type !== 'documents') throw UnprocessableRequestError.at('path.id', `datastore ${id} is a ${record.type} datastore: only documents datastores hold documents`, 'not_documents');
+    if (record.type !== 'documents')
+      throw UnprocessableRequestError.at(
+        'path.id',
+        `datastore ${id} is a ${record.type} datastore: only documents datastores hold documents`,
+        'not_documents',
+      );
     const store = DocumentStore.open(documentsFile(this.dir, id));
     try {
       return fn(store);
@@ -170,12 +240,19 @@ export class DatastoreService {
       workflowIdConflictPolicy: 'USE_EXISTING',
     });
     try {
-      await this.call(() => this.client.workflow.executeUpdateWithStart(registerDatastoreUpdate, { args: [record], startWorkflowOperation: start }));
+      await this.call(() =>
+        this.client.workflow.executeUpdateWithStart(registerDatastoreUpdate, {
+          args: [record],
+          startWorkflowOperation: start,
+        }),
+      );
     } catch (err) {
       undo?.();
       const cause = (err as { cause?: unknown }).cause;
       if ((err as Error).name === 'WorkflowUpdateFailedError' && cause instanceof ApplicationFailure) {
-        throw cause.type === NAME_TAKEN ? new ConflictError(cause.message) : UnprocessableRequestError.at('body', cause.message, cause.type === TOO_MANY ? 'too_many' : 'refused');
+        throw cause.type === NAME_TAKEN
+          ? new ConflictError(cause.message)
+          : UnprocessableRequestError.at('body', cause.message, cause.type === TOO_MANY ? 'too_many' : 'refused');
       }
       throw err;
     }
@@ -183,7 +260,12 @@ export class DatastoreService {
   }
 
   /** Opens the source and asks it one question; its refusal is a 422 carrying the database's own words. */
-  private async check(type: 'postgres' | 'sqlite', conn: ConnectionDetails, uploaded: boolean, path: string): Promise<void> {
+  private async check(
+    type: 'postgres' | 'sqlite',
+    conn: ConnectionDetails,
+    uploaded: boolean,
+    path: string,
+  ): Promise<void> {
     let source;
     try {
       source = openSql(type, conn, uploaded, { policy: this.policy, sqliteRoot: this.config.DATASTORE_SQLITE_ROOT });
@@ -202,14 +284,18 @@ export class DatastoreService {
     try {
       return fileUnderRoot(this.config.DATASTORE_SQLITE_ROOT, file);
     } catch (err) {
-      if (err instanceof DatastoreConnectionError) throw UnprocessableRequestError.at('body.path', err.message, 'not_allowed');
+      if (err instanceof DatastoreConnectionError)
+        throw UnprocessableRequestError.at('body.path', err.message, 'not_allowed');
       throw err;
     }
   }
 
   private view(r: DatastoreRecord): DatastoreView {
     const documents = r.type === 'documents' ? this.documentCount(r.id) : undefined;
-    const limits = queryLimits(r, { timeoutMs: this.config.DATASTORE_QUERY_TIMEOUT_MS, maxRows: this.config.DATASTORE_MAX_ROWS });
+    const limits = queryLimits(r, {
+      timeoutMs: this.config.DATASTORE_QUERY_TIMEOUT_MS,
+      maxRows: this.config.DATASTORE_MAX_ROWS,
+    });
     return {
       id: r.id,
       name: r.name,

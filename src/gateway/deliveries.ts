@@ -22,7 +22,10 @@ export async function deliveriesOf(client: Client, connection: Connection, taskI
   let records: DeliveryRecord[];
   let desc;
   try {
-    [records, desc] = await Promise.all([deadline(() => handle.query(deliveriesQuery)), deadline(() => handle.describe())]);
+    [records, desc] = await Promise.all([
+      deadline(() => handle.query(deliveriesQuery)),
+      deadline(() => handle.describe()),
+    ]);
   } catch (err) {
     // No delivery workflow: the task has delivered nothing yet (or asked for nothing).
     if (err instanceof WorkflowNotFoundError || err instanceof NotFoundError) return [];

@@ -88,8 +88,11 @@ export class DependencyHealth {
     const away = s.failures >= AWAY_AFTER;
     if (away === s.away) return;
     s.away = away;
-    if (away) this.logger.warn({ dependency: dep, timeoutMs: this.opts.timeoutMs }, `${dep} does not answer; requests that need it get 503 until it does`);
+    if (away)
+      this.logger.warn(
+        { dependency: dep, timeoutMs: this.opts.timeoutMs },
+        `${dep} does not answer; requests that need it get 503 until it does`,
+      );
     else this.logger.info({ dependency: dep }, `${dep} answers again`);
   }
 }
-

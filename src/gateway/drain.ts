@@ -23,7 +23,13 @@ export class Drain {
     return (req: Request, res: Response, next: NextFunction) => {
       if (this.stopping.signal.aborted) {
         res.setHeader('Connection', 'close');
-        return next(new DependencyUnavailableError('gateway', 'this gateway is stopping; retry (another gateway, or this one once restarted, will answer)', 1));
+        return next(
+          new DependencyUnavailableError(
+            'gateway',
+            'this gateway is stopping; retry (another gateway, or this one once restarted, will answer)',
+            1,
+          ),
+        );
       }
       this.inFlight++;
       let counted = true;

@@ -4,7 +4,14 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { DependencyUnavailableError, MethodNotAllowedError, PayloadTooLargeError, RequestIssue, ServiceError, ValidationError } from '../errors';
+import {
+  DependencyUnavailableError,
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  RequestIssue,
+  ServiceError,
+  ValidationError,
+} from '../errors';
 import { fieldPath } from '../field-path';
 
 /**
@@ -13,36 +20,57 @@ import { fieldPath } from '../field-path';
  * schema lists them, then the unknown ones).
  */
 export function validationError(err: z.ZodError, where: 'body' | 'query'): ValidationError {
-  const at = (path: readonly PropertyKey[]) => fieldPath(where, ...path.map((p) => (typeof p === 'number' ? p : String(p))));
+  const at = (path: readonly PropertyKey[]) =>
+    fieldPath(where, ...path.map((p) => (typeof p === 'number' ? p : String(p))));
   const issues = err.issues.flatMap((i): RequestIssue[] => {
-    if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ path: at([...i.path, k]), message: 'unknown field', code: i.code }));
+    if (i.code === 'unrecognized_keys')
+      return i.keys.map((k) => ({ path: at([...i.path, k]), message: 'unknown field', code: i.code }));
     // A record's key: what is wrong with it, not zod's "Invalid key in record".
-    if (i.code === 'invalid_key') return [{ path: at(i.path), message: i.issues[0]?.message ?? i.message, code: i.code }];
+    if (i.code === 'invalid_key')
+      return [{ path: at(i.path), message: i.issues[0]?.message ?? i.message, code: i.code }];
     return [{ path: at(i.path), message: i.message, code: i.code }];
   });
   return ValidationError.of(issues);
 }
 
 /** 1048576 → "1 MiB", 65536 → "64 KiB". */
-const humanBytes = (n: number) => (n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(2)} MiB` : `${+(n / 1024).toFixed(2)} KiB`);
+const humanBytes = (n: number) =>
+  n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(2)} MiB` : `${+(n / 1024).toFixed(2)} KiB`;
 
-function fromBodyParser(err: { type?: string; status?: number; message?: string; limit?: number }): ServiceError | undefined {
+function fromBodyParser(err: {
+  type?: string;
+  status?: number;
+  message?: string;
+  limit?: number;
+}): ServiceError | undefined {
   if (err.type === 'entity.too.large') {
     const limit = Number(err.limit);
-    return new PayloadTooLargeError(`request body exceeds the limit of ${limit} bytes (${humanBytes(limit)})`, { limit });
+    return new PayloadTooLargeError(`request body exceeds the limit of ${limit} bytes (${humanBytes(limit)})`, {
+      limit,
+    });
   }
-  if (err.type === 'entity.parse.failed') return ValidationError.at('body', `malformed JSON: ${err.message}`, 'malformed_json');
-  if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') return ValidationError.at('body', err.message ?? 'unsupported body encoding', 'unsupported_encoding');
+  if (err.type === 'entity.parse.failed')
+    return ValidationError.at('body', `malformed JSON: ${err.message}`, 'malformed_json');
+  if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported')
+    return ValidationError.at('body', err.message ?? 'unsupported body encoding', 'unsupported_encoding');
   return undefined;
 }
 
 /** What an error answers: its status, the headers that say whether and when to retry, and the body. */
-export function errorAnswer(known: ServiceError): { status: number; headers: Record<string, string>; body: { error: { type: string; message: string; details: unknown } } } {
+export function errorAnswer(known: ServiceError): {
+  status: number;
+  headers: Record<string, string>;
+  body: { error: { type: string; message: string; details: unknown } };
+} {
   const headers: Record<string, string> = { 'x-should-retry': String(known.retryable) };
   if (known instanceof DependencyUnavailableError) headers['Retry-After'] = String(known.retryAfterSeconds);
   if (known.status === 401) headers['WWW-Authenticate'] = 'Bearer realm="agent-service"';
   if (known instanceof MethodNotAllowedError) headers.Allow = known.allow.join(', ');
-  return { status: known.status, headers, body: { error: { type: known.type, message: known.message, details: known.details ?? null } } };
+  return {
+    status: known.status,
+    headers,
+    body: { error: { type: known.type, message: known.message, details: known.details ?? null } },
+  };
 }
 
 /**
@@ -59,10 +87,19 @@ function unexpectedRetryHeaders(req: Request): Record<string, string> {
 
 export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const known = err instanceof ServiceError ? err : err instanceof z.ZodError ? validationError(err, 'body') : fromBodyParser(err as object);
+    const known =
+      err instanceof ServiceError
+        ? err
+        : err instanceof z.ZodError
+          ? validationError(err, 'body')
+          : fromBodyParser(err as object);
     if (!known) {
       logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
-      if (!res.headersSent) res.set(unexpectedRetryHeaders(req)).status(500).json({ error: { type: 'internal', message: 'internal error', details: null } });
+      if (!res.headersSent)
+        res
+          .set(unexpectedRetryHeaders(req))
+          .status(500)
+          .json({ error: { type: 'internal', message: 'internal error', details: null } });
       return;
     }
     if (known.status >= 500) logger.warn({ err: known.message, path: req.path }, 'request failed');

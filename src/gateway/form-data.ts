@@ -29,7 +29,9 @@ export async function readForm<T extends z.ZodType>(req: Request, schema: T): Pr
   const { file, fields } = await formParts(req);
   const read = schema.safeParse(fields);
   const issues: RequestIssue[] = [
-    ...(file ? [] : [{ path: 'body.file', message: 'required: the file, as the part named file', code: 'invalid_type' }]),
+    ...(file
+      ? []
+      : [{ path: 'body.file', message: 'required: the file, as the part named file', code: 'invalid_type' }]),
     ...(read.success ? [] : (validationError(read.error, 'body').details as RequestIssue[])),
   ];
   if (issues.length || !file || !read.success) throw ValidationError.of(issues);
@@ -40,15 +42,25 @@ async function formParts(req: Request): Promise<{ file?: UploadedFile; fields: R
   const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   let parsed: FormData;
   try {
-    parsed = await new Response(raw, { headers: { 'content-type': req.header('content-type') ?? FORM_DATA } }).formData();
+    parsed = await new Response(raw, {
+      headers: { 'content-type': req.header('content-type') ?? FORM_DATA },
+    }).formData();
   } catch {
-    throw ValidationError.at('body', 'not a well-formed multipart/form-data body (RFC 7578: parts between its boundary lines)', 'malformed_form');
+    throw ValidationError.at(
+      'body',
+      'not a well-formed multipart/form-data body (RFC 7578: parts between its boundary lines)',
+      'malformed_form',
+    );
   }
   let file: UploadedFile | undefined;
   const fields: Record<string, string> = Object.create(null); // a part may be named __proto__ or constructor
   for (const [name, value] of parsed) {
-    if (name in fields || (name === 'file' && file)) throw ValidationError.at(fieldPath('body', name), 'given more than once', 'duplicate');
-    const part = typeof value === 'string' ? { data: Buffer.from(value), type: '', name: '' } : { data: Buffer.from(await value.arrayBuffer()), type: value.type, name: value.name };
+    if (name in fields || (name === 'file' && file))
+      throw ValidationError.at(fieldPath('body', name), 'given more than once', 'duplicate');
+    const part =
+      typeof value === 'string'
+        ? { data: Buffer.from(value), type: '', name: '' }
+        : { data: Buffer.from(await value.arrayBuffer()), type: value.type, name: value.name };
     if (name === 'file') file = part;
     else fields[name] = part.data.toString('utf8');
   }

@@ -29,7 +29,10 @@ export function gatewayServer(app: Express): http.Server {
 
 function clientErrorOf(err: NodeJS.ErrnoException): ServiceError {
   if (err.code === 'HPE_HEADER_OVERFLOW') {
-    return new HeadersTooLargeError(`the request's headers, its URL included, exceed ${HEADER_LIMIT_BYTES / 1024} KiB`, { limit: HEADER_LIMIT_BYTES });
+    return new HeadersTooLargeError(
+      `the request's headers, its URL included, exceed ${HEADER_LIMIT_BYTES / 1024} KiB`,
+      { limit: HEADER_LIMIT_BYTES },
+    );
   }
   return ValidationError.at('header', `not a well-formed HTTP request (${err.code ?? err.message})`, 'malformed_http');
 }
@@ -38,7 +41,12 @@ function clientErrorOf(err: NodeJS.ErrnoException): ServiceError {
 function rawAnswer(known: ServiceError): string {
   const { status, headers, body } = errorAnswer(known);
   const text = JSON.stringify(body);
-  const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, 'Content-Type: application/json; charset=utf-8', `Content-Length: ${Buffer.byteLength(text)}`, 'Connection: close'];
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(text)}`,
+    'Connection: close',
+  ];
   for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
   return `${lines.join('\r\n')}\r\n\r\n${text}`;
 }

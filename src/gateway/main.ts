@@ -34,16 +34,32 @@ async function main(): Promise<void> {
   const payloadCodec = codecFromKeys(payloadKeys);
   // Lazy: the gateway starts (and answers 503) even while Temporal is down.
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: codecDataConverter(payloadCodec), interceptors: tracingClientInterceptors() });
+  const client = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter: codecDataConverter(payloadCodec),
+    interceptors: tracingClientInterceptors(),
+  });
   const redis = commandClient(config.REDIS_URL, logger, 'gateway');
   const sub = subscriberClient(config.REDIS_URL, logger, 'gateway-sub');
   const ttlMs = config.RETENTION_DAYS * 86_400_000;
   const envKeys = parseApiKeys(config.API_KEYS);
-  const registry = config.API_KEYS_SOURCE === 'temporal' ? new AccountsRegistry(client, config.TEMPORAL_TASK_QUEUE) : undefined;
+  const registry =
+    config.API_KEYS_SOURCE === 'temporal' ? new AccountsRegistry(client, config.TEMPORAL_TASK_QUEUE) : undefined;
   const accounts = new AccountDirectory(registry, envKeys, logger);
   await accounts.start().catch(() => logger.warn('accounts registry not reachable yet; serving API_KEYS accounts'));
   const threaded = new ThreadedStarter({
-    config: { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, logLevel: config.LOG_LEVEL, logJson: config.LOG_FORMAT === 'json', payloadKeys, tracing: { OTEL_EXPORTER_OTLP_ENDPOINT: config.OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME: config.OTEL_SERVICE_NAME } },
+    config: {
+      address: config.TEMPORAL_ADDRESS,
+      namespace: config.TEMPORAL_NAMESPACE,
+      logLevel: config.LOG_LEVEL,
+      logJson: config.LOG_FORMAT === 'json',
+      payloadKeys,
+      tracing: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+        OTEL_SERVICE_NAME: config.OTEL_SERVICE_NAME,
+      },
+    },
     logger,
   });
   await threaded.ready();
@@ -62,7 +78,10 @@ async function main(): Promise<void> {
   );
   health.start();
   // Status reads fall back to Temporal rather than wait on a Redis that does not answer.
-  const cache = new StatusCache(redis, logger, ttlMs, { available: () => !health.isAway('redis'), opTimeoutMs: CACHE_OP_TIMEOUT_MS });
+  const cache = new StatusCache(redis, logger, ttlMs, {
+    available: () => !health.isAway('redis'),
+    opTimeoutMs: CACHE_OP_TIMEOUT_MS,
+  });
   const publisher = new EventPublisher({ redis, logger, ttlMs });
   const drain = new Drain();
   const app = createApp({
@@ -87,10 +106,21 @@ async function main(): Promise<void> {
   server.headersTimeout = 65_000;
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
-  logger.info({ port: config.PORT, host: config.HOST, payloadKeyIds: payloadCodec.keyIds, codecEndpoint: config.CODEC_AUTH_TOKEN ? 'on' : 'off' }, 'gateway listening');
+  logger.info(
+    {
+      port: config.PORT,
+      host: config.HOST,
+      payloadKeyIds: payloadCodec.keyIds,
+      codecEndpoint: config.CODEC_AUTH_TOKEN ? 'on' : 'off',
+    },
+    'gateway listening',
+  );
 
   const stop = async () => {
-    logger.info({ deadlineMs: config.GATEWAY_DRAIN_MS }, 'gateway stopping: answering the requests in flight, ending streams');
+    logger.info(
+      { deadlineMs: config.GATEWAY_DRAIN_MS },
+      'gateway stopping: answering the requests in flight, ending streams',
+    );
     const { cut } = await drain.run(server, config.GATEWAY_DRAIN_MS);
     logger.info({ cut }, cut ? 'gateway drained; requests still open at the deadline were cut' : 'gateway drained');
     accounts.stop();
@@ -98,7 +128,9 @@ async function main(): Promise<void> {
     redis.disconnect();
     sub.disconnect();
     // The start thread's spans, then this thread's, go out before the exit.
-    void Promise.allSettled([starter.close(), connection.close()]).then(shutdownTracing).finally(() => process.exit(0));
+    void Promise.allSettled([starter.close(), connection.close()])
+      .then(shutdownTracing)
+      .finally(() => process.exit(0));
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());

@@ -22,7 +22,8 @@ function methodsFor(stack: Layer[], path: string, into: Set<string>): Set<string
     }
     if (!matched) continue;
     if (layer.route) {
-      for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') into.add(method.toUpperCase());
+      for (const [method, on] of Object.entries(layer.route.methods))
+        if (on && method !== '_all') into.add(method.toUpperCase());
     } else if (Array.isArray(layer.handle?.stack)) {
       // A mounted router sees the path without its mount point.
       methodsFor(layer.handle.stack, path.slice(matched.path.length) || '/', into);
@@ -42,7 +43,9 @@ export function noRoute() {
   return (req: Request, _res: Response, next: NextFunction) => {
     const allow = allowedMethods(req);
     if (!allow.length) return next(new NotFoundError(`no route for ${req.method} ${req.path}`));
-    next(new MethodNotAllowedError(`${req.method} is not allowed on ${req.path}; it allows ${allow.join(', ')}`, allow));
+    next(
+      new MethodNotAllowedError(`${req.method} is not allowed on ${req.path}; it allows ${allow.join(', ')}`, allow),
+    );
   };
 }
 

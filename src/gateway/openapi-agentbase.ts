@@ -3,10 +3,18 @@
 import { type Json, jsonBody, operation, queryParams, toSchema } from './openapi-operations';
 import { agentbaseClearedSchema, agentbaseMessagesSchema, agentbaseSessionQuerySchema } from './agentbase-schemas';
 
-const COMPATIBLE = "Agentbase's endpoint, as its SDKs call it (client.messages.get / .clear); the same conversation as /sessions/{id}/messages. The SDKs send no body (an empty JSON object is accepted too).";
+const COMPATIBLE =
+  "Agentbase's endpoint, as its SDKs call it (client.messages.get / .clear); the same conversation as /sessions/{id}/messages. The SDKs send no body (an empty JSON object is accepted too).";
 
 export function agentbasePaths(): Json {
-  const common = { tag: 'sessions', parameters: queryParams(agentbaseSessionQuerySchema), errors: { 400: 'A missing or malformed ?session, or a body with fields.', 404: 'No such session for this account.' } };
+  const common = {
+    tag: 'sessions',
+    parameters: queryParams(agentbaseSessionQuerySchema),
+    errors: {
+      400: 'A missing or malformed ?session, or a body with fields.',
+      404: 'No such session for this account.',
+    },
+  };
   return {
     '/get-messages': {
       post: operation('post', {

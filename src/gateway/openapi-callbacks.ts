@@ -20,7 +20,12 @@ export function callbackPaths(taskId: Json): Json {
         id: 'getWebhookSecret',
         tag: 'callbacks',
         summary: "The account's webhook signing secret (made on first read)",
-        responses: { 200: { description: 'The secret, and every one deliveries are signed with now.', content: jsonBody('WebhookSecret') } },
+        responses: {
+          200: {
+            description: 'The secret, and every one deliveries are signed with now.',
+            content: jsonBody('WebhookSecret'),
+          },
+        },
       }),
     },
     '/account/webhook-secret/rotate': {
@@ -28,7 +33,9 @@ export function callbackPaths(taskId: Json): Json {
         id: 'rotateWebhookSecret',
         tag: 'callbacks',
         summary: 'Make a new signing secret; the old one keeps signing (a second signature) for 24 hours',
-        responses: { 200: { description: 'The new secret, and the old one with its expiry.', content: jsonBody('WebhookSecret') } },
+        responses: {
+          200: { description: 'The new secret, and the old one with its expiry.', content: jsonBody('WebhookSecret') },
+        },
       }),
     },
   };

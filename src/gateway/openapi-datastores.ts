@@ -2,7 +2,15 @@
 // our design): register, list, describe, delete; a knowledge base's documents.
 import { z } from 'zod';
 import { type Json, jsonBody, operation, queryParams, ref, toSchema } from './openapi-operations';
-import { DATASTORE_ID, DOCUMENT_ID, addDocumentsSchema, datastoreRegistrationSchema, datastoreUploadFieldsSchema, documentListQuerySchema, documentUploadFieldsSchema } from './datastore-schemas';
+import {
+  DATASTORE_ID,
+  DOCUMENT_ID,
+  addDocumentsSchema,
+  datastoreRegistrationSchema,
+  datastoreUploadFieldsSchema,
+  documentListQuerySchema,
+  documentUploadFieldsSchema,
+} from './datastore-schemas';
 
 const datastoreViewSchema = z.strictObject({
   id: z.string().regex(DATASTORE_ID),
@@ -26,12 +34,16 @@ const documentInfoSchema = z.strictObject({
 });
 
 const datastoreId = ref('parameters', 'DatastoreId');
-const NOT_FOUND = 'No such datastore for this account (another account\'s datastore is one).';
+const NOT_FOUND = "No such datastore for this account (another account's datastore is one).";
 const MALFORMED = 'A malformed datastore id.';
 /** A multipart/form-data body: the part `file` (form-data.ts) beside the text fields of `fields`. */
 function formBody(fields: z.ZodObject, file: string): Json {
   const json = toSchema(fields) as { properties: Json; required?: string[] };
-  const schema = { ...json, properties: { file: { type: 'string', format: 'binary', description: file }, ...json.properties }, required: ['file', ...(json.required ?? [])] };
+  const schema = {
+    ...json,
+    properties: { file: { type: 'string', format: 'binary', description: file }, ...json.properties },
+    required: ['file', ...(json.required ?? [])],
+  };
   return { 'multipart/form-data': { schema } };
 }
 
@@ -41,7 +53,7 @@ export function datastorePaths(): Json {
     tag: 'datastores',
     summary: 'Register a data source: PostgreSQL, a SQLite file (by path or upload), or a documents knowledge base',
     description:
-      'The source is opened and asked one question first; one that cannot be opened is a 422 carrying the database\'s own words. Connection details are secrets: sealed in Temporal, never returned, never logged. To upload a SQLite file, send multipart/form-data: the file as the part named file, the other fields beside it.',
+      "The source is opened and asked one question first; one that cannot be opened is a 422 carrying the database's own words. Connection details are secrets: sealed in Temporal, never returned, never logged. To upload a SQLite file, send multipart/form-data: the file as the part named file, the other fields beside it.",
     body: 'RegisterDatastoreRequest',
     responses: { 201: { description: 'Registered.', content: jsonBody('Datastore') } },
     errors: {
@@ -49,15 +61,22 @@ export function datastorePaths(): Json {
       409: 'The account has a datastore of that name.',
       413: 'The upload exceeds DATASTORE_UPLOAD_MAX_BYTES.',
       415: 'Neither JSON nor multipart/form-data (a SQLite file sent as the whole body is told to come as multipart/form-data).',
-      422: 'A source that cannot be opened (details[0].code unreachable: the database\'s own words), a path outside DATASTORE_SQLITE_ROOT (not_allowed), an upload that is not a SQLite database (an empty file is not one).',
+      422: "A source that cannot be opened (details[0].code unreachable: the database's own words), a path outside DATASTORE_SQLITE_ROOT (not_allowed), an upload that is not a SQLite database (an empty file is not one).",
     },
   });
-  withContent(register, formBody(datastoreUploadFieldsSchema, 'The SQLite database file (the service keeps a copy, deleted with the registration).'));
+  withContent(
+    register,
+    formBody(
+      datastoreUploadFieldsSchema,
+      'The SQLite database file (the service keeps a copy, deleted with the registration).',
+    ),
+  );
   const addDocs = operation('post', {
     id: 'addDocuments',
     tag: 'datastores',
     summary: 'Add documents to a documents datastore (an existing id is replaced)',
-    description: 'JSON: one document or {documents: [...]} (at most 100). Or one document as a file: multipart/form-data with the part named file (UTF-8 text) and the fields id, title, format.',
+    description:
+      'JSON: one document or {documents: [...]} (at most 100). Or one document as a file: multipart/form-data with the part named file (UTF-8 text) and the fields id, title, format.',
     parameters: [datastoreId],
     body: 'AddDocumentsRequest',
     responses: { 201: { description: 'The documents as stored.', content: jsonBody('DocumentList') } },
@@ -76,7 +95,9 @@ export function datastorePaths(): Json {
         id: 'listDatastores',
         tag: 'datastores',
         summary: "List the account's datastores (never their connection details)",
-        responses: { 200: { description: 'Every datastore of the account, oldest first.', content: jsonBody('DatastoreList') } },
+        responses: {
+          200: { description: 'Every datastore of the account, oldest first.', content: jsonBody('DatastoreList') },
+        },
       }),
     },
     '/datastores/{id}': {
@@ -114,9 +135,22 @@ export function datastorePaths(): Json {
         id: 'removeDocument',
         tag: 'datastores',
         summary: 'Remove a document from a knowledge base',
-        parameters: [datastoreId, { name: 'doc', in: 'path', required: true, description: 'The document id.', schema: { type: 'string', pattern: DOCUMENT_ID.source } }],
+        parameters: [
+          datastoreId,
+          {
+            name: 'doc',
+            in: 'path',
+            required: true,
+            description: 'The document id.',
+            schema: { type: 'string', pattern: DOCUMENT_ID.source },
+          },
+        ],
         responses: { 204: { description: 'Removed.' } },
-        errors: { 400: 'A malformed datastore or document id.', 404: 'No such datastore or document.', 422: 'A datastore that is not a documents one.' },
+        errors: {
+          400: 'A malformed datastore or document id.',
+          404: 'No such datastore or document.',
+          422: 'A datastore that is not a documents one.',
+        },
       }),
     },
   };
@@ -135,10 +169,20 @@ export function datastoreSchemas(): Json {
     DatastoreList: toSchema(z.strictObject({ datastores: z.array(datastoreViewSchema) })),
     AddDocumentsRequest: toSchema(addDocumentsSchema),
     DocumentList: toSchema(z.strictObject({ documents: z.array(documentInfoSchema) })),
-    DocumentPage: toSchema(z.strictObject({ documents: z.array(documentInfoSchema), next_cursor: z.string().nullable() })),
+    DocumentPage: toSchema(
+      z.strictObject({ documents: z.array(documentInfoSchema), next_cursor: z.string().nullable() }),
+    ),
   };
 }
 
 export function datastoreParameters(): Json {
-  return { DatastoreId: { name: 'id', in: 'path', required: true, description: 'A datastore id (ds_…).', schema: { type: 'string', pattern: DATASTORE_ID.source } } };
+  return {
+    DatastoreId: {
+      name: 'id',
+      in: 'path',
+      required: true,
+      description: 'A datastore id (ds_…).',
+      schema: { type: 'string', pattern: DATASTORE_ID.source },
+    },
+  };
 }

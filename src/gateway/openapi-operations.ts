@@ -23,11 +23,14 @@ export type Json = Record<string, unknown>;
 export function toSchema(schema: z.ZodType): Json {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as Json;
   // `#/$defs/...` would resolve against the document root, not the schema: refuse rather than emit broken refs.
-  if ('$defs' in json) throw new Error('a schema produced $defs (recursion or registry ids); the OpenAPI builder does not hoist them');
+  if ('$defs' in json)
+    throw new Error('a schema produced $defs (recursion or registry ids); the OpenAPI builder does not hoist them');
   return json;
 }
 
-export const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+export const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+});
 export const jsonBody = (name: string) => ({ 'application/json': { schema: ref('schemas', name) } });
 
 /** Query parameters straight from a strict zod query schema: one per property. */
@@ -50,19 +53,43 @@ export const ERRORS: { error: ServiceError; name: string; description: string; h
   {
     error: new ValidationError(''),
     name: 'InvalidRequest',
-    description: 'The request does not fit this document: a body or query field fails its schema, an unknown field, malformed JSON, a malformed id or header. details lists every problem at its path; the message opens with the first.',
+    description:
+      'The request does not fit this document: a body or query field fails its schema, an unknown field, malformed JSON, a malformed id or header. details lists every problem at its path; the message opens with the first.',
   },
-  { error: new UnauthorizedError(''), name: 'Unauthorized', description: 'Missing, malformed or unknown API key.', headers: { 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') } },
-  { error: new NotFoundError(''), name: 'NotFound', description: 'No such task, session or schedule for this account.' },
+  {
+    error: new UnauthorizedError(''),
+    name: 'Unauthorized',
+    description: 'Missing, malformed or unknown API key.',
+    headers: { 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') },
+  },
+  {
+    error: new NotFoundError(''),
+    name: 'NotFound',
+    description: 'No such task, session or schedule for this account.',
+  },
   {
     error: new MethodNotAllowedError('', []),
     name: 'MethodNotAllowed',
-    description: 'A path this service serves, asked with a method it does not serve there (any path below); Allow lists the methods it does. Unknown paths are 404.',
+    description:
+      'A path this service serves, asked with a method it does not serve there (any path below); Allow lists the methods it does. Unknown paths are 404.',
     headers: { Allow: ref('headers', 'Allow') },
   },
-  { error: new ConflictError(''), name: 'Conflict', description: 'The request conflicts with the state of the task or session. x-should-retry says whether that state passes by itself (true: ask again later) or only another request can change it (false).' },
-  { error: new PayloadTooLargeError(''), name: 'PayloadTooLarge', description: 'The request body exceeds the configured limit (BODY_LIMIT_BYTES).' },
-  { error: new UnsupportedMediaTypeError(''), name: 'UnsupportedMediaType', description: 'A request body whose Content-Type is not application/json.' },
+  {
+    error: new ConflictError(''),
+    name: 'Conflict',
+    description:
+      'The request conflicts with the state of the task or session. x-should-retry says whether that state passes by itself (true: ask again later) or only another request can change it (false).',
+  },
+  {
+    error: new PayloadTooLargeError(''),
+    name: 'PayloadTooLarge',
+    description: 'The request body exceeds the configured limit (BODY_LIMIT_BYTES).',
+  },
+  {
+    error: new UnsupportedMediaTypeError(''),
+    name: 'UnsupportedMediaType',
+    description: 'A request body whose Content-Type is not application/json.',
+  },
   {
     error: new UnprocessableRequestError(''),
     name: 'Unprocessable',
@@ -74,19 +101,36 @@ export const ERRORS: { error: ServiceError; name: string; description: string; h
     name: 'HeadersTooLarge',
     description: `The request's header section, its URL included, is larger than the gateway reads (${HEADER_LIMIT_BYTES / 1024} KiB); refused before any route sees it.`,
   },
-  { error: new DependencyUnavailableError('temporal', ''), name: 'Unavailable', description: 'A dependency (Temporal, Redis) is unavailable; retry after Retry-After seconds.', headers: { 'Retry-After': ref('headers', 'RetryAfter') } },
+  {
+    error: new DependencyUnavailableError('temporal', ''),
+    name: 'Unavailable',
+    description: 'A dependency (Temporal, Redis) is unavailable; retry after Retry-After seconds.',
+    headers: { 'Retry-After': ref('headers', 'RetryAfter') },
+  },
 ];
 
 export const errorResponse = (type: string, description: string, headers?: Json) => ({
   description,
   ...(headers ? { headers } : {}),
-  content: { 'application/json': { schema: ref('schemas', 'Error'), example: { error: { type, message: description, details: null } } } },
+  content: {
+    'application/json': {
+      schema: ref('schemas', 'Error'),
+      example: { error: { type, message: description, details: null } },
+    },
+  },
 });
 
 /** What every answer of the versioned API carries (api-version.ts): the version that answered, and a deprecated one's dates. */
-export const VERSION_HEADERS: Json = { 'API-Version': ref('headers', 'ApiVersion'), Deprecation: ref('headers', 'Deprecation'), Sunset: ref('headers', 'Sunset') };
+export const VERSION_HEADERS: Json = {
+  'API-Version': ref('headers', 'ApiVersion'),
+  Deprecation: ref('headers', 'Deprecation'),
+  Sunset: ref('headers', 'Sunset'),
+};
 
-const responseName = new Map<number, string>([...ERRORS.map((e) => [e.error.status, e.name] as const), [500, 'Internal']]);
+const responseName = new Map<number, string>([
+  ...ERRORS.map((e) => [e.error.status, e.name] as const),
+  [500, 'Internal'],
+]);
 
 export interface Op {
   id: string;
@@ -116,11 +160,28 @@ export function operation(method: string, o: Op): Json {
   const errors: Record<number, string | undefined> = { 431: undefined };
   if (!o.public) {
     // Every operation of the versioned API refuses an API-Version it does not have (api-version.ts).
-    Object.assign(errors, { 400: 'An API-Version this service does not have.', 401: undefined, 503: undefined, 500: undefined });
-    if (method === 'post' || method === 'patch') Object.assign(errors, { 400: 'A malformed JSON body, or an API-Version this service does not have.', 413: undefined, 415: undefined });
+    Object.assign(errors, {
+      400: 'An API-Version this service does not have.',
+      401: undefined,
+      503: undefined,
+      500: undefined,
+    });
+    if (method === 'post' || method === 'patch')
+      Object.assign(errors, {
+        400: 'A malformed JSON body, or an API-Version this service does not have.',
+        413: undefined,
+        415: undefined,
+      });
   }
   Object.assign(errors, o.errors);
-  const responses: Json = o.public ? { ...o.responses } : Object.fromEntries(Object.entries(o.responses).map(([status, r]) => [status, { ...r, headers: { ...(r.headers as Json | undefined), ...VERSION_HEADERS } }]));
+  const responses: Json = o.public
+    ? { ...o.responses }
+    : Object.fromEntries(
+        Object.entries(o.responses).map(([status, r]) => [
+          status,
+          { ...r, headers: { ...(r.headers as Json | undefined), ...VERSION_HEADERS } },
+        ]),
+      );
   for (const [status, text] of Object.entries(errors)) {
     const name = responseName.get(Number(status));
     if (!name) throw new Error(`no error response for status ${status}`);
@@ -132,7 +193,11 @@ export function operation(method: string, o: Op): Json {
     summary: o.summary,
     ...(o.description ? { description: o.description } : {}),
     ...(o.public ? { security: [] } : {}),
-    ...(o.public ? (o.parameters?.length ? { parameters: o.parameters } : {}) : { parameters: [...(o.parameters ?? []), ref('parameters', 'ApiVersion')] }),
+    ...(o.public
+      ? o.parameters?.length
+        ? { parameters: o.parameters }
+        : {}
+      : { parameters: [...(o.parameters ?? []), ref('parameters', 'ApiVersion')] }),
     ...(o.body ? { requestBody: { required: !o.bodyOptional, content: jsonBody(o.body) } } : {}),
     responses,
   };

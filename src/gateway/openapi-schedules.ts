@@ -3,10 +3,16 @@
 // paused, resumed, triggered and deleted here.
 import { type Json, jsonBody, operation, queryParams, ref, toSchema } from './openapi-operations';
 import { SCHEDULE_ID, scheduleListQuerySchema, schedulePauseSchema } from './schemas';
-import { runResultSchema, scheduleDetailSchema, scheduleListSchema, scheduleTriggeredSchema, scheduleViewSchema } from './response-schemas';
+import {
+  runResultSchema,
+  scheduleDetailSchema,
+  scheduleListSchema,
+  scheduleTriggeredSchema,
+  scheduleViewSchema,
+} from './response-schemas';
 
 const scheduleId = ref('parameters', 'ScheduleId');
-const NOT_FOUND = 'No such schedule for this account (another account\'s schedule is one).';
+const NOT_FOUND = "No such schedule for this account (another account's schedule is one).";
 const MALFORMED = 'A malformed schedule id.';
 
 export function schedulePaths(): Json {
@@ -16,10 +22,14 @@ export function schedulePaths(): Json {
         id: 'listSchedules',
         tag: 'schedules',
         summary: "List the account's schedules",
-        description: 'Every schedule until it is deleted, a one-time one that has run included (with no next run). Cursor-paged like GET /tasks.',
+        description:
+          'Every schedule until it is deleted, a one-time one that has run included (with no next run). Cursor-paged like GET /tasks.',
         parameters: queryParams(scheduleListQuerySchema),
         responses: { 200: { description: 'One page of schedules.', content: jsonBody('ScheduleList') } },
-        errors: { 400: 'An invalid or unknown query parameter.', 422: 'A cursor of the right shape that this service did not hand out for this listing.' },
+        errors: {
+          400: 'An invalid or unknown query parameter.',
+          422: 'A cursor of the right shape that this service did not hand out for this listing.',
+        },
       }),
     },
     '/schedules/{id}': {
@@ -35,7 +45,8 @@ export function schedulePaths(): Json {
         id: 'deleteSchedule',
         tag: 'schedules',
         summary: 'Delete a schedule (SPEC 2.5: cancel it)',
-        description: 'It starts no more tasks. A task of it that is running goes on (cancel it with POST /tasks/{id}/cancel); its tasks stay listed.',
+        description:
+          'It starts no more tasks. A task of it that is running goes on (cancel it with POST /tasks/{id}/cancel); its tasks stay listed.',
         parameters: [scheduleId],
         responses: { 204: { description: 'Deleted.' } },
         errors: { 400: MALFORMED, 404: NOT_FOUND },
@@ -67,8 +78,9 @@ export function schedulePaths(): Json {
       post: operation('post', {
         id: 'triggerSchedule',
         tag: 'schedules',
-        summary: "Start a task of the schedule now, outside its times",
-        description: 'Even while the schedule is paused or one of its tasks is running (whatever its overlap); the tasks take turns in the session.',
+        summary: 'Start a task of the schedule now, outside its times',
+        description:
+          'Even while the schedule is paused or one of its tasks is running (whatever its overlap); the tasks take turns in the session.',
         parameters: [scheduleId],
         responses: { 202: { description: 'A task was started.', content: jsonBody('ScheduleTriggered') } },
         errors: { 400: MALFORMED, 404: NOT_FOUND },
@@ -90,6 +102,12 @@ export function scheduleSchemas(): Json {
 
 export function scheduleParameters(): Json {
   return {
-    ScheduleId: { name: 'id', in: 'path', required: true, description: 'A schedule id (sched_…).', schema: { type: 'string', pattern: SCHEDULE_ID.source } },
+    ScheduleId: {
+      name: 'id',
+      in: 'path',
+      required: true,
+      description: 'A schedule id (sched_…).',
+      schema: { type: 'string', pattern: SCHEDULE_ID.source },
+    },
   };
 }

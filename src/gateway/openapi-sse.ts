@@ -8,7 +8,7 @@ const SSE_FORMAT = [
   'Lines starting with `:` are heartbeats. The stream ends after agent_completed or agent_error.',
   'If the event relay fails mid-stream an `event: error` frame (data: a StreamError) is sent and the stream ends;',
   'reconnect to GET /tasks/{id}/events with Last-Event-ID. A client disconnecting never stops the task.',
-  'The schema describes each event as an SSE reader parses it (event, id, data), its data being JSON of the schema in contentSchema (OpenAPI 3.2\'s itemSchema, in 3.1 terms);',
+  "The schema describes each event as an SSE reader parses it (event, id, data), its data being JSON of the schema in contentSchema (OpenAPI 3.2's itemSchema, in 3.1 terms);",
   'x-sse-data and x-sse-error name those schemas too.',
 ].join(' ');
 
@@ -27,7 +27,13 @@ export function sseFrame(schema: string, frame: { event: 'message' | 'error'; id
 
 export const sseBody = {
   'text/event-stream': {
-    schema: { description: SSE_FORMAT, oneOf: [sseFrame('AgentEvent', { event: 'message', id: 'required' }), sseFrame('StreamError', { event: 'error', id: 'optional' })] },
+    schema: {
+      description: SSE_FORMAT,
+      oneOf: [
+        sseFrame('AgentEvent', { event: 'message', id: 'required' }),
+        sseFrame('StreamError', { event: 'error', id: 'optional' }),
+      ],
+    },
     'x-sse-data': ref('schemas', 'AgentEvent'),
     'x-sse-error': ref('schemas', 'StreamError'),
   },

@@ -6,7 +6,13 @@
 // TaskView, TaskResult, ListPage or the event union fails `tsc` until the
 // schema follows.
 import { z } from 'zod';
-import { TASK_STATUSES, type BlockEvent, type ScheduledSummary, type TaskStatus, type ThreadMessage } from '../../workflows/types';
+import {
+  TASK_STATUSES,
+  type BlockEvent,
+  type ScheduledSummary,
+  type TaskStatus,
+  type ThreadMessage,
+} from '../../workflows/types';
 import type { AgentEvent, EventType } from '../relay/events';
 import type { ListPage } from './task-list';
 import type { SessionPage } from './session-list';
@@ -48,7 +54,9 @@ export const taskViewSchema = z
     progress: z.number().min(0).max(1).describe('Fraction done, 0..1.'),
     current_step: z.string().nullable(),
     error: errorInfoSchema.nullable().describe('Set when the task failed or was cancelled.'),
-    metadata: z.record(z.string(), z.unknown()).describe('User metadata (run request `metadata`, merged with PATCH updates).'),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .describe('User metadata (run request `metadata`, merged with PATCH updates).'),
     created_at: z.string().describe('ISO 8601.'),
     started_at: z.string().nullable(),
     completed_at: z.string().nullable(),
@@ -57,8 +65,12 @@ export const taskViewSchema = z
       .int()
       .min(2)
       .nullable()
-      .describe('While a model or tool call of the running task is being retried: the attempt under way (2 = the first retry). Null otherwise (and in list items, cancel and patch answers).'),
-    last_error: errorInfoSchema.nullable().describe('While a call is being retried: why its previous attempt failed. Null otherwise.'),
+      .describe(
+        'While a model or tool call of the running task is being retried: the attempt under way (2 = the first retry). Null otherwise (and in list items, cancel and patch answers).',
+      ),
+    last_error: errorInfoSchema
+      .nullable()
+      .describe('While a call is being retried: why its previous attempt failed. Null otherwise.'),
   })
   .describe('A task as clients see it.');
 same<z.output<typeof taskViewSchema>, ReturnType<typeof publicView>>(true);
@@ -87,7 +99,10 @@ const unsuccessfulResultSchema = z.object({
   session: z.string(),
   status: z.enum(['failed', 'cancelled']),
   error: errorInfoSchema.nullable(),
-  output: z.string().nullable().describe('What a run stopped by max_steps or max_cost had answered last; null otherwise.'),
+  output: z
+    .string()
+    .nullable()
+    .describe('What a run stopped by max_steps or max_cost had answered last; null otherwise.'),
   events: z.array(blockEventSchema).describe('The events of a run stopped by a cap; empty otherwise.'),
   cost: z.string().nullable().describe('The cost of a run stopped by a cap; null otherwise.'),
 });
@@ -114,11 +129,17 @@ same<z.output<typeof taskResultSchema>, ResultBody>(true);
 
 export const runResultSchema = z
   .union([completedResultSchema.extend(runAnswerExtras), unsuccessfulResultSchema.extend(runAnswerExtras)])
-  .describe('The JSON answer of POST /: the finished run (as GET /tasks/{id}/result), plus the schedules the request made.');
+  .describe(
+    'The JSON answer of POST /: the finished run (as GET /tasks/{id}/result), plus the schedules the request made.',
+  );
 same<z.output<typeof runResultSchema>, ResultBody & { schedules?: ScheduledSummary[] }>(true);
 
 export const taskMessageAcceptedSchema = z
-  .object({ task_id: z.string(), status: taskStatusSchema, pending: z.number().int().min(1).describe('Messages waiting for the next model turn, this one included.') })
+  .object({
+    task_id: z.string(),
+    status: taskStatusSchema,
+    pending: z.number().int().min(1).describe('Messages waiting for the next model turn, this one included.'),
+  })
   .describe('The message was accepted.');
 same<z.output<typeof taskMessageAcceptedSchema>, Awaited<ReturnType<TaskService['sendMessage']>>>(true);
 
@@ -126,7 +147,9 @@ export const taskAcceptedSchema = z
   .object({
     task_id: z.string(),
     session: z.string().describe('Send as ?session= to continue this conversation.'),
-    status: taskStatusSchema.describe('queued for a new task; the current status when an Idempotency-Key replays an earlier one.'),
+    status: taskStatusSchema.describe(
+      'queued for a new task; the current status when an Idempotency-Key replays an earlier one.',
+    ),
     created_at: z.string().describe('ISO 8601.'),
     ...runAnswerExtras,
   })
@@ -135,7 +158,9 @@ export const taskAcceptedSchema = z
 /** The same, as the one event of a background run's answer to a client that asked for a stream. */
 export const taskAcceptedEventSchema = taskAcceptedSchema
   .extend({ type: z.literal('task_accepted') })
-  .describe('The one event of the stream a background run answers with when Accept asks for text/event-stream: the task, accepted (not one of its own events: those are at GET /tasks/{id}/events).');
+  .describe(
+    'The one event of the stream a background run answers with when Accept asks for text/event-stream: the task, accepted (not one of its own events: those are at GET /tasks/{id}/events).',
+  );
 
 export const taskListSchema = z
   .object({
@@ -156,7 +181,9 @@ same<z.output<typeof taskListSchema>, ListPage>(true);
 
 export const sessionMessagesSchema = z.object({
   session: z.string(),
-  messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() })).describe('The conversation so far, oldest first.'),
+  messages: z
+    .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }))
+    .describe('The conversation so far, oldest first.'),
 });
 same<z.output<typeof sessionMessagesSchema>, { session: string; messages: ThreadMessage[] }>(true);
 
@@ -166,7 +193,11 @@ export const sessionListSchema = z
       z.object({
         session: z.string().describe('The session id; send it as ?session= to continue the conversation.'),
         created_at: z.string().describe('When the session was created, ISO 8601.'),
-        open: z.boolean().describe('Its workflow is running. A session closes when idle (SESSION_IDLE_CLOSE_MS) and reopens on its next run; closed ones are listed too.'),
+        open: z
+          .boolean()
+          .describe(
+            'Its workflow is running. A session closes when idle (SESSION_IDLE_CLOSE_MS) and reopens on its next run; closed ones are listed too.',
+          ),
       }),
     ),
     next_cursor: z.string().nullable().describe('Pass as ?cursor= for the next page; null on the last page.'),
@@ -192,14 +223,25 @@ export const readinessSchema = z
 const eventBase = {
   session: z.string(),
   task_id: z.string(),
-  seq: z.number().int().min(1).describe("1-based position in the task's event log, ascending; also the SSE `id:`. Gap-free unless the event relay lost events (then the run publishes its complete events again, `recovered`)."),
+  seq: z
+    .number()
+    .int()
+    .min(1)
+    .describe(
+      "1-based position in the task's event log, ascending; also the SSE `id:`. Gap-free unless the event relay lost events (then the run publishes its complete events again, `recovered`).",
+    ),
   workflow_id: z.string().optional().describe("On a declarative workflow step's events: the workflow's id."),
   step_id: z.string().optional().describe("On a declarative workflow step's events: the step's id."),
-  recovered: z.literal(true).optional().describe('The event relay had lost this event; it was published again from the run\'s record in Temporal, later than its place. A recovered agent_response is a turn\'s whole answer (its streamed tokens were incomplete).'),
+  recovered: z
+    .literal(true)
+    .optional()
+    .describe(
+      "The event relay had lost this event; it was published again from the run's record in Temporal, later than its place. A recovered agent_response is a turn's whole answer (its streamed tokens were incomplete).",
+    ),
 };
 
 const text = (what: string) => ({ content: z.string().describe(what) });
-const callId = { tool_call_id: z.string().describe('Pairs a tool call\'s start, use and response.') };
+const callId = { tool_call_id: z.string().describe("Pairs a tool call's start, use and response.") };
 const usageSchema = z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int() });
 
 /** Every event type: its extra fields and meaning (SPEC 6.2, plus agent_error, agent_input and tool call ids). */
@@ -216,22 +258,36 @@ const EVENT_SHAPES = {
   agent_tool_use_start: [callId, 'Tool use begins.'],
   agent_tool_use: [{ ...text('JSON text: {"tool", "input"}.'), ...callId }, 'The agent calls a tool.'],
   agent_tool_response: [
-    { ...text('JSON text: {"tool", "content"}.'), ...callId, is_error: z.boolean().optional().describe('The tool failed; the model was told and went on.') },
+    {
+      ...text('JSON text: {"tool", "content"}.'),
+      ...callId,
+      is_error: z.boolean().optional().describe('The tool failed; the model was told and went on.'),
+    },
     'The result of a tool call.',
   ],
   agent_step: [
     {
-      step: z.string().describe('The model turn number, as text; for a workflow step\'s end, `<workflow_id>/<step_id>`.'),
-      usage: usageSchema.optional().describe("The turn's tokens, every attempt counted (a workflow step's: all its turns)."),
+      step: z
+        .string()
+        .describe("The model turn number, as text; for a workflow step's end, `<workflow_id>/<step_id>`."),
+      usage: usageSchema
+        .optional()
+        .describe("The turn's tokens, every attempt counted (a workflow step's: all its turns)."),
       name: z.string().optional().describe("A workflow step's end: the step's name."),
       status: z.enum(['completed', 'skipped', 'failed']).optional().describe("A workflow step's end: how it ended."),
     },
-    'A model turn finished (after its tool calls, if any); with `status`, a declarative workflow\'s step ended.',
+    "A model turn finished (after its tool calls, if any); with `status`, a declarative workflow's step ended.",
   ],
-  agent_input: [text('The message.'), 'A message sent into the running task (POST /tasks/{id}/messages), as the agent reads it.'],
+  agent_input: [
+    text('The message.'),
+    'A message sent into the running task (POST /tasks/{id}/messages), as the agent reads it.',
+  ],
   agent_progress: [{ progress: z.number().min(0).max(1) }, 'Progress of the run, 0..1.'],
   agent_handoff: [
-    { from: z.string().describe('The agent that had the conversation (`main`: the request\'s own).'), to: z.string().describe('The handoff agent that has it now.') },
+    {
+      from: z.string().describe("The agent that had the conversation (`main`: the request's own)."),
+      to: z.string().describe('The handoff agent that has it now.'),
+    },
     'The conversation went to another agent (its transfer_to_<name> tool); from the next turn the model speaks as that agent.',
   ],
   agent_retry: [
@@ -252,8 +308,11 @@ const EVENT_SHAPES = {
     "A model turn's attempt was cut short after streaming part of its answer (its worker died, its stream stalled) and the turn answers again from the start: the agent_thinking_start, agent_thinking, agent_response_start and agent_response events of the same workflow_id/step_id (both absent: the task's own turns) from from_seq up to this event are void. Stream-only.",
   ],
   agent_final_output: [
-    { name: z.string().describe("final_output's name."), output: z.unknown().describe('The structured output, parsed; it fits the schema.') },
-    'The run\'s structured output (final_output), validated against its schema; right before agent_cost.',
+    {
+      name: z.string().describe("final_output's name."),
+      output: z.unknown().describe('The structured output, parsed; it fits the schema.'),
+    },
+    "The run's structured output (final_output), validated against its schema; right before agent_cost.",
   ],
   agent_cost: [{ cost: z.string().describe('A decimal number as text.') }, 'Cost of the run.'],
   agent_completed: [{}, 'The run is finished; the stream ends.'],
@@ -275,9 +334,15 @@ export const streamErrorSchema = z
   .describe('Data of an `event: error` frame: the relay failed mid-stream; reconnect with Last-Event-ID.');
 
 const validationIssueSchema = z.object({
-  path: z.string().describe('Where: the part of the request, then each field after a dot and each array position in brackets (body.mcp_servers[0].serverUrl, query.cursor, path.id, header.Idempotency-Key; body alone for malformed JSON).'),
+  path: z
+    .string()
+    .describe(
+      'Where: the part of the request, then each field after a dot and each array position in brackets (body.mcp_servers[0].serverUrl, query.cursor, path.id, header.Idempotency-Key; body alone for malformed JSON).',
+    ),
   message: z.string(),
-  code: z.string().describe('What kind of problem, e.g. invalid_type, unrecognized_keys (an unknown field), invalid_cron.'),
+  code: z
+    .string()
+    .describe('What kind of problem, e.g. invalid_type, unrecognized_keys (an unknown field), invalid_cron.'),
 });
 
 /** The one error body of every failed request (error-handler.ts). */
@@ -285,10 +350,14 @@ export const errorBodySchema = z
   .object({
     error: z.object({
       type: z.string().describe('Machine-readable kind; fixed per HTTP status (see each response).'),
-      message: z.string().describe('What went wrong, for a human. A 400 opens with its first problem as <path>: <reason>.'),
+      message: z
+        .string()
+        .describe('What went wrong, for a human. A 400 opens with its first problem as <path>: <reason>.'),
       details: z
         .union([z.array(validationIssueSchema), z.record(z.string(), z.unknown()), z.null()])
-        .describe('The problems of a 400, each at its path, in the order found; an object (e.g. {dependency} on 503); or null.'),
+        .describe(
+          'The problems of a 400, each at its path, in the order found; an object (e.g. {dependency} on 503); or null.',
+        ),
     }),
   })
   .describe('Error body of every non-2xx answer.');
@@ -297,7 +366,16 @@ export const webhookSecretSchema = z
   .object({
     secret: z.string().describe('The newest signing secret (whsec_ and base64): verify deliveries with it.'),
     secrets: z
-      .array(z.object({ secret: z.string(), created_at: z.string().describe('ISO 8601.'), expires_at: z.string().nullable().describe('Set on a secret a rotation replaced: deliveries carry its signature too until then (24 hours).') }))
+      .array(
+        z.object({
+          secret: z.string(),
+          created_at: z.string().describe('ISO 8601.'),
+          expires_at: z
+            .string()
+            .nullable()
+            .describe('Set on a secret a rotation replaced: deliveries carry its signature too until then (24 hours).'),
+        }),
+      )
       .describe('Every secret deliveries are signed with now, newest first.'),
   })
   .describe("The account's webhook signing secret (Standard Webhooks).");
@@ -308,10 +386,20 @@ export const deliveryListSchema = z
     deliveries: z.array(
       z.object({
         webhook_id: z.string().describe('The webhook-id header: the same on every attempt of this delivery.'),
-        type: z.string().describe('The event type, or task.completed | task.failed | task.cancelled for the final notification.'),
-        status: z.enum(['pending', 'delivered', 'failed', 'gone', 'skipped']).describe('pending: not delivered yet (under way or waiting its turn); failed: every attempt failed; gone: the receiver answered 410; skipped: not sent after a 410.'),
+        type: z
+          .string()
+          .describe('The event type, or task.completed | task.failed | task.cancelled for the final notification.'),
+        status: z
+          .enum(['pending', 'delivered', 'failed', 'gone', 'skipped'])
+          .describe(
+            'pending: not delivered yet (under way or waiting its turn); failed: every attempt failed; gone: the receiver answered 410; skipped: not sent after a 410.',
+          ),
         attempts: z.number().int().min(0),
-        last_status: z.number().int().nullable().describe("The receiver's last HTTP status; null when it never answered."),
+        last_status: z
+          .number()
+          .int()
+          .nullable()
+          .describe("The receiver's last HTTP status; null when it never answered."),
         last_error: z.string().nullable(),
         delivered_at: z.string().nullable(),
         next_attempt_at: z.string().nullable().describe('When the next attempt of a delivery under way is due.'),
@@ -324,17 +412,35 @@ export const scheduleViewSchema = z
   .object({
     schedule_id: z.string().describe('sched_ and 32 hex digits.'),
     session: z.string().describe('The session its tasks run in: that of the request that made it.'),
-    schedule: z.union([z.number(), z.string()]).describe('The entry\'s `schedule` as the request gave it: seconds from then, an ISO 8601 date-time, or a cron string.'),
-    timezone: z.string().nullable().describe('IANA time zone of a cron schedule (UTC when the entry gave none); null for a one-time schedule.'),
-    overlap: z.enum(SCHEDULE_OVERLAPS).describe('What a run does when the last task of the schedule is still going (a one-time schedule has skip).'),
-    message_preview: z.string().describe('The first 200 characters of the entry\'s message.'),
+    schedule: z
+      .union([z.number(), z.string()])
+      .describe(
+        "The entry's `schedule` as the request gave it: seconds from then, an ISO 8601 date-time, or a cron string.",
+      ),
+    timezone: z
+      .string()
+      .nullable()
+      .describe('IANA time zone of a cron schedule (UTC when the entry gave none); null for a one-time schedule.'),
+    overlap: z
+      .enum(SCHEDULE_OVERLAPS)
+      .describe('What a run does when the last task of the schedule is still going (a one-time schedule has skip).'),
+    message_preview: z.string().describe("The first 200 characters of the entry's message."),
     paused: z.boolean(),
-    state: z.enum(['active', 'paused', 'done']).describe('active: it will run; paused: its times pass without a task until it is unpaused; done: it has no run left (a one-time schedule that ran).'),
+    state: z
+      .enum(['active', 'paused', 'done'])
+      .describe(
+        'active: it will run; paused: its times pass without a task until it is unpaused; done: it has no run left (a one-time schedule that ran).',
+      ),
     note: z.string().nullable().describe('The note of the latest pause or unpause.'),
     created_at: z.string().describe('ISO 8601.'),
-    next_run_at: z.string().nullable().describe('ISO 8601 UTC; null when it has no run left (a one-time schedule that ran). A paused schedule still shows the time it would run at.'),
+    next_run_at: z
+      .string()
+      .nullable()
+      .describe(
+        'ISO 8601 UTC; null when it has no run left (a one-time schedule that ran). A paused schedule still shows the time it would run at.',
+      ),
   })
-  .describe('A schedule: one entry of a run request\'s `schedules`.');
+  .describe("A schedule: one entry of a run request's `schedules`.");
 same<z.output<typeof scheduleViewSchema>, ScheduleView>(true);
 
 export const scheduleDetailSchema = scheduleViewSchema
@@ -342,8 +448,16 @@ export const scheduleDetailSchema = scheduleViewSchema
     next_runs: z.array(z.string()).describe('Its next run times (up to 5), ISO 8601 UTC.'),
     runs: z.number().int().min(0).describe('The tasks it has started (trigger included).'),
     recent_tasks: z
-      .array(z.object({ task_id: z.string(), scheduled_at: z.string().describe('The time the schedule gave, ISO 8601.'), started_at: z.string().describe('When the task was started, ISO 8601.') }))
-      .describe('The latest tasks it started (Temporal keeps the last 10), oldest first; every one: GET /tasks?schedule={id}.'),
+      .array(
+        z.object({
+          task_id: z.string(),
+          scheduled_at: z.string().describe('The time the schedule gave, ISO 8601.'),
+          started_at: z.string().describe('When the task was started, ISO 8601.'),
+        }),
+      )
+      .describe(
+        'The latest tasks it started (Temporal keeps the last 10), oldest first; every one: GET /tasks?schedule={id}.',
+      ),
     running_tasks: z.array(z.string()).describe('The ids of its tasks still running.'),
   })
   .describe('A schedule with its next runs and the tasks it started.');
@@ -355,7 +469,10 @@ export const scheduleListSchema = z
     next_cursor: z.string().nullable().describe('Pass as ?cursor= for the next page; null on the last page.'),
   })
   .describe("The account's schedules.");
-same<Omit<z.output<typeof scheduleListSchema>, 'schedules'>, Omit<Awaited<ReturnType<ScheduleService['list']>>, 'schedules'>>(true);
+same<
+  Omit<z.output<typeof scheduleListSchema>, 'schedules'>,
+  Omit<Awaited<ReturnType<ScheduleService['list']>>, 'schedules'>
+>(true);
 
 export const scheduleTriggeredSchema = z
   .object({ schedule_id: z.string(), triggered: z.literal(true) })

@@ -38,7 +38,9 @@ export class RunEnds {
     const last = await this.publisher.lastEvent(taskId);
     if (last && TERMINAL_EVENTS.has(last.type)) return last.seq;
     await this.recover(taskId, view).catch(() => undefined);
-    const { added, lastSeq } = await this.publisher.publish(taskId, view.session, END_PRODUCER, 0, [terminalEvent(view)]);
+    const { added, lastSeq } = await this.publisher.publish(taskId, view.session, END_PRODUCER, 0, [
+      terminalEvent(view),
+    ]);
     if (added > 0) return lastSeq;
     const now = await this.publisher.lastEvent(taskId);
     return now && TERMINAL_EVENTS.has(now.type) ? now.seq : undefined;
@@ -55,7 +57,9 @@ export class RunEnds {
 
   /** The final status of a closed run (cached first, as a run's own end does); undefined while it runs. */
   private async closedView(taskId: string): Promise<TaskView | undefined> {
-    const view = await closedRunView(this.client, this.connection, taskId, () => this.cache.get(taskId).catch(() => undefined));
+    const view = await closedRunView(this.client, this.connection, taskId, () =>
+      this.cache.get(taskId).catch(() => undefined),
+    );
     if (view) await this.cache.put(view, { recorded: true });
     return view;
   }

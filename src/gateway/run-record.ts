@@ -23,7 +23,12 @@ export async function completedRunResult(client: Client, taskId: string): Promis
 }
 
 /** A closed run's complete events: its result's, or a capped run's partial ones; none for other ends. */
-export async function recordedEvents(client: Client, connection: Connection, taskId: string, status: string): Promise<BlockEvent[]> {
+export async function recordedEvents(
+  client: Client,
+  connection: Connection,
+  taskId: string,
+  status: string,
+): Promise<BlockEvent[]> {
   const within = <T>(fn: () => Promise<T>) => connection.withDeadline(Date.now() + 10_000, fn);
   if (status === 'completed') return (await within(() => completedRunResult(client, taskId))).events;
   if (status !== 'failed') return [];

@@ -25,5 +25,7 @@ export async function retryFields(client: Client, desc: WorkflowExecutionDescrip
 
 /** A pending activity's last failure as an error. Failure messages are encrypted in history (the failure converter encodes them): decoded with the client's codec. */
 export function lastFailureOf(client: Client, pending: { lastFailure?: unknown }): Promise<Error | undefined> {
-  return decodeOptionalFailureToOptionalError(client.options.loadedDataConverter, pending.lastFailure as never).catch(() => undefined);
+  return decodeOptionalFailureToOptionalError(client.options.loadedDataConverter, pending.lastFailure as never).catch(
+    () => undefined,
+  );
 }

@@ -69,7 +69,12 @@ export class ScheduleService {
       const path = `body.schedules[${i}]`;
       const r = readSchedule(entry, path, now);
       if ('issues' in r) issues.push(...r.issues);
-      else if (r.when.kind === 'once' && entry.overlap !== undefined) issues.push({ path: `${path}.overlap`, message: 'overlap goes with a cron schedule only (a one-time schedule runs once)', code: 'unexpected' });
+      else if (r.when.kind === 'once' && entry.overlap !== undefined)
+        issues.push({
+          path: `${path}.overlap`,
+          message: 'overlap goes with a cron schedule only (a one-time schedule runs once)',
+          code: 'unexpected',
+        });
       else read.push({ entry, when: r.when });
     });
     if (issues.length) throw UnprocessableRequestError.of(issues);
@@ -81,7 +86,14 @@ export class ScheduleService {
    * that exists already (a repeated request) is kept as it is. Returns what
    * the run announces, and an undo that deletes those made here.
    */
-  async create(account: Account, plan: SchedulePlan, taskId: string, session: string, req: RunRequest, callback?: CallbackConfig): Promise<{ schedules: ScheduledSummary[]; undo: () => Promise<void> }> {
+  async create(
+    account: Account,
+    plan: SchedulePlan,
+    taskId: string,
+    session: string,
+    req: RunRequest,
+    callback?: CallbackConfig,
+  ): Promise<{ schedules: ScheduledSummary[]; undo: () => Promise<void> }> {
     const ids = scheduleIdsFor(taskId, plan.entries.length);
     const made: ScheduleHandle[] = [];
     const { schedules: _s, ...rest } = req;
@@ -99,9 +111,28 @@ export class ScheduleService {
           createdAt,
           createdBy: taskId,
         };
-        const run = { scheduleId: ids[i], account: account.account, session, request: { ...rest, message: entry.message, background: true, multitask: 'queue' as const }, ...(callback && { callback }) };
+        const run = {
+          scheduleId: ids[i],
+          account: account.account,
+          session,
+          request: { ...rest, message: entry.message, background: true, multitask: 'queue' as const },
+          ...(callback && { callback }),
+        };
         try {
-          made.push(await this.call(() => this.client.schedule.create(scheduleOptions({ scheduleId: ids[i], when, overlap: memo.overlap, memo, run, taskQueue: this.config.TEMPORAL_TASK_QUEUE }))));
+          made.push(
+            await this.call(() =>
+              this.client.schedule.create(
+                scheduleOptions({
+                  scheduleId: ids[i],
+                  when,
+                  overlap: memo.overlap,
+                  memo,
+                  run,
+                  taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+                }),
+              ),
+            ),
+          );
         } catch (err) {
           // Made by an earlier try of the same request (same Idempotency-Key): keep it.
           if (!(err instanceof ScheduleAlreadyRunning)) throw err;
@@ -112,28 +143,52 @@ export class ScheduleService {
       await Promise.all(made.map((h) => h.delete().catch(() => undefined)));
       throw err;
     });
-    return { schedules, undo: async () => void (await Promise.all(made.map((h) => h.delete().catch(() => undefined)))) };
+    return {
+      schedules,
+      undo: async () => void (await Promise.all(made.map((h) => h.delete().catch(() => undefined)))),
+    };
   }
 
   /** The schedules a run request made, as its answer shows them (a repeated request's too). */
   async summaries(account: Account, taskId: string, count: number): Promise<ScheduledSummary[]> {
-    return Promise.all(scheduleIdsFor(taskId, count).map(async (id) => ({ schedule_id: id, next_run_at: (await this.describe(account, id).catch(() => undefined))?.next_run_at ?? null })));
+    return Promise.all(
+      scheduleIdsFor(taskId, count).map(async (id) => ({
+        schedule_id: id,
+        next_run_at: (await this.describe(account, id).catch(() => undefined))?.next_run_at ?? null,
+      })),
+    );
   }
 
-  async list(account: Account, q: { limit: number; cursor?: string }): Promise<{ schedules: ScheduleView[]; next_cursor: string | null }> {
+  async list(
+    account: Account,
+    q: { limit: number; cursor?: string },
+  ): Promise<{ schedules: ScheduleView[]; next_cursor: string | null }> {
     const token = tokenOf(q.cursor);
     const res = await this.call(() =>
-      this.client.workflowService.listSchedules({ namespace: this.config.TEMPORAL_NAMESPACE, maximumPageSize: q.limit, nextPageToken: token, query: `${SEARCH_ATTRIBUTES.account} = ${quote(account.account)}` }),
+      this.client.workflowService.listSchedules({
+        namespace: this.config.TEMPORAL_NAMESPACE,
+        maximumPageSize: q.limit,
+        nextPageToken: token,
+        query: `${SEARCH_ATTRIBUTES.account} = ${quote(account.account)}`,
+      }),
     ).catch((err) => {
       // A token the engine refuses is the client's cursor at fault (as in listRuns).
-      if (token?.length && [GrpcStatus.INVALID_ARGUMENT, GrpcStatus.UNKNOWN].includes((err as { code?: number }).code as GrpcStatus)) throw invalidCursor();
+      if (
+        token?.length &&
+        [GrpcStatus.INVALID_ARGUMENT, GrpcStatus.UNKNOWN].includes((err as { code?: number }).code as GrpcStatus)
+      )
+        throw invalidCursor();
       throw err;
     });
     const schedules = await Promise.all(
       (res.schedules ?? []).map(async (s) => {
         const memo = await this.memoOf(s.memo?.fields ?? {});
         const next = s.info?.futureActionTimes?.[0];
-        return view(s.scheduleId ?? '', memo, { paused: !!s.info?.paused, note: s.info?.notes || null, next: next ? new Date(Number(next.seconds ?? 0) * 1000) : undefined });
+        return view(s.scheduleId ?? '', memo, {
+          paused: !!s.info?.paused,
+          note: s.info?.notes || null,
+          next: next ? new Date(Number(next.seconds ?? 0) * 1000) : undefined,
+        });
       }),
     );
     return { schedules, next_cursor: cursorOf(res.nextPageToken?.length ? res.nextPageToken : undefined) };
@@ -147,7 +202,11 @@ export class ScheduleService {
       ...view(id, memo, { paused: d.state.paused, note: d.state.note || null, next: next[0] }),
       next_runs: next.slice(0, NEXT_RUNS_SHOWN).map((t) => t.toISOString()),
       runs: d.info.numActionsTaken,
-      recent_tasks: d.info.recentActions.map((a) => ({ task_id: scheduledTaskId(a.action.workflow.workflowId), scheduled_at: a.scheduledAt.toISOString(), started_at: a.takenAt.toISOString() })),
+      recent_tasks: d.info.recentActions.map((a) => ({
+        task_id: scheduledTaskId(a.action.workflow.workflowId),
+        scheduled_at: a.scheduledAt.toISOString(),
+        started_at: a.takenAt.toISOString(),
+      })),
       running_tasks: d.info.runningActions.map((a) => scheduledTaskId(a.workflow.workflowId)),
     };
   }
@@ -178,17 +237,24 @@ export class ScheduleService {
 
   private async owned(account: Account, id: string): Promise<ScheduleDescription> {
     const d = await this.call(() => this.client.schedule.getHandle(id).describe());
-    if ((d.memo as Partial<ScheduleMemo> | undefined)?.account !== account.account) throw new NotFoundError('schedule not found');
+    if ((d.memo as Partial<ScheduleMemo> | undefined)?.account !== account.account)
+      throw new NotFoundError('schedule not found');
     return d;
   }
 
   private async memoOf(fields: Record<string, unknown>): Promise<ScheduleMemo> {
-    const entries = await Promise.all(Object.entries(fields).map(async ([k, p]) => [k, await decodeMemo(this.client, p as never)] as const));
+    const entries = await Promise.all(
+      Object.entries(fields).map(async ([k, p]) => [k, await decodeMemo(this.client, p as never)] as const),
+    );
     return Object.fromEntries(entries) as unknown as ScheduleMemo;
   }
 }
 
-function view(id: string, memo: ScheduleMemo, state: { paused: boolean; note: string | null; next?: Date }): ScheduleView {
+function view(
+  id: string,
+  memo: ScheduleMemo,
+  state: { paused: boolean; note: string | null; next?: Date },
+): ScheduleView {
   return {
     schedule_id: id,
     session: memo.session,

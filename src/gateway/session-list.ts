@@ -33,7 +33,12 @@ const RUNNING = temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION
 /** Engine pages read for one page of sessions at most: skipped runs may leave a page short. */
 const MAX_ROUNDS = 5;
 
-export async function listSessions(client: Client, namespace: string, account: string, q: SessionListQuery): Promise<SessionPage> {
+export async function listSessions(
+  client: Client,
+  namespace: string,
+  account: string,
+  q: SessionListQuery,
+): Promise<SessionPage> {
   const where = `${SEARCH_ATTRIBUTES.account} = ${quote(account)} AND WorkflowType = 'agentSession' AND ExecutionStatus != 'ContinuedAsNew'`;
   const sessions: SessionItem[] = [];
   let token: Uint8Array | undefined = tokenOf(q.cursor);

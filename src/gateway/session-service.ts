@@ -31,7 +31,10 @@ export class SessionService {
   constructor(
     private readonly client: Client,
     private readonly connection: Connection,
-    private readonly config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS'>,
+    private readonly config: Pick<
+      Config,
+      'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS'
+    >,
   ) {}
 
   private deadline<T>(ms: number, fn: () => Promise<T>, notFound?: string): Promise<T> {
@@ -59,7 +62,8 @@ export class SessionService {
         }),
       );
     } catch (err) {
-      if ((err as Error).name === 'WorkflowExecutionAlreadyStartedError') throw new ConflictError(`session ${session} already exists`, { session });
+      if ((err as Error).name === 'WorkflowExecutionAlreadyStartedError')
+        throw new ConflictError(`session ${session} already exists`, { session });
       throw err;
     }
     return { session, created_at: createdAt };
@@ -112,22 +116,29 @@ export class SessionService {
   /** Holds an open session for the delete, or refuses (409) while a run is active or queued in it. */
   private async holdIdle(handle: WorkflowHandle, session: string): Promise<void> {
     try {
-      await this.deadline(10_000, () => handle.executeUpdate(reserveUpdate, { args: [{ taskId: DELETE_HOLD, reject: true }] }));
+      await this.deadline(10_000, () =>
+        handle.executeUpdate(reserveUpdate, { args: [{ taskId: DELETE_HOLD, reject: true }] }),
+      );
     } catch (err) {
       if (err instanceof NotFoundError) return; // closed meanwhile: idle
       if ((err as Error).name !== 'WorkflowUpdateFailedError') throw err;
       const busy = await this.deadline(5000, () => handle.query(busyQuery)).catch(() => undefined);
-      throw new ConflictError('the session has a run active or queued; cancel it or wait for it to finish, then delete the session', {
-        session,
-        ...(busy && { active: busy.active, queued: busy.queued }),
-      });
+      throw new ConflictError(
+        'the session has a run active or queued; cancel it or wait for it to finish, then delete the session',
+        {
+          session,
+          ...(busy && { active: busy.active, queued: busy.queued }),
+        },
+      );
     }
   }
 
   private async deleteRun(workflowId: string, runId: string): Promise<void> {
     const namespace = this.config.TEMPORAL_NAMESPACE;
     try {
-      await this.deadline(10_000, () => this.client.workflowService.deleteWorkflowExecution({ namespace, workflowExecution: { workflowId, runId } }));
+      await this.deadline(10_000, () =>
+        this.client.workflowService.deleteWorkflowExecution({ namespace, workflowExecution: { workflowId, runId } }),
+      );
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err; // already gone
     }
@@ -160,7 +171,12 @@ export class SessionService {
         if (err instanceof NotFoundError) return;
         throw err;
       }
-      if (Date.now() > until) throw new DependencyUnavailableError('temporal', 'Temporal has not finished deleting the session yet; retry shortly', 1);
+      if (Date.now() > until)
+        throw new DependencyUnavailableError(
+          'temporal',
+          'Temporal has not finished deleting the session yet; retry shortly',
+          1,
+        );
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

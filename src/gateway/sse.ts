@@ -26,7 +26,13 @@ export interface StreamOptions {
   stop?: AbortSignal;
 }
 
-export async function streamTaskEvents(req: Request, res: Response, subscriber: EventSubscriber, logger: Logger, opts: StreamOptions): Promise<void> {
+export async function streamTaskEvents(
+  req: Request,
+  res: Response,
+  subscriber: EventSubscriber,
+  logger: Logger,
+  opts: StreamOptions,
+): Promise<void> {
   res.status(200);
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   res.setHeader('Cache-Control', 'no-cache, no-transform');
@@ -46,7 +52,8 @@ export async function streamTaskEvents(req: Request, res: Response, subscriber: 
     try {
       const end = await opts.closedAt();
       if (end === undefined || closed) return;
-      if (end <= lastSent) finish(); // nothing is left to send: the client has the end (or resumed past it)
+      if (end <= lastSent)
+        finish(); // nothing is left to send: the client has the end (or resumed past it)
       else sub?.catchUp(); // the terminal event is on the relay; make sure it reaches this client
     } catch (err) {
       logger.debug({ err: (err as Error).message, taskId: opts.taskId }, 'run end check failed; asking again later');
@@ -83,7 +90,10 @@ export async function streamTaskEvents(req: Request, res: Response, subscriber: 
   };
   const fail = (err: Error) => {
     logger.warn({ err: err.message, taskId: opts.taskId }, 'event relay failed during a stream');
-    if (!closed) res.write(`event: error\ndata: ${JSON.stringify({ error: { type: 'unavailable', message: 'the event relay is unavailable; reconnect with Last-Event-ID' } })}\n\n`);
+    if (!closed)
+      res.write(
+        `event: error\ndata: ${JSON.stringify({ error: { type: 'unavailable', message: 'the event relay is unavailable; reconnect with Last-Event-ID' } })}\n\n`,
+      );
     finish();
   };
   try {
@@ -110,6 +120,11 @@ export function sendOneEvent(res: Response, data: object): void {
 export function resumePoint(req: Request, after?: number): number {
   const header = req.header('last-event-id');
   if (header === undefined) return after ?? 0;
-  if (!LAST_EVENT_ID.test(header)) throw ValidationError.at('header.Last-Event-ID', 'the seq of an event of this stream (its id: line), 1 to 15 digits', 'invalid_format');
+  if (!LAST_EVENT_ID.test(header))
+    throw ValidationError.at(
+      'header.Last-Event-ID',
+      'the seq of an event of this stream (its id: line), 1 to 15 digits',
+      'invalid_format',
+    );
   return Number(header);
 }

@@ -38,7 +38,10 @@ export class StatusRevalidator {
   private tokens: number;
   private toppedUp: number;
 
-  constructor(private readonly perSecond = REVALIDATIONS_PER_S, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly perSecond = REVALIDATIONS_PER_S,
+    private readonly now: () => number = Date.now,
+  ) {
     this.tokens = perSecond;
     this.toppedUp = now();
   }

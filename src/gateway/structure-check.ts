@@ -8,7 +8,10 @@ import { SchemaIssue, schemaIssues, strictSubsetIssues } from '../json-schema/sc
 import type { RunRequest } from './schemas';
 
 export function checkStructure(req: Pick<RunRequest, 'workflows' | 'final_output'>): void {
-  const issues: SchemaIssue[] = [...(req.workflows ? workflowIssues(req.workflows) : []), ...finalOutputIssues(req.final_output)];
+  const issues: SchemaIssue[] = [
+    ...(req.workflows ? workflowIssues(req.workflows) : []),
+    ...finalOutputIssues(req.final_output),
+  ];
   if (issues.length) throw UnprocessableRequestError.of(issues);
 }
 

@@ -48,7 +48,9 @@ export async function listTasks(client: Client, namespace: string, account: stri
   const tasks = await Promise.all(
     page.runs.map(async (x) => {
       const memo = x.memo?.fields ?? {};
-      const [session, createdAt, preview] = await Promise.all([memo.session, memo.createdAt, memo.preview].map((p) => decodeMemo(client, p)));
+      const [session, createdAt, preview] = await Promise.all(
+        [memo.session, memo.createdAt, memo.preview].map((p) => decodeMemo(client, p)),
+      );
       // A run closed from outside (terminated, timed out) never updated its TaskStatus: its execution status decides.
       const listed = (keyword(x, SEARCH_ATTRIBUTES.status) as TaskStatus | undefined) ?? 'queued';
       const closedAs = CLOSED_STATUS[x.status ?? 0];

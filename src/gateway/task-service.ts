@@ -5,7 +5,14 @@ import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { ConflictError, DependencyUnavailableError, IdempotencyMismatchError, NotFoundError, ServiceError, UnprocessableRequestError } from '../errors';
+import {
+  ConflictError,
+  DependencyUnavailableError,
+  IdempotencyMismatchError,
+  NotFoundError,
+  ServiceError,
+  UnprocessableRequestError,
+} from '../errors';
 import type { StatusCache } from '../relay/status-cache';
 import type { Account } from '../accounts/registry';
 import { answerExpanded } from '../../workflows/run-events';
@@ -23,7 +30,15 @@ import { listTasks, ListQuery, ListPage } from './task-list';
 import { SessionRef, sessionRef, sessionStart, sessionStartMeta, signalSession } from '../sessions/session-signals';
 import { ServerTiming, timed } from './server-timing';
 import { inProcessStarter, WorkflowStarter } from './start-thread/starter';
-import { busyQuery, clearSignal, messagesQuery, messageUpdate, patchMetadataSignal, reserveUpdate, statusQuery } from '../../workflows/definitions';
+import {
+  busyQuery,
+  clearSignal,
+  messagesQuery,
+  messageUpdate,
+  patchMetadataSignal,
+  reserveUpdate,
+  statusQuery,
+} from '../../workflows/definitions';
 
 /** What a run request brings besides its body. */
 export interface SubmitExtras {
@@ -80,19 +95,39 @@ export class TaskService {
   }
 
   /** `timing`, when given, gets the Temporal and Redis calls of the submit (Server-Timing). */
-  async submit(account: Account, req: RunRequest, session: string | undefined, idempotencyKey?: string, timing?: ServerTiming, extras: SubmitExtras = {}): Promise<Submitted> {
+  async submit(
+    account: Account,
+    req: RunRequest,
+    session: string | undefined,
+    idempotencyKey?: string,
+    timing?: ServerTiming,
+    extras: SubmitExtras = {},
+  ): Promise<Submitted> {
     try {
       return await this.submitOnce(account, req, session, idempotencyKey, timing, extras);
     } catch (err) {
-      await extras.undo?.().catch((e) => this.logger.warn({ err: (e as Error).message }, 'could not undo what a failed submit set up'));
+      await extras
+        .undo?.()
+        .catch((e) => this.logger.warn({ err: (e as Error).message }, 'could not undo what a failed submit set up'));
       throw err;
     }
   }
 
-  private async submitOnce(account: Account, req: RunRequest, session: string | undefined, idempotencyKey: string | undefined, timing: ServerTiming | undefined, extras: SubmitExtras): Promise<Submitted> {
+  private async submitOnce(
+    account: Account,
+    req: RunRequest,
+    session: string | undefined,
+    idempotencyKey: string | undefined,
+    timing: ServerTiming | undefined,
+    extras: SubmitExtras,
+  ): Promise<Submitted> {
     if (req.max_steps !== undefined && req.max_steps > this.config.MAX_STEPS_CEILING) {
       // A limit of this deployment, not of the document: a 422.
-      throw UnprocessableRequestError.at('body.max_steps', `may be at most ${this.config.MAX_STEPS_CEILING} here (MAX_STEPS_CEILING)`, 'too_big');
+      throw UnprocessableRequestError.at(
+        'body.max_steps',
+        `may be at most ${this.config.MAX_STEPS_CEILING} here (MAX_STEPS_CEILING)`,
+        'too_big',
+      );
     }
     const requestHash = createHash('sha256').update(JSON.stringify(req)).digest('hex').slice(0, 32);
     const taskId = idempotencyKey
@@ -151,12 +186,17 @@ export class TaskService {
     };
     if (session || idempotencyKey) {
       // multitask: "reject" holds the session before anything starts: a refused request leaves no task.
-      if (session && req.multitask === 'reject') await timed(timing, 'temporal-session', () => this.reserveSession(account, sessionId, taskId));
+      if (session && req.multitask === 'reject')
+        await timed(timing, 'temporal-session', () => this.reserveSession(account, sessionId, taskId));
       // An existing session: the run must be started before it takes its place in the turn order.
       // (A keyed request too: a repeat racing it must not enqueue its task in a second session.)
       const earlier = await startTask();
       if (earlier) return earlier;
-      await timed(timing, 'temporal-session', () => temporalCall(() => this.starter.enqueue({ ref: this.sessionRef(account, sessionId), taskId, deadlineMs: 10_000 })));
+      await timed(timing, 'temporal-session', () =>
+        temporalCall(() =>
+          this.starter.enqueue({ ref: this.sessionRef(account, sessionId), taskId, deadlineMs: 10_000 }),
+        ),
+      );
       await cacheQueued();
     } else {
       // A new session has no other runs to order against: open it, with this run holding
@@ -164,7 +204,11 @@ export class TaskService {
       // never moves a task backwards, so a worker that got there first keeps its status).
       const started = startTask();
       const cached = cacheQueued();
-      await Promise.all([started.catch(() => cached.then(() => this.cache.forget(taskId))), timed(timing, 'temporal-session', () => this.openSession(account, sessionId, taskId, createdAt)), cached]);
+      await Promise.all([
+        started.catch(() => cached.then(() => this.cache.forget(taskId))),
+        timed(timing, 'temporal-session', () => this.openSession(account, sessionId, taskId, createdAt)),
+        cached,
+      ]);
       await started; // its failure, if any, once the cache is clean again
     }
     return { taskId, session: sessionId, createdAt, repeated: false };
@@ -216,13 +260,18 @@ export class TaskService {
     const memo = desc.memo as Record<string, string>;
     if (memo.account !== account.account) return undefined;
     if (memo.requestHash !== requestHash) {
-      throw new IdempotencyMismatchError('this Idempotency-Key was used with a different request body', { task_id: taskId });
+      throw new IdempotencyMismatchError('this Idempotency-Key was used with a different request body', {
+        task_id: taskId,
+      });
     }
     return { taskId, session: memo.session, createdAt: memo.createdAt ?? desc.startTime, repeated: true };
   }
 
   private async requireSession(account: Account, session: string): Promise<void> {
-    await temporalCall(() => this.starter.describe({ workflowId: sessionWorkflowId(account.account, session), deadlineMs: 5000 }), `session ${session} not found`);
+    await temporalCall(
+      () => this.starter.describe({ workflowId: sessionWorkflowId(account.account, session), deadlineMs: 5000 }),
+      `session ${session} not found`,
+    );
   }
 
   /**
@@ -232,7 +281,11 @@ export class TaskService {
    * before Temporal records the close), and confirmed in the background (status-revalidation.ts);
    * otherwise it is confirmed with Temporal first.
    */
-  async view(account: Account, taskId: string, opts: { retries?: boolean; fast?: boolean } = {}): Promise<TaskView & Partial<RetryFields>> {
+  async view(
+    account: Account,
+    taskId: string,
+    opts: { retries?: boolean; fast?: boolean } = {},
+  ): Promise<TaskView & Partial<RetryFields>> {
     try {
       const cached = await this.cache.getRecorded(taskId);
       if (cached) {
@@ -254,10 +307,15 @@ export class TaskService {
     return this.viewFromTemporal(account, taskId, opts.retries === true);
   }
 
-  private async viewFromTemporal(account: Account, taskId: string, retries: boolean): Promise<TaskView & Partial<RetryFields>> {
+  private async viewFromTemporal(
+    account: Account,
+    taskId: string,
+    retries: boolean,
+  ): Promise<TaskView & Partial<RetryFields>> {
     const handle = this.client.workflow.getHandle(taskId);
     const desc = await this.deadline(5000, () => handle.describe());
-    if ((desc.memo as Record<string, unknown> | undefined)?.account !== account.account) throw new NotFoundError('task not found');
+    if ((desc.memo as Record<string, unknown> | undefined)?.account !== account.account)
+      throw new NotFoundError('task not found');
     let view: TaskView;
     try {
       view = await this.deadline(3000, () => handle.query(statusQuery));
@@ -303,7 +361,8 @@ export class TaskService {
       await this.waitForClose(taskId, waitSeconds * 1000);
       view = await this.fresh(account, taskId);
     }
-    if (!isFinished(view.status)) throw new ConflictError(`the task is ${view.status}; its result is not ready`, { status: view.status }, true);
+    if (!isFinished(view.status))
+      throw new ConflictError(`the task is ${view.status}; its result is not ready`, { status: view.status }, true);
     const cached = await this.cache.getResult<ResultBody>(taskId).catch(() => undefined);
     if (cached) return cached;
     const body = view.status === 'completed' ? await this.completedResult(taskId) : await this.unsuccessfulResult(view);
@@ -319,21 +378,35 @@ export class TaskService {
   /** A failed or cancelled run's result: its error, and what it produced when it stopped at a cap. */
   private async unsuccessfulResult(view: TaskView): Promise<ResultBody> {
     const status = view.status as 'failed' | 'cancelled';
-    const body: ResultBody = { task_id: view.task_id, session: view.session, status, error: view.error, output: null, events: [], cost: null };
+    const body: ResultBody = {
+      task_id: view.task_id,
+      session: view.session,
+      status,
+      error: view.error,
+      output: null,
+      events: [],
+      cost: null,
+    };
     if (status !== 'failed') return body;
     try {
       await this.deadline(10_000, () => this.client.workflow.getHandle(view.task_id).result());
     } catch (err) {
       const partial = failureDetails(err);
-      if (partial) return { ...body, ...answerExpanded({ output: partial.output, events: partial.events }), cost: partial.cost };
+      if (partial)
+        return { ...body, ...answerExpanded({ output: partial.output, events: partial.events }), cost: partial.cost };
     }
     return body;
   }
 
   /** Sends a message into a running task (a Temporal update): the agent reads it before its next model turn. */
-  async sendMessage(account: Account, taskId: string, message: string): Promise<{ task_id: string; status: TaskView['status']; pending: number }> {
+  async sendMessage(
+    account: Account,
+    taskId: string,
+    message: string,
+  ): Promise<{ task_id: string; status: TaskView['status']; pending: number }> {
     const view = await this.view(account, taskId);
-    if (isFinished(view.status)) throw new ConflictError(`the task is already ${view.status}; it takes no more messages`, { status: view.status });
+    if (isFinished(view.status))
+      throw new ConflictError(`the task is already ${view.status}; it takes no more messages`, { status: view.status });
     try {
       const update = () => this.client.workflow.getHandle(taskId).executeUpdate(messageUpdate, { args: [{ message }] });
       const r = await this.connection.withDeadline(Date.now() + 10_000, update);
@@ -343,7 +416,10 @@ export class TaskService {
       const name = (err as Error).name;
       if (name !== 'WorkflowUpdateFailedError' && !(err instanceof WorkflowNotFoundError)) throw mapTemporalError(err);
       const now = await this.fresh(account, taskId).catch(() => view);
-      throw new ConflictError(`the task is ${isFinished(now.status) ? `already ${now.status}` : 'finishing'}; it takes no more messages`, { status: now.status });
+      throw new ConflictError(
+        `the task is ${isFinished(now.status) ? `already ${now.status}` : 'finishing'}; it takes no more messages`,
+        { status: now.status },
+      );
     }
   }
 
@@ -385,7 +461,8 @@ export class TaskService {
 
   async patch(account: Account, taskId: string, metadata: Record<string, unknown>): Promise<TaskView> {
     const view = await this.view(account, taskId);
-    if (isFinished(view.status)) throw new ConflictError(`the task is already ${view.status}; its metadata is final`, { status: view.status });
+    if (isFinished(view.status))
+      throw new ConflictError(`the task is already ${view.status}; its metadata is final`, { status: view.status });
     await this.deadline(5000, () => this.client.workflow.getHandle(taskId).signal(patchMetadataSignal, metadata));
     const merge = (v: TaskView) => ({ ...v, metadata: { ...v.metadata, ...metadata } });
     return (await this.cache.update(view, merge)) ?? merge(view);
@@ -419,7 +496,11 @@ export class TaskService {
   async clearMessages(account: Account, session: string): Promise<void> {
     await this.requireSession(account, session);
     // Best effort: a query needs a worker, a clear does not; with none to answer, clear as before.
-    await this.settleFinishedTurn(this.client.workflow.getHandle(sessionWorkflowId(account.account, session)), `session ${session} not found`, 1000).catch(() => undefined);
+    await this.settleFinishedTurn(
+      this.client.workflow.getHandle(sessionWorkflowId(account.account, session)),
+      `session ${session} not found`,
+      1000,
+    ).catch(() => undefined);
     await this.deadline(10_000, () => signalSession(this.client, this.sessionRef(account, session), clearSignal, []));
   }
 }

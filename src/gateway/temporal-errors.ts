@@ -4,7 +4,12 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { DependencyUnavailableError, NotFoundError, ServiceError } from '../errors';
 
-const UNAVAILABLE = new Set<number>([GrpcStatus.UNAVAILABLE, GrpcStatus.DEADLINE_EXCEEDED, GrpcStatus.CANCELLED, GrpcStatus.RESOURCE_EXHAUSTED]);
+const UNAVAILABLE = new Set<number>([
+  GrpcStatus.UNAVAILABLE,
+  GrpcStatus.DEADLINE_EXCEEDED,
+  GrpcStatus.CANCELLED,
+  GrpcStatus.RESOURCE_EXHAUSTED,
+]);
 
 export function mapTemporalError(err: unknown, notFound = 'task not found'): Error {
   if (err instanceof ServiceError) return err;
@@ -12,8 +17,12 @@ export function mapTemporalError(err: unknown, notFound = 'task not found'): Err
   const e = err as { code?: unknown; name?: string; message?: string; cause?: unknown };
   const code = typeof e?.code === 'number' ? e.code : (e?.cause as { code?: unknown })?.code;
   if (code === GrpcStatus.NOT_FOUND) return new NotFoundError(notFound);
-  if (typeof code === 'number' && UNAVAILABLE.has(code)) return new DependencyUnavailableError('temporal', 'Temporal is unavailable; retry shortly');
-  if (e?.name === 'ServiceError' || /ECONNREFUSED|UNAVAILABLE|No connection established|Deadline exceeded/i.test(e?.message ?? '')) {
+  if (typeof code === 'number' && UNAVAILABLE.has(code))
+    return new DependencyUnavailableError('temporal', 'Temporal is unavailable; retry shortly');
+  if (
+    e?.name === 'ServiceError' ||
+    /ECONNREFUSED|UNAVAILABLE|No connection established|Deadline exceeded/i.test(e?.message ?? '')
+  ) {
     return new DependencyUnavailableError('temporal', 'Temporal is unavailable; retry shortly');
   }
   return err as Error;

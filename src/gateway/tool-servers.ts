@@ -9,21 +9,39 @@ import { OutboundLookupError, OutboundRefusedError, type OutboundPolicy } from '
 import type { RunRequest } from './schemas';
 
 /** Names that must be unique among the request's servers and agents (as the model will see them). */
-function nameIssues(req: Pick<RunRequest, 'mcp_servers' | 'mcpServers' | 'agents'>, field: 'mcp_servers' | 'mcpServers'): RequestIssue[] {
+function nameIssues(
+  req: Pick<RunRequest, 'mcp_servers' | 'mcpServers' | 'agents'>,
+  field: 'mcp_servers' | 'mcpServers',
+): RequestIssue[] {
   const issues: RequestIssue[] = [];
   const servers = new Map<string, number>();
   (req.mcp_servers ?? req.mcpServers ?? []).forEach((s, i) => {
     const key = sanitizeToolName(s.serverName);
     const earlier = servers.get(key);
-    if (earlier !== undefined) issues.push({ path: fieldPath('body', field, i, 'serverName'), message: `"${s.serverName}" names the same server as ${fieldPath('body', field, earlier)} (names must differ in letters, digits, _ and -)`, code: 'duplicate' });
+    if (earlier !== undefined)
+      issues.push({
+        path: fieldPath('body', field, i, 'serverName'),
+        message: `"${s.serverName}" names the same server as ${fieldPath('body', field, earlier)} (names must differ in letters, digits, _ and -)`,
+        code: 'duplicate',
+      });
     else servers.set(key, i);
   });
   const agents = new Map<string, number>();
   (req.agents ?? []).forEach((a, i) => {
     const key = handoffToolName(a.name);
     const earlier = agents.get(key);
-    if (a.name === MAIN_AGENT) issues.push({ path: fieldPath('body', 'agents', i, 'name'), message: `"${MAIN_AGENT}" is the request's own agent; give the handoff agent another name`, code: 'reserved' });
-    else if (earlier !== undefined) issues.push({ path: fieldPath('body', 'agents', i, 'name'), message: `"${a.name}" has the same transfer tool (${key}) as ${fieldPath('body', 'agents', earlier)}`, code: 'duplicate' });
+    if (a.name === MAIN_AGENT)
+      issues.push({
+        path: fieldPath('body', 'agents', i, 'name'),
+        message: `"${MAIN_AGENT}" is the request's own agent; give the handoff agent another name`,
+        code: 'reserved',
+      });
+    else if (earlier !== undefined)
+      issues.push({
+        path: fieldPath('body', 'agents', i, 'name'),
+        message: `"${a.name}" has the same transfer tool (${key}) as ${fieldPath('body', 'agents', earlier)}`,
+        code: 'duplicate',
+      });
     else agents.set(key, i);
   });
   return issues;
@@ -45,14 +63,23 @@ export async function refusal(policy: OutboundPolicy, url: string): Promise<stri
 }
 
 /** Throws UnprocessableRequestError naming each entry whose name clashes or whose URL the outbound policy refuses. */
-export async function checkToolServers(req: Pick<RunRequest, 'mcp_servers' | 'mcpServers' | 'agents'>, policy: OutboundPolicy): Promise<void> {
+export async function checkToolServers(
+  req: Pick<RunRequest, 'mcp_servers' | 'mcpServers' | 'agents'>,
+  policy: OutboundPolicy,
+): Promise<void> {
   const field = req.mcp_servers ? 'mcp_servers' : 'mcpServers';
   const issues = nameIssues(req, field);
   const servers = req.mcp_servers ?? req.mcpServers ?? [];
   const refusals = await Promise.all(
     servers.map(async (s, i): Promise<RequestIssue | undefined> => {
       const refused = await refusal(policy, s.serverUrl);
-      return refused === undefined ? undefined : { path: fieldPath('body', field, i, 'serverUrl'), message: `MCP server "${s.serverName}": ${refused}`, code: 'outbound_refused' };
+      return refused === undefined
+        ? undefined
+        : {
+            path: fieldPath('body', field, i, 'serverUrl'),
+            message: `MCP server "${s.serverName}": ${refused}`,
+            code: 'outbound_refused',
+          };
     }),
   );
   issues.push(...refusals.filter((r): r is RequestIssue => r !== undefined));

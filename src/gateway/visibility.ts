@@ -28,8 +28,15 @@ const sorts = new WeakMap<Client, boolean>();
  * open runs first, then the most recently closed. A token the server refuses
  * is the client's cursor at fault: a 400 naming query.cursor.
  */
-export async function listRuns(client: Client, namespace: string, where: string, pageSize: number, token?: Uint8Array): Promise<RunsPage> {
-  const request = (query: string) => client.workflowService.listWorkflowExecutions({ namespace, query, pageSize, nextPageToken: token });
+export async function listRuns(
+  client: Client,
+  namespace: string,
+  where: string,
+  pageSize: number,
+  token?: Uint8Array,
+): Promise<RunsPage> {
+  const request = (query: string) =>
+    client.workflowService.listWorkflowExecutions({ namespace, query, pageSize, nextPageToken: token });
   let res;
   try {
     if (sorts.get(client) === false) res = await request(where);
@@ -83,7 +90,8 @@ export async function decodeMemo(client: Client, p: Payload | null | undefined):
   let payloads = [p];
   try {
     // Codecs decode in the reverse of their encoding order.
-    for (const codec of [...client.options.loadedDataConverter.payloadCodecs].reverse()) payloads = await codec.decode(payloads);
+    for (const codec of [...client.options.loadedDataConverter.payloadCodecs].reverse())
+      payloads = await codec.decode(payloads);
   } catch {
     return undefined; // unreadable here (e.g. a retired key): callers fall back
   }

@@ -42,8 +42,14 @@ export function createExpressServer(app: Express, options: http.ServerOptions = 
   return http.createServer(
     {
       ...options,
-      IncomingMessage: bornWith<[Socket]>(http.IncomingMessage as Ctor<[Socket]>, app.request) as typeof http.IncomingMessage,
-      ServerResponse: bornWith<[http.IncomingMessage]>(http.ServerResponse as unknown as Ctor<[http.IncomingMessage]>, app.response) as unknown as typeof http.ServerResponse,
+      IncomingMessage: bornWith<[Socket]>(
+        http.IncomingMessage as Ctor<[Socket]>,
+        app.request,
+      ) as typeof http.IncomingMessage,
+      ServerResponse: bornWith<[http.IncomingMessage]>(
+        http.ServerResponse as unknown as Ctor<[http.IncomingMessage]>,
+        app.response,
+      ) as unknown as typeof http.ServerResponse,
     },
     app,
   );

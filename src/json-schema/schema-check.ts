@@ -37,7 +37,12 @@ export function schemaIssues(schema: unknown, path: string): SchemaIssue[] {
     const byPath = new Map<string, SchemaIssue>();
     for (const e of ajv.errors ?? []) {
       const at = fieldPath(path, ...pointerSegments(schema, e.instancePath));
-      if (!byPath.has(at)) byPath.set(at, { path: at, message: `not a valid JSON Schema: ${e.message ?? 'invalid'}`, code: 'invalid_schema' });
+      if (!byPath.has(at))
+        byPath.set(at, {
+          path: at,
+          message: `not a valid JSON Schema: ${e.message ?? 'invalid'}`,
+          code: 'invalid_schema',
+        });
     }
     return [...byPath.values()];
   }
@@ -59,16 +64,28 @@ export function strictSubsetIssues(schema: Schema, path: string): SchemaIssue[] 
     if (!isObject(s)) return;
     const props = isObject(s.properties) ? s.properties : undefined;
     if (s.type === 'object' || props) {
-      if (s.additionalProperties !== false) issues.push({ path: at, message: 'with strict: true every object needs "additionalProperties": false', code: 'not_strict' });
+      if (s.additionalProperties !== false)
+        issues.push({
+          path: at,
+          message: 'with strict: true every object needs "additionalProperties": false',
+          code: 'not_strict',
+        });
       const required = new Set(Array.isArray(s.required) ? s.required : []);
       const missing = Object.keys(props ?? {}).filter((k) => !required.has(k));
-      if (missing.length) issues.push({ path: at, message: `with strict: true every property is required; not in "required": ${missing.join(', ')}`, code: 'not_strict' });
+      if (missing.length)
+        issues.push({
+          path: at,
+          message: `with strict: true every property is required; not in "required": ${missing.join(', ')}`,
+          code: 'not_strict',
+        });
     }
     for (const [k, v] of Object.entries(props ?? {})) walk(v, fieldPath(at, 'properties', k));
     if (Array.isArray(s.items)) s.items.forEach((v, i) => walk(v, fieldPath(at, 'items', i)));
     else walk(s.items, fieldPath(at, 'items'));
-    for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(s[key])) (s[key] as unknown[]).forEach((v, i) => walk(v, fieldPath(at, key, i)));
-    for (const key of ['$defs', 'definitions'] as const) if (isObject(s[key])) for (const [k, v] of Object.entries(s[key] as Schema)) walk(v, fieldPath(at, key, k));
+    for (const key of ['anyOf', 'oneOf', 'allOf'] as const)
+      if (Array.isArray(s[key])) (s[key] as unknown[]).forEach((v, i) => walk(v, fieldPath(at, key, i)));
+    for (const key of ['$defs', 'definitions'] as const)
+      if (isObject(s[key])) for (const [k, v] of Object.entries(s[key] as Schema)) walk(v, fieldPath(at, key, k));
   };
   walk(schema, path);
   return issues;
@@ -82,7 +99,11 @@ export function validationErrors(schema: Schema, value: unknown): string[] {
 }
 
 /** A model's JSON answer: the parsed value when it fits, else its problems and (cut) text to show it. */
-export function judgeJson(schema: Schema, text: string, limits: { maxErrors: number; maxText: number }): { output: unknown } | { errors: string[]; text: string } {
+export function judgeJson(
+  schema: Schema,
+  text: string,
+  limits: { maxErrors: number; maxText: number },
+): { output: unknown } | { errors: string[]; text: string } {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -95,8 +116,10 @@ export function judgeJson(schema: Schema, text: string, limits: { maxErrors: num
 
 function describe(e: ErrorObject): string {
   const where = e.instancePath || '(the root)';
-  if (e.keyword === 'additionalProperties') return `${where}: unexpected property "${(e.params as { additionalProperty: string }).additionalProperty}"`;
-  if (e.keyword === 'enum') return `${where}: must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
+  if (e.keyword === 'additionalProperties')
+    return `${where}: unexpected property "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+  if (e.keyword === 'enum')
+    return `${where}: must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
   return `${where}: ${e.message ?? 'is not valid'}`;
 }
 

@@ -24,10 +24,14 @@ export function chooseStartEngine(env: NodeJS.ProcessEnv, dataDir: string, say: 
   if (env.ENGINE) return { engine: engineFromEnv(env) };
   const has = (f: string) => fs.existsSync(path.join(dataDir, f));
   if (has(EMBEDDED_DB) && !has(CLI_DB)) {
-    return { engine: 'embedded', note: `${path.join(dataDir, EMBEDDED_DB)} holds the embedded engine's runs, so they resume there (ENGINE=temporal-cli starts the official dev server with an empty history)` };
+    return {
+      engine: 'embedded',
+      note: `${path.join(dataDir, EMBEDDED_DB)} holds the embedded engine's runs, so they resume there (ENGINE=temporal-cli starts the official dev server with an empty history)`,
+    };
   }
   try {
-    if (!cliInstalled()) say('installing the Temporal CLI (the official dev server and its Web UI) into .tools/, first start only...');
+    if (!cliInstalled())
+      say('installing the Temporal CLI (the official dev server and its Web UI) into .tools/, first start only...');
     realTemporalCli();
     return { engine: 'temporal-cli' };
   } catch (err) {
@@ -38,5 +42,10 @@ export function chooseStartEngine(env: NodeJS.ProcessEnv, dataDir: string, say: 
 
 function cliInstalled(): boolean {
   const tools = path.resolve(__dirname, '../../.tools');
-  return fs.existsSync(tools) && fs.readdirSync(tools).some((d) => d.startsWith('temporal-cli-') && fs.existsSync(path.join(tools, d, 'bin', 'temporal')));
+  return (
+    fs.existsSync(tools) &&
+    fs
+      .readdirSync(tools)
+      .some((d) => d.startsWith('temporal-cli-') && fs.existsSync(path.join(tools, d, 'bin', 'temporal')))
+  );
 }

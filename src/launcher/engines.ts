@@ -22,7 +22,9 @@ function installed(flag: '--cli-only' | '--test-server-only'): string {
   const r = spawnSync('bash', [path.join(ROOT, 'scripts/install-temporal-cli.sh'), flag], { encoding: 'utf8' });
   if (r.status !== 0) {
     const why = r.stderr.trim().split('\n').pop() || `install script exited with ${r.status}`;
-    throw new EngineUnavailableError(`the real Temporal ${flag === '--cli-only' ? 'CLI' : 'test server'} is not available: ${why}`);
+    throw new EngineUnavailableError(
+      `the real Temporal ${flag === '--cli-only' ? 'CLI' : 'test server'} is not available: ${why}`,
+    );
   }
   return r.stdout.trim().split('\n').pop()!;
 }
@@ -68,7 +70,9 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   // (a describe of a session not yet started, the gateway's poll of an accounts registry not yet created).
   const args = ['server', 'start-dev', '--port', String(opts.port), '--log-level', 'error', '--log-format', 'json'];
   // Each engine has its own file format: the two must never share a file.
-  const dbFile = opts.dataDir ? path.join(ensureDir(opts.dataDir), opts.engine === 'embedded' ? 'temporal.db' : 'temporal-cli.sqlite') : undefined;
+  const dbFile = opts.dataDir
+    ? path.join(ensureDir(opts.dataDir), opts.engine === 'embedded' ? 'temporal.db' : 'temporal-cli.sqlite')
+    : undefined;
   if (dbFile) args.push('--db-filename', dbFile);
   let uiUrl: string | undefined;
   if (opts.engine === 'temporal-cli' && opts.uiPort) {
@@ -80,17 +84,24 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   }
   if (opts.engine === 'temporal-cli') args.push('--ip', '127.0.0.1');
   const bin = devServerExecutable(opts.engine);
-  const child = opts.engine === 'embedded' ? startChild('engine', process.execPath, [bin, ...args], { echo: opts.echo }) : startChild('engine', bin, args, { echo: opts.echo });
+  const child =
+    opts.engine === 'embedded'
+      ? startChild('engine', process.execPath, [bin, ...args], { echo: opts.echo })
+      : startChild('engine', bin, args, { echo: opts.echo });
   const address = `127.0.0.1:${opts.port}`;
-  await waitFor(opts.engine === 'embedded' ? 'embedded Temporal engine' : 'Temporal CLI dev server', child, async () => {
-    const c = await Connection.connect({ address, connectTimeout: 500 });
-    try {
-      // The real server accepts connections before its namespace is registered.
-      await c.workflowService.describeNamespace({ namespace: 'default' });
-    } finally {
-      await c.close();
-    }
-    return true;
-  });
+  await waitFor(
+    opts.engine === 'embedded' ? 'embedded Temporal engine' : 'Temporal CLI dev server',
+    child,
+    async () => {
+      const c = await Connection.connect({ address, connectTimeout: 500 });
+      try {
+        // The real server accepts connections before its namespace is registered.
+        await c.workflowService.describeNamespace({ namespace: 'default' });
+      } finally {
+        await c.close();
+      }
+      return true;
+    },
+  );
   return { address, child, uiUrl, dbFile };
 }

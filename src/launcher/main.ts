@@ -26,12 +26,27 @@ async function main(): Promise<void> {
   }
   say('starting the Agent Execution Service (single machine)...');
   const engine = engineFromEnv(process.env);
-  const uiPort = engine === 'temporal-cli' ? envSchema.shape.TEMPORAL_UI_PORT.parse(process.env.TEMPORAL_UI_PORT || undefined) : undefined;
+  const uiPort =
+    engine === 'temporal-cli'
+      ? envSchema.shape.TEMPORAL_UI_PORT.parse(process.env.TEMPORAL_UI_PORT || undefined)
+      : undefined;
   const format = envSchema.shape.LOG_FORMAT.parse(process.env.LOG_FORMAT || undefined);
-  const childLogs = new ChildLogs({ dir: path.join(dataDir, 'logs'), show: say, format, color: process.stdout.isTTY === true && !process.env.NO_COLOR, fileOnly: ['redis'] });
+  const childLogs = new ChildLogs({
+    dir: path.join(dataDir, 'logs'),
+    show: say,
+    format,
+    color: process.stdout.isTTY === true && !process.env.NO_COLOR,
+    fileOnly: ['redis'],
+  });
   // The worker's metrics endpoint (0: none); the gateway's /metrics includes it.
   const workerMetricsPort = launcherWorkerMetricsPort(process.env) || undefined;
-  const stack = await startStack({ dataDir, temporalUiPort: uiPort, workerMetricsPort, log: (s) => say(`  ${s}`), childLogs });
+  const stack = await startStack({
+    dataDir,
+    temporalUiPort: uiPort,
+    workerMetricsPort,
+    log: (s) => say(`  ${s}`),
+    childLogs,
+  });
   const line = '-'.repeat(72);
   say(line);
   say(`  Agent Execution Service ready: ${stack.gatewayUrl}`);
@@ -39,18 +54,31 @@ async function main(): Promise<void> {
   if (choice?.note) say(`  (${choice.note})`);
   say(`  Web UI: ${uiLine(stack)}`);
   if (stack.temporalUiUrl && stack.env.CODEC_AUTH_TOKEN) {
-    say(`  temporal CLI: temporal workflow show -w <task_id> --address ${stack.temporalAddress} --codec-endpoint ${stack.gatewayUrl}/codec --codec-auth "Bearer ${stack.env.CODEC_AUTH_TOKEN}"`);
+    say(
+      `  temporal CLI: temporal workflow show -w <task_id> --address ${stack.temporalAddress} --codec-endpoint ${stack.gatewayUrl}/codec --codec-auth "Bearer ${stack.env.CODEC_AUTH_TOKEN}"`,
+    );
   }
   say(`  Model: ${modelLine(stack)}`);
-  say(`  Metrics: ${stack.gatewayUrl}/metrics (Prometheus text${workerMetricsPort ? `, the worker's included from port ${stack.env.WORKER_METRICS_PORT}` : ''}${stack.env.METRICS_TOKEN ? '; needs METRICS_TOKEN' : ''})`);
-  say(`  Logs: ${path.relative(process.cwd(), path.join(dataDir, 'logs')) || '.'}/<process>.log (LOG_LEVEL, LOG_FORMAT=pretty|json)`);
+  say(
+    `  Metrics: ${stack.gatewayUrl}/metrics (Prometheus text${workerMetricsPort ? `, the worker's included from port ${stack.env.WORKER_METRICS_PORT}` : ''}${stack.env.METRICS_TOKEN ? '; needs METRICS_TOKEN' : ''})`,
+  );
+  say(
+    `  Logs: ${path.relative(process.cwd(), path.join(dataDir, 'logs')) || '.'}/<process>.log (LOG_LEVEL, LOG_FORMAT=pretty|json)`,
+  );
   say(`  Payloads in Temporal: encrypted (AES-256-GCM), ${keysLine(stack)}`);
   if (stack.devKey) say(`  API key: ${stack.devKey} (account "dev"; set API_KEYS to use your own)`);
-  say(`  try: curl -s ${stack.gatewayUrl}/ -H 'Authorization: Bearer ${stack.devKey ?? '<key>'}' -H 'Content-Type: application/json' -d '{"message":"hello"}'`);
+  say(
+    `  try: curl -s ${stack.gatewayUrl}/ -H 'Authorization: Bearer ${stack.devKey ?? '<key>'}' -H 'Content-Type: application/json' -d '{"message":"hello"}'`,
+  );
   if (stack.demoMcpUrl) {
     say(`  MCP: demo tool server ${stack.demoMcpUrl} (${DEMO_MCP_TOOLS.join(', ')}; DEMO_MCP=false turns it off)`);
-    const body = JSON.stringify({ message: '[[tool name=demo__add args={"a":2,"b":40}]] add 2 and 40', mcp_servers: [{ serverName: 'demo', serverUrl: stack.demoMcpUrl }] });
-    say(`  try a tool loop: curl -s ${stack.gatewayUrl}/ -H 'Authorization: Bearer ${stack.devKey ?? '<key>'}' -H 'Content-Type: application/json' -d '${body}'`);
+    const body = JSON.stringify({
+      message: '[[tool name=demo__add args={"a":2,"b":40}]] add 2 and 40',
+      mcp_servers: [{ serverName: 'demo', serverUrl: stack.demoMcpUrl }],
+    });
+    say(
+      `  try a tool loop: curl -s ${stack.gatewayUrl}/ -H 'Authorization: Bearer ${stack.devKey ?? '<key>'}' -H 'Content-Type: application/json' -d '${body}'`,
+    );
   }
   say(line);
   // A process that dies or freezes is started again; the others go on (src/launcher/supervisor.ts).
@@ -76,7 +104,8 @@ async function main(): Promise<void> {
 }
 
 function modelLine(stack: Stack): string {
-  if (stack.modelUrl) return `the built-in scripted model at ${stack.modelUrl} (no OPENAI_API_KEY set: canned replies, offline)`;
+  if (stack.modelUrl)
+    return `the built-in scripted model at ${stack.modelUrl} (no OPENAI_API_KEY set: canned replies, offline)`;
   const env = process.env;
   const model = (k: 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX') => envSchema.shape[k].parse(env[k] || undefined);
   const base = env.OPENAI_BASE_URL ? shownBaseUrl(env.OPENAI_BASE_URL) : 'https://api.openai.com/v1 (OpenAI)';
@@ -94,7 +123,9 @@ function shownBaseUrl(raw: string): string {
 
 function engineLine(stack: Stack): string {
   if (!stack.engine) return 'TEMPORAL_ADDRESS: a server started elsewhere';
-  return stack.engine === 'embedded' ? 'ENGINE=embedded, our embedded engine' : 'ENGINE=temporal-cli, the official Temporal dev server';
+  return stack.engine === 'embedded'
+    ? 'ENGINE=embedded, our embedded engine'
+    : 'ENGINE=temporal-cli, the official Temporal dev server';
 }
 
 function keysLine(stack: Stack): string {
@@ -104,8 +135,10 @@ function keysLine(stack: Stack): string {
 }
 
 function uiLine(stack: Stack): string {
-  if (stack.temporalUiUrl) return `${stack.temporalUiUrl} (payloads readable: it decodes them through the gateway's /codec endpoint, its token set up already)`;
-  if (stack.engine === 'embedded') return 'none with the embedded engine; ENGINE=temporal-cli npm start gives the Temporal Web UI';
+  if (stack.temporalUiUrl)
+    return `${stack.temporalUiUrl} (payloads readable: it decodes them through the gateway's /codec endpoint, its token set up already)`;
+  if (stack.engine === 'embedded')
+    return 'none with the embedded engine; ENGINE=temporal-cli npm start gives the Temporal Web UI';
   return "your Temporal server's own";
 }
 

@@ -54,12 +54,20 @@ export function temporalProbe(address: string): ClosableProbe {
 
 /** Redis' PING. */
 export function redisProbe(url: string): ClosableProbe {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: DEADLINE_MS });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    connectTimeout: DEADLINE_MS,
+  });
   redis.on('error', () => undefined); // a failed check says it
   return {
     probe: async () => {
       if (redis.status === 'wait' || redis.status === 'end') await redis.connect().catch(() => undefined);
-      const pong = await Promise.race([redis.ping(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), DEADLINE_MS))]);
+      const pong = await Promise.race([
+        redis.ping(),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), DEADLINE_MS)),
+      ]);
       return pong === 'PONG';
     },
     close: async () => redis.disconnect(),

@@ -71,11 +71,18 @@ process.once('exit', () => {
   for (const p of running) p.kill('SIGKILL');
 });
 
-export function startChild(name: string, cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; echo?: (line: string) => void; ipc?: boolean } = {}): Child {
+export function startChild(
+  name: string,
+  cmd: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; echo?: (line: string) => void; ipc?: boolean } = {},
+): Child {
   // A process group of its own: Ctrl-C in a terminal signals the whole foreground group, and the
   // launcher must stop its children itself, in order (the gateway drains, the worker hands its
   // activities back, and only then do the engine and Redis go).
-  const stdio: ('ignore' | 'pipe' | 'ipc')[] = opts.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'];
+  const stdio: ('ignore' | 'pipe' | 'ipc')[] = opts.ipc
+    ? ['ignore', 'pipe', 'pipe', 'ipc']
+    : ['ignore', 'pipe', 'pipe'];
   const proc = spawn(cmd, args, { cwd: ROOT, env: opts.env ?? process.env, stdio, detached: true });
   let ready = false;
   proc.on('message', (m: { type?: string }) => {
@@ -120,12 +127,22 @@ export function startChild(name: string, cmd: string, args: string[], opts: { en
 }
 
 /** Node child running a TypeScript entry point (bin/register-ts.js); `nodeArgs` (default none) go to node itself. */
-export function startNode(name: string, entry: string, args: string[], opts: { env?: NodeJS.ProcessEnv; echo?: (line: string) => void; nodeArgs?: readonly string[] } = {}): Child {
+export function startNode(
+  name: string,
+  entry: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; echo?: (line: string) => void; nodeArgs?: readonly string[] } = {},
+): Child {
   const argv = [...(opts.nodeArgs ?? []), ...TS_LOADER_ARGS, path.join(ROOT, entry), ...args];
   return startChild(name, process.execPath, argv, { ...opts, ipc: true });
 }
 
-export async function waitFor(what: string, child: Child | undefined, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  child: Child | undefined,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 60_000,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   let exited = false;
   void child?.exited.then(() => (exited = true));
@@ -152,12 +169,21 @@ export function ensureRedisServer(log: (s: string) => void): string {
   if (found) return found;
   const canApt = which('apt-get') && typeof process.getuid === 'function' && process.getuid() === 0;
   if (!canApt) {
-    throw new Error('redis-server is not installed and apt-get is not usable here. Install Redis (e.g. `sudo apt-get install redis-server`) or set REDIS_URL to an existing Redis.');
+    throw new Error(
+      'redis-server is not installed and apt-get is not usable here. Install Redis (e.g. `sudo apt-get install redis-server`) or set REDIS_URL to an existing Redis.',
+    );
   }
   log('redis-server is missing: installing it with apt-get (one time)...');
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', 'redis-server']]) {
-    const r = spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    if (r.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed; install redis-server yourself or set REDIS_URL`);
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', 'redis-server'],
+  ]) {
+    const r = spawnSync('apt-get', args, {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    if (r.status !== 0)
+      throw new Error(`apt-get ${args.join(' ')} failed; install redis-server yourself or set REDIS_URL`);
   }
   const installed = which('redis-server');
   if (!installed) throw new Error('redis-server still not found after installing it');

@@ -61,7 +61,8 @@ export interface Stack {
    * variable, the data folder's key file, or a key made for this run only
    * (no data folder: nothing it encrypted outlives the run).
    */
-  payloadKeys: { source: 'PAYLOAD_KEYS' } | { source: 'file'; file: string; created: boolean } | { source: 'ephemeral' };
+  payloadKeys:
+    { source: 'PAYLOAD_KEYS' } | { source: 'file'; file: string; created: boolean } | { source: 'ephemeral' };
   env: NodeJS.ProcessEnv;
   children: Record<string, Child>;
   /** Starts a component again, as it was started (same port, same data), and makes it `children[name]`. */
@@ -86,7 +87,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const gatewayPort = opts.gatewayPort === 0 ? await freePort() : (opts.gatewayPort ?? Number(base.PORT ?? 8080));
     const codec: { token?: string; corsOrigins?: string } = {};
     if (!temporalAddress) {
-      const port = opts.temporalPort === 0 ? await freePort() : (opts.temporalPort ?? Number(base.TEMPORAL_PORT || 7233));
+      const port =
+        opts.temporalPort === 0 ? await freePort() : (opts.temporalPort ?? Number(base.TEMPORAL_PORT || 7233));
       const uiPort = opts.temporalUiPort === 0 ? await freePort() : opts.temporalUiPort;
       let uiCodecEndpoint: string | undefined;
       if (engine === 'temporal-cli' && uiPort) {
@@ -111,8 +113,27 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     if (!redisUrl) {
       const bin = ensureRedisServer(log);
       const port = await freePort();
-      const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--daemonize', 'no', '--loglevel', 'warning'];
-      if (opts.dataDir) args.push('--dir', ensureDir(path.join(opts.dataDir, 'redis')), '--appendonly', 'yes', '--appendfsync', 'everysec');
+      const args = [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--daemonize',
+        'no',
+        '--loglevel',
+        'warning',
+      ];
+      if (opts.dataDir)
+        args.push(
+          '--dir',
+          ensureDir(path.join(opts.dataDir, 'redis')),
+          '--appendonly',
+          'yes',
+          '--appendfsync',
+          'everysec',
+        );
       else args.push('--appendonly', 'no');
       redisUrl = `redis://127.0.0.1:${port}`;
       const url = redisUrl;
@@ -139,7 +160,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     let modelUrl: string | undefined;
     let model: Stack['model'];
     // The processes log JSON lines: the launcher renders them in the format asked for (ChildLogs).
-    const env: NodeJS.ProcessEnv = { ...base, TEMPORAL_ADDRESS: temporalAddress, REDIS_URL: redisUrl, LOG_FORMAT: 'json' };
+    const env: NodeJS.ProcessEnv = {
+      ...base,
+      TEMPORAL_ADDRESS: temporalAddress,
+      REDIS_URL: redisUrl,
+      LOG_FORMAT: 'json',
+    };
     // The embedded engine is on loopback: compression would only cost CPU on both sides.
     if (children.engine && !base.TEMPORAL_GRPC_COMPRESSION) env.TEMPORAL_GRPC_COMPRESSION = 'none';
     if (!base.OPENAI_API_KEY) {
@@ -147,15 +173,23 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       const m = model;
       stoppers.unshift(() => m.close());
       modelUrl = model.url;
-      Object.assign(env, { OPENAI_BASE_URL: model.url, MODEL_FLASH: 'scripted-flash', MODEL_BASE: 'scripted-base', MODEL_MAX: 'scripted-max' });
+      Object.assign(env, {
+        OPENAI_BASE_URL: model.url,
+        MODEL_FLASH: 'scripted-flash',
+        MODEL_BASE: 'scripted-base',
+        MODEL_MAX: 'scripted-max',
+      });
       log(`no OPENAI_API_KEY: using the built-in scripted model at ${model.url} (offline demo mode)`);
     }
     let demoMcp: Stack['demoMcp'];
     if (base.DEMO_MCP !== 'false') {
       const port = opts.demoMcpPort ?? Number(base.DEMO_MCP_PORT || 8790);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`DEMO_MCP_PORT must be a port number, got ${base.DEMO_MCP_PORT}`);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new Error(`DEMO_MCP_PORT must be a port number, got ${base.DEMO_MCP_PORT}`);
       demoMcp = await startDemoMcpServer({ port }).catch((err: Error) => {
-        throw new Error(`demo MCP server could not start on port ${port} (${err.message}); set DEMO_MCP_PORT, or DEMO_MCP=false to go without it`);
+        throw new Error(
+          `demo MCP server could not start on port ${port} (${err.message}); set DEMO_MCP_PORT, or DEMO_MCP=false to go without it`,
+        );
       });
       const d = demoMcp;
       stoppers.unshift(() => d.close());
@@ -211,7 +245,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     restarters.worker = startWorker;
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     const startGateway = async () => {
-      const g = (children.gateway = startNode('gateway', 'src/gateway/main.ts', [], { env, echo: echo('gateway'), nodeArgs: GATEWAY_NODE_FLAGS }));
+      const g = (children.gateway = startNode('gateway', 'src/gateway/main.ts', [], {
+        env,
+        echo: echo('gateway'),
+        nodeArgs: GATEWAY_NODE_FLAGS,
+      }));
       await waitFor('gateway', g, async () => (await fetch(`${gatewayUrl}/healthz`)).ok);
       return g;
     };

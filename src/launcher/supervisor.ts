@@ -90,11 +90,17 @@ export class Supervisor {
       if (recent.length > max) {
         this.stop();
         const seconds = Math.round((this.opts.windowMs ?? 60_000) / 1000);
-        this.giveUp(max === 0 ? `${c.name} ${why}; restarts are off` : `${c.name} ${why}; it was restarted ${max} times within ${seconds} s: giving up`);
+        this.giveUp(
+          max === 0
+            ? `${c.name} ${why}; restarts are off`
+            : `${c.name} ${why}; it was restarted ${max} times within ${seconds} s: giving up`,
+        );
         return;
       }
       const delay = Math.min(MAX_BACKOFF_MS, (this.opts.backoffBaseMs ?? 500) * 2 ** (recent.length - 1));
-      this.opts.log(`${c.name} ${why}; restarting it in ${delay} ms (restart ${recent.length} of at most ${max} a minute)`);
+      this.opts.log(
+        `${c.name} ${why}; restarting it in ${delay} ms (restart ${recent.length} of at most ${max} a minute)`,
+      );
       await new Promise((resolve) => setTimeout(resolve, delay));
       if (this.stopping) return;
       await c.restart();

@@ -15,7 +15,11 @@ import type { StepKind, ToolServer, WorkerMetrics } from './worker-metrics';
 type Activity = (...args: any[]) => Promise<unknown>;
 type PriceConfig = Pick<Config, 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MODEL_PRICES'>;
 
-const STEP_KIND: Partial<Record<string, StepKind>> = { modelTurn: 'model_turn', runTool: 'tool_call', callMcpTool: 'tool_call' };
+const STEP_KIND: Partial<Record<string, StepKind>> = {
+  modelTurn: 'model_turn',
+  runTool: 'tool_call',
+  callMcpTool: 'tool_call',
+};
 const TOOL_SERVER: Partial<Record<string, ToolServer>> = { runTool: 'builtin', callMcpTool: 'mcp' };
 
 /** The running attempt's number (1 for the first); Temporal's activity context by default. */
@@ -23,13 +27,24 @@ export type AttemptOf = () => number;
 const currentAttempt: AttemptOf = () => Context.current().info.attempt;
 
 /** The same activities, each recording its attempts in `metrics`. */
-export function instrumentActivities<T extends Record<string, Activity>>(activities: T, metrics: WorkerMetrics, config: PriceConfig, attemptOf: AttemptOf = currentAttempt): T {
+export function instrumentActivities<T extends Record<string, Activity>>(
+  activities: T,
+  metrics: WorkerMetrics,
+  config: PriceConfig,
+  attemptOf: AttemptOf = currentAttempt,
+): T {
   const out: Record<string, Activity> = {};
   for (const [name, fn] of Object.entries(activities)) out[name] = instrument(name, fn, metrics, config, attemptOf);
   return out as T;
 }
 
-function instrument(name: string, fn: Activity, metrics: WorkerMetrics, config: PriceConfig, attemptOf: AttemptOf): Activity {
+function instrument(
+  name: string,
+  fn: Activity,
+  metrics: WorkerMetrics,
+  config: PriceConfig,
+  attemptOf: AttemptOf,
+): Activity {
   const kind = STEP_KIND[name];
   const server = TOOL_SERVER[name];
   return async (...args: unknown[]) => {

@@ -67,7 +67,7 @@ export class GatewayMetrics {
     });
     this.relayLag = new Histogram({
       name: `${PREFIX}relay_lag_seconds`,
-      help: 'Time from an event\'s publish (worker) to this gateway writing it to an SSE client, for live events.',
+      help: "Time from an event's publish (worker) to this gateway writing it to an SSE client, for live events.",
       buckets: [...BUCKETS.relay],
       registers,
     });
@@ -106,7 +106,7 @@ export class GatewayMetrics {
     });
     new Counter({
       name: `${PREFIX}component_restarts_total`,
-      help: 'Restarts of a component (engine, redis, worker, gateway) by `npm start`\'s supervisor since it started.',
+      help: "Restarts of a component (engine, redis, worker, gateway) by `npm start`'s supervisor since it started.",
       labelNames: ['component'],
       registers,
       collect() {
@@ -119,7 +119,8 @@ export class GatewayMetrics {
 
   /** The launcher's latest totals. */
   setRestarts(counts: Record<string, number>): void {
-    for (const [component, n] of Object.entries(counts)) if (Number.isFinite(n) && n >= 0) this.restarts.set(component, n);
+    for (const [component, n] of Object.entries(counts))
+      if (Number.isFinite(n) && n >= 0) this.restarts.set(component, n);
   }
 
   /** Express middleware counting every request. */
@@ -131,7 +132,11 @@ export class GatewayMetrics {
   async scrape(): Promise<string> {
     // The task counts are asked at the same time as the includes, so a slow Temporal and a slow worker cost one wait.
     const [included] = await Promise.all([
-      fetchIncluded(this.opts.includeUrls ?? [], { timeoutMs: this.opts.includeTimeoutMs ?? 1000, token: this.opts.token, fetch: this.opts.fetch }),
+      fetchIncluded(this.opts.includeUrls ?? [], {
+        timeoutMs: this.opts.includeTimeoutMs ?? 1000,
+        token: this.opts.token,
+        fetch: this.opts.fetch,
+      }),
       this.opts.taskCounts?.get(),
     ]);
     this.includeUp.reset();
@@ -144,7 +149,8 @@ export class GatewayMetrics {
   /** GET /metrics: no account key; METRICS_TOKEN when set. */
   route(): RequestHandler {
     return (req, res, next) => {
-      if (!bearerAccepted(req.header('authorization'), this.opts.token)) return next(new UnauthorizedError('metrics need "Authorization: Bearer <METRICS_TOKEN>"'));
+      if (!bearerAccepted(req.header('authorization'), this.opts.token))
+        return next(new UnauthorizedError('metrics need "Authorization: Bearer <METRICS_TOKEN>"'));
       this.scrape().then((text) => void res.type(this.registry.contentType).send(text), next);
     };
   }
@@ -162,10 +168,15 @@ export class GatewayMetrics {
 /** CountWorkflowExecutions through the gateway's client, within the deadline. */
 export function temporalCounter(client: Client, connection: Connection, namespace: string, timeoutMs = 1000): CountFn {
   return async (query) => {
-    const r = await connection.withDeadline(Date.now() + timeoutMs, () => client.workflowService.countWorkflowExecutions({ namespace, query }));
+    const r = await connection.withDeadline(Date.now() + timeoutMs, () =>
+      client.workflowService.countWorkflowExecutions({ namespace, query }),
+    );
     return {
       count: Number(r.count ?? 0),
-      groups: (r.groups ?? []).map((g) => ({ value: String(decodePayload(g.groupValues?.[0]) ?? ''), count: Number(g.count ?? 0) })),
+      groups: (r.groups ?? []).map((g) => ({
+        value: String(decodePayload(g.groupValues?.[0]) ?? ''),
+        count: Number(g.count ?? 0),
+      })),
     };
   };
 }

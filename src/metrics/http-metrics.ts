@@ -21,7 +21,10 @@ export const methodLabel = (method: string) => (METHODS.has(method) ? method : '
 export const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 
 /** Counts every request once, when its response is done (a stream: when it closes). */
-export function httpMetrics(requests: Counter<'method' | 'route' | 'status_class'>, seconds: Histogram<'method' | 'route'>) {
+export function httpMetrics(
+  requests: Counter<'method' | 'route' | 'status_class'>,
+  seconds: Histogram<'method' | 'route'>,
+) {
   return (req: Request, res: Response, next: NextFunction) => {
     whenResponseDone(res, (elapsed) => {
       const labels = { method: methodLabel(req.method), route: routeLabel(req) };

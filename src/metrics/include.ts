@@ -36,7 +36,11 @@ export async function fetchIncluded(urls: readonly string[], opts: IncludeOption
         return { url, label, text };
       } catch (err) {
         const e = err as Error & { cause?: Error };
-        return { url, label, error: e.name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : (e.cause?.message ?? e.message) };
+        return {
+          url,
+          label,
+          error: e.name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : (e.cause?.message ?? e.message),
+        };
       }
     }),
   );
@@ -49,7 +53,10 @@ export function includeStateLogger(logger: Logger): (results: readonly Included[
     for (const r of results) {
       if (r.error !== undefined && !down.has(r.url)) {
         down.add(r.url);
-        logger.warn({ url: r.label, err: r.error }, 'metrics of an included endpoint unavailable; left out of /metrics');
+        logger.warn(
+          { url: r.label, err: r.error },
+          'metrics of an included endpoint unavailable; left out of /metrics',
+        );
       } else if (r.error === undefined && down.delete(r.url)) {
         logger.info({ url: r.label }, 'metrics of an included endpoint available again');
       }

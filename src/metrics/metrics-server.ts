@@ -22,14 +22,19 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-export async function serveMetrics(registry: Registry, opts: { port: number; host: string; token?: string; logger: Logger }): Promise<MetricsServer> {
+export async function serveMetrics(
+  registry: Registry,
+  opts: { port: number; host: string; token?: string; logger: Logger },
+): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     const json = (status: number, type: string, message: string) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { type, message } }));
     };
-    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') return json(404, 'not_found', 'the only route here is GET /metrics');
-    if (!bearerAccepted(req.headers.authorization, opts.token)) return json(401, 'unauthorized', 'metrics need "Authorization: Bearer <METRICS_TOKEN>"');
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics')
+      return json(404, 'not_found', 'the only route here is GET /metrics');
+    if (!bearerAccepted(req.headers.authorization, opts.token))
+      return json(401, 'unauthorized', 'metrics need "Authorization: Bearer <METRICS_TOKEN>"');
     registry.metrics().then(
       (text) => {
         res.writeHead(200, { 'content-type': registry.contentType });

@@ -11,7 +11,6 @@
 import { SEARCH_ATTRIBUTES, TASK_STATUSES, type TaskStatus } from '../../workflows/types';
 import { withTimeout } from '../timeout';
 
-
 export type TaskCountsByStatus = Record<TaskStatus, number>;
 
 export interface CountResult {
@@ -83,11 +82,15 @@ export class TaskCounts {
   private async refresh(): Promise<TaskCountsByStatus | undefined> {
     const names = Object.keys(TASK_COUNT_QUERIES) as (TaskStatus | 'strays')[];
     try {
-      const answers = await withTimeout(Promise.all(names.map((n) => this.count(TASK_COUNT_QUERIES[n]))), this.opts.timeoutMs ?? 1000);
-      return combineCounts(Object.fromEntries(names.map((n, i) => [n, answers[i]])) as Record<TaskStatus | 'strays', CountResult>);
+      const answers = await withTimeout(
+        Promise.all(names.map((n) => this.count(TASK_COUNT_QUERIES[n]))),
+        this.opts.timeoutMs ?? 1000,
+      );
+      return combineCounts(
+        Object.fromEntries(names.map((n, i) => [n, answers[i]])) as Record<TaskStatus | 'strays', CountResult>,
+      );
     } catch {
       return undefined;
     }
   }
 }
-

@@ -61,7 +61,7 @@ export class WorkerMetrics {
     });
     this.taskSeconds = new Histogram({
       name: `${PREFIX}task_duration_seconds`,
-      help: 'Time from a task\'s creation to its end (queue wait included), by final status.',
+      help: "Time from a task's creation to its end (queue wait included), by final status.",
       labelNames: ['status'],
       buckets: [...BUCKETS.task],
       registers,
@@ -72,7 +72,11 @@ export class WorkerMetrics {
   modelUsage(model: string, usage: Usage, price: Price | undefined): void {
     this.modelTokens.inc({ model, type: 'prompt' }, usage.promptTokens);
     this.modelTokens.inc({ model, type: 'completion' }, usage.completionTokens);
-    if (price) this.modelCost.inc({ model }, (usage.promptTokens * price.input + usage.completionTokens * price.output) / 1_000_000);
+    if (price)
+      this.modelCost.inc(
+        { model },
+        (usage.promptTokens * price.input + usage.completionTokens * price.output) / 1_000_000,
+      );
   }
 
   /** A task's end: its queue wait (when it started at all) and its duration, from its final status document. */

@@ -8,7 +8,16 @@ import { serveMetrics, type MetricsServer } from './metrics-server';
 import { processRegistry } from './registry';
 import { WorkerMetrics } from './worker-metrics';
 
-type SetupConfig = Pick<Config, 'WORKER_METRICS_PORT' | 'WORKER_METRICS_HOST' | 'METRICS_TOKEN' | 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MODEL_PRICES'>;
+type SetupConfig = Pick<
+  Config,
+  | 'WORKER_METRICS_PORT'
+  | 'WORKER_METRICS_HOST'
+  | 'METRICS_TOKEN'
+  | 'MODEL_FLASH'
+  | 'MODEL_BASE'
+  | 'MODEL_MAX'
+  | 'MODEL_PRICES'
+>;
 
 export interface WorkerMetricsHandle {
   metrics: WorkerMetrics;
@@ -22,9 +31,13 @@ export async function startWorkerMetrics(config: SetupConfig, logger: Logger): P
   let server: MetricsServer | undefined;
   if (config.WORKER_METRICS_PORT > 0) {
     const at = { port: config.WORKER_METRICS_PORT, host: config.WORKER_METRICS_HOST };
-    server = await serveMetrics(metrics.registry, { ...at, token: config.METRICS_TOKEN, logger }).catch((err: Error) => {
-      throw new Error(`the worker's metrics endpoint could not listen on ${at.host}:${at.port} (${err.message}); set WORKER_METRICS_PORT to a free port, or 0 for none`);
-    });
+    server = await serveMetrics(metrics.registry, { ...at, token: config.METRICS_TOKEN, logger }).catch(
+      (err: Error) => {
+        throw new Error(
+          `the worker's metrics endpoint could not listen on ${at.host}:${at.port} (${err.message}); set WORKER_METRICS_PORT to a free port, or 0 for none`,
+        );
+      },
+    );
     logger.info({ port: server.port, host: at.host }, 'worker metrics at /metrics');
   }
   return {

@@ -109,8 +109,17 @@ function toHeaders(raw: http.IncomingHttpHeaders): Headers {
 
 /** undici decodes these for fetch's callers; so must we (a server may compress even unasked). */
 function decoded(res: http.IncomingMessage): Readable {
-  const enc = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
-  const decoder = enc === 'gzip' || enc === 'x-gzip' ? zlib.createGunzip() : enc === 'deflate' ? zlib.createInflate() : enc === 'br' ? zlib.createBrotliDecompress() : undefined;
+  const enc = String(res.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
+  const decoder =
+    enc === 'gzip' || enc === 'x-gzip'
+      ? zlib.createGunzip()
+      : enc === 'deflate'
+        ? zlib.createInflate()
+        : enc === 'br'
+          ? zlib.createBrotliDecompress()
+          : undefined;
   if (!decoder) return res;
   const out = new PassThrough();
   pipeline(res, decoder, out, () => undefined);
@@ -127,7 +136,8 @@ interface Attempt {
 export function createHttpFetch(opts: HttpFetchOptions = {}): HttpFetch {
   const own: http.Agent[] = [];
   const agentFor = (protocol: string): http.Agent => {
-    if (protocol === 'https:') return opts.httpsAgent ?? (own[1] ??= new https.Agent({ keepAlive: true, noDelay: true }));
+    if (protocol === 'https:')
+      return opts.httpsAgent ?? (own[1] ??= new https.Agent({ keepAlive: true, noDelay: true }));
     return opts.httpAgent ?? (own[0] ??= new http.Agent({ keepAlive: true, noDelay: true }));
   };
   const fallback = opts.fallback ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
@@ -164,7 +174,12 @@ export function createHttpFetch(opts: HttpFetchOptions = {}): HttpFetch {
     if (!body.ok) return fallback(input, init);
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((v, k) => (headers[k] = v));
-    let a: Attempt = { url: new URL(String(input)), method: (init.method ?? 'GET').toUpperCase(), headers, body: body.body };
+    let a: Attempt = {
+      url: new URL(String(input)),
+      method: (init.method ?? 'GET').toUpperCase(),
+      headers,
+      body: body.body,
+    };
     const signal = init.signal ?? undefined;
     for (let redirects = 0; ; redirects++) {
       const res = await once(a, signal);
@@ -172,11 +187,19 @@ export function createHttpFetch(opts: HttpFetchOptions = {}): HttpFetch {
       const location = res.headers.location;
       if (init.redirect !== 'manual' && [301, 302, 303, 307, 308].includes(status) && location) {
         res.resume();
-        if (init.redirect === 'error' || redirects >= MAX_REDIRECTS) throw new TypeError(`fetch failed: redirect (${status}) not followed`);
+        if (init.redirect === 'error' || redirects >= MAX_REDIRECTS)
+          throw new TypeError(`fetch failed: redirect (${status}) not followed`);
         a = redirectAttempt(a, status, new URL(location, a.url));
         continue;
       }
-      return new NodeResponse(status, res.statusMessage ?? '', toHeaders(res.headers), a.url.toString(), decoded(res), redirects) as unknown as Response;
+      return new NodeResponse(
+        status,
+        res.statusMessage ?? '',
+        toHeaders(res.headers),
+        a.url.toString(),
+        decoded(res),
+        redirects,
+      ) as unknown as Response;
     }
   };
 
@@ -194,9 +217,9 @@ function redirectAttempt(a: Attempt, status: number, to: URL): Attempt {
   if (status === 303 ? method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST') {
     method = 'GET';
     body = undefined;
-    for (const k of ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location']) delete headers[k];
+    for (const k of ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'])
+      delete headers[k];
   }
   if (to.origin !== a.url.origin) delete headers.authorization;
   return { url: to, method, headers, body };
 }
-

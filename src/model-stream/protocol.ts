@@ -11,7 +11,8 @@ export interface StreamThreadConfig {
   logJson: boolean;
 }
 
-export type ToThread = { type: 'run'; id: number; req: StreamRequest; progress: TurnProgress } | { type: 'cancel'; id: number };
+export type ToThread =
+  { type: 'run'; id: number; req: StreamRequest; progress: TurnProgress } | { type: 'cancel'; id: number };
 
 /** A model client error reduced to what classification needs; no headers, so no secret crosses. */
 export interface StreamError {

@@ -21,7 +21,11 @@ const REDIS_WAIT_MS = 2000;
 const port = parentPort;
 if (!port) throw new Error('thread-main runs as a worker thread');
 const config = workerData as StreamThreadConfig;
-const logger = createLogger({ level: config.logLevel, format: config.logJson ? 'json' : 'pretty', name: 'worker-tokens' });
+const logger = createLogger({
+  level: config.logLevel,
+  format: config.logJson ? 'json' : 'pretty',
+  name: 'worker-tokens',
+});
 const openai = new OpenAI({
   apiKey: config.openai.apiKey,
   baseURL: config.openai.baseURL,
@@ -64,7 +68,12 @@ async function run(id: number, msg: Extract<ToThread, { type: 'run' }>): Promise
   }, PROGRESS_MS);
   try {
     await connected;
-    const outcome = await streamModelTurn({ openai, publisher, idleMs: config.openai.idleMs }, msg.req, p, abort.signal);
+    const outcome = await streamModelTurn(
+      { openai, publisher, idleMs: config.openai.idleMs },
+      msg.req,
+      p,
+      abort.signal,
+    );
     send({ type: 'done', id, outcome });
   } catch (err) {
     send({ type: 'failed', id, error: toStreamError(err) });

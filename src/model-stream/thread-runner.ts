@@ -9,7 +9,14 @@
 // token path keeps the priority the API processes have.
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { StreamRunnerError, type ModelStreamRunner, type StreamOutcome, type StreamRequest, type StreamRunOptions, type TurnProgress } from '../../activities/model-stream';
+import {
+  StreamRunnerError,
+  type ModelStreamRunner,
+  type StreamOutcome,
+  type StreamRequest,
+  type StreamRunOptions,
+  type TurnProgress,
+} from '../../activities/model-stream';
 import { HelperThread } from '../helper-thread';
 import type { FromThread, StreamError, StreamThreadConfig, ToThread } from './protocol';
 
@@ -36,7 +43,10 @@ export class ModelStreamError extends Error {
   }
 }
 
-export class ThreadedModelStream extends HelperThread<Pending, Extract<FromThread, { type: 'ready' }>> implements ModelStreamRunner {
+export class ThreadedModelStream
+  extends HelperThread<Pending, Extract<FromThread, { type: 'ready' }>>
+  implements ModelStreamRunner
+{
   // A replacement (after a thread died) is created by the main thread, so it
   // inherits the main thread's lowered priority: only a worker restart brings
   // the token path back to the start priority (raising it needs privilege).
@@ -65,10 +75,12 @@ export class ThreadedModelStream extends HelperThread<Pending, Extract<FromThrea
     return new Promise<StreamOutcome>((resolve, reject) => {
       const onAbort = () => post({ type: 'cancel', id });
       opts.signal.addEventListener('abort', onAbort, { once: true });
-      const settle = <T>(fn: (v: T) => void) => (v: T) => {
-        opts.signal.removeEventListener('abort', onAbort);
-        fn(v);
-      };
+      const settle =
+        <T>(fn: (v: T) => void) =>
+        (v: T) => {
+          opts.signal.removeEventListener('abort', onAbort);
+          fn(v);
+        };
       this.pending.set(id, { opts, resolve: settle(resolve), reject: settle(reject) });
       post({ type: 'run', id, req, progress });
     });

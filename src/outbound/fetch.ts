@@ -4,7 +4,14 @@
 // resolves its host through the policy's lookup, so it only connects to an
 // address that was checked (a DNS answer that changed in between is refused).
 // Redirects are followed here, never by undici, so each target is checked.
-import { Agent, Headers, fetch as undiciFetch, type HeadersInit as UndiciHeadersInit, type RequestInit as UndiciRequestInit, type Response as UndiciResponse } from 'undici';
+import {
+  Agent,
+  Headers,
+  fetch as undiciFetch,
+  type HeadersInit as UndiciHeadersInit,
+  type RequestInit as UndiciRequestInit,
+  type Response as UndiciResponse,
+} from 'undici';
 import { OutboundLookupError, OutboundRefusedError, parseOutboundUrl, showUrl, type OutboundPolicy } from './policy';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -49,8 +56,10 @@ export function policyFetch(policy: OutboundPolicy, opts: { maxRedirects?: numbe
       const location = REDIRECTS.has(res.status) ? res.headers.get('location') : null;
       if (location === null || init.redirect === 'manual') return res as unknown as Response;
       await res.body?.cancel(); // frees the socket for reuse
-      if (init.redirect === 'error') throw new TypeError(`${showUrl(url)} redirected (HTTP ${res.status}) and redirect is "error"`);
-      if (followed === maxRedirects) throw new Error(`too many redirects: ${showUrl(first)} redirected more than ${maxRedirects} times`);
+      if (init.redirect === 'error')
+        throw new TypeError(`${showUrl(url)} redirected (HTTP ${res.status}) and redirect is "error"`);
+      if (followed === maxRedirects)
+        throw new Error(`too many redirects: ${showUrl(first)} redirected more than ${maxRedirects} times`);
       const next = redirectTarget(location, url);
       hop = redirected(hop, res.status, url, next);
       url = next;
@@ -79,16 +88,25 @@ function redirected(hop: Hop, status: number, from: URL, to: URL): Hop {
   const headers = new Headers(hop.headers);
   if (from.origin !== to.origin) for (const h of CREDENTIAL_HEADERS) headers.delete(h);
   const method = (hop.method ?? 'GET').toUpperCase();
-  const toGet = status === 303 ? method !== 'GET' && method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST';
+  const toGet =
+    status === 303 ? method !== 'GET' && method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST';
   if (toGet) {
     for (const h of BODY_HEADERS) headers.delete(h);
     return { ...hop, method: 'GET', body: undefined, headers };
   }
-  if (!resendable(hop.body)) throw new Error(`${showUrl(from)} redirected (HTTP ${status}) a request whose streamed body cannot be sent again`);
+  if (!resendable(hop.body))
+    throw new Error(`${showUrl(from)} redirected (HTTP ${status}) a request whose streamed body cannot be sent again`);
   return { ...hop, headers };
 }
 
 /** A 307/308 resends the body: fine for strings and buffers (MCP posts strings), impossible for a consumed stream. */
 function resendable(body: unknown): boolean {
-  return body == null || typeof body === 'string' || body instanceof ArrayBuffer || ArrayBuffer.isView(body) || body instanceof URLSearchParams || body instanceof Blob;
+  return (
+    body == null ||
+    typeof body === 'string' ||
+    body instanceof ArrayBuffer ||
+    ArrayBuffer.isView(body) ||
+    body instanceof URLSearchParams ||
+    body instanceof Blob
+  );
 }

@@ -58,12 +58,18 @@ const HOST_NAME = /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z
 export function parseAllowlist(s: string): Allowlist {
   const hosts = new Set<string>();
   const cidrs: Cidr[] = [];
-  for (const entry of s.split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of s
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const cidr = parseCidr(entry);
     const host = cidr ? '' : domainToASCII(entry); // also lower-cases; '' when invalid
     if (cidr) cidrs.push(cidr);
     else if (HOST_NAME.test(host) && !/^[\d.]+$/.test(host)) hosts.add(host);
-    else throw new AllowlistError(`allowlist entry "${entry}" is not a host name, IP address or CIDR (e.g. mcp.internal, 10.0.0.5, 10.20.0.0/16, fd00::/8)`);
+    else
+      throw new AllowlistError(
+        `allowlist entry "${entry}" is not a host name, IP address or CIDR (e.g. mcp.internal, 10.0.0.5, 10.20.0.0/16, fd00::/8)`,
+      );
   }
   return { hosts, cidrs };
 }
@@ -105,10 +111,16 @@ export class OutboundPolicy {
     const url = parseOutboundUrl(input);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       // Only the scheme is shown: the rest of a javascript: or data: URL is its payload.
-      throw new OutboundRefusedError(`${url.protocol} URLs are refused: outbound calls may only use http or https`, 'scheme');
+      throw new OutboundRefusedError(
+        `${url.protocol} URLs are refused: outbound calls may only use http or https`,
+        'scheme',
+      );
     }
     if (url.username || url.password) {
-      throw new OutboundRefusedError(`${showUrl(url)} carries credentials (user:password@), which would leak into logs; send them in a header instead`, 'credentials');
+      throw new OutboundRefusedError(
+        `${showUrl(url)} carries credentials (user:password@), which would leak into logs; send them in a header instead`,
+        'credentials',
+      );
     }
     await this.resolveChecked(url.hostname.replace(/^\[(.*)\]$/, '$1'), showUrl(url));
   }
@@ -141,10 +153,19 @@ export class OutboundPolicy {
     );
   };
 
-  private answer(hostname: string, options: dns.LookupOptions, all: dns.LookupAddress[], callback: Parameters<LookupFunction>[2]): void {
+  private answer(
+    hostname: string,
+    options: dns.LookupOptions,
+    all: dns.LookupAddress[],
+    callback: Parameters<LookupFunction>[2],
+  ): void {
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
     const wanted = family ? all.filter((a) => a.family === family) : all;
-    if (wanted.length === 0) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }), '');
+    if (wanted.length === 0)
+      return callback(
+        Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }),
+        '',
+      );
     if (options.all) return callback(null, wanted);
     callback(null, wanted[0].address, wanted[0].family);
   }
@@ -165,11 +186,14 @@ export class OutboundPolicy {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (!code || !UNRESOLVABLE.has(code)) {
-        throw new OutboundLookupError(`${subject}: resolving ${host} failed for now (${code ?? String(err)})`, code, { cause: err });
+        throw new OutboundLookupError(`${subject}: resolving ${host} failed for now (${code ?? String(err)})`, code, {
+          cause: err,
+        });
       }
       all = [];
     }
-    if (all.length === 0) throw new OutboundRefusedError(`${subject}: ${host} does not resolve (no address for this name)`, 'unresolvable');
+    if (all.length === 0)
+      throw new OutboundRefusedError(`${subject}: ${host} does not resolve (no address for this name)`, 'unresolvable');
     return all;
   }
 

@@ -64,7 +64,14 @@ export type AgentEventBody =
    * An attempt of a model or tool call failed and Temporal retries it: `attempt` is the one that
    * failed, `retry_in_ms` the wait before the next when known. Stream-only (not in the result's events).
    */
-  | { type: 'agent_retry'; what: 'model' | 'tool'; tool?: string; attempt: number; error: { type: string; message: string }; retry_in_ms?: number }
+  | {
+      type: 'agent_retry';
+      what: 'model' | 'tool';
+      tool?: string;
+      attempt: number;
+      error: { type: string; message: string };
+      retry_in_ms?: number;
+    }
   /**
    * A model turn's attempt was cut short (its worker died, its stream stalled) after streaming
    * some of its answer, and the turn answers again from the start: every agent_thinking_start,

@@ -75,7 +75,14 @@ redis.call('PEXPIRE', h, ARGV[1])
 return {added, last, gap}
 `;
 
-type WithAppend = Redis & { aesAppend(stream: string, channel: string, hash: string, ...args: (string | number)[]): Promise<[number, number, number]> };
+type WithAppend = Redis & {
+  aesAppend(
+    stream: string,
+    channel: string,
+    hash: string,
+    ...args: (string | number)[]
+  ): Promise<[number, number, number]>;
+};
 
 export interface PublisherOptions {
   redis: Redis;
@@ -123,16 +130,39 @@ export class EventPublisher {
    * Publishes the producer's events numbered `offset`, `offset + 1`, ... in
    * its own count; those it already published are skipped.
    */
-  async publish(taskId: string, session: string, producer: string, offset: number, bodies: readonly AgentEventBody[], o: PublishOptions = {}): Promise<Published> {
+  async publish(
+    taskId: string,
+    session: string,
+    producer: string,
+    offset: number,
+    bodies: readonly AgentEventBody[],
+    o: PublishOptions = {},
+  ): Promise<Published> {
     const floor = o.floor ?? 0;
     if (bodies.length === 0 && o.meta === undefined) return { added: 0, lastSeq: floor, lost: false };
-    const args: (string | number)[] = [this.opts.ttlMs, producer, offset, floor, o.meta === undefined ? '' : JSON.stringify(o.meta), END_PRODUCER, Date.now()];
+    const args: (string | number)[] = [
+      this.opts.ttlMs,
+      producer,
+      offset,
+      floor,
+      o.meta === undefined ? '' : JSON.stringify(o.meta),
+      END_PRODUCER,
+      Date.now(),
+    ];
     for (const b of bodies) args.push(JSON.stringify({ ...b, ...o.tag, session, task_id: taskId }));
     try {
-      const [added, lastSeq, gap] = await this.redis.aesAppend(keys.events(taskId), keys.channel(taskId), keys.producers(taskId), ...args);
+      const [added, lastSeq, gap] = await this.redis.aesAppend(
+        keys.events(taskId),
+        keys.channel(taskId),
+        keys.producers(taskId),
+        ...args,
+      );
       return { added, lastSeq, lost: gap === 1 };
     } catch (err) {
-      this.opts.logger.warn({ err: (err as Error).message, taskId, dropped: bodies.length }, 'event relay unavailable; events dropped from the live stream');
+      this.opts.logger.warn(
+        { err: (err as Error).message, taskId, dropped: bodies.length },
+        'event relay unavailable; events dropped from the live stream',
+      );
       return { added: 0, lastSeq: floor, lost: true };
     }
   }
@@ -140,7 +170,12 @@ export class EventPublisher {
   /** The producer's published events and meta; empty when there are none or Redis is unavailable. */
   async producerState(taskId: string, producer: string): Promise<ProducerState> {
     try {
-      const [count, first, meta] = await this.redis.hmget(keys.producers(taskId), `c:${producer}`, `f:${producer}`, `m:${producer}`);
+      const [count, first, meta] = await this.redis.hmget(
+        keys.producers(taskId),
+        `c:${producer}`,
+        `f:${producer}`,
+        `m:${producer}`,
+      );
       if (!count || !first) return { count: 0, events: [], ...(meta && { meta: JSON.parse(meta) }) };
       const rows = await this.redis.xrange(keys.events(taskId), `${first}-0`, '+');
       const events = rows.filter(([, f]) => f[3] === producer).map(([, f]) => JSON.parse(f[1]) as AgentEvent);

@@ -38,10 +38,12 @@ const tagKey = (e: Partial<EventTag> | undefined) => `${e?.workflow_id ?? ''}/${
 /** The answers (and reasoning) the stream holds for a tag, each whole: tokens joined, retracted text left out. */
 function streamedTexts(events: AgentEvent[]): { responses: string[]; thinking: string[] } {
   const voided = new Set<number>();
-  for (const r of events) if (r.type === 'agent_retract') for (const e of events) if (e.seq >= r.from_seq && e.seq < r.seq) voided.add(e.seq);
+  for (const r of events)
+    if (r.type === 'agent_retract') for (const e of events) if (e.seq >= r.from_seq && e.seq < r.seq) voided.add(e.seq);
   const responses: string[] = [];
   const thinking: string[] = [];
-  const add = (texts: string[], piece: string) => (texts.length ? (texts[texts.length - 1] += piece) : texts.push(piece));
+  const add = (texts: string[], piece: string) =>
+    texts.length ? (texts[texts.length - 1] += piece) : texts.push(piece);
   for (const e of events) {
     if (voided.has(e.seq)) continue;
     // Each answer begins with its start event; its text follows, in one block or token by token.
@@ -72,7 +74,11 @@ function counted(values: string[]): Map<string, number> {
  * stream) lacks, in the record's order, each as it is to be published again: an answer or reasoning
  * as its start event and its whole text.
  */
-export function missingEvents(stream: AgentEvent[], record: readonly AgentEventBody[], tag?: EventTag): AgentEventBody[] {
+export function missingEvents(
+  stream: AgentEvent[],
+  record: readonly AgentEventBody[],
+  tag?: EventTag,
+): AgentEventBody[] {
   // An event's tag is its own (a DAG step's end names its step), else the record's.
   const keyOf = (e: Body, id: string) => `${tagKey(e.workflow_id !== undefined ? e : tag)}|${id}`;
   const ids = counted(stream.flatMap((e) => (identity(e) === undefined ? [] : [keyOf(e, identity(e)!)])));

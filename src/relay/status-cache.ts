@@ -96,8 +96,10 @@ export class StatusCache {
     private readonly opts: CacheOptions = {},
   ) {
     this.redis = redis as WithPut;
-    if (typeof this.redis.aesStatusPut !== 'function') this.redis.defineCommand('aesStatusPut', { numberOfKeys: 1, lua: PUT });
-    if (typeof this.redis.aesStatusPutKeeping !== 'function') this.redis.defineCommand('aesStatusPutKeeping', { numberOfKeys: 1, lua: PUT_KEEPING });
+    if (typeof this.redis.aesStatusPut !== 'function')
+      this.redis.defineCommand('aesStatusPut', { numberOfKeys: 1, lua: PUT });
+    if (typeof this.redis.aesStatusPutKeeping !== 'function')
+      this.redis.defineCommand('aesStatusPutKeeping', { numberOfKeys: 1, lua: PUT_KEEPING });
   }
 
   /**
@@ -108,7 +110,11 @@ export class StatusCache {
   async put(view: TaskView, opts: { recorded?: boolean } = {}): Promise<boolean> {
     const doc = opts.recorded && isFinal(view) ? { ...view, [RECORDED]: true } : view;
     try {
-      return (await this.call(() => this.redis.aesStatusPut(keys.status(view.task_id), JSON.stringify(doc), RANK[view.status], this.ttlMs, ''))) === 1;
+      return (
+        (await this.call(() =>
+          this.redis.aesStatusPut(keys.status(view.task_id), JSON.stringify(doc), RANK[view.status], this.ttlMs, ''),
+        )) === 1
+      );
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, taskId: view.task_id }, 'status cache unavailable');
       return false;
@@ -131,7 +137,12 @@ export class StatusCache {
           continue;
         }
         const next = change(JSON.parse(raw) as TaskView);
-        if ((await this.call(() => this.redis.aesStatusPut(key, JSON.stringify(next), RANK[next.status], this.ttlMs, raw))) === 1) return next;
+        if (
+          (await this.call(() =>
+            this.redis.aesStatusPut(key, JSON.stringify(next), RANK[next.status], this.ttlMs, raw),
+          )) === 1
+        )
+          return next;
       }
       // Writers this busy will refresh the document soon anyway; Temporal has the patch.
       this.logger.warn({ taskId: fallback.task_id }, 'status cache update kept losing races; left to the next write');
@@ -150,12 +161,24 @@ export class StatusCache {
    */
   async putKeepingMetadata(view: TaskView): Promise<void> {
     const key = keys.status(view.task_id);
-    const merge = (cached: TaskView) => (RANK[cached.status] > RANK[view.status] ? cached : { ...view, metadata: { ...view.metadata, ...cached.metadata } });
+    const merge = (cached: TaskView) =>
+      RANK[cached.status] > RANK[view.status]
+        ? cached
+        : { ...view, metadata: { ...view.metadata, ...cached.metadata } };
     try {
       const r = await this.redis.aesStatusPutKeeping(key, JSON.stringify(view), RANK[view.status], this.ttlMs);
       if (typeof r !== 'string') return;
       // A patch the workflow had not heard of: merge it in, unless another writer got there first.
-      if ((await this.redis.aesStatusPut(key, JSON.stringify(merge(JSON.parse(r) as TaskView)), RANK[view.status], this.ttlMs, r)) === 1) return;
+      if (
+        (await this.redis.aesStatusPut(
+          key,
+          JSON.stringify(merge(JSON.parse(r) as TaskView)),
+          RANK[view.status],
+          this.ttlMs,
+          r,
+        )) === 1
+      )
+        return;
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, taskId: view.task_id }, 'status cache unavailable');
       return;

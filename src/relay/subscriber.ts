@@ -46,7 +46,12 @@ export class EventSubscriber {
    * Streams the task's events with seq > afterSeq to `deliver`, in order, once.
    * Resolves after the catch-up read is queued; errors (Redis down) go to `fail`.
    */
-  async subscribe(taskId: string, afterSeq: number, deliver: (ev: AgentEvent) => void, fail: (err: Error) => void): Promise<Subscription> {
+  async subscribe(
+    taskId: string,
+    afterSeq: number,
+    deliver: (ev: AgentEvent) => void,
+    fail: (err: Error) => void,
+  ): Promise<Subscription> {
     const l: Listener = { last: afterSeq, deliver, fail, chain: Promise.resolve(), closed: false };
     let set = this.listeners.get(taskId);
     if (!set) {
@@ -117,7 +122,8 @@ export class EventSubscriber {
           const open = !l.closed;
           this.emit(l, ev);
           // Written to the client just now (deliver writes synchronously; a terminal event closes the listener).
-          if (open && this.onLag && Number.isFinite(publishedAt)) this.onLag(Math.max(0, Date.now() - publishedAt) / 1000);
+          if (open && this.onLag && Number.isFinite(publishedAt))
+            this.onLag(Math.max(0, Date.now() - publishedAt) / 1000);
         } else if (ev.seq > l.last + 1) {
           // Missed something (arrived during catch-up): fill from the stream.
           this.catchUp(taskId, l, ev.seq);

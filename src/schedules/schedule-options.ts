@@ -10,7 +10,11 @@ import type { ScheduleWhen } from './schedule-spec';
 
 export type Overlap = 'skip' | 'buffer_one' | 'allow_all';
 
-const OVERLAP: Record<Overlap, ScheduleOverlapPolicy> = { skip: 'SKIP', buffer_one: 'BUFFER_ONE', allow_all: 'ALLOW_ALL' };
+const OVERLAP: Record<Overlap, ScheduleOverlapPolicy> = {
+  skip: 'SKIP',
+  buffer_one: 'BUFFER_ONE',
+  allow_all: 'ALLOW_ALL',
+};
 
 /** What a schedule's memo keeps for its listing and description (the memo is encrypted by the payload codec). */
 export interface ScheduleMemo {
@@ -40,12 +44,22 @@ export function scheduleOptions(d: ScheduleDraft): ScheduleOptions {
   return {
     scheduleId: d.scheduleId,
     spec: specOf(d.when),
-    action: { type: 'startWorkflow', workflowType: 'scheduledRun', workflowId: d.scheduleId, taskQueue: d.taskQueue, args: [d.run] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'scheduledRun',
+      workflowId: d.scheduleId,
+      taskQueue: d.taskQueue,
+      args: [d.run],
+    },
     policies: { overlap: OVERLAP[d.overlap] },
     // A one-time schedule fires once, then stays (paused by nothing, with no run left) to show its task.
     ...(d.when.kind === 'once' && { state: { remainingActions: 1 } }),
     memo: { ...d.memo },
-    searchAttributes: { [SEARCH_ATTRIBUTES.account]: [d.memo.account], [SEARCH_ATTRIBUTES.session]: [d.memo.session], [SEARCH_ATTRIBUTES.schedule]: [d.scheduleId] },
+    searchAttributes: {
+      [SEARCH_ATTRIBUTES.account]: [d.memo.account],
+      [SEARCH_ATTRIBUTES.session]: [d.memo.session],
+      [SEARCH_ATTRIBUTES.schedule]: [d.scheduleId],
+    },
   } as ScheduleOptions;
 }
 
@@ -54,6 +68,15 @@ function specOf(when: ScheduleWhen): ScheduleOptions['spec'] {
   // Schedules work in whole seconds: the instant, rounded up, so a run never comes early.
   const at = new Date(Math.ceil(when.at.getTime() / 1000) * 1000);
   return {
-    calendars: [{ year: at.getUTCFullYear(), month: MONTHS[at.getUTCMonth()], dayOfMonth: at.getUTCDate(), hour: at.getUTCHours(), minute: at.getUTCMinutes(), second: at.getUTCSeconds() }],
+    calendars: [
+      {
+        year: at.getUTCFullYear(),
+        month: MONTHS[at.getUTCMonth()],
+        dayOfMonth: at.getUTCDate(),
+        hour: at.getUTCHours(),
+        minute: at.getUTCMinutes(),
+        second: at.getUTCSeconds(),
+      },
+    ],
   };
 }

@@ -18,11 +18,29 @@ export interface ScheduleEntry {
 }
 
 /** An entry's time, or the issues that make it unusable. `now` is the request's time. */
-export function readSchedule(entry: ScheduleEntry, path: string, now: Date): { when: ScheduleWhen } | { issues: ScheduleIssue[] } {
-  const zoneIssue = entry.timezone !== undefined && !isTimeZone(entry.timezone) ? [{ path: `${path}.timezone`, message: `"${entry.timezone}" is not an IANA time zone (e.g. Europe/Paris, America/New_York, UTC)`, code: 'invalid_timezone' }] : [];
+export function readSchedule(
+  entry: ScheduleEntry,
+  path: string,
+  now: Date,
+): { when: ScheduleWhen } | { issues: ScheduleIssue[] } {
+  const zoneIssue =
+    entry.timezone !== undefined && !isTimeZone(entry.timezone)
+      ? [
+          {
+            path: `${path}.timezone`,
+            message: `"${entry.timezone}" is not an IANA time zone (e.g. Europe/Paris, America/New_York, UTC)`,
+            code: 'invalid_timezone',
+          },
+        ]
+      : [];
   const s = entry.schedule;
   if (typeof s === 'number') {
-    if (entry.timezone !== undefined) return { issues: [{ path: `${path}.timezone`, message: 'a time zone goes with a cron schedule only', code: 'unexpected' }] };
+    if (entry.timezone !== undefined)
+      return {
+        issues: [
+          { path: `${path}.timezone`, message: 'a time zone goes with a cron schedule only', code: 'unexpected' },
+        ],
+      };
     return { when: { kind: 'once', at: new Date(now.getTime() + Math.round(s * 1000)) } };
   }
   if (/^\d{4}-\d{2}-\d{2}T/.test(s)) return readInstant(s, entry, `${path}.schedule`, now);
@@ -32,12 +50,33 @@ export function readSchedule(entry: ScheduleEntry, path: string, now: Date): { w
   return { when: { kind: 'cron', cron: s.trim().split(/\s+/).join(' '), timezone: entry.timezone ?? 'UTC' } };
 }
 
-function readInstant(s: string, entry: ScheduleEntry, path: string, now: Date): { when: ScheduleWhen } | { issues: ScheduleIssue[] } {
-  if (!/(Z|[+-]\d{2}:?\d{2})$/i.test(s)) return { issues: [{ path, message: `"${s}" has no time zone: end it with Z or an offset like +02:00`, code: 'no_time_zone' }] };
+function readInstant(
+  s: string,
+  entry: ScheduleEntry,
+  path: string,
+  now: Date,
+): { when: ScheduleWhen } | { issues: ScheduleIssue[] } {
+  if (!/(Z|[+-]\d{2}:?\d{2})$/i.test(s))
+    return {
+      issues: [
+        { path, message: `"${s}" has no time zone: end it with Z or an offset like +02:00`, code: 'no_time_zone' },
+      ],
+    };
   const at = new Date(s);
-  if (Number.isNaN(at.getTime())) return { issues: [{ path, message: `"${s}" is not an ISO 8601 date-time`, code: 'invalid_date' }] };
-  if (at.getTime() <= now.getTime()) return { issues: [{ path, message: `${at.toISOString()} is in the past`, code: 'past' }] };
-  if (entry.timezone !== undefined) return { issues: [{ path: path.replace(/\.schedule$/, '.timezone'), message: 'a time zone goes with a cron schedule only', code: 'unexpected' }] };
+  if (Number.isNaN(at.getTime()))
+    return { issues: [{ path, message: `"${s}" is not an ISO 8601 date-time`, code: 'invalid_date' }] };
+  if (at.getTime() <= now.getTime())
+    return { issues: [{ path, message: `${at.toISOString()} is in the past`, code: 'past' }] };
+  if (entry.timezone !== undefined)
+    return {
+      issues: [
+        {
+          path: path.replace(/\.schedule$/, '.timezone'),
+          message: 'a time zone goes with a cron schedule only',
+          code: 'unexpected',
+        },
+      ],
+    };
   return { when: { kind: 'once', at } };
 }
 
@@ -45,7 +84,12 @@ const FIELDS = [
   { name: 'minute', min: 0, max: 59 },
   { name: 'hour', min: 0, max: 23 },
   { name: 'day of month', min: 1, max: 31 },
-  { name: 'month', min: 1, max: 12, names: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'] },
+  {
+    name: 'month',
+    min: 1,
+    max: 12,
+    names: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'],
+  },
   { name: 'day of week', min: 0, max: 7, names: ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'] },
 ] as const;
 
@@ -53,13 +97,24 @@ const FIELDS = [
 export function cronFieldIssues(cron: string, path: string): ScheduleIssue[] {
   const parts = cron.trim().split(/\s+/);
   if (parts.length !== 5) {
-    return [{ path, message: `"${cron}" is neither a number of seconds, an ISO 8601 date-time nor a five-field cron string (minute hour day-of-month month day-of-week); it has ${parts.length} field${parts.length === 1 ? '' : 's'}`, code: 'invalid_cron' }];
+    return [
+      {
+        path,
+        message: `"${cron}" is neither a number of seconds, an ISO 8601 date-time nor a five-field cron string (minute hour day-of-month month day-of-week); it has ${parts.length} field${parts.length === 1 ? '' : 's'}`,
+        code: 'invalid_cron',
+      },
+    ];
   }
   const issues: ScheduleIssue[] = [];
   parts.forEach((part, i) => {
     const f = FIELDS[i];
     const bad = part.split(',').find((item) => !validItem(item, f.min, f.max, 'names' in f ? f.names : undefined));
-    if (bad !== undefined) issues.push({ path, message: `the ${f.name} field "${part}" is not valid: use *, a number ${f.min}-${f.max}${'names' in f ? ' or a name' : ''}, a range a-b, a list a,b or a step */n`, code: 'invalid_cron' });
+    if (bad !== undefined)
+      issues.push({
+        path,
+        message: `the ${f.name} field "${part}" is not valid: use *, a number ${f.min}-${f.max}${'names' in f ? ' or a name' : ''}, a range a-b, a list a,b or a step */n`,
+        code: 'invalid_cron',
+      });
   });
   return issues;
 }

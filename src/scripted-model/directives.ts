@@ -2,7 +2,18 @@
 // The scanner is hand-written rather than a regex so that JSON values such as
 // args={"a":[[1]]} or quoted strings containing "]]" survive intact.
 
-export const DIRECTIVE_NAMES = ['echo', 'say', 'tool', 'think', 'slow', 'fail', 'drop', 'hang', 'json', 'long'] as const;
+export const DIRECTIVE_NAMES = [
+  'echo',
+  'say',
+  'tool',
+  'think',
+  'slow',
+  'fail',
+  'drop',
+  'hang',
+  'json',
+  'long',
+] as const;
 export type DirectiveName = (typeof DIRECTIVE_NAMES)[number];
 
 export interface Directive {
@@ -59,7 +70,10 @@ function readBalanced(src: string, i: number): { value: string; end: number } | 
 }
 
 /** Parses one directive body starting right after `[[`; returns undefined when malformed. */
-function readDirective(src: string, start: number): { directive: { name: string; params: Record<string, string> }; end: number } | undefined {
+function readDirective(
+  src: string,
+  start: number,
+): { directive: { name: string; params: Record<string, string> }; end: number } | undefined {
   let i = start;
   const skipSpace = () => {
     while (i < src.length && /\s/.test(src[i])) i++;
@@ -117,7 +131,13 @@ export function parseDirectives(src: string): ParsedText {
     }
   }
   text += src.slice(i);
-  return { directives, text: text.replace(/[ \t]+/g, ' ').replace(/ *\n */g, '\n').trim() };
+  return {
+    directives,
+    text: text
+      .replace(/[ \t]+/g, ' ')
+      .replace(/ *\n */g, '\n')
+      .trim(),
+  };
 }
 
 /**

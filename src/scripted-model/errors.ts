@@ -20,11 +20,20 @@ const TYPES: Record<number, { type: string; code: string | null; message: string
 };
 
 export function errorBody(status: number, over: Partial<OpenAIErrorBody['error']> = {}): OpenAIErrorBody {
-  const base = TYPES[status] ?? { type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null, message: `Request failed with status ${status}.` };
+  const base = TYPES[status] ?? {
+    type: status >= 500 ? 'server_error' : 'invalid_request_error',
+    code: null,
+    message: `Request failed with status ${status}.`,
+  };
   return { error: { message: base.message, type: base.type, param: null, code: base.code, ...over } };
 }
 
-export function sendError(res: Response, status: number, over: Partial<OpenAIErrorBody['error']> = {}, headers: Record<string, string> = {}): void {
+export function sendError(
+  res: Response,
+  status: number,
+  over: Partial<OpenAIErrorBody['error']> = {},
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) return;
   res.status(status).set(headers).json(errorBody(status, over));
 }

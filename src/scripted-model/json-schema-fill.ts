@@ -67,7 +67,8 @@ function pickType(s: Schema): string | undefined {
 
 function fill(s: Schema, root: Schema, opts: FillOptions, depth: number): unknown {
   if (!s || typeof s !== 'object' || depth > MAX_DEPTH) return null;
-  if (typeof s.$ref === 'string') return fill({ ...resolveRef(root, s.$ref), ...omit(s, '$ref') }, root, opts, depth + 1);
+  if (typeof s.$ref === 'string')
+    return fill({ ...resolveRef(root, s.$ref), ...omit(s, '$ref') }, root, opts, depth + 1);
   if ('const' in s) return s.const;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
   const branches = s.anyOf ?? s.oneOf;
@@ -80,7 +81,12 @@ function fill(s: Schema, root: Schema, opts: FillOptions, depth: number): unknow
     const merged = s.allOf.reduce(
       (acc: Schema, part: Schema) => {
         const p = typeof part?.$ref === 'string' ? resolveRef(root, part.$ref) : part;
-        return { ...acc, ...p, properties: { ...acc.properties, ...p?.properties }, required: [...(acc.required ?? []), ...(p?.required ?? [])] };
+        return {
+          ...acc,
+          ...p,
+          properties: { ...acc.properties, ...p?.properties },
+          required: [...(acc.required ?? []), ...(p?.required ?? [])],
+        };
       },
       omit(s, 'allOf'),
     );
@@ -109,7 +115,8 @@ function fill(s: Schema, root: Schema, opts: FillOptions, depth: number): unknow
       // Every declared property is filled, not just the required ones: strict
       // mode requires them all, and extra declared fields are always valid.
       for (const [key, sub] of Object.entries(props)) out[key] = fill(sub, root, opts, depth + 1);
-      for (const key of Array.isArray(s.required) ? s.required : []) if (!(key in out)) out[key] = opts.text || 'scripted';
+      for (const key of Array.isArray(s.required) ? s.required : [])
+        if (!(key in out)) out[key] = opts.text || 'scripted';
       return out;
     }
     default:

@@ -33,7 +33,9 @@ export const ChatRequestSchema = z.looseObject({
   response_format: z
     .looseObject({
       type: z.string(),
-      json_schema: z.looseObject({ name: z.string().optional(), schema: z.unknown().optional(), strict: z.boolean().nullish() }).optional(),
+      json_schema: z
+        .looseObject({ name: z.string().optional(), schema: z.unknown().optional(), strict: z.boolean().nullish() })
+        .optional(),
     })
     .nullish(),
   max_tokens: z.number().int().positive().nullish(),
@@ -62,16 +64,24 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 const optStr = (v: unknown) => v === undefined || typeof v === 'string';
 const nullish = (v: unknown) => v === undefined || v === null;
 const posInt = (v: unknown) => nullish(v) || (isSafeInteger(v) && (v as number) > 0);
-const fnOk = (f: unknown, extra: (f: Record<string, unknown>) => boolean) => isObj(f) && typeof f.name === 'string' && extra(f);
+const fnOk = (f: unknown, extra: (f: Record<string, unknown>) => boolean) =>
+  isObj(f) && typeof f.name === 'string' && extra(f);
 
 function plainMessage(m: unknown): boolean {
   if (!isObj(m) || typeof m.role !== 'string' || !ROLES.has(m.role)) return false;
   const c = m.content;
   if (!(c === undefined || c === null || typeof c === 'string' || isArray(c))) return false;
-  if (!optStr(m.name) || !optStr(m.tool_call_id) || !(nullish(m.reasoning_content) || typeof m.reasoning_content === 'string')) return false;
+  if (
+    !optStr(m.name) ||
+    !optStr(m.tool_call_id) ||
+    !(nullish(m.reasoning_content) || typeof m.reasoning_content === 'string')
+  )
+    return false;
   if (nullish(m.tool_calls)) return true;
   if (!isArray(m.tool_calls)) return false;
-  return m.tool_calls.every((t) => isObj(t) && optStr(t.id) && optStr(t.type) && fnOk(t.function, (f) => optStr(f.arguments)));
+  return m.tool_calls.every(
+    (t) => isObj(t) && optStr(t.id) && optStr(t.type) && fnOk(t.function, (f) => optStr(f.arguments)),
+  );
 }
 
 /** The body as ChatRequestSchema would return it, when it is plainly valid; undefined means "ask zod". */
@@ -80,19 +90,29 @@ export function plainChatRequest(body: unknown): ChatRequest | undefined {
   const { messages, tools, stream_options: so, response_format: rf } = body;
   if (!isArray(messages) || messages.length === 0 || !messages.every(plainMessage)) return undefined;
   if (!(nullish(body.stream) || typeof body.stream === 'boolean')) return undefined;
-  if (!(nullish(so) || (isObj(so) && (nullish(so.include_usage) || typeof so.include_usage === 'boolean')))) return undefined;
-  if (!nullish(tools) && !(isArray(tools) && tools.every((t) => isObj(t) && optStr(t.type) && fnOk(t.function, (f) => optStr(f.description))))) return undefined;
+  if (!(nullish(so) || (isObj(so) && (nullish(so.include_usage) || typeof so.include_usage === 'boolean'))))
+    return undefined;
+  if (
+    !nullish(tools) &&
+    !(
+      isArray(tools) && tools.every((t) => isObj(t) && optStr(t.type) && fnOk(t.function, (f) => optStr(f.description)))
+    )
+  )
+    return undefined;
   if (!nullish(rf)) {
     if (!isObj(rf) || typeof rf.type !== 'string') return undefined;
     const js = rf.json_schema;
-    if (!(js === undefined || (isObj(js) && optStr(js.name) && (nullish(js.strict) || typeof js.strict === 'boolean')))) return undefined;
+    if (!(js === undefined || (isObj(js) && optStr(js.name) && (nullish(js.strict) || typeof js.strict === 'boolean'))))
+      return undefined;
   }
   if (!posInt(body.max_tokens) || !posInt(body.max_completion_tokens)) return undefined;
   return (body.model === undefined ? { ...body, model: 'scripted-base' } : body) as ChatRequest;
 }
 
 /** Validates a request body: the fast path when it is plainly valid, zod otherwise. */
-export function parseChatRequest(body: unknown): { success: true; data: ChatRequest } | { success: false; error: z.ZodError } {
+export function parseChatRequest(
+  body: unknown,
+): { success: true; data: ChatRequest } | { success: false; error: z.ZodError } {
   const plain = plainChatRequest(body);
   if (plain) return { success: true, data: plain };
   const parsed = ChatRequestSchema.safeParse(body);
@@ -115,7 +135,9 @@ export function messageText(m: Pick<ChatMessage, 'content'>): string {
   if (typeof m.content === 'string') return m.content;
   if (!isArray(m.content)) return '';
   return m.content
-    .map((part) => (part && typeof part === 'object' && typeof (part as any).text === 'string' ? (part as any).text : ''))
+    .map((part) =>
+      part && typeof part === 'object' && typeof (part as any).text === 'string' ? (part as any).text : '',
+    )
     .filter(Boolean)
     .join('\n');
 }

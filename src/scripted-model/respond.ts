@@ -55,7 +55,8 @@ export function usageFor(req: ChatRequest, reply: Reply): Usage {
   let prompt = 0;
   for (const m of req.messages) {
     prompt += 3 + countTokens(messageText(m));
-    for (const c of m.tool_calls ?? []) prompt += countTokens(c.function.name) + countTokens(c.function.arguments ?? '');
+    for (const c of m.tool_calls ?? [])
+      prompt += countTokens(c.function.name) + countTokens(c.function.arguments ?? '');
   }
   if (req.tools?.length) prompt += Math.ceil(JSON.stringify(req.tools).length / 4);
   const reasoning = countTokens(reply.reasoning);
@@ -114,14 +115,26 @@ function assistantMessage(reply: Reply): Record<string, unknown> {
   const message: Record<string, unknown> = { role: 'assistant', content: reply.content, refusal: null };
   if (reply.reasoning) message.reasoning_content = reply.reasoning;
   if (reply.toolCalls.length > 0) {
-    message.tool_calls = reply.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+    message.tool_calls = reply.toolCalls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }));
   }
   return message;
 }
 
-export async function sendCompletion(res: Response, req: ChatRequest, reply: Reply, ctx: ResponseContext): Promise<Outcome> {
+export async function sendCompletion(
+  res: Response,
+  req: ChatRequest,
+  reply: Reply,
+  ctx: ResponseContext,
+): Promise<Outcome> {
   if (ctx.interruption) return interrupt(res, ctx, ctx.interruption.kind);
-  const pieces = tokenize(reply.reasoning).length + tokenize(reply.content ?? '').length + reply.toolCalls.reduce((n, c) => n + 1 + tokenize(c.arguments).length, 0);
+  const pieces =
+    tokenize(reply.reasoning).length +
+    tokenize(reply.content ?? '').length +
+    reply.toolCalls.reduce((n, c) => n + 1 + tokenize(c.arguments).length, 0);
   if (!(await sleep(ctx.pacing.firstMs + ctx.pacing.delayMs * pieces, ctx.signal))) return 'client-aborted';
   res.json({
     id: ctx.id,
@@ -148,7 +161,12 @@ function tokenDeltas(reply: Reply): Record<string, unknown>[] {
   return deltas;
 }
 
-export async function streamCompletion(res: Response, req: ChatRequest, reply: Reply, ctx: ResponseContext): Promise<Outcome> {
+export async function streamCompletion(
+  res: Response,
+  req: ChatRequest,
+  reply: Reply,
+  ctx: ResponseContext,
+): Promise<Outcome> {
   if (ctx.interruption && ctx.interruption.after === undefined) return interrupt(res, ctx, ctx.interruption.kind);
   const includeUsage = req.stream_options?.include_usage === true;
   const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
@@ -173,10 +191,15 @@ export async function streamCompletion(res: Response, req: ChatRequest, reply: R
     return true;
   };
 
-  res.status(200).set({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res
+    .status(200)
+    .set({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.flushHeaders();
   if (!(await sleep(ctx.pacing.firstMs, ctx.signal))) return 'client-aborted';
-  if (!(await write(chunk({ role: 'assistant', content: reply.content === null || reply.reasoning ? null : '' }, null)))) return 'client-aborted';
+  if (
+    !(await write(chunk({ role: 'assistant', content: reply.content === null || reply.reasoning ? null : '' }, null)))
+  )
+    return 'client-aborted';
 
   const deltas = tokenDeltas(reply);
   for (let i = 0; i < deltas.length; i++) {
@@ -191,7 +214,15 @@ export async function streamCompletion(res: Response, req: ChatRequest, reply: R
   if (ctx.interruption) return interrupt(res, ctx, ctx.interruption.kind);
   if (!(await write(chunk({}, reply.finishReason)))) return 'client-aborted';
   if (includeUsage) {
-    const usageChunk = { id: ctx.id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.model, system_fingerprint: FINGERPRINT, choices: [], usage: usageFor(req, reply) };
+    const usageChunk = {
+      id: ctx.id,
+      object: 'chat.completion.chunk',
+      created: ctx.created,
+      model: ctx.model,
+      system_fingerprint: FINGERPRINT,
+      choices: [],
+      usage: usageFor(req, reply),
+    };
     if (!(await write(usageChunk))) return 'client-aborted';
   }
   if (!(await write('[DONE]'))) return 'client-aborted';

@@ -3,7 +3,14 @@
 // what lets a caller resume a half-streamed answer (see continueReply).
 import { createHash, Hash } from 'node:crypto';
 import { ChatMessage, ChatRequest, hasToolCalls, messageText, ToolDef } from './request';
-import { Directive, findDirective, intParam, mergeDirectives, parseDirectives, parseHeaderDirectives } from './directives';
+import {
+  Directive,
+  findDirective,
+  intParam,
+  mergeDirectives,
+  parseDirectives,
+  parseHeaderDirectives,
+} from './directives';
 import { fillSchema } from './json-schema-fill';
 import { excerpt, fillerWords, tokenize } from './text';
 
@@ -42,7 +49,11 @@ export function readScript(req: ChatRequest, header: string | undefined): Script
   const lastUser = findLast(req.messages, (m) => m.role === 'user');
   const raw = lastUser ? messageText(lastUser) : '';
   const parsed = parseDirectives(raw);
-  return { directives: mergeDirectives(parsed.directives, parseHeaderDirectives(header)), userText: parsed.text, rawUserText: raw };
+  return {
+    directives: mergeDirectives(parsed.directives, parseHeaderDirectives(header)),
+    userText: parsed.text,
+    rawUserText: raw,
+  };
 }
 
 function findLast<T>(xs: T[], pred: (x: T) => boolean): T | undefined {
@@ -151,10 +162,17 @@ function planToolCalls(req: ChatRequest, convo: ChatMessage[], script: Script, r
     // An unknown name calls nothing (composeReply says so), unless unknown=call asks for the bad call.
     if (!def && d.params.unknown !== 'call') continue;
     const name = def?.function.name ?? requested!;
-    const generated = d.params.args === undefined ? JSON.stringify(fillSchema(def?.function.parameters ?? { type: 'object' }, { text: script.userText })) : undefined;
+    const generated =
+      d.params.args === undefined
+        ? JSON.stringify(fillSchema(def?.function.parameters ?? { type: 'object' }, { text: script.userText }))
+        : undefined;
     const count = Math.min(intParam(d, 'count', 1), MAX_TOOL_COUNT);
     for (let k = 1; k <= count; k++) {
-      calls.push({ id: idFor(round, calls.length), name, arguments: generated ?? scriptedArgs(d.params.args!, round, k) });
+      calls.push({
+        id: idFor(round, calls.length),
+        name,
+        arguments: generated ?? scriptedArgs(d.params.args!, round, k),
+      });
     }
   }
   return calls;
@@ -191,7 +209,8 @@ function baseText(script: Script): string {
 function jsonText(req: ChatRequest, script: Script, text: string): string | undefined {
   const rf = req.response_format;
   if (rf?.type === 'json_schema' && rf.json_schema?.schema !== undefined) {
-    if (deliberatelyInvalid(req, script)) return JSON.stringify(notFitting(rf.json_schema.schema as Record<string, unknown>));
+    if (deliberatelyInvalid(req, script))
+      return JSON.stringify(notFitting(rf.json_schema.schema as Record<string, unknown>));
     return JSON.stringify(fillSchema(rf.json_schema.schema, { text }));
   }
   if (rf?.type === 'json_object' || findDirective(script.directives, 'json')) return JSON.stringify({ reply: text });
@@ -240,7 +259,12 @@ function composeReply(req: ChatRequest, convo: ChatMessage[], script: Script): R
   const calls = planToolCalls(req, convo, script, round);
   if (calls.length > 0) {
     const names = [...new Set(calls.map((c) => c.name))].join(', ');
-    return { reasoning: reasoningFor(script, `I should call ${names} to answer.`), content: null, toolCalls: calls, finishReason: 'tool_calls' };
+    return {
+      reasoning: reasoningFor(script, `I should call ${names} to answer.`),
+      content: null,
+      toolCalls: calls,
+      finishReason: 'tool_calls',
+    };
   }
   const mode = answerMode(script);
   const reported = mode === 'all' ? after : after.slice(findLastIndex(after, hasToolCalls) + 1);
@@ -248,11 +272,22 @@ function composeReply(req: ChatRequest, convo: ChatMessage[], script: Script): R
   const called = after.flatMap((m) => (hasToolCalls(m) ? (m.tool_calls ?? []).map((c) => c.function.name) : []));
   const notes = missingTools(req, script, round, called).map((n) => `no tool named ${n} is offered`);
   let body: string;
-  if (results.length > 0) body = mode === 'all' || mode === 'last' ? results.map((m) => `tool said: ${messageText(m)}`).join('\n') : mode;
+  if (results.length > 0)
+    body = mode === 'all' || mode === 'last' ? results.map((m) => `tool said: ${messageText(m)}`).join('\n') : mode;
   else body = notes.length > 0 ? '' : baseText(script);
   const text = notes.length > 0 ? [...notes, ...(body ? [body] : [])].join('\n') : body;
-  const what = results.length > 0 ? 'The tool answered; I will pass its result on.' : notes.length > 0 ? 'That tool is not offered; I will say so.' : 'I will reply.';
-  return { reasoning: reasoningFor(script, what), content: jsonText(req, script, text) ?? text, toolCalls: [], finishReason: 'stop' };
+  const what =
+    results.length > 0
+      ? 'The tool answered; I will pass its result on.'
+      : notes.length > 0
+        ? 'That tool is not offered; I will say so.'
+        : 'I will reply.';
+  return {
+    reasoning: reasoningFor(script, what),
+    content: jsonText(req, script, text) ?? text,
+    toolCalls: [],
+    finishReason: 'stop',
+  };
 }
 
 /**

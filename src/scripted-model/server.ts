@@ -81,7 +81,20 @@ const MODEL_CREATED = 1_700_000_000;
 const DEFAULT_RETRY_AFTER_MS = 1000;
 
 function emptyStats(): ScriptedModelStats {
-  return { requests: 0, chatCompletions: 0, streamed: 0, completed: 0, badRequests: 0, injectedFailures: 0, toolCallReplies: 0, continuations: 0, hangs: 0, drops: 0, clientAborts: 0, active: 0 };
+  return {
+    requests: 0,
+    chatCompletions: 0,
+    streamed: 0,
+    completed: 0,
+    badRequests: 0,
+    injectedFailures: 0,
+    toolCallReplies: 0,
+    continuations: 0,
+    hangs: 0,
+    drops: 0,
+    clientAborts: 0,
+    active: 0,
+  };
 }
 
 export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promise<ScriptedModel> {
@@ -130,7 +143,10 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
     res.json({ status: 'ok' });
   });
   app.get('/v1/models', (_req, res) => {
-    res.json({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: MODEL_CREATED, owned_by: 'scripted' })) });
+    res.json({
+      object: 'list',
+      data: models.map((id) => ({ id, object: 'model', created: MODEL_CREATED, owned_by: 'scripted' })),
+    });
   });
   app.get('/v1/models/:id', (req, res) => {
     res.json({ id: req.params.id, object: 'model', created: MODEL_CREATED, owned_by: 'scripted' });
@@ -138,73 +154,86 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
 
   // Any content type is read as JSON: a client that forgets the header should
   // get the same answer, and a non-JSON body fails parsing with a clean 400.
-  app.post('/v1/chat/completions', express.json({ limit: '32mb', type: () => true }), async (req: Request, res: Response) => {
-    stats.chatCompletions++;
-    const parsed = parseChatRequest(req.body ?? {});
-    if (!parsed.success) {
-      stats.badRequests++;
-      const { message, param } = describeIssue(parsed.error);
-      sendError(res, 400, { message, param });
-      return;
-    }
-    const body = parsed.data;
-    const header = req.get('x-scripted-model');
-    received.push({ at: Date.now(), header, body });
-    if (received.length > keep) received = received.slice(received.length - keep);
-
-    const id = `chatcmpl-${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-    const abort = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    res.set('x-request-id', id);
-    if (body.stream) stats.streamed++;
-    stats.active++;
-    const script = readScript(body, header);
-    // [[json times=N key=K]]: the first N structured replies for the key do not fit their schema (across requests, like fail).
-    const json = findDirective(script.directives, 'json');
-    if (json?.params.times !== undefined && body.response_format?.type === 'json_schema' && consume(json, script, 0)) script.invalidNow = true;
-    const log = logger.child({ id, model: body.model, stream: !!body.stream, directives: script.directives.map((d) => d.name) });
-    try {
-      const fail = findDirective(script.directives, 'fail');
-      if (fail && consume(fail, script, 1)) {
-        stats.injectedFailures++;
-        sendFailure(res, fail);
-        log.debug({ status: res.statusCode }, 'scripted failure');
+  app.post(
+    '/v1/chat/completions',
+    express.json({ limit: '32mb', type: () => true }),
+    async (req: Request, res: Response) => {
+      stats.chatCompletions++;
+      const parsed = parseChatRequest(req.body ?? {});
+      if (!parsed.success) {
+        stats.badRequests++;
+        const { message, param } = describeIssue(parsed.error);
+        sendError(res, 400, { message, param });
         return;
       }
-      const reply = buildReply(body, script);
-      if (reply.toolCalls.length > 0) stats.toolCallReplies++;
-      if (reply.continuation) stats.continuations++;
-      if (reply.continuation === 'prefix-mismatch') log.warn('partial assistant message is not a prefix of the scripted reply; sending the whole reply');
+      const body = parsed.data;
+      const header = req.get('x-scripted-model');
+      received.push({ at: Date.now(), header, body });
+      if (received.length > keep) received = received.slice(received.length - keep);
 
-      let interruption: Interruption | undefined;
-      const hang = findDirective(script.directives, 'hang');
-      const drop = findDirective(script.directives, 'drop');
-      const afterOf = (d: Directive) => (d.params.after === undefined ? undefined : intParam(d, 'after', 0));
-      if (hang && consume(hang, script, Infinity)) interruption = { kind: 'hang', after: afterOf(hang) };
-      else if (drop && consume(drop, script, 1)) interruption = { kind: 'drop', after: afterOf(drop) };
-
-      const slow = findDirective(script.directives, 'slow');
-      const ctx = {
+      const id = `chatcmpl-${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+      const abort = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) abort.abort();
+      });
+      res.set('x-request-id', id);
+      if (body.stream) stats.streamed++;
+      stats.active++;
+      const script = readScript(body, header);
+      // [[json times=N key=K]]: the first N structured replies for the key do not fit their schema (across requests, like fail).
+      const json = findDirective(script.directives, 'json');
+      if (json?.params.times !== undefined && body.response_format?.type === 'json_schema' && consume(json, script, 0))
+        script.invalidNow = true;
+      const log = logger.child({
         id,
-        created: Math.floor(Date.now() / 1000),
         model: body.model,
-        pacing: { firstMs: intParam(slow, 'first', 0), delayMs: slow ? intParam(slow, 'delay', 50) : 0 },
-        signal: abort.signal,
-        interruption,
-        onTokenWritten: opts.onTokenWritten,
-      };
-      if (interruption?.kind === 'hang') stats.hangs++;
-      const outcome: Outcome = body.stream ? await streamCompletion(res, body, reply, ctx) : await sendCompletion(res, body, reply, ctx);
-      if (outcome === 'completed') stats.completed++;
-      else if (outcome === 'dropped') stats.drops++;
-      else if (outcome === 'client-aborted') stats.clientAborts++;
-      log.debug({ outcome, finish: reply.finishReason, continuation: reply.continuation }, 'chat completion');
-    } finally {
-      stats.active--;
-    }
-  });
+        stream: !!body.stream,
+        directives: script.directives.map((d) => d.name),
+      });
+      try {
+        const fail = findDirective(script.directives, 'fail');
+        if (fail && consume(fail, script, 1)) {
+          stats.injectedFailures++;
+          sendFailure(res, fail);
+          log.debug({ status: res.statusCode }, 'scripted failure');
+          return;
+        }
+        const reply = buildReply(body, script);
+        if (reply.toolCalls.length > 0) stats.toolCallReplies++;
+        if (reply.continuation) stats.continuations++;
+        if (reply.continuation === 'prefix-mismatch')
+          log.warn('partial assistant message is not a prefix of the scripted reply; sending the whole reply');
+
+        let interruption: Interruption | undefined;
+        const hang = findDirective(script.directives, 'hang');
+        const drop = findDirective(script.directives, 'drop');
+        const afterOf = (d: Directive) => (d.params.after === undefined ? undefined : intParam(d, 'after', 0));
+        if (hang && consume(hang, script, Infinity)) interruption = { kind: 'hang', after: afterOf(hang) };
+        else if (drop && consume(drop, script, 1)) interruption = { kind: 'drop', after: afterOf(drop) };
+
+        const slow = findDirective(script.directives, 'slow');
+        const ctx = {
+          id,
+          created: Math.floor(Date.now() / 1000),
+          model: body.model,
+          pacing: { firstMs: intParam(slow, 'first', 0), delayMs: slow ? intParam(slow, 'delay', 50) : 0 },
+          signal: abort.signal,
+          interruption,
+          onTokenWritten: opts.onTokenWritten,
+        };
+        if (interruption?.kind === 'hang') stats.hangs++;
+        const outcome: Outcome = body.stream
+          ? await streamCompletion(res, body, reply, ctx)
+          : await sendCompletion(res, body, reply, ctx);
+        if (outcome === 'completed') stats.completed++;
+        else if (outcome === 'dropped') stats.drops++;
+        else if (outcome === 'client-aborted') stats.clientAborts++;
+        log.debug({ outcome, finish: reply.finishReason, continuation: reply.continuation }, 'chat completion');
+      } finally {
+        stats.active--;
+      }
+    },
+  );
 
   app.use((req: Request, res: Response) => {
     sendError(res, 404, { message: `Invalid URL (${req.method} ${req.path})`, code: null });

@@ -12,7 +12,16 @@ export function tokenize(text: string): string[] {
 /** The characters `\s` matches (ECMAScript WhiteSpace and LineTerminator), by UTF-16 code unit. */
 function isSpace(c: number): boolean {
   if (c <= 0xa0) return c === 32 || (c >= 9 && c <= 13) || c === 0xa0;
-  return c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /**
@@ -37,10 +46,46 @@ export function countTokens(text: string): number {
 
 // Words of at most 5 letters, so a word plus its trailing period stays one token.
 const VOCAB = [
-  'agent', 'task', 'plan', 'step', 'tool', 'data', 'query', 'model', 'state', 'event',
-  'retry', 'queue', 'cache', 'graph', 'node', 'edge', 'path', 'value', 'input', 'check',
-  'build', 'merge', 'score', 'frame', 'token', 'rule', 'field', 'store', 'batch', 'shard',
-  'clock', 'timer', 'route', 'proxy', 'trace', 'span', 'index', 'table', 'row', 'key',
+  'agent',
+  'task',
+  'plan',
+  'step',
+  'tool',
+  'data',
+  'query',
+  'model',
+  'state',
+  'event',
+  'retry',
+  'queue',
+  'cache',
+  'graph',
+  'node',
+  'edge',
+  'path',
+  'value',
+  'input',
+  'check',
+  'build',
+  'merge',
+  'score',
+  'frame',
+  'token',
+  'rule',
+  'field',
+  'store',
+  'batch',
+  'shard',
+  'clock',
+  'timer',
+  'route',
+  'proxy',
+  'trace',
+  'span',
+  'index',
+  'table',
+  'row',
+  'key',
 ];
 const SENTENCE = 9;
 

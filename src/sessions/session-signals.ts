@@ -20,12 +20,27 @@ export interface SessionRef {
 }
 
 /** A session of an account, with the deployment's task queue and idle close. */
-export function sessionRef(config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS'>, account: string, session: string): SessionRef {
-  return { account, session, taskQueue: config.TEMPORAL_TASK_QUEUE, idleCloseMs: config.SESSION_IDLE_CLOSE_MS, watchMs: config.RUN_WATCH_MS };
+export function sessionRef(
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS'>,
+  account: string,
+  session: string,
+): SessionRef {
+  return {
+    account,
+    session,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    idleCloseMs: config.SESSION_IDLE_CLOSE_MS,
+    watchMs: config.RUN_WATCH_MS,
+  };
 }
 
 /** The state a session starts with: an empty queue, the given thread, the configured idle close. */
-export function sessionStart(ref: SessionRef, messages: ThreadMessage[], active?: string, agent?: string): SessionState {
+export function sessionStart(
+  ref: SessionRef,
+  messages: ThreadMessage[],
+  active?: string,
+  agent?: string,
+): SessionState {
   return {
     account: ref.account,
     session: ref.session,
@@ -57,7 +72,13 @@ export function sessionStartMeta(ref: Pick<SessionRef, 'account' | 'session'>, c
  * second one's signal-with-start only signals the run the first started.
  * `active`: the run that holds the turn in a session started here.
  */
-export async function signalSession<Args extends unknown[]>(client: Client, ref: SessionRef, signal: SignalDefinition<Args>, args: Args, active?: string): Promise<void> {
+export async function signalSession<Args extends unknown[]>(
+  client: Client,
+  ref: SessionRef,
+  signal: SignalDefinition<Args>,
+  args: Args,
+  active?: string,
+): Promise<void> {
   const workflowId = sessionWorkflowId(ref.account, ref.session);
   try {
     await client.workflow.getHandle(workflowId).signal(signal, ...args);
@@ -80,7 +101,10 @@ export async function signalSession<Args extends unknown[]>(client: Client, ref:
  * The thread (and active agent) a closed session left (its result); empty when there is none to read.
  * `createdAt`: when the session was created, as its last run knew it (else that run's start).
  */
-export async function closedThread(client: Client, workflowId: string): Promise<SessionResult & { createdAt?: string }> {
+export async function closedThread(
+  client: Client,
+  workflowId: string,
+): Promise<SessionResult & { createdAt?: string }> {
   let desc;
   try {
     desc = await client.workflow.getHandle(workflowId).describe();

@@ -9,7 +9,8 @@ export function mcpServersOf(req: Pick<RunRequest, 'mcp_servers' | 'mcpServers'>
   const given = req.mcp_servers ?? req.mcpServers;
   if (!given?.length) return undefined;
   return given.map((s) => {
-    const token = s.auth?.type === 'bearer' ? s.auth.token : s.auth?.type === 'oauth' ? s.auth.oauth.accessToken : undefined;
+    const token =
+      s.auth?.type === 'bearer' ? s.auth.token : s.auth?.type === 'oauth' ? s.auth.oauth.accessToken : undefined;
     return { name: s.serverName, url: s.serverUrl, ...(token && { token }) };
   });
 }

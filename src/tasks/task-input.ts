@@ -11,7 +11,18 @@ import { agentsOf, mcpServersOf } from './request-tools';
 
 export type TaskInputConfig = Pick<
   Config,
-  'MAX_RUNNING_TASKS_PER_ACCOUNT' | 'MODEL_HEARTBEAT_TIMEOUT_MS' | 'MODEL_PRICES' | 'MODEL_FLASH' | 'MODEL_BASE' | 'MODEL_MAX' | 'MAX_STEPS_DEFAULT' | 'MAX_DURATION_DEFAULT' | 'BUILTIN_TOOLS' | 'MCP_CALL_TIMEOUT_MS' | 'MCP_CONNECT_TIMEOUT_MS' | 'TOOL_RESULT_MAX_CHARS'
+  | 'MAX_RUNNING_TASKS_PER_ACCOUNT'
+  | 'MODEL_HEARTBEAT_TIMEOUT_MS'
+  | 'MODEL_PRICES'
+  | 'MODEL_FLASH'
+  | 'MODEL_BASE'
+  | 'MODEL_MAX'
+  | 'MAX_STEPS_DEFAULT'
+  | 'MAX_DURATION_DEFAULT'
+  | 'BUILTIN_TOOLS'
+  | 'MCP_CALL_TIMEOUT_MS'
+  | 'MCP_CONNECT_TIMEOUT_MS'
+  | 'TOOL_RESULT_MAX_CHARS'
 >;
 
 export interface TaskStart {
@@ -54,7 +65,11 @@ export function taskInput(config: TaskInputConfig, req: RunRequest, start: TaskS
     ...(maxSeconds && { maxDurationMs: maxSeconds * 1000 }),
     tools: config.BUILTIN_TOOLS,
     // Absent when the request has none: older runs' inputs stay as they were.
-    ...(mcpServers && { mcpServers, mcpCallTimeoutMs: config.MCP_CALL_TIMEOUT_MS, mcpConnectTimeoutMs: config.MCP_CONNECT_TIMEOUT_MS }),
+    ...(mcpServers && {
+      mcpServers,
+      mcpCallTimeoutMs: config.MCP_CALL_TIMEOUT_MS,
+      mcpConnectTimeoutMs: config.MCP_CONNECT_TIMEOUT_MS,
+    }),
     ...(agents && { agents }),
     ...(req.datastores?.length && { datastores: req.datastores }),
     ...(req.queries?.length && { queries: req.queries }),
@@ -64,7 +79,9 @@ export function taskInput(config: TaskInputConfig, req: RunRequest, start: TaskS
     ...(start.joinsSession && { joinsSession: true }),
     ...(start.schedules?.length && { schedules: start.schedules }),
     ...(req.workflows?.length && { workflows: req.workflows }),
-    ...(req.final_output && { finalOutput: { name: req.final_output.name, strict: req.final_output.strict, schema: req.final_output.schema } }),
+    ...(req.final_output && {
+      finalOutput: { name: req.final_output.name, strict: req.final_output.strict, schema: req.final_output.schema },
+    }),
   };
 }
 

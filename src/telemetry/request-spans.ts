@@ -16,7 +16,11 @@ export function requestSpans(): RequestHandler | undefined {
   const tracer = trace.getTracer('aes-gateway');
   return (req: Request, res: Response, next: NextFunction) => {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-    const span = tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } }, parent);
+    const span = tracer.startSpan(
+      req.method,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } },
+      parent,
+    );
     const ctx = trace.setSpan(parent, span);
     let ended = false;
     const end = () => {

@@ -55,16 +55,23 @@ export function tracing(): Tracing | undefined {
  * nothing, when it is not. `defaultService`: `aes-gateway` or `aes-worker`, unless
  * OTEL_SERVICE_NAME names the service.
  */
-export function setupTracing(defaultService: string, config: TracingConfig, opts: SetupOptions = {}): Tracing | undefined {
+export function setupTracing(
+  defaultService: string,
+  config: TracingConfig,
+  opts: SetupOptions = {},
+): Tracing | undefined {
   const { logger } = opts;
   if (!config.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
   if (installed) return installed;
   const serviceName = config.OTEL_SERVICE_NAME || defaultService;
   // The SDK is loaded only here: a process without an endpoint never loads it.
-  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { OTLPTraceExporter } =
+    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const resources = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
-  const { BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
-  const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
+  const { BatchSpanProcessor } =
+    require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { NodeTracerProvider } =
+    require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
   // OTEL_RESOURCE_ATTRIBUTES are honoured; the service name is ours (or OTEL_SERVICE_NAME).
   const resource = resources.Resource.default()
     .merge(resources.envDetectorSync.detect())
@@ -90,7 +97,10 @@ export function setupTracing(defaultService: string, config: TracingConfig, opts
     },
   };
   installed = self;
-  logger?.info({ service: serviceName, otlp: originOf(config.OTEL_EXPORTER_OTLP_ENDPOINT) }, 'tracing: spans exported over OTLP/HTTP');
+  logger?.info(
+    { service: serviceName, otlp: originOf(config.OTEL_EXPORTER_OTLP_ENDPOINT) },
+    'tracing: spans exported over OTLP/HTTP',
+  );
   return self;
 }
 
@@ -103,7 +113,8 @@ export async function shutdownTracing(): Promise<void> {
 export function tracingClientInterceptors(): ClientInterceptors | undefined {
   if (!installed) return undefined;
   // Loaded only when tracing is on.
-  const { OpenTelemetryWorkflowClientInterceptor } = require('@temporalio/interceptors-opentelemetry/lib/client') as typeof import('@temporalio/interceptors-opentelemetry/lib/client');
+  const { OpenTelemetryWorkflowClientInterceptor } =
+    require('@temporalio/interceptors-opentelemetry/lib/client') as typeof import('@temporalio/interceptors-opentelemetry/lib/client');
   return { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
 }
 
@@ -145,8 +156,13 @@ function throttledDiag(logger: Logger): DiagLogger {
       return;
     }
     last = now;
-    const detail = args.map((a) => (a instanceof Error ? a.message : typeof a === 'string' ? a : undefined)).filter(Boolean);
-    logger.warn({ otel: true, ...(detail.length && { detail: detail.join('; ') }), ...(dropped && { suppressed: dropped }) }, `tracing: ${message}`);
+    const detail = args
+      .map((a) => (a instanceof Error ? a.message : typeof a === 'string' ? a : undefined))
+      .filter(Boolean);
+    logger.warn(
+      { otel: true, ...(detail.length && { detail: detail.join('; ') }), ...(dropped && { suppressed: dropped }) },
+      `tracing: ${message}`,
+    );
     dropped = 0;
   };
   const ignore = () => undefined;

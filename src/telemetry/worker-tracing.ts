@@ -12,24 +12,33 @@
 // without them replay with them (test/workflows/replay.test.ts replays every
 // saved history with and without them), and a traced run replays without them
 // (test/telemetry/traces.e2e.test.ts).
-import type { ActivityInboundCallsInterceptor, ActivityOutboundCallsInterceptor, InjectedSinks, WorkerOptions } from '@temporalio/worker';
+import type {
+  ActivityInboundCallsInterceptor,
+  ActivityOutboundCallsInterceptor,
+  InjectedSinks,
+  WorkerOptions,
+} from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { Context as ActivityContext } from '@temporalio/activity';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow/definitions';
 import type { Tracing } from './tracing';
 
 /** The package's workflow interceptors module (inbound, outbound, internals), as the worker bundles it. */
-export const WORKFLOW_TRACING_INTERCEPTORS = require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+export const WORKFLOW_TRACING_INTERCEPTORS =
+  require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
 
 /** Worker options that trace workflows and activities; none without tracing. */
 export function workerTracing(t: Tracing | undefined): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
   if (!t) return {};
-  const worker = require('@temporalio/interceptors-opentelemetry/lib/worker') as typeof import('@temporalio/interceptors-opentelemetry/lib/worker');
+  const worker =
+    require('@temporalio/interceptors-opentelemetry/lib/worker') as typeof import('@temporalio/interceptors-opentelemetry/lib/worker');
   return {
     interceptors: {
       workflowModules: [WORKFLOW_TRACING_INTERCEPTORS],
       activity: [
-        (ctx: ActivityContext): { inbound: ActivityInboundCallsInterceptor; outbound: ActivityOutboundCallsInterceptor } => ({
+        (
+          ctx: ActivityContext,
+        ): { inbound: ActivityInboundCallsInterceptor; outbound: ActivityOutboundCallsInterceptor } => ({
           inbound: new worker.OpenTelemetryActivityInboundInterceptor(ctx),
           outbound: new worker.OpenTelemetryActivityOutboundInterceptor(ctx),
         }),
@@ -40,7 +49,10 @@ export function workerTracing(t: Tracing | undefined): Pick<WorkerOptions, 'inte
 }
 
 /** The tracing options split for a prebuilt bundle: its workflow interceptor modules go into the bundle, the rest to the worker. */
-export function bundledTracing(opts: Pick<WorkerOptions, 'interceptors' | 'sinks'>): { interceptorModules: string[]; worker: Pick<WorkerOptions, 'interceptors' | 'sinks'> } {
+export function bundledTracing(opts: Pick<WorkerOptions, 'interceptors' | 'sinks'>): {
+  interceptorModules: string[];
+  worker: Pick<WorkerOptions, 'interceptors' | 'sinks'>;
+} {
   const { workflowModules = [], ...interceptors } = opts.interceptors ?? {};
   return { interceptorModules: workflowModules, worker: { ...opts, ...(opts.interceptors && { interceptors }) } };
 }

@@ -37,13 +37,26 @@ async function main(): Promise<void> {
   const dataConverter = codecDataConverter(codec);
   const connection = await connectWithRetry(config.TEMPORAL_ADDRESS, logger);
   await ensureNamespaceSetup(connection, config.TEMPORAL_NAMESPACE, config.RETENTION_DAYS, logger);
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter, interceptors: tracingClientInterceptors() });
-  const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS, grpcCompression: { codec: config.TEMPORAL_GRPC_COMPRESSION } });
+  const client = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter,
+    interceptors: tracingClientInterceptors(),
+  });
+  const nativeConnection = await NativeConnection.connect({
+    address: config.TEMPORAL_ADDRESS,
+    grpcCompression: { codec: config.TEMPORAL_GRPC_COMPRESSION },
+  });
   const redis = commandClient(config.REDIS_URL, logger, 'worker');
   const ttlMs = config.RETENTION_DAYS * 86_400_000;
   const modelStream = new ThreadedModelStream({
     config: {
-      openai: { apiKey: config.OPENAI_API_KEY ?? 'offline-scripted-model', baseURL: config.OPENAI_BASE_URL, timeoutMs: config.MODEL_RESPONSE_TIMEOUT_MS, idleMs: config.MODEL_STREAM_IDLE_MS },
+      openai: {
+        apiKey: config.OPENAI_API_KEY ?? 'offline-scripted-model',
+        baseURL: config.OPENAI_BASE_URL,
+        timeoutMs: config.MODEL_RESPONSE_TIMEOUT_MS,
+        idleMs: config.MODEL_STREAM_IDLE_MS,
+      },
       redisUrl: config.REDIS_URL,
       ttlMs,
       logLevel: config.LOG_LEVEL,
@@ -67,7 +80,12 @@ async function main(): Promise<void> {
     codec,
     policy: outbound,
     logger,
-    settings: { dir: datastoreDir(config), sqliteRoot: config.DATASTORE_SQLITE_ROOT, timeoutMs: config.DATASTORE_QUERY_TIMEOUT_MS, maxRows: config.DATASTORE_MAX_ROWS },
+    settings: {
+      dir: datastoreDir(config),
+      sqliteRoot: config.DATASTORE_SQLITE_ROOT,
+      timeoutMs: config.DATASTORE_QUERY_TIMEOUT_MS,
+      maxRows: config.DATASTORE_MAX_ROWS,
+    },
   });
   const activities = createActivities({
     mcpPool,
@@ -85,7 +103,14 @@ async function main(): Promise<void> {
     connection: nativeConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    workflowBundle: await workflowBundle({ workflowsPath: require.resolve('../../workflows'), failureConverterPath: FAILURE_CONVERTER_PATH, interceptorModules: tracingOptions.interceptorModules }, logger),
+    workflowBundle: await workflowBundle(
+      {
+        workflowsPath: require.resolve('../../workflows'),
+        failureConverterPath: FAILURE_CONVERTER_PATH,
+        interceptorModules: tracingOptions.interceptorModules,
+      },
+      logger,
+    ),
     dataConverter,
     activities: metrics.instrument(activities),
     // Each task and its session stay cached while active; bounded so a burst of

@@ -22,7 +22,10 @@ export function osThreadId(): number | undefined {
 /** Every thread of this process, by OS id (Linux); empty elsewhere. */
 export function processThreadIds(): number[] {
   try {
-    return fs.readdirSync('/proc/self/task').map(Number).filter((t) => Number.isInteger(t) && t > 0);
+    return fs
+      .readdirSync('/proc/self/task')
+      .map(Number)
+      .filter((t) => Number.isInteger(t) && t > 0);
   } catch {
     return [];
   }

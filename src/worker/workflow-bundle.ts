@@ -26,7 +26,11 @@ export interface BundleInputs {
   interceptorModules: string[];
 }
 
-export async function workflowBundle(inputs: BundleInputs, logger: Logger, cacheDir = CACHE_DIR): Promise<WorkflowBundleWithSourceMap> {
+export async function workflowBundle(
+  inputs: BundleInputs,
+  logger: Logger,
+  cacheDir = CACHE_DIR,
+): Promise<WorkflowBundleWithSourceMap> {
   const file = path.join(cacheDir, `workflows-${cacheKey(inputs)}.json`);
   try {
     const cached = JSON.parse(fs.readFileSync(file, 'utf8')) as WorkflowBundleWithSourceMap;

@@ -21,7 +21,10 @@ class FakeRegistry {
 const logger = pino({ level: 'silent' });
 
 /** A started directory over a fake registry, background refresh out of the way; stopped after. */
-async function withDirectory(minGapMs: number, fn: (dir: AccountDirectory, reg: FakeRegistry) => Promise<void>): Promise<void> {
+async function withDirectory(
+  minGapMs: number,
+  fn: (dir: AccountDirectory, reg: FakeRegistry) => Promise<void>,
+): Promise<void> {
   const reg = new FakeRegistry();
   const dir = new AccountDirectory(reg as unknown as AccountsRegistry, [], logger, 60_000, minGapMs);
   await dir.start();

@@ -14,7 +14,9 @@ import { startReceiver, Receiver, verifiedBy } from '../e2e/callback-receiver';
 
 const secret = newWebhookSecret();
 // The registry's answer, as the activity reads it: one secret in force.
-const temporal = { workflow: { getHandle: () => ({ query: async () => [{ secret, created_at: '2026-01-01T00:00:00Z' }] }) } };
+const temporal = {
+  workflow: { getHandle: () => ({ query: async () => [{ secret, created_at: '2026-01-01T00:00:00Z' }] }) },
+};
 let receiver: Receiver;
 let allowed: PolicyFetch;
 let rebinding: PolicyFetch;
@@ -30,7 +32,12 @@ afterAll(async () => {
 });
 
 function attempt(fetch: PolicyFetch, input: Partial<DeliverCallbackInput>, attemptNo = 1) {
-  const deps = { temporal, outboundFetch: fetch, config: { TEMPORAL_TASK_QUEUE: 'q' }, logger: pino({ level: 'silent' }) } as never;
+  const deps = {
+    temporal,
+    outboundFetch: fetch,
+    config: { TEMPORAL_TASK_QUEUE: 'q' },
+    logger: pino({ level: 'silent' }),
+  } as never;
   const env = new MockActivityEnvironment({ attempt: attemptNo });
   return env.run(createCallbackActivities(deps).deliverCallback, {
     account: 'acct',
@@ -59,7 +66,11 @@ test('a 2xx is delivered, signed, with the given headers', async () => {
   expect(r).toMatchObject({ status: 204, attempt: 1 });
   const d = receiver.deliveries[receiver.deliveries.length - 1];
   expect(verifiedBy(d, [secret])).toEqual([secret]);
-  expect(d.headers).toMatchObject({ authorization: 'Bearer x', 'webhook-id': 'msg_t_1', 'content-type': 'application/json' });
+  expect(d.headers).toMatchObject({
+    authorization: 'Bearer x',
+    'webhook-id': 'msg_t_1',
+    'content-type': 'application/json',
+  });
 });
 
 test("a 5xx is retried after the schedule's wait for that attempt, give or take 10%", async () => {

@@ -3,15 +3,40 @@
 // what the model reads, what Temporal retries, and what it must not.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
-import { createDatastoreActivities, type CallDatastoreInput, type CallDatastoreOutput } from '../../activities/datastores';
-import { DatastoreConnectionError, DatastoreQueryError, type QueryResult, type SqlDatastore } from '../../src/datastores/types';
+import {
+  createDatastoreActivities,
+  type CallDatastoreInput,
+  type CallDatastoreOutput,
+} from '../../activities/datastores';
+import {
+  DatastoreConnectionError,
+  DatastoreQueryError,
+  type QueryResult,
+  type SqlDatastore,
+} from '../../src/datastores/types';
 import type { DatastoreAccess } from '../../src/datastores/access';
 import type { DatastoreRecord } from '../../workflows/datastores';
 import type { DatastoreToolDef } from '../../workflows/types';
 
 const ID = `ds_${'a'.repeat(32)}`;
-const record: DatastoreRecord = { id: ID, name: 'shop', type: 'postgres', allow_sql: true, created_at: '2026-01-01T00:00:00Z', connection: 'sealed:v1:x' };
-const named: DatastoreToolDef = { name: 'city', description: 'd', parameters: {}, datastoreId: ID, datastoreName: 'shop', op: 'named', query: 'SELECT city FROM customers WHERE name = $1', markers: 1 };
+const record: DatastoreRecord = {
+  id: ID,
+  name: 'shop',
+  type: 'postgres',
+  allow_sql: true,
+  created_at: '2026-01-01T00:00:00Z',
+  connection: 'sealed:v1:x',
+};
+const named: DatastoreToolDef = {
+  name: 'city',
+  description: 'd',
+  parameters: {},
+  datastoreId: ID,
+  datastoreName: 'shop',
+  op: 'named',
+  query: 'SELECT city FROM customers WHERE name = $1',
+  markers: 1,
+};
 const own: DatastoreToolDef = { ...named, name: 'query_shop', op: 'sql', query: undefined, markers: undefined };
 
 function harness(query: (sql: string, params: readonly unknown[]) => Promise<QueryResult>) {
@@ -44,7 +69,12 @@ function harness(query: (sql: string, params: readonly unknown[]) => Promise<Que
   return { call, seen };
 }
 
-const rows = (r: unknown[][], truncated = false): QueryResult => ({ columns: ['city'], rows: r, truncated, elapsedMs: 2 });
+const rows = (r: unknown[][], truncated = false): QueryResult => ({
+  columns: ['city'],
+  rows: r,
+  truncated,
+  elapsedMs: 2,
+});
 
 test('a named query passes its arguments as parameters, never in the text, and reports the bare query time', async () => {
   const { call, seen } = harness(async () => rows([['London']]));
@@ -66,7 +96,10 @@ test('bad arguments, a refused statement, a timeout are results the model reads'
   expect((await call(own, { sql: 'SELECT 1; SELECT 2' })).content).toMatch(/^Error: .*more than one statement/);
   expect(seen).toEqual([]); // none of these reached the database
   const slow = await call(own, { sql: 'SELECT pg_sleep(10)' });
-  expect(slow).toMatchObject({ isError: true, content: 'Error: the query ran past its time limit of 5 s and was cancelled' });
+  expect(slow).toMatchObject({
+    isError: true,
+    content: 'Error: the query ran past its time limit of 5 s and was cancelled',
+  });
 });
 
 test('a source that cannot be reached is retried by Temporal; one that refuses the connection is not', async () => {
@@ -79,10 +112,13 @@ test('a source that cannot be reached is retried by Temporal; one that refuses t
   const denied = harness(async () => {
     throw new DatastoreConnectionError('password authentication failed for user "agent"', false);
   });
-  expect(await denied.call(named, { p1: 'x' }).catch((e: unknown) => e)).toMatchObject({ type: 'DatastoreUnavailable', nonRetryable: true });
+  expect(await denied.call(named, { p1: 'x' }).catch((e: unknown) => e)).toMatchObject({
+    type: 'DatastoreUnavailable',
+    nonRetryable: true,
+  });
 });
 
-test('a programming error is not mistaken for the model\'s problem or a connection error', async () => {
+test("a programming error is not mistaken for the model's problem or a connection error", async () => {
   const { call } = harness(async () => {
     throw new TypeError('cannot read properties of undefined');
   });
@@ -91,5 +127,8 @@ test('a programming error is not mistaken for the model\'s problem or a connecti
 
 test('a datastore deleted since the run bound it is an error result', async () => {
   const { call } = harness(async () => rows([]));
-  expect(await call({ ...named, datastoreId: `ds_${'b'.repeat(32)}` }, { p1: 'x' })).toMatchObject({ isError: true, content: 'Error: the datastore shop is no longer registered' });
+  expect(await call({ ...named, datastoreId: `ds_${'b'.repeat(32)}` }, { p1: 'x' })).toMatchObject({
+    isError: true,
+    content: 'Error: the datastore shop is no longer registered',
+  });
 });

@@ -42,13 +42,28 @@ const acts = (p = pool) => createMcpActivities({ publisher, mcpPool: p, logger, 
 const srv = () => ({ name: 'secure', url: server.url, token: TOKEN });
 
 function callInput(taskId: string, tool: string, args: object) {
-  return { taskId, session: 's', account: 'acct', producer: 's1:t0', floor: 0, server: srv(), tool, call: { id: 'call_1', name: `secure__${tool}`, arguments: JSON.stringify(args) }, maxChars: 1000 };
+  return {
+    taskId,
+    session: 's',
+    account: 'acct',
+    producer: 's1:t0',
+    floor: 0,
+    server: srv(),
+    tool,
+    call: { id: 'call_1', name: `secure__${tool}`, arguments: JSON.stringify(args) },
+    maxChars: 1000,
+  };
 }
 
 type Out = { content: string; isError: boolean; lastSeq: number };
 type Listed = { server: string; tools: { name: string; inputSchema?: object }[] };
-const env = (details?: unknown) => new MockActivityEnvironment({ heartbeatTimeoutMs: 10_000, ...(details !== undefined && { heartbeatDetails: details }) });
-const callTool = (input: ReturnType<typeof callInput>, details?: unknown) => env(details).run(acts().callMcpTool, input) as Promise<Out>;
+const env = (details?: unknown) =>
+  new MockActivityEnvironment({
+    heartbeatTimeoutMs: 10_000,
+    ...(details !== undefined && { heartbeatDetails: details }),
+  });
+const callTool = (input: ReturnType<typeof callInput>, details?: unknown) =>
+  env(details).run(acts().callMcpTool, input) as Promise<Out>;
 
 test('listing follows every page of tools/list', async () => {
   const listed = (await env().run(acts().listMcpTools, { account: 'acct', server: srv() })) as Listed;
@@ -62,12 +77,20 @@ test('a call publishes its result once; a tool error and a JSON-RPC error are re
   const r = await callTool(callInput('task_mcp1', 'echo', { text: 'hi' }));
   expect(r).toEqual({ content: 'hi', isError: false, lastSeq: 1 });
   const events = await publisher.readAfter('task_mcp1', 0);
-  expect(events).toEqual([expect.objectContaining({ type: 'agent_tool_response', content: JSON.stringify({ tool: 'secure__echo', content: 'hi' }) })]);
+  expect(events).toEqual([
+    expect.objectContaining({
+      type: 'agent_tool_response',
+      content: JSON.stringify({ tool: 'secure__echo', content: 'hi' }),
+    }),
+  ]);
   const failed = await callTool(callInput('task_mcp2', 'fail', { message: 'nope' }));
   expect(failed).toMatchObject({ isError: true, content: expect.stringContaining('nope') });
   const boom = await callTool(callInput('task_mcp3', 'boom', {}));
   expect(boom.isError).toBe(true);
-  const badArgs = await callTool({ ...callInput('task_mcp4', 'echo', {}), call: { id: 'c', name: 'secure__echo', arguments: '[1]' } });
+  const badArgs = await callTool({
+    ...callInput('task_mcp4', 'echo', {}),
+    call: { id: 'c', name: 'secure__echo', arguments: '[1]' },
+  });
   expect(badArgs).toMatchObject({ isError: true, content: 'Error: the arguments must be a JSON object' });
   expect(server.stats().calls.map((c) => c.tool)).toEqual(['echo', 'fail', 'boom']);
 });
@@ -103,7 +126,9 @@ test('a session the server lost (restarted on the same port) is opened anew: at 
 test('a refused or unreachable server fails as mcp_unavailable; a refusal and bad credentials are not retried', async () => {
   const strict = new McpPool({ fetch: fetchDefault, logger });
   try {
-    const refused = await env().run(acts(strict).listMcpTools, { account: 'acct', server: srv() }).catch((e: ApplicationFailure) => e);
+    const refused = await env()
+      .run(acts(strict).listMcpTools, { account: 'acct', server: srv() })
+      .catch((e: ApplicationFailure) => e);
     expect(refused).toBeInstanceOf(ApplicationFailure);
     if (!(refused instanceof ApplicationFailure)) return;
     expect(refused).toMatchObject({ type: 'mcp_unavailable', nonRetryable: true });
@@ -112,9 +137,13 @@ test('a refused or unreachable server fails as mcp_unavailable; a refusal and ba
   } finally {
     await strict.close();
   }
-  const dead = await env().run(acts().listMcpTools, { account: 'acct', server: { name: 'dead', url: 'http://127.0.0.1:9/mcp' } }).catch((e) => e);
+  const dead = await env()
+    .run(acts().listMcpTools, { account: 'acct', server: { name: 'dead', url: 'http://127.0.0.1:9/mcp' } })
+    .catch((e) => e);
   expect(dead).toMatchObject({ type: 'mcp_unavailable', nonRetryable: false });
-  const denied = (await env().run(acts().listMcpTools, { account: 'acct', server: { ...srv(), token: 'wrong-token-000' } }).catch((e: Error) => e)) as Error;
+  const denied = (await env()
+    .run(acts().listMcpTools, { account: 'acct', server: { ...srv(), token: 'wrong-token-000' } })
+    .catch((e: Error) => e)) as Error;
   expect(denied).toMatchObject({ type: 'mcp_unavailable', nonRetryable: true });
   expect(denied.message).toContain('401');
   expect(denied.message).not.toContain('wrong-token-000');
@@ -126,7 +155,10 @@ test('MCP progress notifications heartbeat, with the progress in the details', a
     const e = env();
     const beats: { sends: number; progress?: { progress: number; total?: number } }[] = [];
     e.on('heartbeat', (d: (typeof beats)[number]) => beats.push(structuredClone(d)));
-    const input = { ...callInput('task_mcp9', 'slow_count', { to: 3, interval_ms: 50 }), server: { name: 'demo', url: demo.url } };
+    const input = {
+      ...callInput('task_mcp9', 'slow_count', { to: 3, interval_ms: 50 }),
+      server: { name: 'demo', url: demo.url },
+    };
     const r = (await e.run(acts().callMcpTool, input)) as Out;
     expect(r.content).toBe('counted to 3');
     expect(beats[0]).toEqual({ sends: 1 });

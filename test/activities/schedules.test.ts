@@ -25,8 +25,22 @@ test('a stored request the API no longer takes fails the task by name, not retri
 test('the request schema reads its own output back unchanged (what a schedule keeps is read again at each time)', () => {
   const bodies = [
     { message: 'hi' },
-    { message: '  spaced  ', mode: 'fast', system: 'be brief', rules: ['one'], background: true, multitask: 'reject', metadata: { a: 1 } },
-    { message: 'tools', mcp_servers: [{ serverName: 'demo', serverUrl: 'http://127.0.0.1:8790/mcp' }], max_steps: 3, max_cost: 0.5, max_duration: 60 },
+    {
+      message: '  spaced  ',
+      mode: 'fast',
+      system: 'be brief',
+      rules: ['one'],
+      background: true,
+      multitask: 'reject',
+      metadata: { a: 1 },
+    },
+    {
+      message: 'tools',
+      mcp_servers: [{ serverName: 'demo', serverUrl: 'http://127.0.0.1:8790/mcp' }],
+      max_steps: 3,
+      max_cost: 0.5,
+      max_duration: 60,
+    },
   ];
   for (const body of bodies) {
     const once = runRequestSchema.parse(body);

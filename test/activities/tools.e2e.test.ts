@@ -30,11 +30,22 @@ const run = (taskId: string, name: string, args: string, maxChars = 1000) =>
   }) as Promise<RunToolOutput>;
 
 test('calculate answers, publishes its response once, and a retry publishes nothing more', async () => {
-  expect(await run('task_t1', 'calculate', '{"expression":"(2 + 3) * 4 ^ 2"}')).toEqual({ content: '80', isError: false, lastSeq: 1 });
+  expect(await run('task_t1', 'calculate', '{"expression":"(2 + 3) * 4 ^ 2"}')).toEqual({
+    content: '80',
+    isError: false,
+    lastSeq: 1,
+  });
   await run('task_t1', 'calculate', '{"expression":"(2 + 3) * 4 ^ 2"}');
   const events = await publisher.readAfter('task_t1', 0);
   expect(events).toEqual([
-    { seq: 1, type: 'agent_tool_response', tool_call_id: 'call_1', content: JSON.stringify({ tool: 'calculate', content: '80' }), session: 's', task_id: 'task_t1' },
+    {
+      seq: 1,
+      type: 'agent_tool_response',
+      tool_call_id: 'call_1',
+      content: JSON.stringify({ tool: 'calculate', content: '80' }),
+      session: 's',
+      task_id: 'task_t1',
+    },
   ]);
 });
 
@@ -44,7 +55,9 @@ test('bad input is an error result for the model, not a failed activity', async 
   expect(r.content).toMatch(/^Error: unexpected end of expression/);
   expect((await publisher.readAfter('task_t2', 0))[0]).toMatchObject({ is_error: true });
   expect((await run('task_t3', 'calculate', 'not json')).content).toMatch(/^Error: the arguments are not JSON/);
-  expect((await run('task_t4', 'current_time', '{"time_zone":"Mars/Olympus"}')).content).toBe('Error: unknown time zone: Mars/Olympus');
+  expect((await run('task_t4', 'current_time', '{"time_zone":"Mars/Olympus"}')).content).toBe(
+    'Error: unknown time zone: Mars/Olympus',
+  );
 });
 
 test('current_time answers in UTC and in a time zone', async () => {

@@ -11,7 +11,12 @@ let floor: Floor;
 
 beforeAll(async () => {
   env = await localEnv();
-  floor = await startFloor({ ...process.env, TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: 'default', WORKER_NICE: '0' });
+  floor = await startFloor({
+    ...process.env,
+    TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_NAMESPACE: 'default',
+    WORKER_NICE: '0',
+  });
 });
 
 afterAll(async () => {

@@ -5,12 +5,23 @@ import { chainSamples, toolCallSamples } from '../../bench/floor';
 describe('bench floors', () => {
   it('times each tool call as (tool start - turn end) + (next turn start - tool end)', () => {
     // turn, tool, turn, tool, turn: [started, returned], ms
-    const steps: [number, number][] = [[0, 1], [5, 6], [9, 9], [20, 21], [30, 31]];
+    const steps: [number, number][] = [
+      [0, 1],
+      [5, 6],
+      [9, 9],
+      [20, 21],
+      [30, 31],
+    ];
     expect(toolCallSamples(steps)).toEqual([4 + 3, 11 + 9]);
   });
 
   it('leaves out a call whose next turn never ran', () => {
-    expect(toolCallSamples([[0, 1], [5, 6]])).toEqual([]);
+    expect(
+      toolCallSamples([
+        [0, 1],
+        [5, 6],
+      ]),
+    ).toEqual([]);
     expect(toolCallSamples([])).toEqual([]);
   });
 

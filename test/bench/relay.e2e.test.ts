@@ -49,7 +49,10 @@ async function stream(message: string): Promise<string[]> {
 
 describe('bare relay (bench baseline)', () => {
   it('streams each reply to its own client, in order, and ends the stream with the reply', async () => {
-    const [a, b] = await Promise.all([stream('[[say text="a1 a2 a3 a4"]] [[slow delay=5]]'), stream('[[say text="b1 b2 b3"]] [[slow delay=7]]')]);
+    const [a, b] = await Promise.all([
+      stream('[[say text="a1 a2 a3 a4"]] [[slow delay=5]]'),
+      stream('[[say text="b1 b2 b3"]] [[slow delay=7]]'),
+    ]);
     expect(a.join('').split(/\s+/).filter(Boolean)).toEqual(['a1', 'a2', 'a3', 'a4']);
     expect(b.join('').split(/\s+/).filter(Boolean)).toEqual(['b1', 'b2', 'b3']);
   });

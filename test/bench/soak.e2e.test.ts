@@ -10,12 +10,29 @@ const ctx = useStack({ SESSION_IDLE_CLOSE_MS: '2000' });
 const ROOT = path.resolve(__dirname, '../..');
 
 test('two small waves run to their end and print throughput and memory per process', async () => {
-  const args = ['tsx', 'bench/soak.ts', '--url', ctx.stack().gatewayUrl, '--key', KEY_A, '--waves', '2', '--per-wave', '15', '--clients', '3', '--settle-ms', '100'];
+  const args = [
+    'tsx',
+    'bench/soak.ts',
+    '--url',
+    ctx.stack().gatewayUrl,
+    '--key',
+    KEY_A,
+    '--waves',
+    '2',
+    '--per-wave',
+    '15',
+    '--clients',
+    '3',
+    '--settle-ms',
+    '100',
+  ];
   const { stdout } = await promisify(execFile)('npx', args, { cwd: ROOT, timeout: 150_000 });
   const waves = stdout.split('\n').filter((l) => l.startsWith('wave '));
   expect(waves).toHaveLength(2);
   for (const line of waves) {
-    expect(line).toMatch(/^wave \d: 15 submitted in [\d.]+ s, all ended after [\d.]+ s \([\d.]+ tasks\/s\); RSS MiB gateway \d+, worker \d+, engine \d+, redis \d+$/);
+    expect(line).toMatch(
+      /^wave \d: 15 submitted in [\d.]+ s, all ended after [\d.]+ s \([\d.]+ tasks\/s\); RSS MiB gateway \d+, worker \d+, engine \d+, redis \d+$/,
+    );
   }
   // It waited for the tasks: none of the account's is left queued or running.
   for (const status of ['queued', 'running']) {
@@ -25,7 +42,18 @@ test('two small waves run to their end and print throughput and memory per proce
 });
 
 test('a wrong key stops it with the gateway answer', async () => {
-  const args = ['tsx', 'bench/soak.ts', '--url', ctx.stack().gatewayUrl, '--key', 'not-a-key', '--waves', '1', '--per-wave', '1'];
+  const args = [
+    'tsx',
+    'bench/soak.ts',
+    '--url',
+    ctx.stack().gatewayUrl,
+    '--key',
+    'not-a-key',
+    '--waves',
+    '1',
+    '--per-wave',
+    '1',
+  ];
   const err = await promisify(execFile)('npx', args, { cwd: ROOT, timeout: 60_000 }).catch((e) => e);
   expect(err.code).toBe(1);
   expect(err.stderr).toMatch(/POST \/ answered 401/);

@@ -20,7 +20,21 @@ test.each([
   expect(attempt).toThrow(new UsageError(problem));
 });
 
-test('ids with a run id, or --all with hours; the workflows default to the service\'s own', () => {
-  expect(parseOptions(['task_1', '--run-id', 'r1', '--json'])).toEqual({ ids: ['task_1'], runId: 'r1', all: false, hours: 24, workflowsPath: WORKFLOWS, json: true });
-  expect(parseOptions(['--all', '--hours', '1.5', '--workflows', WORKFLOWS])).toEqual({ ids: [], runId: undefined, all: true, hours: 1.5, workflowsPath: WORKFLOWS, json: false });
+test("ids with a run id, or --all with hours; the workflows default to the service's own", () => {
+  expect(parseOptions(['task_1', '--run-id', 'r1', '--json'])).toEqual({
+    ids: ['task_1'],
+    runId: 'r1',
+    all: false,
+    hours: 24,
+    workflowsPath: WORKFLOWS,
+    json: true,
+  });
+  expect(parseOptions(['--all', '--hours', '1.5', '--workflows', WORKFLOWS])).toEqual({
+    ids: [],
+    runId: undefined,
+    all: true,
+    hours: 1.5,
+    workflowsPath: WORKFLOWS,
+    json: false,
+  });
 });

@@ -24,7 +24,10 @@ interface Cli {
 
 function replay(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', 'tsx/cjs', 'src/cli/replay.ts', ...args], { cwd: ROOT, env: { ...ctx.stack().env, ...env } });
+    const child = spawn(process.execPath, ['-r', 'tsx/cjs', 'src/cli/replay.ts', ...args], {
+      cwd: ROOT,
+      env: { ...ctx.stack().env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -47,18 +50,25 @@ beforeAll(async () => {
     for (const t of tasks) t.runId = (await client.workflow.getHandle(t.taskId).describe()).runId;
     // Visibility may trail the close on a real server: wait until --all's own query sees every run.
     const wanted = tasks.flatMap((t) => [t.taskId, sessionId(t.session)]);
-    await waitUntil('every run in the list --all queries', async () => {
-      const seen = new Set<string>();
-      for await (const info of client.workflow.list({ query: closedSinceQuery(1) })) seen.add(info.workflowId);
-      return wanted.every((id) => seen.has(id));
-    }, { stepMs: 250 });
+    await waitUntil(
+      'every run in the list --all queries',
+      async () => {
+        const seen = new Set<string>();
+        for await (const info of client.workflow.list({ query: closedSinceQuery(1) })) seen.add(info.workflowId);
+        return wanted.every((id) => seen.has(id));
+      },
+      { stepMs: 250 },
+    );
   });
 });
 
 test('a task id replays against the current workflows: replay OK with its run and events, exit 0', async () => {
   const { taskId, runId } = tasks[0];
   const r = await replay([taskId]);
-  expect(r.lines).toEqual([expect.stringMatching(new RegExp(`^replay OK ${taskId} ${runId} \\(\\d+ events\\)$`)), '1 replayed, 0 failed']);
+  expect(r.lines).toEqual([
+    expect.stringMatching(new RegExp(`^replay OK ${taskId} ${runId} \\(\\d+ events\\)$`)),
+    '1 replayed, 0 failed',
+  ]);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
 });
@@ -66,8 +76,12 @@ test('a task id replays against the current workflows: replay OK with its run an
 test('--all replays every run closed in the last hours: the tasks and their sessions', async () => {
   const r = await replay(['--all', '--hours', '1']);
   for (const t of tasks) {
-    expect(r.lines).toContainEqual(expect.stringMatching(new RegExp(`^replay OK ${t.taskId} ${t.runId} \\(\\d+ events\\)$`)));
-    expect(r.lines).toContainEqual(expect.stringMatching(new RegExp(`^replay OK ${sessionId(t.session)} \\S+ \\(\\d+ events\\)$`)));
+    expect(r.lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^replay OK ${t.taskId} ${t.runId} \\(\\d+ events\\)$`)),
+    );
+    expect(r.lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^replay OK ${sessionId(t.session)} \\S+ \\(\\d+ events\\)$`)),
+    );
   }
   const ok = r.lines.filter((l) => l.startsWith('replay OK')).length;
   expect(ok).toBeGreaterThanOrEqual(4);
@@ -79,7 +93,9 @@ test('a deliberately changed agentTask fails replay naming the event it diverged
   const r = await replay(['--all', '--workflows', CHANGED]);
   for (const t of tasks) {
     const line = r.lines.find((l) => l.startsWith(`replay FAILED ${t.taskId} ${t.runId}: `));
-    expect(line).toMatch(/DeterminismViolationError: .*Nondeterminism error: Timer machine does not handle this event: HistoryEvent\(id: \d+, UpsertWorkflowSearchAttributes\)$/);
+    expect(line).toMatch(
+      /DeterminismViolationError: .*Nondeterminism error: Timer machine does not handle this event: HistoryEvent\(id: \d+, UpsertWorkflowSearchAttributes\)$/,
+    );
     expect(r.lines).toContainEqual(expect.stringMatching(new RegExp(`^replay OK ${sessionId(t.session)} `)));
   }
   const failed = r.lines.filter((l) => l.startsWith('replay FAILED')).length;
@@ -130,8 +146,25 @@ test('after DAG runs (the docs/api.md example and three diamonds), --all replays
     description: 'what a launch needs',
     steps: [
       { id: 'notes', name: 'notes', description: 'Draft the release notes', depends_on: [] },
-      { id: 'risks', name: 'risks', description: 'List the risks', depends_on: [], optional: true, retry_policy: { max_attempts: 2, backoff: 'fixed', initial_interval: 5 } },
-      { id: 'mail', name: 'mail', description: 'Write the announcement', depends_on: ['notes', 'risks'], output_schema: { type: 'object', required: ['subject', 'body'], properties: { subject: { type: 'string' }, body: { type: 'string' } } } },
+      {
+        id: 'risks',
+        name: 'risks',
+        description: 'List the risks',
+        depends_on: [],
+        optional: true,
+        retry_policy: { max_attempts: 2, backoff: 'fixed', initial_interval: 5 },
+      },
+      {
+        id: 'mail',
+        name: 'mail',
+        description: 'Write the announcement',
+        depends_on: ['notes', 'risks'],
+        output_schema: {
+          type: 'object',
+          required: ['subject', 'body'],
+          properties: { subject: { type: 'string' }, body: { type: 'string' } },
+        },
+      },
     ],
   };
   const diamond = {
@@ -144,24 +177,36 @@ test('after DAG runs (the docs/api.md example and three diamonds), --all replays
       { id: 'c', name: 'c', description: 'the whole', depends_on: ['a', 'b'] },
     ],
   };
-  const runs = [{ message: 'Plan the launch of version 2.3', workflows: [readme] }, ...[1, 2, 3].map((n) => ({ message: `diamond ${n}`, workflows: [diamond] }))];
+  const runs = [
+    { message: 'Plan the launch of version 2.3', workflows: [readme] },
+    ...[1, 2, 3].map((n) => ({ message: `diamond ${n}`, workflows: [diamond] })),
+  ];
   const ids: string[] = [];
   for (const body of runs) {
     const r = await call('POST', '/', { body });
     expect(r.status).toBe(200);
     expect(r.json.status).toBe('completed');
     const wf = body.workflows[0];
-    ids.push(r.json.task_id, `${r.json.task_id}:${wf.id}`, ...wf.steps.map((s) => `${r.json.task_id}:${wf.id}:${s.id}`));
+    ids.push(
+      r.json.task_id,
+      `${r.json.task_id}:${wf.id}`,
+      ...wf.steps.map((s) => `${r.json.task_id}:${wf.id}:${s.id}`),
+    );
   }
   await withTemporal(ctx.stack(), (client) =>
-    waitUntil('every run of the DAGs in the list --all queries', async () => {
-      const seen = new Set<string>();
-      for await (const info of client.workflow.list({ query: closedSinceQuery(1) })) seen.add(info.workflowId);
-      return ids.every((id) => seen.has(id));
-    }, { stepMs: 250 }),
+    waitUntil(
+      'every run of the DAGs in the list --all queries',
+      async () => {
+        const seen = new Set<string>();
+        for await (const info of client.workflow.list({ query: closedSinceQuery(1) })) seen.add(info.workflowId);
+        return ids.every((id) => seen.has(id));
+      },
+      { stepMs: 250 },
+    ),
   );
   const r = await replay(['--all', '--hours', '1']);
-  for (const id of ids) expect(r.lines).toContainEqual(expect.stringMatching(new RegExp(`^replay OK ${id} \\S+ \\(\\d+ events\\)$`)));
+  for (const id of ids)
+    expect(r.lines).toContainEqual(expect.stringMatching(new RegExp(`^replay OK ${id} \\S+ \\(\\d+ events\\)$`)));
   expect(r.lines.filter((l) => l.startsWith('replay FAILED'))).toEqual([]);
   expect(r.code).toBe(0);
 });

@@ -18,7 +18,10 @@ beforeAll(() => {
 const SCHED = 'sched_[0-9a-f]{32}';
 
 /** Waits until GET /schedules lists `id` (a new schedule may take a moment to be listed). */
-const listed = (id: string) => waitUntil(`schedule ${id} listed`, async () => (await agent.schedules.list({ limit: 100 })).schedules.some((s) => s.schedule_id === id));
+const listed = (id: string) =>
+  waitUntil(`schedule ${id} listed`, async () =>
+    (await agent.schedules.list({ limit: 100 })).schedules.some((s) => s.schedule_id === id),
+  );
 
 test('bad usage: two actions, --note without --pause, --timezone without --schedule; one line and the usage, exit 2', async () => {
   const [two, three, note, tz, missing, general] = await Promise.all([
@@ -31,10 +34,17 @@ test('bad usage: two actions, --note without --pause, --timezone without --sched
   ]);
   const usage = (r: Run, cmd: string, why: string) => {
     expect(r).toMatchObject({ code: 2, stdout: '' });
-    expect(lines(r.stderr)).toEqual([`agent ${cmd}: ${why}`, expect.stringMatching(new RegExp(`^usage: agent ${cmd} `))]);
+    expect(lines(r.stderr)).toEqual([
+      `agent ${cmd}: ${why}`,
+      expect.stringMatching(new RegExp(`^usage: agent ${cmd} `)),
+    ]);
   };
   usage(two, 'schedule', 'give at most one of --pause, --unpause, --trigger, --delete, got --pause and --delete');
-  usage(three, 'schedule', 'give at most one of --pause, --unpause, --trigger, --delete, got --unpause and --trigger and --delete');
+  usage(
+    three,
+    'schedule',
+    'give at most one of --pause, --unpause, --trigger, --delete, got --unpause and --trigger and --delete',
+  );
   usage(note, 'schedule', '--note goes with --pause');
   usage(tz, 'run', '--timezone goes with --schedule');
   usage(missing, 'schedule', 'missing argument');
@@ -42,13 +52,25 @@ test('bad usage: two actions, --note without --pause, --timezone without --sched
 });
 
 test('run --background --schedule: the task id on stdout, [scheduled] on stderr; schedules lists it; schedule shows, pauses, unpauses and deletes it', async () => {
-  const bg = await cli(['run', 'set it up', '--background', '--schedule', '30 6 1 1 *', '--timezone', 'Europe/Paris', '--schedule-message', 'happy new year']);
+  const bg = await cli([
+    'run',
+    'set it up',
+    '--background',
+    '--schedule',
+    '30 6 1 1 *',
+    '--timezone',
+    'Europe/Paris',
+    '--schedule-message',
+    'happy new year',
+  ]);
   expect(bg.code).toBe(0);
   const taskId = bg.stdout.trim();
   expect(taskId).toMatch(/^task_\w+$/);
   // 06:30 in Paris on the 1st of January is 05:30 UTC (no summer time then).
   const [scheduled] = lines(bg.stderr);
-  expect(lines(bg.stderr)).toEqual([expect.stringMatching(new RegExp(`^\\[scheduled\\] ${SCHED} next \\d{4}-01-01 05:30:00 UTC$`))]);
+  expect(lines(bg.stderr)).toEqual([
+    expect.stringMatching(new RegExp(`^\\[scheduled\\] ${SCHED} next \\d{4}-01-01 05:30:00 UTC$`)),
+  ]);
   const id = /sched_\w+/.exec(scheduled)![0];
   const { session } = await agent.tasks.get(taskId);
 
@@ -56,9 +78,13 @@ test('run --background --schedule: the task id on stdout, [scheduled] on stderr;
   const table = await cli(['schedules', '--limit', '100']);
   expect(table.code).toBe(0);
   expect(lines(table.stdout)[0]).toMatch(/^SCHEDULE +WHEN +NEXT RUN \(UTC\) +STATE +SESSION$/);
-  expect(table.stdout).toMatch(new RegExp(`^${id} +30 6 1 1 \\* \\(Europe/Paris\\) +\\d{4}-01-01 05:30:00 +active +${session}$`, 'm'));
+  expect(table.stdout).toMatch(
+    new RegExp(`^${id} +30 6 1 1 \\* \\(Europe/Paris\\) +\\d{4}-01-01 05:30:00 +active +${session}$`, 'm'),
+  );
   const json = JSON.parse((await cli(['schedules', '--limit', '100', '--json'])).stdout);
-  expect(json.schedules).toContainEqual(expect.objectContaining({ schedule_id: id, session, timezone: 'Europe/Paris', message_preview: 'happy new year' }));
+  expect(json.schedules).toContainEqual(
+    expect.objectContaining({ schedule_id: id, session, timezone: 'Europe/Paris', message_preview: 'happy new year' }),
+  );
 
   const shown = await cli(['schedule', id]);
   expect(shown).toMatchObject({ code: 0, stderr: '' });
@@ -70,7 +96,9 @@ test('run --background --schedule: the task id on stdout, [scheduled] on stderr;
     'state        active',
     'message      happy new year',
     expect.stringMatching(new RegExp(`^created      ${TIME}$`)),
-    ...Array.from({ length: 5 }, (_, i) => expect.stringMatching(new RegExp(`^${i ? ' '.repeat(12) : 'next runs   '} \\d{4}-01-01 05:30:00 UTC$`))),
+    ...Array.from({ length: 5 }, (_, i) =>
+      expect.stringMatching(new RegExp(`^${i ? ' '.repeat(12) : 'next runs   '} \\d{4}-01-01 05:30:00 UTC$`)),
+    ),
     'runs         0',
     'running      -',
     'recent tasks -',
@@ -80,13 +108,25 @@ test('run --background --schedule: the task id on stdout, [scheduled] on stderr;
   expect(paused.code).toBe(0);
   expect(paused.stdout).toMatch(/^state +paused \(note: on holiday\)$/m);
   expect((await agent.schedules.get(id)).paused).toBe(true);
-  await waitUntil("the CLI's listing to show the schedule paused", async () => /^\S+ .+ paused /m.test((await cli(['schedules', '--limit', '100'])).stdout.split('\n').find((l) => l.startsWith(id)) ?? ''));
+  await waitUntil("the CLI's listing to show the schedule paused", async () =>
+    /^\S+ .+ paused /m.test(
+      (await cli(['schedules', '--limit', '100'])).stdout.split('\n').find((l) => l.startsWith(id)) ?? '',
+    ),
+  );
   const unpaused = JSON.parse((await cli(['schedule', id, '--unpause', '--json'])).stdout);
   expect(unpaused).toMatchObject({ schedule_id: id, paused: false });
 
   const deleted = await cli(['schedule', id, '--delete']);
-  expect(deleted).toEqual({ code: 0, stdout: `deleted: ${id} (it starts no more tasks; its tasks stay)\n`, stderr: '' });
-  expect(await cli(['schedule', id])).toEqual({ code: 1, stdout: '', stderr: 'error: not_found: schedule not found (HTTP 404)\n' });
+  expect(deleted).toEqual({
+    code: 0,
+    stdout: `deleted: ${id} (it starts no more tasks; its tasks stay)\n`,
+    stderr: '',
+  });
+  expect(await cli(['schedule', id])).toEqual({
+    code: 1,
+    stdout: '',
+    stderr: 'error: not_found: schedule not found (HTTP 404)\n',
+  });
 });
 
 test('run --schedule streams [scheduled] before the answer; --json has agent_scheduled right after agent_started; schedules pages with a cursor hint', async () => {
@@ -102,7 +142,15 @@ test('run --schedule streams [scheduled] before the answer; --json has agent_sch
   const events = lines(json.stdout).map((l) => JSON.parse(l));
   expect(events.slice(0, 2)).toEqual([
     expect.objectContaining({ type: 'agent_started' }),
-    expect.objectContaining({ type: 'agent_scheduled', schedules: [{ schedule_id: expect.stringMatching(new RegExp(`^${SCHED}$`)), next_run_at: expect.stringMatching(/-12-25T12:00:00(\.000)?Z$/) }] }),
+    expect.objectContaining({
+      type: 'agent_scheduled',
+      schedules: [
+        {
+          schedule_id: expect.stringMatching(new RegExp(`^${SCHED}$`)),
+          next_run_at: expect.stringMatching(/-12-25T12:00:00(\.000)?Z$/),
+        },
+      ],
+    }),
   ]);
   const ids = [/sched_\w+/.exec(scheduled)![0], events[1].schedules[0].schedule_id as string];
   expect((await agent.schedules.get(ids[1])).message_preview).toBe('merry christmas');
@@ -120,14 +168,32 @@ test('run --schedule streams [scheduled] before the answer; --json has agent_sch
 });
 
 test('schedule --trigger starts a task now; tasks --schedule lists it and schedule shows it among its recent tasks', async () => {
-  const accepted = await agent.runBackground({ message: 'set up', schedules: [{ schedule: '0 0 1 1 *', message: 'triggered by hand' }] });
+  const accepted = await agent.runBackground({
+    message: 'set up',
+    schedules: [{ schedule: '0 0 1 1 *', message: 'triggered by hand' }],
+  });
   const id = accepted.schedules![0].schedule_id;
   const trigger = await cli(['schedule', id, '--trigger']);
-  expect(trigger).toEqual({ code: 0, stdout: `triggered: ${id}; a task of it starts now: agent tasks --schedule ${id}\n`, stderr: '' });
+  expect(trigger).toEqual({
+    code: 0,
+    stdout: `triggered: ${id}; a task of it starts now: agent tasks --schedule ${id}\n`,
+    stderr: '',
+  });
 
-  const taskId = await waitUntil("the triggered task in the schedule's listing", async () => (await agent.tasks.list({ schedule: id })).tasks[0]?.task_id, { stepMs: 200 });
-  expect(await agent.tasks.result(taskId, { wait: 30 })).toMatchObject({ status: 'completed', session: accepted.session, output: 'You said: triggered by hand' });
-  await waitUntil('the triggered task completed in the listing', async () => (await agent.tasks.list({ schedule: id })).tasks[0]?.status === 'completed');
+  const taskId = await waitUntil(
+    "the triggered task in the schedule's listing",
+    async () => (await agent.tasks.list({ schedule: id })).tasks[0]?.task_id,
+    { stepMs: 200 },
+  );
+  expect(await agent.tasks.result(taskId, { wait: 30 })).toMatchObject({
+    status: 'completed',
+    session: accepted.session,
+    output: 'You said: triggered by hand',
+  });
+  await waitUntil(
+    'the triggered task completed in the listing',
+    async () => (await agent.tasks.list({ schedule: id })).tasks[0]?.status === 'completed',
+  );
 
   const tasks = await cli(['tasks', '--schedule', id]);
   expect(tasks).toMatchObject({ code: 0, stderr: '' });
@@ -142,7 +208,11 @@ test('schedule --trigger starts a task now; tasks --schedule lists it and schedu
   expect(shown.stderr).toBe(`all its tasks: agent tasks --schedule ${id}\n`);
   const triggerJson = JSON.parse((await cli(['schedule', id, '--trigger', '--json'])).stdout);
   expect(triggerJson).toEqual({ schedule_id: id, triggered: true });
-  await waitUntil('the second triggered task listed', async () => (await agent.tasks.list({ schedule: id })).tasks.length === 2, { stepMs: 200 });
+  await waitUntil(
+    'the second triggered task listed',
+    async () => (await agent.tasks.list({ schedule: id })).tasks.length === 2,
+    { stepMs: 200 },
+  );
   const second = (await agent.tasks.list({ schedule: id })).tasks.find((t) => t.task_id !== taskId)!;
   await agent.tasks.result(second.task_id, { wait: 30 });
   // The next page's hint repeats the filters: a cursor goes with the query that made it.

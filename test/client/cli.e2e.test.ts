@@ -23,22 +23,26 @@ const cli = cliRunner(() => ctx.stack().gatewayUrl);
 const userEnv = (extra: NodeJS.ProcessEnv = {}) => processEnv(ctx.stack().gatewayUrl, extra);
 
 test('--help for agent and each command (stdout, exit 0); a missing or unknown command, flag or argument, or a bad value: usage on stderr, exit 2', async () => {
-  const [general, runHelp, none, unknownCmd, unknownFlag, missing, extra, badMode, badLimit, badDuration] = await Promise.all([
-    cli(['--help']),
-    cli(['run', '--help']),
-    cli([]),
-    cli(['frobnicate']),
-    cli(['tasks', '--bogus']),
-    cli(['task']),
-    cli(['task', 'task_a', 'task_b']),
-    cli(['run', 'hi', '--mode', 'turbo']),
-    cli(['tasks', '--limit', '0']),
-    cli(['run', 'hi', '--max-duration', '1.5']),
-  ]);
+  const [general, runHelp, none, unknownCmd, unknownFlag, missing, extra, badMode, badLimit, badDuration] =
+    await Promise.all([
+      cli(['--help']),
+      cli(['run', '--help']),
+      cli([]),
+      cli(['frobnicate']),
+      cli(['tasks', '--bogus']),
+      cli(['task']),
+      cli(['task', 'task_a', 'task_b']),
+      cli(['run', 'hi', '--mode', 'turbo']),
+      cli(['tasks', '--limit', '0']),
+      cli(['run', 'hi', '--max-duration', '1.5']),
+    ]);
   expect(general).toMatchObject({ code: 0, stderr: '' });
-  for (const cmd of ['run', 'tail', 'tasks', 'task', 'cancel', 'result', 'sessions', 'messages', 'replay']) expect(general.stdout).toMatch(new RegExp(`^  ${cmd} +\\S`, 'm'));
+  for (const cmd of ['run', 'tail', 'tasks', 'task', 'cancel', 'result', 'sessions', 'messages', 'replay'])
+    expect(general.stdout).toMatch(new RegExp(`^  ${cmd} +\\S`, 'm'));
   expect(runHelp).toMatchObject({ code: 0, stderr: '' });
-  expect(runHelp.stdout).toMatch(/^usage: agent run "message" \[--background\] \[--session S\] \[--mode flash\|base\|fast\|max\] \[--tokens\] \[--json\]/);
+  expect(runHelp.stdout).toMatch(
+    /^usage: agent run "message" \[--background\] \[--session S\] \[--mode flash\|base\|fast\|max\] \[--tokens\] \[--json\]/,
+  );
   expect(runHelp.stdout).toContain('--url URL');
   expect(none).toMatchObject({ code: 2, stdout: '' });
   expect(none.stderr).toMatch(/^agent: no command given\nusage: agent <command>/);
@@ -77,7 +81,10 @@ test('run --json prints every event as a JSON line; an agent error (here: cancel
   const running = cli(['run', '[[tool name=wait args={"seconds":60}]] hold on', '--json'], {}, (out) => {
     taskId ??= /"task_id":"(task_\w+)"/.exec(out)?.[1];
   });
-  await waitUntil("the CLI's task running", async () => taskId !== undefined && (await agent.tasks.get(taskId)).status === 'running');
+  await waitUntil(
+    "the CLI's task running",
+    async () => taskId !== undefined && (await agent.tasks.get(taskId)).status === 'running',
+  );
   await agent.tasks.cancel(taskId!);
   const r = await running;
   expect(r.code).toBe(1);
@@ -112,21 +119,33 @@ test('run --background prints the task id (--json: the accepted task); task, tas
   const jsonResult = JSON.parse((await cli(['result', accepted.task_id, '--wait', '30', '--json'])).stdout);
   expect(jsonResult).toMatchObject({ status: 'completed', output: 'You said: second' });
 
-  await waitUntil("the session's two tasks listed", async () => (await agent.tasks.list({ session })).tasks.length === 2);
+  await waitUntil(
+    "the session's two tasks listed",
+    async () => (await agent.tasks.list({ session })).tasks.length === 2,
+  );
   const table = await cli(['tasks', '--session', session]);
   expect(table.code).toBe(0);
   expect(lines(table.stdout)).toEqual([
     expect.stringMatching(/^TASK +STATUS +CREATED \(UTC\) +SESSION +MESSAGE$/),
-    expect.stringMatching(new RegExp(`^${accepted.task_id} +completed +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +${session} +second$`)),
+    expect.stringMatching(
+      new RegExp(`^${accepted.task_id} +completed +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +${session} +second$`),
+    ),
     expect.stringMatching(new RegExp(`^${id} +completed .+ in the background$`)),
   ]);
   const paged = await cli(['tasks', '--session', session, '--limit', '1', '--json']);
-  expect(JSON.parse(paged.stdout)).toMatchObject({ tasks: [{ task_id: accepted.task_id }], next_cursor: expect.any(String) });
+  expect(JSON.parse(paged.stdout)).toMatchObject({
+    tasks: [{ task_id: accepted.task_id }],
+    next_cursor: expect.any(String),
+  });
   const filtered = await cli(['tasks', '--session', session, '--status', 'running']);
   expect(filtered).toMatchObject({ code: 0, stdout: '', stderr: 'no tasks\n' });
 
   const messages = await cli(['messages', session]);
-  expect(messages).toMatchObject({ code: 0, stdout: 'user: in the background\nassistant: You said: in the background\nuser: second\nassistant: You said: second\n' });
+  expect(messages).toMatchObject({
+    code: 0,
+    stdout:
+      'user: in the background\nassistant: You said: in the background\nuser: second\nassistant: You said: second\n',
+  });
 
   const long = (await cli(['run', '[[tool name=wait args={"seconds":60}]] long', '--background'])).stdout.trim();
   await waitUntil('the long task running', async () => (await agent.tasks.get(long)).status === 'running');
@@ -153,11 +172,19 @@ test('HTTP and connection errors: one line on stderr with the type and message, 
   expect(unauthorized.stderr).toMatch(/^error: unauthorized: .+ \(HTTP 401; set AGENT_API_KEY or --key\)\n$/);
   // A task not finished is not an error: said as such, with an exit code of its own.
   expect(early).toMatchObject({ code: 3, stdout: '' });
-  expect(early.stderr).toBe(`task ${running.task_id} is still ${early.stderr.includes('queued') ? 'queued' : 'running'}; ask again later (agent result ${running.task_id} --wait SECONDS)\n`);
+  expect(early.stderr).toBe(
+    `task ${running.task_id} is still ${early.stderr.includes('queued') ? 'queued' : 'running'}; ask again later (agent result ${running.task_id} --wait SECONDS)\n`,
+  );
   expect(waited).toMatchObject({ code: 3, stdout: '' });
-  expect(waited.stderr).toBe(`task ${running.task_id} is still running after 2 s; ask again later (agent result ${running.task_id} --wait SECONDS)\n`);
+  expect(waited.stderr).toBe(
+    `task ${running.task_id} is still running after 2 s; ask again later (agent result ${running.task_id} --wait SECONDS)\n`,
+  );
   expect(refused).toMatchObject({ code: 1, stdout: '' });
-  expect(refused.stderr).toMatch(new RegExp(`^error: connection_error: cannot reach http://127.0.0.1:${port}/tasks: fetch failed: ECONNREFUSED .+\n$`));
+  expect(refused.stderr).toMatch(
+    new RegExp(
+      `^error: connection_error: cannot reach http://127.0.0.1:${port}/tasks: fetch failed: ECONNREFUSED .+\n$`,
+    ),
+  );
 });
 
 test('replay <task> replays its history against the current workflows, straight from Temporal; an unknown id exits 1', async () => {
@@ -166,9 +193,16 @@ test('replay <task> replays its history against the current workflows, straight 
   const temporal = { TEMPORAL_ADDRESS: ctx.stack().temporalAddress, PAYLOAD_KEYS: ctx.stack().env.PAYLOAD_KEYS };
   const r = await cli(['replay', done.task_id], temporal);
   expect(r).toMatchObject({ code: 0, stderr: '' });
-  expect(lines(r.stdout)).toEqual([expect.stringMatching(new RegExp(`^replay OK ${done.task_id} \\S+ \\(\\d+ events\\)$`)), '1 replayed, 0 failed']);
+  expect(lines(r.stdout)).toEqual([
+    expect.stringMatching(new RegExp(`^replay OK ${done.task_id} \\S+ \\(\\d+ events\\)$`)),
+    '1 replayed, 0 failed',
+  ]);
   const unknown = await cli(['replay', 'task_doesnotexist'], temporal);
-  expect(unknown).toMatchObject({ code: 1, stdout: '', stderr: 'error: workflow task_doesnotexist not found in namespace default\n' });
+  expect(unknown).toMatchObject({
+    code: 1,
+    stdout: '',
+    stderr: 'error: workflow task_doesnotexist not found in namespace default\n',
+  });
 });
 
 test('sessions lists the sessions as a table, or JSON', async () => {
@@ -176,7 +210,9 @@ test('sessions lists the sessions as a table, or JSON', async () => {
   const table = await cli(['sessions', '--limit', '100']);
   expect(table.code).toBe(0);
   expect(lines(table.stdout)[0]).toMatch(/^SESSION +CREATED \(UTC\) +STATE$/);
-  expect(table.stdout).toMatch(new RegExp(`^${session} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +(open|closed)$`, 'm'));
+  expect(table.stdout).toMatch(
+    new RegExp(`^${session} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +(open|closed)$`, 'm'),
+  );
   const json = JSON.parse((await cli(['sessions', '--json', '--limit', '100'])).stdout);
   expect(json.sessions).toContainEqual(expect.objectContaining({ session }));
 });
@@ -185,7 +221,12 @@ test('sessions lists the sessions as a table, or JSON', async () => {
 
 // A socket file of the test's own: never the user's tmux server, and removed afterwards.
 const TMUX_SOCKET = path.join(os.tmpdir(), `agent-cli-test-${process.pid}.tmux`);
-const tmux = (...args: string[]) => execFileSync('tmux', ['-S', TMUX_SOCKET, ...args], { encoding: 'utf8', env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+const tmux = (...args: string[]) =>
+  execFileSync('tmux', ['-S', TMUX_SOCKET, ...args], {
+    encoding: 'utf8',
+    env: userEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 
 afterAll(() => {
   try {
@@ -198,8 +239,22 @@ afterAll(() => {
 
 /** Runs `command` in a fresh 120x40 terminal; the pane stays after it ends, showing EXIT=<code>. */
 function terminal(name: string, command: string, env: NodeJS.ProcessEnv = {}): { text(colors?: boolean): string } {
-  const vars = Object.entries({ AGENT_URL: ctx.stack().gatewayUrl, AGENT_API_KEY: KEY_A, ...env }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-  tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '40', ...vars, `cd ${ROOT} && ${command}; echo EXIT=$?; sleep 600`);
+  const vars = Object.entries({ AGENT_URL: ctx.stack().gatewayUrl, AGENT_API_KEY: KEY_A, ...env }).flatMap(([k, v]) => [
+    '-e',
+    `${k}=${v}`,
+  ]);
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    name,
+    '-x',
+    '120',
+    '-y',
+    '40',
+    ...vars,
+    `cd ${ROOT} && ${command}; echo EXIT=$?; sleep 600`,
+  );
   // -J joins lines the terminal wrapped; -e keeps the color codes.
   return { text: (colors = false) => tmux('capture-pane', '-p', '-J', ...(colors ? ['-e'] : []), '-t', name) };
 }
@@ -208,7 +263,9 @@ test('agent run in a terminal: a spinner while the model is slow, colored tool l
   const message = '[[tool name=calculate args={"expression":"2+40"}]] [[slow first=2000 delay=50]] compute';
   const term = terminal('run', `bin/agent run '${message}' --tokens`);
   // The spinner: a turning bar, what the agent does, the seconds spent (on stderr, which is the terminal).
-  await waitUntil('the spinner on the terminal', async () => /^[|/\\-] [a-z].* \d+\.\ds$/m.test(term.text()), { stepMs: 50 });
+  await waitUntil('the spinner on the terminal', async () => /^[|/\\-] [a-z].* \d+\.\ds$/m.test(term.text()), {
+    stepMs: 50,
+  });
   await waitUntil("the command's exit on the terminal", async () => term.text().includes('EXIT='));
   const text = term.text();
   expect(lines(text)).toEqual([
@@ -249,10 +306,15 @@ async function cuttableProxy(target: string): Promise<{ url: string; cut(): void
 test('agent tail in a terminal follows a background task and, when the connection drops, resumes: the whole answer once, exit 0', async () => {
   const proxy = await cuttableProxy(ctx.stack().gatewayUrl);
   try {
-    const task = await agent.runBackground({ message: '[[slow delay=100 tokens=40]] stream it', streaming_tokens: true });
+    const task = await agent.runBackground({
+      message: '[[slow delay=100 tokens=40]] stream it',
+      streaming_tokens: true,
+    });
     const term = terminal('tail', `bin/agent tail ${task.task_id}`, { AGENT_URL: proxy.url });
     // The answer has begun on the screen (the filler prose starts so), not ended: cut every connection.
-    await waitUntil('the answer begun on the terminal', async () => /^Step retry value/m.test(term.text()), { stepMs: 50 });
+    await waitUntil('the answer begun on the terminal', async () => /^Step retry value/m.test(term.text()), {
+      stepMs: 50,
+    });
     expect(term.text()).not.toContain('[step 1]');
     proxy.cut();
     await waitUntil("the command's exit on the terminal", async () => term.text().includes('EXIT='));
@@ -273,12 +335,20 @@ test('agent tail in a terminal follows a background task and, when the connectio
 test('the spinner is gone once the run ends, and Ctrl-C leaves the task running and says how to come back', async () => {
   const term = terminal('interrupt', `bin/agent run '[[tool name=wait args={"seconds":60}]] long'`);
   // The tool call is shown, the timer runs: the spinner says so.
-  await waitUntil("the wait tool's line and its spinner on the terminal", async () => /^\[tool\] wait \{"seconds":60\}\n[|/\\-] running wait/m.test(term.text()), { stepMs: 50 });
+  await waitUntil(
+    "the wait tool's line and its spinner on the terminal",
+    async () => /^\[tool\] wait \{"seconds":60\}\n[|/\\-] running wait/m.test(term.text()),
+    { stepMs: 50 },
+  );
   tmux('send-keys', '-t', 'interrupt', 'C-c');
   await waitUntil("the command's exit on the terminal", async () => term.text().includes('EXIT='));
   const text = term.text();
   const taskId = /agent tail (task_\w+)/.exec(text)?.[1];
-  expect(lines(text)).toEqual(['[tool] wait {"seconds":60}', `interrupted; the task goes on: agent tail ${taskId}   (agent cancel ${taskId} stops it)`, 'EXIT=130']);
+  expect(lines(text)).toEqual([
+    '[tool] wait {"seconds":60}',
+    `interrupted; the task goes on: agent tail ${taskId}   (agent cancel ${taskId} stops it)`,
+    'EXIT=130',
+  ]);
   expect((await agent.tasks.get(taskId!)).status).toBe('running');
   await agent.tasks.cancel(taskId!);
 });

@@ -33,12 +33,25 @@ async function collect(stream: EventStream): Promise<AgentEvent[]> {
 /** Seqs 1..n in order, each once: what a resumed stream must still deliver. */
 const seqs = (events: AgentEvent[]) => events.map((e) => e.seq);
 const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
-const answerText = (events: AgentEvent[]) => events.flatMap((e) => (e.type === 'agent_response' ? [e.content] : [])).join('');
+const answerText = (events: AgentEvent[]) =>
+  events.flatMap((e) => (e.type === 'agent_response' ? [e.content] : [])).join('');
 
 test('run() answers the finished run as JSON; ?session continues it; sessions.messages reads and clearMessages clears it', async () => {
   const first = await agent.run({ message: 'hello' });
-  expect(first).toMatchObject({ status: 'completed', output: 'You said: hello', task_id: expect.stringMatching(/^task_/), session: expect.any(String) });
-  expect(first.events.map((e) => e.type)).toEqual(['agent_started', 'agent_response_start', 'agent_response', 'agent_step', 'agent_cost', 'agent_completed']);
+  expect(first).toMatchObject({
+    status: 'completed',
+    output: 'You said: hello',
+    task_id: expect.stringMatching(/^task_/),
+    session: expect.any(String),
+  });
+  expect(first.events.map((e) => e.type)).toEqual([
+    'agent_started',
+    'agent_response_start',
+    'agent_response',
+    'agent_step',
+    'agent_cost',
+    'agent_completed',
+  ]);
   const second = await agent.run({ message: 'again' }, { session: first.session });
   expect(second.session).toBe(first.session);
   expect(second.task_id).not.toBe(first.task_id);
@@ -77,7 +90,10 @@ test('stream() yields the typed events in seq order, tool calls included, and en
   ]);
   for (const e of events) expect(e).toMatchObject({ task_id: stream.taskId, session: stream.session });
   const use = events.find((e) => e.type === 'agent_tool_use');
-  expect(use?.type === 'agent_tool_use' && JSON.parse(use.content)).toEqual({ tool: 'calculate', input: { expression: '2+40' } });
+  expect(use?.type === 'agent_tool_use' && JSON.parse(use.content)).toEqual({
+    tool: 'calculate',
+    input: { expression: '2+40' },
+  });
   expect(answerText(events)).toBe('tool said: 42');
   expect(stream.reconnects).toBe(0);
 });
@@ -116,7 +132,10 @@ function cuttingFetch(afterEvents: number) {
 test('a stream whose connection is cut mid-answer resumes with Last-Event-ID by itself: every event once, none missing', async () => {
   const cutter = cuttingFetch(5);
   const client = new AgentClient({ baseUrl: ctx.stack().gatewayUrl, apiKey: KEY_A, fetch: cutter.fetch });
-  const stream = await client.stream({ message: '[[slow delay=30 tokens=40]] take your time', streaming_tokens: true }, { reconnectDelayMs: 50 });
+  const stream = await client.stream(
+    { message: '[[slow delay=30 tokens=40]] take your time', streaming_tokens: true },
+    { reconnectDelayMs: 50 },
+  );
   const events: AgentEvent[] = [];
   let seenBeforeResume: number | undefined;
   for await (const ev of stream) {
@@ -151,8 +170,15 @@ test('tasks.events replays a finished task from the start or after a seq, and en
 });
 
 test('runBackground, then tasks.get, update, messages, result (409 while running), cancel (409 once finished)', async () => {
-  const accepted = await agent.runBackground({ message: '[[tool name=wait args={"seconds":60}]] wait a minute', metadata: { from: 'test' } });
-  expect(accepted).toMatchObject({ task_id: expect.stringMatching(/^task_/), status: 'queued', created_at: expect.any(String) });
+  const accepted = await agent.runBackground({
+    message: '[[tool name=wait args={"seconds":60}]] wait a minute',
+    metadata: { from: 'test' },
+  });
+  expect(accepted).toMatchObject({
+    task_id: expect.stringMatching(/^task_/),
+    status: 'queued',
+    created_at: expect.any(String),
+  });
   const id = accepted.task_id;
   await waitUntil('the task running', async () => (await agent.tasks.get(id)).status === 'running');
   const updated = await agent.tasks.update(id, { metadata: { note: 'patched' } });
@@ -172,10 +198,14 @@ test('runBackground, then tasks.get, update, messages, result (409 while running
 test('tasks.list filters by session and status and pages with a cursor; listAll walks every page', async () => {
   const first = await agent.runBackground({ message: 'page 1' });
   const ids = [first.task_id];
-  for (const n of [2, 3]) ids.push((await agent.runBackground({ message: `page ${n}` }, { session: first.session })).task_id);
+  for (const n of [2, 3])
+    ids.push((await agent.runBackground({ message: `page ${n}` }, { session: first.session })).task_id);
   for (const id of ids) expect((await agent.tasks.result(id, { wait: 30 })).status).toBe('completed');
   const session = first.session;
-  await waitUntil('the three completed tasks listed', async () => (await agent.tasks.list({ session, status: 'completed' })).tasks.length === 3);
+  await waitUntil(
+    'the three completed tasks listed',
+    async () => (await agent.tasks.list({ session, status: 'completed' })).tasks.length === 3,
+  );
   const page1 = await agent.tasks.list({ session, limit: 2 });
   expect(page1.tasks.map((t) => t.task_id)).toEqual([ids[2], ids[1]]);
   expect(page1.next_cursor).toEqual(expect.any(String));
@@ -194,7 +224,9 @@ test('idempotencyKey: a repeat answers the first task and starts nothing; the ke
   const b = await agent.runBackground({ message: 'once' }, { idempotencyKey: key });
   expect(b.task_id).toBe(a.task_id);
   expect(b.created_at).toBe(a.created_at);
-  const reused = await agent.runBackground({ message: 'another body' }, { idempotencyKey: key }).catch((e: unknown) => e);
+  const reused = await agent
+    .runBackground({ message: 'another body' }, { idempotencyKey: key })
+    .catch((e: unknown) => e);
   expect(reused).toBeInstanceOf(UnprocessableEntityError);
   expect(reused).toMatchObject({ status: 422, type: 'idempotency_key_reused' });
 });
@@ -210,7 +242,11 @@ test('errors are typed by status: 404, 400 with details, 401, 409, a refused con
 
   const bad = await agent.run({ message: 'x', mode: 'turbo' as never }).catch((e: unknown) => e);
   expect(bad).toBeInstanceOf(BadRequestError);
-  expect(bad).toMatchObject({ status: 400, type: 'invalid_request', details: [expect.objectContaining({ path: 'body.mode' })] });
+  expect(bad).toMatchObject({
+    status: 400,
+    type: 'invalid_request',
+    details: [expect.objectContaining({ path: 'body.mode' })],
+  });
 
   const stranger = new AgentClient({ baseUrl: ctx.stack().gatewayUrl, apiKey: 'not-a-key' });
   const denied = await stranger.tasks.list().catch((e: unknown) => e);
@@ -221,18 +257,30 @@ test('errors are typed by status: 404, 400 with details, 401, 409, a refused con
   await expect(stranger.stream({ message: 'x' })).rejects.toBeInstanceOf(AuthenticationError);
 
   const busy = await agent.runBackground({ message: '[[slow delay=100 tokens=30]] busy' });
-  const rejected = await agent.run({ message: 'me too', multitask: 'reject' }, { session: busy.session }).catch((e: unknown) => e);
+  const rejected = await agent
+    .run({ message: 'me too', multitask: 'reject' }, { session: busy.session })
+    .catch((e: unknown) => e);
   expect(rejected).toBeInstanceOf(ConflictError);
 
   const nowhere = new AgentClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, apiKey: KEY_A });
   const refused = await nowhere.tasks.list().catch((e: unknown) => e);
   expect(refused).toBeInstanceOf(ConnectionError);
-  expect(refused).toMatchObject({ status: undefined, type: 'connection_error', message: expect.stringContaining('ECONNREFUSED') });
+  expect(refused).toMatchObject({
+    status: undefined,
+    type: 'connection_error',
+    message: expect.stringContaining('ECONNREFUSED'),
+  });
 
   // A 503 as the service sends it (Temporal or Redis down), through the client's fetch hook.
   const unavailable = new AgentClient({
     baseUrl: 'http://service.invalid',
-    fetch: async () => new Response(JSON.stringify({ error: { type: 'unavailable', message: 'Temporal is unavailable', details: { dependency: 'temporal' } } }), { status: 503, headers: { 'retry-after': '7' } }),
+    fetch: async () =>
+      new Response(
+        JSON.stringify({
+          error: { type: 'unavailable', message: 'Temporal is unavailable', details: { dependency: 'temporal' } },
+        }),
+        { status: 503, headers: { 'retry-after': '7' } },
+      ),
   });
   const down = await unavailable.tasks.get('task_x').catch((e: unknown) => e);
   expect(down).toBeInstanceOf(ServiceUnavailableError);
@@ -282,7 +330,11 @@ test('sessions.create (own id, 409 when taken), list with a cursor, listAll, del
   expect(generated.session).not.toBe(id);
   const page = await agent.sessions.list({ limit: 1 });
   expect(page.sessions).toHaveLength(1);
-  expect(page.sessions[0]).toEqual({ session: expect.any(String), created_at: expect.any(String), open: expect.any(Boolean) });
+  expect(page.sessions[0]).toEqual({
+    session: expect.any(String),
+    created_at: expect.any(String),
+    open: expect.any(Boolean),
+  });
   expect(page.next_cursor).toEqual(expect.any(String));
   // Every page, walked two at a time, has both new sessions (once the listing shows them).
   await waitUntil('both new sessions in the listing', async () => {
@@ -291,10 +343,18 @@ test('sessions.create (own id, 409 when taken), list with a cursor, listAll, del
     expect(new Set(all).size).toBe(all.length);
     return all.includes(id) && all.includes(generated.session);
   });
-  const busy = await agent.runBackground({ message: '[[tool name=wait args={"seconds":60}]] hold it' }, { session: id });
+  const busy = await agent.runBackground(
+    { message: '[[tool name=wait args={"seconds":60}]] hold it' },
+    { session: id },
+  );
   await expect(agent.sessions.delete(id)).rejects.toBeInstanceOf(ConflictError);
   await agent.tasks.cancel(busy.task_id);
   await agent.tasks.result(busy.task_id, { wait: 30 });
-  await waitUntil("the session's delete, once its run has handed the turn back", () => agent.sessions.delete(id).then(() => true, (e: unknown) => (e instanceof ConflictError ? false : Promise.reject(e))));
+  await waitUntil("the session's delete, once its run has handed the turn back", () =>
+    agent.sessions.delete(id).then(
+      () => true,
+      (e: unknown) => (e instanceof ConflictError ? false : Promise.reject(e)),
+    ),
+  );
   await expect(agent.sessions.delete(id)).rejects.toBeInstanceOf(NotFoundError);
 });

@@ -12,7 +12,8 @@ function parse(...chunks: string[]): SseItem[] {
 const events = (items: SseItem[]) => items.filter((i) => i.kind === 'event');
 
 test('the service framing: id and data per event, comments as heartbeats, the event: error frame', () => {
-  const text = ': stream open\n\nid: 1\ndata: {"seq":1}\n\n: keep-alive\n\nid: 2\ndata: {"seq":2}\n\nevent: error\ndata: {"error":{}}\n\n';
+  const text =
+    ': stream open\n\nid: 1\ndata: {"seq":1}\n\n: keep-alive\n\nid: 2\ndata: {"seq":2}\n\nevent: error\ndata: {"error":{}}\n\n';
   expect(parse(text)).toEqual([
     { kind: 'comment', text: 'stream open' },
     { kind: 'event', event: 'message', data: '{"seq":1}', id: '1' },

@@ -3,8 +3,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Payload } from '@temporalio/common';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
-import { decodeOptionalFailureToOptionalError, encodeErrorToFailure, encodeToPayloads, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
-import { AesGcmPayloadCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, PayloadDecryptionError } from '../../src/codec/aes-gcm-codec';
+import {
+  decodeOptionalFailureToOptionalError,
+  encodeErrorToFailure,
+  encodeToPayloads,
+  loadDataConverter,
+} from '@temporalio/common/lib/internal-non-workflow';
+import {
+  AesGcmPayloadCodec,
+  ENCRYPTED_ENCODING,
+  KEY_ID_METADATA,
+  PayloadDecryptionError,
+} from '../../src/codec/aes-gcm-codec';
 import { codecDataConverter } from '../../src/codec/data-converter';
 import type { PayloadKey } from '../../src/codec/keys';
 
@@ -36,9 +46,19 @@ test('no plaintext in the encoded bytes: neither the data nor its metadata', asy
 
 test('round trip: decode gives back each payload as it was, in order', async () => {
   const codec = new AesGcmPayloadCodec([OLD]);
-  const originals = [plain({ message: SECRET, n: [1, 2, 3] }), plain('x'.repeat(100_000)), plain(null), { metadata: { encoding: Buffer.from('binary/null') } }];
+  const originals = [
+    plain({ message: SECRET, n: [1, 2, 3] }),
+    plain('x'.repeat(100_000)),
+    plain(null),
+    { metadata: { encoding: Buffer.from('binary/null') } },
+  ];
   const decoded = await codec.decode(await codec.encode(originals));
-  expect(decoded.map((p) => defaultPayloadConverter.fromPayload(p))).toEqual([{ message: SECRET, n: [1, 2, 3] }, 'x'.repeat(100_000), null, undefined]);
+  expect(decoded.map((p) => defaultPayloadConverter.fromPayload(p))).toEqual([
+    { message: SECRET, n: [1, 2, 3] },
+    'x'.repeat(100_000),
+    null,
+    undefined,
+  ]);
   expect(decoded.map((p) => text(p.metadata!.encoding))).toEqual(originals.map((p) => text(p.metadata!.encoding)));
 });
 
@@ -54,7 +74,10 @@ test('rotation: with a new key first, new data uses it and data under the old ke
   const after = await rotated.encode([plain('written after')]);
   expect(text(after[0].metadata![KEY_ID_METADATA])).toBe('new');
   const decoded = await rotated.decode([...before, ...after]);
-  expect(decoded.map((p) => defaultPayloadConverter.fromPayload(p))).toEqual(['written before the rotation', 'written after']);
+  expect(decoded.map((p) => defaultPayloadConverter.fromPayload(p))).toEqual([
+    'written before the rotation',
+    'written after',
+  ]);
 });
 
 test('an unknown key id is a clear error naming that id, never a key', async () => {
@@ -75,8 +98,12 @@ test('a different key under a known id, or altered data, fails authentication', 
   await expect(impostor.decode([sealed])).rejects.toThrow(/key id "old" does not decrypt/);
   const altered = Buffer.from(sealed.data!);
   altered[20] ^= 1;
-  await expect(new AesGcmPayloadCodec([OLD]).decode([{ ...sealed, data: altered }])).rejects.toThrow(PayloadDecryptionError);
-  await expect(new AesGcmPayloadCodec([OLD]).decode([{ ...sealed, data: altered.subarray(0, 20) }])).rejects.toThrow(/truncated/);
+  await expect(new AesGcmPayloadCodec([OLD]).decode([{ ...sealed, data: altered }])).rejects.toThrow(
+    PayloadDecryptionError,
+  );
+  await expect(new AesGcmPayloadCodec([OLD]).decode([{ ...sealed, data: altered.subarray(0, 20) }])).rejects.toThrow(
+    /truncated/,
+  );
 });
 
 test('payloads that are not encrypted pass through decode unchanged', async () => {
@@ -97,7 +124,10 @@ describe('as the data converter of a client or worker', () => {
   });
 
   test('failure messages and stack traces are encrypted too, and come back whole', async () => {
-    const failure = await encodeErrorToFailure(converter, ApplicationFailure.nonRetryable(`model call failed: ${SECRET}`, 'ModelError'));
+    const failure = await encodeErrorToFailure(
+      converter,
+      ApplicationFailure.nonRetryable(`model call failed: ${SECRET}`, 'ModelError'),
+    );
     expect(failure.message).toBe('Encoded failure');
     expect(failure.stackTrace).toBe('');
     expect(JSON.stringify(failure)).not.toContain('hunter2');

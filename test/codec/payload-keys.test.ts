@@ -7,7 +7,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
 import { configError } from '../config-error';
-import { ensurePayloadKeyFile, generatePayloadKey, parsePayloadKeys, payloadKeyFile, PayloadKeysError } from '../../src/codec/keys';
+import {
+  ensurePayloadKeyFile,
+  generatePayloadKey,
+  parsePayloadKeys,
+  payloadKeyFile,
+  PayloadKeysError,
+} from '../../src/codec/keys';
 import { payloadCodec, payloadKeysInForce } from '../../src/codec/data-converter';
 
 const b64 = (bytes = 32) => randomBytes(bytes).toString('base64');

@@ -13,10 +13,20 @@ const record = (n: number, type: DatastoreRecord['type'], extra: Partial<Datasto
   ...(type !== 'documents' && { connection: 'sealed:v1:x' }),
   ...extra,
 });
-const records = [record(1, 'postgres', { allow_sql: true, description: 'the shop' }), record(2, 'sqlite'), record(3, 'documents')];
+const records = [
+  record(1, 'postgres', { allow_sql: true, description: 'the shop' }),
+  record(2, 'sqlite'),
+  record(3, 'documents'),
+];
 
 test('each datastore gives its tools: describe and query for SQL (query only with allow_sql), search for documents', () => {
-  const { tools, issues } = bindDatastores(records, { datastores: [{ id: id(1), name: 'shop' }, { id: id(2), name: 'local' }, { id: id(3), name: 'kb' }] });
+  const { tools, issues } = bindDatastores(records, {
+    datastores: [
+      { id: id(1), name: 'shop' },
+      { id: id(2), name: 'local' },
+      { id: id(3), name: 'kb' },
+    ],
+  });
   expect(issues).toEqual([]);
   expect(tools.map((t) => [t.name, t.op, t.datastoreName])).toEqual([
     ['describe_shop', 'describe', 'shop'],
@@ -29,34 +39,76 @@ test('each datastore gives its tools: describe and query for SQL (query only wit
 
 test('a named query gets one argument per marker ($n for PostgreSQL, ? for SQLite) and names its datastore', () => {
   const { tools, issues } = bindDatastores(records, {
-    datastores: [{ id: id(1), name: 'shop' }, { id: id(2), name: 'local' }],
+    datastores: [
+      { id: id(1), name: 'shop' },
+      { id: id(2), name: 'local' },
+    ],
     queries: [
-      { name: 'orders_of', description: 'Orders of a customer since a date', query: 'SELECT * FROM orders WHERE customer_id = $1 AND placed_at >= $2', datastore: 'shop' },
-      { name: 'city_of', description: 'A customer city', query: 'SELECT city FROM customers WHERE name = ?', datastore: id(2) },
+      {
+        name: 'orders_of',
+        description: 'Orders of a customer since a date',
+        query: 'SELECT * FROM orders WHERE customer_id = $1 AND placed_at >= $2',
+        datastore: 'shop',
+      },
+      {
+        name: 'city_of',
+        description: 'A customer city',
+        query: 'SELECT city FROM customers WHERE name = ?',
+        datastore: id(2),
+      },
       { name: 'by_registered_name', description: 'x', query: 'SELECT 1', datastore: 'store2' },
     ],
   });
   expect(issues).toEqual([]);
   const orders = tools.find((t) => t.name === 'orders_of')!;
-  expect(orders).toMatchObject({ op: 'named', markers: 2, datastoreId: id(1), query: 'SELECT * FROM orders WHERE customer_id = $1 AND placed_at >= $2' });
+  expect(orders).toMatchObject({
+    op: 'named',
+    markers: 2,
+    datastoreId: id(1),
+    query: 'SELECT * FROM orders WHERE customer_id = $1 AND placed_at >= $2',
+  });
   expect(orders.parameters).toMatchObject({ required: ['p1', 'p2'], additionalProperties: false });
   expect(tools.find((t) => t.name === 'city_of')).toMatchObject({ markers: 1, datastoreId: id(2) });
   expect(tools.find((t) => t.name === 'by_registered_name')).toMatchObject({ markers: 0, datastoreId: id(2) });
 });
 
 test('without `datastore` a query runs on the only SQL datastore; with several it must say which', () => {
-  const one = bindDatastores(records, { datastores: [{ id: id(1), name: 'shop' }, { id: id(3), name: 'kb' }], queries: [{ name: 'q', description: 'd', query: 'SELECT 1' }] });
+  const one = bindDatastores(records, {
+    datastores: [
+      { id: id(1), name: 'shop' },
+      { id: id(3), name: 'kb' },
+    ],
+    queries: [{ name: 'q', description: 'd', query: 'SELECT 1' }],
+  });
   expect(one.issues).toEqual([]);
   expect(one.tools.find((t) => t.name === 'q')!.datastoreId).toBe(id(1));
-  const two = bindDatastores(records, { datastores: [{ id: id(1), name: 'shop' }, { id: id(2), name: 'local' }], queries: [{ name: 'q', description: 'd', query: 'SELECT 1' }] });
-  expect(two.issues).toEqual([{ path: 'body.queries[0]', message: expect.stringMatching(/query "q": name its datastore/), code: 'ambiguous_datastore' }]);
+  const two = bindDatastores(records, {
+    datastores: [
+      { id: id(1), name: 'shop' },
+      { id: id(2), name: 'local' },
+    ],
+    queries: [{ name: 'q', description: 'd', query: 'SELECT 1' }],
+  });
+  expect(two.issues).toEqual([
+    {
+      path: 'body.queries[0]',
+      message: expect.stringMatching(/query "q": name its datastore/),
+      code: 'ambiguous_datastore',
+    },
+  ]);
 });
 
 test('every problem is an issue naming its path', () => {
   const { issues } = bindDatastores(
     records,
     {
-      datastores: [{ id: id(9), name: 'gone' }, { id: id(1), name: 'bad name!' }, { id: id(2), name: 'local' }, { id: id(3), name: 'LOCAL' }, { id: id(1), name: 'calc' }],
+      datastores: [
+        { id: id(9), name: 'gone' },
+        { id: id(1), name: 'bad name!' },
+        { id: id(2), name: 'local' },
+        { id: id(3), name: 'LOCAL' },
+        { id: id(1), name: 'calc' },
+      ],
       queries: [
         { name: 'w', description: 'd', query: 'DELETE FROM orders', datastore: 'local' },
         { name: 'two', description: 'd', query: 'SELECT 1; SELECT 2', datastore: 'local' },
@@ -86,6 +138,11 @@ test('every problem is an issue naming its path', () => {
 });
 
 test('a documents datastore runs no queries', () => {
-  const { issues } = bindDatastores(records, { datastores: [{ id: id(3), name: 'kb' }], queries: [{ name: 'q', description: 'd', query: 'SELECT 1', datastore: 'kb' }] });
-  expect(issues).toEqual([{ path: 'body.queries[0].datastore', message: expect.stringMatching(/documents datastore/), code: 'not_sql' }]);
+  const { issues } = bindDatastores(records, {
+    datastores: [{ id: id(3), name: 'kb' }],
+    queries: [{ name: 'q', description: 'd', query: 'SELECT 1', datastore: 'kb' }],
+  });
+  expect(issues).toEqual([
+    { path: 'body.queries[0].datastore', message: expect.stringMatching(/documents datastore/), code: 'not_sql' },
+  ]);
 });

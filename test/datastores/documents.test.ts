@@ -60,7 +60,11 @@ describe('DocumentStore', () => {
 
   it('ranks a title match above a single mention in a long body', () => {
     const filler = 'lorem ipsum dolor sit amet consectetur adipiscing elit '.repeat(40);
-    store.add({ id: 'body', title: 'General notes', content: `${filler} the warranty is mentioned once here. ${filler}` });
+    store.add({
+      id: 'body',
+      title: 'General notes',
+      content: `${filler} the warranty is mentioned once here. ${filler}`,
+    });
     store.add({ id: 'title', title: 'Warranty', content: 'Coverage lasts two years from the date of purchase.' });
     const hits = store.search('warranty', 5);
     expect(ids(hits)).toEqual(['title', 'body']);
@@ -76,7 +80,27 @@ describe('DocumentStore', () => {
     expect(hit.snippet.split(/\s+/).length).toBeLessThanOrEqual(14);
   });
 
-  it.each(['"', '""', '*', 'NEAR(', 'NEAR(a b', 'AND OR', 'AND', '-', ':', 'title:x', '^a', 'a + b', '(', ')', "'", '{a b}', 'a* OR -b', '   ', ''])('never throws on hostile search text %p', (text) => {
+  it.each([
+    '"',
+    '""',
+    '*',
+    'NEAR(',
+    'NEAR(a b',
+    'AND OR',
+    'AND',
+    '-',
+    ':',
+    'title:x',
+    '^a',
+    'a + b',
+    '(',
+    ')',
+    "'",
+    '{a b}',
+    'a* OR -b',
+    '   ',
+    '',
+  ])('never throws on hostile search text %p', (text) => {
     store.add({ id: 'n', title: 'near and or', content: 'a b title x' });
     expect(() => store.search(text, 5)).not.toThrow();
   });
@@ -89,7 +113,12 @@ describe('DocumentStore', () => {
   });
 
   it('searches JSON documents by their string values and keeps the original', () => {
-    const content = JSON.stringify({ sku: 'KB-77', name: 'Espresso machine', specs: { boiler: 'brass', watts: 1450 }, tags: ['kitchen', 'coffee'] });
+    const content = JSON.stringify({
+      sku: 'KB-77',
+      name: 'Espresso machine',
+      specs: { boiler: 'brass', watts: 1450 },
+      tags: ['kitchen', 'coffee'],
+    });
     const info = store.add({ id: 'p1', title: 'Product', format: 'json', content });
     expect(info).toMatchObject({ format: 'json', chars: content.length });
     expect(ids(store.search('brass', 5))).toEqual(['p1']);
@@ -138,6 +167,8 @@ describe('DocumentStore', () => {
   });
 
   it('refuses to open a missing file read-only', () => {
-    expect(() => DocumentStore.open(path.join(dir, 'absent.sqlite'), { readonly: true })).toThrow(DatastoreConnectionError);
+    expect(() => DocumentStore.open(path.join(dir, 'absent.sqlite'), { readonly: true })).toThrow(
+      DatastoreConnectionError,
+    );
   });
 });

@@ -27,16 +27,23 @@ function postgresBin(): string {
   if (onPath && which('pg_ctl')) return path.dirname(onPath);
   const newest = () => {
     const root = '/usr/lib/postgresql';
-    const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin/initdb'))) : [];
+    const versions = fs.existsSync(root)
+      ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin/initdb')))
+      : [];
     const v = versions.sort((a, b) => Number(b) - Number(a))[0];
     return v ? path.join(root, v, 'bin') : undefined;
   };
   const found = newest();
   if (found) return found;
   if (!which('apt-get') || process.getuid?.() !== 0) {
-    throw new Error('PostgreSQL is not installed and apt-get is not usable here: install it (e.g. `sudo apt-get install postgresql`) to run the datastore tests');
+    throw new Error(
+      'PostgreSQL is not installed and apt-get is not usable here: install it (e.g. `sudo apt-get install postgresql`) to run the datastore tests',
+    );
   }
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', 'postgresql']]) {
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', 'postgresql'],
+  ]) {
     const r = spawnSync('apt-get', args, { stdio: 'inherit', env: APT_ENV });
     if (r.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed; install postgresql yourself`);
   }
@@ -51,12 +58,16 @@ const asRoot = process.getuid?.() === 0;
 function run(bin: string, args: string[]): void {
   const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
   const r = spawnSync(cmd, argv, { encoding: 'utf8', timeout: 60_000 });
-  if (r.status !== 0) throw new Error(`${path.basename(bin)} ${args[0]} failed (${r.status ?? r.signal}): ${r.stderr || r.stdout || r.error?.message}`);
+  if (r.status !== 0)
+    throw new Error(
+      `${path.basename(bin)} ${args[0]} failed (${r.status ?? r.signal}): ${r.stderr || r.stdout || r.error?.message}`,
+    );
 }
 
 function numericId(flag: '-u' | '-g'): number {
   const r = spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error('running as root needs the `postgres` system user (Debian\'s postgresql package creates it)');
+  if (r.status !== 0)
+    throw new Error("running as root needs the `postgres` system user (Debian's postgresql package creates it)");
   return Number(r.stdout.trim());
 }
 
@@ -137,7 +148,17 @@ export async function startPostgres(): Promise<TestPostgres> {
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
-    run(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-E', 'UTF8', '--no-locale', '--no-sync', '--auth=trust']);
+    run(path.join(bin, 'initdb'), [
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '-E',
+      'UTF8',
+      '--no-locale',
+      '--no-sync',
+      '--auth=trust',
+    ]);
     fs.writeFileSync(path.join(data, 'pg_hba.conf'), `${HBA}\n`);
     if (owner) fs.chownSync(path.join(data, 'pg_hba.conf'), owner[0], owner[1]);
     const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;

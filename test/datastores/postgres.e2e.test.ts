@@ -30,7 +30,10 @@ async function adminCount(table: string): Promise<number> {
 
 /** Statements sleeping on the server right now (seen from another session). */
 async function sleepers(): Promise<number> {
-  const { rows } = await adminQuery(server, "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(600)%'");
+  const { rows } = await adminQuery(
+    server,
+    "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(600)%'",
+  );
   return Number(rows[0].n);
 }
 
@@ -111,7 +114,9 @@ describe('connecting', () => {
       await tls.close();
     }
     expect(() => openPostgres(`${server.url}?sslmode=sometimes`, {})).toThrow(/unknown sslmode/);
-    expect(() => openPostgres('postgres://agent:pw@db/shop?host=/var/run/postgresql', {})).toThrow(/Unix sockets are not supported/);
+    expect(() => openPostgres('postgres://agent:pw@db/shop?host=/var/run/postgresql', {})).toThrow(
+      /Unix sockets are not supported/,
+    );
     expect(() => openPostgres('postgres:///shop', {})).toThrow(/Unix sockets are not supported/);
   });
 
@@ -121,7 +126,14 @@ describe('connecting', () => {
     await client.connect();
     await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'agent'");
     await client.end();
-    await waitUntil("the server to end the store's connections", async () => Number((await adminQuery(server, "SELECT count(*) AS n FROM pg_stat_activity WHERE usename = 'agent'")).rows[0].n), (n) => n === 0);
+    await waitUntil(
+      "the server to end the store's connections",
+      async () =>
+        Number(
+          (await adminQuery(server, "SELECT count(*) AS n FROM pg_stat_activity WHERE usename = 'agent'")).rows[0].n,
+        ),
+      (n) => n === 0,
+    );
     expect((await store.query('SELECT 2', [], LIMITS)).rows).toEqual([[2]]);
   });
 
@@ -156,7 +168,12 @@ describe('describe', () => {
       { name: 'city', type: 'text', nullable: true },
       { name: 'created_at', type: 'timestamp with time zone', nullable: true },
     ]);
-    expect(tables.find((t) => t.name === 'orders')!.columns.map((c) => c.type)).toEqual(['integer', 'integer', 'numeric', 'date']);
+    expect(tables.find((t) => t.name === 'orders')!.columns.map((c) => c.type)).toEqual([
+      'integer',
+      'integer',
+      'numeric',
+      'date',
+    ]);
   });
 });
 
@@ -165,12 +182,20 @@ describe('query', () => {
     const one = await store.query('SELECT name FROM customers WHERE city = $1', ['London'], LIMITS);
     expect(one).toMatchObject({ columns: ['name'], rows: [['Ada']], truncated: false });
     expect(one.elapsedMs).toBeGreaterThanOrEqual(0);
-    const two = await store.query('SELECT id, total FROM orders WHERE customer_id = $1 AND total > $2 ORDER BY id', [1, 50], LIMITS);
+    const two = await store.query(
+      'SELECT id, total FROM orders WHERE customer_id = $1 AND total > $2 ORDER BY id',
+      [1, 50],
+      LIMITS,
+    );
     expect(two.rows).toEqual([[1, '120.50']]);
   });
 
   it('keeps an injection attempt in a parameter as data', async () => {
-    const r = await store.query('SELECT id FROM customers WHERE name = $1', ["' OR 1=1; DROP TABLE customers; --"], LIMITS);
+    const r = await store.query(
+      'SELECT id FROM customers WHERE name = $1',
+      ["' OR 1=1; DROP TABLE customers; --"],
+      LIMITS,
+    );
     expect(r.rows).toEqual([]);
     expect(await adminCount('customers')).toBe(5);
   });
@@ -202,7 +227,10 @@ describe('query', () => {
     // Ten minutes of sleep: a limit that waited for the statement would hold the test to its timeout.
     const err = await failure(store.query('SELECT pg_sleep(600)', [], { timeoutMs: 300, maxRows: 10 }));
     expect(err).toBeInstanceOf(DatastoreQueryError);
-    expect(err).toMatchObject({ kind: 'timeout', message: 'the query ran past its time limit of 0.3 s and was cancelled' });
+    expect(err).toMatchObject({
+      kind: 'timeout',
+      message: 'the query ran past its time limit of 0.3 s and was cancelled',
+    });
     // Cancelled on the server, not only given up on.
     await waitUntil('the timed-out statement to stop on the server', sleepers, (n) => n === 0);
     expect((await store.query('SELECT 1 AS one', [], LIMITS)).rows).toEqual([[1]]);
@@ -253,17 +281,34 @@ describe('query', () => {
       LIMITS,
     );
     expect(r.columns).toEqual(['created_at', 'total', 'placed_at', 'big', 'raw', 'doc', 'naive', 'nan']);
-    expect(r.rows).toEqual([['2024-01-15T09:30:00.000Z', '120.50', '2024-06-01', '9007199254740993', '<3 bytes>', { a: [1, { b: null }] }, '2024-01-02T03:04:05', 'NaN']]);
+    expect(r.rows).toEqual([
+      [
+        '2024-01-15T09:30:00.000Z',
+        '120.50',
+        '2024-06-01',
+        '9007199254740993',
+        '<3 bytes>',
+        { a: [1, { b: null }] },
+        '2024-01-02T03:04:05',
+        'NaN',
+      ],
+    ]);
     expect(JSON.parse(JSON.stringify(r.rows))).toEqual(r.rows);
     // Dates and timestamps without a zone stay as stored, whatever the process's time zone.
-    const more = await store.query("SELECT ARRAY['2024-01-02 03:04:05'::timestamp, NULL], ARRAY['2024-01-01'::date], '1 day 02:00'::interval", [], LIMITS);
+    const more = await store.query(
+      "SELECT ARRAY['2024-01-02 03:04:05'::timestamp, NULL], ARRAY['2024-01-01'::date], '1 day 02:00'::interval",
+      [],
+      LIMITS,
+    );
     expect(more.rows).toEqual([[['2024-01-02T03:04:05', null], ['2024-01-01'], '1 day 02:00:00']]);
   });
 
   it('serves 10 queries at once on a pool of 4', async () => {
     const small = openPostgres(server.url, { maxConnections: 4 });
     try {
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => small.query('SELECT $1::int + 0 AS i, pg_sleep(0.05)', [i], LIMITS)));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => small.query('SELECT $1::int + 0 AS i, pg_sleep(0.05)', [i], LIMITS)),
+      );
       expect(results.map((r) => r.rows[0][0])).toEqual(Array.from({ length: 10 }, (_, i) => i));
     } finally {
       await small.close();
@@ -282,6 +327,12 @@ describe('scrubSecrets', () => {
   });
 
   it('turns values JSON can carry', () => {
-    expect(jsonSafe([10n, new Date(0), Buffer.alloc(4), Infinity, { d: new Date(0) }])).toEqual(['10', '1970-01-01T00:00:00.000Z', '<4 bytes>', 'Infinity', { d: '1970-01-01T00:00:00.000Z' }]);
+    expect(jsonSafe([10n, new Date(0), Buffer.alloc(4), Infinity, { d: new Date(0) }])).toEqual([
+      '10',
+      '1970-01-01T00:00:00.000Z',
+      '<4 bytes>',
+      'Infinity',
+      { d: '1970-01-01T00:00:00.000Z' },
+    ]);
   });
 });

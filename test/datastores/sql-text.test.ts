@@ -45,13 +45,20 @@ describe('checkStatement: one statement', () => {
 });
 
 describe('checkStatement: a read', () => {
-  it.each(['SELECT 1', 'select 1', 'WITH a AS (SELECT 1) SELECT * FROM a', 'with recursive c(x) as (select 1) select x from c', 'VALUES (1), (2)', 'EXPLAIN SELECT 1', '(SELECT 1)', '  ((select 1))', '-- why\n/* note */ SELECT 1'])(
-    'takes %p',
-    (sql) => {
-      expect(pg(sql)).toMatchObject({ ok: true });
-      expect(lite(sql)).toMatchObject({ ok: true });
-    },
-  );
+  it.each([
+    'SELECT 1',
+    'select 1',
+    'WITH a AS (SELECT 1) SELECT * FROM a',
+    'with recursive c(x) as (select 1) select x from c',
+    'VALUES (1), (2)',
+    'EXPLAIN SELECT 1',
+    '(SELECT 1)',
+    '  ((select 1))',
+    '-- why\n/* note */ SELECT 1',
+  ])('takes %p', (sql) => {
+    expect(pg(sql)).toMatchObject({ ok: true });
+    expect(lite(sql)).toMatchObject({ ok: true });
+  });
 
   it('takes TABLE in postgres only', () => {
     expect(pg('TABLE orders')).toMatchObject({ ok: true });
@@ -92,12 +99,15 @@ describe('checkStatement: postgres markers', () => {
   });
 
   it('sees no markers inside strings, names, comments or dollar quotes', () => {
-    expect(pg("SELECT '$1', \"$2\", $q$ $3 $q$, $$ $4 $$ -- $5\n /* $6 */")).toEqual({ ok: true, markers: 0 });
+    expect(pg('SELECT \'$1\', "$2", $q$ $3 $q$, $$ $4 $$ -- $5\n /* $6 */')).toEqual({ ok: true, markers: 0 });
     expect(pg("SELECT '$2' || $1")).toEqual({ ok: true, markers: 1 });
   });
 
   it('takes casts, jsonb ? operators and $ inside names', () => {
-    expect(pg("SELECT $1::int, '5'::numeric, data ? 'k', data ?| array['a'], data ?& array['b'] FROM t")).toEqual({ ok: true, markers: 1 });
+    expect(pg("SELECT $1::int, '5'::numeric, data ? 'k', data ?| array['a'], data ?& array['b'] FROM t")).toEqual({
+      ok: true,
+      markers: 1,
+    });
     expect(pg('SELECT a$1 FROM t')).toEqual({ ok: true, markers: 0 });
     expect(pg('SELECT arr[1:2], arr[lo:hi] FROM t')).toEqual({ ok: true, markers: 0 });
   });
@@ -110,7 +120,7 @@ describe('checkStatement: sqlite markers', () => {
   });
 
   it('sees no markers inside strings, names or comments', () => {
-    expect(lite("SELECT '?', \"?\", [?], `?` -- ?\n /* ? */ FROM t WHERE a = ?")).toEqual({ ok: true, markers: 1 });
+    expect(lite('SELECT \'?\', "?", [?], `?` -- ?\n /* ? */ FROM t WHERE a = ?')).toEqual({ ok: true, markers: 1 });
     expect(lite("SELECT ':name', '@x', '$y' FROM t")).toEqual({ ok: true, markers: 0 });
   });
 

@@ -9,7 +9,8 @@ import { waitUntil } from '../support/wait-until';
 
 const LIMITS = { timeoutMs: 5000, maxRows: 500 };
 // Runs for minutes when nothing stops it: a single step in SQLite's native code.
-const SLOW = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) SELECT count(*) FROM c';
+const SLOW =
+  'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) SELECT count(*) FROM c';
 
 let dir: string;
 let shop: string;
@@ -51,7 +52,10 @@ afterAll(async () => {
 /** The reader processes of `file` (the one process per store started with that file as its argument). */
 function readers(file: string): number[] {
   try {
-    return execFileSync('pgrep', ['-f', `sqlite-thread.* ${file}$`], { encoding: 'utf8' }).trim().split('\n').map(Number);
+    return execFileSync('pgrep', ['-f', `sqlite-thread.* ${file}$`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map(Number);
   } catch {
     return []; // pgrep exits 1 when there is none
   }
@@ -74,11 +78,19 @@ const alive = (pid: number) => {
 
 /** Starts `slow` on an idle reader of `file` and waits until the reader is busy with it (100 ms of CPU: an idle reader uses none). */
 async function underWay<T>(file: string, slow: () => Promise<T>): Promise<{ pid: number; running: Promise<T> }> {
-  const [pid] = await waitUntil(`the reader of ${file}`, () => readers(file), (pids) => pids.length === 1);
+  const [pid] = await waitUntil(
+    `the reader of ${file}`,
+    () => readers(file),
+    (pids) => pids.length === 1,
+  );
   const idle = cpuTicks(pid);
   const running = slow();
   running.catch(() => undefined);
-  await waitUntil('the reader busy with the query', () => cpuTicks(pid), (ticks) => ticks >= idle + 10);
+  await waitUntil(
+    'the reader busy with the query',
+    () => cpuTicks(pid),
+    (ticks) => ticks >= idle + 10,
+  );
   return { pid, running };
 }
 
@@ -105,19 +117,33 @@ describe('openSqlite: reading', () => {
       { name: 'email', type: 'TEXT', nullable: true },
       { name: 'tier', type: 'VARCHAR(10)', nullable: true },
     ]);
-    expect(tables.find((t) => t.name === 'big_orders')?.columns.map((c) => c.name)).toEqual(['id', 'customer_id', 'total', 'note', 'placed_at']);
+    expect(tables.find((t) => t.name === 'big_orders')?.columns.map((c) => c.name)).toEqual([
+      'id',
+      'customer_id',
+      'total',
+      'note',
+      'placed_at',
+    ]);
   });
 
   it('binds one and two ? parameters', async () => {
     const one = await store.query('SELECT name FROM customers WHERE id = ?', [2], LIMITS);
     expect(one).toMatchObject({ columns: ['name'], rows: [['Bob']], truncated: false });
     expect(one.elapsedMs).toBeGreaterThanOrEqual(0);
-    const two = await store.query('SELECT c.name, o.total FROM orders o JOIN customers c ON c.id = o.customer_id WHERE c.id = ? AND o.total > ? ORDER BY o.id', [1, 100], LIMITS);
+    const two = await store.query(
+      'SELECT c.name, o.total FROM orders o JOIN customers c ON c.id = o.customer_id WHERE c.id = ? AND o.total > ? ORDER BY o.id',
+      [1, 100],
+      LIMITS,
+    );
     expect(two.rows).toEqual([['Ada', 250]]);
   });
 
   it('gives JSON-safe values: bytes as a size, big integers as text', async () => {
-    const r = await store.query("SELECT note, 9007199254740993, 42, 1.5, NULL, 'x' FROM orders WHERE id = 1", [], LIMITS);
+    const r = await store.query(
+      "SELECT note, 9007199254740993, 42, 1.5, NULL, 'x' FROM orders WHERE id = 1",
+      [],
+      LIMITS,
+    );
     expect(r.rows).toEqual([['<2 bytes>', '9007199254740993', 42, 1.5, null, 'x']]);
   });
 
@@ -166,12 +192,27 @@ describe('openSqlite: refusals and errors', () => {
   });
 
   it('says invalid, with SQLite message, for syntax, unknown names and a wrong parameter count', async () => {
-    expect(await refusal(store.query('SELEC 1', [], LIMITS))).toMatchObject({ kind: 'invalid', message: expect.stringMatching(/syntax error/) });
-    expect(await refusal(store.query('SELECT * FROM nope', [], LIMITS))).toMatchObject({ kind: 'invalid', message: 'no such table: nope' });
-    expect(await refusal(store.query('SELECT nope FROM customers', [], LIMITS))).toMatchObject({ kind: 'invalid', message: 'no such column: nope' });
-    expect(await refusal(store.query('SELECT ?', [], LIMITS))).toMatchObject({ kind: 'invalid', message: expect.stringMatching(/Too few parameter/) });
+    expect(await refusal(store.query('SELEC 1', [], LIMITS))).toMatchObject({
+      kind: 'invalid',
+      message: expect.stringMatching(/syntax error/),
+    });
+    expect(await refusal(store.query('SELECT * FROM nope', [], LIMITS))).toMatchObject({
+      kind: 'invalid',
+      message: 'no such table: nope',
+    });
+    expect(await refusal(store.query('SELECT nope FROM customers', [], LIMITS))).toMatchObject({
+      kind: 'invalid',
+      message: 'no such column: nope',
+    });
+    expect(await refusal(store.query('SELECT ?', [], LIMITS))).toMatchObject({
+      kind: 'invalid',
+      message: expect.stringMatching(/Too few parameter/),
+    });
     expect(await refusal(store.query('SELECT ?', [1, 2], LIMITS))).toMatchObject({ kind: 'invalid' });
-    expect(await refusal(store.query("SELECT load_extension('x')", [], LIMITS))).toMatchObject({ kind: 'invalid', message: 'not authorized' });
+    expect(await refusal(store.query("SELECT load_extension('x')", [], LIMITS))).toMatchObject({
+      kind: 'invalid',
+      message: 'not authorized',
+    });
   });
 
   it('reports a missing file and a file that is not SQLite as connection errors', async () => {
@@ -196,7 +237,10 @@ describe('openSqlite: time, concurrency, life cycle', () => {
   it('cancels a query past its time limit, and the next one runs', async () => {
     // The count runs for minutes: only the limit ends it within the test.
     const err = await refusal(store.query(SLOW, [], { timeoutMs: 300, maxRows: 10 }));
-    expect(err).toMatchObject({ kind: 'timeout', message: 'the query ran past its time limit of 0.3 s and was cancelled' });
+    expect(err).toMatchObject({
+      kind: 'timeout',
+      message: 'the query ran past its time limit of 0.3 s and was cancelled',
+    });
     const next = await store.query('SELECT count(*) FROM numbers', [], LIMITS);
     expect(next.rows).toEqual([[1000]]);
   });
@@ -205,7 +249,9 @@ describe('openSqlite: time, concurrency, life cycle', () => {
     const [first, second] = [new AbortController(), new AbortController()];
     await store.query('SELECT 1', [], LIMITS); // a reader, idle
     // The count to a billion takes minutes; its limit, a minute, is past the test's timeout too.
-    const { pid, running } = await underWay(shop, () => refusal(store.query(SLOW, [], { timeoutMs: 60_000, maxRows: 10 }, first.signal)));
+    const { pid, running } = await underWay(shop, () =>
+      refusal(store.query(SLOW, [], { timeoutMs: 60_000, maxRows: 10 }, first.signal)),
+    );
     const queued = refusal(store.query('SELECT 1', [], LIMITS, second.signal));
     second.abort();
     expect(await queued).toMatchObject({ kind: 'cancelled', message: 'the query was cancelled' });
@@ -219,7 +265,9 @@ describe('openSqlite: time, concurrency, life cycle', () => {
   });
 
   it('answers five queries made at once, in order', async () => {
-    const all = await Promise.all([1, 2, 3, 4, 5].map((n) => store.query('SELECT n FROM numbers WHERE n = ?', [n], LIMITS)));
+    const all = await Promise.all(
+      [1, 2, 3, 4, 5].map((n) => store.query('SELECT n FROM numbers WHERE n = ?', [n], LIMITS)),
+    );
     expect(all.map((r) => r.rows[0][0])).toEqual([1, 2, 3, 4, 5]);
   });
 
@@ -249,7 +297,11 @@ describe('openSqlite: time, concurrency, life cycle', () => {
       expect((await idle.query('SELECT 1', [], LIMITS)).rows).toEqual([[1]]);
       const [first] = readers(own);
       expect(first).toEqual(expect.any(Number));
-      await waitUntil('the idle reader to go', () => readers(own), (pids) => pids.length === 0);
+      await waitUntil(
+        'the idle reader to go',
+        () => readers(own),
+        (pids) => pids.length === 0,
+      );
       expect((await idle.query('SELECT 2', [], LIMITS)).rows).toEqual([[2]]);
       const again = readers(own);
       expect(again).toHaveLength(1);

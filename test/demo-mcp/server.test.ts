@@ -71,7 +71,9 @@ test('input outside the schema is an error result', async () => {
 
 test('slow_count reports each step as progress', async () => {
   const seen: Progress[] = [];
-  const r = await client.callTool({ name: 'slow_count', arguments: { to: 3, interval_ms: 20 } }, undefined, { onprogress: (p) => seen.push(p) });
+  const r = await client.callTool({ name: 'slow_count', arguments: { to: 3, interval_ms: 20 } }, undefined, {
+    onprogress: (p) => seen.push(p),
+  });
   expect(textOf(r)).toBe('counted to 3');
   expect(seen.map((p) => [p.progress, p.total])).toEqual([
     [1, 3],
@@ -93,7 +95,12 @@ test('cancelling slow_count aborts the handler on the server', async () => {
   await expect(call).rejects.toThrow();
   // An abort is counted only while the handler runs: a cancel that did not reach it would let it
   // count on to 60 and end without one.
-  await waitUntil('the server to count the handler aborted', () => server.stats().aborts, (n) => n === before.aborts + 1, WAIT);
+  await waitUntil(
+    'the server to count the handler aborted',
+    () => server.stats().aborts,
+    (n) => n === before.aborts + 1,
+    WAIT,
+  );
   expect(server.stats().callsByTool.slow_count).toBe((before.callsByTool.slow_count ?? 0) + 1);
   // The session survives the cancel.
   expect(textOf(await client.callTool({ name: 'add', arguments: { a: 1, b: 1 } }))).toBe('2');
@@ -101,17 +108,32 @@ test('cancelling slow_count aborts the handler on the server', async () => {
 
 test('sessions end on DELETE, and close() ends open sessions with their calls', async () => {
   const other = await connect();
-  await waitUntil('a second session', () => server.stats().sessions, (n) => n === 2, WAIT);
+  await waitUntil(
+    'a second session',
+    () => server.stats().sessions,
+    (n) => n === 2,
+    WAIT,
+  );
   await (other.transport as StreamableHTTPClientTransport).terminateSession();
   await other.close();
-  await waitUntil('the DELETEd session to end', () => server.stats().sessions, (n) => n === 1, WAIT);
+  await waitUntil(
+    'the DELETEd session to end',
+    () => server.stats().sessions,
+    (n) => n === 1,
+    WAIT,
+  );
 
   // A separate server: close() must not wait for a call in progress or a client that never hangs up.
   const own = await startDemoMcpServer({ port: 0 });
   const c = new Client({ name: 'demo-mcp-test', version: '1.0.0' });
   await c.connect(new StreamableHTTPClientTransport(new URL(own.url)));
   const pending = c.callTool({ name: 'slow_count', arguments: { to: 60 } }).catch((e) => e);
-  await waitUntil('the slow call to start', () => own.stats().calls, (n) => n === 1, WAIT);
+  await waitUntil(
+    'the slow call to start',
+    () => own.stats().calls,
+    (n) => n === 1,
+    WAIT,
+  );
   // The call counts for 60 s (a step a second): a close() that waited for it, or for the client
   // to hang up, would not return within the test's 10 s.
   await own.close();

@@ -3,15 +3,24 @@ import { parseArgs, UsageError } from '../../devserver/cli-args';
 // What sdk-core's ephemeral-server launcher passes to `temporal server start-dev`.
 function sdkArgs(port: number, extra: string[] = [], ui: string[] = ['--headless']): string[] {
   return [
-    'server', 'start-dev',
-    '--port', String(port),
-    '--namespace', 'default',
-    '--ip', '127.0.0.1',
-    '--log-format', 'pretty',
-    '--log-level', 'warn',
-    '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
-    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
-    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
+    'server',
+    'start-dev',
+    '--port',
+    String(port),
+    '--namespace',
+    'default',
+    '--ip',
+    '127.0.0.1',
+    '--log-format',
+    'pretty',
+    '--log-level',
+    'warn',
+    '--dynamic-config-value',
+    'frontend.enableServerVersionCheck=false',
+    '--dynamic-config-value',
+    'frontend.enableUpdateWorkflowExecution=true',
+    '--dynamic-config-value',
+    'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
     ...ui,
     ...extra,
   ];
@@ -51,7 +60,18 @@ describe('start-dev, as the SDK launches it', () => {
 
   test('--db-filename, a UI port instead of --headless, and extra args (search attributes)', () => {
     const a = parseArgs(
-      sdkArgs(17002, ['--db-filename', '/tmp/x.db', '--search-attribute', 'CustomKeyword=Keyword', '--search-attribute', 'CustomInt=int'], ['--ui-port', '18002']),
+      sdkArgs(
+        17002,
+        [
+          '--db-filename',
+          '/tmp/x.db',
+          '--search-attribute',
+          'CustomKeyword=Keyword',
+          '--search-attribute',
+          'CustomInt=int',
+        ],
+        ['--ui-port', '18002'],
+      ),
     );
     expect(a.dbFilename).toBe('/tmp/x.db');
     expect(a.uiRequested).toBe(true);
@@ -81,7 +101,20 @@ describe('start-dev flag forms and values', () => {
   });
 
   test('--flag=value, short flags, repeated --namespace, localhost', () => {
-    const a = parseArgs(['server', 'start-dev', '--port=7300', '-n', 'a', '--namespace=b', '-n', 'a', '-f', 'db.file', '--ip=localhost', '--headless=true']);
+    const a = parseArgs([
+      'server',
+      'start-dev',
+      '--port=7300',
+      '-n',
+      'a',
+      '--namespace=b',
+      '-n',
+      'a',
+      '-f',
+      'db.file',
+      '--ip=localhost',
+      '--headless=true',
+    ]);
     expect(a.port).toBe(7300);
     expect(a.namespaces).toEqual(['default', 'a', 'b']);
     expect(a.namespace).toBe('a');
@@ -98,20 +131,53 @@ describe('start-dev flag forms and values', () => {
   });
 
   test('dynamic config values are JSON', () => {
-    const a = parseArgs(['server', 'start-dev', '--dynamic-config-value', 'a.b=3', '--dynamic-config-value', 'c="x=y"', '--dynamic-config-value', 'd={"k":[1]}']);
+    const a = parseArgs([
+      'server',
+      'start-dev',
+      '--dynamic-config-value',
+      'a.b=3',
+      '--dynamic-config-value',
+      'c="x=y"',
+      '--dynamic-config-value',
+      'd={"k":[1]}',
+    ]);
     expect(a.dynamicConfig).toEqual({ 'a.b': 3, c: 'x=y', d: { k: [1] } });
   });
 
   test('search attribute types match case-insensitively to the canonical name', () => {
-    const a = parseArgs(['server', 'start-dev', ...['keywordlist', 'DATETIME', 'Text', 'double', 'bool'].flatMap((t, i) => ['--search-attribute', `A${i}=${t}`])]);
+    const a = parseArgs([
+      'server',
+      'start-dev',
+      ...['keywordlist', 'DATETIME', 'Text', 'double', 'bool'].flatMap((t, i) => ['--search-attribute', `A${i}=${t}`]),
+    ]);
     expect(a.searchAttributes).toEqual({ A0: 'KeywordList', A1: 'Datetime', A2: 'Text', A3: 'Double', A4: 'Bool' });
   });
 
   test('CLI flags we have no use for are accepted with their values', () => {
     const a = parseArgs([
-      'server', 'start-dev', '--http-port', '7243', '--metrics-port', '7244', '--ui-ip', '0.0.0.0', '--ui-public-path', '/x',
-      '--ui-asset-path', '/a', '--ui-codec-endpoint', 'http://c', '--sqlite-pragma', 'journal_mode=wal', '--log-config',
-      '--ui-disable-news-fetch', '--env', 'prod', '--color', 'never', '--headless',
+      'server',
+      'start-dev',
+      '--http-port',
+      '7243',
+      '--metrics-port',
+      '7244',
+      '--ui-ip',
+      '0.0.0.0',
+      '--ui-public-path',
+      '/x',
+      '--ui-asset-path',
+      '/a',
+      '--ui-codec-endpoint',
+      'http://c',
+      '--sqlite-pragma',
+      'journal_mode=wal',
+      '--log-config',
+      '--ui-disable-news-fetch',
+      '--env',
+      'prod',
+      '--color',
+      'never',
+      '--headless',
     ]);
     expect(a.port).toBe(7233);
     expect(a.uiRequested).toBe(false);
@@ -119,7 +185,8 @@ describe('start-dev flag forms and values', () => {
 
   test('--log-level never and every accepted format', () => {
     expect(parseArgs(['server', 'start-dev', '--log-level', 'never']).logLevel).toBe('never');
-    for (const f of ['json', 'pretty', 'text']) expect(parseArgs(['server', 'start-dev', '--log-format', f]).logFormat).toBe(f);
+    for (const f of ['json', 'pretty', 'text'])
+      expect(parseArgs(['server', 'start-dev', '--log-format', f]).logFormat).toBe(f);
   });
 });
 

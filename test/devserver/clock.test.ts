@@ -7,7 +7,13 @@ const HOUR = 3600_000;
 /** Lets a moment pass on purpose: for a timer that must NOT have fired in it. */
 const tick = () => new Promise<void>((r) => setTimeout(r, 20));
 /** Waits for timers that are due (skipped to) to have fired: `n` of them in all. */
-const firedCount = (fired: unknown[], n: number) => waitUntil(`${n} timer(s) to fire`, () => fired.length, (len) => len >= n, { timeoutMs: 5000, stepMs: 5 });
+const firedCount = (fired: unknown[], n: number) =>
+  waitUntil(
+    `${n} timer(s) to fire`,
+    () => fired.length,
+    (len) => len >= n,
+    { timeoutMs: 5000, stepMs: 5 },
+  );
 
 /** Records the virtual time at which each timer fired. */
 function recorder(clock: Clock) {

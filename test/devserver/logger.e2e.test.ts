@@ -7,7 +7,11 @@ import { waitUntil } from '../support/wait-until';
 
 function capture(format: string, level: string) {
   const lines: string[] = [];
-  const logger = createLogger({ format, level, destination: { write: (s: string) => lines.push(...s.split('\n').filter(Boolean)) } });
+  const logger = createLogger({
+    format,
+    level,
+    destination: { write: (s: string) => lines.push(...s.split('\n').filter(Boolean)) },
+  });
   return { logger, lines };
 }
 
@@ -15,12 +19,27 @@ describe('json format', () => {
   test('one JSON object per record, with ISO time, upper-case level, msg and fields', () => {
     const { logger, lines } = capture('json', 'debug');
     logger.debug({ rpc: 'WorkflowService/StartWorkflowExecution', code: 'OK', ms: 3 }, 'rpc');
-    logger.warn({ rpc: 'WorkflowService/DescribeNamespace', code: 'NOT_FOUND', error: 'Namespace x is not found.' }, 'rejected request');
+    logger.warn(
+      { rpc: 'WorkflowService/DescribeNamespace', code: 'NOT_FOUND', error: 'Namespace x is not found.' },
+      'rejected request',
+    );
     expect(lines).toHaveLength(2);
     const [a, b] = lines.map((l) => JSON.parse(l));
-    expect(a).toEqual({ time: expect.any(String), level: 'DEBUG', msg: 'rpc', rpc: 'WorkflowService/StartWorkflowExecution', code: 'OK', ms: 3 });
+    expect(a).toEqual({
+      time: expect.any(String),
+      level: 'DEBUG',
+      msg: 'rpc',
+      rpc: 'WorkflowService/StartWorkflowExecution',
+      code: 'OK',
+      ms: 3,
+    });
     expect(new Date(a.time).toISOString()).toBe(a.time);
-    expect(b).toMatchObject({ level: 'WARN', msg: 'rejected request', code: 'NOT_FOUND', error: 'Namespace x is not found.' });
+    expect(b).toMatchObject({
+      level: 'WARN',
+      msg: 'rejected request',
+      code: 'NOT_FOUND',
+      error: 'Namespace x is not found.',
+    });
   });
 
   test('errors are serialised with their message and stack', () => {
@@ -36,7 +55,10 @@ describe('json format', () => {
 describe('pretty / text format', () => {
   test.each(['pretty', 'text'])('%s gives slog-style key=value lines', (format) => {
     const { logger, lines } = capture(format, 'debug');
-    logger.warn({ rpc: 'WorkflowService/X', code: 'INVALID_ARGUMENT', error: 'Task token not set on request.', ms: 1 }, 'rejected request');
+    logger.warn(
+      { rpc: 'WorkflowService/X', code: 'INVALID_ARGUMENT', error: 'Task token not set on request.', ms: 1 },
+      'rejected request',
+    );
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
       /^time=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z level=WARN msg="rejected request" rpc=WorkflowService\/X code=INVALID_ARGUMENT error="Task token not set on request\." ms=1$/,
@@ -44,9 +66,20 @@ describe('pretty / text format', () => {
   });
 
   test('values are quoted only when they need it', () => {
-    expect(formatTextLine({ time: 't', level: 'INFO', msg: 'started', a: 'plain', b: '', c: 'x=y', d: 'say "hi"', e: 5, f: { k: 1 }, g: undefined })).toBe(
-      'time=t level=INFO msg=started a=plain b="" c="x=y" d="say \\"hi\\"" e=5 f="{\\"k\\":1}"\n',
-    );
+    expect(
+      formatTextLine({
+        time: 't',
+        level: 'INFO',
+        msg: 'started',
+        a: 'plain',
+        b: '',
+        c: 'x=y',
+        d: 'say "hi"',
+        e: 5,
+        f: { k: 1 },
+        g: undefined,
+      }),
+    ).toBe('time=t level=INFO msg=started a=plain b="" c="x=y" d="say \\"hi\\"" e=5 f="{\\"k\\":1}"\n');
   });
 
   test('unknown formats fall back to text', () => {
@@ -80,15 +113,29 @@ describe('server logs, as launched', () => {
   const BIN = path.resolve(__dirname, '../../bin/temporal-dev');
 
   async function withServer(format: string, fn: (address: string) => Promise<void>): Promise<string[]> {
-    const child = spawn(BIN, ['server', 'start-dev', '--port', '0', '--headless', '--log-level', 'debug', '--log-format', format], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      BIN,
+      ['server', 'start-dev', '--port', '0', '--headless', '--log-level', 'debug', '--log-format', format],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let err = '';
     child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-    const exited = () => (child.exitCode !== null || child.signalCode !== null ? `the server exited: ${err}` : undefined);
+    const exited = () =>
+      child.exitCode !== null || child.signalCode !== null ? `the server exited: ${err}` : undefined;
     try {
-      const address = await waitUntil('the server to log its address', () => /address[=":]+([\d.]+:\d+)/.exec(err)?.[1], { giveUpIf: exited });
+      const address = await waitUntil(
+        'the server to log its address',
+        () => /address[=":]+([\d.]+:\d+)/.exec(err)?.[1],
+        { giveUpIf: exited },
+      );
       await fn(address);
       // The exercise's last requests (four DescribeNamespace lines) logged before the server stops.
-      await waitUntil('the DescribeNamespace lines in the log', () => err.split('WorkflowService/DescribeNamespace').length - 1, (n) => n >= 4, { giveUpIf: exited });
+      await waitUntil(
+        'the DescribeNamespace lines in the log',
+        () => err.split('WorkflowService/DescribeNamespace').length - 1,
+        (n) => n >= 4,
+        { giveUpIf: exited },
+      );
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
@@ -113,7 +160,11 @@ describe('server logs, as launched', () => {
     const lines = (await withServer('json', exercise)).map((l) => JSON.parse(l));
     const rpc = (name: string) => lines.filter((l) => l.rpc === `WorkflowService/${name}`);
     expect(rpc('GetSystemInfo').filter((l) => l.level === 'DEBUG').length).toBeGreaterThanOrEqual(1);
-    expect(rpc('GetSystemInfo').every((l) => l.level === 'DEBUG' && l.msg === 'rpc' && l.code === 'OK' && typeof l.ms === 'number')).toBe(true);
+    expect(
+      rpc('GetSystemInfo').every(
+        (l) => l.level === 'DEBUG' && l.msg === 'rpc' && l.code === 'OK' && typeof l.ms === 'number',
+      ),
+    ).toBe(true);
     const describe = rpc('DescribeNamespace');
     expect(describe.map((l) => [l.level, l.code])).toEqual([
       ['DEBUG', 'NOT_FOUND'],
@@ -121,7 +172,11 @@ describe('server logs, as launched', () => {
       ['DEBUG', 'INVALID_ARGUMENT'],
       ['WARN', 'INVALID_ARGUMENT'],
     ]);
-    expect(describe[1]).toMatchObject({ msg: 'rejected request', namespace: 'no-such-namespace', error: 'Namespace no-such-namespace is not found.' });
+    expect(describe[1]).toMatchObject({
+      msg: 'rejected request',
+      namespace: 'no-such-namespace',
+      error: 'Namespace no-such-namespace is not found.',
+    });
     expect(describe[3].error).toMatch(/^grpc: error unmarshalling request/);
     expect(lines.some((l) => l.level === 'ERROR')).toBe(false);
   });
@@ -130,7 +185,11 @@ describe('server logs, as launched', () => {
     const lines = await withServer('pretty', exercise);
     const describe = lines.filter((l) => l.includes('rpc=WorkflowService/DescribeNamespace'));
     expect(describe).toHaveLength(4);
-    expect(describe[0]).toMatch(/^time=\S+ level=DEBUG msg=rpc rpc=WorkflowService\/DescribeNamespace namespace=no-such-namespace code=NOT_FOUND ms=\d+$/);
-    expect(describe[1]).toMatch(/ level=WARN msg="rejected request" .*code=NOT_FOUND .*error="Namespace no-such-namespace is not found\."/);
+    expect(describe[0]).toMatch(
+      /^time=\S+ level=DEBUG msg=rpc rpc=WorkflowService\/DescribeNamespace namespace=no-such-namespace code=NOT_FOUND ms=\d+$/,
+    );
+    expect(describe[1]).toMatch(
+      / level=WARN msg="rejected request" .*code=NOT_FOUND .*error="Namespace no-such-namespace is not found\."/,
+    );
   });
 });

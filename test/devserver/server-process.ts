@@ -20,9 +20,21 @@ export interface ServerProcess {
 }
 
 /** Starts the server and resolves once it says it is serving. */
-export async function startServerProcess(opts: { port?: number; dbFilename?: string; args?: string[] } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  opts: { port?: number; dbFilename?: string; args?: string[] } = {},
+): Promise<ServerProcess> {
   const port = opts.port ?? (await freePort());
-  const args = ['server', 'start-dev', '--port', String(port), '--headless', '--log-level', 'info', '--log-format', 'json'];
+  const args = [
+    'server',
+    'start-dev',
+    '--port',
+    String(port),
+    '--headless',
+    '--log-level',
+    'info',
+    '--log-format',
+    'json',
+  ];
   if (opts.dbFilename) args.push('--db-filename', opts.dbFilename);
   args.push(...(opts.args ?? []));
   const child = spawn(process.execPath, [DEV_SERVER_BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -27,7 +27,9 @@ beforeAll(async () => {
   if (installed.status !== 0) throw new Error(`the Agentbase SDK could not be installed: ${installed.stderr.trim()}`);
   python = installed.stdout.trim().split('\n').pop()!;
   receiver = await startReceiver();
-  const shop = await ctx.call('POST', '/datastores', { form: formOf({ name: 'shop' }, { data: fs.readFileSync(path.join(ROOT, 'examples/shop.db')), name: 'shop.db' }) });
+  const shop = await ctx.call('POST', '/datastores', {
+    form: formOf({ name: 'shop' }, { data: fs.readFileSync(path.join(ROOT, 'examples/shop.db')), name: 'shop.db' }),
+  });
   expect(shop.status).toBe(201);
   shopId = shop.json.id;
 });
@@ -47,12 +49,22 @@ type Outcome = { ok: any; error?: undefined } | { ok?: undefined; error: Failure
 
 /** One SDK call in its own Python process (async: the scripted model answers from this process). */
 function sdk(flavor: Flavor, call: string, args: object): Promise<Outcome> {
-  const env = { ...process.env, AGENTBASE_BASE_URL: ctx.stack().gatewayUrl, AGENTBASE_API_KEY: KEY_A, PYTHONDONTWRITEBYTECODE: '1' };
+  const env = {
+    ...process.env,
+    AGENTBASE_BASE_URL: ctx.stack().gatewayUrl,
+    AGENTBASE_API_KEY: KEY_A,
+    PYTHONDONTWRITEBYTECODE: '1',
+  };
   return new Promise((resolve, reject) => {
-    execFile(python, [CALLS, flavor, call, JSON.stringify(args)], { env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`${call} (${flavor}) exited: ${err.message}\n${stderr}`));
-      resolve(JSON.parse(stdout) as Outcome);
-    });
+    execFile(
+      python,
+      [CALLS, flavor, call, JSON.stringify(args)],
+      { env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`${call} (${flavor}) exited: ${err.message}\n${stderr}`));
+        resolve(JSON.parse(stdout) as Outcome);
+      },
+    );
   });
 }
 
@@ -71,12 +83,23 @@ async function failure(flavor: Flavor, call: string, args: object): Promise<Fail
 }
 
 const types = (events: any[]) => events.map((e) => e.type);
-const answer = (events: any[]) => events.filter((e) => e.type === 'agent_response').map((e) => e.content).join('');
+const answer = (events: any[]) =>
+  events
+    .filter((e) => e.type === 'agent_response')
+    .map((e) => e.content)
+    .join('');
 
 describe.each<Flavor>(['sync', 'async'])('the %s client', (flavor) => {
   test('run_agent and agent.run stream a run; the session goes on; messages.get reads it and messages.clear empties it', async () => {
     const first = await run(flavor, { message: 'hello' });
-    expect(types(first)).toEqual(['agent_started', 'agent_response_start', 'agent_response', 'agent_step', 'agent_cost', 'agent_completed']);
+    expect(types(first)).toEqual([
+      'agent_started',
+      'agent_response_start',
+      'agent_response',
+      'agent_step',
+      'agent_cost',
+      'agent_completed',
+    ]);
     expect(answer(first)).toBe('You said: hello');
     const { session, task_id } = first[0];
     for (const e of first) expect([e.session, e.task_id]).toEqual([session, task_id]);
@@ -94,14 +117,21 @@ describe.each<Flavor>(['sync', 'async'])('the %s client', (flavor) => {
       { type: 'agent_response', content: 'You said: and again' },
     ];
     expect(await sdk(flavor, 'messages_get', { session })).toEqual({ ok: conversation });
-    expect(await sdk(flavor, 'raw_messages_get', { session })).toEqual({ ok: { status: 200, content_type: expect.stringMatching(/^application\/json/), parsed: conversation } });
-    expect(await sdk(flavor, 'messages_clear', { session })).toEqual({ ok: { success: true, message: expect.stringContaining(session) } });
+    expect(await sdk(flavor, 'raw_messages_get', { session })).toEqual({
+      ok: { status: 200, content_type: expect.stringMatching(/^application\/json/), parsed: conversation },
+    });
+    expect(await sdk(flavor, 'messages_clear', { session })).toEqual({
+      ok: { success: true, message: expect.stringContaining(session) },
+    });
     expect(await sdk(flavor, 'messages_get', { session })).toEqual({ ok: [] });
   });
 
-  test('with_raw_response shows the run\'s headers; with_streaming_response its lines, heartbeats among them, which the parsed stream skips', async () => {
+  test("with_raw_response shows the run's headers; with_streaming_response its lines, heartbeats among them, which the parsed stream skips", async () => {
     const raw = await sdk(flavor, 'raw_run', { params: { message: 'headers please' } });
-    expect(raw.ok).toMatchObject({ status: 200, headers: { 'content-type': expect.stringMatching(/^text\/event-stream/) } });
+    expect(raw.ok).toMatchObject({
+      status: 200,
+      headers: { 'content-type': expect.stringMatching(/^text\/event-stream/) },
+    });
     expect(raw.ok.headers['x-task-id']).toBe(raw.ok.events[0].task_id);
     expect(raw.ok.headers['x-session-id']).toBe(raw.ok.events[0].session);
     expect(answer(raw.ok.events)).toBe('You said: headers please');
@@ -128,7 +158,8 @@ describe.each<Flavor>(['sync', 'async'])('the %s client', (flavor) => {
   test('mode: fast is base (the same model and cost), flash shows the thinking, max is another model', async () => {
     const cost = (events: any[]) => events.find((e) => e.type === 'agent_cost').cost;
     const byMode: Record<string, any[]> = {};
-    for (const mode of ['fast', 'flash', 'max']) byMode[mode] = await run(flavor, { message: '[[think]] which mode?', mode });
+    for (const mode of ['fast', 'flash', 'max'])
+      byMode[mode] = await run(flavor, { message: '[[think]] which mode?', mode });
     byMode.base = await run(flavor, { message: '[[think]] which mode?', extra_body: { mode: 'base' } });
     expect(cost(byMode.fast)).toBe(cost(byMode.base));
     expect(new Set([cost(byMode.fast), cost(byMode.flash), cost(byMode.max)]).size).toBe(3);
@@ -138,8 +169,15 @@ describe.each<Flavor>(['sync', 'async'])('the %s client', (flavor) => {
 
   test('system and rules reach the model', async () => {
     const marker = `marker-${flavor}-${Date.now()}`;
-    await run(flavor, { message: `${marker} hi`, system: 'You are the SDK test assistant.', rules: ['Answer in French.', 'Be brief.'] });
-    const asked = ctx.stack().model!.received().find((r) => r.body.messages.some((m) => m.role === 'user' && String(m.content).includes(marker)));
+    await run(flavor, {
+      message: `${marker} hi`,
+      system: 'You are the SDK test assistant.',
+      rules: ['Answer in French.', 'Be brief.'],
+    });
+    const asked = ctx
+      .stack()
+      .model!.received()
+      .find((r) => r.body.messages.some((m) => m.role === 'user' && String(m.content).includes(marker)));
     const system = String(asked?.body.messages.find((m) => m.role === 'system')?.content);
     expect(system).toContain('You are the SDK test assistant.');
     expect(system).toContain('Answer in French.');
@@ -147,23 +185,45 @@ describe.each<Flavor>(['sync', 'async'])('the %s client', (flavor) => {
   });
 
   test('agents: the conversation is handed to one', async () => {
-    const events = await run(flavor, { message: '[[tool name=transfer_to_billing]] my invoice', agents: [{ name: 'billing', description: 'Invoices and payments' }] });
+    const events = await run(flavor, {
+      message: '[[tool name=transfer_to_billing]] my invoice',
+      agents: [{ name: 'billing', description: 'Invoices and payments' }],
+    });
     expect(events.find((e) => e.type === 'agent_handoff')).toMatchObject({ from: 'main', to: 'billing' });
     expect(types(events).at(-1)).toBe('agent_completed');
   });
 
   test('mcp_servers (server_name, server_url as the SDK spells them): a tool of the demo MCP server', async () => {
-    const events = await run(flavor, { message: '[[tool name=add args={"a":2,"b":40}]] add', mcp_servers: [{ server_name: 'demo', server_url: ctx.stack().demoMcpUrl }] });
+    const events = await run(flavor, {
+      message: '[[tool name=add args={"a":2,"b":40}]] add',
+      mcp_servers: [{ server_name: 'demo', server_url: ctx.stack().demoMcpUrl }],
+    });
     expect(events.find((e) => e.type === 'agent_tool_use').content).toContain('demo__add');
     expect(answer(events)).toBe('tool said: 42');
   });
 
   test('workflows: each step of the DAG runs, retry_policy, optional and output_schema taken', async () => {
     const steps = [
-      { id: 'notes', name: 'notes', description: 'Draft notes', depends_on: [], retry_policy: { max_attempts: 2, backoff: 'exponential' } },
-      { id: 'mail', name: 'mail', description: 'Write the mail', depends_on: ['notes'], optional: true, output_schema: { type: 'object', properties: { subject: { type: 'string' } }, required: ['subject'] } },
+      {
+        id: 'notes',
+        name: 'notes',
+        description: 'Draft notes',
+        depends_on: [],
+        retry_policy: { max_attempts: 2, backoff: 'exponential' },
+      },
+      {
+        id: 'mail',
+        name: 'mail',
+        description: 'Write the mail',
+        depends_on: ['notes'],
+        optional: true,
+        output_schema: { type: 'object', properties: { subject: { type: 'string' } }, required: ['subject'] },
+      },
     ];
-    const events = await run(flavor, { message: 'plan it', workflows: [{ id: 'launch', name: 'launch', description: 'a launch', steps }] });
+    const events = await run(flavor, {
+      message: 'plan it',
+      workflows: [{ id: 'launch', name: 'launch', description: 'a launch', steps }],
+    });
     // A step's end is its agent_step with a status (its model turns' agent_step events have none).
     const done = events.filter((e) => e.type === 'agent_step' && e.workflow_id === 'launch' && e.status);
     expect(done.map((e) => [e.step_id, e.status])).toEqual([
@@ -174,18 +234,32 @@ describe.each<Flavor>(['sync', 'async'])('the %s client', (flavor) => {
   });
 
   test('datastores and queries: the agent reads a registered database, and calls a named query on it', async () => {
-    const described = await run(flavor, { message: '[[tool name=describe_shop]] what is in it?', datastores: [{ id: shopId, name: 'shop' }] });
+    const described = await run(flavor, {
+      message: '[[tool name=describe_shop]] what is in it?',
+      datastores: [{ id: shopId, name: 'shop' }],
+    });
     expect(described.find((e) => e.type === 'agent_tool_response').content).toContain('customers');
     const queried = await run(flavor, {
       message: '[[tool name=customer_city args={"p1":"Ada"}]] where does Ada live?',
       datastores: [{ id: shopId, name: 'shop' }],
-      queries: [{ name: 'customer_city', description: 'The city a customer lives in', query: 'SELECT city FROM customers WHERE name = ?' }],
+      queries: [
+        {
+          name: 'customer_city',
+          description: 'The city a customer lives in',
+          query: 'SELECT city FROM customers WHERE name = ?',
+        },
+      ],
     });
     expect(answer(queried)).toContain('[["London"]]');
   });
 
   test('final_output: a structured output that fits its schema', async () => {
-    const schema = { type: 'object', properties: { title: { type: 'string' }, score: { type: 'integer', minimum: 1, maximum: 5 } }, required: ['title', 'score'], additionalProperties: false };
+    const schema = {
+      type: 'object',
+      properties: { title: { type: 'string' }, score: { type: 'integer', minimum: 1, maximum: 5 } },
+      required: ['title', 'score'],
+      additionalProperties: false,
+    };
     const events = await run(flavor, { message: 'rate it', final_output: { name: 'rating', strict: true, schema } });
     const out = events.find((e) => e.type === 'agent_final_output');
     expect(out).toMatchObject({ name: 'rating', output: { title: expect.any(String), score: expect.any(Number) } });
@@ -193,39 +267,95 @@ describe.each<Flavor>(['sync', 'async'])('the %s client', (flavor) => {
 
   test('background: one task_accepted event with the task id and status, then the end; the task runs on', async () => {
     const events = await run(flavor, { message: 'in the background', background: true });
-    expect(events).toEqual([{ type: 'task_accepted', task_id: expect.stringMatching(/^task_/), session: expect.stringMatching(/^sess_/), status: 'queued', created_at: expect.any(String) }]);
+    expect(events).toEqual([
+      {
+        type: 'task_accepted',
+        task_id: expect.stringMatching(/^task_/),
+        session: expect.stringMatching(/^sess_/),
+        status: 'queued',
+        created_at: expect.any(String),
+      },
+    ]);
     const result = await ctx.call('GET', `/tasks/${events[0].task_id}/result?wait=30`);
-    expect(result.json).toMatchObject({ status: 'completed', output: 'You said: in the background', session: events[0].session });
+    expect(result.json).toMatchObject({
+      status: 'completed',
+      output: 'You said: in the background',
+      session: events[0].session,
+    });
     const raw = await sdk(flavor, 'raw_run', { params: { message: 'raw background', background: true } });
-    expect(raw.ok).toMatchObject({ status: 202, headers: { location: `/tasks/${raw.ok.events[0].task_id}`, 'x-task-id': raw.ok.events[0].task_id } });
+    expect(raw.ok).toMatchObject({
+      status: 202,
+      headers: { location: `/tasks/${raw.ok.events[0].task_id}`, 'x-task-id': raw.ok.events[0].task_id },
+    });
   });
 
   test('callback: a background run delivers its events to the URL, with the headers given', async () => {
     const hook = `/sdk-${flavor}`;
-    const [accepted] = await run(flavor, { message: 'call me back', background: true, callback: { url: receiver.url(hook), headers: { 'X-From-Sdk': flavor } } });
-    await waitUntil('the task.completed webhook', async () => receiver.accepted(hook).some((d) => d.json.type === 'task.completed'));
+    const [accepted] = await run(flavor, {
+      message: 'call me back',
+      background: true,
+      callback: { url: receiver.url(hook), headers: { 'X-From-Sdk': flavor } },
+    });
+    await waitUntil('the task.completed webhook', async () =>
+      receiver.accepted(hook).some((d) => d.json.type === 'task.completed'),
+    );
     const got = receiver.accepted(hook);
     expect(got.every((d) => d.headers['x-from-sdk'] === flavor)).toBe(true);
-    expect(got.find((d) => d.json.type === 'task.completed')!.json).toMatchObject({ taskId: accepted.task_id, status: 'completed' });
+    expect(got.find((d) => d.json.type === 'task.completed')!.json).toMatchObject({
+      taskId: accepted.task_id,
+      status: 'completed',
+    });
   });
 
   test('errors are typed by status; those a retry cannot fix say so, and the SDK sends them once', async () => {
     const bad = await failure(flavor, 'run', { params: { message: 'x', mode: 'turbo' } });
     expect(bad).toMatchObject({ class: 'BadRequestError', status: 400, should_retry: 'false', retries: '0' });
     expect(bad.body.error.details).toEqual([expect.objectContaining({ path: 'body.mode', code: 'invalid_value' })]);
-    expect(await failure(flavor, 'run', { api_key: 'not-a-key', params: { message: 'x' } })).toMatchObject({ class: 'AuthenticationError', status: 401, retries: '0' });
-    expect(await failure(flavor, 'run', { params: { message: 'x', session: 'sess_nobody' } })).toMatchObject({ class: 'NotFoundError', status: 404, retries: '0' });
-    expect(await failure(flavor, 'messages_get', { session: 'sess_nobody' })).toMatchObject({ class: 'NotFoundError', status: 404 });
-    expect(await failure(flavor, 'messages_clear', { session: 'not a session!' })).toMatchObject({ class: 'BadRequestError', status: 400 });
+    expect(await failure(flavor, 'run', { api_key: 'not-a-key', params: { message: 'x' } })).toMatchObject({
+      class: 'AuthenticationError',
+      status: 401,
+      retries: '0',
+    });
+    expect(await failure(flavor, 'run', { params: { message: 'x', session: 'sess_nobody' } })).toMatchObject({
+      class: 'NotFoundError',
+      status: 404,
+      retries: '0',
+    });
+    expect(await failure(flavor, 'messages_get', { session: 'sess_nobody' })).toMatchObject({
+      class: 'NotFoundError',
+      status: 404,
+    });
+    expect(await failure(flavor, 'messages_clear', { session: 'not a session!' })).toMatchObject({
+      class: 'BadRequestError',
+      status: 400,
+    });
     // A request that fits the document but cannot be run (a step depending on no step): a 422, typed so, sent once.
-    const lonely = { id: 'w', name: 'w', description: 'w', steps: [{ id: 'a', name: 'a', description: 'a', depends_on: ['nowhere'] }] };
+    const lonely = {
+      id: 'w',
+      name: 'w',
+      description: 'w',
+      steps: [{ id: 'a', name: 'a', description: 'a', depends_on: ['nowhere'] }],
+    };
     const unprocessable = await failure(flavor, 'run', { params: { message: 'x', workflows: [lonely] } });
-    expect(unprocessable).toMatchObject({ class: 'UnprocessableEntityError', status: 422, should_retry: 'false', retries: '0' });
-    expect(unprocessable.body.error).toMatchObject({ type: 'unprocessable_request', details: [expect.objectContaining({ path: 'body.workflows[0].steps[0].depends_on[0]' })] });
+    expect(unprocessable).toMatchObject({
+      class: 'UnprocessableEntityError',
+      status: 422,
+      should_retry: 'false',
+      retries: '0',
+    });
+    expect(unprocessable.body.error).toMatchObject({
+      type: 'unprocessable_request',
+      details: [expect.objectContaining({ path: 'body.workflows[0].steps[0].depends_on[0]' })],
+    });
 
     // A busy session the request asked not to wait for: 409, not retried (the SDK would retry a bare 409 twice).
-    const [long] = await run(flavor, { message: '[[tool name=wait args={"seconds":600}]] hold the session', background: true });
-    const busy = await failure(flavor, 'run', { params: { message: 'me too', session: long.session, extra_body: { multitask: 'reject' } } });
+    const [long] = await run(flavor, {
+      message: '[[tool name=wait args={"seconds":600}]] hold the session',
+      background: true,
+    });
+    const busy = await failure(flavor, 'run', {
+      params: { message: 'me too', session: long.session, extra_body: { multitask: 'reject' } },
+    });
     expect(busy).toMatchObject({ class: 'ConflictError', status: 409, should_retry: 'false', retries: '0' });
     // A 409 that passes by itself (its result is not ready yet) is retried, as the SDK retries 409s.
     const early = await failure(flavor, 'get', { path: `/tasks/${long.task_id}/result` });
@@ -235,7 +365,9 @@ describe.each<Flavor>(['sync', 'async'])('the %s client', (flavor) => {
 
     const key = `sdk-${flavor}-${Date.now()}`;
     await run(flavor, { message: 'once', background: true, extra_headers: { 'Idempotency-Key': key } });
-    const reused = await failure(flavor, 'run', { params: { message: 'another body', background: true, extra_headers: { 'Idempotency-Key': key } } });
+    const reused = await failure(flavor, 'run', {
+      params: { message: 'another body', background: true, extra_headers: { 'Idempotency-Key': key } },
+    });
     expect(reused).toMatchObject({ class: 'UnprocessableEntityError', status: 422, should_retry: 'false' });
     for (const e of [bad, busy, early, reused]) expect(e.api_error).toBe(true);
   });

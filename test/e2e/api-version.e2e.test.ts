@@ -17,11 +17,17 @@ const headers = { 'api-version': VERSION };
 
 /** The pinned document with its objects opened to fields added since (the policy lets answers gain fields). */
 function pinnedSchemas(): { check(where: string, value: unknown): void } {
-  const doc = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'openapi', 'versions', `${VERSION}.json`), 'utf8'));
+  const doc = JSON.parse(
+    fs.readFileSync(path.join(__dirname, '..', '..', 'openapi', 'versions', `${VERSION}.json`), 'utf8'),
+  );
   const open = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(open);
     if (!v || typeof v !== 'object') return v;
-    return Object.fromEntries(Object.entries(v).filter(([k, x]) => !(k === 'additionalProperties' && x === false)).map(([k, x]) => [k, open(x)]));
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k, x]) => !(k === 'additionalProperties' && x === false))
+        .map(([k, x]) => [k, open(x)]),
+    );
   };
   const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
   const base = 'https://versions.invalid/pinned.json';
@@ -37,7 +43,10 @@ function pinnedSchemas(): { check(where: string, value: unknown): void } {
       const at = answer?.$ref ?? `#/paths/${token(p)}/${method}/responses/${status}`;
       const validate = answer && ajv.getSchema(`${base}${at}/content/${token(type)}/schema`);
       if (!validate) throw new Error(`the pinned document has no ${where}`);
-      expect([where, validate(value) ? 'fits' : ajv.errorsText(validate.errors, { separator: '\n' })]).toEqual([where, 'fits']);
+      expect([where, validate(value) ? 'fits' : ajv.errorsText(validate.errors, { separator: '\n' })]).toEqual([
+        where,
+        'fits',
+      ]);
     },
   };
 }
@@ -55,7 +64,10 @@ async function call(method: string, p: string, body?: unknown) {
 }
 
 test('a run in JSON, in the background (JSON and one SSE event), its task, result, events and listing keep their shapes', async () => {
-  const sync = await call('POST', '/', { message: '[[tool name=calculate args={"expression":"2+3"}]] add them', final_output: { name: 'sum', schema: { type: 'object', properties: { total: { type: 'number' } } } } });
+  const sync = await call('POST', '/', {
+    message: '[[tool name=calculate args={"expression":"2+3"}]] add them',
+    final_output: { name: 'sum', schema: { type: 'object', properties: { total: { type: 'number' } } } },
+  });
   expect(sync.status).toBe(200);
   pinned.check('/|post|200|application/json', sync.json);
 
@@ -64,12 +76,20 @@ test('a run in JSON, in the background (JSON and one SSE event), its task, resul
   pinned.check('/|post|202|application/json', bg.json);
   const streamed = await fetch(`${ctx.stack().gatewayUrl}/`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${KEY_A}`, 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+    headers: {
+      authorization: `Bearer ${KEY_A}`,
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...headers,
+    },
     body: JSON.stringify({ message: 'later, as a stream', background: true }),
   });
   const [accepted] = await readSse(streamed);
   pinned.check('/|post|202|text/event-stream', { event: 'message', data: JSON.stringify(accepted.data) });
-  pinned.check('/|post|202|application/json', Object.fromEntries(Object.entries(accepted.data).filter(([k]) => k !== 'type')));
+  pinned.check(
+    '/|post|202|application/json',
+    Object.fromEntries(Object.entries(accepted.data).filter(([k]) => k !== 'type')),
+  );
 
   const id = bg.json.task_id;
   const result = await call('GET', `/tasks/${id}/result?wait=30`);
@@ -78,12 +98,28 @@ test('a run in JSON, in the background (JSON and one SSE event), its task, resul
   pinned.check('/tasks|get|200|application/json', (await call('GET', `/tasks?session=${bg.json.session}`)).json);
   pinned.check('/tasks/{id}/cancel|post|409|application/json', (await call('POST', `/tasks/${id}/cancel`)).json);
 
-  const events = await readSse(await fetch(`${ctx.stack().gatewayUrl}/tasks/${sync.json.task_id}/events`, { headers: { authorization: `Bearer ${KEY_A}`, ...headers } }));
+  const events = await readSse(
+    await fetch(`${ctx.stack().gatewayUrl}/tasks/${sync.json.task_id}/events`, {
+      headers: { authorization: `Bearer ${KEY_A}`, ...headers },
+    }),
+  );
   expect(events.map((e) => e.data.type)).toContain('agent_final_output');
-  for (const e of events) pinned.check('/tasks/{id}/events|get|200|text/event-stream', { event: e.event ?? 'message', id: e.id, data: JSON.stringify(e.data) });
-  const live = await readSse(await postStream(ctx.stack(), { message: '[[think]] streamed', mode: 'flash', streaming_tokens: true }));
+  for (const e of events)
+    pinned.check('/tasks/{id}/events|get|200|text/event-stream', {
+      event: e.event ?? 'message',
+      id: e.id,
+      data: JSON.stringify(e.data),
+    });
+  const live = await readSse(
+    await postStream(ctx.stack(), { message: '[[think]] streamed', mode: 'flash', streaming_tokens: true }),
+  );
   expect(live.map((e) => e.data.type)).toContain('agent_thinking');
-  for (const e of live) pinned.check('/|post|200|text/event-stream', { event: e.event ?? 'message', id: e.id, data: JSON.stringify(e.data) });
+  for (const e of live)
+    pinned.check('/|post|200|text/event-stream', {
+      event: e.event ?? 'message',
+      id: e.id,
+      data: JSON.stringify(e.data),
+    });
 });
 
 test('sessions, their messages and the errors keep their shapes', async () => {
@@ -91,7 +127,10 @@ test('sessions, their messages and the errors keep their shapes', async () => {
   expect(created.status).toBe(201);
   pinned.check('/sessions|post|201|application/json', created.json);
   await call('POST', `/?session=${created.json.session}`, { message: 'remember me' });
-  pinned.check('/sessions/{id}/messages|get|200|application/json', (await call('GET', `/sessions/${created.json.session}/messages`)).json);
+  pinned.check(
+    '/sessions/{id}/messages|get|200|application/json',
+    (await call('GET', `/sessions/${created.json.session}/messages`)).json,
+  );
   pinned.check('/sessions|get|200|application/json', (await call('GET', '/sessions?limit=5')).json);
 
   const invalid = await call('POST', '/', { message: 'x', colour: 'red' });

@@ -55,18 +55,30 @@ function schemathesis(seed: number, phases: string): Promise<Run> {
     // Two workers for two cores; the longest wait the API documents is ?wait=60, so 90 s is a hang.
     ...['--workers', '2', '--request-timeout', '90', '--report', 'junit', '--report-junit-path', junit, '--no-color'],
   ];
-  const env = { ...process.env, SCHEMATHESIS_HOOKS: path.join(FIXTURES, 'schemathesis-hooks.py'), PYTHONDONTWRITEBYTECODE: '1' };
+  const env = {
+    ...process.env,
+    SCHEMATHESIS_HOOKS: path.join(FIXTURES, 'schemathesis-hooks.py'),
+    PYTHONDONTWRITEBYTECODE: '1',
+  };
   return new Promise((resolve, reject) => {
     const child = spawn(python, args, { env, cwd: reports });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output, junit: fs.existsSync(junit) ? fs.readFileSync(junit, 'utf8') : '' }));
+    child.on('close', (code) =>
+      resolve({ code, output, junit: fs.existsSync(junit) ? fs.readFileSync(junit, 'utf8') : '' }),
+    );
   });
 }
 
-const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#(\d+);/g, (_, n) => String.fromCodePoint(Number(n))).replace(/&amp;/g, '&');
+const unescape = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#(\d+);/g, (_, n) => String.fromCodePoint(Number(n)))
+    .replace(/&amp;/g, '&');
 
 /** The report's counts, each operation it tested, and the text of every failure or error (cut to a readable length). */
 function readReport(junit: string): { failures: number; errors: number; tested: string[]; problems: string[] } {
@@ -74,14 +86,21 @@ function readReport(junit: string): { failures: number; errors: number; tested: 
   if (!suite) throw new Error(`no JUnit report:\n${junit.slice(0, 2000)}`);
   const tested = [...junit.matchAll(/<testcase name="([^"]*)"/g)].map((m) => unescape(m[1]));
   const problems = [...junit.matchAll(/<testcase name="([^"]*)"[^>]*>\s*<(failure|error)[^>]*>([\s\S]*?)<\/\2>/g)].map(
-    ([, name, kind, text]) => `${kind} in ${unescape(name)}:\n${unescape(text).split('\n').map((l) => (l.length > 400 ? `${l.slice(0, 400)}…` : l)).join('\n').slice(0, 6000)}`,
+    ([, name, kind, text]) =>
+      `${kind} in ${unescape(name)}:\n${unescape(text)
+        .split('\n')
+        .map((l) => (l.length > 400 ? `${l.slice(0, 400)}…` : l))
+        .join('\n')
+        .slice(0, 6000)}`,
   );
   return { failures: Number(suite[2]), errors: Number(suite[1]), tested, problems };
 }
 
 /** Every operation the document lists but its own GET /openapi.json (the document schemathesis reads, not one it tests). */
 async function documentedOperations(): Promise<string[]> {
-  const doc = (await (await fetch(`${ctx.stack().gatewayUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const doc = (await (await fetch(`${ctx.stack().gatewayUrl}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   return Object.entries(doc.paths)
     .flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`))
     .filter((op) => op !== 'GET /openapi.json')
@@ -92,9 +111,13 @@ async function expectNoFailures(seed: number, phases: string, repeat: string): P
   const started = Date.now();
   const run = await schemathesis(seed, phases);
   const report = readReport(run.junit);
-  console.log(`schemathesis seed ${seed} (${phases}): ${report.tested.length} operations, ${report.failures} failures, ${report.errors} errors in ${((Date.now() - started) / 1000).toFixed(0)} s; ${repeat}`);
+  console.log(
+    `schemathesis seed ${seed} (${phases}): ${report.tested.length} operations, ${report.failures} failures, ${report.errors} errors in ${((Date.now() - started) / 1000).toFixed(0)} s; ${repeat}`,
+  );
   if (report.problems.length || run.code !== 0) {
-    throw new Error(`schemathesis seed ${seed} (${phases}) exited ${run.code}: ${report.failures} failures, ${report.errors} errors (${repeat})\n\n${report.problems.join('\n\n')}\n\n${run.output.slice(-3000)}`);
+    throw new Error(
+      `schemathesis seed ${seed} (${phases}) exited ${run.code}: ${report.failures} failures, ${report.errors} errors (${repeat})\n\n${report.problems.join('\n\n')}\n\n${run.output.slice(-3000)}`,
+    );
   }
   expect(report.tested.filter((t) => t !== 'Stateful tests').sort()).toEqual(await documentedOperations());
   if (phases.includes('stateful')) expect(report.tested).toContain('Stateful tests');
@@ -103,7 +126,11 @@ async function expectNoFailures(seed: number, phases: string, repeat: string): P
 const engine = process.env.ENGINE ?? 'embedded';
 
 test(`a fixed seed (${FIXED_SEED}), every phase: no failure of any check`, async () => {
-  await expectNoFailures(FIXED_SEED, 'examples,coverage,fuzzing,stateful', `repeat with: ENGINE=${engine} npx jest test/e2e/contract.e2e.test.ts -t 'fixed seed'`);
+  await expectNoFailures(
+    FIXED_SEED,
+    'examples,coverage,fuzzing,stateful',
+    `repeat with: ENGINE=${engine} npx jest test/e2e/contract.e2e.test.ts -t 'fixed seed'`,
+  );
 });
 
 // The random seed on the embedded engine's pass only (skipped on the real dev server's): the
@@ -112,5 +139,9 @@ test(`a fixed seed (${FIXED_SEED}), every phase: no failure of any check`, async
 const randomSeedTest = engine === 'embedded' ? test : test.skip;
 randomSeedTest('a random seed, fuzzing and stateful: no failure of any check', async () => {
   const seed = Number(process.env.CONTRACT_SEED ?? randomInt(1, 2 ** 31));
-  await expectNoFailures(seed, 'fuzzing,stateful', `repeat with: CONTRACT_SEED=${seed} ENGINE=${engine} npx jest test/e2e/contract.e2e.test.ts -t 'random seed'`);
+  await expectNoFailures(
+    seed,
+    'fuzzing,stateful',
+    `repeat with: CONTRACT_SEED=${seed} ENGINE=${engine} npx jest test/e2e/contract.e2e.test.ts -t 'random seed'`,
+  );
 });

@@ -44,7 +44,9 @@ test("a run submitted after the worker died is not handed to the dead worker's p
   // A task handed to a poll whose connection was gone would have waited out its 10 s timeout.
   await withTemporal(ctx.stack(), async (client) => {
     const events = (await client.workflow.getHandle(r.json.task_id).fetchHistory()).events ?? [];
-    expect(events.filter((e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT)).toEqual([]);
+    expect(
+      events.filter((e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT),
+    ).toEqual([]);
   });
 });
 
@@ -78,7 +80,11 @@ test('a frozen Redis: background runs, status reads and readiness answer without
     expect(stream.headers.get('retry-after')).toBe(GATE_RETRY_AFTER);
     const ready = await call('GET', '/readyz', { key: null });
     expect(ready.status).toBe(503);
-    expect(ready.json).toMatchObject({ status: 'unavailable', redis: expect.stringMatching(/^down: /), temporal: 'ok' });
+    expect(ready.json).toMatchObject({
+      status: 'unavailable',
+      redis: expect.stringMatching(/^down: /),
+      temporal: 'ok',
+    });
     // Nor did the status read wait on Redis: every cache refusal logged for the task is 'redis is away'.
     const refusals = gatewayLog().filter((l) => l.msg === 'status cache unavailable' && l.taskId === taskId);
     expect(refusals.map((l) => l.err)).toEqual(refusals.map(() => 'redis is away'));
@@ -111,7 +117,12 @@ test("a frozen engine: requests get the health gate's 503 with Retry-After, and 
     expect(status.status).toBe(503);
     expect(status.headers.get('retry-after')).toBe(GATE_RETRY_AFTER);
     engine.kill('SIGCONT');
-    await waitUntil('the gateway to answer from the engine again', () => call('GET', `/tasks/${before.json.task_id}`), (r) => r.status === 200, { stepMs: 200 });
+    await waitUntil(
+      'the gateway to answer from the engine again',
+      () => call('GET', `/tasks/${before.json.task_id}`),
+      (r) => r.status === 200,
+      { stepMs: 200 },
+    );
     expect((await call('GET', `/tasks/${before.json.task_id}`)).json.status).toBe('completed');
   } finally {
     engine.kill('SIGCONT');

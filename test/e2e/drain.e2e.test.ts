@@ -14,7 +14,8 @@ jest.setTimeout(240_000);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-drain-'));
 let stack: Stack | undefined;
 
-const start = () => startPersistentStack(dataDir, { MODEL_HEARTBEAT_TIMEOUT_MS: '60000', MAX_RUNNING_TASKS_PER_ACCOUNT: '5' });
+const start = () =>
+  startPersistentStack(dataDir, { MODEL_HEARTBEAT_TIMEOUT_MS: '60000', MAX_RUNNING_TASKS_PER_ACCOUNT: '5' });
 
 afterAll(async () => {
   await stack?.stop();
@@ -22,7 +23,9 @@ afterAll(async () => {
 });
 
 const events = (s: Stack, taskId: string, after = 0) =>
-  fetch(`${s.gatewayUrl}/tasks/${taskId}/events`, { headers: { authorization: `Bearer ${KEY_A}`, 'last-event-id': String(after) } });
+  fetch(`${s.gatewayUrl}/tasks/${taskId}/events`, {
+    headers: { authorization: `Bearer ${KEY_A}`, 'last-event-id': String(after) },
+  });
 
 test('a stop answers the POST in flight, ends streams cleanly, and hands running calls back for the next start', async () => {
   stack = await start();
@@ -30,7 +33,9 @@ test('a stop answers the POST in flight, ends streams cleanly, and hands running
   // Five background tasks fill the account's five slots, each in a long model call.
   const running: string[] = [];
   for (let i = 0; i < 5; i++) {
-    const r = await call('POST', '/', { body: { background: true, message: `[[slow delay=100 tokens=50]] long answer ${i}` } });
+    const r = await call('POST', '/', {
+      body: { background: true, message: `[[slow delay=100 tokens=50]] long answer ${i}` },
+    });
     running.push(r.json.task_id);
   }
   await waitUntil('the five tasks running', async () => {
@@ -43,7 +48,9 @@ test('a stop answers the POST in flight, ends streams cleanly, and hands running
   // A synchronous run that takes about two seconds, in flight when the stop begins.
   const inFlight = call('POST', '/', { body: { message: '[[slow delay=100 tokens=20]] answer me first' } });
   const model = stack.model!;
-  await waitUntil("the synchronous run's model call", () => model.received().some((r) => JSON.stringify(r.body.messages).includes('answer me first')));
+  await waitUntil("the synchronous run's model call", () =>
+    model.received().some((r) => JSON.stringify(r.body.messages).includes('answer me first')),
+  );
   await stack.stop();
 
   const answered = await inFlight;
@@ -68,16 +75,29 @@ test('a stop answers the POST in flight, ends streams cleanly, and hands running
   const resumedIn = Date.now() - restartedAt;
   const nextDone = await call('GET', `/tasks/${next.json.task_id}/result?wait=60`);
   expect(nextDone.json.status).toBe('completed');
-  process.stdout.write(`drain: the five handed-back tasks finished ${resumedIn} ms after the restart; the sixth ${Date.now() - restartedAt} ms\n`);
+  process.stdout.write(
+    `drain: the five handed-back tasks finished ${resumedIn} ms after the restart; the sixth ${Date.now() - restartedAt} ms\n`,
+  );
   // Handed back, not presumed lost: each task's model call ran again after the failure the worker's
   // stop gave it, not after a heartbeat timeout (60 s here), which Temporal would record as a timeout.
   const before = await withTemporal(stack, (client) =>
     Promise.all(
       running.map(async (id) => {
         const history = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
-        const turns = new Set(history.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'modelTurn').map((e) => String(e.eventId)));
-        const again = history.map((e) => e.activityTaskStartedEventAttributes).find((a) => a && turns.has(String(a.scheduledEventId)) && (a.attempt ?? 1) > 1);
-        return { id, attempt: again?.attempt, timedOut: again?.lastFailure?.timeoutFailureInfo != null, failure: again?.lastFailure?.message };
+        const turns = new Set(
+          history
+            .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'modelTurn')
+            .map((e) => String(e.eventId)),
+        );
+        const again = history
+          .map((e) => e.activityTaskStartedEventAttributes)
+          .find((a) => a && turns.has(String(a.scheduledEventId)) && (a.attempt ?? 1) > 1);
+        return {
+          id,
+          attempt: again?.attempt,
+          timedOut: again?.lastFailure?.timeoutFailureInfo != null,
+          failure: again?.lastFailure?.message,
+        };
       }),
     ),
   );

@@ -14,7 +14,11 @@ const review = {
   name: 'review',
   schema: {
     type: 'object',
-    properties: { summary: { type: 'string', minLength: 1 }, score: { type: 'integer', minimum: 1, maximum: 5 }, tags: { type: 'array', items: { type: 'string', enum: ['good', 'bad'] }, minItems: 1, maxItems: 3 } },
+    properties: {
+      summary: { type: 'string', minLength: 1 },
+      score: { type: 'integer', minimum: 1, maximum: 5 },
+      tags: { type: 'array', items: { type: 'string', enum: ['good', 'bad'] }, minItems: 1, maxItems: 3 },
+    },
     required: ['summary', 'score'],
   },
 };
@@ -28,14 +32,34 @@ const strictReport = {
     required: ['title', 'items'],
     properties: {
       title: { type: 'string' },
-      items: { type: 'array', minItems: 2, items: { type: 'object', additionalProperties: false, required: ['name', 'done'], properties: { name: { type: 'string' }, done: { type: 'boolean' } } } },
+      items: {
+        type: 'array',
+        minItems: 2,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name', 'done'],
+          properties: { name: { type: 'string' }, done: { type: 'boolean' } },
+        },
+      },
     },
   },
 };
 
 /** The structured-output requests the scripted model received, in order (their response_format). */
 function structuredCalls(since: number) {
-  return ctx.stack().model!.received().slice(since).filter((r) => (r.body as { response_format?: { type?: string } }).response_format?.type === 'json_schema').map((r) => r.body as { response_format: { json_schema: { name: string; strict: boolean } }; messages: { role: string; content: string }[] });
+  return ctx
+    .stack()
+    .model!.received()
+    .slice(since)
+    .filter((r) => (r.body as { response_format?: { type?: string } }).response_format?.type === 'json_schema')
+    .map(
+      (r) =>
+        r.body as {
+          response_format: { json_schema: { name: string; strict: boolean } };
+          messages: { role: string; content: string }[];
+        },
+    );
 }
 
 test('a JSON answer carries the validated output; the events put agent_final_output before agent_cost', async () => {
@@ -49,7 +73,11 @@ test('a JSON answer carries the validated output; the events put agent_final_out
   expect(out.output.score).toBeGreaterThanOrEqual(1);
   expect(out.output.score).toBeLessThanOrEqual(5);
   expect(r.json.output).toBe('You said: review this change');
-  expect(r.json.events.map((e: { type: string }) => e.type).slice(-3)).toEqual(['agent_final_output', 'agent_cost', 'agent_completed']);
+  expect(r.json.events.map((e: { type: string }) => e.type).slice(-3)).toEqual([
+    'agent_final_output',
+    'agent_cost',
+    'agent_completed',
+  ]);
   expect(r.json.events.at(-3)).toEqual({ type: 'agent_final_output', ...out });
   const [asked] = structuredCalls(before);
   expect(asked.response_format.json_schema).toMatchObject({ name: 'review', strict: false });
@@ -70,7 +98,9 @@ test('strict: the stream shows the output once, before agent_cost; a background 
   expect(output.items.length).toBeGreaterThanOrEqual(2);
   for (const item of output.items) expect(item).toEqual({ name: expect.any(String), done: expect.any(Boolean) });
 
-  const bg = await call('POST', '/', { body: { message: 'make it in the background', background: true, final_output: strictReport } });
+  const bg = await call('POST', '/', {
+    body: { message: 'make it in the background', background: true, final_output: strictReport },
+  });
   const done = await call('GET', `/tasks/${bg.json.task_id}/result?wait=30`);
   expect(done.json.status).toBe('completed');
   expect(done.json.final_output.name).toBe('report');
@@ -79,7 +109,9 @@ test('strict: the stream shows the output once, before agent_cost; a background 
 
 test('an answer that does not fit is repaired with its errors; three that do not fit fail the run as final_output_invalid', async () => {
   let before = ctx.stack().model!.received().length;
-  const fixed = await call('POST', '/', { body: { message: '[[json invalid=1]] review, with one bad try', final_output: review } });
+  const fixed = await call('POST', '/', {
+    body: { message: '[[json invalid=1]] review, with one bad try', final_output: review },
+  });
   expect(fixed.json.status).toBe('completed');
   expect(fixed.json.final_output.output.score).toBeGreaterThanOrEqual(1);
   const calls = structuredCalls(before);
@@ -107,10 +139,32 @@ test('a schema that cannot be used is refused naming its path: its shape (a root
     expect([JSON.stringify(final_output), r.status]).toEqual([JSON.stringify(final_output), status]);
     return r.json.error.details.map((d: { path: string; code: string }) => [d.path, d.code]);
   };
-  expect(await refused({ name: 'x', schema: { type: 'nonsense' } }, 400)).toEqual([['body.final_output.schema.type', 'invalid_value']]);
-  expect(await refused({ name: 'x', schema: { type: 'array', items: { type: 'string' } } }, 400)).toEqual([['body.final_output.schema.type', 'invalid_value']]);
-  expect(await refused({ name: 'x', schema: { type: 'object', properties: 5 } }, 422)).toEqual([['body.final_output.schema.properties', 'invalid_schema']]);
-  expect(await refused({ name: 'x', strict: true, schema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'object', properties: { c: { type: 'number' } }, required: ['c'] } }, required: ['a'] } }, 422)).toEqual([
+  expect(await refused({ name: 'x', schema: { type: 'nonsense' } }, 400)).toEqual([
+    ['body.final_output.schema.type', 'invalid_value'],
+  ]);
+  expect(await refused({ name: 'x', schema: { type: 'array', items: { type: 'string' } } }, 400)).toEqual([
+    ['body.final_output.schema.type', 'invalid_value'],
+  ]);
+  expect(await refused({ name: 'x', schema: { type: 'object', properties: 5 } }, 422)).toEqual([
+    ['body.final_output.schema.properties', 'invalid_schema'],
+  ]);
+  expect(
+    await refused(
+      {
+        name: 'x',
+        strict: true,
+        schema: {
+          type: 'object',
+          properties: {
+            a: { type: 'string' },
+            b: { type: 'object', properties: { c: { type: 'number' } }, required: ['c'] },
+          },
+          required: ['a'],
+        },
+      },
+      422,
+    ),
+  ).toEqual([
     ['body.final_output.schema', 'not_strict'],
     ['body.final_output.schema', 'not_strict'],
     ['body.final_output.schema.properties.b', 'not_strict'],

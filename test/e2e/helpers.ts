@@ -10,16 +10,36 @@ export const KEY_B = 'key-bob-0123456789';
 /** This process's environment without what would point a test stack at someone else's services. */
 export function cleanEnv(): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR', 'WORKER_METRICS_PORT', 'METRICS_INCLUDE_URLS']) delete base[k];
+  for (const k of [
+    'TEMPORAL_ADDRESS',
+    'REDIS_URL',
+    'OPENAI_API_KEY',
+    'OPENAI_BASE_URL',
+    'PORT',
+    'API_KEYS',
+    'DATA_DIR',
+    'WORKER_METRICS_PORT',
+    'METRICS_INCLUDE_URLS',
+  ])
+    delete base[k];
   return base;
 }
 
 /** A stack keeping its data in `dataDir` (engine file, Redis' append-only file), as npm start does: a restart on it finds everything again. */
 export function startPersistentStack(dataDir: string, env: Record<string, string> = {}): Promise<Stack> {
-  return startStack({ dataDir, gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, env: { ...cleanEnv(), API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn', ...env } });
+  return startStack({
+    dataDir,
+    gatewayPort: 0,
+    temporalPort: 0,
+    demoMcpPort: 0,
+    env: { ...cleanEnv(), API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn', ...env },
+  });
 }
 
-export async function startTestStack(env: Record<string, string> = {}, opts: Pick<StackOptions, 'childLogs' | 'workerMetricsPort'> = {}): Promise<Stack> {
+export async function startTestStack(
+  env: Record<string, string> = {},
+  opts: Pick<StackOptions, 'childLogs' | 'workerMetricsPort'> = {},
+): Promise<Stack> {
   const base = cleanEnv();
   return startStack({
     gatewayPort: 0,
@@ -31,7 +51,10 @@ export async function startTestStack(env: Record<string, string> = {}, opts: Pic
 }
 
 /** One stack per test file: registers beforeAll/afterAll and returns accessors. */
-export function useStack(env: Record<string, string> = {}, opts: Pick<StackOptions, 'childLogs' | 'workerMetricsPort'> = {}): { stack(): Stack; call: Api } {
+export function useStack(
+  env: Record<string, string> = {},
+  opts: Pick<StackOptions, 'childLogs' | 'workerMetricsPort'> = {},
+): { stack(): Stack; call: Api } {
   let stack: Stack | undefined;
   let caller: Api | undefined;
   beforeAll(async () => {
@@ -51,7 +74,14 @@ export interface Api {
   (
     method: string,
     path: string,
-    opts?: { body?: unknown; key?: string | null; headers?: Record<string, string>; raw?: string | Buffer; contentType?: string; form?: FormData },
+    opts?: {
+      body?: unknown;
+      key?: string | null;
+      headers?: Record<string, string>;
+      raw?: string | Buffer;
+      contentType?: string;
+      form?: FormData;
+    },
   ): Promise<{ status: number; headers: Headers; json: any; text: string }>;
 }
 
@@ -79,7 +109,10 @@ export function api(stack: Stack): Api {
 }
 
 /** A multipart/form-data body: `fields`, and `file` as the part named file (with a filename and, when given, a type). */
-export function formOf(fields: Record<string, string>, file?: { data: string | Buffer; name: string; type?: string }): FormData {
+export function formOf(
+  fields: Record<string, string>,
+  file?: { data: string | Buffer; name: string; type?: string },
+): FormData {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   if (file) form.append('file', new Blob([file.data], { type: file.type ?? '' }), file.name);
@@ -150,7 +183,9 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function withTemporal<T>(stack: Stack, fn: (client: Client) => Promise<T>): Promise<T> {
   const connection = await Connection.connect({ address: stack.temporalAddress });
   try {
-    return await fn(new Client({ connection, dataConverter: codecDataConverter(codecFromKeys(stack.env.PAYLOAD_KEYS!)) }));
+    return await fn(
+      new Client({ connection, dataConverter: codecDataConverter(codecFromKeys(stack.env.PAYLOAD_KEYS!)) }),
+    );
   } finally {
     await connection.close();
   }

@@ -41,7 +41,11 @@ async function historyOf(workflowId: string): Promise<HistoryFigures> {
     const history: HistoryEvent[] = [];
     let nextPageToken: Uint8Array | undefined;
     do {
-      const page = await client.workflowService.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId }, nextPageToken });
+      const page = await client.workflowService.getWorkflowExecutionHistory({
+        namespace: 'default',
+        execution: { workflowId },
+        nextPageToken,
+      });
       history.push(...(page.history?.events ?? []));
       nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
     } while (nextPageToken);
@@ -61,7 +65,10 @@ function carriers(history: HistoryEvent[], answerBytes: number): string[] {
 
 /** The session's history once the run handed its turn back (its thread holds the answer). */
 async function sessionHistory(session: string): Promise<HistoryFigures> {
-  await waitUntil("the session's thread to hold the exchange", async () => (await ctx.call('GET', `/sessions/${session}/messages`)).json?.messages?.length === 2);
+  await waitUntil(
+    "the session's thread to hold the exchange",
+    async () => (await ctx.call('GET', `/sessions/${session}/messages`)).json?.messages?.length === 2,
+  );
   // The turn's hand-over signal is in; let the session's workflow task that takes it complete.
   let figures: HistoryFigures | undefined;
   await waitUntil("the session's workflow task that takes the hand-over to complete", async () => {
@@ -116,7 +123,8 @@ test('a 25 KB answer in JSON mode: the run’s history holds it twice (within 64
   expect(answerBytes).toBeGreaterThan(25_000);
   expect(answerBytes).toBeLessThan(26_000);
   // The answer's block is whole in the API's answer and in the result read from Temporal.
-  const answerBlock = (events: { type: string; content?: string }[]) => events.filter((e) => e.type === 'agent_response').at(-1);
+  const answerBlock = (events: { type: string; content?: string }[]) =>
+    events.filter((e) => e.type === 'agent_response').at(-1);
   expect(answerBlock(r.json.events)).toEqual({ type: 'agent_response', content: r.json.output });
   // Read again from Temporal (the cached result dropped): the stored reference is expanded.
   const redis = new Redis(ctx.stack().redisUrl);
@@ -132,7 +140,9 @@ test('a 25 KB answer in JSON mode: the run’s history holds it twice (within 64
 });
 
 test('a 25 KB answer streamed token by token (SSE): the tokens add nothing to history', async () => {
-  const events = await readSse(await postStream(ctx.stack(), { message: `[[long words=${WORDS_25KB}]] write at length`, streaming_tokens: true }));
+  const events = await readSse(
+    await postStream(ctx.stack(), { message: `[[long words=${WORDS_25KB}]] write at length`, streaming_tokens: true }),
+  );
   expect(events[events.length - 1].data.type).toBe('agent_completed');
   const tokens = events.filter((e) => e.data.type === 'agent_response');
   expect(tokens.length).toBe(WORDS_25KB);
@@ -163,7 +173,9 @@ test('an answer over MODEL_ANSWER_MAX_BYTES fails the run at once with answer_to
 
   const result = await ctx.call('GET', `/tasks/${taskId}/result`);
   expect(result.json).toMatchObject({ status: 'failed', error: { type: 'answer_too_large' } });
-  const res = await fetch(`${ctx.stack().gatewayUrl}/tasks/${taskId}/events`, { headers: { authorization: `Bearer ${KEY_A}`, accept: 'text/event-stream' } });
+  const res = await fetch(`${ctx.stack().gatewayUrl}/tasks/${taskId}/events`, {
+    headers: { authorization: `Bearer ${KEY_A}`, accept: 'text/event-stream' },
+  });
   const stream = (await readSse(res)).map((e) => e.data);
   // The answer's block never went out: the turn failed before its closing events.
   expect(stream.map((e) => e.type)).toEqual(['agent_started', 'agent_error']);
@@ -173,7 +185,13 @@ test('an answer over MODEL_ANSWER_MAX_BYTES fails the run at once with answer_to
   const { history } = await historyOf(taskId);
   const scheduled = history.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'modelTurn');
   expect(scheduled).toHaveLength(1);
-  const started = history.filter((e) => e.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === scheduled[0].eventId?.toString());
+  const started = history.filter(
+    (e) => e.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === scheduled[0].eventId?.toString(),
+  );
   expect(started.map((e) => e.activityTaskStartedEventAttributes?.attempt)).toEqual([1]);
-  expect(history.filter((e) => e.activityTaskFailedEventAttributes?.scheduledEventId?.toString() === scheduled[0].eventId?.toString())).toHaveLength(1);
+  expect(
+    history.filter(
+      (e) => e.activityTaskFailedEventAttributes?.scheduledEventId?.toString() === scheduled[0].eventId?.toString(),
+    ),
+  ).toHaveLength(1);
 });

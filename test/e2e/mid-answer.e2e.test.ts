@@ -23,14 +23,21 @@ function requestsWith(since: number, marker: string) {
   return ctx
     .stack()
     .model!.received()
-    .filter((r) => r.at >= since && (r.body.messages as { role: string; content: unknown }[]).some((m) => m.role === 'user' && String(m.content).includes(marker)));
+    .filter(
+      (r) =>
+        r.at >= since &&
+        (r.body.messages as { role: string; content: unknown }[]).some(
+          (m) => m.role === 'user' && String(m.content).includes(marker),
+        ),
+    );
 }
 
 /** The answer text a reader keeps for one step tag (undefined: the task's own turns): agent_response less what an agent_retract voided. */
 function visibleText(events: Ev[], stepId?: string): string {
   const mine = events.filter((e) => e.step_id === stepId);
   const voided = new Set<number>();
-  for (const r of mine.filter((e) => e.type === 'agent_retract')) for (const e of mine) if (e.seq >= r.from_seq && e.seq < r.seq) voided.add(e.seq);
+  for (const r of mine.filter((e) => e.type === 'agent_retract'))
+    for (const e of mine) if (e.seq >= r.from_seq && e.seq < r.seq) voided.add(e.seq);
   return mine
     .filter((e) => e.type === 'agent_response' && !voided.has(e.seq))
     .map((e) => e.content)
@@ -45,7 +52,9 @@ async function killMidAnswer(body: object, due: (events: Ev[]) => boolean): Prom
   const r = await call('POST', '/', { body: { ...body, background: true } });
   expect(r.status).toBe(202);
   const id = r.json.task_id;
-  const res = await fetch(`${ctx.stack().gatewayUrl}/tasks/${id}/events`, { headers: { authorization: `Bearer ${KEY_A}` } });
+  const res = await fetch(`${ctx.stack().gatewayUrl}/tasks/${id}/events`, {
+    headers: { authorization: `Bearer ${KEY_A}` },
+  });
   const seen: Ev[] = [];
   const reading = readSse(res, (ev) => {
     seen.push(ev.data);
@@ -63,7 +72,8 @@ async function killMidAnswer(body: object, due: (events: Ev[]) => boolean): Prom
 
 /** Kill point: 15 tokens of the answer on the stream (tokens), or 1.2 s into the model's answer (blocks: nothing is streamed before it ends). */
 function midAnswer(mode: Mode, marker: string, since: number, stepId?: string): (events: Ev[]) => boolean {
-  if (mode === 'tokens') return (events) => events.filter((e) => e.type === 'agent_response' && e.step_id === stepId).length >= 15;
+  if (mode === 'tokens')
+    return (events) => events.filter((e) => e.type === 'agent_response' && e.step_id === stepId).length >= 15;
   return () => {
     const asked = requestsWith(since, marker)[0];
     return asked !== undefined && Date.now() - asked.at > 1200;
@@ -84,30 +94,47 @@ function expectOneAnswer(mode: Mode, events: Ev[], stepId?: string): void {
   expect(visibleText(events, stepId)).toBe(ANSWER);
 }
 
-test.each<Mode>(['tokens', 'blocks'])('kill -9 of the worker mid-answer (%s): the result and the stream hold the answer once', async (mode) => {
-  const since = Date.now();
-  const marker = `plain-${mode}-${since}`;
-  const { events, result } = await killMidAnswer({ message: `${SLOW} ${marker}`, streaming_tokens: mode === 'tokens' }, midAnswer(mode, marker, since));
-  expect(result.status).toBe('completed');
-  expect(result.output).toBe(ANSWER);
-  expectOneAnswer(mode, events);
-  // The retry asked the model afresh: its last message is the user's, not the partial answer.
-  const asked = requestsWith(since, marker);
-  expect(asked).toHaveLength(2);
-  expect((asked[1].body.messages as { role: string }[]).at(-1)!.role).toBe('user');
-});
+test.each<Mode>(['tokens', 'blocks'])(
+  'kill -9 of the worker mid-answer (%s): the result and the stream hold the answer once',
+  async (mode) => {
+    const since = Date.now();
+    const marker = `plain-${mode}-${since}`;
+    const { events, result } = await killMidAnswer(
+      { message: `${SLOW} ${marker}`, streaming_tokens: mode === 'tokens' },
+      midAnswer(mode, marker, since),
+    );
+    expect(result.status).toBe('completed');
+    expect(result.output).toBe(ANSWER);
+    expectOneAnswer(mode, events);
+    // The retry asked the model afresh: its last message is the user's, not the partial answer.
+    const asked = requestsWith(since, marker);
+    expect(asked).toHaveLength(2);
+    expect((asked[1].body.messages as { role: string }[]).at(-1)!.role).toBe('user');
+  },
+);
 
-test.each<Mode>(['tokens', 'blocks'])("kill -9 of the worker mid-answer of a DAG step (%s): the step's output is its answer once, and so is what its dependent reads", async (mode) => {
-  const since = Date.now();
-  const marker = `dag-${mode}-${since}`;
-  const steps = [
-    { id: 'k', name: 'step k', description: `write ${SLOW} ${marker}`, depends_on: [] },
-    { id: 'after', name: 'step after', description: `use it ${marker}-after`, depends_on: ['k'] },
-  ];
-  const body = { message: 'plan', streaming_tokens: mode === 'tokens', workflows: [{ id: 'w', name: 'w', description: 'one slow step', steps }] };
-  const { events, result } = await killMidAnswer(body, midAnswer(mode, marker, since, 'k'));
-  expect(result.status).toBe('completed');
-  expectOneAnswer(mode, events, 'k');
-  const prompt = String((requestsWith(since, `${marker}-after`)[0].body.messages as { role: string; content: unknown }[]).find((m) => m.role === 'user')!.content);
-  expect(prompt.split('\n')).toContainEqual(`- step k (k): ${ANSWER}`);
-});
+test.each<Mode>(['tokens', 'blocks'])(
+  "kill -9 of the worker mid-answer of a DAG step (%s): the step's output is its answer once, and so is what its dependent reads",
+  async (mode) => {
+    const since = Date.now();
+    const marker = `dag-${mode}-${since}`;
+    const steps = [
+      { id: 'k', name: 'step k', description: `write ${SLOW} ${marker}`, depends_on: [] },
+      { id: 'after', name: 'step after', description: `use it ${marker}-after`, depends_on: ['k'] },
+    ];
+    const body = {
+      message: 'plan',
+      streaming_tokens: mode === 'tokens',
+      workflows: [{ id: 'w', name: 'w', description: 'one slow step', steps }],
+    };
+    const { events, result } = await killMidAnswer(body, midAnswer(mode, marker, since, 'k'));
+    expect(result.status).toBe('completed');
+    expectOneAnswer(mode, events, 'k');
+    const prompt = String(
+      (requestsWith(since, `${marker}-after`)[0].body.messages as { role: string; content: unknown }[]).find(
+        (m) => m.role === 'user',
+      )!.content,
+    );
+    expect(prompt.split('\n')).toContainEqual(`- step k (k): ${ANSWER}`);
+  },
+);

@@ -9,9 +9,11 @@ import { temporal } from '@temporalio/proto';
 
 /** Bytes anywhere in the object as UTF-8 text, so a plain-text value in any payload is searchable. */
 function bytesAsText(value: unknown): unknown {
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
+  if (value instanceof Uint8Array)
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
   if (Array.isArray(value)) return value.map(bytesAsText);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, bytesAsText(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, bytesAsText(v)]));
   return value;
 }
 
@@ -20,7 +22,11 @@ function bytesAsText(value: unknown): unknown {
  * bare gRPC service: no data converter, no codec, exactly what the server
  * stores and serves to any client. JSON, with payload bytes as UTF-8 text.
  */
-export async function rawHistory(address: string, workflowId: string, opts: { namespace?: string; runId?: string } = {}): Promise<string> {
+export async function rawHistory(
+  address: string,
+  workflowId: string,
+  opts: { namespace?: string; runId?: string } = {},
+): Promise<string> {
   const connection = await Connection.connect({ address });
   try {
     const events: temporal.api.history.v1.IHistoryEvent[] = [];
@@ -34,7 +40,10 @@ export async function rawHistory(address: string, workflowId: string, opts: { na
       events.push(...(page.history?.events ?? []));
       nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
     } while (nextPageToken);
-    const history = temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.create({ events }), { longs: String, enums: String });
+    const history = temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.create({ events }), {
+      longs: String,
+      enums: String,
+    });
     return JSON.stringify(bytesAsText(history));
   } finally {
     await connection.close();

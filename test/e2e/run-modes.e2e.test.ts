@@ -27,7 +27,7 @@ test('JSON answer: session, task, output, complete-block events and cost', async
   expect(Number(r.json.cost)).toBeGreaterThan(0);
 });
 
-test('the worker runs at WORKER_NICE (10) but for its token thread, which keeps the API processes\' priority', async () => {
+test("the worker runs at WORKER_NICE (10) but for its token thread, which keeps the API processes' priority", async () => {
   const ours = threadNice(process.pid).get(process.pid)!;
   const worker = threadNice(ctx.stack().children.worker.proc.pid!);
   expect(worker.get(ctx.stack().children.worker.proc.pid!)).toBe(Math.max(ours, 10));
@@ -70,7 +70,9 @@ test('SSE with complete blocks: one agent_response for the whole answer (streami
 });
 
 test('flash mode sends the model reasoning as agent_thinking, before the response', async () => {
-  const events = await readSse(await postStream(ctx.stack(), { message: '[[think]] why is the sky blue', mode: 'flash', streaming: true }));
+  const events = await readSse(
+    await postStream(ctx.stack(), { message: '[[think]] why is the sky blue', mode: 'flash', streaming: true }),
+  );
   const types = events.map((e) => e.data.type);
   expect(types).toContain('agent_thinking_start');
   expect(types.indexOf('agent_thinking')).toBeLessThan(types.indexOf('agent_response_start'));
@@ -83,7 +85,9 @@ test('background: 202 with Location while the model is still working', async () 
   // The model's first token would come in 10 minutes: a POST that waited for the run would hold
   // the test to its timeout. (How fast the 202 comes is the bench's to measure: `npm run bench`.)
   const t0 = Date.now();
-  const r = await call('POST', '/', { body: { message: '[[slow first=600000 delay=0]] take your time', background: true } });
+  const r = await call('POST', '/', {
+    body: { message: '[[slow first=600000 delay=0]] take your time', background: true },
+  });
   const elapsed = Date.now() - t0;
   expect(r.status).toBe(202);
   expect(r.json).toMatchObject({ status: 'queued' });
@@ -92,7 +96,9 @@ test('background: 202 with Location while the model is still working', async () 
   // three run in parallel for a new session), and the whole.
   const timing = parseServerTiming(r.headers.get('server-timing'));
   expect(Object.keys(timing).sort()).toEqual(['redis', 'temporal-session', 'temporal-start', 'total']);
-  expect(timing.total).toBeGreaterThanOrEqual(Math.max(timing['temporal-start'], timing['temporal-session'], timing.redis));
+  expect(timing.total).toBeGreaterThanOrEqual(
+    Math.max(timing['temporal-start'], timing['temporal-session'], timing.redis),
+  );
   // Consistency, not speed: the gateway's own total is within the time the client saw.
   expect(timing.total).toBeLessThan(elapsed + 1);
   expect((await call('GET', `/tasks/${r.json.task_id}`)).json.status).not.toBe('completed');

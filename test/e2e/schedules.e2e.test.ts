@@ -11,7 +11,10 @@ jest.setTimeout(120_000);
 const ctx = useStack();
 const call: typeof ctx.call = (...args) => ctx.call(...args);
 
-async function tasksOf(scheduleId: string, key?: string): Promise<{ task_id: string; status: string; session: string; created_at: string }[]> {
+async function tasksOf(
+  scheduleId: string,
+  key?: string,
+): Promise<{ task_id: string; status: string; session: string; created_at: string }[]> {
   const r = await call('GET', `/tasks?schedule=${scheduleId}`, { key });
   expect(r.status).toBe(200);
   return r.json.tasks;
@@ -32,7 +35,10 @@ function finishedTasks(scheduleId: string, n: number) {
 async function waitForListed(scheduleId: string, state: string): Promise<Record<string, unknown>> {
   const found = await waitUntil(
     `schedule ${scheduleId} listed as ${state}`,
-    async () => ((await call('GET', '/schedules?limit=100')).json.schedules as Record<string, unknown>[]).find((s) => s.schedule_id === scheduleId),
+    async () =>
+      ((await call('GET', '/schedules?limit=100')).json.schedules as Record<string, unknown>[]).find(
+        (s) => s.schedule_id === scheduleId,
+      ),
     (s) => s?.state === state,
     { stepMs: 250 },
   );
@@ -40,14 +46,23 @@ async function waitForListed(scheduleId: string, state: string): Promise<Record<
 }
 
 function wallClock(iso: string, timeZone: string): { hm: string; weekday: string } {
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', weekday: 'short', hour12: false }).formatToParts(new Date(iso));
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    hour: '2-digit',
+    minute: '2-digit',
+    weekday: 'short',
+    hour12: false,
+  }).formatToParts(new Date(iso));
   const get = (t: string) => parts.find((p) => p.type === t)!.value;
   return { hm: `${get('hour')}:${get('minute')}`, weekday: get('weekday') };
 }
 
 test('a seconds schedule fires once: its task completes in the request session; stream, answer and listings show it', async () => {
   const before = Date.now();
-  const res = await postStream(ctx.stack(), { message: 'hello now', schedules: [{ schedule: 2, message: 'later: the private plan' }] });
+  const res = await postStream(ctx.stack(), {
+    message: 'hello now',
+    schedules: [{ schedule: 2, message: 'later: the private plan' }],
+  });
   expect(res.status).toBe(200);
   const events = await readSse(res, (e) => e.data.type === 'agent_completed');
   expect(events.map((e) => e.data.type).slice(0, 2)).toEqual(['agent_started', 'agent_scheduled']);
@@ -66,12 +81,26 @@ test('a seconds schedule fires once: its task completes in the request session; 
   expect([result.status, result.json.output]).toEqual([200, expect.stringContaining('later: the private plan')]);
   // It continued the request's session: the thread holds both exchanges.
   const thread = await call('GET', `/sessions/${session}/messages`);
-  expect(thread.json.messages.map((m: { content: string }) => m.content)).toEqual(['hello now', expect.any(String), 'later: the private plan', expect.any(String)]);
+  expect(thread.json.messages.map((m: { content: string }) => m.content)).toEqual([
+    'hello now',
+    expect.any(String),
+    'later: the private plan',
+    expect.any(String),
+  ]);
 
   const d = await call('GET', `/schedules/${announced.schedule_id}`);
   expect(d.status).toBe(200);
   // Ran, with no run left: done, in the detail and in the list.
-  expect(d.json).toMatchObject({ schedule_id: announced.schedule_id, session, schedule: 2, runs: 1, next_run_at: null, next_runs: [], paused: false, state: 'done' });
+  expect(d.json).toMatchObject({
+    schedule_id: announced.schedule_id,
+    session,
+    schedule: 2,
+    runs: 1,
+    next_run_at: null,
+    next_runs: [],
+    paused: false,
+    state: 'done',
+  });
   const listed = await waitForListed(announced.schedule_id, 'done');
   expect(listed).toMatchObject({ schedule_id: announced.schedule_id, state: 'done', next_run_at: null });
   expect(d.json.recent_tasks.map((t: { task_id: string }) => t.task_id)).toEqual([task.task_id]);
@@ -80,7 +109,9 @@ test('a seconds schedule fires once: its task completes in the request session; 
   expect(await tasksOf(announced.schedule_id)).toHaveLength(1);
 
   // The entry's message and the request are ciphertext in Temporal (the schedule as stored, read without the codec).
-  const raw = await withTemporal(ctx.stack(), (c) => c.workflowService.describeSchedule({ namespace: 'default', scheduleId: announced.schedule_id }));
+  const raw = await withTemporal(ctx.stack(), (c) =>
+    c.workflowService.describeSchedule({ namespace: 'default', scheduleId: announced.schedule_id }),
+  );
   expect(Buffer.from(JSON.stringify(raw)).toString()).not.toContain('private plan');
 });
 
@@ -88,7 +119,9 @@ test('a date schedule fires once at its instant; a background answer carries the
   const at = new Date(Math.ceil((Date.now() + 3000) / 1000) * 1000);
   // The instant with an offset, as a user in UTC+02:00 would write it.
   const local = new Date(at.getTime() + 2 * 3600_000).toISOString().replace(/\.000Z$/, '+02:00');
-  const r = await call('POST', '/', { body: { message: 'set it up', background: true, schedules: [{ schedule: local, message: 'at the instant' }] } });
+  const r = await call('POST', '/', {
+    body: { message: 'set it up', background: true, schedules: [{ schedule: local, message: 'at the instant' }] },
+  });
   expect(r.status).toBe(202);
   expect(r.json.schedules).toEqual([{ schedule_id: expect.stringMatching(/^sched_/), next_run_at: at.toISOString() }]);
   const id = r.json.schedules[0].schedule_id;
@@ -113,7 +146,13 @@ test('cron entries run in their time zone (default UTC), with the overlap asked 
   expect(r.status).toBe(200);
   const [ny, utc] = r.json.schedules;
   const nyDetail = (await call('GET', `/schedules/${ny.schedule_id}`)).json;
-  expect(nyDetail).toMatchObject({ schedule: '30 9 * * 1-5', timezone: 'America/New_York', overlap: 'buffer_one', runs: 0, next_run_at: ny.next_run_at });
+  expect(nyDetail).toMatchObject({
+    schedule: '30 9 * * 1-5',
+    timezone: 'America/New_York',
+    overlap: 'buffer_one',
+    runs: 0,
+    next_run_at: ny.next_run_at,
+  });
   expect(nyDetail.next_runs).toHaveLength(5);
   for (const t of nyDetail.next_runs) {
     const w = wallClock(t, 'America/New_York');
@@ -128,7 +167,9 @@ test('cron entries run in their time zone (default UTC), with the overlap asked 
 });
 
 test('pause, trigger, unpause and delete; a deleted schedule is gone, its task stays', async () => {
-  const r = await call('POST', '/', { body: { message: 'yearly', background: true, schedules: [{ schedule: '0 0 1 1 *', message: 'happy new year' }] } });
+  const r = await call('POST', '/', {
+    body: { message: 'yearly', background: true, schedules: [{ schedule: '0 0 1 1 *', message: 'happy new year' }] },
+  });
   const id = r.json.schedules[0].schedule_id;
   const paused = await call('POST', `/schedules/${id}/pause`, { body: { note: 'holidays' } });
   expect(paused.status).toBe(200);
@@ -186,24 +227,44 @@ test('each entry that cannot be read is a 422 naming the entry and the field (on
     ['body.schedules[6].overlap', 'unexpected'],
   ]);
   expect(r.json.error.message).toContain('minute field "61"');
-  for (const bad of [{ schedule: -5, message: 'x' }, { schedule: 60 }, { schedule: '* * * * *', message: 'x', overlap: 'sometimes' }, { schedule: '* * * * *', message: 'x', extra: 1 }]) {
+  for (const bad of [
+    { schedule: -5, message: 'x' },
+    { schedule: 60 },
+    { schedule: '* * * * *', message: 'x', overlap: 'sometimes' },
+    { schedule: '* * * * *', message: 'x', extra: 1 },
+  ]) {
     const z = await call('POST', '/', { body: { message: 'never', schedules: [bad] } });
     expect(z.status).toBe(400);
     expect(z.json.error.details[0].path).toMatch(/^body\.schedules\[0\]/);
   }
-  expect((await call('POST', '/', { body: { message: 'never', schedules: Array(21).fill({ schedule: 60, message: 'x' }) } })).status).toBe(400);
+  expect(
+    (await call('POST', '/', { body: { message: 'never', schedules: Array(21).fill({ schedule: 60, message: 'x' }) } }))
+      .status,
+  ).toBe(400);
   expect((await call('GET', '/schedules/not-a-schedule')).status).toBe(400);
   expect(await listed()).toBe(tasksBefore);
 });
 
 test("another account's schedules are not found, not listed, not touched", async () => {
-  const r = await call('POST', '/', { body: { message: 'mine', background: true, schedules: [{ schedule: '0 6 * * *', message: 'private' }] } });
+  const r = await call('POST', '/', {
+    body: { message: 'mine', background: true, schedules: [{ schedule: '0 6 * * *', message: 'private' }] },
+  });
   const id = r.json.schedules[0].schedule_id;
-  for (const [method, path] of [['GET', `/schedules/${id}`], ['DELETE', `/schedules/${id}`], ['POST', `/schedules/${id}/pause`], ['POST', `/schedules/${id}/unpause`], ['POST', `/schedules/${id}/trigger`]] as const) {
+  for (const [method, path] of [
+    ['GET', `/schedules/${id}`],
+    ['DELETE', `/schedules/${id}`],
+    ['POST', `/schedules/${id}/pause`],
+    ['POST', `/schedules/${id}/unpause`],
+    ['POST', `/schedules/${id}/trigger`],
+  ] as const) {
     const other = await call(method, path, { key: KEY_B });
     expect([method, path, other.status]).toEqual([method, path, 404]);
   }
-  expect((await call('GET', '/schedules?limit=100', { key: KEY_B })).json.schedules.map((s: { schedule_id: string }) => s.schedule_id)).not.toContain(id);
+  expect(
+    (await call('GET', '/schedules?limit=100', { key: KEY_B })).json.schedules.map(
+      (s: { schedule_id: string }) => s.schedule_id,
+    ),
+  ).not.toContain(id);
   expect(await tasksOf(id, KEY_B)).toEqual([]);
   // Still there, untouched, for its owner.
   expect((await call('GET', `/schedules/${id}`)).json).toMatchObject({ paused: false, runs: 0 });
@@ -211,21 +272,34 @@ test("another account's schedules are not found, not listed, not touched", async
 });
 
 test('the list pages with a cursor and holds every schedule once', async () => {
-  const r = await call('POST', '/', { body: { message: 'three', background: true, schedules: ['0 1 * * *', '0 2 * * *', '0 3 * * *'].map((schedule) => ({ schedule, message: schedule })) } });
+  const r = await call('POST', '/', {
+    body: {
+      message: 'three',
+      background: true,
+      schedules: ['0 1 * * *', '0 2 * * *', '0 3 * * *'].map((schedule) => ({ schedule, message: schedule })),
+    },
+  });
   const ids: string[] = r.json.schedules.map((s: { schedule_id: string }) => s.schedule_id);
   let seen: string[] = [];
   // Visibility of schedules is eventually consistent on a real server: read until all three are listed.
-  await waitUntil('the three schedules, paged two by two', async () => {
-    seen = [];
-    let cursor: string | null = null;
-    do {
-      const page: { json: { schedules: { schedule_id: string }[]; next_cursor: string | null } } = await call('GET', `/schedules?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-      expect(page.json.schedules.length).toBeLessThanOrEqual(2);
-      seen.push(...page.json.schedules.map((s) => s.schedule_id));
-      cursor = page.json.next_cursor;
-    } while (cursor);
-    return ids.every((id) => seen.includes(id));
-  }, { stepMs: 500 });
+  await waitUntil(
+    'the three schedules, paged two by two',
+    async () => {
+      seen = [];
+      let cursor: string | null = null;
+      do {
+        const page: { json: { schedules: { schedule_id: string }[]; next_cursor: string | null } } = await call(
+          'GET',
+          `/schedules?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
+        expect(page.json.schedules.length).toBeLessThanOrEqual(2);
+        seen.push(...page.json.schedules.map((s) => s.schedule_id));
+        cursor = page.json.next_cursor;
+      } while (cursor);
+      return ids.every((id) => seen.includes(id));
+    },
+    { stepMs: 500 },
+  );
   expect(new Set(seen).size).toBe(seen.length);
   expect((await call('GET', '/schedules?cursor=garbage')).status).toBe(422);
   expect((await call('GET', '/schedules?cursor=gar%20bage')).status).toBe(400);
@@ -234,5 +308,11 @@ test('the list pages with a cursor and holds every schedule once', async () => {
 
 test('a backfill of three days of a daily cron schedule in Europe/Paris starts three tasks, each at 09:00 Paris time', async () => {
   // What Temporal does for times missed within its catch-up window; the real dev server has no time skipping.
-  await threeMorningsOfCron(call, (id) => withTemporal(ctx.stack(), (c) => c.schedule.getHandle(id).backfill({ start: new Date(Date.now() - 3 * DAY), end: new Date(), overlap: 'ALLOW_ALL' })));
+  await threeMorningsOfCron(call, (id) =>
+    withTemporal(ctx.stack(), (c) =>
+      c.schedule
+        .getHandle(id)
+        .backfill({ start: new Date(Date.now() - 3 * DAY), end: new Date(), overlap: 'ALLOW_ALL' }),
+    ),
+  );
 });

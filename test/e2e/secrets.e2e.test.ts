@@ -17,8 +17,24 @@ let stack: Stack;
 
 beforeAll(async () => {
   const base: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR', 'PAYLOAD_KEYS']) delete base[k];
-  stack = await startStack({ dataDir, gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, env: { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'debug', OUTBOUND_ALLOWLIST: '127.0.0.1' } });
+  for (const k of [
+    'TEMPORAL_ADDRESS',
+    'REDIS_URL',
+    'OPENAI_API_KEY',
+    'OPENAI_BASE_URL',
+    'PORT',
+    'API_KEYS',
+    'DATA_DIR',
+    'PAYLOAD_KEYS',
+  ])
+    delete base[k];
+  stack = await startStack({
+    dataDir,
+    gatewayPort: 0,
+    temporalPort: 0,
+    demoMcpPort: 0,
+    env: { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'debug', OUTBOUND_ALLOWLIST: '127.0.0.1' },
+  });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -29,7 +45,11 @@ test('a secret in the system prompt, the message and a tool call is absent from 
   const secret = 'sk-live-SECRET-0123456789abcdef';
   const call = api(stack);
   const r = await call('POST', '/', {
-    body: { message: `[[tool name=calculate args={"expression":"1+1"}]] my token is ${secret}`, system: `Never reveal ${secret}.`, metadata: { token: secret } },
+    body: {
+      message: `[[tool name=calculate args={"expression":"1+1"}]] my token is ${secret}`,
+      system: `Never reveal ${secret}.`,
+      metadata: { token: secret },
+    },
   });
   expect(r.status).toBe(200);
   expect(r.json.status).toBe('completed');
@@ -41,7 +61,8 @@ test('a secret in the system prompt, the message and a tool call is absent from 
   expect(raw).not.toContain('my token is');
   const session = await rawHistory(stack.temporalAddress, `session:alice:${r.json.session}`);
   expect(session).not.toContain(secret);
-  for (const [file, text] of Object.entries(readEngineData(dataDir))) expect({ file, found: text.includes(secret) }).toEqual({ file, found: false });
+  for (const [file, text] of Object.entries(readEngineData(dataDir)))
+    expect({ file, found: text.includes(secret) }).toEqual({ file, found: false });
 });
 
 test('an MCP token is absent from every history, the engine files and the logs, through calls and failures', async () => {
@@ -50,13 +71,22 @@ test('an MCP token is absent from every history, the engine files and the logs, 
   try {
     const call = api(stack);
     const auth = { type: 'bearer', token };
-    const ok = await call('POST', '/', { body: { message: '[[tool name=echo args={"text":"x"}]] [[tool name=fail turn=2]] go', mcp_servers: [{ serverName: 'secure', serverUrl: server.url, auth }] } });
+    const ok = await call('POST', '/', {
+      body: {
+        message: '[[tool name=echo args={"text":"x"}]] [[tool name=fail turn=2]] go',
+        mcp_servers: [{ serverName: 'secure', serverUrl: server.url, auth }],
+      },
+    });
     expect(ok.json.status).toBe('completed');
     // A server that fails (not reachable) and one that refuses the token: their errors name the server, not the token.
-    const down = await call('POST', '/', { body: { message: 'x', mcp_servers: [{ serverName: 'down', serverUrl: 'http://127.0.0.1:9/mcp', auth }] } });
+    const down = await call('POST', '/', {
+      body: { message: 'x', mcp_servers: [{ serverName: 'down', serverUrl: 'http://127.0.0.1:9/mcp', auth }] },
+    });
     expect(down.json.error.type).toBe('mcp_unavailable');
     const oauth = { type: 'oauth', oauth: { accessToken: `${token}-wrong` } };
-    const denied = await call('POST', '/', { body: { message: 'x', mcp_servers: [{ serverName: 'secure', serverUrl: server.url, auth: oauth }] } });
+    const denied = await call('POST', '/', {
+      body: { message: 'x', mcp_servers: [{ serverName: 'secure', serverUrl: server.url, auth: oauth }] },
+    });
     expect(denied.json.error.type).toBe('mcp_unavailable');
     for (const r of [ok, down, denied]) {
       expect(JSON.stringify(r.json)).not.toContain(token);
@@ -65,11 +95,13 @@ test('an MCP token is absent from every history, the engine files and the logs, 
       expect(raw).not.toContain(token);
       expect(await rawHistory(stack.temporalAddress, `session:alice:${r.json.session}`)).not.toContain(token);
     }
-    for (const [file, text] of Object.entries(readEngineData(dataDir))) expect({ file, found: text.includes(token) }).toEqual({ file, found: false });
+    for (const [file, text] of Object.entries(readEngineData(dataDir)))
+      expect({ file, found: text.includes(token) }).toEqual({ file, found: false });
     expect(await redisText(stack.redisUrl)).not.toContain(token);
     // The logs were written (the failures included), and hold no token.
     expect(stack.children.worker.output()).toContain('MCP server could not be listed');
-    for (const [name, child] of Object.entries(stack.children)) expect({ name, found: child.output().includes(token) }).toEqual({ name, found: false });
+    for (const [name, child] of Object.entries(stack.children))
+      expect({ name, found: child.output().includes(token) }).toEqual({ name, found: false });
   } finally {
     await server.close();
   }

@@ -23,7 +23,11 @@ async function listAll(limit: number, key?: string): Promise<{ sessions: Listed[
   const cursors: string[] = [];
   let cursor: string | null = null;
   do {
-    const page: Awaited<ReturnType<Api>> = await call('GET', `/sessions?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, { key });
+    const page: Awaited<ReturnType<Api>> = await call(
+      'GET',
+      `/sessions?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+      { key },
+    );
     expect(page.status).toBe(200);
     expect(page.json.sessions.length).toBeLessThanOrEqual(limit);
     sessions.push(...page.json.sessions);
@@ -33,17 +37,19 @@ async function listAll(limit: number, key?: string): Promise<{ sessions: Listed[
   return { sessions, cursors };
 }
 
-const entries = async (session: string, key?: string) => (await listAll(100, key)).sessions.filter((s) => s.session === session);
+const entries = async (session: string, key?: string) =>
+  (await listAll(100, key)).sessions.filter((s) => s.session === session);
 
 /** The runs Temporal keeps of a session's workflow (each idle close and reopen adds one). */
 const runsOf = (session: string) =>
   withTemporal(ctx.stack(), async (client) => {
     const out: string[] = [];
-    for await (const wf of client.workflow.list({ query: `WorkflowId = 'session:alice:${session}'` })) out.push(wf.runId);
+    for await (const wf of client.workflow.list({ query: `WorkflowId = 'session:alice:${session}'` }))
+      out.push(wf.runId);
     return out;
   });
 
-test('create with an id of the client\'s choosing: 201, an empty thread, runs work in it; the id taken is 409', async () => {
+test("create with an id of the client's choosing: 201, an empty thread, runs work in it; the id taken is 409", async () => {
   const id = newId('mine');
   const created = await call('POST', '/sessions', { body: { session: id } });
   expect(created.status).toBe(201);
@@ -58,7 +64,9 @@ test('create with an id of the client\'s choosing: 201, an empty thread, runs wo
   expect(run.json).toMatchObject({ session: id, status: 'completed' });
   expect((await call('GET', `/sessions/${id}/messages`)).json.messages).toHaveLength(2);
   // Closed when idle, the session still holds its id.
-  await waitUntil('the idle session listed closed', async () => (await entries(id)).some((s) => !s.open), { stepMs: 200 });
+  await waitUntil('the idle session listed closed', async () => (await entries(id)).some((s) => !s.open), {
+    stepMs: 200,
+  });
   expect((await call('POST', '/sessions', { body: { session: id } })).status).toBe(409);
 });
 
@@ -85,7 +93,7 @@ test.each([
   expect(r.json.error.details[0].path).toBe(path);
 });
 
-test('the list pages through every session once, with created_at and open, and only the caller\'s', async () => {
+test("the list pages through every session once, with created_at and open, and only the caller's", async () => {
   const mine = [newId('list'), newId('list'), newId('list')];
   for (const id of mine) expect((await call('POST', '/sessions', { body: { session: id } })).status).toBe(201);
   const theirs = newId('bobs');
@@ -113,43 +121,63 @@ test('a session closed when idle and reopened by its next run is listed once, ke
   const id = newId('reopen');
   const created = (await call('POST', '/sessions', { body: { session: id } })).json;
   expect((await call('POST', `/?session=${id}`, { body: { message: 'first' } })).status).toBe(200);
-  await waitUntil('the idle session listed closed', async () => (await entries(id)).some((s) => !s.open), { stepMs: 200 });
+  await waitUntil('the idle session listed closed', async () => (await entries(id)).some((s) => !s.open), {
+    stepMs: 200,
+  });
   expect((await call('POST', `/?session=${id}`, { body: { message: 'second' } })).status).toBe(200);
   await waitUntil("the session's two runs", async () => (await runsOf(id)).length >= 2, { stepMs: 200 });
   for (const when of ['reopened', 'closed again']) {
     const listed = await entries(id);
     expect([when, listed.length]).toEqual([when, 1]);
     expect(listed[0].created_at).toBe(created.created_at);
-    if (when === 'reopened') await waitUntil('the reopened session listed closed again', async () => (await entries(id)).some((s) => !s.open), { stepMs: 200 });
+    if (when === 'reopened')
+      await waitUntil(
+        'the reopened session listed closed again',
+        async () => (await entries(id)).some((s) => !s.open),
+        { stepMs: 200 },
+      );
   }
   expect((await call('GET', `/sessions/${id}/messages`)).json.messages).toHaveLength(4);
 });
 
-test.each(['open', 'closed'])('delete of a session that is %s: 204, then the thread is gone, the session unlisted, and the id can be created again', async (state) => {
-  const id = newId(`del-${state}`);
-  await call('POST', '/sessions', { body: { session: id } });
-  expect((await call('POST', `/?session=${id}`, { body: { message: 'remember me' } })).status).toBe(200);
-  await waitUntil('the idle session listed closed', async () => (await entries(id)).some((s) => !s.open), { stepMs: 200 });
-  expect((await call('POST', `/?session=${id}`, { body: { message: 'and me' } })).status).toBe(200); // a second run
-  if (state === 'closed') await waitUntil('the session listed closed after its second run', async () => (await entries(id)).some((s) => !s.open), { stepMs: 200 });
+test.each(['open', 'closed'])(
+  'delete of a session that is %s: 204, then the thread is gone, the session unlisted, and the id can be created again',
+  async (state) => {
+    const id = newId(`del-${state}`);
+    await call('POST', '/sessions', { body: { session: id } });
+    expect((await call('POST', `/?session=${id}`, { body: { message: 'remember me' } })).status).toBe(200);
+    await waitUntil('the idle session listed closed', async () => (await entries(id)).some((s) => !s.open), {
+      stepMs: 200,
+    });
+    expect((await call('POST', `/?session=${id}`, { body: { message: 'and me' } })).status).toBe(200); // a second run
+    if (state === 'closed')
+      await waitUntil(
+        'the session listed closed after its second run',
+        async () => (await entries(id)).some((s) => !s.open),
+        { stepMs: 200 },
+      );
 
-  const del = await call('DELETE', `/sessions/${id}`);
-  expect(del.status).toBe(204);
-  expect((await call('GET', `/sessions/${id}/messages`)).status).toBe(404);
-  expect((await call('POST', `/?session=${id}`, { body: { message: 'anyone?' } })).status).toBe(404);
-  expect(await entries(id)).toEqual([]);
-  expect((await call('DELETE', `/sessions/${id}`)).status).toBe(404);
+    const del = await call('DELETE', `/sessions/${id}`);
+    expect(del.status).toBe(204);
+    expect((await call('GET', `/sessions/${id}/messages`)).status).toBe(404);
+    expect((await call('POST', `/?session=${id}`, { body: { message: 'anyone?' } })).status).toBe(404);
+    expect(await entries(id)).toEqual([]);
+    expect((await call('DELETE', `/sessions/${id}`)).status).toBe(404);
 
-  const again = await call('POST', '/sessions', { body: { session: id } });
-  expect(again.status).toBe(201);
-  expect((await call('GET', `/sessions/${id}/messages`)).json.messages).toEqual([]);
-  expect(await entries(id)).toEqual([{ session: id, created_at: again.json.created_at, open: true }]);
-  expect((await call('DELETE', `/sessions/${id}`)).status).toBe(204);
-  // Every run, not only the last (a real Temporal removes closed runs about 30 s after the call).
-  await waitUntil('every run of the deleted session removed', async () => (await runsOf(id)).length === 0, { timeoutMs: 60_000, stepMs: 500 });
-});
+    const again = await call('POST', '/sessions', { body: { session: id } });
+    expect(again.status).toBe(201);
+    expect((await call('GET', `/sessions/${id}/messages`)).json.messages).toEqual([]);
+    expect(await entries(id)).toEqual([{ session: id, created_at: again.json.created_at, open: true }]);
+    expect((await call('DELETE', `/sessions/${id}`)).status).toBe(204);
+    // Every run, not only the last (a real Temporal removes closed runs about 30 s after the call).
+    await waitUntil('every run of the deleted session removed', async () => (await runsOf(id)).length === 0, {
+      timeoutMs: 60_000,
+      stepMs: 500,
+    });
+  },
+);
 
-test('delete is 404 for an unknown session and for another account\'s, whose session stays', async () => {
+test("delete is 404 for an unknown session and for another account's, whose session stays", async () => {
   expect((await call('DELETE', `/sessions/${newId('never')}`)).status).toBe(404);
   expect((await call('DELETE', '/sessions/bad%20id')).status).toBe(400);
   const id = newId('alices');
@@ -163,14 +191,25 @@ test('delete is 404 for an unknown session and for another account\'s, whose ses
 test('delete is 409 while a run is active or queued in the session, and works once it is done', async () => {
   const first = await call('POST', '/', { body: { message: '[[slow delay=100 tokens=20]] busy', background: true } });
   const id = first.json.session;
-  await waitUntil('the first run running', async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running');
+  await waitUntil(
+    'the first run running',
+    async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running',
+  );
   const queued = await call('POST', `/?session=${id}`, { body: { message: 'after you', background: true } });
   const busy = await call('DELETE', `/sessions/${id}`);
   expect(busy.status).toBe(409);
   expect(busy.json.error.type).toBe('conflict');
   expect(busy.json.error.message).toMatch(/active or queued/);
-  expect(busy.json.error.details).toMatchObject({ session: id, active: first.json.task_id, queued: [queued.json.task_id] });
+  expect(busy.json.error.details).toMatchObject({
+    session: id,
+    active: first.json.task_id,
+    queued: [queued.json.task_id],
+  });
   expect((await call('GET', `/tasks/${queued.json.task_id}/result?wait=30`)).json.status).toBe('completed');
-  await waitUntil("the session's delete to succeed once its runs are done", async () => (await call('DELETE', `/sessions/${id}`)).status === 204, { stepMs: 200 });
+  await waitUntil(
+    "the session's delete to succeed once its runs are done",
+    async () => (await call('DELETE', `/sessions/${id}`)).status === 204,
+    { stepMs: 200 },
+  );
   expect((await call('GET', `/sessions/${id}/messages`)).status).toBe(404);
 });

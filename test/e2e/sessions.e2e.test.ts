@@ -17,7 +17,9 @@ test('a continued session sends the earlier exchange to the model', async () => 
   expect(second.json.session).toBe(session);
   const sent = ctx.stack().model!.received().at(-1)!.body as { messages: { role: string; content: string }[] };
   const contents = sent.messages.map((m) => `${m.role}:${m.content}`);
-  expect(contents).toEqual(expect.arrayContaining(['user:my name is Ada', 'assistant:You said: my name is Ada', 'user:what is my name?']));
+  expect(contents).toEqual(
+    expect.arrayContaining(['user:my name is Ada', 'assistant:You said: my name is Ada', 'user:what is my name?']),
+  );
   const msgs = await call('GET', `/sessions/${session}/messages`);
   expect(msgs.json.messages).toEqual([
     { role: 'user', content: 'my name is Ada' },
@@ -30,7 +32,10 @@ test('a continued session sends the earlier exchange to the model', async () => 
 test('runs of one session never interleave: the second waits as queued', async () => {
   const first = await call('POST', '/', { body: { message: '[[slow delay=100 tokens=20]] first', background: true } });
   const session = first.json.session;
-  await waitUntil('the first run running', async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running');
+  await waitUntil(
+    'the first run running',
+    async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running',
+  );
   const second = await call('POST', `/?session=${session}`, { body: { message: 'second', background: true } });
   const s2 = await call('GET', `/tasks/${second.json.task_id}`);
   expect(s2.json.status).toBe('queued');
@@ -44,11 +49,15 @@ test('runs of one session never interleave: the second waits as queued', async (
 });
 
 test("a new session's first run holds the turn from its 202: a continuation sent at once waits for it and sees its exchange", async () => {
-  const first = await call('POST', '/', { body: { message: '[[slow delay=50 tokens=10]] opening words', background: true } });
+  const first = await call('POST', '/', {
+    body: { message: '[[slow delay=50 tokens=10]] opening words', background: true },
+  });
   expect(first.status).toBe(202);
   const session = first.json.session;
   // Sent before the first run can have started: the session must already count it as the active run.
-  const busy = await call('POST', `/?session=${session}`, { body: { message: 'cut in', multitask: 'reject', background: true } });
+  const busy = await call('POST', `/?session=${session}`, {
+    body: { message: 'cut in', multitask: 'reject', background: true },
+  });
   expect(busy.status).toBe(409);
   ctx.stack().model!.reset();
   const second = await call('POST', `/?session=${session}`, { body: { message: 'and then?', background: true } });
@@ -60,21 +69,29 @@ test("a new session's first run holds the turn from its 202: a continuation sent
   expect(v1.json.status).toBe('completed');
   expect(Date.parse(v2.json.started_at)).toBeGreaterThanOrEqual(Date.parse(v1.json.completed_at));
   const sent = ctx.stack().model!.received().at(-1)!.body as { messages: { role: string; content: string }[] };
-  expect(sent.messages.map((m) => `${m.role}:${m.content}`)).toContain('user:[[slow delay=50 tokens=10]] opening words');
+  expect(sent.messages.map((m) => `${m.role}:${m.content}`)).toContain(
+    'user:[[slow delay=50 tokens=10]] opening words',
+  );
 });
 
 test('multitask: reject answers 409 while the session is busy, and the refused request leaves no task', async () => {
   const first = await call('POST', '/', { body: { message: '[[slow delay=100 tokens=20]] busy', background: true } });
   const session = first.json.session;
-  await waitUntil('the busy run running', async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running');
-  const r = await call('POST', `/?session=${session}`, { body: { message: 'me too', multitask: 'reject', background: true } });
+  await waitUntil(
+    'the busy run running',
+    async () => (await call('GET', `/tasks/${first.json.task_id}`)).json.status === 'running',
+  );
+  const r = await call('POST', `/?session=${session}`, {
+    body: { message: 'me too', multitask: 'reject', background: true },
+  });
   expect(r.status).toBe(409);
   expect(r.json.error.type).toBe('conflict');
   await call('GET', `/tasks/${first.json.task_id}/result?wait=30`);
   const ok = await call('POST', `/?session=${session}`, { body: { message: 'now free', multitask: 'reject' } });
   expect(ok.status).toBe(200);
   // The session's tasks are the two that ran: the refused one was never started.
-  const listed = async () => ((await call('GET', `/tasks?session=${session}`)).json.tasks as { task_id: string }[]).map((t) => t.task_id).sort();
+  const listed = async () =>
+    ((await call('GET', `/tasks?session=${session}`)).json.tasks as { task_id: string }[]).map((t) => t.task_id).sort();
   await waitUntil("the session's two tasks listed", async () => (await listed()).length >= 2);
   expect(await listed()).toEqual([first.json.task_id, ok.json.task_id].sort());
   await withTemporal(ctx.stack(), async (client) => {
@@ -88,19 +105,30 @@ test('multitask: reject on a session that closed when idle reopens it and runs',
   const session = first.json.session;
   await withTemporal(ctx.stack(), async (client) => {
     const h = client.workflow.getHandle(`session:alice:${session}`);
-    await waitUntil("the idle session's workflow to close", async () => (await h.describe()).status.name === 'COMPLETED', { stepMs: 200 });
+    await waitUntil(
+      "the idle session's workflow to close",
+      async () => (await h.describe()).status.name === 'COMPLETED',
+      { stepMs: 200 },
+    );
   });
-  const again = await call('POST', `/?session=${session}`, { body: { message: 'after the close', multitask: 'reject' } });
+  const again = await call('POST', `/?session=${session}`, {
+    body: { message: 'after the close', multitask: 'reject' },
+  });
   expect(again.status).toBe(200);
   expect(again.json).toMatchObject({ status: 'completed', session });
-  expect((await call('GET', `/sessions/${session}/messages`)).json.messages.map((m: { content: string }) => m.content)).toContain('before the close');
+  expect(
+    (await call('GET', `/sessions/${session}/messages`)).json.messages.map((m: { content: string }) => m.content),
+  ).toContain('before the close');
 });
 
 test('messages can be cleared; unknown or foreign sessions are 404', async () => {
   const first = await call('POST', '/', { body: { message: 'remember this' } });
   const del = await call('DELETE', `/sessions/${first.json.session}/messages`);
   expect(del.status).toBe(204);
-  await waitUntil('the cleared thread', async () => (await call('GET', `/sessions/${first.json.session}/messages`)).json.messages.length === 0);
+  await waitUntil(
+    'the cleared thread',
+    async () => (await call('GET', `/sessions/${first.json.session}/messages`)).json.messages.length === 0,
+  );
   expect((await call('GET', '/sessions/sess_nope/messages')).status).toBe(404);
   expect((await call('POST', '/?session=sess_nope', { body: { message: 'hi' } })).status).toBe(404);
   expect((await call('GET', `/sessions/${first.json.session}/messages`, { key: KEY_B })).status).toBe(404);
@@ -114,14 +142,19 @@ test('an idle session closes, keeps its thread, and its next run reopens it; rea
     const closed = async () => (await workflow.describe()).status.name === 'COMPLETED';
     await waitUntil("the idle session's workflow to close", closed);
     const thread = ['user:my name is Grace', 'assistant:You said: my name is Grace'];
-    const read = async () => ((await call('GET', `/sessions/${session}/messages`)).json.messages as { role: string; content: string }[]).map((m) => `${m.role}:${m.content}`);
+    const read = async () =>
+      ((await call('GET', `/sessions/${session}/messages`)).json.messages as { role: string; content: string }[]).map(
+        (m) => `${m.role}:${m.content}`,
+      );
     expect(await read()).toEqual(thread);
 
     ctx.stack().model!.reset();
     const second = await call('POST', `/?session=${session}`, { body: { message: 'what is my name?' } });
     expect(second.status).toBe(200);
     const sent = ctx.stack().model!.received().at(-1)!.body as { messages: { role: string; content: string }[] };
-    expect(sent.messages.map((m) => `${m.role}:${m.content}`)).toEqual(expect.arrayContaining([...thread, 'user:what is my name?']));
+    expect(sent.messages.map((m) => `${m.role}:${m.content}`)).toEqual(
+      expect.arrayContaining([...thread, 'user:what is my name?']),
+    );
     expect(await read()).toEqual([...thread, 'user:what is my name?', 'assistant:You said: what is my name?']);
 
     await waitUntil("the session's workflow to close again", closed);
@@ -135,7 +168,10 @@ test("while another stream is open (the gateway's Temporal calls then go to its 
     const first = await call('POST', '/', { body: { message: 'my name is Lin' } });
     const session = first.json.session;
     // Closed when idle: the continuation below must reopen it (signal-with-start from the thread).
-    await waitUntil("the idle session's workflow to close", async () => (await client.workflow.getHandle(`session:alice:${session}`).describe()).status.name === 'COMPLETED');
+    await waitUntil(
+      "the idle session's workflow to close",
+      async () => (await client.workflow.getHandle(`session:alice:${session}`).describe()).status.name === 'COMPLETED',
+    );
 
     const open = await postStream(ctx.stack(), { message: '[[slow delay=100 tokens=60]] stay open', streaming: true });
     expect(open.status).toBe(200);
@@ -147,7 +183,9 @@ test("while another stream is open (the gateway's Temporal calls then go to its 
     expect(second.status).toBe(200);
     expect(second.json.output).toBe('You said: what is my name?');
     const sent = ctx.stack().model!.received().at(-1)!.body as { messages: { role: string; content: string }[] };
-    expect(sent.messages.map((m) => `${m.role}:${m.content}`)).toEqual(expect.arrayContaining(['user:my name is Lin', 'user:what is my name?']));
+    expect(sent.messages.map((m) => `${m.role}:${m.content}`)).toEqual(
+      expect.arrayContaining(['user:my name is Lin', 'user:what is my name?']),
+    );
 
     const unknown = await call('POST', '/?session=sess_nobody', { body: { message: 'hi' } });
     expect(unknown.status).toBe(404);

@@ -42,7 +42,10 @@ test('listing: newest first, filters by status and session, cursor paging withou
   const all: string[] = [];
   let cursor: string | null = null;
   do {
-    const page: Awaited<ReturnType<Api>> = await call('GET', `/tasks?session=${session}&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+    const page: Awaited<ReturnType<Api>> = await call(
+      'GET',
+      `/tasks?session=${session}&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+    );
     expect(page.status).toBe(200);
     expect(page.json.tasks.length).toBeLessThanOrEqual(2);
     all.push(...page.json.tasks.map((t: { task_id: string }) => t.task_id));
@@ -63,12 +66,16 @@ test('paging limit=2 over 5 tasks gives each task once, newest first, with short
   const first = await call('POST', '/', { body: { message: 'page me 1' } });
   const session = first.json.session;
   const ids = [first.json.task_id];
-  for (let i = 2; i <= 5; i++) ids.push((await call('POST', `/?session=${session}`, { body: { message: `page me ${i}` } })).json.task_id);
+  for (let i = 2; i <= 5; i++)
+    ids.push((await call('POST', `/?session=${session}`, { body: { message: `page me ${i}` } })).json.task_id);
   const seen: { task_id: string; created_at: string; completed_at: string }[] = [];
   const cursors: string[] = [];
   let cursor: string | null = null;
   do {
-    const page: Awaited<ReturnType<Api>> = await call('GET', `/tasks?session=${session}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const page: Awaited<ReturnType<Api>> = await call(
+      'GET',
+      `/tasks?session=${session}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     expect(page.status).toBe(200);
     seen.push(...page.json.tasks);
     cursor = page.json.next_cursor;
@@ -104,13 +111,22 @@ test('cancel mid-token: the task ends cancelled, not after its model turn; repea
   // The answer would take 10 minutes (4000 tokens, 150 ms apart): a cancel that waited for the
   // model turn to end would not be seen within the wait below, nor within the test's timeout.
   const id = await background('[[slow delay=150 tokens=4000]] never finishes in time', { streaming: true });
-  const stream = await fetch(`${ctx.stack().gatewayUrl}/tasks/${id}/events`, { headers: { authorization: `Bearer ${KEY_A}` } });
-  await waitUntil("the first token on the task's stream", () => readSse(stream, (e) => e.data.type === 'agent_response'), (evs) => evs.at(-1)?.data.type === 'agent_response');
+  const stream = await fetch(`${ctx.stack().gatewayUrl}/tasks/${id}/events`, {
+    headers: { authorization: `Bearer ${KEY_A}` },
+  });
+  await waitUntil(
+    "the first token on the task's stream",
+    () => readSse(stream, (e) => e.data.type === 'agent_response'),
+    (evs) => evs.at(-1)?.data.type === 'agent_response',
+  );
   const c1 = await call('POST', `/tasks/${id}/cancel`);
   expect(c1.status).toBe(202);
   const c2 = await call('POST', `/tasks/${id}/cancel`);
   expect([202, 409]).toContain(c2.status); // repeat-safe: accepted again, or already finished
-  await waitUntil('the task to be cancelled', async () => (await call('GET', `/tasks/${id}`)).json.status === 'cancelled');
+  await waitUntil(
+    'the task to be cancelled',
+    async () => (await call('GET', `/tasks/${id}`)).json.status === 'cancelled',
+  );
   const again = await call('POST', `/tasks/${id}/cancel`);
   expect(again.status).toBe(409);
   const result = await call('GET', `/tasks/${id}/result`);
@@ -137,7 +153,9 @@ test('events: a late client gets every event from the first; Last-Event-ID resum
   const read = (headers: Record<string, string>) =>
     new Promise<{ id: string; data: any }[]>((resolve, reject) => {
       const got: { id: string; data: any }[] = [];
-      const es = new EventSource(`${ctx.stack().gatewayUrl}/tasks/${id}/events`, { headers: { Authorization: `Bearer ${KEY_A}`, ...headers } });
+      const es = new EventSource(`${ctx.stack().gatewayUrl}/tasks/${id}/events`, {
+        headers: { Authorization: `Bearer ${KEY_A}`, ...headers },
+      });
       es.onmessage = (m) => {
         const data = JSON.parse(m.data);
         got.push({ id: m.lastEventId, data });
@@ -156,7 +174,9 @@ test('events: a late client gets every event from the first; Last-Event-ID resum
   expect(all[0].data.type).toBe('agent_started');
   const resumed = await read({ 'Last-Event-ID': '4' });
   expect(resumed.map((e) => e.data.seq)).toEqual(all.slice(4).map((e) => e.data.seq));
-  const viaQuery = await call('GET', `/tasks/${id}/events?after=${all.length - 1}`, { headers: { accept: 'text/event-stream' } });
+  const viaQuery = await call('GET', `/tasks/${id}/events?after=${all.length - 1}`, {
+    headers: { accept: 'text/event-stream' },
+  });
   expect(viaQuery.text).toContain(`id: ${all.length}`);
   expect(viaQuery.text).not.toContain(`id: ${all.length - 1}\n`);
 });

@@ -18,10 +18,19 @@ export function runCli(address: string, args: string[], timeoutMs = 45_000): Pro
   // Only the flags given here decide where it connects: no profile, no TEMPORAL_* variable.
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_CONFIG_FILE: '/dev/null' };
   return new Promise((resolve) => {
-    execFile(bin!, [...args, '--address', address, '--color', 'never'], { env, timeout: timeoutMs, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? Number((err as { code: number }).code) : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      bin!,
+      [...args, '--address', address, '--color', 'never'],
+      { env, timeout: timeoutMs, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? Number((err as { code: number }).code)
+            : -1
+          : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -58,7 +67,10 @@ export function tableRows(stdout: string): string[][] {
 const b64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
 
 /** A payload as `-o json` prints it: its metadata (decoded) and its JSON value. */
-export function payload(p: { metadata: Record<string, string>; data: string }): { metadata: Record<string, string>; value: unknown } {
+export function payload(p: { metadata: Record<string, string>; data: string }): {
+  metadata: Record<string, string>;
+  value: unknown;
+} {
   const metadata = Object.fromEntries(Object.entries(p.metadata).map(([k, v]) => [k, b64(v)]));
   return { metadata, value: JSON.parse(b64(p.data)) };
 }

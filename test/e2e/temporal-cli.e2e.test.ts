@@ -5,7 +5,19 @@
 // answer like the real server. The service's payloads are encrypted: the CLI
 // reads and writes them through the gateway's codec endpoint, as an operator's would.
 import { KEY_B, useStack, waitUntil, withTemporal } from './helpers';
-import { DURATION, INT64, SYSTEM_SEARCH_ATTRIBUTES, TIMESTAMP, eventsOfType, payload, runCli, runCliJson, runCliText, tableRows, textFields } from './temporal-cli-helpers';
+import {
+  DURATION,
+  INT64,
+  SYSTEM_SEARCH_ATTRIBUTES,
+  TIMESTAMP,
+  eventsOfType,
+  payload,
+  runCli,
+  runCliJson,
+  runCliText,
+  tableRows,
+  textFields,
+} from './temporal-cli-helpers';
 import { SEARCH_ATTRIBUTES } from '../../workflows/types';
 
 jest.setTimeout(120_000);
@@ -47,7 +59,12 @@ beforeAll(async () => {
     }),
   );
   // Both are mid-turn (a model call in flight) from here on.
-  await waitUntil('both runs mid-turn', async () => (await ctx.call('GET', `/tasks/${running}`)).json.status === 'running' && (await ctx.call('GET', `/tasks/${victim}`)).json.status === 'running');
+  await waitUntil(
+    'both runs mid-turn',
+    async () =>
+      (await ctx.call('GET', `/tasks/${running}`)).json.status === 'running' &&
+      (await ctx.call('GET', `/tasks/${victim}`)).json.status === 'running',
+  );
 });
 
 afterAll(async () => {
@@ -56,22 +73,44 @@ afterAll(async () => {
 
 test('workflow list: the service runs, in the visibility shape (counters once closed, typed search attributes)', async () => {
   const rows = tableRows(await text('workflow', 'list'));
-  expect(rows).toEqual(expect.arrayContaining([['Completed', done.task_id, 'agentTask', expect.any(String)], ['Running', running, 'agentTask', expect.any(String)]]));
+  expect(rows).toEqual(
+    expect.arrayContaining([
+      ['Completed', done.task_id, 'agentTask', expect.any(String)],
+      ['Running', running, 'agentTask', expect.any(String)],
+    ]),
+  );
   const list: any[] = await json('workflow', 'list');
   const closed = list.find((x) => x.execution.workflowId === done.task_id);
   const open = list.find((x) => x.execution.workflowId === running);
   for (const x of [closed, open]) {
-    expect(x).toMatchObject({ execution: { runId: expect.any(String) }, type: { name: 'agentTask' }, startTime: TIMESTAMP, executionTime: TIMESTAMP, taskQueue: 'agent-tasks' });
+    expect(x).toMatchObject({
+      execution: { runId: expect.any(String) },
+      type: { name: 'agentTask' },
+      startTime: TIMESTAMP,
+      executionTime: TIMESTAMP,
+      taskQueue: 'agent-tasks',
+    });
     expect(x.rootExecution).toEqual(x.execution);
     expect(x).not.toHaveProperty('firstRunId');
     // List gives each value as its visibility store holds it: decoded, typed, a single keyword as itself.
-    expect(payload(x.searchAttributes.indexedFields.TaskAccount)).toEqual({ metadata: { encoding: 'json/plain', type: 'Keyword' }, value: 'alice' });
+    expect(payload(x.searchAttributes.indexedFields.TaskAccount)).toEqual({
+      metadata: { encoding: 'json/plain', type: 'Keyword' },
+      value: 'alice',
+    });
     expect(payload(x.searchAttributes.indexedFields.BuildIds).value).toEqual(expect.arrayContaining(['unversioned']));
   }
-  expect(closed).toMatchObject({ status: 'WORKFLOW_EXECUTION_STATUS_COMPLETED', closeTime: TIMESTAMP, historyLength: INT64, stateTransitionCount: INT64, historySizeBytes: INT64, executionDuration: DURATION });
+  expect(closed).toMatchObject({
+    status: 'WORKFLOW_EXECUTION_STATUS_COMPLETED',
+    closeTime: TIMESTAMP,
+    historyLength: INT64,
+    stateTransitionCount: INT64,
+    historySizeBytes: INT64,
+    executionDuration: DURATION,
+  });
   expect(payload(closed.searchAttributes.indexedFields.TaskStatus).value).toBe('completed');
   expect(open.status).toBe('WORKFLOW_EXECUTION_STATUS_RUNNING');
-  for (const k of ['closeTime', 'historyLength', 'stateTransitionCount', 'historySizeBytes', 'executionDuration']) expect(open).not.toHaveProperty(k);
+  for (const k of ['closeTime', 'historyLength', 'stateTransitionCount', 'historySizeBytes', 'executionDuration'])
+    expect(open).not.toHaveProperty(k);
 
   const filtered: any[] = await json('workflow', 'list', '-q', "TaskStatus = 'running' AND WorkflowType = 'agentTask'");
   expect(filtered.map((x) => x.execution.workflowId).sort()).toEqual([running, victim].sort());
@@ -79,7 +118,10 @@ test('workflow list: the service runs, in the visibility shape (counters once cl
 
 test('workflow describe: execution config, info from the run itself, pending activity, extended info', async () => {
   const d = await json('workflow', 'describe', '-w', running);
-  expect(d.executionConfig).toEqual({ taskQueue: { name: 'agent-tasks', kind: 'TASK_QUEUE_KIND_NORMAL' }, defaultWorkflowTaskTimeout: DURATION });
+  expect(d.executionConfig).toEqual({
+    taskQueue: { name: 'agent-tasks', kind: 'TASK_QUEUE_KIND_NORMAL' },
+    defaultWorkflowTaskTimeout: DURATION,
+  });
   const info = d.workflowExecutionInfo;
   expect(info).toMatchObject({
     execution: { workflowId: running },
@@ -93,7 +135,13 @@ test('workflow describe: execution config, info from the run itself, pending act
   });
   expect(Number(info.historySizeBytes)).toBeGreaterThan(1000);
   expect(info.autoResetPoints.points).toEqual([
-    { buildId: info.mostRecentWorkerVersionStamp.buildId, runId: info.execution.runId, firstWorkflowTaskCompletedId: '4', createTime: TIMESTAMP, resettable: true },
+    {
+      buildId: info.mostRecentWorkerVersionStamp.buildId,
+      runId: info.execution.runId,
+      firstWorkflowTaskCompletedId: '4',
+      createTime: TIMESTAMP,
+      resettable: true,
+    },
   ]);
   // Describe gives the values as the workflow set them, with their type added.
   const status = payload(info.searchAttributes.indexedFields.TaskStatus);
@@ -103,17 +151,34 @@ test('workflow describe: execution config, info from the run itself, pending act
     activityType: { name: 'modelTurn' },
     state: 'PENDING_ACTIVITY_STATE_STARTED',
     lastStartedTime: TIMESTAMP,
-    activityOptions: { taskQueue: { name: 'agent-tasks', normalName: 'agent-tasks' }, startToCloseTimeout: DURATION, heartbeatTimeout: DURATION, retryPolicy: { maximumAttempts: expect.any(Number) } },
+    activityOptions: {
+      taskQueue: { name: 'agent-tasks', normalName: 'agent-tasks' },
+      startToCloseTimeout: DURATION,
+      heartbeatTimeout: DURATION,
+      retryPolicy: { maximumAttempts: expect.any(Number) },
+    },
   });
   expect(d.pendingActivities[0].activityOptions.retryPolicy).not.toHaveProperty('nonRetryableErrorTypes');
   expect(d.workflowExtendedInfo).toEqual({
     runExpirationTime: '0001-01-01T00:00:00Z',
     originalStartTime: info.startTime,
-    requestIdInfos: { [Object.keys(d.workflowExtendedInfo.requestIdInfos)[0]]: { eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED', eventId: '1' } },
+    requestIdInfos: {
+      [Object.keys(d.workflowExtendedInfo.requestIdInfos)[0]]: {
+        eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED',
+        eventId: '1',
+      },
+    },
   });
 
   const t = await text('workflow', 'describe', '-w', done.task_id);
-  expect(textFields(t)).toMatchObject({ WorkflowId: done.task_id, Type: 'agentTask', Namespace: 'default', TaskQueue: 'agent-tasks', Status: 'COMPLETED', HistoryLength: INT64 });
+  expect(textFields(t)).toMatchObject({
+    WorkflowId: done.task_id,
+    Type: 'agentTask',
+    Namespace: 'default',
+    TaskQueue: 'agent-tasks',
+    Status: 'COMPLETED',
+    HistoryLength: INT64,
+  });
   expect(Number(textFields(t).HistorySize)).toBeGreaterThan(1000);
   expect(t).toContain('Extended Execution Info:');
   expect(t).toMatch(/Results:\n {2}RunTime/);
@@ -123,28 +188,45 @@ test('workflow describe: execution config, info from the run itself, pending act
 });
 
 test('workflow show: the history, table and JSON, and --follow until the run closes', async () => {
-  const rows = tableRows((await text('workflow', 'show', '-w', done.task_id)).split('\n\nResults:')[0].replace(/^Progress:\n/, ''));
+  const rows = tableRows(
+    (await text('workflow', 'show', '-w', done.task_id)).split('\n\nResults:')[0].replace(/^Progress:\n/, ''),
+  );
   expect(rows[0]).toEqual(['1', TIMESTAMP, 'WorkflowExecutionStarted']);
   expect(rows[rows.length - 1]).toEqual([String(rows.length), TIMESTAMP, 'WorkflowExecutionCompleted']);
   const h = await json('workflow', 'show', '-w', done.task_id);
   expect(h.events.map((e: any) => e.eventId)).toEqual(rows.map((r) => r[0]));
   const started = h.events[0].workflowExecutionStartedEventAttributes;
   // A top-level run without timeouts: no root, no timeouts, a zero backoff.
-  expect(started).toMatchObject({ workflowType: { name: 'agentTask' }, firstWorkflowTaskBackoff: '0s', workflowTaskTimeout: DURATION, attempt: 1 });
-  for (const k of ['rootWorkflowExecution', 'workflowRunTimeout', 'workflowExecutionTimeout']) expect(started).not.toHaveProperty(k);
+  expect(started).toMatchObject({
+    workflowType: { name: 'agentTask' },
+    firstWorkflowTaskBackoff: '0s',
+    workflowTaskTimeout: DURATION,
+    attempt: 1,
+  });
+  for (const k of ['rootWorkflowExecution', 'workflowRunTimeout', 'workflowExecutionTimeout'])
+    expect(started).not.toHaveProperty(k);
   expect(payload(started.searchAttributes.indexedFields.TaskStatus).metadata.type).toBe('Keyword');
   const build = { buildId: expect.stringContaining('@temporalio/worker@') };
-  for (const e of eventsOfType(h, 'WORKFLOW_TASK_STARTED')) expect(e.workflowTaskStartedEventAttributes).toMatchObject({ historySizeBytes: INT64, workerVersion: build });
+  for (const e of eventsOfType(h, 'WORKFLOW_TASK_STARTED'))
+    expect(e.workflowTaskStartedEventAttributes).toMatchObject({ historySizeBytes: INT64, workerVersion: build });
   const completions = eventsOfType(h, 'WORKFLOW_TASK_COMPLETED');
   for (const e of completions) {
     expect(e.workflowTaskCompletedEventAttributes).toMatchObject({ workerVersion: build });
     expect(e.workflowTaskCompletedEventAttributes).not.toHaveProperty('binaryChecksum');
   }
-  expect(completions[0].workflowTaskCompletedEventAttributes.sdkMetadata).toMatchObject({ sdkName: 'temporal-typescript' });
-  expect(eventsOfType(h, 'ACTIVITY_TASK_STARTED')[0].activityTaskStartedEventAttributes).toMatchObject({ workerVersion: build, attempt: 1 });
-  const signaled = eventsOfType(h, 'EXTERNAL_WORKFLOW_EXECUTION_SIGNALED')[0].externalWorkflowExecutionSignaledEventAttributes;
+  expect(completions[0].workflowTaskCompletedEventAttributes.sdkMetadata).toMatchObject({
+    sdkName: 'temporal-typescript',
+  });
+  expect(eventsOfType(h, 'ACTIVITY_TASK_STARTED')[0].activityTaskStartedEventAttributes).toMatchObject({
+    workerVersion: build,
+    attempt: 1,
+  });
+  const signaled = eventsOfType(h, 'EXTERNAL_WORKFLOW_EXECUTION_SIGNALED')[0]
+    .externalWorkflowExecutionSignaledEventAttributes;
   expect(signaled.workflowExecution).toEqual({ workflowId: `session:alice:${done.session}` });
-  expect(payload(h.events[h.events.length - 1].workflowExecutionCompletedEventAttributes.result.payloads[0]).value).toMatchObject({ task_id: done.task_id, output: 'You said: hello' });
+  expect(
+    payload(h.events[h.events.length - 1].workflowExecutionCompletedEventAttributes.result.payloads[0]).value,
+  ).toMatchObject({ task_id: done.task_id, output: 'You said: hello' });
 
   // Another account, so that no slot of the first one is in the way.
   const quick = await background('[[slow delay=50 tokens=30]] quick', KEY_B);
@@ -165,7 +247,9 @@ test('workflow query: the status query, the stack trace, an unknown query, a rej
 
   const stack = await json('workflow', 'query', '-w', running, '--type', '__stack_trace');
   expect(stack.queryResult).toEqual([expect.stringContaining('agent-task.ts')]);
-  expect(await text('workflow', 'stack', '-w', running)).toMatch(/^Query result:\n {2}QueryResult {2}".*agent-task\.ts/);
+  expect(await text('workflow', 'stack', '-w', running)).toMatch(
+    /^Query result:\n {2}QueryResult {2}".*agent-task\.ts/,
+  );
 
   const unknown = await cli('workflow', 'query', '-w', running, '--type', 'noSuchQuery');
   expect(unknown.code).toBe(1);
@@ -173,16 +257,31 @@ test('workflow query: the status query, the stack trace, an unknown query, a rej
   // data); the server hands the CLI that message as a bare string, which no
   // codec endpoint sees.
   expect(unknown.stderr).toContain('querying workflow failed: Encoded failure');
-  const rejected = await cli('workflow', 'query', '-w', done.task_id, '--type', 'status', '--reject-condition', 'not_open');
+  const rejected = await cli(
+    'workflow',
+    'query',
+    '-w',
+    done.task_id,
+    '--type',
+    'status',
+    '--reject-condition',
+    'not_open',
+  );
   expect(rejected.code).toBe(1);
   expect(rejected.stderr).toContain('query was rejected, workflow has status: Completed');
 });
 
 test('workflow signal: a signal no handler takes is still in the history', async () => {
-  expect(await text('workflow', 'signal', '-w', running, '--name', 'cliProbe', '--input', '{"from":"cli"}')).toBe('Signal workflow succeeded\n');
+  expect(await text('workflow', 'signal', '-w', running, '--name', 'cliProbe', '--input', '{"from":"cli"}')).toBe(
+    'Signal workflow succeeded\n',
+  );
   const h = await json('workflow', 'show', '-w', running);
-  const [signal] = eventsOfType(h, 'WORKFLOW_EXECUTION_SIGNALED').filter((e) => e.workflowExecutionSignaledEventAttributes.signalName === 'cliProbe');
-  expect(signal.workflowExecutionSignaledEventAttributes).toMatchObject({ identity: expect.stringContaining('temporal-cli') });
+  const [signal] = eventsOfType(h, 'WORKFLOW_EXECUTION_SIGNALED').filter(
+    (e) => e.workflowExecutionSignaledEventAttributes.signalName === 'cliProbe',
+  );
+  expect(signal.workflowExecutionSignaledEventAttributes).toMatchObject({
+    identity: expect.stringContaining('temporal-cli'),
+  });
   expect(payload(signal.workflowExecutionSignaledEventAttributes.input.payloads[0]).value).toEqual({ from: 'cli' });
   const missing = await cli('workflow', 'signal', '-w', 'task_nobody', '--name', 'x');
   expect(missing.code).toBe(1);
@@ -198,7 +297,11 @@ test('workflow count: a total, and totals per status with GROUP BY ExecutionStat
   expect(grouped.groups.map((g: any) => g.groupValues)).toEqual([['Running'], ['Completed']]);
   expect(grouped.groups.reduce((n: number, g: any) => n + Number(g.count), 0)).toBe(Number(total.count));
   const lines = (await text('workflow', 'count', '-q', 'GROUP BY ExecutionStatus')).trim().split('\n');
-  expect(lines).toEqual([`Total: ${total.count}`, expect.stringMatching(/^Group total: \d+, values: Running$/), expect.stringMatching(/^Group total: \d+, values: Completed$/)]);
+  expect(lines).toEqual([
+    `Total: ${total.count}`,
+    expect.stringMatching(/^Group total: \d+, values: Running$/),
+    expect.stringMatching(/^Group total: \d+, values: Completed$/),
+  ]);
   expect(await json('workflow', 'count', '-q', `WorkflowId = '${done.task_id}'`)).toEqual({ count: '1' });
 });
 
@@ -207,18 +310,33 @@ test('schedule list and describe: a schedule made through the SDK', async () => 
   expect(rows).toContainEqual([scheduleId, '{"Workflow":"agentTask"}', 'true', expect.any(String)]);
   const list: any[] = await json('schedule', 'list');
   const item = list.find((s) => s.scheduleId === scheduleId);
-  expect(item.info).toMatchObject({ workflowType: { name: 'agentTask' }, notes: 'made by the CLI test', paused: true, futureActionTimes: expect.arrayContaining([TIMESTAMP]) });
+  expect(item.info).toMatchObject({
+    workflowType: { name: 'agentTask' },
+    notes: 'made by the CLI test',
+    paused: true,
+    futureActionTimes: expect.arrayContaining([TIMESTAMP]),
+  });
   expect(item.info.spec.structuredCalendar).toHaveLength(1);
   const d = await json('schedule', 'describe', '-s', scheduleId);
   expect(d.schedule).toMatchObject({
-    action: { startWorkflow: { workflowType: { name: 'agentTask' }, taskQueue: { name: 'agent-tasks', kind: 'TASK_QUEUE_KIND_NORMAL' } } },
+    action: {
+      startWorkflow: {
+        workflowType: { name: 'agentTask' },
+        taskQueue: { name: 'agent-tasks', kind: 'TASK_QUEUE_KIND_NORMAL' },
+      },
+    },
     policies: { overlapPolicy: 'SCHEDULE_OVERLAP_POLICY_SKIP', catchupWindow: DURATION },
     state: { notes: 'made by the CLI test', paused: true },
   });
   expect(d.info).toMatchObject({ createTime: TIMESTAMP, futureActionTimes: expect.arrayContaining([TIMESTAMP]) });
   expect(payload(d.memo.fields.purpose).value).toBe('cli');
   const t = textFields(await text('schedule', 'describe', '-s', scheduleId));
-  expect(t).toMatchObject({ ScheduleId: scheduleId, OverlapPolicy: 'Skip', Notes: 'made by the CLI test', Paused: 'true' });
+  expect(t).toMatchObject({
+    ScheduleId: scheduleId,
+    OverlapPolicy: 'Skip',
+    Notes: 'made by the CLI test',
+    Paused: 'true',
+  });
 });
 
 test('operator namespace list and describe', async () => {
@@ -234,7 +352,12 @@ test('operator namespace list and describe', async () => {
     limits: { blobSizeLimitError: INT64, memoSizeLimitError: INT64, workflowTaskCompletionSizeLimitError: INT64 },
     supportsSchedules: true,
   });
-  expect(d.config).toMatchObject({ workflowExecutionRetentionTtl: DURATION, badBinaries: {}, historyArchivalState: 'ARCHIVAL_STATE_DISABLED', visibilityArchivalState: 'ARCHIVAL_STATE_DISABLED' });
+  expect(d.config).toMatchObject({
+    workflowExecutionRetentionTtl: DURATION,
+    badBinaries: {},
+    historyArchivalState: 'ARCHIVAL_STATE_DISABLED',
+    visibilityArchivalState: 'ARCHIVAL_STATE_DISABLED',
+  });
   const aliases = d.config.customSearchAttributeAliases;
   expect(Object.values(aliases).sort()).toEqual(Object.values(SEARCH_ATTRIBUTES).sort());
   for (const column of Object.keys(aliases)) expect(column).toMatch(/^Keyword(0[1-9]|10)$/);
@@ -251,9 +374,15 @@ test('operator namespace list and describe', async () => {
 
 test('operator search-attribute list: the system attributes of the real server and the service’s own', async () => {
   const sa = await json('operator', 'search-attribute', 'list');
-  expect(sa.customAttributes).toEqual(Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((n) => [n, 'INDEXED_VALUE_TYPE_KEYWORD'])));
+  expect(sa.customAttributes).toEqual(
+    Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((n) => [n, 'INDEXED_VALUE_TYPE_KEYWORD'])),
+  );
   expect(Object.keys(sa.systemAttributes).sort()).toEqual([...SYSTEM_SEARCH_ATTRIBUTES].sort());
-  expect(sa.systemAttributes).toMatchObject({ BuildIds: 'INDEXED_VALUE_TYPE_KEYWORD_LIST', HistorySizeBytes: 'INDEXED_VALUE_TYPE_INT', TemporalSchedulePaused: 'INDEXED_VALUE_TYPE_BOOL' });
+  expect(sa.systemAttributes).toMatchObject({
+    BuildIds: 'INDEXED_VALUE_TYPE_KEYWORD_LIST',
+    HistorySizeBytes: 'INDEXED_VALUE_TYPE_INT',
+    TemporalSchedulePaused: 'INDEXED_VALUE_TYPE_BOOL',
+  });
   const rows = tableRows(await text('operator', 'search-attribute', 'list'));
   expect(rows).toContainEqual(['TaskStatus', 'Keyword']);
   expect(rows).toContainEqual(['StartTime', 'Datetime']);
@@ -262,21 +391,35 @@ test('operator search-attribute list: the system attributes of the real server a
 
 test('workflow cancel and terminate --reason: the runs close as the service handles them', async () => {
   expect(await text('workflow', 'cancel', '-w', running)).toBe('Canceled workflow\n');
-  expect(await text('workflow', 'terminate', '-w', victim, '--reason', 'stopped from the CLI')).toBe('Workflow terminated\n');
-  await waitUntil('the cancelled run to close as CANCELED', async () => (await statusOf(running)) === 'WORKFLOW_EXECUTION_STATUS_CANCELED');
+  expect(await text('workflow', 'terminate', '-w', victim, '--reason', 'stopped from the CLI')).toBe(
+    'Workflow terminated\n',
+  );
+  await waitUntil(
+    'the cancelled run to close as CANCELED',
+    async () => (await statusOf(running)) === 'WORKFLOW_EXECUTION_STATUS_CANCELED',
+  );
   const cancelled = await json('workflow', 'show', '-w', running);
-  expect(eventsOfType(cancelled, 'WORKFLOW_EXECUTION_CANCEL_REQUESTED')[0].workflowExecutionCancelRequestedEventAttributes).toMatchObject({ identity: expect.stringContaining('temporal-cli') });
+  expect(
+    eventsOfType(cancelled, 'WORKFLOW_EXECUTION_CANCEL_REQUESTED')[0].workflowExecutionCancelRequestedEventAttributes,
+  ).toMatchObject({ identity: expect.stringContaining('temporal-cli') });
   expect(cancelled.events[cancelled.events.length - 1].eventType).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED');
 
   expect(await statusOf(victim)).toBe('WORKFLOW_EXECUTION_STATUS_TERMINATED');
   const terminated = await json('workflow', 'show', '-w', victim);
   expect(terminated.events[terminated.events.length - 1]).toMatchObject({
     eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED',
-    workflowExecutionTerminatedEventAttributes: { reason: 'stopped from the CLI', identity: expect.stringContaining('temporal-cli') },
+    workflowExecutionTerminatedEventAttributes: {
+      reason: 'stopped from the CLI',
+      identity: expect.stringContaining('temporal-cli'),
+    },
   });
   const again = await cli('workflow', 'terminate', '-w', victim, '--reason', 'twice');
   expect(again.code).toBe(1);
   expect(again.stderr).toContain('workflow execution already completed');
   const list: any[] = await json('workflow', 'list', '-q', `WorkflowId = '${victim}'`);
-  expect(list[0]).toMatchObject({ status: 'WORKFLOW_EXECUTION_STATUS_TERMINATED', historyLength: INT64, historySizeBytes: INT64 });
+  expect(list[0]).toMatchObject({
+    status: 'WORKFLOW_EXECUTION_STATUS_TERMINATED',
+    historyLength: INT64,
+    historySizeBytes: INT64,
+  });
 });

@@ -21,10 +21,15 @@ function getStream(path: string, lastEventId?: string): Promise<Response> {
 const seqs = (evs: SseEvent[]) => evs.map((e) => Number(e.id));
 
 test('terminate the active run of a session: status, list and stream say failed, the next run of the session completes', async () => {
-  const first = await ctx.call('POST', '/', { body: { message: '[[slow delay=200 tokens=200]] long one', background: true } });
+  const first = await ctx.call('POST', '/', {
+    body: { message: '[[slow delay=200 tokens=200]] long one', background: true },
+  });
   const id = first.json.task_id;
   const session = first.json.session;
-  await waitUntil("the session's run running", async () => (await ctx.call('GET', `/tasks/${id}`)).json.status === 'running');
+  await waitUntil(
+    "the session's run running",
+    async () => (await ctx.call('GET', `/tasks/${id}`)).json.status === 'running',
+  );
   const live = getStream(`/tasks/${id}/events`).then((res) => readSse(res));
   const next = await ctx.call('POST', `/?session=${session}`, { body: { message: 'after it', background: true } });
   expect(next.status).toBe(202);
@@ -38,7 +43,11 @@ test('terminate the active run of a session: status, list and stream say failed,
 
   const status = await ctx.call('GET', `/tasks/${id}`);
   expect(status.json).toMatchObject({ status: 'failed', error: { type: 'terminated' } });
-  await waitUntil("the session's listing to show the terminated run failed", async () => (await ctx.call('GET', `/tasks?session=${session}`)).json.tasks.some((t: { task_id: string; status: string }) => t.task_id === id && t.status === 'failed'));
+  await waitUntil("the session's listing to show the terminated run failed", async () =>
+    (await ctx.call('GET', `/tasks?session=${session}`)).json.tasks.some(
+      (t: { task_id: string; status: string }) => t.task_id === id && t.status === 'failed',
+    ),
+  );
   const result = await ctx.call('GET', `/tasks/${next.json.task_id}/result?wait=30`);
   expect(result.json).toMatchObject({ status: 'completed', output: 'You said: after it' });
   const started = Date.parse((await ctx.call('GET', `/tasks/${next.json.task_id}`)).json.started_at);
@@ -54,17 +63,26 @@ test('terminate the active run of a session: status, list and stream say failed,
 });
 
 test("terminate a background task holding its account's only slot: the account's next task, in another session, runs", async () => {
-  const holder = await ctx.call('POST', '/', { body: { message: '[[slow delay=200 tokens=200]] holds the slot', background: true } });
-  await waitUntil('the slot holder running', async () => (await ctx.call('GET', `/tasks/${holder.json.task_id}`)).json.status === 'running');
+  const holder = await ctx.call('POST', '/', {
+    body: { message: '[[slow delay=200 tokens=200]] holds the slot', background: true },
+  });
+  await waitUntil(
+    'the slot holder running',
+    async () => (await ctx.call('GET', `/tasks/${holder.json.task_id}`)).json.status === 'running',
+  );
   const next = await ctx.call('POST', '/', { body: { message: 'next in line', background: true } });
   expect(next.json.session).not.toBe(holder.json.session);
-  await withTemporal(ctx.stack(), (client) => client.workflow.getHandle(holder.json.task_id).terminate('operator stop'));
+  await withTemporal(ctx.stack(), (client) =>
+    client.workflow.getHandle(holder.json.task_id).terminate('operator stop'),
+  );
   const result = await ctx.call('GET', `/tasks/${next.json.task_id}/result?wait=60`);
   expect(result.json).toMatchObject({ status: 'completed', output: 'You said: next in line' });
 });
 
 test('a stream opened after a run was terminated gets the terminal event and ends', async () => {
-  const run = await ctx.call('POST', '/', { body: { message: '[[slow delay=200 tokens=200]] cut short', background: true } });
+  const run = await ctx.call('POST', '/', {
+    body: { message: '[[slow delay=200 tokens=200]] cut short', background: true },
+  });
   const id = run.json.task_id;
   await waitUntil('the run running', async () => (await ctx.call('GET', `/tasks/${id}`)).json.status === 'running');
   await withTemporal(ctx.stack(), (client) => client.workflow.getHandle(id).terminate('operator stop'));

@@ -9,7 +9,8 @@ jest.setTimeout(180_000);
 const ctx = useStack({ MODEL_HEARTBEAT_TIMEOUT_MS: '2000' });
 const call = (...args: Parameters<ReturnType<typeof useStack>['call']>) => ctx.call(...args);
 
-const calc = (expression: string, turn = 1) => `[[tool name=calculate args={"expression":"${expression}"} turn=${turn}]]`;
+const calc = (expression: string, turn = 1) =>
+  `[[tool name=calculate args={"expression":"${expression}"} turn=${turn}]]`;
 
 function expectGapFree(events: SseEvent[]): void {
   expect(events.map((e) => e.data.seq)).toEqual(events.map((_, i) => i + 1));
@@ -18,7 +19,9 @@ function expectGapFree(events: SseEvent[]): void {
 
 /** Reads a task's events from `after` until its terminal event (or `until`). */
 async function events(taskId: string, after = 0, until?: (e: SseEvent) => boolean): Promise<SseEvent[]> {
-  const res = await fetch(`${ctx.stack().gatewayUrl}/tasks/${taskId}/events`, { headers: { authorization: `Bearer ${KEY_A}`, 'last-event-id': String(after) } });
+  const res = await fetch(`${ctx.stack().gatewayUrl}/tasks/${taskId}/events`, {
+    headers: { authorization: `Bearer ${KEY_A}`, 'last-event-id': String(after) },
+  });
   return readSse(res, until);
 }
 
@@ -56,7 +59,9 @@ test('a multi-turn tool loop streams each call in SPEC order, with gap-free seqs
 });
 
 test('progress moves with the steps in the task view (cached each turn), and is 1 at the end', async () => {
-  const r = await call('POST', '/', { body: { background: true, message: `${calc('1+1')} ${calc('2+2', 2)} [[slow first=1200]] steps` } });
+  const r = await call('POST', '/', {
+    body: { background: true, message: `${calc('1+1')} ${calc('2+2', 2)} [[slow first=1200]] steps` },
+  });
   expect(r.status).toBe(202);
   const seen = new Map<string, number>();
   // Every poll also records the progress of the step it sees.
@@ -84,11 +89,17 @@ test('parallel calls of one turn each get their response; a failing tool is an e
   expect(responses).toHaveLength(3);
   expect(new Set(responses.map((e: { tool_call_id: string }) => e.tool_call_id)).size).toBe(3);
   expect(responses.filter((e: { is_error?: boolean }) => e.is_error)).toHaveLength(1);
-  expect(r.json.output.split('\n')).toEqual(['tool said: 2', expect.stringMatching(/^tool said: Error: unexpected end/), 'tool said: 9']);
+  expect(r.json.output.split('\n')).toEqual([
+    'tool said: 2',
+    expect.stringMatching(/^tool said: Error: unexpected end/),
+    'tool said: 9',
+  ]);
 });
 
 test('max_steps ends the run with step_limit; the result keeps what it produced', async () => {
-  const r = await call('POST', '/', { body: { message: `${calc('1+1')} ${calc('2+2', 2)} ${calc('3+3', 3)} go`, max_steps: 2, background: true } });
+  const r = await call('POST', '/', {
+    body: { message: `${calc('1+1')} ${calc('2+2', 2)} ${calc('3+3', 3)} go`, max_steps: 2, background: true },
+  });
   const result = await call('GET', `/tasks/${r.json.task_id}/result?wait=30`);
   expect(result.json).toMatchObject({ status: 'failed', error: { type: 'step_limit' } });
   expect(result.json.events.filter((e: { type: string }) => e.type === 'agent_step')).toHaveLength(2);
@@ -102,7 +113,9 @@ test('max_steps ends the run with step_limit; the result keeps what it produced'
 });
 
 test('max_cost ends the run with budget_exceeded before a turn it cannot afford', async () => {
-  const r = await call('POST', '/', { body: { message: `${calc('1+1')} ${calc('2+2', 2)} go`, max_cost: 0.000001, background: true } });
+  const r = await call('POST', '/', {
+    body: { message: `${calc('1+1')} ${calc('2+2', 2)} go`, max_cost: 0.000001, background: true },
+  });
   const result = await call('GET', `/tasks/${r.json.task_id}/result?wait=30`);
   expect(result.json).toMatchObject({ status: 'failed', error: { type: 'budget_exceeded' } });
   expect(result.json.events.filter((e: { type: string }) => e.type === 'agent_step')).toHaveLength(1);
@@ -110,10 +123,18 @@ test('max_cost ends the run with budget_exceeded before a turn it cannot afford'
 
 test('max_duration cuts a long wait short: failed with max_duration, in the status, the result and the stream', async () => {
   // The wait is 10 minutes: a run that waited it out would still be running when the result's wait ends.
-  const r = await call('POST', '/', { body: { message: '[[tool name=wait args={"seconds":600}]] a long wait', max_duration: 2, background: true } });
+  const r = await call('POST', '/', {
+    body: { message: '[[tool name=wait args={"seconds":600}]] a long wait', max_duration: 2, background: true },
+  });
   const result = await call('GET', `/tasks/${r.json.task_id}/result?wait=30`);
-  expect(result.json).toMatchObject({ status: 'failed', error: { type: 'max_duration', message: 'the run reached its max_duration of 2 s' } });
-  expect((await call('GET', `/tasks/${r.json.task_id}`)).json).toMatchObject({ status: 'failed', error: { type: 'max_duration' } });
+  expect(result.json).toMatchObject({
+    status: 'failed',
+    error: { type: 'max_duration', message: 'the run reached its max_duration of 2 s' },
+  });
+  expect((await call('GET', `/tasks/${r.json.task_id}`)).json).toMatchObject({
+    status: 'failed',
+    error: { type: 'max_duration' },
+  });
   const evs = await events(r.json.task_id);
   expect(evs.map((e) => e.data.type)).toContain('agent_tool_use');
   expect(evs.slice(-2).map((e) => e.data.type)).toEqual(['agent_cost', 'agent_error']);
@@ -139,7 +160,9 @@ test('a message sent into a running task is read before its next turn (agent_inp
 
 test('cancel during a tool call ends the task as cancelled, not after the call; its stream ends', async () => {
   // The wait is 10 minutes: a cancel that waited for the call would leave the stream open past the wait below.
-  const r = await call('POST', '/', { body: { message: '[[tool name=wait args={"seconds":600}]] wait a long time', background: true } });
+  const r = await call('POST', '/', {
+    body: { message: '[[tool name=wait args={"seconds":600}]] wait a long time', background: true },
+  });
   const id = r.json.task_id;
   await events(id, 0, (e) => e.data.type === 'agent_tool_use');
   expect((await call('POST', `/tasks/${id}/cancel`)).status).toBe(202);
@@ -149,7 +172,9 @@ test('cancel during a tool call ends the task as cancelled, not after the call; 
 });
 
 test('kill -9 of the worker during a tool call: the run completes, the resumed stream shows every event once, no call lost', async () => {
-  const r = await call('POST', '/', { body: { message: `[[tool name=wait args={"seconds":3}]] ${calc('5*5', 2)} survive`, background: true } });
+  const r = await call('POST', '/', {
+    body: { message: `[[tool name=wait args={"seconds":3}]] ${calc('5*5', 2)} survive`, background: true },
+  });
   const id = r.json.task_id;
   const before = await events(id, 0, (e) => e.data.type === 'agent_tool_use');
   ctx.stack().children.worker.proc.kill('SIGKILL');
@@ -171,7 +196,13 @@ test('kill -9 of the worker while a round of parallel tool activities runs: ever
   // 12 rounds of 16 calculate calls; the worker dies as the first result of round 4 reaches the
   // client, while the rest of that round's activities are running or have published without
   // completing. Those are retried on the new worker; the relay skips what they published before.
-  const r = await call('POST', '/', { body: { message: '[[tool name=calculate count=16 rounds=12 args={"expression":"{{round}}*100+{{call}}"} answer=all]] many', background: true } });
+  const r = await call('POST', '/', {
+    body: {
+      message:
+        '[[tool name=calculate count=16 rounds=12 args={"expression":"{{round}}*100+{{call}}"} answer=all]] many',
+      background: true,
+    },
+  });
   const id = r.json.task_id;
   let responses = 0;
   const before = await events(id, 0, (e) => e.data.type === 'agent_tool_response' && ++responses === 3 * 16 + 1);
@@ -185,7 +216,9 @@ test('kill -9 of the worker while a round of parallel tool activities runs: ever
   const results = all.filter((e) => e.data.type === 'agent_tool_response');
   expect(results).toHaveLength(12 * 16);
   expect(new Set(results.map((e) => e.data.tool_call_id)).size).toBe(12 * 16);
-  expect(new Set(all.filter((e) => e.data.type === 'agent_tool_use').map((e) => e.data.tool_call_id))).toEqual(new Set(results.map((e) => e.data.tool_call_id)));
+  expect(new Set(all.filter((e) => e.data.type === 'agent_tool_use').map((e) => e.data.tool_call_id))).toEqual(
+    new Set(results.map((e) => e.data.tool_call_id)),
+  );
   const values = results.map((e) => Number(JSON.parse(e.data.content).content)).sort((a, b) => a - b);
   expect(values).toEqual([...Array(12).keys()].flatMap((k) => [...Array(16).keys()].map((c) => (k + 1) * 100 + c + 1)));
   const result = await call('GET', `/tasks/${id}/result?wait=30`);
@@ -193,7 +226,9 @@ test('kill -9 of the worker while a round of parallel tool activities runs: ever
   expect(result.json.output.split('\n')).toHaveLength(12 * 16);
   const retried = await withTemporal(ctx.stack(), async (client) => {
     const history = await client.workflow.getHandle(id).fetchHistory();
-    return (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes && (e.activityTaskStartedEventAttributes.attempt ?? 1) > 1).length;
+    return (history.events ?? []).filter(
+      (e) => e.activityTaskStartedEventAttributes && (e.activityTaskStartedEventAttributes.attempt ?? 1) > 1,
+    ).length;
   });
   console.log(`kill -9 during round 4 of 12 x 16 tool calls: ${retried} activities ran again on the new worker`);
 });

@@ -11,13 +11,32 @@ let stack: Stack;
 
 beforeAll(async () => {
   const base: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PORT', 'API_KEYS', 'DATA_DIR', 'CODEC_AUTH_TOKEN', 'CODEC_CORS_ORIGINS']) delete base[k];
-  stack = await startStack({ gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, temporalUiPort: 0, env: { ...base, ENGINE: 'temporal-cli', API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn' } });
+  for (const k of [
+    'TEMPORAL_ADDRESS',
+    'REDIS_URL',
+    'OPENAI_API_KEY',
+    'OPENAI_BASE_URL',
+    'PORT',
+    'API_KEYS',
+    'DATA_DIR',
+    'CODEC_AUTH_TOKEN',
+    'CODEC_CORS_ORIGINS',
+  ])
+    delete base[k];
+  stack = await startStack({
+    gatewayPort: 0,
+    temporalPort: 0,
+    demoMcpPort: 0,
+    temporalUiPort: 0,
+    env: { ...base, ENGINE: 'temporal-cli', API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn' },
+  });
 });
 afterAll(() => stack?.stop());
 
 test('the UI decodes through the gateway: its settings name the endpoint, and the browser’s calls are allowed', async () => {
-  const settings = (await (await fetch(`${stack.temporalUiUrl}/api/v1/settings`)).json()) as { Codec: { Endpoint: string } };
+  const settings = (await (await fetch(`${stack.temporalUiUrl}/api/v1/settings`)).json()) as {
+    Codec: { Endpoint: string };
+  };
   const endpoint = settings.Codec.Endpoint;
   expect(endpoint).toBe(`${stack.gatewayUrl}/codec/${stack.env.CODEC_AUTH_TOKEN}`);
 
@@ -25,19 +44,36 @@ test('the UI decodes through the gateway: its settings name the endpoint, and th
   expect(r.status).toBe(200);
   // The memo as Temporal stores it: encrypted.
   const connection = await Connection.connect({ address: stack.temporalAddress });
-  const described = await connection.workflowService.describeWorkflowExecution({ namespace: 'default', execution: { workflowId: r.json.task_id } });
+  const described = await connection.workflowService.describeWorkflowExecution({
+    namespace: 'default',
+    execution: { workflowId: r.json.task_id },
+  });
   await connection.close();
   const preview = described.workflowExecutionInfo!.memo!.fields!.preview;
   const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
-  const asJson = { metadata: Object.fromEntries(Object.entries(preview.metadata!).map(([k, v]) => [k, b64(v)])), data: b64(preview.data!) };
+  const asJson = {
+    metadata: Object.fromEntries(Object.entries(preview.metadata!).map(([k, v]) => [k, b64(v)])),
+    data: b64(preview.data!),
+  };
   expect(Buffer.from(asJson.metadata.encoding, 'base64').toString()).toBe('binary/encrypted');
 
   // What the UI's page does, from its own origin: a preflight, then the POST.
   const origin = new URL(stack.temporalUiUrl!).origin;
-  const pre = await fetch(`${endpoint}/decode`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace' } });
+  const pre = await fetch(`${endpoint}/decode`, {
+    method: 'OPTIONS',
+    headers: {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type,x-namespace',
+    },
+  });
   expect(pre.status).toBe(204);
   expect(pre.headers.get('access-control-allow-origin')).toBe(origin);
-  const dec = await fetch(`${endpoint}/decode`, { method: 'POST', headers: { origin, 'content-type': 'application/json', 'x-namespace': 'default' }, body: JSON.stringify({ payloads: [asJson] }) });
+  const dec = await fetch(`${endpoint}/decode`, {
+    method: 'POST',
+    headers: { origin, 'content-type': 'application/json', 'x-namespace': 'default' },
+    body: JSON.stringify({ payloads: [asJson] }),
+  });
   expect(dec.status).toBe(200);
   expect(dec.headers.get('access-control-allow-origin')).toBe(origin);
   const [decoded] = ((await dec.json()) as { payloads: { data: string }[] }).payloads;

@@ -13,20 +13,40 @@ jest.setTimeout(180_000);
 const ctx = useStack({ MODEL_HEARTBEAT_TIMEOUT_MS: '2000' });
 const call: typeof ctx.call = (...args) => ctx.call(...args);
 
-type Step = { id: string; name: string; description: string; depends_on: string[]; optional?: boolean; retry_policy?: object; output_schema?: object };
-const step = (id: string, depends_on: string[] = [], extra: Partial<Step> = {}): Step => ({ id, name: `step ${id}`, description: `do ${id}`, depends_on, ...extra });
+type Step = {
+  id: string;
+  name: string;
+  description: string;
+  depends_on: string[];
+  optional?: boolean;
+  retry_policy?: object;
+  output_schema?: object;
+};
+const step = (id: string, depends_on: string[] = [], extra: Partial<Step> = {}): Step => ({
+  id,
+  name: `step ${id}`,
+  description: `do ${id}`,
+  depends_on,
+  ...extra,
+});
 const workflow = (id: string, steps: Step[]) => ({ id, name: `workflow ${id}`, description: `the ${id} plan`, steps });
 const ends = (ev: SseEvent) => ['agent_completed', 'agent_error'].includes(ev.data.type);
 const uid = () => randomUUID().slice(0, 8);
 
 /** The scripted model's requests for a step (its prompt names it), since `since`. */
 function requestsOf(since: number, name: string) {
-  return ctx
-    .stack()
-    .model!.received()
-    .filter((r) => r.at >= since)
-    // Its own prompt's second line (a dependent's prompt quotes its output, which echoes the prompt).
-    .filter((r) => String((r.body.messages as { role: string; content: unknown }[]).find((m) => m.role === 'user')?.content ?? '').split('\n')[1]?.startsWith(`The step: ${name}.`));
+  return (
+    ctx
+      .stack()
+      .model!.received()
+      .filter((r) => r.at >= since)
+      // Its own prompt's second line (a dependent's prompt quotes its output, which echoes the prompt).
+      .filter((r) =>
+        String((r.body.messages as { role: string; content: unknown }[]).find((m) => m.role === 'user')?.content ?? '')
+          .split('\n')[1]
+          ?.startsWith(`The step: ${name}.`),
+      )
+  );
 }
 
 /** The seq of the step-end agent_step of each step, and of each step's first own event. */
@@ -68,7 +88,10 @@ test('a 20-step DAG: every step after its dependencies, roots together, progress
   const rootsTogether = waitUntil(
     "the three roots' model requests in progress at once",
     () => {
-      const asked = ctx.stack().model!.received().filter((r) => r.at >= since).length;
+      const asked = ctx
+        .stack()
+        .model!.received()
+        .filter((r) => r.at >= since).length;
       const rootsAsked = roots.filter((id) => requestsOf(since, `step ${id}`).length > 0).length;
       return { rootsAsked, othersAsked: asked - rootsAsked, active: ctx.stack().model!.stats().active };
     },
@@ -105,12 +128,30 @@ test('an optional step that keeps failing is skipped and its dependents are told
   const key = `opt-${uid()}`;
   const res = await postStream(ctx.stack(), {
     message: 'try the shortcut',
-    workflows: [workflow('w', [step('s1', [], { optional: true, description: `fragile [[fail status=400 times=99 key=${key}]]`, retry_policy: { max_attempts: 2, initial_interval: 0.2 } }), step('s2', ['s1']), step('s3')])],
+    workflows: [
+      workflow('w', [
+        step('s1', [], {
+          optional: true,
+          description: `fragile [[fail status=400 times=99 key=${key}]]`,
+          retry_policy: { max_attempts: 2, initial_interval: 0.2 },
+        }),
+        step('s2', ['s1']),
+        step('s3'),
+      ]),
+    ],
   });
   const events = await readSse(res, ends);
   expect(events.at(-1)!.data.type).toBe('agent_completed');
-  const stepEnds = events.filter((e) => e.data.type === 'agent_step' && e.data.status).map((e) => [e.data.step_id, e.data.status]);
-  expect(stepEnds).toEqual(expect.arrayContaining([['s1', 'skipped'], ['s2', 'completed'], ['s3', 'completed']]));
+  const stepEnds = events
+    .filter((e) => e.data.type === 'agent_step' && e.data.status)
+    .map((e) => [e.data.step_id, e.data.status]);
+  expect(stepEnds).toEqual(
+    expect.arrayContaining([
+      ['s1', 'skipped'],
+      ['s2', 'completed'],
+      ['s3', 'completed'],
+    ]),
+  );
   const s2 = requestsOf(0, 'step s2').at(-1)!;
   const prompt = (s2.body.messages as { role: string; content: string }[]).find((m) => m.role === 'user')!.content;
   expect(prompt).toMatch(/step s1 \(s1\): skipped, it failed \(.*HTTP 400/);
@@ -120,7 +161,15 @@ test('a required step that fails fails the task naming it, and cancels the steps
   const key = `req-${uid()}`;
   const res = await postStream(ctx.stack(), {
     message: 'do it all',
-    workflows: [workflow('w', [step('bad', [], { description: `breaks [[fail status=400 times=99 key=${key}]]`, retry_policy: { max_attempts: 1 } }), step('long', [], { description: 'takes long [[slow first=20000]]' })])],
+    workflows: [
+      workflow('w', [
+        step('bad', [], {
+          description: `breaks [[fail status=400 times=99 key=${key}]]`,
+          retry_policy: { max_attempts: 1 },
+        }),
+        step('long', [], { description: 'takes long [[slow first=20000]]' }),
+      ]),
+    ],
   });
   const events = await readSse(res, ends);
   const last = events.at(-1)!.data;
@@ -129,7 +178,10 @@ test('a required step that fails fails the task naming it, and cancels the steps
   expect(last.error.message).toMatch(/step "step bad" \(bad\) of workflow "workflow w" failed/);
   const taskId = events[0].data.task_id;
   await withTemporal(ctx.stack(), async (c) => {
-    await waitUntil('the running step to be cancelled', async () => (await c.workflow.getHandle(`${taskId}:w:long`).describe()).status.name === 'CANCELLED');
+    await waitUntil(
+      'the running step to be cancelled',
+      async () => (await c.workflow.getHandle(`${taskId}:w:long`).describe()).status.name === 'CANCELLED',
+    );
   });
   expect((await call('GET', `/tasks/${taskId}`)).json.status).toBe('failed');
 });
@@ -137,21 +189,48 @@ test('a required step that fails fails the task naming it, and cancels the steps
 test('cancelling the task cancels every running step, not waiting for them', async () => {
   // Each step's model answers in 10 minutes: a cancel that waited for the steps would hold the test to its timeout.
   const slow = 'slow [[slow first=600000]]';
-  const r = await call('POST', '/', { body: { message: 'long plan', background: true, workflows: [workflow('w', [step('x', [], { description: slow }), step('y', [], { description: slow })])] } });
+  const r = await call('POST', '/', {
+    body: {
+      message: 'long plan',
+      background: true,
+      workflows: [workflow('w', [step('x', [], { description: slow }), step('y', [], { description: slow })])],
+    },
+  });
   const taskId = r.json.task_id;
   await withTemporal(ctx.stack(), async (c) => {
     // Describe throws until the step's child workflow exists: one more try.
-    await waitUntil('step y running', async () => (await c.workflow.getHandle(`${taskId}:w:y`).describe()).status.name === 'RUNNING');
+    await waitUntil(
+      'step y running',
+      async () => (await c.workflow.getHandle(`${taskId}:w:y`).describe()).status.name === 'RUNNING',
+    );
     expect((await call('POST', `/tasks/${taskId}/cancel`)).status).toBe(202);
-    await waitUntil('the task to be cancelled', async () => (await call('GET', `/tasks/${taskId}`)).json.status === 'cancelled');
-    for (const s of ['x', 'y']) await waitUntil(`step ${s} to be cancelled`, async () => (await c.workflow.getHandle(`${taskId}:w:${s}`).describe()).status.name === 'CANCELLED');
+    await waitUntil(
+      'the task to be cancelled',
+      async () => (await call('GET', `/tasks/${taskId}`)).json.status === 'cancelled',
+    );
+    for (const s of ['x', 'y'])
+      await waitUntil(
+        `step ${s} to be cancelled`,
+        async () => (await c.workflow.getHandle(`${taskId}:w:${s}`).describe()).status.name === 'CANCELLED',
+      );
   });
 });
 
 test('kill -9 of the worker mid-DAG: no finished step runs again, and the task completes', async () => {
   const since = Date.now();
   const r = await call('POST', '/', {
-    body: { message: 'survive', background: true, workflows: [workflow('w', [step('k1'), step('k2', ['k1']), step('k3', ['k2'], { description: 'slow one [[slow first=3000]]' }), step('k4', ['k3'])])] },
+    body: {
+      message: 'survive',
+      background: true,
+      workflows: [
+        workflow('w', [
+          step('k1'),
+          step('k2', ['k1']),
+          step('k3', ['k2'], { description: 'slow one [[slow first=3000]]' }),
+          step('k4', ['k3']),
+        ]),
+      ],
+    },
   });
   const taskId = r.json.task_id;
   // Kill once k2 has finished and k3 is under way.
@@ -167,24 +246,46 @@ test('kill -9 of the worker mid-DAG: no finished step runs again, and the task c
 
 test("an answer that does not fit the step's output_schema is retried; dependents get the parsed value", async () => {
   const key = `schema-${uid()}`;
-  const schema = { type: 'object', required: ['city', 'days'], properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } } };
+  const schema = {
+    type: 'object',
+    required: ['city', 'days'],
+    properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } },
+  };
   const since = Date.now();
   const res = await postStream(ctx.stack(), {
     message: 'where to',
-    workflows: [workflow('w', [step('pick', [], { description: `pick a city [[json times=1 key=${key}]]`, output_schema: schema, retry_policy: { max_attempts: 3, backoff: 'fixed', initial_interval: 0.2 } }), step('book', ['pick'])])],
+    workflows: [
+      workflow('w', [
+        step('pick', [], {
+          description: `pick a city [[json times=1 key=${key}]]`,
+          output_schema: schema,
+          retry_policy: { max_attempts: 3, backoff: 'fixed', initial_interval: 0.2 },
+        }),
+        step('book', ['pick']),
+      ]),
+    ],
   });
   const events = await readSse(res, ends);
   expect(events.at(-1)!.data.type).toBe('agent_completed');
   const pick = requestsOf(since, 'step pick');
   expect(pick).toHaveLength(2);
   expect((pick[0].body as { response_format?: { type: string } }).response_format?.type).toBe('json_schema');
-  const bookPrompt = (requestsOf(since, 'step book')[0].body.messages as { role: string; content: string }[]).find((m) => m.role === 'user')!.content;
+  const bookPrompt = (requestsOf(since, 'step book')[0].body.messages as { role: string; content: string }[]).find(
+    (m) => m.role === 'user',
+  )!.content;
   expect(bookPrompt).toMatch(/step pick \(pick\): \{"city":".*","days":\d+\}/);
 });
 
-test('final_output comes after the answer of a run with workflows, over the steps\' results', async () => {
+test("final_output comes after the answer of a run with workflows, over the steps' results", async () => {
   const r = await call('POST', '/', {
-    body: { message: 'sum it up', workflows: [workflow('w', [step('one'), step('two', ['one'])])], final_output: { name: 'summary', schema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } } },
+    body: {
+      message: 'sum it up',
+      workflows: [workflow('w', [step('one'), step('two', ['one'])])],
+      final_output: {
+        name: 'summary',
+        schema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
+      },
+    },
   });
   expect(r.status).toBe(200);
   expect(r.json.status).toBe('completed');
@@ -198,7 +299,12 @@ test("with streaming tokens, parallel steps' tokens interleave in one stream, ea
   const res = await postStream(ctx.stack(), {
     message: 'two at once',
     streaming_tokens: true,
-    workflows: [workflow('w', [step('p', [], { description: 'first [[slow delay=25 tokens=16]]' }), step('q', [], { description: 'second [[slow delay=25 tokens=16]]' })])],
+    workflows: [
+      workflow('w', [
+        step('p', [], { description: 'first [[slow delay=25 tokens=16]]' }),
+        step('q', [], { description: 'second [[slow delay=25 tokens=16]]' }),
+      ]),
+    ],
   });
   const events = await readSse(res, ends);
   expect(events.at(-1)!.data.type).toBe('agent_completed');

@@ -18,7 +18,11 @@ class Docs {
   /** A schema or object with its $ref (one document-local hop at a time) followed. */
   static deref(doc: Json, v: any): any {
     let at = v;
-    for (let i = 0; at && typeof at.$ref === 'string' && i < 10; i++) at = at.$ref.slice(2).split('/').reduce((o: any, k: string) => o?.[k], doc);
+    for (let i = 0; at && typeof at.$ref === 'string' && i < 10; i++)
+      at = at.$ref
+        .slice(2)
+        .split('/')
+        .reduce((o: any, k: string) => o?.[k], doc);
     return at;
   }
 }
@@ -35,8 +39,13 @@ const kindOf = (s: Json): string | undefined => {
   const k = s.properties?.type?.const ?? s.properties?.status?.const ?? s.properties?.event?.const;
   return k === undefined ? undefined : String(k);
 };
-const isAny = (s: unknown) => s === true || (s && typeof s === 'object' && Object.keys(s).filter((k) => !['description', 'title', 'default'].includes(k)).length === 0);
-const subset = <T>(a: Iterable<T>, b: Set<T> | T[]) => [...a].every((x) => (b instanceof Set ? b.has(x) : b.some((y) => JSON.stringify(y) === JSON.stringify(x))));
+const isAny = (s: unknown) =>
+  s === true ||
+  (s &&
+    typeof s === 'object' &&
+    Object.keys(s).filter((k) => !['description', 'title', 'default'].includes(k)).length === 0);
+const subset = <T>(a: Iterable<T>, b: Set<T> | T[]) =>
+  [...a].every((x) => (b instanceof Set ? b.has(x) : b.some((y) => JSON.stringify(y) === JSON.stringify(x))));
 
 /** Problems of an answer schema: what an old client reads must still come, as it knew it. */
 function answerProblems(d: Docs, oldRaw: unknown, nowRaw: unknown, at: string): string[] {
@@ -52,18 +61,22 @@ function answerProblems(d: Docs, oldRaw: unknown, nowRaw: unknown, at: string): 
       const kind = kindOf(v);
       const same = kind === undefined ? [] : nowVariants.filter((w) => kindOf(w) === kind);
       if (same.length === 1) return answerProblems(d, v, same[0], `${at}(${kind})`);
-      return nowVariants.some((w) => answerProblems(d, v, w, at).length === 0) ? [] : [`${at}: variant ${kind ?? i} is gone or changed`];
+      return nowVariants.some((w) => answerProblems(d, v, w, at).length === 0)
+        ? []
+        : [`${at}: variant ${kind ?? i} is gone or changed`];
     });
   }
   const out: string[] = [];
   const [ot, nt] = [typesOf(o), typesOf(n)];
   if (ot && (!nt || !subset(nt, ot))) out.push(`${at}: type ${[...(ot ?? [])]} became ${[...(nt ?? ['anything'])]}`);
   const ov = valuesOf(o);
-  if (ov && !(valuesOf(n) && subset(valuesOf(n)!, ov))) out.push(`${at}: values ${JSON.stringify(ov)} became ${JSON.stringify(valuesOf(n) ?? 'any')}`);
+  if (ov && !(valuesOf(n) && subset(valuesOf(n)!, ov)))
+    out.push(`${at}: values ${JSON.stringify(ov)} became ${JSON.stringify(valuesOf(n) ?? 'any')}`);
   for (const [p, s] of Object.entries<Json>(o.properties ?? {})) {
     if (!n.properties || !(p in n.properties)) out.push(`${at}.${p}: removed`);
     else {
-      if ((o.required ?? []).includes(p) && !(n.required ?? []).includes(p)) out.push(`${at}.${p}: no longer always there`);
+      if ((o.required ?? []).includes(p) && !(n.required ?? []).includes(p))
+        out.push(`${at}.${p}: no longer always there`);
       out.push(...answerProblems(d, s, n.properties[p], `${at}.${p}`));
     }
   }
@@ -73,7 +86,8 @@ function answerProblems(d: Docs, oldRaw: unknown, nowRaw: unknown, at: string): 
   return out;
 }
 
-const loosened = (o: Json, n: Json, key: string, wider: (a: number, b: number) => boolean) => o[key] === undefined ? n[key] === undefined : n[key] === undefined || wider(n[key], o[key]);
+const loosened = (o: Json, n: Json, key: string, wider: (a: number, b: number) => boolean) =>
+  o[key] === undefined ? n[key] === undefined : n[key] === undefined || wider(n[key], o[key]);
 
 /** Problems of a request schema: whatever an old client could send must still be accepted. */
 function requestProblems(d: Docs, oldRaw: unknown, nowRaw: unknown, at: string): string[] {
@@ -83,16 +97,28 @@ function requestProblems(d: Docs, oldRaw: unknown, nowRaw: unknown, at: string):
   const oldVariants = variantsOf(o);
   if (oldVariants) return oldVariants.flatMap((v, i) => requestProblems(d, v, n, `${at}(variant ${i})`));
   const nowVariants = variantsOf(n);
-  if (nowVariants) return nowVariants.some((w) => requestProblems(d, o, w, at).length === 0) ? [] : [`${at}: no longer accepted as it was`];
+  if (nowVariants)
+    return nowVariants.some((w) => requestProblems(d, o, w, at).length === 0)
+      ? []
+      : [`${at}: no longer accepted as it was`];
   const out: string[] = [];
   const [ot, nt] = [typesOf(o), typesOf(n)];
   if (nt && (!ot || !subset(ot, nt))) out.push(`${at}: type ${[...(ot ?? ['anything'])]} narrowed to ${[...nt]}`);
   const nv = valuesOf(n);
-  if (nv && !(valuesOf(o) && subset(valuesOf(o)!, nv))) out.push(`${at}: values ${JSON.stringify(valuesOf(o) ?? 'any')} narrowed to ${JSON.stringify(nv)}`);
-  for (const [key, wider] of [['minimum', (a: number, b: number) => a <= b], ['minLength', (a: number, b: number) => a <= b], ['minItems', (a: number, b: number) => a <= b], ['maximum', (a: number, b: number) => a >= b], ['maxLength', (a: number, b: number) => a >= b], ['maxItems', (a: number, b: number) => a >= b]] as const) {
+  if (nv && !(valuesOf(o) && subset(valuesOf(o)!, nv)))
+    out.push(`${at}: values ${JSON.stringify(valuesOf(o) ?? 'any')} narrowed to ${JSON.stringify(nv)}`);
+  for (const [key, wider] of [
+    ['minimum', (a: number, b: number) => a <= b],
+    ['minLength', (a: number, b: number) => a <= b],
+    ['minItems', (a: number, b: number) => a <= b],
+    ['maximum', (a: number, b: number) => a >= b],
+    ['maxLength', (a: number, b: number) => a >= b],
+    ['maxItems', (a: number, b: number) => a >= b],
+  ] as const) {
     if (!loosened(o, n, key, wider)) out.push(`${at}: ${key} ${o[key] ?? 'none'} became ${n[key]}`);
   }
-  if (n.pattern !== undefined && n.pattern !== o.pattern) out.push(`${at}: pattern ${o.pattern ?? 'none'} became ${n.pattern}`);
+  if (n.pattern !== undefined && n.pattern !== o.pattern)
+    out.push(`${at}: pattern ${o.pattern ?? 'none'} became ${n.pattern}`);
   for (const p of n.required ?? []) if (!(o.required ?? []).includes(p)) out.push(`${at}.${p}: newly required`);
   for (const [p, s] of Object.entries<Json>(o.properties ?? {})) {
     if (!n.properties || !(p in n.properties)) {
@@ -106,7 +132,10 @@ function requestProblems(d: Docs, oldRaw: unknown, nowRaw: unknown, at: string):
 /** One operation of the old document against the same one now. */
 function operationProblems(d: Docs, label: string, o: Json, n: Json): string[] {
   const out: string[] = [];
-  const params = (op: Json, doc: Json) => new Map<string, Json>((op.parameters ?? []).map((p: Json) => Docs.deref(doc, p)).map((p: Json) => [`${p.in}:${p.name}`, p]));
+  const params = (op: Json, doc: Json) =>
+    new Map<string, Json>(
+      (op.parameters ?? []).map((p: Json) => Docs.deref(doc, p)).map((p: Json) => [`${p.in}:${p.name}`, p]),
+    );
   const [op, np] = [params(o, d.old), params(n, d.now)];
   for (const [key, p] of op) {
     const q = np.get(key);
@@ -132,10 +161,11 @@ function operationProblems(d: Docs, label: string, o: Json, n: Json): string[] {
     if (!/^2/.test(status)) continue; // errors share one Error shape, compared with the schemas
     const nr = Docs.deref(d.now, n.responses?.[status]);
     if (!nr) out.push(`${label} ${status}: no longer answered`);
-    else for (const [type, m] of Object.entries<Json>(Docs.deref(d.old, r).content ?? {})) {
-      if (!nr.content?.[type]) out.push(`${label} ${status} ${type}: no longer answered`);
-      else out.push(...answerProblems(d, m.schema, nr.content[type].schema, `${label} ${status} ${type}`));
-    }
+    else
+      for (const [type, m] of Object.entries<Json>(Docs.deref(d.old, r).content ?? {})) {
+        if (!nr.content?.[type]) out.push(`${label} ${status} ${type}: no longer answered`);
+        else out.push(...answerProblems(d, m.schema, nr.content[type].schema, `${label} ${status} ${type}`));
+      }
   }
   return out;
 }

@@ -11,7 +11,10 @@ let deprecated: ServedApp;
 
 beforeAll(async () => {
   plain = await serveApp();
-  deprecated = await serveApp({ API_VERSION: LATEST_VERSION, API_VERSION_DEPRECATIONS: `${LATEST_VERSION}:2027-01-15:2027-07-15` });
+  deprecated = await serveApp({
+    API_VERSION: LATEST_VERSION,
+    API_VERSION_DEPRECATIONS: `${LATEST_VERSION}:2027-01-15:2027-07-15`,
+  });
 });
 afterAll(async () => {
   await plain?.close();
@@ -19,7 +22,8 @@ afterAll(async () => {
 });
 
 /** An answer of the versioned API that needs no Temporal: an unknown path, a 404. */
-const ask = (app: ServedApp, headers: Record<string, string> = {}) => fetch(`${app.url}/nowhere`, { headers: { authorization: `Bearer ${API_KEY}`, ...headers } });
+const ask = (app: ServedApp, headers: Record<string, string> = {}) =>
+  fetch(`${app.url}/nowhere`, { headers: { authorization: `Bearer ${API_KEY}`, ...headers } });
 
 test("without API-Version the deployment's version answers, and says so; with it, that version", async () => {
   const r = await ask(plain);
@@ -29,12 +33,16 @@ test("without API-Version the deployment's version answers, and says so; with it
   expect([unauthenticated.status, unauthenticated.headers.get('api-version')]).toEqual([401, LATEST_VERSION]);
 });
 
-test('a version this service does not have is a 400 naming the header and the versions it has, answered in the deployment\'s', async () => {
+test("a version this service does not have is a 400 naming the header and the versions it has, answered in the deployment's", async () => {
   for (const asked of ['2025-01-01', 'latest', '']) {
     const r = await ask(plain, { 'api-version': asked });
-    const body = (await r.json()) as { error: { type: string; message: string; details: { path: string; code: string }[] } };
+    const body = (await r.json()) as {
+      error: { type: string; message: string; details: { path: string; code: string }[] };
+    };
     expect([asked, r.status, r.headers.get('api-version')]).toEqual([asked, 400, LATEST_VERSION]);
-    expect(body.error.details).toEqual([expect.objectContaining({ path: 'header.API-Version', code: 'unknown_version' })]);
+    expect(body.error.details).toEqual([
+      expect.objectContaining({ path: 'header.API-Version', code: 'unknown_version' }),
+    ]);
     expect(body.error.message).toContain(LATEST_VERSION);
   }
 });
@@ -45,7 +53,11 @@ test('a version marked deprecated answers with Deprecation (RFC 9745) and Sunset
   expect(r.headers.get('sunset')).toBe('Thu, 15 Jul 2027 00:00:00 GMT');
   // Errors too: the version is the answer's, whatever its status.
   const bad = await fetch(`${deprecated.url}/tasks?limit=0`, { headers: { authorization: `Bearer ${API_KEY}` } });
-  expect([bad.status, bad.headers.get('deprecation'), bad.headers.get('api-version')]).toEqual([400, expect.stringMatching(/^@\d+$/), LATEST_VERSION]);
+  expect([bad.status, bad.headers.get('deprecation'), bad.headers.get('api-version')]).toEqual([
+    400,
+    expect.stringMatching(/^@\d+$/),
+    LATEST_VERSION,
+  ]);
   const current = await ask(plain);
   expect([current.headers.get('deprecation'), current.headers.get('sunset')]).toEqual([null, null]);
 });

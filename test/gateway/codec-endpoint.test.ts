@@ -21,14 +21,20 @@ interface JsonPayload {
 }
 
 const toJson = (p: Payload): JsonPayload => ({
-  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+  ),
   data: Buffer.from(p.data ?? []).toString('base64'),
 });
 const value = (p: JsonPayload) => JSON.parse(Buffer.from(p.data, 'base64').toString('utf8'));
 const meta = (p: JsonPayload, k: string) => Buffer.from(p.metadata[k] ?? '', 'base64').toString('utf8');
 
 function post(path: string, body: unknown, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) {
-  return fetch(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return fetch(`${app.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 const SECRET = { message: 'my card number is 4111 1111 1111 1111' };
@@ -51,7 +57,10 @@ test('encode then decode is a round trip; what encode returns is ciphertext unde
 });
 
 test('decode reads what the service’s own clients wrote, and passes unencrypted payloads through', async () => {
-  const [sealed, sealedUndefined] = await app.codec.encode([defaultPayloadConverter.toPayload(SECRET)!, defaultPayloadConverter.toPayload(undefined)!]);
+  const [sealed, sealedUndefined] = await app.codec.encode([
+    defaultPayloadConverter.toPayload(SECRET)!,
+    defaultPayloadConverter.toPayload(undefined)!,
+  ]);
   const plain = toJson(defaultPayloadConverter.toPayload('written before encryption')!);
   const r = await post('/codec/decode', { payloads: [toJson(sealed), plain, toJson(sealedUndefined)] });
   expect(r.status).toBe(200);
@@ -79,7 +88,12 @@ test('the Web UI form: the token as the path segment before decode (it cannot se
 
 test('401 without the token, with a wrong one, or with an account’s API key; the error names no token', async () => {
   const body = { payloads: [] };
-  for (const headers of <Record<string, string>[]>[{}, { authorization: 'Bearer wrong-token-0123456789' }, { authorization: `Bearer ${API_KEY}` }, { authorization: TOKEN }]) {
+  for (const headers of <Record<string, string>[]>[
+    {},
+    { authorization: 'Bearer wrong-token-0123456789' },
+    { authorization: `Bearer ${API_KEY}` },
+    { authorization: TOKEN },
+  ]) {
     const r = await post('/codec/decode', body, headers);
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -94,7 +108,11 @@ test('401 without the token, with a wrong one, or with an account’s API key; t
 test('CORS preflight from the Web UI’s origin: allowed, with Authorization, Content-Type and X-Namespace; no token needed', async () => {
   const r = await fetch(`${app.url}/codec/decode`, {
     method: 'OPTIONS',
-    headers: { origin: UI, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,x-namespace' },
+    headers: {
+      origin: UI,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization,content-type,x-namespace',
+    },
   });
   expect(r.status).toBe(204);
   expect(r.headers.get('access-control-allow-origin')).toBe(UI);
@@ -109,22 +127,40 @@ test('CORS preflight from the Web UI’s origin: allowed, with Authorization, Co
 });
 
 test('another origin gets no CORS permission (the browser then refuses it)', async () => {
-  const r = await fetch(`${app.url}/codec/decode`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+  const r = await fetch(`${app.url}/codec/decode`, {
+    method: 'OPTIONS',
+    headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+  });
   expect(r.headers.get('access-control-allow-origin')).toBeNull();
-  const p = await post('/codec/decode', { payloads: [] }, { authorization: `Bearer ${TOKEN}`, origin: 'https://evil.example' });
+  const p = await post(
+    '/codec/decode',
+    { payloads: [] },
+    { authorization: `Bearer ${TOKEN}`, origin: 'https://evil.example' },
+  );
   expect(p.headers.get('access-control-allow-origin')).toBeNull();
 });
 
 test('an unknown key id is a 400 naming it; malformed bodies are 400, other media types 415', async () => {
-  const foreign = { metadata: { encoding: Buffer.from('binary/encrypted').toString('base64'), 'encryption-key-id': Buffer.from('retired').toString('base64') }, data: Buffer.alloc(40).toString('base64') };
+  const foreign = {
+    metadata: {
+      encoding: Buffer.from('binary/encrypted').toString('base64'),
+      'encryption-key-id': Buffer.from('retired').toString('base64'),
+    },
+    data: Buffer.alloc(40).toString('base64'),
+  };
   const r = await post('/codec/decode', { payloads: [foreign] });
   expect(r.status).toBe(400);
-  expect(((await r.json()) as any).error).toMatchObject({ type: 'invalid_request', message: expect.stringContaining('key id "retired"') });
+  expect(((await r.json()) as any).error).toMatchObject({
+    type: 'invalid_request',
+    message: expect.stringContaining('key id "retired"'),
+  });
 
   expect((await post('/codec/decode', { payloads: [{ data: '***' }] })).status).toBe(400);
   expect((await post('/codec/decode', { payloads: 'x' })).status).toBe(400);
   expect((await post('/codec/decode', '{not json')).status).toBe(400);
-  expect((await post('/codec/decode', 'x', { authorization: `Bearer ${TOKEN}`, 'content-type': 'text/plain' })).status).toBe(415);
+  expect(
+    (await post('/codec/decode', 'x', { authorization: `Bearer ${TOKEN}`, 'content-type': 'text/plain' })).status,
+  ).toBe(415);
 });
 
 test('only POST /codec/encode and /codec/decode exist', async () => {
@@ -136,7 +172,11 @@ test('only POST /codec/encode and /codec/decode exist', async () => {
 test('without CODEC_AUTH_TOKEN the endpoint is off: 404 saying so, whatever is sent', async () => {
   const off = await serveApp();
   try {
-    const r = await fetch(`${off.url}/codec/decode`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: '{"payloads":[]}' });
+    const r = await fetch(`${off.url}/codec/decode`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: '{"payloads":[]}',
+    });
     expect(r.status).toBe(404);
     expect(((await r.json()) as any).error.message).toContain('CODEC_AUTH_TOKEN');
   } finally {

@@ -15,7 +15,9 @@ test('one slow probe is not an outage; two in a row are, and one answer ends it'
     asked++;
     return probe();
   };
-  const health = new DependencyHealth({ redis, temporal: async () => 'ok' }, pino({ level: 'silent' }), { timeoutMs: 50 });
+  const health = new DependencyHealth({ redis, temporal: async () => 'ok' }, pino({ level: 'silent' }), {
+    timeoutMs: 50,
+  });
   expect(await health.probe('redis')).toBe(false);
   expect(health.isAway('redis')).toBe(false);
   expect(await health.probe('redis')).toBe(false);
@@ -40,7 +42,11 @@ test('one slow probe is not an outage; two in a row are, and one answer ends it'
 });
 
 test('a probe that fails outright counts like one that never answers', async () => {
-  const health = new DependencyHealth({ redis: async () => 'ok', temporal: () => Promise.reject(new Error('ECONNREFUSED')) }, pino({ level: 'silent' }), { timeoutMs: 50 });
+  const health = new DependencyHealth(
+    { redis: async () => 'ok', temporal: () => Promise.reject(new Error('ECONNREFUSED')) },
+    pino({ level: 'silent' }),
+    { timeoutMs: 50 },
+  );
   await health.probe('temporal');
   await health.probe('temporal');
   expect(() => health.require('temporal')).toThrow(/Temporal is unavailable/);
@@ -48,9 +54,18 @@ test('a probe that fails outright counts like one that never answers', async () 
 
 test('started, it probes in the background until stopped', async () => {
   let calls = 0;
-  const health = new DependencyHealth({ redis: async () => calls++, temporal: async () => 'ok' }, pino({ level: 'silent' }), { intervalMs: 20, timeoutMs: 50 });
+  const health = new DependencyHealth(
+    { redis: async () => calls++, temporal: async () => 'ok' },
+    pino({ level: 'silent' }),
+    { intervalMs: 20, timeoutMs: 50 },
+  );
   health.start();
-  await waitUntil('three background probes', () => calls, (n) => n >= 3, { timeoutMs: 5000, stepMs: 10 });
+  await waitUntil(
+    'three background probes',
+    () => calls,
+    (n) => n >= 3,
+    { timeoutMs: 5000, stepMs: 10 },
+  );
   health.stop();
   const seen = calls;
   // Deliberate: five probe intervals (20 ms each) in which a probe that was not stopped would run.

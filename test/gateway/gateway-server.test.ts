@@ -26,12 +26,18 @@ function rawRequest(raw: string): Promise<string> {
 }
 
 test('a URL past the header limit is a JSON 431 naming the limit, not retryable', async () => {
-  const r = await fetch(`${app.url}/tasks?cursor=${'a'.repeat(HEADER_LIMIT_BYTES)}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+  const r = await fetch(`${app.url}/tasks?cursor=${'a'.repeat(HEADER_LIMIT_BYTES)}`, {
+    headers: { authorization: `Bearer ${API_KEY}` },
+  });
   expect(r.status).toBe(431);
   expect(r.headers.get('content-type')).toMatch(/^application\/json/);
   expect(r.headers.get('x-should-retry')).toBe('false');
   expect(await r.json()).toEqual({
-    error: { type: 'headers_too_large', message: `the request's headers, its URL included, exceed ${HEADER_LIMIT_BYTES / 1024} KiB`, details: { limit: HEADER_LIMIT_BYTES } },
+    error: {
+      type: 'headers_too_large',
+      message: `the request's headers, its URL included, exceed ${HEADER_LIMIT_BYTES / 1024} KiB`,
+      details: { limit: HEADER_LIMIT_BYTES },
+    },
   });
 });
 

@@ -11,7 +11,14 @@ import { z } from 'zod';
 import { createApp, GatewayDeps } from '../../src/gateway/app';
 import { buildOpenApi, openApiRoute, renderOpenApi } from '../../src/gateway/openapi';
 import { LATEST_VERSION, VERSION_NAMES } from '../../src/api-versions';
-import { runRequestSchema, TASK_ID, SESSION_ID, IDEMPOTENCY_KEY, SCHEDULE_ID, LAST_EVENT_ID } from '../../src/gateway/schemas';
+import {
+  runRequestSchema,
+  TASK_ID,
+  SESSION_ID,
+  IDEMPOTENCY_KEY,
+  SCHEDULE_ID,
+  LAST_EVENT_ID,
+} from '../../src/gateway/schemas';
 
 type Json = Record<string, any>;
 
@@ -116,7 +123,10 @@ describe('the document covers the service', () => {
   it('documents exactly the routes Express serves', () => {
     // createApp only wires closures at construction, so stand-in deps are enough.
     const app = createApp({ config: { BODY_LIMIT_BYTES: 1024 } } as unknown as GatewayDeps);
-    const served = new Set([...expressRoutes((app as any).router.stack), ...expressRoutes((openApiRoute() as any).stack)]);
+    const served = new Set([
+      ...expressRoutes((app as any).router.stack),
+      ...expressRoutes((openApiRoute() as any).stack),
+    ]);
     const documented = new Set(operations().map(({ path, method }) => `${method.toUpperCase()} ${path}`));
     expect([...documented].sort()).toEqual([...served].sort());
     expect(served.has('POST /')).toBe(true);
@@ -126,12 +136,14 @@ describe('the document covers the service', () => {
   it('answers with the shared error body on every error status of an authenticated route', () => {
     for (const { path, method, op } of operations()) {
       if (op.security?.length === 0) continue;
-      for (const status of ['400', '401', '500', '503']) expect([path, method, status in op.responses]).toEqual([path, method, true]);
+      for (const status of ['400', '401', '500', '503'])
+        expect([path, method, status in op.responses]).toEqual([path, method, true]);
       for (const [status, r] of Object.entries(op.responses as Json)) {
         if (Number(status) < 400) continue;
         expect(deref(r as Json).content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
       }
-      if (method === 'post' || method === 'patch') for (const s of ['400', '413', '415']) expect(s in op.responses).toBe(true);
+      if (method === 'post' || method === 'patch')
+        for (const s of ['400', '413', '415']) expect(s in op.responses).toBe(true);
     }
     expect(deref(doc.paths['/tasks/{id}'].get.responses['503']).headers['Retry-After']).toBeDefined();
     expect(deref(doc.paths['/'].post.responses['401']).headers['WWW-Authenticate']).toBeDefined();
@@ -139,23 +151,50 @@ describe('the document covers the service', () => {
 
   it('documents every status of POST / and its three ways to answer', () => {
     const run = doc.paths['/'].post;
-    expect(Object.keys(run.responses).sort()).toEqual(['200', '202', '400', '401', '404', '409', '413', '415', '422', '431', '500', '503']);
+    expect(Object.keys(run.responses).sort()).toEqual([
+      '200',
+      '202',
+      '400',
+      '401',
+      '404',
+      '409',
+      '413',
+      '415',
+      '422',
+      '431',
+      '500',
+      '503',
+    ]);
     expect(Object.keys(run.responses['200'].content).sort()).toEqual(['application/json', 'text/event-stream']);
     expect(run.responses['202'].headers.Location).toBeDefined();
     const params = run.parameters.map(deref).map((p: Json) => `${p.in}:${p.name}`);
     expect(params).toEqual(expect.arrayContaining(['query:session', 'header:Idempotency-Key']));
     expect(doc.paths['/tasks/{id}/result'].get.parameters.map(deref).map((p: Json) => p.name)).toContain('wait');
-    expect(doc.paths['/tasks/{id}/events'].get.parameters.map(deref).map((p: Json) => p.name)).toEqual(expect.arrayContaining(['Last-Event-ID', 'after']));
+    expect(doc.paths['/tasks/{id}/events'].get.parameters.map(deref).map((p: Json) => p.name)).toEqual(
+      expect.arrayContaining(['Last-Event-ID', 'after']),
+    );
     expect(deref(doc.paths['/readyz'].get.responses['503']).headers['Retry-After']).toBeDefined();
   });
 
   it('describes every SSE event type with type, session, task_id and seq', () => {
     const variants = doc.components.schemas.AgentEvent.oneOf as Json[];
     const types = variants.map((v) => v.properties.type.const);
-    expect(types).toEqual(expect.arrayContaining(['agent_started', 'agent_response', 'agent_step', 'agent_progress', 'agent_cost', 'agent_completed', 'agent_error']));
+    expect(types).toEqual(
+      expect.arrayContaining([
+        'agent_started',
+        'agent_response',
+        'agent_step',
+        'agent_progress',
+        'agent_cost',
+        'agent_completed',
+        'agent_error',
+      ]),
+    );
     expect(new Set(types).size).toBe(variants.length);
     for (const v of variants) expect(v.required).toEqual(expect.arrayContaining(['type', 'session', 'task_id', 'seq']));
-    expect(doc.paths['/tasks/{id}/events'].get.responses['200'].content['text/event-stream']['x-sse-data']).toEqual({ $ref: '#/components/schemas/AgentEvent' });
+    expect(doc.paths['/tasks/{id}/events'].get.responses['200'].content['text/event-stream']['x-sse-data']).toEqual({
+      $ref: '#/components/schemas/AgentEvent',
+    });
   });
 });
 
@@ -166,11 +205,17 @@ describe('request schemas come from the zod validation schemas', () => {
     expect(runSchema().additionalProperties).toBe(false);
     expect(runSchema().required).toContain('message');
     expect(runSchema().properties.mcp_servers.items.additionalProperties).toBe(false);
-    expect(doc.components.schemas.PatchTaskRequest).toMatchObject({ additionalProperties: false, required: ['metadata'] });
+    expect(doc.components.schemas.PatchTaskRequest).toMatchObject({
+      additionalProperties: false,
+      required: ['metadata'],
+    });
   });
 
   it('is the zod schema converted, not a hand-written copy', () => {
-    const { $schema: _dialect, ...fromZod } = z.toJSONSchema(runRequestSchema, { target: 'draft-2020-12', io: 'input' }) as Json;
+    const { $schema: _dialect, ...fromZod } = z.toJSONSchema(runRequestSchema, {
+      target: 'draft-2020-12',
+      io: 'input',
+    }) as Json;
     expect(runSchema()).toEqual(fromZod);
   });
 
@@ -188,12 +233,40 @@ describe('request schemas come from the zod validation schemas', () => {
       ['a callback with background: false', { message: 'x', background: false, webhook: { url } }, false],
       ['a callback with background: true', { message: 'x', background: true, callback: { url } }, true],
       ['callback and webhook', { message: 'x', background: true, callback: { url }, webhook: { url } }, false],
-      ['a header the delivery sets (any case)', { message: 'x', background: true, callback: { url, headers: { 'WEBHOOK-Signature': 'v1,x' } } }, false],
-      ['a hop-by-hop header', { message: 'x', background: true, callback: { url, headers: { te: 'trailers' } } }, false],
-      ['a header of its own', { message: 'x', background: true, callback: { url, headers: { 'X-Webhook-Token': 't', 'Content-Language': 'en' } } }, true],
-      ['a final output whose schema is no object', { message: 'x', final_output: { name: 'o', schema: { type: 'string' } } }, false],
-      ['a final output of an object', { message: 'x', final_output: { name: 'o', schema: { type: 'object', properties: {} } } }, true],
-      ['a 65-character serverName, trimmed to 63', { message: 'x', mcp_servers: [{ serverName: ` ${'s'.repeat(63)} `, serverUrl: url }] }, false],
+      [
+        'a header the delivery sets (any case)',
+        { message: 'x', background: true, callback: { url, headers: { 'WEBHOOK-Signature': 'v1,x' } } },
+        false,
+      ],
+      [
+        'a hop-by-hop header',
+        { message: 'x', background: true, callback: { url, headers: { te: 'trailers' } } },
+        false,
+      ],
+      [
+        'a header of its own',
+        {
+          message: 'x',
+          background: true,
+          callback: { url, headers: { 'X-Webhook-Token': 't', 'Content-Language': 'en' } },
+        },
+        true,
+      ],
+      [
+        'a final output whose schema is no object',
+        { message: 'x', final_output: { name: 'o', schema: { type: 'string' } } },
+        false,
+      ],
+      [
+        'a final output of an object',
+        { message: 'x', final_output: { name: 'o', schema: { type: 'object', properties: {} } } },
+        true,
+      ],
+      [
+        'a 65-character serverName, trimmed to 63',
+        { message: 'x', mcp_servers: [{ serverName: ` ${'s'.repeat(63)} `, serverUrl: url }] },
+        false,
+      ],
     ];
     for (const [what, body, accepted] of bodies) {
       expect([what, fits(body), runRequestSchema.safeParse(body).success]).toEqual([what, accepted, accepted]);
@@ -202,7 +275,12 @@ describe('request schemas come from the zod validation schemas', () => {
 
   it('describes each event of a stream as an SSE reader parses it, its data JSON of the event schema', () => {
     const stream = doc.paths['/tasks/{id}/events'].get.responses['200'].content['text/event-stream'].schema;
-    const frames = stream.oneOf.map((f: Json) => [f.properties.event.const, f.properties.data.contentMediaType, f.properties.data.contentSchema.$ref, f.required]);
+    const frames = stream.oneOf.map((f: Json) => [
+      f.properties.event.const,
+      f.properties.data.contentMediaType,
+      f.properties.data.contentSchema.$ref,
+      f.required,
+    ]);
     expect(frames).toEqual([
       ['message', 'application/json', '#/components/schemas/AgentEvent', ['data', 'id']],
       ['error', 'application/json', '#/components/schemas/StreamError', ['data', 'event']],
@@ -232,12 +310,24 @@ describe('schedules (SPEC 2.5)', () => {
       'POST /schedules/{id}/trigger',
       'POST /schedules/{id}/unpause',
     ]);
-    for (const { path, op } of ops) if (path !== '/schedules') expect(['400', '404'].every((s) => s in op.responses)).toBe(true);
-    expect(doc.paths['/schedules'].get.parameters.map(deref).map((p: Json) => p.name).sort()).toEqual(['API-Version', 'cursor', 'limit']);
+    for (const { path, op } of ops)
+      if (path !== '/schedules') expect(['400', '404'].every((s) => s in op.responses)).toBe(true);
+    expect(
+      doc.paths['/schedules'].get.parameters
+        .map(deref)
+        .map((p: Json) => p.name)
+        .sort(),
+    ).toEqual(['API-Version', 'cursor', 'limit']);
     expect(doc.paths['/schedules/{id}/pause'].post.requestBody).toMatchObject({ required: false });
-    expect(doc.paths['/schedules/{id}/trigger'].post.responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ScheduleTriggered' });
+    expect(doc.paths['/schedules/{id}/trigger'].post.responses['202'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ScheduleTriggered',
+    });
     const listTasks = doc.paths['/tasks'].get.parameters.map(deref);
-    expect(listTasks.find((p: Json) => p.name === 'schedule')).toMatchObject({ in: 'query', required: false, schema: { type: 'string' } });
+    expect(listTasks.find((p: Json) => p.name === 'schedule')).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { type: 'string' },
+    });
   });
 
   it("lists the schedules in the run's JSON and background answers, and describes a schedule's fields", () => {
@@ -250,28 +340,55 @@ describe('schedules (SPEC 2.5)', () => {
     }
     expect(s.TaskAccepted.properties.schedules.items.required).toEqual(['schedule_id', 'next_run_at']);
     expect(s.TaskResult.anyOf.every((v: Json) => !('schedules' in v.properties))).toBe(true);
-    const fields = ['schedule_id', 'session', 'schedule', 'timezone', 'overlap', 'message_preview', 'paused', 'state', 'note', 'created_at', 'next_run_at'];
+    const fields = [
+      'schedule_id',
+      'session',
+      'schedule',
+      'timezone',
+      'overlap',
+      'message_preview',
+      'paused',
+      'state',
+      'note',
+      'created_at',
+      'next_run_at',
+    ];
     expect(Object.keys(s.Schedule.properties).sort()).toEqual([...fields].sort());
-    expect(Object.keys(s.ScheduleDetail.properties).sort()).toEqual([...fields, 'next_runs', 'runs', 'recent_tasks', 'running_tasks'].sort());
+    expect(Object.keys(s.ScheduleDetail.properties).sort()).toEqual(
+      [...fields, 'next_runs', 'runs', 'recent_tasks', 'running_tasks'].sort(),
+    );
     expect(s.Schedule.properties.overlap.enum).toEqual(['skip', 'buffer_one', 'allow_all']);
     expect(s.ScheduleList.properties.schedules.items).toEqual(s.Schedule);
-    expect(s.PauseScheduleRequest).toMatchObject({ additionalProperties: false, properties: { note: { type: 'string' } } });
+    expect(s.PauseScheduleRequest).toMatchObject({
+      additionalProperties: false,
+      properties: { note: { type: 'string' } },
+    });
     const scheduled = (s.AgentEvent.oneOf as Json[]).find((v) => v.properties.type.const === 'agent_scheduled');
     expect(scheduled?.required).toEqual(expect.arrayContaining(['schedules']));
   });
 });
 
 describe('versions (src/api-versions.ts)', () => {
-  it('names the newest version as the document\'s own, and lets every operation of the API pick one and say which answered', () => {
+  it("names the newest version as the document's own, and lets every operation of the API pick one and say which answered", () => {
     expect(doc.info.version).toBe(LATEST_VERSION);
-    expect(deref(doc.components.parameters.ApiVersion)).toMatchObject({ in: 'header', name: 'API-Version', required: false, schema: { enum: VERSION_NAMES } });
+    expect(deref(doc.components.parameters.ApiVersion)).toMatchObject({
+      in: 'header',
+      name: 'API-Version',
+      required: false,
+      schema: { enum: VERSION_NAMES },
+    });
     for (const { path, method, op } of operations()) {
       const versioned = op.security?.length !== 0; // the probes and the document are not
       const params = (op.parameters ?? []).map(deref).map((p: Json) => p.name);
       expect([method, path, params.includes('API-Version')]).toEqual([method, path, versioned]);
       for (const [status, r] of Object.entries(op.responses as Json)) {
         if (!versioned || status === '431') continue; // the HTTP server answers a 431 before the API sees the request
-        expect([method, path, status, Object.keys(deref(r as Json).headers ?? {})]).toEqual([method, path, status, expect.arrayContaining(['API-Version', 'Deprecation', 'Sunset'])]);
+        expect([method, path, status, Object.keys(deref(r as Json).headers ?? {})]).toEqual([
+          method,
+          path,
+          status,
+          expect.arrayContaining(['API-Version', 'Deprecation', 'Sunset']),
+        ]);
       }
     }
   });

@@ -4,7 +4,10 @@
 import { ScheduleService } from '../../src/gateway/schedule-service';
 import { UnprocessableRequestError } from '../../src/errors';
 
-const service = new ScheduleService(undefined as never, undefined as never, { TEMPORAL_TASK_QUEUE: 'q', TEMPORAL_NAMESPACE: 'default' });
+const service = new ScheduleService(undefined as never, undefined as never, {
+  TEMPORAL_TASK_QUEUE: 'q',
+  TEMPORAL_NAMESPACE: 'default',
+});
 const now = new Date('2026-11-26T12:00:00.000Z');
 
 test('good entries are read into their times', () => {

@@ -21,8 +21,15 @@ export interface ServedApp {
 export async function serveApp(env: Record<string, string> = {}): Promise<ServedApp> {
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env });
   const codec = new AesGcmPayloadCodec([{ id: 'k1', key: randomBytes(32) }]);
-  const accounts = { lookup: async (key: string) => (key === API_KEY ? { account: 'alice' } : undefined) } as unknown as AccountDirectory;
-  const app = createApp({ config, logger: pino({ level: 'silent' }), accounts, payloadCodec: codec } as unknown as GatewayDeps);
+  const accounts = {
+    lookup: async (key: string) => (key === API_KEY ? { account: 'alice' } : undefined),
+  } as unknown as AccountDirectory;
+  const app = createApp({
+    config,
+    logger: pino({ level: 'silent' }),
+    accounts,
+    payloadCodec: codec,
+  } as unknown as GatewayDeps);
   const server = gatewayServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -12,7 +12,9 @@ function setup(perSecond = 20) {
   const r = new StatusRevalidator(perSecond, () => clock);
   const confirm = (v: TaskView) => {
     asked.push(v.task_id);
-    return new Promise<TaskView & { attempt?: number; last_error?: null }>((resolve) => pending.push(() => resolve({ ...v, attempt: 3, last_error: null })));
+    return new Promise<TaskView & { attempt?: number; last_error?: null }>((resolve) =>
+      pending.push(() => resolve({ ...v, attempt: 3, last_error: null })),
+    );
   };
   const settle = async () => {
     pending.splice(0).forEach((f) => f());

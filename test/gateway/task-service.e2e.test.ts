@@ -35,12 +35,23 @@ beforeAll(async () => {
   svc.getWorkflowExecutionHistory = ((req: never) => {
     inFlight++;
     const poll = original(req).finally(() => inFlight--);
-    polls.push(poll.then(() => 'answered', (err: { code?: number }) => `code ${err?.code}`));
+    polls.push(
+      poll.then(
+        () => 'answered',
+        (err: { code?: number }) => `code ${err?.code}`,
+      ),
+    );
     return poll;
   }) as typeof svc.getWorkflowExecutionHistory;
   service = new TaskService(env.client, env.connection, {} as never, {} as never, pino({ level: 'silent' }));
   redis = await startPrivateRedis();
-  submitting = new TaskService(env.client, env.connection, new StatusCache(redis.redis, pino({ level: 'silent' }), 60_000), config, pino({ level: 'silent' }));
+  submitting = new TaskService(
+    env.client,
+    env.connection,
+    new StatusCache(redis.redis, pino({ level: 'silent' }), 60_000),
+    config,
+    pino({ level: 'silent' }),
+  );
 });
 afterAll(async () => {
   await redis?.stop();
@@ -65,7 +76,11 @@ test('a wait on a running task ends after its time, leaving no long-poll behind'
   expect(mine).toBeGreaterThan(0);
   // Its last long-poll was cut by the wait's deadline (DEADLINE_EXCEEDED, gRPC code 4), not left to run on, and none came after.
   expect(await polls[polls.length - 1]).toBe('code 4');
-  await waitUntil('the long-polls to end', () => inFlight, (n) => n === 0);
+  await waitUntil(
+    'the long-polls to end',
+    () => inFlight,
+    (n) => n === 0,
+  );
   expect(polls.length - first).toBe(mine);
   await env.client.workflow.getHandle(id).terminate();
 });
@@ -74,7 +89,11 @@ test('a wait returns as soon as the run closes, however it closes', async () => 
   const id = await openRun();
   // A ten-minute wait: one that ran its time out rather than return at the close would hold the test to its timeout.
   const waiting = service.waitForClose(id, 600_000);
-  await waitUntil("the wait's long-poll", () => inFlight, (n) => n > 0);
+  await waitUntil(
+    "the wait's long-poll",
+    () => inFlight,
+    (n) => n > 0,
+  );
   await env.client.workflow.getHandle(id).terminate('done here');
   await waiting;
   expect(inFlight).toBe(0);
@@ -82,11 +101,19 @@ test('a wait returns as soon as the run closes, however it closes', async () => 
 
 test('a new-session submit starts the run and its session, and caches the queued status, each timed', async () => {
   const timing = new ServerTiming();
-  const sub = await submitting.submit(account, { message: 'hi', background: true } as never, undefined, undefined, timing);
+  const sub = await submitting.submit(
+    account,
+    { message: 'hi', background: true } as never,
+    undefined,
+    undefined,
+    timing,
+  );
   const cached = JSON.parse((await redis.redis.get(keys.status(sub.taskId)))!);
   expect(cached).toMatchObject({ task_id: sub.taskId, session: sub.session, status: 'queued' });
   expect((await env.client.workflow.getHandle(sub.taskId).describe()).status.name).toBe('RUNNING');
-  expect(timing.header()).toMatch(/temporal-start;dur=.*temporal-session;dur=|temporal-session;dur=.*temporal-start;dur=/);
+  expect(timing.header()).toMatch(
+    /temporal-start;dur=.*temporal-session;dur=|temporal-session;dur=.*temporal-start;dur=/,
+  );
   expect(timing.header()).toMatch(/redis;dur=/);
   await env.client.workflow.getHandle(sub.taskId).terminate();
 });
@@ -111,7 +138,7 @@ test('a submit whose start fails answers with that failure and leaves no queued 
   expect(await redis.redis.get(keys.status(failedId!))).toBeNull();
 });
 
-test('a start whose first answer was lost and that was tried again is the submit\'s own: it succeeds (task and session)', async () => {
+test("a start whose first answer was lost and that was tried again is the submit's own: it succeeds (task and session)", async () => {
   const workflow = env.client.workflow;
   const start = workflow.start.bind(workflow);
   const retried: string[] = [];
@@ -165,8 +192,17 @@ describe('a cached status never runs ahead of Temporal', () => {
     const id = await openRun();
     await env.client.workflow.getHandle(id).terminate();
     const cache = new StatusCache(redis.redis, pino({ level: 'silent' }), 60_000);
-    await cache.put({ ...finished(id, 'failed'), error: { type: 'terminated', message: 'cached' } }, { recorded: true });
-    const blind = new TaskService({ workflow: { getHandle: () => ({ describe: () => Promise.reject(new Error('not asked')) }) } } as never, env.connection, cache, config, pino({ level: 'silent' }));
+    await cache.put(
+      { ...finished(id, 'failed'), error: { type: 'terminated', message: 'cached' } },
+      { recorded: true },
+    );
+    const blind = new TaskService(
+      { workflow: { getHandle: () => ({ describe: () => Promise.reject(new Error('not asked')) }) } } as never,
+      env.connection,
+      cache,
+      config,
+      pino({ level: 'silent' }),
+    );
     expect(await blind.view(account, id)).toMatchObject({ status: 'failed', error: { message: 'cached' } });
   });
 });

@@ -11,10 +11,18 @@ interface Seen {
   resProto: boolean;
 }
 
-async function serve(server: http.Server, app: express.Express): Promise<{ url: string; seen: Seen[]; close: () => Promise<void> }> {
+async function serve(
+  server: http.Server,
+  app: express.Express,
+): Promise<{ url: string; seen: Seen[]; close: () => Promise<void> }> {
   const seen: Seen[] = [];
   // Runs before Express's own 'request' listener: what Node built, untouched.
-  server.prependListener('request', (req, res) => seen.push({ reqProto: Object.getPrototypeOf(req) === app.request, resProto: Object.getPrototypeOf(res) === app.response }));
+  server.prependListener('request', (req, res) =>
+    seen.push({
+      reqProto: Object.getPrototypeOf(req) === app.request,
+      resProto: Object.getPrototypeOf(res) === app.response,
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -31,7 +39,18 @@ async function serve(server: http.Server, app: express.Express): Promise<{ url: 
 function appUnderTest(): express.Express {
   const app = express();
   app.set('query parser', 'simple');
-  app.get('/q', (req, res) => void res.json({ x: req.query.x ?? null, host: req.hostname, ua: req.get('user-agent'), ip: req.ip, path: req.path, sameRes: req.res === res }));
+  app.get(
+    '/q',
+    (req, res) =>
+      void res.json({
+        x: req.query.x ?? null,
+        host: req.hostname,
+        ua: req.get('user-agent'),
+        ip: req.ip,
+        path: req.path,
+        sameRes: req.res === res,
+      }),
+  );
   app.post('/echo', express.json(), (req, res) => void res.status(201).set('X-Seen', 'yes').json(req.body));
   app.get('/stream', (_req, res) => {
     res.setHeader('Content-Type', 'text/event-stream');
@@ -42,7 +61,10 @@ function appUnderTest(): express.Express {
   app.get('/boom', () => {
     throw Object.assign(new Error('nope'), { status: 418 });
   });
-  app.use((err: Error & { status?: number }, _req: express.Request, res: express.Response, _next: express.NextFunction) => void res.status(err.status ?? 500).json({ error: err.message }));
+  app.use(
+    (err: Error & { status?: number }, _req: express.Request, res: express.Response, _next: express.NextFunction) =>
+      void res.status(err.status ?? 500).json({ error: err.message }),
+  );
   return app;
 }
 
@@ -75,10 +97,21 @@ describe('createExpressServer', () => {
     const s = await serve(createExpressServer(app), app);
     try {
       const q = await fetch(`${s.url}/q?x=7`, { headers: { 'User-Agent': 'jest-ua' } });
-      expect(await q.json()).toEqual({ x: '7', host: '127.0.0.1', ua: 'jest-ua', ip: '127.0.0.1', path: '/q', sameRes: true });
+      expect(await q.json()).toEqual({
+        x: '7',
+        host: '127.0.0.1',
+        ua: 'jest-ua',
+        ip: '127.0.0.1',
+        path: '/q',
+        sameRes: true,
+      });
       expect(q.headers.get('content-type')).toMatch(/^application\/json/);
 
-      const e = await fetch(`${s.url}/echo`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ a: [1, 2] }) });
+      const e = await fetch(`${s.url}/echo`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ a: [1, 2] }),
+      });
       expect(e.status).toBe(201);
       expect(e.headers.get('x-seen')).toBe('yes');
       expect(await e.json()).toEqual({ a: [1, 2] });

@@ -11,15 +11,27 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 test('each process has its file (lines as written, appended across starts) and its rendered terminal line', async () => {
   const shown: string[] = [];
   const first = new ChildLogs({ dir, show: (l) => shown.push(l), format: 'pretty' });
-  first.line('gateway', JSON.stringify({ level: 'info', time: '2026-11-26T12:00:00.000Z', msg: 'gateway listening', port: 8080 }));
+  first.line(
+    'gateway',
+    JSON.stringify({ level: 'info', time: '2026-11-26T12:00:00.000Z', msg: 'gateway listening', port: 8080 }),
+  );
   first.line('redis', 'Ready to accept connections');
   await first.close();
   const again = new ChildLogs({ dir });
   again.line('gateway', '{"level":"info","msg":"again"}');
   await again.close();
-  expect(fs.readFileSync(path.join(dir, 'gateway.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).msg)).toEqual(['gateway listening', 'again']);
+  expect(
+    fs
+      .readFileSync(path.join(dir, 'gateway.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).msg),
+  ).toEqual(['gateway listening', 'again']);
   expect(fs.readFileSync(path.join(dir, 'redis.log'), 'utf8')).toBe('Ready to accept connections\n');
-  expect(shown).toEqual(['12:00:00.000 gateway  INFO  gateway listening port=8080', 'redis    | Ready to accept connections']);
+  expect(shown).toEqual([
+    '12:00:00.000 gateway  INFO  gateway listening port=8080',
+    'redis    | Ready to accept connections',
+  ]);
 });
 
 test('a file past 20 MiB at start is kept as <name>.log.1 and a new one begun', async () => {

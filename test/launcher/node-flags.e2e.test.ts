@@ -31,7 +31,9 @@ test("the image's default command and the compose gateway start node with the ga
   const imageCmd = JSON.parse(cmd![1]) as string[];
   expect(imageCmd).toContain('src/gateway/main.ts');
   expect(nodeArgsOf(imageCmd)).toEqual([...GATEWAY_NODE_FLAGS]);
-  const compose = YAML.parse(read('temporal-docker/docker-compose.yml')) as { services: Record<string, { command?: string[] }> };
+  const compose = YAML.parse(read('temporal-docker/docker-compose.yml')) as {
+    services: Record<string, { command?: string[] }>;
+  };
   expect(nodeArgsOf(compose.services.gateway.command!)).toEqual([...GATEWAY_NODE_FLAGS]);
 });
 

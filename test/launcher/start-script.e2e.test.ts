@@ -18,12 +18,18 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const start = () => spawnSync('bash', [path.join(dir, 'scripts/start.sh')], { env: { ...process.env, PATH: `${path.join(dir, 'bin')}:${process.env.PATH}` }, encoding: 'utf8' });
+const start = () =>
+  spawnSync('bash', [path.join(dir, 'scripts/start.sh')], {
+    env: { ...process.env, PATH: `${path.join(dir, 'bin')}:${process.env.PATH}` },
+    encoding: 'utf8',
+  });
 
 test('a first start says it installs the npm packages, then installs them and starts', () => {
   const r = start();
   expect(r.status).toBe(0);
-  expect(r.stdout).toBe('npm start: first start: installing the npm packages (about a minute)...\n(npm install ran)\n(the launcher started)\n');
+  expect(r.stdout).toBe(
+    'npm start: first start: installing the npm packages (about a minute)...\n(npm install ran)\n(the launcher started)\n',
+  );
 });
 
 test('a later start installs nothing and says nothing of it', () => {

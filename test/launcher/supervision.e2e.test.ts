@@ -22,7 +22,12 @@ beforeAll(async () => {
   // A data folder: the engine and Redis come back with their data, as under npm start.
   stack = await startPersistentStack(dataDir, { MODEL_HEARTBEAT_TIMEOUT_MS: '2000' });
   call = api(stack);
-  supervised = superviseStack(stack, { log: (l) => lines.push(l), probeEveryMs: 500, failuresBeforeRestart: 3, backoffBaseMs: 200 });
+  supervised = superviseStack(stack, {
+    log: (l) => lines.push(l),
+    probeEveryMs: 500,
+    failuresBeforeRestart: 3,
+    backoffBaseMs: 200,
+  });
   void supervised.supervisor.gaveUp.then((r) => (gaveUp = r));
 });
 
@@ -34,19 +39,28 @@ afterAll(async () => {
 
 /** Waits until a synchronous run answers again; returns how long that took. */
 async function answersAgain(since: number): Promise<number> {
-  await waitUntil('a synchronous run to complete again', () => call('POST', '/', { body: { message: 'are you back?' } }), (r) => r.status === 200 && r.json.status === 'completed', { timeoutMs: 60_000, stepMs: 250 });
+  await waitUntil(
+    'a synchronous run to complete again',
+    () => call('POST', '/', { body: { message: 'are you back?' } }),
+    (r) => r.status === 200 && r.json.status === 'completed',
+    { timeoutMs: 60_000, stepMs: 250 },
+  );
   return Date.now() - since;
 }
 
 async function allEvents(taskId: string): Promise<SseEvent[]> {
-  const res = await fetch(`${stack.gatewayUrl}/tasks/${taskId}/events`, { headers: { authorization: `Bearer ${KEY_A}` } });
+  const res = await fetch(`${stack.gatewayUrl}/tasks/${taskId}/events`, {
+    headers: { authorization: `Bearer ${KEY_A}` },
+  });
   return readSse(res);
 }
 
 test('kill -9 of each component in turn, then a frozen worker: restarted each time, no task lost, no event twice', async () => {
   const tasks: string[] = [];
   const submit = async () => {
-    const r = await call('POST', '/', { body: { background: true, message: '[[slow delay=100 tokens=40]] keep going' } });
+    const r = await call('POST', '/', {
+      body: { background: true, message: '[[slow delay=100 tokens=40]] keep going' },
+    });
     expect(r.status).toBe(202);
     tasks.push(r.json.task_id);
   };

@@ -38,7 +38,10 @@ test('a component that dies is started again after a backoff, the others untouch
   const lines: string[] = [];
   const a = component('worker');
   const b = component('gateway');
-  children.push(() => a.child, () => b.child);
+  children.push(
+    () => a.child,
+    () => b.child,
+  );
   const s = new Supervisor([a, b], { log: (l) => lines.push(l), backoffBaseMs: 10 });
   live.push(s);
   s.start();
@@ -49,7 +52,12 @@ test('a component that dies is started again after a backoff, the others untouch
   expect(b.child).toBe(firstB);
   // The new process is watched too.
   a.child.proc.kill('SIGTERM');
-  await waitUntil('a second restart of the worker', () => a.starts, (n) => n === 2, WAIT);
+  await waitUntil(
+    'a second restart of the worker',
+    () => a.starts,
+    (n) => n === 2,
+    WAIT,
+  );
   expect(lines).toContain('worker was killed by SIGTERM; restarting it in 20 ms (restart 2 of at most 5 a minute)');
   expect(s.restartCount('worker')).toBe(2);
 });
@@ -59,13 +67,23 @@ test('a component that stops answering its health check (frozen) is killed and s
   let healthy = true;
   const a = component('engine', async () => healthy);
   children.push(() => a.child);
-  const s = new Supervisor([a], { log: (l) => lines.push(l), probeEveryMs: 30, failuresBeforeRestart: 3, backoffBaseMs: 10 });
+  const s = new Supervisor([a], {
+    log: (l) => lines.push(l),
+    probeEveryMs: 30,
+    failuresBeforeRestart: 3,
+    backoffBaseMs: 10,
+  });
   live.push(s);
   s.start();
   const frozen = a.child;
   frozen.proc.kill('SIGSTOP');
   healthy = false;
-  await waitUntil('the frozen engine started again', () => a.starts, (n) => n === 1, WAIT);
+  await waitUntil(
+    'the frozen engine started again',
+    () => a.starts,
+    (n) => n === 1,
+    WAIT,
+  );
   healthy = true;
   expect(lines[0]).toBe('engine stopped answering (3 health checks failed in a row); killing it');
   expect(lines[1]).toMatch(/^engine was killed by SIGKILL; restarting it/);
@@ -80,7 +98,12 @@ test('more restarts than allowed within the window: the supervisor gives up, say
   s.start();
   for (let i = 1; i <= 2; i++) {
     a.child.proc.kill('SIGKILL');
-    await waitUntil(`restart ${i}`, () => a.starts, (n) => n === i, WAIT);
+    await waitUntil(
+      `restart ${i}`,
+      () => a.starts,
+      (n) => n === i,
+      WAIT,
+    );
   }
   a.child.proc.kill('SIGKILL');
   expect(await s.gaveUp).toBe('redis was killed by SIGKILL; it was restarted 2 times within 60 s: giving up');

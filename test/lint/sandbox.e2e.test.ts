@@ -6,7 +6,11 @@ import { spawnSync } from 'node:child_process';
 const root = path.resolve(__dirname, '../..');
 // The CLI in a child process: ESLint loads its config with dynamic import, which jest's VM lacks.
 const lint = async (code: string, file = 'workflows/probe.ts') => {
-  const r = spawnSync(process.execPath, [path.join(root, 'node_modules/eslint/bin/eslint.js'), '--stdin', '--stdin-filename', file, '--format', 'json'], { cwd: root, input: code, encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [path.join(root, 'node_modules/eslint/bin/eslint.js'), '--stdin', '--stdin-filename', file, '--format', 'json'],
+    { cwd: root, input: code, encoding: 'utf8' },
+  );
   const [result] = JSON.parse(r.stdout) as { messages: { ruleId: string }[] }[];
   return result.messages.map((m) => m.ruleId);
 };

@@ -37,7 +37,10 @@ function tcpOpen(port: number): Promise<boolean> {
   });
 }
 
-export async function startEverything(transport: EverythingTransport, opts: { echo?: (line: string) => void } = {}): Promise<Everything> {
+export async function startEverything(
+  transport: EverythingTransport,
+  opts: { echo?: (line: string) => void } = {},
+): Promise<Everything> {
   let lastError: unknown;
   // freePort() reserves nothing: another process may take the port before
   // the child binds it. The child then exits (EADDRINUSE) and we try another.
@@ -49,7 +52,12 @@ export async function startEverything(transport: EverythingTransport, opts: { ec
     });
     try {
       // The log line proves that *this* child bound the port, the connect that it accepts on 127.0.0.1.
-      await waitFor(`server-everything ${transport}`, child, async () => LISTENING.test(child.output()) && (await tcpOpen(port)), 30_000);
+      await waitFor(
+        `server-everything ${transport}`,
+        child,
+        async () => LISTENING.test(child.output()) && (await tcpOpen(port)),
+        30_000,
+      );
     } catch (err) {
       lastError = err;
       await child.stop('SIGKILL');

@@ -16,9 +16,9 @@ async function connect(transport: Transport): Promise<Client> {
   return c;
 }
 
-const bearer = (url: string, token = TOKEN) => new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+const bearer = (url: string, token = TOKEN) =>
+  new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
 const textOf = (r: any): string => r.content.map((c: any) => c.text).join('');
-
 
 describe('bearer MCP server', () => {
   let server: BearerMcpServer;
@@ -34,7 +34,11 @@ describe('bearer MCP server', () => {
   afterAll(() => server?.close());
 
   test('401 with WWW-Authenticate without the token, counted', async () => {
-    const res = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
     await expect(connect(new StreamableHTTPClientTransport(new URL(server.url)))).rejects.toThrow();
@@ -48,7 +52,7 @@ describe('bearer MCP server', () => {
     expect(first.tools).toHaveLength(2);
     expect(first.nextCursor).toBeDefined();
     const names = first.tools.map((t) => t.name);
-    for (let cursor = first.nextCursor; cursor !== undefined; ) {
+    for (let cursor = first.nextCursor; cursor !== undefined;) {
       const page = await client.listTools({ cursor });
       names.push(...page.tools.map((t) => t.name));
       cursor = page.nextCursor;
@@ -77,12 +81,24 @@ describe('bearer MCP server', () => {
   test('a cancelled sleep is aborted in the handler and recorded', async () => {
     client = await connect(bearer(server.url));
     const ac = new AbortController();
-    const call = client.callTool({ name: 'sleep', arguments: { ms: 30_000, label: 'nap' } }, undefined, { signal: ac.signal });
-    await waitUntil('the sleep call at the server', () => server.stats().calls.length, (n) => n === 1, { stepMs: 20 });
+    const call = client.callTool({ name: 'sleep', arguments: { ms: 30_000, label: 'nap' } }, undefined, {
+      signal: ac.signal,
+    });
+    await waitUntil(
+      'the sleep call at the server',
+      () => server.stats().calls.length,
+      (n) => n === 1,
+      { stepMs: 20 },
+    );
     ac.abort();
     await expect(call).rejects.toThrow();
     // The sleep is 30 s, past this wait: only the abort ends it early.
-    await waitUntil('the server to record the sleep aborted', () => server.stats().aborted.length, (n) => n === 1, { stepMs: 20 });
+    await waitUntil(
+      'the server to record the sleep aborted',
+      () => server.stats().aborted.length,
+      (n) => n === 1,
+      { stepMs: 20 },
+    );
     expect(server.stats()).toMatchObject({ aborted: ['nap'], answers: [] });
     expect(textOf(await client.callTool({ name: 'sleep', arguments: { ms: 1 } }))).toBe('slept 1 ms');
   });
@@ -90,7 +106,10 @@ describe('bearer MCP server', () => {
   test('redirect routes answer 307', async () => {
     const target = 'http://169.254.169.254/latest/meta-data/';
     for (const method of ['GET', 'POST']) {
-      const res = await fetch(`${server.baseUrl}/redirect-to?url=${encodeURIComponent(target)}`, { method, redirect: 'manual' });
+      const res = await fetch(`${server.baseUrl}/redirect-to?url=${encodeURIComponent(target)}`, {
+        method,
+        redirect: 'manual',
+      });
       expect(res.status).toBe(307);
       expect(res.headers.get('location')).toBe(target);
     }

@@ -14,15 +14,26 @@ async function values(metric: Metric<string>): Promise<Record<string, number>> {
 }
 
 /** A histogram's _count or _sum for the labels given. */
-async function stat(metric: Metric<string>, which: '_count' | '_sum', labels: Record<string, string> = {}): Promise<number | undefined> {
-  const { values } = (await metric.get()) as { values: { metricName?: string; labels: Record<string, string | number>; value: number }[] };
-  return values.find((v) => v.metricName?.endsWith(which) && Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value;
+async function stat(
+  metric: Metric<string>,
+  which: '_count' | '_sum',
+  labels: Record<string, string> = {},
+): Promise<number | undefined> {
+  const { values } = (await metric.get()) as {
+    values: { metricName?: string; labels: Record<string, string | number>; value: number }[];
+  };
+  return values.find(
+    (v) => v.metricName?.endsWith(which) && Object.entries(labels).every(([k, x]) => v.labels[k] === x),
+  )?.value;
 }
 
 function setup(attempt = 1) {
   const metrics = new WorkerMetrics(new Registry());
   const activities = {
-    modelTurn: async (_input: { mode: string }) => ({ usage: { promptTokens: 1000, completionTokens: 200 }, content: 'hi' }),
+    modelTurn: async (_input: { mode: string }) => ({
+      usage: { promptTokens: 1000, completionTokens: 200 },
+      content: 'hi',
+    }),
     runTool: async (input: { fail?: boolean; error?: boolean }) => {
       if (input.fail) throw new Error('machinery fault');
       return { content: 'x', isError: input.error === true };
@@ -40,7 +51,10 @@ function setup(attempt = 1) {
 test('a model turn counts its tokens and cost by model, and its duration as a model_turn step', async () => {
   const { metrics, acts } = setup();
   expect(await acts.modelTurn({ mode: 'base' })).toMatchObject({ content: 'hi' });
-  expect(await values(metrics.modelTokens)).toEqual({ '{"model":"m-base","type":"prompt"}': 1000, '{"model":"m-base","type":"completion"}': 200 });
+  expect(await values(metrics.modelTokens)).toEqual({
+    '{"model":"m-base","type":"prompt"}': 1000,
+    '{"model":"m-base","type":"completion"}': 200,
+  });
   // 1000 * 2 / 1e6 + 200 * 10 / 1e6
   expect((await values(metrics.modelCost))['{"model":"m-base"}']).toBeCloseTo(0.004, 9);
   expect(await stat(metrics.stepSeconds, '_count', { kind: 'model_turn' })).toBe(1);
@@ -69,20 +83,45 @@ test('an attempt after the first is a retry of its activity type; a first attemp
   const third = setup(3);
   await third.acts.listMcpTools();
   await third.acts.modelTurn({ mode: 'base' });
-  expect(await values(third.metrics.retries)).toEqual({ '{"activity":"listMcpTools"}': 1, '{"activity":"modelTurn"}': 1 });
+  expect(await values(third.metrics.retries)).toEqual({
+    '{"activity":"listMcpTools"}': 1,
+    '{"activity":"modelTurn"}': 1,
+  });
 });
 
 test("a run's end records its queue wait and its duration by final status", async () => {
   const { metrics, acts } = setup();
-  await acts.publishEnd({ view: { status: 'completed', created_at: '2025-01-01T00:00:00.000Z', started_at: '2025-01-01T00:00:02.500Z', completed_at: '2025-01-01T00:00:10.000Z' } });
+  await acts.publishEnd({
+    view: {
+      status: 'completed',
+      created_at: '2025-01-01T00:00:00.000Z',
+      started_at: '2025-01-01T00:00:02.500Z',
+      completed_at: '2025-01-01T00:00:10.000Z',
+    },
+  });
   // Cancelled while queued: a duration, no queue wait.
-  await acts.publishEnd({ view: { status: 'cancelled', created_at: '2025-01-01T00:00:00.000Z', started_at: null, completed_at: '2025-01-01T00:00:01.000Z' } });
+  await acts.publishEnd({
+    view: {
+      status: 'cancelled',
+      created_at: '2025-01-01T00:00:00.000Z',
+      started_at: null,
+      completed_at: '2025-01-01T00:00:01.000Z',
+    },
+  });
   expect([await stat(metrics.queueWait, '_count'), await stat(metrics.queueWait, '_sum')]).toEqual([1, 2.5]);
-  expect([await stat(metrics.taskSeconds, '_sum', { status: 'completed' }), await stat(metrics.taskSeconds, '_sum', { status: 'cancelled' })]).toEqual([10, 1]);
+  expect([
+    await stat(metrics.taskSeconds, '_sum', { status: 'completed' }),
+    await stat(metrics.taskSeconds, '_sum', { status: 'cancelled' }),
+  ]).toEqual([10, 1]);
 });
 
 test('an outcome the metrics cannot read never fails the activity', async () => {
   const metrics = new WorkerMetrics(new Registry());
-  const acts = instrumentActivities({ modelTurn: async (_input: { mode: string }) => ({ content: 'no usage' }) }, metrics, config, () => 1);
+  const acts = instrumentActivities(
+    { modelTurn: async (_input: { mode: string }) => ({ content: 'no usage' }) },
+    metrics,
+    config,
+    () => 1,
+  );
   await expect(acts.modelTurn({ mode: 'base' })).resolves.toEqual({ content: 'no usage' });
 });

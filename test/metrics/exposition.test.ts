@@ -53,7 +53,9 @@ test("a histogram's _bucket, _sum and _count samples stay with their family, aft
 });
 
 test('samples without a TYPE line, other comments and blank lines', () => {
-  expect(mergeExpositions(['# a comment\nup 1\n\n', 'up{process="worker"} 0\n'])).toBe('up 1\nup{process="worker"} 0\n');
+  expect(mergeExpositions(['# a comment\nup 1\n\n', 'up{process="worker"} 0\n'])).toBe(
+    'up 1\nup{process="worker"} 0\n',
+  );
   expect(mergeExpositions(['', ''])).toBe('');
 });
 
@@ -72,6 +74,9 @@ test("two real registries' texts, with the same metric names, merge into a valid
   expect(merged).toContain('aes_x_total{process="gateway"} 2\naes_x_total{process="worker"} 2\n');
   expect(merged.match(/^aes_h_seconds_count/gm)).toHaveLength(2);
   // Each family's lines are contiguous: no sample of one family after another family's TYPE.
-  const families = merged.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.replace(/(_bucket|_sum|_count)?[{ ].*$/, ''));
+  const families = merged
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => l.replace(/(_bucket|_sum|_count)?[{ ].*$/, ''));
   expect(families).toEqual([...families].sort((a, b) => families.indexOf(a) - families.indexOf(b)));
 });

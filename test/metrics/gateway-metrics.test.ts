@@ -20,13 +20,17 @@ const TOKEN = 'metrics-token-0123456789';
 const KEY = 'key-alice-0123456789';
 const WORKER_URL = 'http://worker.invalid:9464/metrics';
 const DOWN_URL = 'http://down.invalid:9464/metrics';
-const WORKER_TEXT = '# HELP aes_tool_calls_total Tool calls.\n# TYPE aes_tool_calls_total counter\naes_tool_calls_total{server="builtin",outcome="ok",process="worker"} 4\n';
+const WORKER_TEXT =
+  '# HELP aes_tool_calls_total Tool calls.\n# TYPE aes_tool_calls_total counter\naes_tool_calls_total{server="builtin",outcome="ok",process="worker"} 4\n';
 
 /** Includes answered in memory: the worker's text, or a connection refused. */
 const fakeFetch = (async (url: string, init?: RequestInit) => {
-  if (url !== WORKER_URL) throw Object.assign(new TypeError('fetch failed'), { cause: new Error('connect ECONNREFUSED') });
+  if (url !== WORKER_URL)
+    throw Object.assign(new TypeError('fetch failed'), { cause: new Error('connect ECONNREFUSED') });
   const auth = new Headers(init?.headers).get('authorization');
-  return new Response(auth === `Bearer ${TOKEN}` ? WORKER_TEXT : 'no', { status: auth === `Bearer ${TOKEN}` ? 200 : 401 });
+  return new Response(auth === `Bearer ${TOKEN}` ? WORKER_TEXT : 'no', {
+    status: auth === `Bearer ${TOKEN}` ? 200 : 401,
+  });
 }) as typeof fetch;
 
 let server: Server;
@@ -37,11 +41,26 @@ beforeAll(async () => {
   const registry = new Registry();
   registry.setDefaultLabels({ process: 'gateway' });
   const counts = new TaskCounts(async (q) => ({ count: q.includes("'completed'") ? 3 : 0, groups: [] }));
-  metrics = new GatewayMetrics(registry, { taskCounts: counts, sseClients: () => 2, includeUrls: [WORKER_URL, DOWN_URL], token: TOKEN, fetch: fakeFetch, logger: pino({ level: 'silent' }) });
+  metrics = new GatewayMetrics(registry, {
+    taskCounts: counts,
+    sseClients: () => 2,
+    includeUrls: [WORKER_URL, DOWN_URL],
+    token: TOKEN,
+    fetch: fakeFetch,
+    logger: pino({ level: 'silent' }),
+  });
   const config = loadConfig({ LOG_LEVEL: 'silent' });
-  const accounts = { lookup: async (key: string) => (key === KEY ? { account: 'alice' } : undefined) } as unknown as AccountDirectory;
+  const accounts = {
+    lookup: async (key: string) => (key === KEY ? { account: 'alice' } : undefined),
+  } as unknown as AccountDirectory;
   const codec = new AesGcmPayloadCodec([{ id: 'k1', key: randomBytes(32) }]);
-  const app = createApp({ config, logger: pino({ level: 'silent' }), accounts, payloadCodec: codec, metrics } as unknown as GatewayDeps);
+  const app = createApp({
+    config,
+    logger: pino({ level: 'silent' }),
+    accounts,
+    payloadCodec: codec,
+    metrics,
+  } as unknown as GatewayDeps);
   server = createExpressServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -58,7 +77,8 @@ function sample(text: string, name: string, labels: Record<string, string>): num
   return undefined;
 }
 
-const scrape = (token: string | null = TOKEN) => fetch(`${url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+const scrape = (token: string | null = TOKEN) =>
+  fetch(`${url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
 
 test('with METRICS_TOKEN, /metrics asks for it: 401 as a JSON error without, or with another', async () => {
   for (const token of [null, 'wrong-token-0123456789']) {
@@ -86,9 +106,20 @@ test('HTTP requests count by route template and status class, never by task id',
   await fetch(`${url}/tasks/task_abc123`, { headers: { authorization: 'Bearer nope' } }); // refused before a route: `none`
   await fetch(`${url}/healthz`);
   const text = await (await scrape()).text();
-  expect(sample(text, 'aes_http_requests_total', { method: 'GET', route: '/healthz', status_class: '2xx', process: 'gateway' })).toBeGreaterThanOrEqual(1);
-  expect(sample(text, 'aes_http_requests_total', { method: 'GET', route: 'none', status_class: '4xx' })).toBeGreaterThanOrEqual(1);
-  expect(sample(text, 'aes_http_request_duration_seconds_count', { method: 'GET', route: '/metrics' })).toBeGreaterThanOrEqual(1);
+  expect(
+    sample(text, 'aes_http_requests_total', {
+      method: 'GET',
+      route: '/healthz',
+      status_class: '2xx',
+      process: 'gateway',
+    }),
+  ).toBeGreaterThanOrEqual(1);
+  expect(
+    sample(text, 'aes_http_requests_total', { method: 'GET', route: 'none', status_class: '4xx' }),
+  ).toBeGreaterThanOrEqual(1);
+  expect(
+    sample(text, 'aes_http_request_duration_seconds_count', { method: 'GET', route: '/metrics' }),
+  ).toBeGreaterThanOrEqual(1);
   expect(text).not.toContain('task_abc123');
 });
 

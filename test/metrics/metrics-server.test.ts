@@ -10,7 +10,12 @@ test("the worker's metrics endpoint: its registry's text at GET /metrics, the to
   expect(bearerAccepted('Bearer abd', 'abc')).toBe(false);
   const registry = new Registry();
   new Counter({ name: 'aes_probe_total', help: 'probe', registers: [registry] }).inc();
-  const server = await serveMetrics(registry, { port: 0, host: '127.0.0.1', token: 'tok-0123456789abcdef', logger: pino({ level: 'silent' }) });
+  const server = await serveMetrics(registry, {
+    port: 0,
+    host: '127.0.0.1',
+    token: 'tok-0123456789abcdef',
+    logger: pino({ level: 'silent' }),
+  });
   try {
     const at = `http://127.0.0.1:${server.port}`;
     expect((await fetch(`${at}/metrics`)).status).toBe(401);

@@ -12,11 +12,15 @@ import type { AgentEvent } from '../../src/relay/events';
 
 function fakeRedis() {
   const redis = { xrange: async () => [] } as unknown as Redis;
-  const sub = Object.assign(new EventEmitter(), { subscribe: async () => 1, unsubscribe: async () => 1 }) as unknown as Redis;
+  const sub = Object.assign(new EventEmitter(), {
+    subscribe: async () => 1,
+    unsubscribe: async () => 1,
+  }) as unknown as Redis;
   return { redis, sub };
 }
 
-const body = (seq: number, type = 'agent_response') => JSON.stringify({ seq, type, content: 'x', session: 's', task_id: 't1' });
+const body = (seq: number, type = 'agent_response') =>
+  JSON.stringify({ seq, type, content: 'x', session: 's', task_id: 't1' });
 const flush = () => new Promise((r) => setImmediate(r));
 
 test('a live event is written to each client and its lag observed; the client count follows subscriptions', async () => {
@@ -24,7 +28,16 @@ test('a live event is written to each client and its lag observed; the client co
   const lags: number[] = [];
   const s = new EventSubscriber(redis, sub, pino({ level: 'silent' }), (sec) => lags.push(sec));
   const got: AgentEvent[][] = [[], []];
-  const subs = await Promise.all(got.map((g) => s.subscribe('t1', 0, (e) => g.push(e), () => undefined)));
+  const subs = await Promise.all(
+    got.map((g) =>
+      s.subscribe(
+        't1',
+        0,
+        (e) => g.push(e),
+        () => undefined,
+      ),
+    ),
+  );
   expect(s.clients).toBe(2);
   await flush();
   sub.emit('message', keys.channel('t1'), `${Date.now() - 40} ${body(1)}`);
@@ -51,7 +64,12 @@ test("the terminal event's lag is observed too, although delivering it closes th
   const { redis, sub } = fakeRedis();
   const lags: number[] = [];
   const s = new EventSubscriber(redis, sub, pino({ level: 'silent' }), (sec) => lags.push(sec));
-  const h = await s.subscribe('t1', 0, (e) => e.type === 'agent_completed' && h.close(), () => undefined);
+  const h = await s.subscribe(
+    't1',
+    0,
+    (e) => e.type === 'agent_completed' && h.close(),
+    () => undefined,
+  );
   await flush();
   sub.emit('message', keys.channel('t1'), `${Date.now()} ${body(1, 'agent_completed')}`);
   await flush();

@@ -1,14 +1,24 @@
 // Tasks by status from visibility counts: the queries, runs closed from
 // outside counted by their execution status, the cache, and a Temporal that
 // does not answer (the statuses are left out, within the deadline).
-import { combineCounts, TASK_COUNT_QUERIES, TaskCounts, type CountFn, type CountResult } from '../../src/metrics/task-counts';
+import {
+  combineCounts,
+  TASK_COUNT_QUERIES,
+  TaskCounts,
+  type CountFn,
+  type CountResult,
+} from '../../src/metrics/task-counts';
 
 const n = (count: number, groups: CountResult['groups'] = []): CountResult => ({ count, groups });
 
 test('open statuses count open runs only; final ones by TaskStatus; the strays query groups by execution status', () => {
-  expect(TASK_COUNT_QUERIES.queued).toBe(`WorkflowType = 'agentTask' AND ExecutionStatus = 'Running' AND TaskStatus = 'queued'`);
+  expect(TASK_COUNT_QUERIES.queued).toBe(
+    `WorkflowType = 'agentTask' AND ExecutionStatus = 'Running' AND TaskStatus = 'queued'`,
+  );
   expect(TASK_COUNT_QUERIES.completed).toBe(`WorkflowType = 'agentTask' AND TaskStatus = 'completed'`);
-  expect(TASK_COUNT_QUERIES.strays).toMatch(/ExecutionStatus != 'Running' AND TaskStatus IN \('queued', 'running'\) GROUP BY ExecutionStatus$/);
+  expect(TASK_COUNT_QUERIES.strays).toMatch(
+    /ExecutionStatus != 'Running' AND TaskStatus IN \('queued', 'running'\) GROUP BY ExecutionStatus$/,
+  );
 });
 
 test('a run terminated, timed out or cancelled from outside counts as failed or cancelled; a continued-as-new run not at all', () => {
@@ -18,7 +28,9 @@ test('a run terminated, timed out or cancelled from outside counts as failed or 
     { value: 'Canceled', count: 3 },
     { value: 'ContinuedAsNew', count: 5 },
   ]);
-  expect(combineCounts({ queued: n(1), running: n(2), completed: n(10), failed: n(4), cancelled: n(0), strays })).toEqual({
+  expect(
+    combineCounts({ queued: n(1), running: n(2), completed: n(10), failed: n(4), cancelled: n(0), strays }),
+  ).toEqual({
     queued: 1,
     running: 2,
     completed: 10,
@@ -29,10 +41,13 @@ test('a run terminated, timed out or cancelled from outside counts as failed or 
 
 /** A count function answering `count` for every query, and counting its calls. */
 function fakeCount(answer: (query: string) => Promise<CountResult>): CountFn & { calls: number } {
-  const fn = Object.assign(async (q: string) => {
-    fn.calls++;
-    return answer(q);
-  }, { calls: 0 });
+  const fn = Object.assign(
+    async (q: string) => {
+      fn.calls++;
+      return answer(q);
+    },
+    { calls: 0 },
+  );
   return fn;
 }
 

@@ -31,7 +31,9 @@ afterAll(async () => {
 const WAIT = { timeoutMs: 5000, stepMs: 10 };
 
 /** A throwaway server; `handle` answers every request. */
-async function localServer(handle: http.RequestListener): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
+async function localServer(
+  handle: http.RequestListener,
+): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
   let connections = 0;
   const server = http.createServer(handle);
   server.on('connection', () => connections++);
@@ -54,10 +56,19 @@ const transports: [string, () => typeof fetch | undefined][] = [
 
 describe.each(transports)('OpenAI client with %s', (name, makeFetch) => {
   const tag = name.replace(/\W+/g, '-');
-  const client = (opts: ConstructorParameters<typeof OpenAI>[0] = {}) => new OpenAI({ apiKey: 'sk-test', baseURL: model.url, maxRetries: 0, fetch: makeFetch(), ...opts });
-  const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }];
+  const client = (opts: ConstructorParameters<typeof OpenAI>[0] = {}) =>
+    new OpenAI({ apiKey: 'sk-test', baseURL: model.url, maxRetries: 0, fetch: makeFetch(), ...opts });
+  const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
+    {
+      type: 'function',
+      function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+    },
+  ];
   const stream = (c: OpenAI, text: string, signal?: AbortSignal) =>
-    c.chat.completions.create({ model: 'm', stream: true, stream_options: { include_usage: true }, messages: [user(text)], tools }, { signal });
+    c.chat.completions.create(
+      { model: 'm', stream: true, stream_options: { include_usage: true }, messages: [user(text)], tools },
+      { signal },
+    );
 
   test('a stream yields every delta and the usage; a tool call arrives whole', async () => {
     const seen: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
@@ -67,7 +78,8 @@ describe.each(transports)('OpenAI client with %s', (name, makeFetch) => {
     expect(deltas.map((d) => d?.reasoning_content ?? '').join('')).not.toBe('');
     expect(seen.at(-1)?.usage?.completion_tokens).toBeGreaterThan(0);
     const calls: any[] = [];
-    for await (const c of await stream(client(), `[[tool name=lookup args={"q":"x"}]] ${tag}`)) calls.push(...(c.choices[0]?.delta?.tool_calls ?? []));
+    for await (const c of await stream(client(), `[[tool name=lookup args={"q":"x"}]] ${tag}`))
+      calls.push(...(c.choices[0]?.delta?.tool_calls ?? []));
     expect(calls.map((t) => t.function?.name ?? '').join('')).toBe('lookup');
     expect(JSON.parse(calls.map((t) => t.function?.arguments ?? '').join(''))).toEqual({ q: 'x' });
   });
@@ -81,7 +93,10 @@ describe.each(transports)('OpenAI client with %s', (name, makeFetch) => {
 
   test('4xx is a BadRequestError the activity does not retry; 429 keeps its headers and is retried', async () => {
     const bad = await client()
-      .chat.completions.create({ model: 'm', messages: [user(`[[fail status=400 code=context_length_exceeded message="too long" key=br-${tag}]] x`)] })
+      .chat.completions.create({
+        model: 'm',
+        messages: [user(`[[fail status=400 code=context_length_exceeded message="too long" key=br-${tag}]] x`)],
+      })
       .catch((e) => e);
     expect(bad).toBeInstanceOf(OpenAI.BadRequestError);
     expect(bad.error).toMatchObject({ message: 'too long', code: 'context_length_exceeded' });
@@ -101,7 +116,12 @@ describe.each(transports)('OpenAI client with %s', (name, makeFetch) => {
     expect(err).toBeInstanceOf(OpenAI.APIConnectionError);
     expect(Date.now() - started).toBeGreaterThanOrEqual(200);
     expect(classifyModelError(err).nonRetryable).toBe(false);
-    await waitUntil('the scripted model to see the hung request disconnect', () => model.stats().active, (n) => n === before, WAIT);
+    await waitUntil(
+      'the scripted model to see the hung request disconnect',
+      () => model.stats().active,
+      (n) => n === before,
+      WAIT,
+    );
   });
 
   test('the caller signal ends a stream mid-way quietly and closes its connection', async () => {
@@ -111,10 +131,20 @@ describe.each(transports)('OpenAI client with %s', (name, makeFetch) => {
     const reading = (async () => {
       for await (const c of s) seen.push(c.choices[0]?.delta?.content ?? '');
     })();
-    await waitUntil("the stream's first two chunks", () => seen.join(''), (t) => t === 'You said:', WAIT);
+    await waitUntil(
+      "the stream's first two chunks",
+      () => seen.join(''),
+      (t) => t === 'You said:',
+      WAIT,
+    );
     ac.abort();
     await expect(reading).resolves.toBeUndefined();
-    await waitUntil("the scripted model to see the aborted stream's connection close", () => model.stats().active, (n) => n === 0, WAIT);
+    await waitUntil(
+      "the scripted model to see the aborted stream's connection close",
+      () => model.stats().active,
+      (n) => n === 0,
+      WAIT,
+    );
     const aborted = await stream(client(), `before start ${tag}`, AbortSignal.abort()).catch((e) => e);
     expect(aborted).toBeInstanceOf(OpenAI.APIUserAbortError);
   });
@@ -140,13 +170,22 @@ describe.each(transports)('OpenAI client with %s', (name, makeFetch) => {
   });
 
   test('a gzip-encoded answer is decoded', async () => {
-    const body = JSON.stringify({ id: 'c', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'zipped' } }] });
+    const body = JSON.stringify({
+      id: 'c',
+      object: 'chat.completion',
+      created: 0,
+      model: 'm',
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'zipped' } }],
+    });
     const srv = await localServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
       res.end(zlib.gzipSync(body));
     });
     try {
-      const res = await client({ baseURL: `${srv.url}/v1` }).chat.completions.create({ model: 'm', messages: [user('x')] });
+      const res = await client({ baseURL: `${srv.url}/v1` }).chat.completions.create({
+        model: 'm',
+        messages: [user('x')],
+      });
       expect(res.choices[0].message.content).toBe('zipped');
     } finally {
       await srv.close();
@@ -159,7 +198,8 @@ describe('the node:http fetch itself', () => {
     const srv = await localServer((_req, res) => res.end('{}'));
     const f = createHttpFetch();
     try {
-      for (let i = 0; i < 3; i++) expect(await (await f(`${srv.url}/x`, { method: 'POST', body: 'b' })).text()).toBe('{}');
+      for (let i = 0; i < 3; i++)
+        expect(await (await f(`${srv.url}/x`, { method: 'POST', body: 'b' })).text()).toBe('{}');
       expect(srv.connections()).toBe(1);
     } finally {
       f.close();
@@ -183,7 +223,11 @@ describe('the node:http fetch itself', () => {
     const srv = await localServer(record);
     const other = await localServer(record);
     const f = createHttpFetch();
-    const post = { method: 'POST', body: '{"a":1}', headers: { authorization: 'Bearer sk-secret', 'content-type': 'application/json' } };
+    const post = {
+      method: 'POST',
+      body: '{"a":1}',
+      headers: { authorization: 'Bearer sk-secret', 'content-type': 'application/json' },
+    };
     try {
       const r1 = await f(`${srv.url}/307`, post);
       expect([r1.status, r1.redirected, r1.url, await r1.text()]).toEqual([200, true, `${srv.url}/final`, 'done']);
@@ -221,14 +265,28 @@ describe('the node:http fetch itself', () => {
   test('https: answers and streams over TLS through the agent given; by default an unknown certificate is refused', async () => {
     const dir = path.join(__dirname, 'fixtures/tls');
     const cert = fs.readFileSync(path.join(dir, 'cert.pem'));
-    const chunk = (content: string) => ({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+    const chunk = (content: string) => ({
+      id: 'c',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'm',
+      choices: [{ index: 0, delta: { content }, finish_reason: null }],
+    });
     const server = https.createServer({ cert, key: fs.readFileSync(path.join(dir, 'key.pem')) }, (req, res) => {
       let body = '';
       req.on('data', (d) => (body += d));
       req.on('end', () => {
         if (!JSON.parse(body).stream) {
           res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'secure' } }] }));
+          res.end(
+            JSON.stringify({
+              id: 'c',
+              object: 'chat.completion',
+              created: 0,
+              model: 'm',
+              choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'secure' } }],
+            }),
+          );
           return;
         }
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -242,12 +300,17 @@ describe('the node:http fetch itself', () => {
     const strict = createHttpFetch();
     try {
       const client = new OpenAI({ apiKey: 'k', baseURL, maxRetries: 0, fetch: trusting });
-      expect((await client.chat.completions.create({ model: 'm', messages: [user('x')] })).choices[0].message.content).toBe('secure');
+      expect(
+        (await client.chat.completions.create({ model: 'm', messages: [user('x')] })).choices[0].message.content,
+      ).toBe('secure');
       const parts: string[] = [];
-      for await (const c of await client.chat.completions.create({ model: 'm', stream: true, messages: [user('x')] })) parts.push(c.choices[0]?.delta?.content ?? '');
+      for await (const c of await client.chat.completions.create({ model: 'm', stream: true, messages: [user('x')] }))
+        parts.push(c.choices[0]?.delta?.content ?? '');
       expect(parts.join('')).toBe('secure');
       const unverified = new OpenAI({ apiKey: 'k', baseURL, maxRetries: 0, fetch: strict });
-      await expect(unverified.chat.completions.create({ model: 'm', messages: [user('x')] })).rejects.toBeInstanceOf(OpenAI.APIConnectionError);
+      await expect(unverified.chat.completions.create({ model: 'm', messages: [user('x')] })).rejects.toBeInstanceOf(
+        OpenAI.APIConnectionError,
+      );
     } finally {
       trusting.close();
       strict.close();

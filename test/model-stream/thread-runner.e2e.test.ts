@@ -30,7 +30,13 @@ afterAll(async () => {
 
 function runner(extra: Partial<ThreadedModelStreamOptions> = {}): ThreadedModelStream {
   const r = new ThreadedModelStream({
-    config: { openai: { apiKey: 'sk-test-secret', baseURL: model.url, timeoutMs: 30_000, idleMs: 60_000 }, redisUrl: server.url, ttlMs: 60_000, logLevel: 'silent', logJson: true },
+    config: {
+      openai: { apiKey: 'sk-test-secret', baseURL: model.url, timeoutMs: 30_000, idleMs: 60_000 },
+      redisUrl: server.url,
+      ttlMs: 60_000,
+      logLevel: 'silent',
+      logJson: true,
+    },
     logger,
     ...extra,
   });
@@ -40,9 +46,28 @@ function runner(extra: Partial<ThreadedModelStreamOptions> = {}): ThreadedModelS
 
 let n = 0;
 function request(message: string, prefix = 'task_thread'): StreamRequest {
-  return { taskId: `${prefix}${++n}`, session: 'sess_t', producer: 's1', model: 'scripted-base', messages: [{ role: 'user', content: message }], tools: [], streamTokens: true, showThinking: false };
+  return {
+    taskId: `${prefix}${++n}`,
+    session: 'sess_t',
+    producer: 's1',
+    model: 'scripted-base',
+    messages: [{ role: 'user', content: message }],
+    tools: [],
+    streamTokens: true,
+    showThinking: false,
+  };
 }
-const fresh = (): TurnProgress => ({ content: '', thinking: '', published: 0, lastSeq: 0, thinkingStarted: false, responseStarted: false, chunks: 0, promptTokens: 0, spent: { promptTokens: 0, completionTokens: 0 } });
+const fresh = (): TurnProgress => ({
+  content: '',
+  thinking: '',
+  published: 0,
+  lastSeq: 0,
+  thinkingStarted: false,
+  responseStarted: false,
+  chunks: 0,
+  promptTokens: 0,
+  spent: { promptTokens: 0, completionTokens: 0 },
+});
 
 test('the thread reports its OS thread id, and progress while tokens flow', async () => {
   const r = runner();
@@ -69,13 +94,21 @@ test('a cancel stops the stream mid-answer, cutting its request, and nothing is 
   const req = request('[[slow delay=50 tokens=6000]] go');
   const cut = model.stats().clientAborts;
   const run = r.run(req, fresh(), { signal: abort.signal });
-  await waitUntil('tokens flowing (three events published)', () => publisher.readAfter(req.taskId, 0), (evs) => evs.length > 2);
+  await waitUntil(
+    'tokens flowing (three events published)',
+    () => publisher.readAfter(req.taskId, 0),
+    (evs) => evs.length > 2,
+  );
   abort.abort();
   await expect(run).rejects.toMatchObject({ name: 'AbortError' });
   const atCancel = (await publisher.readAfter(req.taskId, 0)).length;
   expect(atCancel).toBeGreaterThan(2);
   // The model request was cut, not read to its end: the model saw its client go away, and no token can come after that.
-  await waitUntil('the scripted model to see the stream cut', () => model.stats().clientAborts, (n) => n === cut + 1);
+  await waitUntil(
+    'the scripted model to see the stream cut',
+    () => model.stats().clientAborts,
+    (n) => n === cut + 1,
+  );
   expect((await publisher.readAfter(req.taskId, 0)).length).toBe(atCancel);
 });
 
@@ -93,13 +126,20 @@ test('a thread that dies fails its streams, and the next stream gets a new threa
   expect(out.progress.content).toBe('after the crash');
   const events = await publisher.readAfter(req.taskId, 0);
   expect(events.map((e) => e.seq)).toEqual(Array.from({ length: out.progress.lastSeq }, (_, i) => i + 1));
-  expect(events.filter((e) => e.type === 'agent_response').map((e) => (e as { content: string }).content).join('')).toBe('after the crash');
+  expect(
+    events
+      .filter((e) => e.type === 'agent_response')
+      .map((e) => (e as { content: string }).content)
+      .join(''),
+  ).toBe('after the crash');
   expect(await r.start()).not.toBe(first);
 });
 
 test('a model error crosses the thread with its status and message, without the API key', async () => {
   const r = runner();
-  const err = await r.run(request('[[fail status=401 message="bad key" times=1]] x'), fresh(), { signal: new AbortController().signal }).catch((e: unknown) => e);
+  const err = await r
+    .run(request('[[fail status=401 message="bad key" times=1]] x'), fresh(), { signal: new AbortController().signal })
+    .catch((e: unknown) => e);
   expect(err).toMatchObject({ status: 401 });
   expect(String((err as Error).message)).toContain('bad key');
   expect(JSON.stringify(err) + String((err as Error).message)).not.toContain('sk-test-secret');

@@ -37,12 +37,19 @@ describe('blockedRange', () => {
     expect(blockedRange(ip)).toBe(range);
   });
 
-  test.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '169.255.0.1', '2606:4700::1', '2001:4860:4860::8888', '::ffff:8.8.8.8', '64:ff9b::808:808'])(
-    '%s is public',
-    (ip) => {
-      expect(blockedRange(ip)).toBeUndefined();
-    },
-  );
+  test.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '169.255.0.1',
+    '2606:4700::1',
+    '2001:4860:4860::8888',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+  ])('%s is public', (ip) => {
+    expect(blockedRange(ip)).toBeUndefined();
+  });
 
   test('a string that is no address throws', () => {
     expect(() => blockedRange('example.com')).toThrow(TypeError);
@@ -72,7 +79,10 @@ describe('parseCidr and cidrContains', () => {
     expect(cidrContains(cidr('10.0.0.0/8'), 'not-an-ip')).toBe(false);
   });
 
-  test.each(['example.com', '10.0.0.0/33', 'fd00::/129', '10.0.0.0/', '10.0.0.0/8/8', '10.0.0.0/x', '300.1.1.1', ''])('"%s" is no CIDR', (s) => {
-    expect(parseCidr(s)).toBeUndefined();
-  });
+  test.each(['example.com', '10.0.0.0/33', 'fd00::/129', '10.0.0.0/', '10.0.0.0/8/8', '10.0.0.0/x', '300.1.1.1', ''])(
+    '"%s" is no CIDR',
+    (s) => {
+      expect(parseCidr(s)).toBeUndefined();
+    },
+  );
 });

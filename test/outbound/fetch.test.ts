@@ -17,7 +17,9 @@ interface TestServer {
   close(): Promise<void>;
 }
 
-async function startServer(handler: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void): Promise<TestServer> {
+async function startServer(
+  handler: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void,
+): Promise<TestServer> {
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -49,9 +51,18 @@ function routes(req: http.IncomingMessage, body: string, res: http.ServerRespons
   const url = new URL(req.url ?? '/', 'http://x');
   if (url.pathname === '/echo') {
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ method: req.method, body, authorization: req.headers.authorization ?? null, contentType: req.headers['content-type'] ?? null }));
+    res.end(
+      JSON.stringify({
+        method: req.method,
+        body,
+        authorization: req.headers.authorization ?? null,
+        contentType: req.headers['content-type'] ?? null,
+      }),
+    );
   } else if (url.pathname === '/redirect') {
-    res.writeHead(Number(url.searchParams.get('status') ?? 302), { location: url.searchParams.get('to') ?? '/' }).end('moved');
+    res
+      .writeHead(Number(url.searchParams.get('status') ?? 302), { location: url.searchParams.get('to') ?? '/' })
+      .end('moved');
   } else if (url.pathname === '/loop') {
     res.writeHead(302, { location: '/loop' }).end();
   } else if (url.pathname === '/stream') {
@@ -68,7 +79,10 @@ function routes(req: http.IncomingMessage, body: string, res: http.ServerRespons
 const redirect = (status: number, to: string) => `/redirect?status=${status}&to=${encodeURIComponent(to)}`;
 
 async function rejection(p: Promise<unknown>): Promise<Error> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(Error);
   return err as Error;
 }
@@ -101,7 +115,12 @@ describe('allowed calls (OUTBOUND_ALLOWLIST=127.0.0.1)', () => {
     const headers = new globalThis.Headers({ 'content-type': 'application/json', authorization: 'Bearer t' });
     const res = await fetch(new URL(`${server.base}/echo`), { method: 'POST', body: '{"jsonrpc":"2.0"}', headers });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ method: 'POST', body: '{"jsonrpc":"2.0"}', contentType: 'application/json', authorization: 'Bearer t' });
+    expect(await res.json()).toMatchObject({
+      method: 'POST',
+      body: '{"jsonrpc":"2.0"}',
+      contentType: 'application/json',
+      authorization: 'Bearer t',
+    });
   });
 
   test('an SSE response streams: the first event arrives while the server still holds the response open', async () => {
@@ -124,7 +143,11 @@ describe('allowed calls (OUTBOUND_ALLOWLIST=127.0.0.1)', () => {
 
   test('303, and 302 of a POST, continue as a GET without body', async () => {
     for (const status of [302, 303]) {
-      const res = await f()(`${server.base}${redirect(status, '/echo')}`, { method: 'POST', body: 'drop me', headers: { 'content-type': 'text/plain' } });
+      const res = await f()(`${server.base}${redirect(status, '/echo')}`, {
+        method: 'POST',
+        body: 'drop me',
+        headers: { 'content-type': 'text/plain' },
+      });
       expect(await res.json()).toMatchObject({ method: 'GET', body: '', contentType: null });
     }
   });
@@ -148,7 +171,9 @@ describe('allowed calls (OUTBOUND_ALLOWLIST=127.0.0.1)', () => {
     const before = server.requests.length;
     expect((await rejection(f()(`${server.base}/loop`))).message).toMatch(/too many redirects: .* more than 5 times/);
     expect(server.requests.length - before).toBe(6);
-    expect((await rejection(make('127.0.0.1', undefined, { maxRedirects: 1 })(`${server.base}/loop`))).message).toMatch(/more than 1 times/);
+    expect((await rejection(make('127.0.0.1', undefined, { maxRedirects: 1 })(`${server.base}/loop`))).message).toMatch(
+      /more than 1 times/,
+    );
   });
 
   test('the caller’s AbortSignal aborts the call', async () => {
@@ -157,7 +182,9 @@ describe('allowed calls (OUTBOUND_ALLOWLIST=127.0.0.1)', () => {
     controller.abort();
     // A DOMException, which is no Error of jest's realm: compare names.
     await expect(res.text()).rejects.toMatchObject({ name: 'AbortError' });
-    await expect(f()(`${server.base}/echo`, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(f()(`${server.base}/echo`, { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
   });
 });
 
@@ -169,12 +196,15 @@ describe('refused calls connect nowhere', () => {
   afterEach(() => dispatch.mockRestore());
   const dispatchedOrigins = () => dispatch.mock.calls.map(([opts]) => String((opts as { origin: unknown }).origin));
 
-  test.each(['http://169.254.169.254/latest', 'http://10.0.0.1/'])('a redirect to %s is refused before any socket', async (target) => {
-    const err = await rejection(make('127.0.0.1')(`${server.base}${redirect(302, target)}`));
-    expect(err).toBeInstanceOf(OutboundRefusedError);
-    expect(err.message).toContain(`${target} resolves to`);
-    expect(dispatchedOrigins()).toEqual([server.base]); // only the first hop was ever sent
-  });
+  test.each(['http://169.254.169.254/latest', 'http://10.0.0.1/'])(
+    'a redirect to %s is refused before any socket',
+    async (target) => {
+      const err = await rejection(make('127.0.0.1')(`${server.base}${redirect(302, target)}`));
+      expect(err).toBeInstanceOf(OutboundRefusedError);
+      expect(err.message).toContain(`${target} resolves to`);
+      expect(dispatchedOrigins()).toEqual([server.base]); // only the first hop was ever sent
+    },
+  );
 
   test('a redirect to another scheme is refused', async () => {
     const err = await rejection(make('127.0.0.1')(`${server.base}${redirect(302, 'file:///etc/passwd')}`));
@@ -192,7 +222,9 @@ describe('refused calls connect nowhere', () => {
 
   test('DNS rebinding: public at check time, 127.0.0.1 at connect time, is refused by the socket’s lookup', async () => {
     let calls = 0;
-    const rebinding: Resolver = async () => [++calls === 1 ? { address: '93.184.216.34', family: 4 } : { address: '127.0.0.1', family: 4 }];
+    const rebinding: Resolver = async () => [
+      ++calls === 1 ? { address: '93.184.216.34', family: 4 } : { address: '127.0.0.1', family: 4 },
+    ];
     const before = server.connections;
     const err = await rejection(make('', rebinding)(`http://rebind.test:${server.port}/echo`));
     expect(err).toBeInstanceOf(OutboundRefusedError);

@@ -1,6 +1,13 @@
 // The outbound policy against a fake resolver: nothing here touches DNS or the network.
 import type { LookupAddress } from 'node:dns';
-import { OutboundLookupError, OutboundPolicy, OutboundRefusedError, parseAllowlist, policyFromEnv, type Resolver } from '../../src/outbound/policy';
+import {
+  OutboundLookupError,
+  OutboundPolicy,
+  OutboundRefusedError,
+  parseAllowlist,
+  policyFromEnv,
+  type Resolver,
+} from '../../src/outbound/policy';
 
 type Answer = string[] | string | (() => string[]); // addresses, an error code, or a function of the call
 const family = (a: string) => (a.includes(':') ? 6 : 4);
@@ -21,7 +28,10 @@ function fakeResolver(table: Record<string, Answer>): Resolver & { calls: string
 const noDns = fakeResolver({});
 
 async function refusal(policy: OutboundPolicy, url: string): Promise<OutboundRefusedError> {
-  const err = await policy.checkUrl(url).then(() => undefined, (e: unknown) => e);
+  const err = await policy.checkUrl(url).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(OutboundRefusedError);
   return err as OutboundRefusedError;
 }
@@ -48,9 +58,12 @@ describe('checkUrl with an empty allowlist', () => {
     expect((await refusal(policy, url)).reason).toBe('blocked-address');
   });
 
-  test.each(['http://8.8.8.8/', 'https://[2606:4700::1]/mcp', 'https://1.1.1.1:8443/x?y=1'])('allows the public address %s', async (url) => {
-    await expect(policy.checkUrl(url)).resolves.toBeUndefined();
-  });
+  test.each(['http://8.8.8.8/', 'https://[2606:4700::1]/mcp', 'https://1.1.1.1:8443/x?y=1'])(
+    'allows the public address %s',
+    async (url) => {
+      await expect(policy.checkUrl(url)).resolves.toBeUndefined();
+    },
+  );
 
   test('the message names the URL, the address and its range, and how to allow it', async () => {
     expect((await refusal(policy, 'http://169.254.169.254/')).message).toBe(
@@ -60,15 +73,17 @@ describe('checkUrl with an empty allowlist', () => {
     expect((await refusal(policy, 'http://[fd12::1]/')).message).toContain('a unique-local address');
   });
 
-  test.each(['ftp://example.com/file', 'file:///etc/passwd', 'javascript:alert(document.cookie)', 'data:text/plain,secret-payload'])(
-    'refuses the scheme of %s without echoing the rest',
-    async (url) => {
-      const err = await refusal(policy, url);
-      expect(err.reason).toBe('scheme');
-      expect(err.message).toMatch(/^[a-z]+: URLs are refused/);
-      expect(err.message).not.toMatch(/passwd|cookie|secret-payload|example/);
-    },
-  );
+  test.each([
+    'ftp://example.com/file',
+    'file:///etc/passwd',
+    'javascript:alert(document.cookie)',
+    'data:text/plain,secret-payload',
+  ])('refuses the scheme of %s without echoing the rest', async (url) => {
+    const err = await refusal(policy, url);
+    expect(err.reason).toBe('scheme');
+    expect(err.message).toMatch(/^[a-z]+: URLs are refused/);
+    expect(err.message).not.toMatch(/passwd|cookie|secret-payload|example/);
+  });
 
   test('refuses credentials in the URL, showing neither them nor the query', async () => {
     const err = await refusal(policy, 'https://alice:hunter2@8.8.8.8/mcp?token=abc#frag');
@@ -127,8 +142,14 @@ describe('checkUrl resolving names', () => {
   });
 
   test('a temporary DNS failure is no refusal: OutboundLookupError, for the caller to decide', async () => {
-    for (const [url, code] of [['http://flaky.test/', 'EAI_AGAIN'], ['http://slow.test/', 'ETIMEOUT']]) {
-      const err = await policy.checkUrl(url).then(() => undefined, (e: unknown) => e);
+    for (const [url, code] of [
+      ['http://flaky.test/', 'EAI_AGAIN'],
+      ['http://slow.test/', 'ETIMEOUT'],
+    ]) {
+      const err = await policy.checkUrl(url).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(OutboundLookupError);
       expect(err).not.toBeInstanceOf(OutboundRefusedError);
       expect((err as OutboundLookupError).code).toBe(code);
@@ -137,7 +158,12 @@ describe('checkUrl resolving names', () => {
 });
 
 describe('the allowlist', () => {
-  const resolver = fakeResolver({ 'mcp.internal': ['10.20.0.5'], 'other.internal': ['10.20.0.5'], 'v6.internal': ['fd00::5'], 'two.internal': ['10.20.0.5', '192.168.0.9'] });
+  const resolver = fakeResolver({
+    'mcp.internal': ['10.20.0.5'],
+    'other.internal': ['10.20.0.5'],
+    'v6.internal': ['fd00::5'],
+    'two.internal': ['10.20.0.5', '192.168.0.9'],
+  });
 
   test('by host name, exactly and case-insensitively', async () => {
     const policy = new OutboundPolicy('MCP.internal', resolver);
@@ -175,7 +201,15 @@ describe('the allowlist', () => {
     expect([...list.hosts]).toEqual(['mcp.internal', 'host_1.example.']);
     expect(list.cidrs).toHaveLength(4);
     expect(parseAllowlist('')).toEqual({ hosts: new Set(), cidrs: [] });
-    for (const bad of ['http://mcp.internal', 'mcp.internal:8080', '10.0.0.0/33', '*.internal', '300.1.1.1', 'fd00::/200', 'a b']) {
+    for (const bad of [
+      'http://mcp.internal',
+      'mcp.internal:8080',
+      '10.0.0.0/33',
+      '*.internal',
+      '300.1.1.1',
+      'fd00::/200',
+      'a b',
+    ]) {
       expect(() => parseAllowlist(`127.0.0.1,${bad}`)).toThrow(`"${bad}"`);
     }
   });
@@ -190,7 +224,9 @@ describe('the allowlist', () => {
 describe('checkAddress', () => {
   test('throws for a blocked address unless the host or the address is allowlisted', () => {
     const policy = new OutboundPolicy('mcp.internal,10.9.0.0/16', noDns);
-    expect(() => policy.checkAddress('x.test', '169.254.169.254')).toThrow(/^x\.test resolves to 169\.254\.169\.254, a link-local address/);
+    expect(() => policy.checkAddress('x.test', '169.254.169.254')).toThrow(
+      /^x\.test resolves to 169\.254\.169\.254, a link-local address/,
+    );
     expect(() => policy.checkAddress('x.test', '8.8.8.8')).not.toThrow();
     expect(() => policy.checkAddress('MCP.internal', '10.1.1.1')).not.toThrow();
     expect(() => policy.checkAddress('x.test', '10.9.1.1')).not.toThrow();
@@ -200,7 +236,9 @@ describe('checkAddress', () => {
 describe('lookup (the socket’s resolver: DNS rebinding)', () => {
   type Result = { err: NodeJS.ErrnoException | null; address?: string | LookupAddress[]; family?: number };
   const lookup = (policy: OutboundPolicy, host: string, options: object) =>
-    new Promise<Result>((resolve) => policy.lookup(host, options, (err, address, family) => resolve({ err, address, family })));
+    new Promise<Result>((resolve) =>
+      policy.lookup(host, options, (err, address, family) => resolve({ err, address, family })),
+    );
 
   test('a name that resolved to a public address at checkUrl and to 127.0.0.1 at connect is refused', async () => {
     let calls = 0;
@@ -215,7 +253,11 @@ describe('lookup (the socket’s resolver: DNS rebinding)', () => {
   test('answers checked addresses in either form net asks for (one, or all for autoSelectFamily)', async () => {
     const policy = new OutboundPolicy('', fakeResolver({ 'public.test': ['93.184.216.34', '2606:2800:220:1::1'] }));
     expect(await lookup(policy, 'public.test', {})).toEqual({ err: null, address: '93.184.216.34', family: 4 });
-    expect(await lookup(policy, 'public.test', { family: 6 })).toEqual({ err: null, address: '2606:2800:220:1::1', family: 6 });
+    expect(await lookup(policy, 'public.test', { family: 6 })).toEqual({
+      err: null,
+      address: '2606:2800:220:1::1',
+      family: 6,
+    });
     expect(await lookup(policy, 'public.test', { all: true })).toEqual({
       err: null,
       address: [
@@ -228,7 +270,9 @@ describe('lookup (the socket’s resolver: DNS rebinding)', () => {
 
   test('refuses when any answer is blocked; allowlisted hosts and addresses pass', async () => {
     const resolver = fakeResolver({ 'mixed.test': ['93.184.216.34', '10.0.0.7'], 'mcp.internal': ['10.0.0.7'] });
-    expect((await lookup(new OutboundPolicy('', resolver), 'mixed.test', { all: true })).err).toBeInstanceOf(OutboundRefusedError);
+    expect((await lookup(new OutboundPolicy('', resolver), 'mixed.test', { all: true })).err).toBeInstanceOf(
+      OutboundRefusedError,
+    );
     expect((await lookup(new OutboundPolicy('mcp.internal', resolver), 'mcp.internal', {})).address).toBe('10.0.0.7');
     expect((await lookup(new OutboundPolicy('10.0.0.0/8', resolver), 'mixed.test', {})).address).toBe('93.184.216.34');
   });

@@ -12,7 +12,11 @@ export interface PrivateRedis {
 
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
-  const proc = startChild('redis', ensureRedisServer(() => undefined), ['--port', String(port), '--save', '', '--appendonly', 'no']);
+  const proc = startChild(
+    'redis',
+    ensureRedisServer(() => undefined),
+    ['--port', String(port), '--save', '', '--appendonly', 'no'],
+  );
   const url = `redis://127.0.0.1:${port}`;
   const redis = new Redis(url, { lazyConnect: true });
   await waitFor('redis', proc, async () => {

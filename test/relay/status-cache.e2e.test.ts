@@ -56,7 +56,8 @@ test('a metadata merge applies to the newer document another writer cached meanw
   await cache.put(queued);
   const merged = await cache.update(queued, (v) => {
     // Another writer (the worker) lands between the read and the write.
-    if (v.status === 'queued') void server.redis.set(keys.status(v.task_id), JSON.stringify({ ...v, status: 'running', metadata: { a: 1 } }));
+    if (v.status === 'queued')
+      void server.redis.set(keys.status(v.task_id), JSON.stringify({ ...v, status: 'running', metadata: { a: 1 } }));
     return { ...v, metadata: { ...v.metadata, b: 2 } };
   });
   expect(merged).toMatchObject({ status: 'running', metadata: { a: 1, b: 2 } });
@@ -94,9 +95,16 @@ test("the worker's write takes one script call when the cached metadata holds no
     expect(await cache.get(queued.task_id)).toEqual(running);
     expect(cas).not.toHaveBeenCalled();
     // A value that differs is a patch the workflow had not heard of: merged, through the compare-and-set.
-    await server.redis.set(keys.status(queued.task_id), JSON.stringify({ ...running, metadata: { ...running.metadata, a: 9 } }));
+    await server.redis.set(
+      keys.status(queued.task_id),
+      JSON.stringify({ ...running, metadata: { ...running.metadata, a: 9 } }),
+    );
     await cache.putKeepingMetadata({ ...running, progress: 0.5 });
-    expect(await cache.get(queued.task_id)).toEqual({ ...running, progress: 0.5, metadata: { ...running.metadata, a: 9 } });
+    expect(await cache.get(queued.task_id)).toEqual({
+      ...running,
+      progress: 0.5,
+      metadata: { ...running.metadata, a: 9 },
+    });
     expect(cas).toHaveBeenCalledTimes(1);
   } finally {
     cas.mockRestore();
@@ -117,7 +125,11 @@ test('a finished status says whether it was read from the closed run in Temporal
 });
 
 describe('a Redis that does not answer', () => {
-  const silent = { defineCommand: () => undefined, get: () => new Promise(() => undefined), aesStatusPut: () => new Promise(() => undefined) };
+  const silent = {
+    defineCommand: () => undefined,
+    get: () => new Promise(() => undefined),
+    aesStatusPut: () => new Promise(() => undefined),
+  };
 
   test('is passed over after opTimeoutMs: reads fail and writes give up', async () => {
     // This Redis never answers: a call that waited for it would hang to the test's timeout, and the read's error names the limit.
@@ -128,7 +140,11 @@ describe('a Redis that does not answer', () => {
 
   test('is not called at all while it is known to be away', async () => {
     let calls = 0;
-    const counting = { defineCommand: () => undefined, get: () => (calls++, Promise.resolve(null)), aesStatusPut: () => (calls++, Promise.resolve(1)) };
+    const counting = {
+      defineCommand: () => undefined,
+      get: () => (calls++, Promise.resolve(null)),
+      aesStatusPut: () => (calls++, Promise.resolve(1)),
+    };
     const away = new StatusCache(counting as never, pino({ level: 'silent' }), 60_000, { available: () => false });
     await expect(away.get('task_x')).rejects.toThrow(/away/);
     expect(await away.put(view('running'))).toBe(false);

@@ -4,7 +4,8 @@
 import { readSchedule } from '../../src/schedules/schedule-spec';
 
 const now = new Date('2026-11-26T12:00:00.000Z');
-const read = (schedule: number | string, timezone?: string) => readSchedule({ schedule, ...(timezone !== undefined && { timezone }) }, 'body.schedules[0]', now);
+const read = (schedule: number | string, timezone?: string) =>
+  readSchedule({ schedule, ...(timezone !== undefined && { timezone }) }, 'body.schedules[0]', now);
 
 test('a number is one run that many seconds from now', () => {
   expect(read(90)).toEqual({ when: { kind: 'once', at: new Date('2026-11-26T12:01:30.000Z') } });
@@ -12,16 +13,22 @@ test('a number is one run that many seconds from now', () => {
 });
 
 test('an ISO 8601 date-time with a zone is one run at that instant; without a zone, or past, it is refused', () => {
-  expect(read('2026-12-01T09:30:00+01:00')).toEqual({ when: { kind: 'once', at: new Date('2026-12-01T08:30:00.000Z') } });
+  expect(read('2026-12-01T09:30:00+01:00')).toEqual({
+    when: { kind: 'once', at: new Date('2026-12-01T08:30:00.000Z') },
+  });
   expect(read('2026-12-01T09:30:00Z')).toEqual({ when: { kind: 'once', at: new Date('2026-12-01T09:30:00.000Z') } });
-  expect(read('2026-12-01T09:30:00')).toEqual({ issues: [expect.objectContaining({ path: 'body.schedules[0].schedule', code: 'no_time_zone' })] });
+  expect(read('2026-12-01T09:30:00')).toEqual({
+    issues: [expect.objectContaining({ path: 'body.schedules[0].schedule', code: 'no_time_zone' })],
+  });
   expect(read('2026-11-26T11:59:59Z')).toEqual({ issues: [expect.objectContaining({ code: 'past' })] });
   expect(read('2026-13-01T09:30:00Z')).toEqual({ issues: [expect.objectContaining({ code: 'invalid_date' })] });
 });
 
 test('a five-field cron string recurs, in UTC unless a time zone is given', () => {
   expect(read('0 9 * * MON-FRI')).toEqual({ when: { kind: 'cron', cron: '0 9 * * MON-FRI', timezone: 'UTC' } });
-  expect(read('*/15  8-18 1,15 jan-jun 0', 'Europe/Paris')).toEqual({ when: { kind: 'cron', cron: '*/15 8-18 1,15 jan-jun 0', timezone: 'Europe/Paris' } });
+  expect(read('*/15  8-18 1,15 jan-jun 0', 'Europe/Paris')).toEqual({
+    when: { kind: 'cron', cron: '*/15 8-18 1,15 jan-jun 0', timezone: 'Europe/Paris' },
+  });
 });
 
 test.each([
@@ -36,11 +43,17 @@ test.each([
   ['every day', 'it has 2 fields'],
 ])('%s is refused: %s', (cron, says) => {
   const r = read(cron);
-  expect(r).toEqual({ issues: [expect.objectContaining({ path: 'body.schedules[0].schedule', code: 'invalid_cron' })] });
+  expect(r).toEqual({
+    issues: [expect.objectContaining({ path: 'body.schedules[0].schedule', code: 'invalid_cron' })],
+  });
   expect((r as { issues: { message: string }[] }).issues[0].message).toContain(says);
 });
 
 test('a time zone must be an IANA name, and goes with a cron schedule only', () => {
-  expect(read('0 9 * * *', 'Mars/Olympus')).toEqual({ issues: [expect.objectContaining({ path: 'body.schedules[0].timezone', code: 'invalid_timezone' })] });
-  expect(read(60, 'UTC')).toEqual({ issues: [expect.objectContaining({ path: 'body.schedules[0].timezone', code: 'unexpected' })] });
+  expect(read('0 9 * * *', 'Mars/Olympus')).toEqual({
+    issues: [expect.objectContaining({ path: 'body.schedules[0].timezone', code: 'invalid_timezone' })],
+  });
+  expect(read(60, 'UTC')).toEqual({
+    issues: [expect.objectContaining({ path: 'body.schedules[0].timezone', code: 'unexpected' })],
+  });
 });

@@ -8,7 +8,10 @@ const h = useScriptedModel();
 describe('scripted model: chat', () => {
   test('non-streaming echo with usage, id, created and model echo', async () => {
     const asked = Math.floor(Date.now() / 1000);
-    const res = await h.client.chat.completions.create({ model: 'any-model-name', messages: [{ role: 'system', content: 'be nice' }, user('hello there')] });
+    const res = await h.client.chat.completions.create({
+      model: 'any-model-name',
+      messages: [{ role: 'system', content: 'be nice' }, user('hello there')],
+    });
     const answered = Math.ceil(Date.now() / 1000);
     expect(res.object).toBe('chat.completion');
     expect(res.id).toMatch(/^chatcmpl-/);
@@ -24,14 +27,19 @@ describe('scripted model: chat', () => {
   });
 
   test('the same request always gets the same reply', async () => {
-    const ask = () => h.client.chat.completions.create({ model: 'scripted-base', messages: [user('determinism please')] });
+    const ask = () =>
+      h.client.chat.completions.create({ model: 'scripted-base', messages: [user('determinism please')] });
     const [a, b] = await Promise.all([ask(), ask()]);
     expect(a.choices[0].message.content).toBe(b.choices[0].message.content);
     expect(a.usage).toEqual(b.usage);
   });
 
   test('streaming echo arrives as several word-piece chunks ending in [DONE]', async () => {
-    const stream = await h.client.chat.completions.create({ model: 'scripted-flash', stream: true, messages: [user('stream me a reply please')] });
+    const stream = await h.client.chat.completions.create({
+      model: 'scripted-flash',
+      stream: true,
+      messages: [user('stream me a reply please')],
+    });
     const chunks = await collect(stream);
     expect(contentOf(chunks)).toBe('You said: stream me a reply please');
     const contentChunks = chunks.filter((c) => c.choices[0]?.delta?.content);
@@ -45,7 +53,12 @@ describe('scripted model: chat', () => {
 
   test('include_usage adds a final chunk with usage and no choices, matching the non-streaming usage', async () => {
     const messages = [user('count my tokens')];
-    const stream = await h.client.chat.completions.create({ model: 'scripted-base', stream: true, stream_options: { include_usage: true }, messages });
+    const stream = await h.client.chat.completions.create({
+      model: 'scripted-base',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages,
+    });
     const chunks = await collect(stream);
     const last = chunks.at(-1)!;
     expect(last.choices).toEqual([]);
@@ -56,7 +69,11 @@ describe('scripted model: chat', () => {
   });
 
   test('[[think]] streams reasoning_content before any content', async () => {
-    const stream = await h.client.chat.completions.create({ model: 'scripted-max', stream: true, messages: [user('[[think]] why is the sky blue')] });
+    const stream = await h.client.chat.completions.create({
+      model: 'scripted-max',
+      stream: true,
+      messages: [user('[[think]] why is the sky blue')],
+    });
     const chunks = await collect(stream);
     const reasoning = reasoningOf(chunks);
     expect(reasoning).toContain('why is the sky blue');
@@ -66,22 +83,36 @@ describe('scripted model: chat', () => {
     expect(lastReasoning).toBeGreaterThan(0);
     expect(lastReasoning).toBeLessThan(firstContent);
 
-    const plain = await h.client.chat.completions.create({ model: 'scripted-max', messages: [user('[[think]] why is the sky blue')] });
+    const plain = await h.client.chat.completions.create({
+      model: 'scripted-max',
+      messages: [user('[[think]] why is the sky blue')],
+    });
     expect((plain.choices[0].message as any).reasoning_content).toBe(reasoning);
     expect(plain.usage!.completion_tokens_details!.reasoning_tokens).toBeGreaterThan(0);
   });
 
   test('[[think words=N]] and [[long words=N]] give exactly N tokens', async () => {
-    const stream = await h.client.chat.completions.create({ model: 'm', stream: true, stream_options: { include_usage: true }, messages: [user('[[think words=12]] [[long words=40]]')] });
+    const stream = await h.client.chat.completions.create({
+      model: 'm',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [user('[[think words=12]] [[long words=40]]')],
+    });
     const chunks = await collect(stream);
     expect(chunks.filter((c) => (c.choices[0]?.delta as any)?.reasoning_content).length).toBe(12);
     expect(chunks.filter((c) => c.choices[0]?.delta?.content).length).toBe(40);
     expect(contentOf(chunks).split(' ')).toHaveLength(40);
-    expect(chunks.at(-1)!.usage).toMatchObject({ completion_tokens: 52, completion_tokens_details: { reasoning_tokens: 12 } });
+    expect(chunks.at(-1)!.usage).toMatchObject({
+      completion_tokens: 52,
+      completion_tokens_details: { reasoning_tokens: 12 },
+    });
   });
 
   test('[[say text=...]] replies with fixed text', async () => {
-    const res = await h.client.chat.completions.create({ model: 'm', messages: [user('[[say text="Hello, world!"]] ignored')] });
+    const res = await h.client.chat.completions.create({
+      model: 'm',
+      messages: [user('[[say text="Hello, world!"]] ignored')],
+    });
     expect(res.choices[0].message.content).toBe('Hello, world!');
   });
 
@@ -95,7 +126,11 @@ describe('scripted model: chat', () => {
   });
 
   test('max_tokens cuts the reply with finish_reason length', async () => {
-    const res = await h.client.chat.completions.create({ model: 'm', max_tokens: 3, messages: [user('one two three four five')] });
+    const res = await h.client.chat.completions.create({
+      model: 'm',
+      max_tokens: 3,
+      messages: [user('one two three four five')],
+    });
     expect(res.choices[0].message.content).toBe('You said: one');
     expect(res.choices[0].finish_reason).toBe('length');
   });
@@ -123,12 +158,18 @@ describe('scripted model: chat', () => {
     expect(err.error).toMatchObject({ type: 'invalid_request_error', param: 'messages', code: null });
     expect(typeof err.error.message).toBe('string');
 
-    const bad = await h.client.chat.completions.create({ model: 'm', messages: [{ role: 'wizard', content: 'x' }] } as any).catch((e) => e);
+    const bad = await h.client.chat.completions
+      .create({ model: 'm', messages: [{ role: 'wizard', content: 'x' }] } as any)
+      .catch((e) => e);
     expect(bad).toBeInstanceOf(OpenAI.BadRequestError);
   });
 
   test('invalid JSON and unknown routes get OpenAI-shaped errors; the server keeps serving', async () => {
-    const r = await fetch(`${h.model.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"messages": [' });
+    const r = await fetch(`${h.model.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"messages": [',
+    });
     expect(r.status).toBe(400);
     expect(await r.json()).toMatchObject({ error: { type: 'invalid_request_error', param: null, code: null } });
     const empty = await fetch(`${h.model.url}/chat/completions`, { method: 'POST' });

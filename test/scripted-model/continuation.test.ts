@@ -9,7 +9,14 @@ type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 const h = useScriptedModel();
 
 async function streamed(messages: Msg[]): Promise<OpenAI.Chat.Completions.ChatCompletionChunk[]> {
-  return collect(await h.client.chat.completions.create({ model: 'm', stream: true, stream_options: { include_usage: true }, messages }));
+  return collect(
+    await h.client.chat.completions.create({
+      model: 'm',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages,
+    }),
+  );
 }
 
 describe('scripted model: continuation', () => {
@@ -20,7 +27,10 @@ describe('scripted model: continuation', () => {
     expect(full.split(' ')).toHaveLength(30);
     for (const cut of [0, 1, 5, 17, Math.floor(full.length / 2), full.length - 1, full.length]) {
       const prefix = full.slice(0, cut);
-      const rest = await h.client.chat.completions.create({ model: 'm', messages: [question, { role: 'assistant', content: prefix }] });
+      const rest = await h.client.chat.completions.create({
+        model: 'm',
+        messages: [question, { role: 'assistant', content: prefix }],
+      });
       expect(prefix + rest.choices[0].message.content).toBe(full);
     }
   });
@@ -29,7 +39,10 @@ describe('scripted model: continuation', () => {
     const chunks = await streamed([question]);
     const full = contentOf(chunks);
     // Simulate a crash after 7 delivered chunks.
-    const prefix = chunks.slice(0, 8).map((c) => c.choices[0]?.delta?.content ?? '').join('');
+    const prefix = chunks
+      .slice(0, 8)
+      .map((c) => c.choices[0]?.delta?.content ?? '')
+      .join('');
     const resumed = await streamed([question, { role: 'assistant', content: prefix }]);
     expect(prefix + contentOf(resumed)).toBe(full);
     expect(resumed.at(-2)!.choices[0].finish_reason).toBe('stop');
@@ -57,18 +70,31 @@ describe('scripted model: continuation', () => {
   });
 
   test('continuation works after a tool round too', async () => {
-    const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }];
+    const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } },
+    ];
     const base: Msg[] = [
       user('[[tool name=lookup]] go'),
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'the answer is 42' },
     ];
-    const rest = await h.client.chat.completions.create({ model: 'm', tools, messages: [...base, { role: 'assistant', content: 'tool said: the ans' }] });
+    const rest = await h.client.chat.completions.create({
+      model: 'm',
+      tools,
+      messages: [...base, { role: 'assistant', content: 'tool said: the ans' }],
+    });
     expect(rest.choices[0].message.content).toBe('wer is 42');
   });
 
   test('a prefix that is not ours gets the whole reply (and a warning in the log)', async () => {
-    const res = await h.client.chat.completions.create({ model: 'm', messages: [user('hi'), { role: 'assistant', content: 'Something else' }] });
+    const res = await h.client.chat.completions.create({
+      model: 'm',
+      messages: [user('hi'), { role: 'assistant', content: 'Something else' }],
+    });
     expect(res.choices[0].message.content).toBe('You said: hi');
   });
 });
@@ -85,7 +111,11 @@ describe('scripted model: structured output', () => {
   });
 
   test('json_schema response_format yields JSON valid against the schema (zodResponseFormat + parse)', async () => {
-    const res = await h.client.chat.completions.parse({ model: 'm', messages: [user('summarise')], response_format: zodResponseFormat(Answer, 'answer') });
+    const res = await h.client.chat.completions.parse({
+      model: 'm',
+      messages: [user('summarise')],
+      response_format: zodResponseFormat(Answer, 'answer'),
+    });
     const parsed = res.choices[0].message.parsed!;
     expect(Answer.parse(parsed)).toEqual(parsed);
     expect(parsed.score).toBeGreaterThanOrEqual(3);
@@ -97,13 +127,31 @@ describe('scripted model: structured output', () => {
   test('a hand-written schema with $defs and required fields, streamed', async () => {
     const schema = {
       type: 'object',
-      properties: { person: { $ref: '#/$defs/person' }, when: { type: 'string', format: 'date-time' }, count: { type: 'integer', exclusiveMinimum: 0 } },
+      properties: {
+        person: { $ref: '#/$defs/person' },
+        when: { type: 'string', format: 'date-time' },
+        count: { type: 'integer', exclusiveMinimum: 0 },
+      },
       required: ['person', 'when', 'count'],
       additionalProperties: false,
-      $defs: { person: { type: 'object', properties: { name: { type: 'string', minLength: 40 }, age: { anyOf: [{ type: 'null' }, { type: 'integer' }] } }, required: ['name', 'age'] } },
+      $defs: {
+        person: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', minLength: 40 },
+            age: { anyOf: [{ type: 'null' }, { type: 'integer' }] },
+          },
+          required: ['name', 'age'],
+        },
+      },
     };
     const chunks = await collect(
-      await h.client.chat.completions.create({ model: 'm', stream: true, messages: [user('[[json]] who')], response_format: { type: 'json_schema', json_schema: { name: 'p', schema, strict: true } } }),
+      await h.client.chat.completions.create({
+        model: 'm',
+        stream: true,
+        messages: [user('[[json]] who')],
+        response_format: { type: 'json_schema', json_schema: { name: 'p', schema, strict: true } },
+      }),
     );
     const value = JSON.parse(contentOf(chunks));
     expect(value.person.name.length).toBeGreaterThanOrEqual(40);
@@ -113,7 +161,11 @@ describe('scripted model: structured output', () => {
   });
 
   test('json_object or a bare [[json]] gives {"reply": ...}', async () => {
-    const a = await h.client.chat.completions.create({ model: 'm', messages: [user('as json')], response_format: { type: 'json_object' } });
+    const a = await h.client.chat.completions.create({
+      model: 'm',
+      messages: [user('as json')],
+      response_format: { type: 'json_object' },
+    });
     expect(JSON.parse(a.choices[0].message.content!)).toEqual({ reply: 'You said: as json' });
     const b = await h.client.chat.completions.create({ model: 'm', messages: [user('[[json]] bare')] });
     expect(JSON.parse(b.choices[0].message.content!)).toEqual({ reply: 'You said: bare' });

@@ -4,7 +4,9 @@ import { ChatRequestSchema, plainChatRequest } from '../../src/scripted-model/re
 
 describe('scripted model: directive syntax', () => {
   test('names, bare flags, quoted strings and JSON values', () => {
-    const p = parseDirectives('before [[tool name=lookup args={"q":"x y","deep":[[1]]} turn=2]] mid [[say text="a ]] b"]] [[think]] after');
+    const p = parseDirectives(
+      'before [[tool name=lookup args={"q":"x y","deep":[[1]]} turn=2]] mid [[say text="a ]] b"]] [[think]] after',
+    );
     expect(p.directives).toEqual([
       { name: 'tool', params: { name: 'lookup', args: '{"q":"x y","deep":[[1]]}', turn: '2' } },
       { name: 'say', params: { text: 'a ]] b' } },
@@ -43,7 +45,10 @@ describe('scripted model: schema filler', () => {
   });
 
   test('recursive schemas stop at a depth limit instead of looping', () => {
-    const schema = { $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } }, required: ['next'] } }, $ref: '#/$defs/node' };
+    const schema = {
+      $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } }, required: ['next'] } },
+      $ref: '#/$defs/node',
+    };
     expect(() => JSON.stringify(fillSchema(schema, { text: '' }))).not.toThrow();
   });
 });
@@ -58,7 +63,19 @@ describe('scripted model: tokenizer', () => {
   });
 
   test('countTokens agrees with tokenize, for every UTF-16 code unit as a separator', () => {
-    for (const s of ['', ' ', '  ', 'a', 'a ', ' a', 'abcdef', 'abcdefg', 'abcdefghijklm  x ', '\n\tx\r\n', 'ünïcødé 你好世界 😀😀😀😀']) {
+    for (const s of [
+      '',
+      ' ',
+      '  ',
+      'a',
+      'a ',
+      ' a',
+      'abcdef',
+      'abcdefg',
+      'abcdefghijklm  x ',
+      '\n\tx\r\n',
+      'ünïcødé 你好世界 😀😀😀😀',
+    ]) {
       expect(countTokens(s)).toBe(tokenize(s).length);
     }
     const mismatches: number[] = [];
@@ -79,10 +96,37 @@ describe('scripted model: request validation fast path', () => {
     const valid: unknown[] = [
       { messages: msgs },
       { model: 'm', messages: msgs, stream: true, stream_options: { include_usage: true }, extra: { anything: 1 } },
-      { model: 'm', messages: [...msgs, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: 'c1', content: 'ok' }], tools: [tool], tool_choice: 'auto' },
-      { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }], name: 'u' }, { role: 'assistant', content: '', reasoning_content: 'r' }] },
-      { model: 'm', messages: msgs, response_format: { type: 'json_schema', json_schema: { name: 'n', schema: {}, strict: true } }, max_tokens: 5, max_completion_tokens: null },
-      { model: 'm', messages: [{ role: 'assistant', tool_calls: null }], stream: null, tools: null, response_format: null },
+      {
+        model: 'm',
+        messages: [
+          ...msgs,
+          { role: 'assistant', content: null, tool_calls: [call] },
+          { role: 'tool', tool_call_id: 'c1', content: 'ok' },
+        ],
+        tools: [tool],
+        tool_choice: 'auto',
+      },
+      {
+        model: 'm',
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'x' }], name: 'u' },
+          { role: 'assistant', content: '', reasoning_content: 'r' },
+        ],
+      },
+      {
+        model: 'm',
+        messages: msgs,
+        response_format: { type: 'json_schema', json_schema: { name: 'n', schema: {}, strict: true } },
+        max_tokens: 5,
+        max_completion_tokens: null,
+      },
+      {
+        model: 'm',
+        messages: [{ role: 'assistant', tool_calls: null }],
+        stream: null,
+        tools: null,
+        response_format: null,
+      },
     ];
     for (const body of valid) {
       const plain = plainChatRequest(body);

@@ -6,7 +6,8 @@ import { collect, contentOf, useScriptedModel, user } from './helpers';
 
 const h = useScriptedModel();
 
-const ask = (client: OpenAI, content: string) => client.chat.completions.create({ model: 'm', messages: [user(content)] });
+const ask = (client: OpenAI, content: string) =>
+  client.chat.completions.create({ model: 'm', messages: [user(content)] });
 
 // A unit test has 10 s: each wait gives up well before, saying what it waited for.
 const WAIT = { timeoutMs: 5000, stepMs: 10 };
@@ -27,10 +28,14 @@ describe('scripted model: failures and pacing', () => {
 
   test('[[fail status=500 times=1]] also fails a streaming request before any chunk', async () => {
     const msg = '[[fail status=500 key=ise-1]] stream';
-    const err = await h.client.chat.completions.create({ model: 'm', stream: true, messages: [user(msg)] }).catch((e) => e);
+    const err = await h.client.chat.completions
+      .create({ model: 'm', stream: true, messages: [user(msg)] })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
     expect(err.error).toMatchObject({ type: 'server_error' });
-    const chunks = await collect(await h.client.chat.completions.create({ model: 'm', stream: true, messages: [user(msg)] }));
+    const chunks = await collect(
+      await h.client.chat.completions.create({ model: 'm', stream: true, messages: [user(msg)] }),
+    );
     expect(contentOf(chunks)).toBe('You said: stream');
   });
 
@@ -43,9 +48,17 @@ describe('scripted model: failures and pacing', () => {
   });
 
   test('[[fail status=400]] surfaces as BadRequestError with a custom code and message', async () => {
-    const err = await ask(h.client, '[[fail status=400 code=context_length_exceeded message="too long" times=1 key=br-1]] x').catch((e) => e);
+    const err = await ask(
+      h.client,
+      '[[fail status=400 code=context_length_exceeded message="too long" times=1 key=br-1]] x',
+    ).catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(err.error).toEqual({ message: 'too long', type: 'invalid_request_error', param: null, code: 'context_length_exceeded' });
+    expect(err.error).toEqual({
+      message: 'too long',
+      type: 'invalid_request_error',
+      param: null,
+      code: 'context_length_exceeded',
+    });
   });
 
   test('without a key, the failure count belongs to the message text', async () => {
@@ -64,7 +77,12 @@ describe('scripted model: failures and pacing', () => {
     // connection error. The elapsed time shows it was the timeout.
     expect(err).toBeInstanceOf(OpenAI.APIConnectionError);
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-    await waitUntil('the server to see the timed-out request disconnect', () => h.model.stats().active, (n) => n === before.active, WAIT);
+    await waitUntil(
+      'the server to see the timed-out request disconnect',
+      () => h.model.stats().active,
+      (n) => n === before.active,
+      WAIT,
+    );
     expect(h.model.stats().hangs).toBe(before.hangs + 1);
     const ok = await ask(h.client, 'after the hang');
     expect(ok.choices[0].message.content).toBe('You said: after the hang');
@@ -72,22 +90,43 @@ describe('scripted model: failures and pacing', () => {
 
   test('[[hang]] on a stream can be aborted by the caller signal', async () => {
     const ac = new AbortController();
-    const pending = h.client.chat.completions.create({ model: 'm', stream: true, messages: [user('[[hang]]')] }, { signal: ac.signal });
-    await waitUntil('the hung stream to reach the server', () => h.model.stats().active, (n) => n > 0, WAIT);
+    const pending = h.client.chat.completions.create(
+      { model: 'm', stream: true, messages: [user('[[hang]]')] },
+      { signal: ac.signal },
+    );
+    await waitUntil(
+      'the hung stream to reach the server',
+      () => h.model.stats().active,
+      (n) => n > 0,
+      WAIT,
+    );
     ac.abort();
     await expect(pending).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
-    await waitUntil('the server to see the aborted stream disconnect', () => h.model.stats().active, (n) => n === 0, WAIT);
+    await waitUntil(
+      'the server to see the aborted stream disconnect',
+      () => h.model.stats().active,
+      (n) => n === 0,
+      WAIT,
+    );
   });
 
   test('[[hang after=N times=1]] stalls a stream mid-way once; the retry completes', async () => {
     const msg = '[[hang after=3 times=1 key=hang-mid]] one two three four';
     const ac = new AbortController();
-    const stream = await h.client.chat.completions.create({ model: 'm', stream: true, messages: [user(msg)] }, { signal: ac.signal });
+    const stream = await h.client.chat.completions.create(
+      { model: 'm', stream: true, messages: [user(msg)] },
+      { signal: ac.signal },
+    );
     const seen: string[] = [];
     const reading = (async () => {
       for await (const c of stream) seen.push(c.choices[0]?.delta?.content ?? '');
     })().catch((e) => e);
-    await waitUntil('the chunks before the stall', () => seen.join(''), (t) => t === 'You said: one', WAIT);
+    await waitUntil(
+      'the chunks before the stall',
+      () => seen.join(''),
+      (t) => t === 'You said: one',
+      WAIT,
+    );
     // Deliberate: time for a chunk that a stream which did not stall would send (tokens come back to back).
     await new Promise((r) => setTimeout(r, 100));
     expect(seen.join('')).toBe('You said: one');
@@ -95,8 +134,15 @@ describe('scripted model: failures and pacing', () => {
     // The client's stream iterator ends quietly when its own signal aborts it.
     await reading;
     expect(seen.join('')).toBe('You said: one');
-    await waitUntil('the server to see the aborted stream disconnect', () => h.model.stats().active, (n) => n === 0, WAIT);
-    const again = await collect(await h.client.chat.completions.create({ model: 'm', stream: true, messages: [user(msg)] }));
+    await waitUntil(
+      'the server to see the aborted stream disconnect',
+      () => h.model.stats().active,
+      (n) => n === 0,
+      WAIT,
+    );
+    const again = await collect(
+      await h.client.chat.completions.create({ model: 'm', stream: true, messages: [user(msg)] }),
+    );
     expect(contentOf(again)).toBe('You said: one two three four');
   });
 
@@ -110,7 +156,9 @@ describe('scripted model: failures and pacing', () => {
     // undici's "terminated" TypeError; from another realm under jest, so no instanceof check.
     expect(String(err)).toMatch(/terminated|closed|socket/i);
     expect(seen.join('')).toBe('You said:');
-    const again = await collect(await h.client.chat.completions.create({ model: 'm', stream: true, messages: [user(msg)] }));
+    const again = await collect(
+      await h.client.chat.completions.create({ model: 'm', stream: true, messages: [user(msg)] }),
+    );
     expect(contentOf(again)).toBe('You said: alpha beta gamma');
     expect(h.model.stats().drops).toBeGreaterThanOrEqual(1);
   });
@@ -122,7 +170,11 @@ describe('scripted model: failures and pacing', () => {
 
   test('[[slow tokens=N delay=MS]] paces N chunks MS apart', async () => {
     const started = Date.now();
-    const stream = await h.client.chat.completions.create({ model: 'm', stream: true, messages: [user('[[slow tokens=10 delay=40]]')] });
+    const stream = await h.client.chat.completions.create({
+      model: 'm',
+      stream: true,
+      messages: [user('[[slow tokens=10 delay=40]]')],
+    });
     const arrivals: number[] = [];
     for await (const c of stream) if (c.choices[0]?.delta?.content) arrivals.push(Date.now());
     expect(arrivals).toHaveLength(10);
@@ -133,7 +185,11 @@ describe('scripted model: failures and pacing', () => {
 
   test('[[slow first=MS]] delays the first token; non-streaming waits for the whole reply', async () => {
     let started = Date.now();
-    const stream = await h.client.chat.completions.create({ model: 'm', stream: true, messages: [user('[[slow first=200 delay=0]] quick after')] });
+    const stream = await h.client.chat.completions.create({
+      model: 'm',
+      stream: true,
+      messages: [user('[[slow first=200 delay=0]] quick after')],
+    });
     let firstAt = 0;
     for await (const c of stream) if (!firstAt && c.choices[0]?.delta?.content) firstAt = Date.now();
     expect(firstAt - started).toBeGreaterThanOrEqual(180);
@@ -148,7 +204,12 @@ describe('scripted model: failures and pacing', () => {
     const model = await startScriptedModel();
     const client = new OpenAI({ apiKey: 'x', baseURL: model.url, maxRetries: 0 });
     const pending = client.chat.completions.create({ model: 'm', messages: [user('[[hang]]')] }).catch((e) => e);
-    await waitUntil('the hung request to reach the server', () => model.stats().active, (n) => n === 1, WAIT);
+    await waitUntil(
+      'the hung request to reach the server',
+      () => model.stats().active,
+      (n) => n === 1,
+      WAIT,
+    );
     await model.close();
     expect(await pending).toBeInstanceOf(OpenAI.APIConnectionError);
   });

@@ -36,7 +36,12 @@ export function contentOf(chunks: OpenAI.Chat.Completions.ChatCompletionChunk[])
 
 /** reasoning_content is not in the OpenAI types; DeepSeek/OpenRouter-style clients read it this way. */
 export function reasoningOf(chunks: OpenAI.Chat.Completions.ChatCompletionChunk[]): string {
-  return chunks.map((c) => (c.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? '').join('');
+  return chunks
+    .map((c) => (c.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? '')
+    .join('');
 }
 
-export const user = (content: string): OpenAI.Chat.Completions.ChatCompletionMessageParam => ({ role: 'user', content });
+export const user = (content: string): OpenAI.Chat.Completions.ChatCompletionMessageParam => ({
+  role: 'user',
+  content,
+});

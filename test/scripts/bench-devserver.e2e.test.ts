@@ -28,8 +28,24 @@ describe('--engines', () => {
   });
 });
 
-function result(engine: Engine, mode: Mode, concurrency: number, perSecond: number, p50Ms: number, p99Ms: number, peakRssMiB: number): CaseResult {
-  return { ...failedCase(engine, mode, concurrency, 100, 'unused'), completed: 100, perSecond, p50Ms, p99Ms, peakRssMiB, note: '' };
+function result(
+  engine: Engine,
+  mode: Mode,
+  concurrency: number,
+  perSecond: number,
+  p50Ms: number,
+  p99Ms: number,
+  peakRssMiB: number,
+): CaseResult {
+  return {
+    ...failedCase(engine, mode, concurrency, 100, 'unused'),
+    completed: 100,
+    perSecond,
+    p50Ms,
+    p99Ms,
+    peakRssMiB,
+    note: '',
+  };
 }
 
 describe('the comparison', () => {
@@ -42,11 +58,25 @@ describe('the comparison', () => {
 
   it('pairs each mode and concurrency, ratio = embedded / real', () => {
     const rows = compareEngines(results);
-    expect(rows.map((r) => [r.mode, r.concurrency])).toEqual([['memory', 1], ['file', 100]]);
+    expect(rows.map((r) => [r.mode, r.concurrency])).toEqual([
+      ['memory', 1],
+      ['file', 100],
+    ]);
     expect(rows[0].perSecond).toEqual({ embedded: 40, real: 10, ratio: 4 });
     expect(rows[1].p99Ms.ratio).toBeCloseTo(1.125);
     expect(comparisonRows(rows)).toEqual([
-      ['persistence', 'conc', 'wf/s emb / real', 'x', 'p50 ms emb / real', 'x', 'p99 ms emb / real', 'x', 'peak RSS MiB emb / real', 'x'],
+      [
+        'persistence',
+        'conc',
+        'wf/s emb / real',
+        'x',
+        'p50 ms emb / real',
+        'x',
+        'p99 ms emb / real',
+        'x',
+        'peak RSS MiB emb / real',
+        'x',
+      ],
       ['memory', '1', '40 / 10', '4.00', '20.0 / 100.0', '0.20', '30.0 / 120.0', '0.25', '100 / 200', '0.50'],
       ['file', '100', '150 / 200', '0.75', '600.0 / 500.0', '1.20', '900.0 / 800.0', '1.13', '150 / 300', '0.50'],
     ]);
@@ -54,7 +84,10 @@ describe('the comparison', () => {
 
   it('says per mode whether the embedded throughput reached the real one', () => {
     const goal = goalVerdicts(compareEngines(results));
-    expect(goal.map((g) => [g.mode, g.met])).toEqual([['memory', true], ['file', false]]);
+    expect(goal.map((g) => [g.mode, g.met])).toEqual([
+      ['memory', true],
+      ['file', false],
+    ]);
     expect(goal[1].line).toBe('embedded wf/s >= real, persistence (file) (goal): conc 100 0.75x -> NOT MET');
   });
 
@@ -70,7 +103,22 @@ describe('the real dev server under the bench', () => {
 
   it('is started with the arguments the bench documents', () => {
     const cmd = launchCommand({ ...spec(), bin: '/x/temporal' }, 7000, '/tmp/t.db');
-    expect(cmd).toEqual({ file: '/x/temporal', args: ['server', 'start-dev', '--headless', '--port', '7000', '--log-level', 'warn', '--db-filename', '/tmp/t.db', '--ip', '127.0.0.1'] });
+    expect(cmd).toEqual({
+      file: '/x/temporal',
+      args: [
+        'server',
+        'start-dev',
+        '--headless',
+        '--port',
+        '7000',
+        '--log-level',
+        'warn',
+        '--db-filename',
+        '/tmp/t.db',
+        '--ip',
+        '127.0.0.1',
+      ],
+    });
   });
 
   it('starts with a db file, reports the Go process own peak RSS and stops', async () => {

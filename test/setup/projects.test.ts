@@ -40,5 +40,11 @@ test('the projects run on each engine TEST_ENGINES names, the unit project once'
     }
   };
   expect(load('embedded')).toEqual(['unit', 'engine', 'e2e']);
-  expect(load('embedded temporal-cli')).toEqual(['unit', 'engine · embedded', 'e2e · embedded', 'engine · temporal-cli', 'e2e · temporal-cli']);
+  expect(load('embedded temporal-cli')).toEqual([
+    'unit',
+    'engine · embedded',
+    'e2e · embedded',
+    'engine · temporal-cli',
+    'e2e · temporal-cli',
+  ]);
 });

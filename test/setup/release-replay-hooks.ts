@@ -17,6 +17,7 @@
 const VM_SHARED = require.resolve('@temporalio/worker/lib/workflow/vm-shared');
 
 afterAll(() => {
-  const loaded = require.cache[VM_SHARED]?.exports as typeof import('@temporalio/worker/lib/workflow/vm-shared') | undefined;
+  const loaded = require.cache[VM_SHARED]?.exports as
+    typeof import('@temporalio/worker/lib/workflow/vm-shared') | undefined;
   if (loaded?.globalHandlers.installed) loaded.globalHandlers.uninstall();
 });

@@ -17,7 +17,7 @@ class SlowestFirst extends Sequencer {
   sort(tests) {
     const known = (test) => {
       const cached = this._getCache(test)[test.path];
-      return { failed: cached?.[0] === 0, seconds: cached ? cached[1] / 1000 : recorded[key(test)] ?? 0 };
+      return { failed: cached?.[0] === 0, seconds: cached ? cached[1] / 1000 : (recorded[key(test)] ?? 0) };
     };
     const info = new Map(tests.map((t) => [t, known(t)]));
     return [...tests].sort((a, b) => {

@@ -39,7 +39,12 @@ function loopbackOnly(lookup) {
     lookup(hostname, opts, (err, address, family) => {
       const all = Array.isArray(address) ? address.map((a) => a.address) : [address];
       const off = !err && all.find((a) => a && !LOOPBACK.has(a));
-      if (off) return cb(new Error(`a unit test may not connect off this machine (${hostname} is ${off}): make it an e2e test (*.e2e.test.ts)`));
+      if (off)
+        return cb(
+          new Error(
+            `a unit test may not connect off this machine (${hostname} is ${off}): make it an e2e test (*.e2e.test.ts)`,
+          ),
+        );
       return cb(err, address, family);
     });
   };
@@ -49,7 +54,9 @@ function install() {
   const saved = new Map(PROCESS_CALLS.map((name) => [name, childProcess[name]]));
   for (const name of PROCESS_CALLS) {
     childProcess[name] = () => {
-      throw new Error(`a unit test may not start a process (child_process.${name}): make it an e2e test (*.e2e.test.ts)`);
+      throw new Error(
+        `a unit test may not start a process (child_process.${name}): make it an e2e test (*.e2e.test.ts)`,
+      );
     };
   }
   const connect = net.Socket.prototype.connect;

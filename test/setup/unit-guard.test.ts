@@ -13,15 +13,18 @@ test('a child process is refused', () => {
 });
 
 test('a connection off this machine is refused, however it is made', async () => {
-  expect(() => net.connect({ host: OFF_MACHINE, port: 9 })).toThrow(/may not connect off this machine \(192\.0\.2\.1\)/);
+  expect(() => net.connect({ host: OFF_MACHINE, port: 9 })).toThrow(
+    /may not connect off this machine \(192\.0\.2\.1\)/,
+  );
   expect(() => new net.Socket().connect(9, OFF_MACHINE)).toThrow(/may not connect off this machine/);
   expect(() => http.get(`http://${OFF_MACHINE}:9/`)).toThrow(/may not connect off this machine/);
   const err = await fetch(`http://${OFF_MACHINE}:8080/`).catch((e: Error) => e);
   expect(String((err as Error & { cause?: Error }).cause?.message ?? err)).toMatch(/may not connect off this machine/);
 });
 
-test("a name the test resolves itself is judged by the address its lookup gives", async () => {
-  const lookup = (_host: string, _opts: unknown, cb: (err: Error | null, address: string, family: number) => void) => cb(null, OFF_MACHINE, 4);
+test('a name the test resolves itself is judged by the address its lookup gives', async () => {
+  const lookup = (_host: string, _opts: unknown, cb: (err: Error | null, address: string, family: number) => void) =>
+    cb(null, OFF_MACHINE, 4);
   const socket = net.connect({ host: 'service.test', port: 9, lookup: lookup as never });
   const err = await new Promise<Error>((resolve) => socket.once('error', resolve));
   expect(err.message).toMatch(/may not connect off this machine \(service\.test is 192\.0\.2\.1\)/);

@@ -10,7 +10,12 @@ jest.setTimeout(10_000);
 jest.mock('@temporalio/testing', () => {
   const actual = jest.requireActual('@temporalio/testing');
   const refuse = () => {
-    throw new Error('a unit test may not start a Temporal engine (TestWorkflowEnvironment): make it an engine test (*.engine.test.ts)');
+    throw new Error(
+      'a unit test may not start a Temporal engine (TestWorkflowEnvironment): make it an engine test (*.engine.test.ts)',
+    );
   };
-  return { ...actual, TestWorkflowEnvironment: { createLocal: refuse, createTimeSkipping: refuse, createFromExistingServer: refuse } };
+  return {
+    ...actual,
+    TestWorkflowEnvironment: { createLocal: refuse, createTimeSkipping: refuse, createFromExistingServer: refuse },
+  };
 });

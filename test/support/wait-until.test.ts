@@ -8,16 +8,32 @@ test('resolves as soon as a sync condition holds', async () => {
 
 test('returns the value read: truthy by default, or the one a predicate accepts', async () => {
   let n = 0;
-  await expect(waitUntil('a value', async () => (++n >= 2 ? { id: 'x' } : undefined), { stepMs: 1 })).resolves.toEqual({ id: 'x' });
+  await expect(waitUntil('a value', async () => (++n >= 2 ? { id: 'x' } : undefined), { stepMs: 1 })).resolves.toEqual({
+    id: 'x',
+  });
   let m = 0;
-  await expect(waitUntil('m to reach 4', () => ++m, (v) => v === 4, { stepMs: 1 })).resolves.toBe(4);
+  await expect(
+    waitUntil(
+      'm to reach 4',
+      () => ++m,
+      (v) => v === 4,
+      { stepMs: 1 },
+    ),
+  ).resolves.toBe(4);
 });
 
 test('times out with what was awaited and the last value seen', async () => {
   let n = 0;
-  const err: Error = await waitUntil('the task to complete', () => ({ status: 'running', n: ++n }), (v) => v.status === 'completed', { timeoutMs: 200, stepMs: 20 }).catch((e) => e);
+  const err: Error = await waitUntil(
+    'the task to complete',
+    () => ({ status: 'running', n: ++n }),
+    (v) => v.status === 'completed',
+    { timeoutMs: 200, stepMs: 20 },
+  ).catch((e) => e);
   expect(err).toBeInstanceOf(Error);
-  expect(err.message).toMatch(/^waitUntil: timed out after \d+ ms \(of 200\) waiting for the task to complete; \d+ read\(s\)/);
+  expect(err.message).toMatch(
+    /^waitUntil: timed out after \d+ ms \(of 200\) waiting for the task to complete; \d+ read\(s\)/,
+  );
   expect(err.message).toContain(`last value: { status: 'running', n: ${n} }`);
   expect(err.message).not.toContain('last error');
 });
@@ -50,14 +66,21 @@ test('an async condition that throws keeps being polled, and the timeout reports
 });
 
 test('a predicate that throws is one more try; the last value read is reported with its error', async () => {
-  const err: Error = await waitUntil('a body with items', () => ({ items: null }), (v: { items: null | string[] }) => v.items!.length > 0, { timeoutMs: 100, stepMs: 10 }).catch((e) => e);
+  const err: Error = await waitUntil(
+    'a body with items',
+    () => ({ items: null }),
+    (v: { items: null | string[] }) => v.items!.length > 0,
+    { timeoutMs: 100, stepMs: 10 },
+  ).catch((e) => e);
   expect(err.message).toContain('last value: { items: null }');
   expect(err.message).toMatch(/last error: TypeError/);
 });
 
 test('a read that never answers does not hold the wait past its deadline', async () => {
   const t0 = Date.now();
-  const err: Error = await waitUntil('a read that hangs', () => new Promise<boolean>(() => undefined), { timeoutMs: 100 }).catch((e) => e);
+  const err: Error = await waitUntil('a read that hangs', () => new Promise<boolean>(() => undefined), {
+    timeoutMs: 100,
+  }).catch((e) => e);
   expect(err.message).toContain('waiting for a read that hangs');
   expect(err.message).toContain('the last read had not answered');
   // Not a speed claim: without the race the wait would never end (jest's timeout would fail it).
@@ -75,7 +98,9 @@ test('giveUpIf ends the wait at once with its reason, before the deadline', asyn
     },
     { timeoutMs: 60_000, stepMs: 1, giveUpIf: () => (exited ? 'the process exited (code 1)' : undefined) },
   ).catch((e) => e);
-  expect(err.message).toMatch(/^waitUntil: gave up after \d+ ms waiting for the banner: the process exited \(code 1\); 3 read\(s\); last value: false$/);
+  expect(err.message).toMatch(
+    /^waitUntil: gave up after \d+ ms waiting for the banner: the process exited \(code 1\); 3 read\(s\); last value: false$/,
+  );
 });
 
 test('refuses a wait that does not say what it waits for', async () => {

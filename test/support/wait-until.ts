@@ -30,7 +30,12 @@ export type Truthy<T> = Exclude<T, null | undefined | false | 0 | 0n | ''>;
  * to complete"), the number of reads, the last value read and the last error.
  */
 export function waitUntil<T>(what: string, read: () => T | Promise<T>, opts?: WaitOptions): Promise<Truthy<T>>;
-export function waitUntil<T>(what: string, read: () => T | Promise<T>, done: (value: T) => boolean, opts?: WaitOptions): Promise<T>;
+export function waitUntil<T>(
+  what: string,
+  read: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  opts?: WaitOptions,
+): Promise<T>;
 export async function waitUntil<T>(
   what: string,
   read: () => T | Promise<T>,
@@ -55,7 +60,9 @@ export async function waitUntil<T>(
     if (gaveUp !== undefined) break;
     reads++;
     let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<'expired'>((resolve) => (timer = setTimeout(() => resolve('expired'), Math.max(0, end - Date.now()))));
+    const expired = new Promise<'expired'>(
+      (resolve) => (timer = setTimeout(() => resolve('expired'), Math.max(0, end - Date.now()))),
+    );
     try {
       const attempt = (async () => {
         const value = await read();
@@ -87,7 +94,8 @@ export async function waitUntil<T>(
   ];
   if (pending) parts.push('the last read had not answered');
   if (seen) parts.push(`last value: ${show(last)}`);
-  if (lastError !== undefined) parts.push(`last error: ${lastError instanceof Error ? lastError.stack ?? lastError.message : show(lastError)}`);
+  if (lastError !== undefined)
+    parts.push(`last error: ${lastError instanceof Error ? (lastError.stack ?? lastError.message) : show(lastError)}`);
   throw new Error(parts.join('; '), lastError === undefined ? undefined : { cause: lastError });
 }
 

@@ -33,7 +33,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
  */
 async function scrapeUntil(check: (text: string) => boolean): Promise<string> {
   let last = '';
-  await waitUntil('a /metrics scrape that passes the check', async () => (last = (await scrape()).text), check, { stepMs: 250 }).catch(() => undefined);
+  await waitUntil('a /metrics scrape that passes the check', async () => (last = (await scrape()).text), check, {
+    stepMs: 250,
+  }).catch(() => undefined);
   return last;
 }
 
@@ -42,10 +44,17 @@ let taskId: string;
 test('a tool-calling background task watched over SSE shows in /metrics, the worker’s metrics included', async () => {
   expect((await scrape('wrong-token-0123456789')).status).toBe(401);
   // The model waits before each answer, so the stream is open while a scrape looks.
-  const submitted = await ctx.call('POST', '/', { body: { background: true, message: '[[tool name=calculate args={"expression":"6*7"}]] [[slow first=1000]] compute' } });
+  const submitted = await ctx.call('POST', '/', {
+    body: {
+      background: true,
+      message: '[[tool name=calculate args={"expression":"6*7"}]] [[slow first=1000]] compute',
+    },
+  });
   expect(submitted.status).toBe(202);
   taskId = submitted.json.task_id;
-  const res = await fetch(`${ctx.stack().gatewayUrl}/tasks/${taskId}/events`, { headers: { authorization: `Bearer ${KEY_A}` } });
+  const res = await fetch(`${ctx.stack().gatewayUrl}/tasks/${taskId}/events`, {
+    headers: { authorization: `Bearer ${KEY_A}` },
+  });
   const during = await scrapeUntil((t) => (sample(t, 'aes_sse_clients', { process: 'gateway' }) ?? 0) >= 1);
   expect(sample(during, 'aes_sse_clients', { process: 'gateway' })).toBeGreaterThanOrEqual(1);
   const events = await readSse(res);
@@ -61,8 +70,14 @@ test('a tool-calling background task watched over SSE shows in /metrics, the wor
   const got = {
     completed: atLeast(sample(text, 'aes_tasks', { status: 'completed' }), 1),
     running: sample(text, 'aes_tasks', { status: 'running' }),
-    promptTokens: atLeast(sample(text, 'aes_model_tokens_total', { ...worker, model: 'scripted-base', type: 'prompt' }), 1),
-    completionTokens: atLeast(sample(text, 'aes_model_tokens_total', { ...worker, model: 'scripted-base', type: 'completion' }), 1),
+    promptTokens: atLeast(
+      sample(text, 'aes_model_tokens_total', { ...worker, model: 'scripted-base', type: 'prompt' }),
+      1,
+    ),
+    completionTokens: atLeast(
+      sample(text, 'aes_model_tokens_total', { ...worker, model: 'scripted-base', type: 'completion' }),
+      1,
+    ),
     cost: above(sample(text, 'aes_model_cost_usd_total', { ...worker, model: 'scripted-base' }), 0),
     toolCalls: sample(text, 'aes_tool_calls_total', { ...worker, server: 'builtin', outcome: 'ok' }),
     modelTurns: sample(text, 'aes_step_duration_seconds_count', { ...worker, kind: 'model_turn' }),
@@ -73,9 +88,15 @@ test('a tool-calling background task watched over SSE shows in /metrics, the wor
     durationSum: above(sample(text, 'aes_task_duration_seconds_sum', { ...worker, status: 'completed' }), 2),
     relayed: atLeast(sample(text, 'aes_relay_lag_seconds_count', { process: 'gateway' }), 1),
     submits: atLeast(sample(text, 'aes_http_requests_total', { method: 'POST', route: '/', status_class: '2xx' }), 1),
-    streams: sample(text, 'aes_http_requests_total', { method: 'GET', route: '/tasks/:id/events', status_class: '2xx' }),
+    streams: sample(text, 'aes_http_requests_total', {
+      method: 'GET',
+      route: '/tasks/:id/events',
+      status_class: '2xx',
+    }),
     sseAfter: sample(text, 'aes_sse_clients', { process: 'gateway' }),
-    includeUp: sample(text, 'aes_metrics_include_up', { url: `http://127.0.0.1:${ctx.stack().env.WORKER_METRICS_PORT}/metrics` }),
+    includeUp: sample(text, 'aes_metrics_include_up', {
+      url: `http://127.0.0.1:${ctx.stack().env.WORKER_METRICS_PORT}/metrics`,
+    }),
     gatewayCpu: above(sample(text, 'process_cpu_seconds_total', { process: 'gateway' }), 0),
     workerCpu: above(sample(text, 'process_cpu_seconds_total', worker), 0),
   };
@@ -116,7 +137,11 @@ test('a worker killed under supervision is counted as a restart of it', async ()
     const after = await scrapeUntil((t) => sample(t, 'aes_component_restarts_total', { component: 'worker' }) === 1);
     expect(sample(after, 'aes_component_restarts_total', { component: 'worker' })).toBe(1);
     // The new worker serves its metrics on the same port, included again (its counters start over).
-    expect(sample(after, 'aes_metrics_include_up', { url: `http://127.0.0.1:${ctx.stack().env.WORKER_METRICS_PORT}/metrics` })).toBe(1);
+    expect(
+      sample(after, 'aes_metrics_include_up', {
+        url: `http://127.0.0.1:${ctx.stack().env.WORKER_METRICS_PORT}/metrics`,
+      }),
+    ).toBe(1);
   } finally {
     await supervised?.close();
   }

@@ -25,8 +25,10 @@ interface OtlpValue {
 }
 type OtlpAttributes = { key: string; value: OtlpValue }[] | undefined;
 
-const plain = (v: OtlpValue): unknown => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue ?? v.doubleValue ?? v;
-const attrs = (a: OtlpAttributes): Record<string, unknown> => Object.fromEntries((a ?? []).map(({ key, value }) => [key, plain(value)]));
+const plain = (v: OtlpValue): unknown =>
+  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue ?? v.doubleValue ?? v;
+const attrs = (a: OtlpAttributes): Record<string, unknown> =>
+  Object.fromEntries((a ?? []).map(({ key, value }) => [key, plain(value)]));
 
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
@@ -58,7 +60,19 @@ export class OtlpReceiver {
       const text = body.toString('utf8');
       this.bodies.push(text);
       const json = JSON.parse(text) as {
-        resourceSpans?: { resource?: { attributes?: OtlpAttributes }; scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: OtlpAttributes }[] }[] }[];
+        resourceSpans?: {
+          resource?: { attributes?: OtlpAttributes };
+          scopeSpans?: {
+            spans?: {
+              traceId: string;
+              spanId: string;
+              parentSpanId?: string;
+              name: string;
+              kind: number;
+              attributes?: OtlpAttributes;
+            }[];
+          }[];
+        }[];
       };
       for (const rs of json.resourceSpans ?? []) {
         const resource = attrs(rs.resource?.attributes);

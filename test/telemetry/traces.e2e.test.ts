@@ -41,7 +41,8 @@ const calc = (expression: string) => `[[tool name=calculate args={"expression":"
 function traceOf(traceId: string) {
   const spans = receiver.spans.filter((s) => s.traceId === traceId);
   const byId = new Map(spans.map((s) => [s.spanId, s]));
-  const named = (name: string, service?: string) => spans.filter((s) => s.name === name && (service === undefined || s.service === service));
+  const named = (name: string, service?: string) =>
+    spans.filter((s) => s.name === name && (service === undefined || s.service === service));
   const one = (name: string, service?: string) => {
     const found = named(name, service);
     expect(found.map((s) => `${s.service} ${s.name}`)).toEqual([`${service ?? found[0]?.service} ${name}`]);
@@ -64,9 +65,17 @@ async function tracedRun(traceId: string, callerSpanId: string, secret: string):
   });
   expect(r.status).toBe(202);
   const taskId = r.json.task_id as string;
-  await waitUntil('the traced run to complete', async () => (await call('GET', `/tasks/${taskId}`)).json.status === 'completed');
+  await waitUntil(
+    'the traced run to complete',
+    async () => (await call('GET', `/tasks/${taskId}`)).json.status === 'completed',
+  );
   // The workflow's span ends with it; the batch goes out within OTEL_BSP_SCHEDULE_DELAY.
-  await waitUntil("the run's workflow and tool spans at the receiver", async () => traceOf(traceId).named('RunWorkflow:agentTask').length > 0 && traceOf(traceId).named('RunActivity:runTool').length > 0);
+  await waitUntil(
+    "the run's workflow and tool spans at the receiver",
+    async () =>
+      traceOf(traceId).named('RunWorkflow:agentTask').length > 0 &&
+      traceOf(traceId).named('RunActivity:runTool').length > 0,
+  );
   return taskId;
 }
 
@@ -77,7 +86,11 @@ function expectOneTrace(traceId: string, callerSpanId: string, taskId: string): 
   const request = t.one('POST /', 'aes-gateway');
   expect(request.kind).toBe(2);
   expect(request.parentSpanId).toBe(callerSpanId);
-  expect(request.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.route': '/', 'http.response.status_code': 202 });
+  expect(request.attributes).toMatchObject({
+    'http.request.method': 'POST',
+    'http.route': '/',
+    'http.response.status_code': 202,
+  });
   // The start of the task (and of its new session) under it.
   const start = t.one('StartWorkflow:agentTask', 'aes-gateway');
   expect(t.parentOf(start)).toBe(request);
@@ -110,7 +123,8 @@ function expectNothingSecret(secret: string): void {
   expect(all.toLowerCase()).not.toContain('authorization');
   // The workflow's memo and search attributes stay out of its spans.
   for (const s of receiver.spans) expect(Object.keys(s.attributes)).not.toEqual(expect.arrayContaining(['memo']));
-  for (const s of receiver.spans) expect(Object.keys(s.attributes)).not.toEqual(expect.arrayContaining(['searchAttributes']));
+  for (const s of receiver.spans)
+    expect(Object.keys(s.attributes)).not.toEqual(expect.arrayContaining(['searchAttributes']));
 }
 
 test('a background run that calls a tool is one trace: the gateway request, the workflow, its model turns and tool call', async () => {
@@ -150,7 +164,9 @@ test('while a stream is open the start thread starts the run, and the trace goes
 
 test('a request is named by its route template, never by its path', async () => {
   const traceId = hex(16);
-  const r = await call('GET', '/tasks/task_doesnotexist0123', { headers: { traceparent: `00-${traceId}-${hex(8)}-01` } });
+  const r = await call('GET', '/tasks/task_doesnotexist0123', {
+    headers: { traceparent: `00-${traceId}-${hex(8)}-01` },
+  });
   expect(r.status).toBe(404);
   await waitUntil('the request span at the receiver', async () => traceOf(traceId).spans.some((s) => s.kind === 2));
   const request = traceOf(traceId).spans.find((s) => s.kind === 2)!;

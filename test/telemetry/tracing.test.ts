@@ -7,7 +7,14 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { context, propagation, trace } from '@opentelemetry/api';
 import type { WorkflowInfo } from '@temporalio/workflow';
-import { setupTracing, shutdownTracing, traceCarrier, tracing, tracingClientInterceptors, withTraceCarrier } from '../../src/telemetry/tracing';
+import {
+  setupTracing,
+  shutdownTracing,
+  traceCarrier,
+  tracing,
+  tracingClientInterceptors,
+  withTraceCarrier,
+} from '../../src/telemetry/tracing';
 import { requestSpans } from '../../src/telemetry/request-spans';
 import { workerTracing, workflowSpanSinks } from '../../src/telemetry/worker-tracing';
 import { waitUntil } from '../support/wait-until';
@@ -84,16 +91,33 @@ describe('with an endpoint', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/things/thing_secret?token=query-secret-zq`, {
-        method: 'POST',
-        headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01`, 'content-type': 'application/json', authorization: 'Bearer key-123' },
-        body: JSON.stringify({ message: 'hello there' }),
-      });
+      const res = await fetch(
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}/things/thing_secret?token=query-secret-zq`,
+        {
+          method: 'POST',
+          headers: {
+            traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+            'content-type': 'application/json',
+            authorization: 'Bearer key-123',
+          },
+          body: JSON.stringify({ message: 'hello there' }),
+        },
+      );
       expect(res.status).toBe(201);
       // A body that comes after the headers: the parser resumes from the socket's events.
       const slow = await new Promise<number>((resolve, reject) => {
         const req = http.request(
-          { host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/things/2', method: 'POST', headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01`, 'content-type': 'application/json', 'content-length': '2' } },
+          {
+            host: '127.0.0.1',
+            port: (server.address() as AddressInfo).port,
+            path: '/things/2',
+            method: 'POST',
+            headers: {
+              traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+              'content-type': 'application/json',
+              'content-length': '2',
+            },
+          },
           (r) => {
             r.resume();
             resolve(r.statusCode!);
@@ -115,10 +139,20 @@ describe('with an endpoint', () => {
         (spans) => spans.length === 2,
         { timeoutMs: 5000 },
       );
-      expect(span).toMatchObject({ name: 'POST /things/:id', kind: 2, service: 'aes-gateway', parentSpanId: '00f067aa0ba902b7' });
-      expect(span.attributes).toEqual({ 'http.request.method': 'POST', 'http.route': '/things/:id', 'http.response.status_code': 201 });
+      expect(span).toMatchObject({
+        name: 'POST /things/:id',
+        kind: 2,
+        service: 'aes-gateway',
+        parentSpanId: '00f067aa0ba902b7',
+      });
+      expect(span.attributes).toEqual({
+        'http.request.method': 'POST',
+        'http.route': '/things/:id',
+        'http.response.status_code': 201,
+      });
       const body = receiver.bodies.join('\n');
-      for (const never of ['thing_secret', 'token', 'query-secret-zq', 'key-123', 'hello there']) expect(body).not.toContain(never);
+      for (const never of ['thing_secret', 'token', 'query-secret-zq', 'key-123', 'hello there'])
+        expect(body).not.toContain(never);
     } finally {
       server.close();
     }
@@ -127,7 +161,9 @@ describe('with an endpoint', () => {
 
 test('workflow spans get the workflow’s ids and names, never its memo or search attributes', () => {
   const infos: unknown[] = [];
-  const fake = (() => ({ export: { fn: (info: unknown) => void infos.push(info) } })) as unknown as Parameters<typeof workflowSpanSinks>[1];
+  const fake = (() => ({ export: { fn: (info: unknown) => void infos.push(info) } })) as unknown as Parameters<
+    typeof workflowSpanSinks
+  >[1];
   const sinks = workflowSpanSinks({} as never, fake);
   const info = {
     workflowId: 'task_1',
@@ -141,6 +177,8 @@ test('workflow spans get the workflow’s ids and names, never its memo or searc
     lastResult: 'the answer',
   } as unknown as WorkflowInfo;
   sinks.exporter.export.fn(info, []);
-  expect(infos).toEqual([{ workflowId: 'task_1', runId: 'r1', workflowType: 'agentTask', taskQueue: 'q', namespace: 'default', attempt: 1 }]);
+  expect(infos).toEqual([
+    { workflowId: 'task_1', runId: 'r1', workflowType: 'agentTask', taskQueue: 'q', namespace: 'default', attempt: 1 },
+  ]);
   expect(sinks.exporter.export.callDuringReplay).toBe(false);
 });

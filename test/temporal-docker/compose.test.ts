@@ -12,7 +12,8 @@ const DIR = path.join(ROOT, 'temporal-docker');
 const read = (p: string) => fs.readFileSync(p, 'utf8');
 
 type EnvMap = Record<string, string | number | boolean | null>;
-type PortEntry = string | number | { target: number | string; published?: number | string; host_ip?: string; protocol?: string };
+type PortEntry =
+  string | number | { target: number | string; published?: number | string; host_ip?: string; protocol?: string };
 type VolumeEntry = string | { type?: string; source?: string; target: string; read_only?: boolean };
 interface Service {
   image?: string;
@@ -93,14 +94,24 @@ interface Port {
 /** Short (`[ip:]host:container[/proto]`, `container`) and long port syntax. */
 function parsePort(entry: PortEntry): Port {
   if (typeof entry === 'object') {
-    return { hostIp: entry.host_ip, published: entry.published === undefined ? undefined : Number(entry.published), target: Number(entry.target), protocol: entry.protocol ?? 'tcp' };
+    return {
+      hostIp: entry.host_ip,
+      published: entry.published === undefined ? undefined : Number(entry.published),
+      target: Number(entry.target),
+      protocol: entry.protocol ?? 'tcp',
+    };
   }
   const [spec, protocol = 'tcp'] = interpolate(String(entry), {}).split('/');
   const m = /^(?:(\[[^\]]+\]|[^:]+):)??(?:(\d+(?:-\d+)?):)?(\d+(?:-\d+)?)$/.exec(spec);
   if (!m) throw new Error(`cannot parse port entry ${entry}`);
   const [, hostIp, published, target] = m;
   if (target.includes('-') || published?.includes('-')) throw new Error(`port ranges not expected here: ${entry}`);
-  return { hostIp, published: published === undefined ? undefined : Number(published), target: Number(target), protocol };
+  return {
+    hostIp,
+    published: published === undefined ? undefined : Number(published),
+    target: Number(target),
+    protocol,
+  };
 }
 
 const portsOf = (name: string) => (services[name]?.ports ?? []).map(parsePort);
@@ -110,19 +121,27 @@ function imageTag(ref: string): { name: string; tag?: string; digest?: string } 
   const [nameTag, digest] = ref.split('@');
   const slash = nameTag.lastIndexOf('/');
   const colon = nameTag.lastIndexOf(':');
-  return colon > slash ? { name: nameTag.slice(0, colon), tag: nameTag.slice(colon + 1), digest } : { name: nameTag, digest };
+  return colon > slash
+    ? { name: nameTag.slice(0, colon), tag: nameTag.slice(colon + 1), digest }
+    : { name: nameTag, digest };
 }
 
 function expectPinned(ref: string, where: string): void {
   const { tag, digest } = imageTag(ref);
   if (digest) return;
   // A pin names at least major.minor: `latest`, no tag, or a bare major (postgres:16) float.
-  expect({ where, ref, pinned: tag !== undefined && tag !== 'latest' && /\d+\.\d+/.test(tag) }).toEqual({ where, ref, pinned: true });
+  expect({ where, ref, pinned: tag !== undefined && tag !== 'latest' && /\d+\.\d+/.test(tag) }).toEqual({
+    where,
+    ref,
+    pinned: true,
+  });
 }
 
 function dependsOn(name: string): Record<string, string> {
   const d = services[name]?.depends_on ?? [];
-  return Array.isArray(d) ? Object.fromEntries(d.map((n) => [n, 'service_started'])) : Object.fromEntries(Object.entries(d).map(([n, v]) => [n, v?.condition ?? 'service_started']));
+  return Array.isArray(d)
+    ? Object.fromEntries(d.map((n) => [n, 'service_started']))
+    : Object.fromEntries(Object.entries(d).map(([n, v]) => [n, v?.condition ?? 'service_started']));
 }
 
 /** Dockerfile instructions, continuation lines joined, comments dropped. */
@@ -169,7 +188,8 @@ function resolveImport(fromFile: string, spec: string): string | undefined {
 function localClosure(entries: string[]): Set<string> {
   const seen = new Set<string>();
   const queue = [...entries];
-  const re = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire(?:\.resolve)?\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]*|\.{1,2})['"]/gm;
+  const re =
+    /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire(?:\.resolve)?\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]*|\.{1,2})['"]/gm;
   while (queue.length) {
     const file = queue.pop()!;
     if (seen.has(file)) continue;
@@ -186,7 +206,15 @@ function localClosure(entries: string[]): Set<string> {
 describe('temporal-docker/docker-compose.yml', () => {
   test('parses and declares the required services', () => {
     expect(typeof services).toBe('object');
-    for (const name of ['postgresql', 'temporal', 'temporal-admin-tools', 'temporal-ui', 'redis', 'gateway', 'worker']) {
+    for (const name of [
+      'postgresql',
+      'temporal',
+      'temporal-admin-tools',
+      'temporal-ui',
+      'redis',
+      'gateway',
+      'worker',
+    ]) {
       expect({ name, declared: name in services }).toEqual({ name, declared: true });
     }
   });
@@ -214,7 +242,9 @@ describe('temporal-docker/docker-compose.yml', () => {
     const port = env.PORT ? Number(env.PORT) : DEFAULTS.PORT;
     expect(port).toBe(DEFAULTS.PORT);
     const published = portsOf('gateway');
-    expect(published).toContainEqual(expect.objectContaining({ target: port, published: DEFAULTS.PORT, protocol: 'tcp' }));
+    expect(published).toContainEqual(
+      expect.objectContaining({ target: port, published: DEFAULTS.PORT, protocol: 'tcp' }),
+    );
     // HOST defaults to 127.0.0.1, which a published port cannot reach.
     expect(['0.0.0.0', '::']).toContain(env.HOST);
   });
@@ -223,15 +253,18 @@ describe('temporal-docker/docker-compose.yml', () => {
     expect(portsOf('temporal-ui')).toContainEqual(expect.objectContaining({ target: 8080, published: 8233 }));
   });
 
-  test.each([...APP_SERVICES, 'temporal-ui', 'temporal-admin-tools'])('%s: TEMPORAL_ADDRESS is the temporal service on its container port 7233', (name) => {
-    const address = environmentOf(name).TEMPORAL_ADDRESS;
-    const m = /^([^:]+):(\d+)$/.exec(address ?? '');
-    expect(m).not.toBeNull();
-    const [, host, port] = m!;
-    expect(host).toBe('temporal');
-    expect(Number(port)).toBe(7233);
-    expect(portsOf('temporal').map((p) => p.target)).toContain(7233);
-  });
+  test.each([...APP_SERVICES, 'temporal-ui', 'temporal-admin-tools'])(
+    '%s: TEMPORAL_ADDRESS is the temporal service on its container port 7233',
+    (name) => {
+      const address = environmentOf(name).TEMPORAL_ADDRESS;
+      const m = /^([^:]+):(\d+)$/.exec(address ?? '');
+      expect(m).not.toBeNull();
+      const [, host, port] = m!;
+      expect(host).toBe('temporal');
+      expect(Number(port)).toBe(7233);
+      expect(portsOf('temporal').map((p) => p.target)).toContain(7233);
+    },
+  );
 
   test.each(APP_SERVICES)('%s: REDIS_URL is the redis service on its port', (name) => {
     const url = new URL(environmentOf(name).REDIS_URL);
@@ -251,7 +284,15 @@ describe('temporal-docker/docker-compose.yml', () => {
 
   test.each([
     ['with only the required PAYLOAD_KEYS set on the host', {}],
-    ['with a real provider configured', { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'https://api.openai.com/v1', API_KEYS: 'k1:alice', LOG_LEVEL: 'debug' }],
+    [
+      'with a real provider configured',
+      {
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: 'https://api.openai.com/v1',
+        API_KEYS: 'k1:alice',
+        LOG_LEVEL: 'debug',
+      },
+    ],
   ])('gateway and worker configurations load %s', (_label, hostEnv: Record<string, string>) => {
     for (const name of APP_SERVICES) {
       const env = environmentOf(name, hostEnv);
@@ -264,8 +305,12 @@ describe('temporal-docker/docker-compose.yml', () => {
   });
 
   test('without PAYLOAD_KEYS on the host, compose refuses to start the gateway and worker, saying what to set', () => {
-    for (const name of APP_SERVICES) expect(() => environmentOf(name, { PAYLOAD_KEYS: undefined })).toThrow(/required variable PAYLOAD_KEYS: set PAYLOAD_KEYS to id:base64key/);
-    for (const name of APP_SERVICES) expect(loadConfig(environmentOf(name)).PAYLOAD_KEYS).toBe(REQUIRED_HOST_ENV.PAYLOAD_KEYS);
+    for (const name of APP_SERVICES)
+      expect(() => environmentOf(name, { PAYLOAD_KEYS: undefined })).toThrow(
+        /required variable PAYLOAD_KEYS: set PAYLOAD_KEYS to id:base64key/,
+      );
+    for (const name of APP_SERVICES)
+      expect(loadConfig(environmentOf(name)).PAYLOAD_KEYS).toBe(REQUIRED_HOST_ENV.PAYLOAD_KEYS);
   });
 
   test('the worker uses the scripted-model service unless OPENAI_BASE_URL is set', () => {
@@ -275,7 +320,9 @@ describe('temporal-docker/docker-compose.yml', () => {
     expect(cmd).toEqual(expect.arrayContaining(['--host', '0.0.0.0']));
     const i = cmd.indexOf('--port');
     expect(Number(url.port)).toBe(i >= 0 ? Number(cmd[i + 1]) : 8787);
-    expect(environmentOf('worker', { OPENAI_BASE_URL: 'https://api.openai.com/v1' }).OPENAI_BASE_URL).toBe('https://api.openai.com/v1');
+    expect(environmentOf('worker', { OPENAI_BASE_URL: 'https://api.openai.com/v1' }).OPENAI_BASE_URL).toBe(
+      'https://api.openai.com/v1',
+    );
   });
 
   test('depends_on names existing services, with valid conditions, and service_healthy targets have healthchecks', () => {
@@ -283,14 +330,16 @@ describe('temporal-docker/docker-compose.yml', () => {
       for (const [dep, condition] of Object.entries(dependsOn(name))) {
         expect({ name, dep, exists: dep in services }).toEqual({ name, dep, exists: true });
         expect(['service_started', 'service_healthy', 'service_completed_successfully']).toContain(condition);
-        if (condition === 'service_healthy') expect({ dep, healthcheck: Boolean(services[dep].healthcheck?.test) }).toEqual({ dep, healthcheck: true });
+        if (condition === 'service_healthy')
+          expect({ dep, healthcheck: Boolean(services[dep].healthcheck?.test) }).toEqual({ dep, healthcheck: true });
         // A service must not wait for one that only starts under a profile it does not share.
         const depProfiles = services[dep].profiles ?? [];
         if (depProfiles.length) expect(services[name].profiles ?? []).toEqual(expect.arrayContaining(depProfiles));
       }
     }
     expect(dependsOn('temporal')).toEqual({ postgresql: 'service_healthy' });
-    for (const name of APP_SERVICES) expect(dependsOn(name)).toMatchObject({ temporal: 'service_healthy', redis: 'service_healthy' });
+    for (const name of APP_SERVICES)
+      expect(dependsOn(name)).toMatchObject({ temporal: 'service_healthy', redis: 'service_healthy' });
   });
 
   test('named volumes are declared and bind mounts exist', () => {
@@ -299,9 +348,17 @@ describe('temporal-docker/docker-compose.yml', () => {
         const source = typeof v === 'string' ? (v.split(':').length > 1 ? v.split(':')[0] : undefined) : v.source;
         if (!source) continue; // anonymous volume
         if (source.startsWith('.') || source.startsWith('/')) {
-          expect({ name, source, exists: fs.existsSync(path.resolve(DIR, source)) }).toEqual({ name, source, exists: true });
+          expect({ name, source, exists: fs.existsSync(path.resolve(DIR, source)) }).toEqual({
+            name,
+            source,
+            exists: true,
+          });
         } else {
-          expect({ name, source, declared: source in (compose.volumes ?? {}) }).toEqual({ name, source, declared: true });
+          expect({ name, source, declared: source in (compose.volumes ?? {}) }).toEqual({
+            name,
+            source,
+            declared: true,
+          });
         }
       }
     }
@@ -311,14 +368,21 @@ describe('temporal-docker/docker-compose.yml', () => {
     const file = environmentOf('temporal').DYNAMIC_CONFIG_FILE_PATH;
     const inContainer = path.posix.resolve('/etc/temporal', file); // the image's working directory
     const mount = (services.temporal.volumes ?? [])
-      .map((v) => (typeof v === 'string' ? { source: v.split(':')[0], target: v.split(':')[1] } : { source: v.source ?? '', target: v.target }))
+      .map((v) =>
+        typeof v === 'string'
+          ? { source: v.split(':')[0], target: v.split(':')[1] }
+          : { source: v.source ?? '', target: v.target },
+      )
       .find((m) => inContainer.startsWith(`${m.target}/`));
     expect(mount).toBeDefined();
     const onHost = path.resolve(DIR, mount!.source, path.posix.relative(mount!.target, inContainer));
     expect(fs.existsSync(onHost)).toBe(true);
     const config = parse(read(onHost)) as Record<string, { value: unknown; constraints?: Record<string, unknown> }[]>;
     for (const [key, values] of Object.entries(config)) {
-      expect({ key, isList: Array.isArray(values) && values.every((v) => v !== null && typeof v === 'object' && 'value' in v) }).toEqual({ key, isList: true });
+      expect({
+        key,
+        isList: Array.isArray(values) && values.every((v) => v !== null && typeof v === 'object' && 'value' in v),
+      }).toEqual({ key, isList: true });
     }
     expect(config['frontend.enableUpdateWorkflowExecution']?.[0]?.value).toBe(true);
   });
@@ -343,7 +407,9 @@ describe('temporal-docker/Dockerfile', () => {
     of('COPY')
       .filter((c) => !c.args.includes('--from'))
       .flatMap((c) => {
-        const parts = c.args.startsWith('[') ? (JSON.parse(c.args) as string[]) : c.args.split(/\s+/).filter((p) => !p.startsWith('--'));
+        const parts = c.args.startsWith('[')
+          ? (JSON.parse(c.args) as string[])
+          : c.args.split(/\s+/).filter((p) => !p.startsWith('--'));
         return parts.slice(0, -1);
       });
   const dockerignore = () =>
@@ -375,7 +441,8 @@ describe('temporal-docker/Dockerfile', () => {
     const scripts = commands.flatMap(scriptArgs);
     expect(scripts).toEqual(expect.arrayContaining(['src/gateway/main.ts', 'src/worker/main.ts']));
     const sources = copied();
-    const inImage = (rel: string) => sources.some((s) => s === '.' || rel === s || rel.startsWith(`${s.replace(/\/$/, '')}/`));
+    const inImage = (rel: string) =>
+      sources.some((s) => s === '.' || rel === s || rel.startsWith(`${s.replace(/\/$/, '')}/`));
     for (const script of scripts) {
       expect({ script, exists: fs.existsSync(path.join(ROOT, script)) }).toEqual({ script, exists: true });
       // Everything the script loads from the repository (workflows, activities, ...) is copied.
@@ -396,8 +463,13 @@ describe('temporal-docker/Dockerfile', () => {
   });
 
   test('installs esbuild when the commands run through bin/register-ts.js (esbuild is a devDependency), and compiles the sources at build', () => {
-    const pkg = JSON.parse(read(path.join(ROOT, 'package.json'))) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
-    const usesLoader = [...of('CMD'), ...of('ENTRYPOINT')].some((i) => argv(i.args).some((a) => a.endsWith('bin/register-ts.js')));
+    const pkg = JSON.parse(read(path.join(ROOT, 'package.json'))) as {
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
+    const usesLoader = [...of('CMD'), ...of('ENTRYPOINT')].some((i) =>
+      argv(i.args).some((a) => a.endsWith('bin/register-ts.js')),
+    );
     expect(usesLoader).toBe(true);
     // The processes run as a user who cannot write the compiled cache: it is filled at build.
     expect(of('RUN').some((r) => /\bnode bin\/register-ts\.js src workflows activities\b/.test(r.args))).toBe(true);

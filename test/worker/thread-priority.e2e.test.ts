@@ -41,7 +41,11 @@ test('lowerPriorityExcept lowers every thread but the kept one; later threads in
 function helperMsPerScavenge(mode: 'shared' | 'alone'): number[] {
   const fixture = path.join(__dirname, 'fixtures/scavenge.ts');
   // A large young generation: V8 shares a collection with more helpers the larger it is.
-  const r = spawnSync(process.execPath, ['--min-semi-space-size=16', '--trace-gc-nvp', ...TS_LOADER_ARGS, fixture, mode], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(
+    process.execPath,
+    ['--min-semi-space-size=16', '--trace-gc-nvp', ...TS_LOADER_ARGS, fixture, mode],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
   expect(r.status).toBe(0);
   return r.stdout
     .split('\n')

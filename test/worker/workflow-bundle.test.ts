@@ -22,7 +22,10 @@ beforeAll(() => {
   cache = path.join(dir, 'cache');
   fs.mkdirSync(path.join(dir, 'wf'));
   fs.writeFileSync(path.join(dir, 'wf', 'index.ts'), "export { greet } from './greet';\n");
-  fs.writeFileSync(path.join(dir, 'wf', 'greet.ts'), "export async function greet(): Promise<string> { return 'hello'; }\n");
+  fs.writeFileSync(
+    path.join(dir, 'wf', 'greet.ts'),
+    "export async function greet(): Promise<string> { return 'hello'; }\n",
+  );
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -35,7 +35,8 @@ afterAll(async () => {
  * read that fails (one that timed out, a query while the worker replays) is "not yet".
  */
 function pollUntil<T>(what: string, deadline: number, read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
-  const perRead = () => env.connection.withDeadline(Date.now() + Math.max(1000, Math.min(15_000, deadline - Date.now())), read);
+  const perRead = () =>
+    env.connection.withDeadline(Date.now() + Math.max(1000, Math.min(15_000, deadline - Date.now())), read);
   // At least one read once the deadline has come (a read that cannot answer in time is not waited for).
   return waitUntil(what, perRead, done, { timeoutMs: Math.max(1000, deadline - Date.now()) });
 }
@@ -51,9 +52,18 @@ test('a steady stream of grants still continues as new at the history bound, wit
     const maxHistoryEvents = 100;
     const initial: SlotsState = { account, limit: 2, holders: {}, waiting, maxHistoryEvents };
     const deadline = Date.now() + WAIT_BUDGET_MS;
-    const first = await env.client.workflow.start('accountSlots', { taskQueue, workflowId: `slots:${account}`, args: [initial] });
+    const first = await env.client.workflow.start('accountSlots', {
+      taskQueue,
+      workflowId: `slots:${account}`,
+      args: [initial],
+    });
     const current = env.client.workflow.getHandle(first.workflowId);
-    const continued = await pollUntil('the slots workflow to continue as new', deadline, () => current.describe(), (d) => d.runId !== first.firstExecutionRunId);
+    const continued = await pollUntil(
+      'the slots workflow to continue as new',
+      deadline,
+      () => current.describe(),
+      (d) => d.runId !== first.firstExecutionRunId,
+    );
     expect(continued.runId).not.toBe(first.firstExecutionRunId);
 
     const history = await env.client.workflow.getHandle(first.workflowId, first.firstExecutionRunId).fetchHistory();
@@ -67,7 +77,12 @@ test('a steady stream of grants still continues as new at the history bound, wit
     // The queue carried over and keeps draining in the runs that follow. A query waits for a
     // worker to run it; under load one can time out while the worker replays a run that just
     // continued as new: that is "not drained yet", and the poll asks again.
-    const drained = await pollUntil('the queue carried over to drain', deadline, () => current.query(slotsQuery), (q) => q.waiting.length === 0);
+    const drained = await pollUntil(
+      'the queue carried over to drain',
+      deadline,
+      () => current.query(slotsQuery),
+      (q) => q.waiting.length === 0,
+    );
     expect(drained.waiting).toEqual([]);
     await current.terminate('test over');
     await saveHistories('bounded-grants', env.client.workflow.getHandle(first.workflowId, first.firstExecutionRunId));
@@ -75,13 +90,25 @@ test('a steady stream of grants still continues as new at the history bound, wit
 });
 
 test('a busy account still checks its holders: a holder whose run is gone loses its slot while signals keep coming', async () => {
-  const w = await worker(env, taskQueue, { closedRuns: createRunActivities({ temporal: env.client } as never).closedRuns });
+  const w = await worker(env, taskQueue, {
+    closedRuns: createRunActivities({ temporal: env.client } as never).closedRuns,
+  });
   await w.runUntil(async () => {
     const account = `acct-${randomUUID().slice(0, 8)}`;
     // A holder with no run (as after a terminate its session did not report), a check due every 2 s,
     // and a signal every 200 ms: a check that waited for a quiet spell of 2 s would never come.
-    const initial: SlotsState = { account, limit: 1, watchMs: 2000, holders: { 'gone-holder': Date.now() }, waiting: [] };
-    const slots = await env.client.workflow.start('accountSlots', { taskQueue, workflowId: `slots:${account}`, args: [initial] });
+    const initial: SlotsState = {
+      account,
+      limit: 1,
+      watchMs: 2000,
+      holders: { 'gone-holder': Date.now() },
+      waiting: [],
+    };
+    const slots = await env.client.workflow.start('accountSlots', {
+      taskQueue,
+      workflowId: `slots:${account}`,
+      args: [initial],
+    });
     // Each read keeps the stream going (five signals, 200 ms apart: part of the scenario), then asks who holds a slot.
     let i = 0;
     const running = await waitUntil(

@@ -14,7 +14,14 @@ import { createSessionActivities } from '../../activities/sessions';
 import { temporal } from '@temporalio/proto';
 import type { PartialResult, TaskInput, TaskView } from '../../workflows/types';
 import { waitUntil } from '../support/wait-until';
-import { messagesQuery, messageUpdate, slotsQuery, statusQuery, threadQuery, watchQueueOf } from '../../workflows/definitions';
+import {
+  messagesQuery,
+  messageUpdate,
+  slotsQuery,
+  statusQuery,
+  threadQuery,
+  watchQueueOf,
+} from '../../workflows/definitions';
 
 jest.setTimeout(90_000);
 let env: TestWorkflowEnvironment;
@@ -44,10 +51,13 @@ function start(i: TaskInput): Promise<WorkflowHandle> {
  * query gets 5 s.
  */
 async function tryStatus(h: WorkflowHandle): Promise<TaskView | undefined> {
-  return env.client.connection.withDeadline(Date.now() + 5000, () => h.query(statusQuery)).catch((err: Error) => {
-    if (/DEADLINE_EXCEEDED|timed out/i.test(`${err.message} ${(err.cause as Error | undefined)?.message ?? ''}`)) return undefined;
-    throw err;
-  });
+  return env.client.connection
+    .withDeadline(Date.now() + 5000, () => h.query(statusQuery))
+    .catch((err: Error) => {
+      if (/DEADLINE_EXCEEDED|timed out/i.test(`${err.message} ${(err.cause as Error | undefined)?.message ?? ''}`))
+        return undefined;
+      throw err;
+    });
 }
 
 /** The status, asked again while a query waits in vain for a worker. */
@@ -57,12 +67,21 @@ function statusOf(h: WorkflowHandle): Promise<TaskView> {
 
 /** Polls the status until it is `status` (queries that wait in vain count as "not yet"). */
 async function statusBecomes(h: WorkflowHandle, status: TaskView['status']): Promise<void> {
-  await waitUntil(`${h.workflowId} to become ${status}`, () => tryStatus(h), (now) => now?.status === status, { stepMs: 50 });
+  await waitUntil(
+    `${h.workflowId} to become ${status}`,
+    () => tryStatus(h),
+    (now) => now?.status === status,
+    { stepMs: 50 },
+  );
 }
 
 /** Waits until `h` has an event of `type` in its history. */
 async function hasEvent(h: WorkflowHandle, type: string, what: string): Promise<void> {
-  await waitUntil(what, () => eventTypes(h), (types) => types.includes(type));
+  await waitUntil(
+    what,
+    () => eventTypes(h),
+    (types) => types.includes(type),
+  );
 }
 
 const types = (taskId: string) => published[taskId].map((e) => e.type);
@@ -74,10 +93,29 @@ test('a task runs through queued -> running -> completed, publishes in order and
     const h = await start(i);
     const r = await h.result();
     // 3 prompt and 2 completion tokens at 100 and 200 USD per million.
-    expect(r).toMatchObject({ status: 'completed', output: 'echo:hello', cost: '0.000700', usage: { promptTokens: 3, completionTokens: 2 } });
-    expect(r.events.map((e: { type: string }) => e.type)).toEqual(['agent_started', 'agent_response_start', 'agent_response', 'agent_step', 'agent_cost', 'agent_completed']);
+    expect(r).toMatchObject({
+      status: 'completed',
+      output: 'echo:hello',
+      cost: '0.000700',
+      usage: { promptTokens: 3, completionTokens: 2 },
+    });
+    expect(r.events.map((e: { type: string }) => e.type)).toEqual([
+      'agent_started',
+      'agent_response_start',
+      'agent_response',
+      'agent_step',
+      'agent_cost',
+      'agent_completed',
+    ]);
     expect((await statusOf(h)).status).toBe('completed');
-    expect(types(i.taskId)).toEqual(['agent_started', 'agent_response_start', 'agent_response', 'agent_step', 'agent_cost', 'agent_completed']);
+    expect(types(i.taskId)).toEqual([
+      'agent_started',
+      'agent_response_start',
+      'agent_response',
+      'agent_step',
+      'agent_cost',
+      'agent_completed',
+    ]);
     expect(published[i.taskId].map((e) => e.producer)).toEqual(['s1', 's1', 's1', 's1', 'end', 'end']);
     // A new session: the run creates it after the grace period (in the service the gateway does, alongside).
     expect(calls[i.taskId]).toEqual(['joinSession', 'modelTurn', 'publishEnd']);
@@ -97,7 +135,15 @@ test('the tool loop: parallel calls run as activities, their results go back to 
     const h = await start(i);
     const r = await h.result();
     expect(r.output).toBe('results:10,20,30');
-    expect(calls[i.taskId]).toEqual(['modelTurn', 'runTool', 'runTool', 'runTool', 'modelTurn', 'finishTurn', 'publishEnd']);
+    expect(calls[i.taskId]).toEqual([
+      'modelTurn',
+      'runTool',
+      'runTool',
+      'runTool',
+      'modelTurn',
+      'finishTurn',
+      'publishEnd',
+    ]);
     // Usage of both turns.
     expect(r.usage).toEqual({ promptTokens: 6, completionTokens: 4 });
     const ev = r.events.map((e: { type: string }) => e.type);
@@ -114,7 +160,12 @@ test('the tool loop: parallel calls run as activities, their results go back to 
     ]);
     // Each response published once, by its own producer; the first step in the second turn's prelude.
     const relay = published[i.taskId];
-    expect(relay.filter((e) => e.type === 'agent_tool_response').map((e) => e.producer).sort()).toEqual(['s1:t0', 's1:t1', 's1:t2']);
+    expect(
+      relay
+        .filter((e) => e.type === 'agent_tool_response')
+        .map((e) => e.producer)
+        .sort(),
+    ).toEqual(['s1:t0', 's1:t1', 's1:t2']);
     expect(relay.find((e) => e.type === 'agent_step')?.producer).toBe('s2');
     // The second turn read the whole thread by query: the task, the calls, the results.
     expect(seen[i.taskId][1]).toEqual(['tools:3', '', '10', '20', '30']);
@@ -189,7 +240,11 @@ test('a message sent into a running task is read before its next model turn, ann
     expect(seen[i.taskId][1]).toEqual(['slow one', 'echo:slow one', 'and another thing']);
     // The session keeps both of the user's messages and the final answer.
     const s = env.client.workflow.getHandle(`session:${i.account}:${i.session}`);
-    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['slow one', 'and another thing', 'echo:and another thing']);
+    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual([
+      'slow one',
+      'and another thing',
+      'echo:and another thing',
+    ]);
     // A finished task refuses messages.
     await expect(h.executeUpdate(messageUpdate, { args: [{ message: 'too late' }] })).rejects.toThrow();
     await save('message-in', h);
@@ -210,12 +265,16 @@ const EventType = temporal.api.enums.v1.EventType;
 
 /** As the gateway submits: the run starts while its session (created if new) enqueues it. */
 async function submitLikeGateway(i: TaskInput): Promise<WorkflowHandle> {
-  const { joinSession } = createSessionActivities({ temporal: env.client, config: { TEMPORAL_TASK_QUEUE: taskQueue, RUN_WATCH_MS: 500 } } as never);
+  const { joinSession } = createSessionActivities({
+    temporal: env.client,
+    config: { TEMPORAL_TASK_QUEUE: taskQueue, RUN_WATCH_MS: 500 },
+  } as never);
   const [h] = await Promise.all([start(i), joinSession({ taskId: i.taskId, account: i.account, session: i.session })]);
   return h;
 }
 
-const eventTypes = async (h: WorkflowHandle) => ((await h.fetchHistory()).events ?? []).map((e) => EventType[e.eventType ?? 0]);
+const eventTypes = async (h: WorkflowHandle) =>
+  ((await h.fetchHistory()).events ?? []).map((e) => EventType[e.eventType ?? 0]);
 
 test('a run the gateway enqueued waits for its turn without signalling its session', async () => {
   const w = await worker(env, taskQueue, activities());
@@ -233,7 +292,12 @@ test('a run the gateway enqueued waits for its turn without signalling its sessi
       expect(types).toContain('EVENT_TYPE_TIMER_CANCELED');
     }
     const s = env.client.workflow.getHandle(`session:acct:${session}`);
-    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['first', 'echo:first', 'second', 'echo:second']);
+    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual([
+      'first',
+      'echo:first',
+      'second',
+      'echo:second',
+    ]);
     await save('gateway-joined', a, b, s);
   });
 });
@@ -245,13 +309,23 @@ async function openLikeGateway(i: TaskInput, idleCloseMs?: number): Promise<Work
     env.client.workflow.start('agentSession', {
       taskQueue,
       workflowId: `session:${i.account}:${i.session}`,
-      args: [{ account: i.account, session: i.session, messages: [], queue: [], active: i.taskId, idleCloseMs, watchMs: 500 }],
+      args: [
+        {
+          account: i.account,
+          session: i.session,
+          messages: [],
+          queue: [],
+          active: i.taskId,
+          idleCloseMs,
+          watchMs: 500,
+        },
+      ],
     }),
   ]);
   return h;
 }
 
-test("a large exchange does not ride on the hand-over signal: the session reads it from the run, and the next run sees it", async () => {
+test('a large exchange does not ride on the hand-over signal: the session reads it from the run, and the next run sees it', async () => {
   const w = await worker(env, taskQueue, activities());
   await w.runUntil(async () => {
     const session = `sess_${randomUUID().replace(/-/g, '')}`;
@@ -261,11 +335,24 @@ test("a large exchange does not ride on the hand-over signal: the session reads 
     const b = await submitLikeGateway(input('after it', { session }));
     await b.result();
     const s = env.client.workflow.getHandle(`session:acct:${session}`);
-    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual([long, `echo:${long}`, 'after it', 'echo:after it']);
+    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual([
+      long,
+      `echo:${long}`,
+      'after it',
+      'echo:after it',
+    ]);
     // The first run's hand-over carried no messages; the session's readExchange activity brought them.
-    const turnDone = (await a.fetchHistory()).events!.find((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'turnDone')!;
-    expect(turnDone.signalExternalWorkflowExecutionInitiatedEventAttributes!.input!.payloads![0].data!.length).toBeLessThan(500);
-    expect((await s.fetchHistory()).events!.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'readExchange')).toHaveLength(1);
+    const turnDone = (await a.fetchHistory()).events!.find(
+      (e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'turnDone',
+    )!;
+    expect(
+      turnDone.signalExternalWorkflowExecutionInitiatedEventAttributes!.input!.payloads![0].data!.length,
+    ).toBeLessThan(500);
+    expect(
+      (await s.fetchHistory()).events!.filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'readExchange',
+      ),
+    ).toHaveLength(1);
     expect(seen[b.workflowId].at(-1)).toEqual([long, `echo:${long}`, 'after it']);
     await save('large-exchange', a, s);
   });
@@ -279,7 +366,10 @@ test('an idle session closes with its thread as its result; the next run reopens
     await a.result();
     const s = env.client.workflow.getHandle(`session:acct:${session}`);
     const t0 = Date.now();
-    expect(((await s.result()) as { messages: { content: string }[] }).messages.map((m) => m.content)).toEqual(['first', 'echo:first']);
+    expect(((await s.result()) as { messages: { content: string }[] }).messages.map((m) => m.content)).toEqual([
+      'first',
+      'echo:first',
+    ]);
     expect(Date.now() - t0).toBeGreaterThan(500);
     const closed = await s.describe();
     expect(closed.status.name).toBe('COMPLETED');
@@ -290,7 +380,12 @@ test('an idle session closes with its thread as its result; the next run reopens
     expect(seen[b.workflowId]).toEqual([['first', 'echo:first', 'second']]);
     const reopened = env.client.workflow.getHandle(`session:acct:${session}`);
     expect((await reopened.describe()).status.name).toBe('RUNNING');
-    expect((await reopened.query(messagesQuery)).map((m) => m.content)).toEqual(['first', 'echo:first', 'second', 'echo:second']);
+    expect((await reopened.query(messagesQuery)).map((m) => m.content)).toEqual([
+      'first',
+      'echo:first',
+      'second',
+      'echo:second',
+    ]);
     await save('idle-close', a, env.client.workflow.getHandle(`session:acct:${session}`, closed.runId), b, reopened);
   });
 });
@@ -313,9 +408,16 @@ test("a new session's first run holds its turn from the start; the next run wait
     expect(typesA).not.toContain('EVENT_TYPE_TIMER_STARTED');
     expect(typesA.filter((t) => t === 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED')).toHaveLength(1);
     const s = env.client.workflow.getHandle(`session:acct:${session}`);
-    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['slow first', 'echo:slow first', 'second', 'echo:second']);
+    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual([
+      'slow first',
+      'echo:slow first',
+      'second',
+      'echo:second',
+    ]);
     // The session granted one turn only: the second run's.
-    expect((await eventTypes(s)).filter((t) => t === 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED')).toHaveLength(1);
+    expect(
+      (await eventTypes(s)).filter((t) => t === 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED'),
+    ).toHaveLength(1);
     await save('owned-turn', a, b, s);
   });
 });
@@ -332,7 +434,12 @@ test('a run holding its turn whose session was never opened creates it at its en
     // The session it created serves the next run as usual.
     const b = await submitLikeGateway(input('again', { session: i.session }));
     expect((await b.result()).output).toBe('echo:again');
-    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['lonely', 'echo:lonely', 'again', 'echo:again']);
+    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual([
+      'lonely',
+      'echo:lonely',
+      'again',
+      'echo:again',
+    ]);
     await save('owned-turn-no-session', h, s);
   });
 });
@@ -363,7 +470,11 @@ test('runs of one session take turns; a cancelled run gives the turn back', asyn
     await statusBecomes(a, 'running');
     const b = await start(input('second', { session }));
     // The second run's join has reached the session (the signal is recorded as delivered): it waits its turn.
-    await hasEvent(b, 'EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED', "the second run's join delivered to its session");
+    await hasEvent(
+      b,
+      'EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED',
+      "the second run's join delivered to its session",
+    );
     expect((await statusOf(a)).status).toBe('running');
     expect((await statusOf(b)).status).toBe('queued');
     await a.cancel();
@@ -404,7 +515,11 @@ test('background tasks of an account wait for a slot', async () => {
     const slotsHandle = env.client.workflow.getHandle(`slots:${account}`);
     await waitUntil("the account's slots workflow", () => slotsHandle.describe(), { stepMs: 50 });
     const b = await start(input('two', { account, background: true, slots }));
-    await waitUntil('the second task waiting for a slot', () => slotsHandle.query(slotsQuery), (q) => q.waiting.includes(b.workflowId));
+    await waitUntil(
+      'the second task waiting for a slot',
+      () => slotsHandle.query(slotsQuery),
+      (q) => q.waiting.includes(b.workflowId),
+    );
     expect((await statusOf(b)).status).toBe('queued');
     await a.result();
     expect((await b.result()).output).toBe('echo:two');
@@ -420,14 +535,17 @@ test('slots free at the same time are granted together, in one workflow task', a
   await w.runUntil(async () => {
     const account = `acct-${randomUUID().slice(0, 8)}`;
     // Runs that exist and wait (for a session turn that does not come): they only have to receive a grant.
-    const tasks = await Promise.all([1, 2, 3].map((k) => start(input(`waiting ${k}`, { account, joinGraceMs: 60_000 }))));
+    const tasks = await Promise.all(
+      [1, 2, 3].map((k) => start(input(`waiting ${k}`, { account, joinGraceMs: 60_000 }))),
+    );
     const createdAt = new Date().toISOString();
     const slots = await env.client.workflow.start('accountSlots', {
       taskQueue,
       workflowId: `slots:${account}`,
       args: [{ account, limit: 3, holders: {}, waiting: tasks.map((t) => ({ taskId: t.workflowId, createdAt })) }],
     });
-    const acked = async () => (await eventTypes(slots)).filter((t) => t === 'EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED').length;
+    const acked = async () =>
+      (await eventTypes(slots)).filter((t) => t === 'EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED').length;
     await waitUntil('the three grants delivered', acked, (n) => n >= 3);
     expect((await slots.query(slotsQuery)).running.sort()).toEqual(tasks.map((t) => t.workflowId).sort());
     // The commands of the first workflow task: all three grants.
@@ -446,42 +564,67 @@ test('slots free at the same time are granted together, in one workflow task', a
 test.each([
   ['the watch of its close', true],
   ['its periodic check alone', false],
-])("terminating a session's active run frees the turn and the account slot, seen by %s: the next runs complete", async (_how, watching) => {
-  const w = await worker(env, taskQueue, activities());
-  const watcher = watching ? await Worker.create({ connection: env.nativeConnection, namespace: 'default', taskQueue: watchQueueOf(taskQueue), activities: { awaitRunClose: activities().awaitRunClose } }) : undefined;
-  const both = (body: () => Promise<void>) => (watcher ? watcher.runUntil(() => w.runUntil(body)) : w.runUntil(body));
-  await both(async () => {
-    const session = `sess_${randomUUID().replace(/-/g, '')}`;
-    const account = `acct-${randomUUID().slice(0, 8)}`;
-    const slots = { limit: 1 };
-    // The slots workflow's own check of its holders is ten minutes away: only the session can free the slot.
-    await env.client.workflow.start('accountSlots', { taskQueue, workflowId: `slots:${account}`, args: [{ account, limit: 1, watchMs: 600_000, holders: {}, waiting: [] }] });
-    const a = await openLikeGateway(input('slow first', { session, account, background: true, slots }));
-    await statusBecomes(a, 'running');
-    const b = await submitLikeGateway(input('second', { session, account }));
-    const c = await start(input('elsewhere', { account, background: true, slots, ownsTurn: true }));
-    await a.terminate('operator stop');
-    // The session waits for its active run's close (and checks every 500 ms here), hands the turn on
-    // and gives back the slot the terminated run held.
-    expect((await b.result()).output).toBe('echo:second');
-    expect((await c.result()).output).toBe('echo:elsewhere');
-    const s = env.client.workflow.getHandle(`session:${account}:${session}`);
-    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['second', 'echo:second']);
-    await save(watching ? 'terminated-turn' : 'terminated-turn-checked', s);
-    await save(watching ? 'terminated-turn-slot' : 'terminated-turn-slot-checked', env.client.workflow.getHandle(`slots:${account}`));
-  });
-});
+])(
+  "terminating a session's active run frees the turn and the account slot, seen by %s: the next runs complete",
+  async (_how, watching) => {
+    const w = await worker(env, taskQueue, activities());
+    const watcher = watching
+      ? await Worker.create({
+          connection: env.nativeConnection,
+          namespace: 'default',
+          taskQueue: watchQueueOf(taskQueue),
+          activities: { awaitRunClose: activities().awaitRunClose },
+        })
+      : undefined;
+    const both = (body: () => Promise<void>) => (watcher ? watcher.runUntil(() => w.runUntil(body)) : w.runUntil(body));
+    await both(async () => {
+      const session = `sess_${randomUUID().replace(/-/g, '')}`;
+      const account = `acct-${randomUUID().slice(0, 8)}`;
+      const slots = { limit: 1 };
+      // The slots workflow's own check of its holders is ten minutes away: only the session can free the slot.
+      await env.client.workflow.start('accountSlots', {
+        taskQueue,
+        workflowId: `slots:${account}`,
+        args: [{ account, limit: 1, watchMs: 600_000, holders: {}, waiting: [] }],
+      });
+      const a = await openLikeGateway(input('slow first', { session, account, background: true, slots }));
+      await statusBecomes(a, 'running');
+      const b = await submitLikeGateway(input('second', { session, account }));
+      const c = await start(input('elsewhere', { account, background: true, slots, ownsTurn: true }));
+      await a.terminate('operator stop');
+      // The session waits for its active run's close (and checks every 500 ms here), hands the turn on
+      // and gives back the slot the terminated run held.
+      expect((await b.result()).output).toBe('echo:second');
+      expect((await c.result()).output).toBe('echo:elsewhere');
+      const s = env.client.workflow.getHandle(`session:${account}:${session}`);
+      expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['second', 'echo:second']);
+      await save(watching ? 'terminated-turn' : 'terminated-turn-checked', s);
+      await save(
+        watching ? 'terminated-turn-slot' : 'terminated-turn-slot-checked',
+        env.client.workflow.getHandle(`slots:${account}`),
+      );
+    });
+  },
+);
 
 test('a terminated holder loses its slot to the next task', async () => {
   const w = await worker(env, taskQueue, activities());
   await w.runUntil(async () => {
     const account = `acct-${randomUUID().slice(0, 8)}`;
     const slots = { limit: 1 };
-    await env.client.workflow.start('accountSlots', { taskQueue, workflowId: `slots:${account}`, args: [{ account, limit: 1, watchMs: 500, holders: {}, waiting: [] }] });
+    await env.client.workflow.start('accountSlots', {
+      taskQueue,
+      workflowId: `slots:${account}`,
+      args: [{ account, limit: 1, watchMs: 500, holders: {}, waiting: [] }],
+    });
     const a = await start(input('slow one', { account, background: true, slots, ownsTurn: true }));
     await statusBecomes(a, 'running');
     const b = await start(input('two', { account, background: true, slots, ownsTurn: true }));
-    await waitUntil('the second task waiting for a slot', () => env.client.workflow.getHandle(`slots:${account}`).query(slotsQuery), (q) => q.waiting.includes(b.workflowId));
+    await waitUntil(
+      'the second task waiting for a slot',
+      () => env.client.workflow.getHandle(`slots:${account}`).query(slotsQuery),
+      (q) => q.waiting.includes(b.workflowId),
+    );
     expect((await statusOf(b)).status).toBe('queued');
     await a.terminate('operator stop');
     expect((await b.result()).output).toBe('echo:two');

@@ -29,9 +29,28 @@ const answers: Record<string, (attempt: number) => number> = {};
 async function deliverCallback(input: DeliverCallbackInput) {
   const { attempt } = Context.current().info;
   const answer = (answers[input.url] ?? (() => 200))(attempt);
-  seen.push({ url: input.url, id: input.webhookId, type: String(JSON.parse(input.body).type), attempt, answer, body: input.body });
-  if (answer === 410) throw ApplicationFailure.create({ message: 'gone', type: 'callback_gone', nonRetryable: true, details: [{ status: 410, attempt }] });
-  if (answer >= 300) throw ApplicationFailure.create({ message: `HTTP ${answer}`, type: 'callback_failed', nextRetryDelay: 10, details: [{ status: answer, attempt }] });
+  seen.push({
+    url: input.url,
+    id: input.webhookId,
+    type: String(JSON.parse(input.body).type),
+    attempt,
+    answer,
+    body: input.body,
+  });
+  if (answer === 410)
+    throw ApplicationFailure.create({
+      message: 'gone',
+      type: 'callback_gone',
+      nonRetryable: true,
+      details: [{ status: 410, attempt }],
+    });
+  if (answer >= 300)
+    throw ApplicationFailure.create({
+      message: `HTTP ${answer}`,
+      type: 'callback_failed',
+      nextRetryDelay: 10,
+      details: [{ status: answer, attempt }],
+    });
   return { status: answer, attempt, at: new Date().toISOString() };
 }
 
@@ -45,14 +64,22 @@ afterAll(async () => {
 });
 
 function input(message: string, url: string, over: Partial<CallbackConfig> = {}): TaskInput {
-  const callback: CallbackConfig = { url, headers: { authorization: 'Bearer x' }, retryDelaysMs: [10, 10, 10], timeoutMs: 1000, ...over };
+  const callback: CallbackConfig = {
+    url,
+    headers: { authorization: 'Bearer x' },
+    retryDelaysMs: [10, 10, 10],
+    timeoutMs: 1000,
+    ...over,
+  };
   return taskInput(message, { joinGraceMs: 300, ownsTurn: true, background: true, callback });
 }
 
 /** Waits until the run is in its `wait` tool: the tool's timer (of `seconds`) is started. */
 function midWait(h: WorkflowHandle, seconds: number): Promise<boolean> {
   return waitUntil(`the run in its ${seconds} s wait`, async () =>
-    ((await h.fetchHistory()).events ?? []).some((e) => Number(e.timerStartedEventAttributes?.startToFireTimeout?.seconds) === seconds),
+    ((await h.fetchHistory()).events ?? []).some(
+      (e) => Number(e.timerStartedEventAttributes?.startToFireTimeout?.seconds) === seconds,
+    ),
   );
 }
 
@@ -63,7 +90,8 @@ async function deliveries(taskId: string): Promise<DeliveryRecord[]> {
 }
 
 test('every event and the end are delivered in order by a workflow that outlives the task; a failed attempt is retried', async () => {
-  answers['http://hooks/a'] = (attempt) => (attempt === 1 && seen.filter((s) => s.url === 'http://hooks/a').length === 2 ? 500 : 200);
+  answers['http://hooks/a'] = (attempt) =>
+    attempt === 1 && seen.filter((s) => s.url === 'http://hooks/a').length === 2 ? 500 : 200;
   const w = await worker(env, taskQueue, activities());
   await w.runUntil(async () => {
     const i = input('tools:2', 'http://hooks/a');
@@ -78,7 +106,15 @@ test('every event and the end are delivered in order by a workflow that outlives
     expect(ids[ids.length - 1]).toBe(`msg_${i.taskId}_end`);
     const positions = ids.slice(0, -1).map((x) => Number(x.split('_').pop()));
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
-    expect(records.map((r) => r.type)).toEqual(expect.arrayContaining(['agent_started', 'agent_tool_use', 'agent_response', 'agent_completed', 'task.completed']));
+    expect(records.map((r) => r.type)).toEqual(
+      expect.arrayContaining([
+        'agent_started',
+        'agent_tool_use',
+        'agent_response',
+        'agent_completed',
+        'task.completed',
+      ]),
+    );
     expect(records.every((r) => r.status === 'delivered')).toBe(true);
     expect(records.find((r) => r.webhook_id === mine[2].id)).toMatchObject({ attempts: 2, last_status: 200 });
     await save('callbacks', h, env.client.workflow.getHandle(callbackWorkflowId(i.taskId)));
@@ -119,14 +155,24 @@ test('a cancelled task delivers its end', async () => {
 test('a task terminated from outside delivers its end: its delivery workflow finds the run closed', async () => {
   const w = await worker(env, taskQueue, activities());
   await w.runUntil(async () => {
-    const i = input('wait:30:1', 'http://hooks/terminated', { events: ['completed', 'failed', 'cancelled'], watchMs: 200 });
+    const i = input('wait:30:1', 'http://hooks/terminated', {
+      events: ['completed', 'failed', 'cancelled'],
+      watchMs: 200,
+    });
     const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
     await midWait(h, 30);
     await h.terminate('operator stop');
     const records = await deliveries(i.taskId);
-    expect(records.map((r) => [r.webhook_id, r.type, r.status])).toEqual([[`msg_${i.taskId}_end`, 'task.failed', 'delivered']]);
+    expect(records.map((r) => [r.webhook_id, r.type, r.status])).toEqual([
+      [`msg_${i.taskId}_end`, 'task.failed', 'delivered'],
+    ]);
     const body = JSON.parse(seen.find((s) => s.url === 'http://hooks/terminated')!.body);
-    expect(body).toMatchObject({ type: 'task.failed', taskId: i.taskId, status: 'failed', error: { type: 'terminated', message: 'the task was terminated' } });
+    expect(body).toMatchObject({
+      type: 'task.failed',
+      taskId: i.taskId,
+      status: 'failed',
+      error: { type: 'terminated', message: 'the task was terminated' },
+    });
     expect(Date.parse(body.timestamp)).toBeGreaterThan(Date.now() - 60_000);
     await save('callbacks-terminated', h, env.client.workflow.getHandle(callbackWorkflowId(i.taskId)));
   });
@@ -148,7 +194,9 @@ test('a task cancelled after its first turns delivers its end too: its delivery 
   await w.runUntil(async () => {
     const i = input('wait:1:5', 'http://hooks/cancel-later', { events: ['agent_tool_use', 'cancelled'] });
     const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
-    await waitUntil('the first delivery to the receiver', () => seen.some((s) => s.url === 'http://hooks/cancel-later'));
+    await waitUntil('the first delivery to the receiver', () =>
+      seen.some((s) => s.url === 'http://hooks/cancel-later'),
+    );
     await h.cancel();
     await h.result().catch(() => undefined);
     const records = await deliveries(i.taskId);
@@ -163,7 +211,11 @@ test('a task whose delivery workflow already runs (a reset run of it) feeds that
   await w.runUntil(async () => {
     const i = input('tools:1', 'http://hooks/reset', { events: ['agent_tool_use', 'completed'] });
     // What a reset leaves: the delivery workflow of the task's earlier run, still waiting for its end.
-    const earlier = await env.client.workflow.start('callbackDelivery', { taskQueue, workflowId: callbackWorkflowId(i.taskId), args: [{ taskId: i.taskId, account: i.account, callback: i.callback! }] });
+    const earlier = await env.client.workflow.start('callbackDelivery', {
+      taskQueue,
+      workflowId: callbackWorkflowId(i.taskId),
+      args: [{ taskId: i.taskId, account: i.account, callback: i.callback! }],
+    });
     const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
     expect((await h.result()).status).toBe('completed');
     await earlier.result();

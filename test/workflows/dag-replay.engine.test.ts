@@ -70,8 +70,18 @@ function activities() {
 
 /** A diamond: `width` steps with nothing to wait for, and one that needs them all. */
 function diamond(width: number): DagWorkflow {
-  const roots = Array.from({ length: width }, (_, i) => ({ id: `p${i}`, name: `part ${i}`, description: 'a part', depends_on: [] as string[] }));
-  return { id: 'd', name: 'diamond', description: 'parts then a whole', steps: [...roots, { id: 'all', name: 'whole', description: 'join the parts', depends_on: roots.map((r) => r.id) }] };
+  const roots = Array.from({ length: width }, (_, i) => ({
+    id: `p${i}`,
+    name: `part ${i}`,
+    description: 'a part',
+    depends_on: [] as string[],
+  }));
+  return {
+    id: 'd',
+    name: 'diamond',
+    description: 'parts then a whole',
+    steps: [...roots, { id: 'all', name: 'whole', description: 'join the parts', depends_on: roots.map((r) => r.id) }],
+  };
 }
 
 /**
@@ -81,7 +91,11 @@ function diamond(width: number): DagWorkflow {
 function chooseAnswers(taskId: string, dag: DagWorkflow, random: () => number): void {
   const roots = dag.steps.filter((s) => !s.depends_on.length);
   const together = random() < 0.5 ? new Barrier(roots.length) : undefined;
-  for (const s of dag.steps) answers.set(`${taskId}/${s.id}`, together && roots.includes(s) ? together : Math.floor(random() * 3) * 15 + Math.floor(random() * 5));
+  for (const s of dag.steps)
+    answers.set(
+      `${taskId}/${s.id}`,
+      together && roots.includes(s) ? together : Math.floor(random() * 3) * 15 + Math.floor(random() * 5),
+    );
 }
 
 /** Whether two steps' ends were published in one workflow task of the DAG workflow (the shape that failed replay). */
@@ -141,7 +155,11 @@ test('diamond DAGs complete and replay over many completion orders, on a worker 
         runs.slice(k, k + 6).map(async ({ i, dag }) => {
           const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
           const r = (await h.result()) as TaskResult;
-          handles.push([h, env.client.workflow.getHandle(`${i.taskId}:${dag.id}`), ...dag.steps.map((s) => env.client.workflow.getHandle(`${i.taskId}:${dag.id}:${s.id}`))]);
+          handles.push([
+            h,
+            env.client.workflow.getHandle(`${i.taskId}:${dag.id}`),
+            ...dag.steps.map((s) => env.client.workflow.getHandle(`${i.taskId}:${dag.id}:${s.id}`)),
+          ]);
           return { r, dag };
         }),
       );
@@ -161,7 +179,9 @@ test('diamond DAGs complete and replay over many completion orders, on a worker 
   expect(failures).toEqual([]);
   // How often the shape that failed before came up (a figure, not a condition: it depends on timing).
   const shared = all.map((run) => endsShareATask(run[1].history));
-  console.log(`dag-replay: ${shared.filter(Boolean).length} of ${all.length} runs published two steps' ends in one workflow task`);
+  console.log(
+    `dag-replay: ${shared.filter(Boolean).length} of ${all.length} runs published two steps' ends in one workflow task`,
+  );
   // Saved for the replay test: a run of each width whose ends shared a workflow task.
   for (const width of [2, 3]) {
     const k = all.findIndex((run, n) => shared[n] && run.length === width + 3);

@@ -30,7 +30,12 @@ beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   env = await timeSkippingEnv();
   const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
-  await env.connection.operatorService.addSearchAttributes({ namespace: 'default', searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((n) => [n, KEYWORD])) }).catch(() => undefined);
+  await env.connection.operatorService
+    .addSearchAttributes({
+      namespace: 'default',
+      searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((n) => [n, KEYWORD])),
+    })
+    .catch(() => undefined);
 });
 afterAll(async () => {
   await env?.teardown();
@@ -44,7 +49,8 @@ function activities() {
       const id = input.tag?.step_id;
       if (id) (calls[id] ??= []).push(await env.currentTimeMs());
       // The flaky step's first two runs are refused by the model: each fails that run of the step.
-      if (id === 'flaky' && calls[id].length <= 2) throw ApplicationFailure.nonRetryable('the model rejected the request (HTTP 400)', 'ModelBadRequest');
+      if (id === 'flaky' && calls[id].length <= 2)
+        throw ApplicationFailure.nonRetryable('the model rejected the request (HTTP 400)', 'ModelBadRequest');
       return fakes.modelTurn(input);
     },
     async publishDagEvents(input: PublishDagEventsInput) {
@@ -69,7 +75,13 @@ test('a step that fails twice then passes under max_attempts 3 is retried with i
     description: 'one flaky step',
     steps: [
       { id: 'first', name: 'first', description: 'start', depends_on: [] },
-      { id: 'flaky', name: 'flaky', description: 'sometimes refused', depends_on: ['first'], retry_policy: { max_attempts: 3, backoff: 'exponential', initial_interval: 60 } },
+      {
+        id: 'flaky',
+        name: 'flaky',
+        description: 'sometimes refused',
+        depends_on: ['first'],
+        retry_policy: { max_attempts: 3, backoff: 'exponential', initial_interval: 60 },
+      },
       { id: 'last', name: 'last', description: 'finish', depends_on: ['flaky'] },
     ],
   };
@@ -85,14 +97,26 @@ test('a step that fails twice then passes under max_attempts 3 is retried with i
     expect(times[2] - times[1]).toBeGreaterThanOrEqual(120_000);
     expect(calls.first).toHaveLength(1);
     expect(calls.last).toHaveLength(1);
-    const ends = r.events.filter((e) => e.type === 'agent_step' && 'status' in e && e.status).map((e) => (e as { step_id: string; status: string }).step_id + ':' + (e as { status: string }).status);
+    const ends = r.events
+      .filter((e) => e.type === 'agent_step' && 'status' in e && e.status)
+      .map((e) => (e as { step_id: string; status: string }).step_id + ':' + (e as { status: string }).status);
     expect(ends).toEqual(['first:completed', 'flaky:completed', 'last:completed']);
-    expect(reported.flatMap((x) => x.events).filter((e) => e.type === 'agent_progress').map((e) => (e as { progress: number }).progress)).toEqual([1 / 3, 2 / 3, 1]);
+    expect(
+      reported
+        .flatMap((x) => x.events)
+        .filter((e) => e.type === 'agent_progress')
+        .map((e) => (e as { progress: number }).progress),
+    ).toEqual([1 / 3, 2 / 3, 1]);
     // Each step's end is published once, by its workflow; the task publishes only the progress.
     expect(stepEnds.map((e) => (e as { step: string }).step)).toEqual(['w/first', 'w/flaky', 'w/last']);
     expect(reported.flatMap((x) => x.events).filter((e) => e.type === 'agent_step')).toEqual([]);
     const flaky = await env.client.workflow.getHandle(`${i.taskId}:w:flaky`).describe();
     expect(flaky.status.name).toBe('COMPLETED');
-    await save('dag', h, env.client.workflow.getHandle(`${i.taskId}:w`), env.client.workflow.getHandle(`${i.taskId}:w:flaky`));
+    await save(
+      'dag',
+      h,
+      env.client.workflow.getHandle(`${i.taskId}:w`),
+      env.client.workflow.getHandle(`${i.taskId}:w:flaky`),
+    );
   });
 });

@@ -33,7 +33,13 @@ export async function createEnv(): Promise<TestWorkflowEnvironment> {
 }
 
 export async function worker(env: TestWorkflowEnvironment, taskQueue: string, activities: object): Promise<Worker> {
-  return Worker.create({ connection: env.nativeConnection, namespace: 'default', taskQueue, workflowBundle: await workflowBundle(), activities });
+  return Worker.create({
+    connection: env.nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities,
+  });
 }
 
 /** Histories of the current workflow code are saved here; older generations stay for the replay test. */
@@ -43,9 +49,19 @@ const HISTORY_GENERATION = '5-slots-freed-on-close';
 export async function saveHistories(name: string, ...handles: WorkflowHandle[]): Promise<void> {
   if (!process.env.UPDATE_HISTORIES) return;
   for (const [n, h] of handles.entries()) {
-    const file = path.join(__dirname, 'histories', HISTORY_GENERATION, `${name}${handles.length > 1 ? `-${n}` : ''}.json`);
+    const file = path.join(
+      __dirname,
+      'histories',
+      HISTORY_GENERATION,
+      `${name}${handles.length > 1 ? `-${n}` : ''}.json`,
+    );
     // Stack traces in failures name this machine's paths: keep them out of the repository.
     const root = path.resolve(__dirname, '../..') + path.sep;
-    fs.writeFileSync(file, historyToJSON(await h.fetchHistory()).split(root).join('<repo>/'));
+    fs.writeFileSync(
+      file,
+      historyToJSON(await h.fetchHistory())
+        .split(root)
+        .join('<repo>/'),
+    );
   }
 }

@@ -59,7 +59,11 @@ function decide(input: ModelTurnInput, run: RunMessage[]): Omit<ModelTurnOutput,
   const since = sinceUser(run);
   const done = since.filter((m) => m.role === 'assistant' && m.tool_calls?.length);
   const results = since.filter((m) => m.role === 'tool').map((m) => m.content);
-  const call = (name: string, args: object, k = 0) => ({ id: `call_${input.step}_${k}`, name, arguments: JSON.stringify(args) });
+  const call = (name: string, args: object, k = 0) => ({
+    id: `call_${input.step}_${k}`,
+    name,
+    arguments: JSON.stringify(args),
+  });
   const answer = (content: string) => ({ content, thinking: '', toolCalls: [] });
   const ask = (calls: ReturnType<typeof call>[]) => ({ content: '', thinking: '', toolCalls: calls });
   let m: RegExpMatchArray | null;
@@ -67,15 +71,24 @@ function decide(input: ModelTurnInput, run: RunMessage[]): Omit<ModelTurnOutput,
     if (done.length) return answer(`results:${results.join(',')}`);
     return ask(Array.from({ length: Number(m[1]) }, (_, k) => call('calculate', { expression: `${k + 1} * 10` }, k)));
   }
-  if ((m = said.match(/^loop:(\d+)/))) return done.length >= Number(m[1]) ? answer(`looped:${done.length}`) : ask([call('calculate', { expression: `${done.length} + 1` })]);
-  if ((m = said.match(/^wait:(\d+):(\d+)/))) return done.length >= Number(m[2]) ? answer(`waited:${done.length}`) : ask([call('wait', { seconds: Number(m[1]) })]);
+  if ((m = said.match(/^loop:(\d+)/)))
+    return done.length >= Number(m[1])
+      ? answer(`looped:${done.length}`)
+      : ask([call('calculate', { expression: `${done.length} + 1` })]);
+  if ((m = said.match(/^wait:(\d+):(\d+)/)))
+    return done.length >= Number(m[2])
+      ? answer(`waited:${done.length}`)
+      : ask([call('wait', { seconds: Number(m[1]) })]);
   if ((m = said.match(/^mcp:(\d+)/))) {
     if (done.length) return answer(`results:${results.join(',')}`);
     return ask(Array.from({ length: Number(m[1]) }, (_, k) => call('srv__echo', { text: `t${k}` }, k)));
   }
-  if ((m = said.match(/^handoff:(\w+)/))) return done.length ? answer(`agent:${input.agent?.name ?? 'main'}`) : ask([call(`transfer_to_${m[1]}`, {})]);
-  if (said === 'badtool') return done.length ? answer(`tool said: ${results.join(',')}`) : ask([call('calculate', { expression: '2 +' })]);
-  if (said === 'unknowntool') return done.length ? answer(`tool said: ${results.join(',')}`) : ask([call('no_such_tool', {})]);
+  if ((m = said.match(/^handoff:(\w+)/)))
+    return done.length ? answer(`agent:${input.agent?.name ?? 'main'}`) : ask([call(`transfer_to_${m[1]}`, {})]);
+  if (said === 'badtool')
+    return done.length ? answer(`tool said: ${results.join(',')}`) : ask([call('calculate', { expression: '2 +' })]);
+  if (said === 'unknowntool')
+    return done.length ? answer(`tool said: ${results.join(',')}`) : ask([call('no_such_tool', {})]);
   return answer(`echo:${said}`);
 }
 
@@ -86,7 +99,10 @@ export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: st
     (rec.published[taskId] ??= []).push(...bodies.map((b) => ({ type: b.type, producer })));
     return { added: bodies.length, lastSeq: rec.published[taskId].length };
   };
-  const publisher = { publish: async (taskId: string, _s: string, producer: string, _o: number, bodies: { type: string }[]) => publish(taskId, producer, bodies) };
+  const publisher = {
+    publish: async (taskId: string, _s: string, producer: string, _o: number, bodies: { type: string }[]) =>
+      publish(taskId, producer, bodies),
+  };
   const deps = () => ({ temporal: env().client, config, publisher }) as never;
   const sessions = () => createSessionActivities(deps());
   return {
@@ -111,13 +127,31 @@ export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: st
       return createToolActivities(deps()).runTool(input);
     },
     async listMcpTools(input: { account: string; server: { name: string } }) {
-      if (input.server.name === 'down') throw ApplicationFailure.create({ type: 'mcp_unavailable', message: 'the MCP server "down" could not be used: connection refused', nonRetryable: true });
-      return { server: input.server.name, tools: [{ name: 'echo', description: 'Echoes its text.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }] };
+      if (input.server.name === 'down')
+        throw ApplicationFailure.create({
+          type: 'mcp_unavailable',
+          message: 'the MCP server "down" could not be used: connection refused',
+          nonRetryable: true,
+        });
+      return {
+        server: input.server.name,
+        tools: [
+          {
+            name: 'echo',
+            description: 'Echoes its text.',
+            inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+          },
+        ],
+      };
     },
     async callMcpTool(input: { taskId: string; producer: string; tool: string; call: { arguments: string } }) {
       record(input.taskId, `callMcpTool:${input.tool}`);
       const r = publish(input.taskId, input.producer, [{ type: 'agent_tool_response' }]);
-      return { content: `echo:${(JSON.parse(input.call.arguments) as { text: string }).text}`, isError: false, lastSeq: r.lastSeq };
+      return {
+        content: `echo:${(JSON.parse(input.call.arguments) as { text: string }).text}`,
+        isError: false,
+        lastSeq: r.lastSeq,
+      };
     },
     async publishEnd(input: PublishEndInput) {
       record(input.taskId, 'publishEnd');
@@ -130,7 +164,8 @@ export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: st
       (rec.seen[input.taskId] ??= []).push([...session, ...run].map((m) => m.content));
       (rec.turns[input.taskId] ??= []).push({ agent: input.agent?.name, tools: input.tools.map((t) => t.name) });
       const said = lastUser(run);
-      if (said.startsWith('reject')) throw ApplicationFailure.nonRetryable('the model rejected the request (HTTP 400)', 'ModelBadRequest');
+      if (said.startsWith('reject'))
+        throw ApplicationFailure.nonRetryable('the model rejected the request (HTTP 400)', 'ModelBadRequest');
       // "slow …": 5 s; "stuck …": 10 minutes, longer than any test: only a cancel ends it in time. Heartbeating each 100 ms.
       if (said.startsWith('slow') || said.startsWith('stuck')) {
         for (let i = 0; i < (said.startsWith('stuck') ? 6000 : 50); i++) {
@@ -138,10 +173,17 @@ export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: st
           await Context.current().sleep(100);
         }
       }
-      if (said === 'malformed') return { content: 'x', thinking: '', usage: USAGE, lastSeq: 0 } as unknown as ModelTurnOutput;
+      if (said === 'malformed')
+        return { content: 'x', thinking: '', usage: USAGE, lastSeq: 0 } as unknown as ModelTurnOutput;
       const out = decide(input, run);
-      const closing = [...(out.content ? [{ type: 'agent_response_start' }, { type: 'agent_response' }] : []), ...out.toolCalls.flatMap(() => [{ type: 'agent_tool_use_start' }, { type: 'agent_tool_use' }])];
-      const r = publish(input.taskId, `s${input.step}`, [...closing, ...(out.toolCalls.length ? [] : [{ type: 'agent_step' }])]);
+      const closing = [
+        ...(out.content ? [{ type: 'agent_response_start' }, { type: 'agent_response' }] : []),
+        ...out.toolCalls.flatMap(() => [{ type: 'agent_tool_use_start' }, { type: 'agent_tool_use' }]),
+      ];
+      const r = publish(input.taskId, `s${input.step}`, [
+        ...closing,
+        ...(out.toolCalls.length ? [] : [{ type: 'agent_step' }]),
+      ]);
       return { ...out, usage: USAGE, lastSeq: r.lastSeq };
     },
   };

@@ -22,12 +22,21 @@ const USAGE = { promptTokens: 100, completionTokens: 10 };
 async function finalOutput(input: FinalOutputInput): Promise<FinalOutputAnswer> {
   (asked[input.taskId] ??= []).push(input);
   const misfits = Number(/misfits:(\d+)/.exec(input.runThread?.[0]?.content ?? '')?.[1] ?? 0);
-  if (input.rejected.length < misfits) return { usage: USAGE, errors: [`(the root): must have required property 'score' (${input.rejected.length + 1})`], text: '{}' };
+  if (input.rejected.length < misfits)
+    return {
+      usage: USAGE,
+      errors: [`(the root): must have required property 'score' (${input.rejected.length + 1})`],
+      text: '{}',
+    };
   return { usage: USAGE, output: { score: 4 } };
 }
 
 const activities = () => ({ ...fakeActivities(() => env, taskQueue, rec), finalOutput });
-const spec = { name: 'rating', strict: false, schema: { type: 'object', required: ['score'], properties: { score: { type: 'integer' } } } };
+const spec = {
+  name: 'rating',
+  strict: false,
+  schema: { type: 'object', required: ['score'], properties: { score: { type: 'integer' } } },
+};
 
 beforeAll(async () => {
   env = await createEnv();
@@ -48,7 +57,11 @@ test('a misfit is repaired with its errors; the output is in the result and in o
     expect(asked[i.taskId][1].rejected[0].errors[0]).toMatch(/required property 'score'/);
     // Both calls' tokens are in the usage, beside the turn's.
     expect(r.usage.promptTokens).toBeGreaterThanOrEqual(2 * USAGE.promptTokens);
-    expect(rec.published[i.taskId].map((e) => e.type).slice(-3)).toEqual(['agent_final_output', 'agent_cost', 'agent_completed']);
+    expect(rec.published[i.taskId].map((e) => e.type).slice(-3)).toEqual([
+      'agent_final_output',
+      'agent_cost',
+      'agent_completed',
+    ]);
     await save('final-output', h);
   });
 });

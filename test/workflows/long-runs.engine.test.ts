@@ -53,7 +53,11 @@ test('a run of 300 tool calls continues as new, completes, and every run of it r
   const env = await createEnv();
   try {
     const taskQueue = `long-${randomUUID()}`;
-    const w = await worker(env, taskQueue, fakeActivities(() => env, taskQueue, rec));
+    const w = await worker(
+      env,
+      taskQueue,
+      fakeActivities(() => env, taskQueue, rec),
+    );
     await w.runUntil(async () => {
       const i = input('loop:300');
       const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
@@ -77,10 +81,17 @@ test('a four-hour run (time-skipped) completes, and every run of it replays', as
   try {
     const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
     await env.connection.operatorService
-      .addSearchAttributes({ namespace: 'default', searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((n) => [n, KEYWORD])) })
+      .addSearchAttributes({
+        namespace: 'default',
+        searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((n) => [n, KEYWORD])),
+      })
       .catch(() => undefined); // a server that accepts any search attribute has nothing to register
     const taskQueue = `long-${randomUUID()}`;
-    const w = await worker(env, taskQueue, fakeActivities(() => env, taskQueue, rec));
+    const w = await worker(
+      env,
+      taskQueue,
+      fakeActivities(() => env, taskQueue, rec),
+    );
     await w.runUntil(async () => {
       const i = input('wait:3600:4');
       const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });

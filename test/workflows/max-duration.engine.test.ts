@@ -85,7 +85,11 @@ test('a cancel from outside before the deadline is a cancel', async () => {
   await w.runUntil(async () => {
     const h = await start('wait:30:1', { maxDurationMs: 20_000 });
     // Mid-wait: the deadline's timer and the wait's are both started.
-    await waitUntil('the wait timer started', async () => (await h.fetchHistory()).events!.filter((e) => e.eventType === ET.EVENT_TYPE_TIMER_STARTED).length, (n) => n >= 2);
+    await waitUntil(
+      'the wait timer started',
+      async () => (await h.fetchHistory()).events!.filter((e) => e.eventType === ET.EVENT_TYPE_TIMER_STARTED).length,
+      (n) => n >= 2,
+    );
     await h.cancel();
     await h.result().catch(() => undefined);
     expect(await h.query(statusQuery)).toMatchObject({ status: 'cancelled', error: { type: 'cancelled' } });

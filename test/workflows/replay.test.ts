@@ -25,8 +25,13 @@ test('saved histories exist', () => {
 });
 
 /** Each file's replay error (undefined: it replayed cleanly), by one replay worker for all of them (one per file costs a worker each). */
-async function replayAll(options: Parameters<typeof Worker.runReplayHistories>[0]): Promise<Map<string, Error | undefined>> {
-  const histories = files.map((file) => ({ workflowId: file, history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'))) }));
+async function replayAll(
+  options: Parameters<typeof Worker.runReplayHistories>[0],
+): Promise<Map<string, Error | undefined>> {
+  const histories = files.map((file) => ({
+    workflowId: file,
+    history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'))),
+  }));
   const results = new Map<string, Error | undefined>();
   for await (const r of Worker.runReplayHistories(options, histories)) results.set(r.workflowId, r.error);
   return results;
@@ -47,7 +52,10 @@ let traced = new Map<string, Error | undefined>();
 const REPLAY_ALL_MS = 180_000;
 beforeAll(async () => {
   plain = await replayAll({ workflowBundle: await workflowBundle() });
-  const withTracing = await cachedBundle({ workflowsPath: WORKFLOWS, interceptorModules: [WORKFLOW_TRACING_INTERCEPTORS] }, pino({ enabled: false }));
+  const withTracing = await cachedBundle(
+    { workflowsPath: WORKFLOWS, interceptorModules: [WORKFLOW_TRACING_INTERCEPTORS] },
+    pino({ enabled: false }),
+  );
   traced = await replayAll({ workflowBundle: withTracing, sinks: noSpans });
 }, REPLAY_ALL_MS);
 

@@ -21,11 +21,22 @@ const prepared: string[] = [];
 /** The task a schedule's run starts: the request's message in its session, joining it by itself. */
 async function prepareScheduledTask(run: ScheduledRunInput & { runWorkflowId: string }): Promise<PreparedTask> {
   prepared.push(run.runWorkflowId);
-  const input = taskInput(run.request.message, { account: run.account, session: run.session, background: true, joinsSession: true, joinGraceMs: 60_000 });
+  const input = taskInput(run.request.message, {
+    account: run.account,
+    session: run.session,
+    background: true,
+    joinsSession: true,
+    joinGraceMs: 60_000,
+  });
   return {
     input,
     memo: { account: run.account, session: run.session, schedule: run.scheduleId },
-    searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['queued'], [SEARCH_ATTRIBUTES.account]: [run.account], [SEARCH_ATTRIBUTES.session]: [run.session], [SEARCH_ATTRIBUTES.schedule]: [run.scheduleId] },
+    searchAttributes: {
+      [SEARCH_ATTRIBUTES.status]: ['queued'],
+      [SEARCH_ATTRIBUTES.account]: [run.account],
+      [SEARCH_ATTRIBUTES.session]: [run.session],
+      [SEARCH_ATTRIBUTES.schedule]: [run.scheduleId],
+    },
   };
 }
 
@@ -39,14 +50,23 @@ afterAll(async () => {
 });
 
 function runInput(message: string): ScheduledRunInput {
-  return { scheduleId: `sched_${randomUUID().replace(/-/g, '')}`, account: 'acct', session: `sess_${randomUUID().replace(/-/g, '')}`, request: { message, mode: 'base', background: true, multitask: 'queue', metadata: {} } as never };
+  return {
+    scheduleId: `sched_${randomUUID().replace(/-/g, '')}`,
+    account: 'acct',
+    session: `sess_${randomUUID().replace(/-/g, '')}`,
+    request: { message, mode: 'base', background: true, multitask: 'queue', metadata: {} } as never,
+  };
 }
 
 test('the run starts its task as a child that joins the session itself, and ends with it', async () => {
   const w = await worker(env, taskQueue, activities());
   await w.runUntil(async () => {
     const input = runInput('tools:1');
-    const h = await env.client.workflow.start('scheduledRun', { taskQueue, workflowId: `${input.scheduleId}-2026-11-26T09:00:00Z`, args: [input] });
+    const h = await env.client.workflow.start('scheduledRun', {
+      taskQueue,
+      workflowId: `${input.scheduleId}-2026-11-26T09:00:00Z`,
+      args: [input],
+    });
     const result = (await h.result()) as { task_id: string; status: string };
     expect(result.status).toBe('completed');
     expect(prepared).toContain(h.workflowId);
@@ -67,11 +87,24 @@ test('a cancelled task ends its run as cancelled; the run does not fail', async 
   const w = await worker(env, taskQueue, activities());
   await w.runUntil(async () => {
     const input = runInput('wait:30:1');
-    const h = await env.client.workflow.start('scheduledRun', { taskQueue, workflowId: `${input.scheduleId}-2026-11-26T10:00:00Z`, args: [input] });
-    const taskId = await waitUntil('the run to start its task', async () => ((await h.fetchHistory()).events ?? []).find((e) => e.childWorkflowExecutionStartedEventAttributes)?.childWorkflowExecutionStartedEventAttributes!.workflowExecution!.workflowId);
+    const h = await env.client.workflow.start('scheduledRun', {
+      taskQueue,
+      workflowId: `${input.scheduleId}-2026-11-26T10:00:00Z`,
+      args: [input],
+    });
+    const taskId = await waitUntil(
+      'the run to start its task',
+      async () =>
+        ((await h.fetchHistory()).events ?? []).find((e) => e.childWorkflowExecutionStartedEventAttributes)
+          ?.childWorkflowExecutionStartedEventAttributes!.workflowExecution!.workflowId,
+    );
     // The task is in its 30 s wait (the tool's timer is started) when it is cancelled.
     const task = env.client.workflow.getHandle(taskId);
-    await waitUntil('the task in its 30 s wait', async () => ((await task.fetchHistory()).events ?? []).some((e) => Number(e.timerStartedEventAttributes?.startToFireTimeout?.seconds) === 30));
+    await waitUntil('the task in its 30 s wait', async () =>
+      ((await task.fetchHistory()).events ?? []).some(
+        (e) => Number(e.timerStartedEventAttributes?.startToFireTimeout?.seconds) === 30,
+      ),
+    );
     await task.cancel();
     expect(await h.result()).toEqual({ task_id: taskId, status: 'cancelled' });
   });

@@ -20,11 +20,20 @@ test('MCP tools get unique namespaced names with their description and schema in
     ['web__se_arch_9'],
   );
   expect(tools.map((t) => t.name)).toEqual(['web__search', 'web__se_arch', 'web___search']);
-  expect(tools[0]).toEqual({ server: 'web', tool: 'search', name: 'web__search', description: 'Searches', inputSchema: schema });
+  expect(tools[0]).toEqual({
+    server: 'web',
+    tool: 'search',
+    name: 'web__search',
+    description: 'Searches',
+    inputSchema: schema,
+  });
   expect(tools[1]).toMatchObject({ tool: 'se arch', description: '', inputSchema: { type: 'object', properties: {} } });
   // A clash with a reserved name or another tool gets a numbered suffix, still within 64 characters.
   const long = 'x'.repeat(70);
-  const clash = nameMcpTools([{ server: 's', tools: [{ name: long }, { name: long }, { name: 'calculate' }] }], ['s__calculate']);
+  const clash = nameMcpTools(
+    [{ server: 's', tools: [{ name: long }, { name: long }, { name: 'calculate' }] }],
+    ['s__calculate'],
+  );
   expect(clash.map((t) => t.name.length)).toEqual([64, 64, 14]);
   expect(new Set(clash.map((t) => t.name)).size).toBe(3);
   expect(clash[1].name.endsWith('_2')).toBe(true);

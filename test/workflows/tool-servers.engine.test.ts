@@ -47,14 +47,28 @@ test('MCP tools are listed once, offered namespaced, and called in parallel as a
     const h = await start(i);
     const r = await h.result();
     expect(r.output).toBe('results:echo:t0,echo:t1');
-    expect(rec.calls[i.taskId]).toEqual(['modelTurn', 'callMcpTool:echo', 'callMcpTool:echo', 'modelTurn', 'finishTurn', 'publishEnd']);
+    expect(rec.calls[i.taskId]).toEqual([
+      'modelTurn',
+      'callMcpTool:echo',
+      'callMcpTool:echo',
+      'modelTurn',
+      'finishTurn',
+      'publishEnd',
+    ]);
     expect(rec.turns[i.taskId].map((t) => t.tools)).toEqual([
       ['current_time', 'calculate', 'wait', 'srv__echo'],
       ['current_time', 'calculate', 'wait', 'srv__echo'],
     ]);
     const history = await h.fetchHistory();
     const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes);
-    expect(scheduled.map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name)).toEqual(['listMcpTools', 'modelTurn', 'callMcpTool', 'callMcpTool', 'modelTurn', 'finishTurn']);
+    expect(scheduled.map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name)).toEqual([
+      'listMcpTools',
+      'modelTurn',
+      'callMcpTool',
+      'callMcpTool',
+      'modelTurn',
+      'finishTurn',
+    ]);
     expect(scheduled.filter((e) => e.userMetadata?.summary)).toHaveLength(3);
     await save('mcp-tools', h);
   });
@@ -86,25 +100,38 @@ test('a transfer hands the conversation to the agent; the session remembers it f
       { agent: 'billing', tools: ['current_time', 'calculate', 'wait', 'transfer_to_support'] },
     ]);
     const types = r1.events.map((e: { type: string }) => e.type);
-    expect(types.slice(types.indexOf('agent_tool_response'), types.indexOf('agent_tool_response') + 2)).toEqual(['agent_tool_response', 'agent_handoff']);
-    expect(r1.events.find((e: { type: string }) => e.type === 'agent_handoff')).toEqual({ type: 'agent_handoff', from: 'main', to: 'billing' });
+    expect(types.slice(types.indexOf('agent_tool_response'), types.indexOf('agent_tool_response') + 2)).toEqual([
+      'agent_tool_response',
+      'agent_handoff',
+    ]);
+    expect(r1.events.find((e: { type: string }) => e.type === 'agent_handoff')).toEqual({
+      type: 'agent_handoff',
+      from: 'main',
+      to: 'billing',
+    });
     expect(rec.published[first.taskId].map((e) => e.type)).toContain('agent_handoff');
 
     // The next run of the session starts with billing; one without agents starts with the main agent.
     const second = input('hello again', { agents: AGENTS, session: first.session, ownsTurn: false });
     const h2 = await start(second);
-    await env.client.workflow.getHandle(`session:${first.account}:${first.session}`).signal('enqueue', { taskId: second.taskId });
+    await env.client.workflow
+      .getHandle(`session:${first.account}:${first.session}`)
+      .signal('enqueue', { taskId: second.taskId });
     await h2.result();
     expect(rec.turns[second.taskId][0].agent).toBe('billing');
     const third = input('plain', { session: first.session, ownsTurn: false });
     const h3 = await start(third);
-    await env.client.workflow.getHandle(`session:${first.account}:${first.session}`).signal('enqueue', { taskId: third.taskId });
+    await env.client.workflow
+      .getHandle(`session:${first.account}:${first.session}`)
+      .signal('enqueue', { taskId: third.taskId });
     await h3.result();
     expect(rec.turns[third.taskId][0].agent).toBeUndefined();
     // A run without agents leaves what the session remembers as it was.
     const fourth = input('and again', { agents: AGENTS, session: first.session, ownsTurn: false });
     const h4 = await start(fourth);
-    await env.client.workflow.getHandle(`session:${first.account}:${first.session}`).signal('enqueue', { taskId: fourth.taskId });
+    await env.client.workflow
+      .getHandle(`session:${first.account}:${first.session}`)
+      .signal('enqueue', { taskId: fourth.taskId });
     await h4.result();
     expect(rec.turns[fourth.taskId][0].agent).toBe('billing');
     await save('handoff', h1, h2);
@@ -121,15 +148,31 @@ test("the session's agent outlives its idle close: the run that reopens it start
       env.client.workflow.start('agentSession', {
         taskQueue,
         workflowId: sessionId,
-        args: [{ account: first.account, session: first.session, messages: [], queue: [], active: first.taskId, idleCloseMs: 500, watchMs: 500 }],
+        args: [
+          {
+            account: first.account,
+            session: first.session,
+            messages: [],
+            queue: [],
+            active: first.taskId,
+            idleCloseMs: 500,
+            watchMs: 500,
+          },
+        ],
       }),
     ]);
     expect((await h1.result()).output).toBe('agent:support');
     expect(await env.client.workflow.getHandle(sessionId).result()).toMatchObject({ agent: 'support' });
     // As the gateway does for a closed session: start the run and join it (which reopens the session).
     const next = input('hello', { agents: AGENTS, session: first.session, ownsTurn: false });
-    const { joinSession } = createSessionActivities({ temporal: env.client, config: { TEMPORAL_TASK_QUEUE: taskQueue, RUN_WATCH_MS: 500, SESSION_IDLE_CLOSE_MS: 0 } } as never);
-    const [h2] = await Promise.all([start(next), joinSession({ taskId: next.taskId, account: next.account, session: next.session })]);
+    const { joinSession } = createSessionActivities({
+      temporal: env.client,
+      config: { TEMPORAL_TASK_QUEUE: taskQueue, RUN_WATCH_MS: 500, SESSION_IDLE_CLOSE_MS: 0 },
+    } as never);
+    const [h2] = await Promise.all([
+      start(next),
+      joinSession({ taskId: next.taskId, account: next.account, session: next.session }),
+    ]);
     await h2.result();
     expect(rec.turns[next.taskId][0].agent).toBe('support');
   });

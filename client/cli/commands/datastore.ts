@@ -40,11 +40,14 @@ async function add(ctx: Context, values: Values, name: string): Promise<number> 
   const given = SOURCES.filter((s) => values[s] !== undefined);
   if (given.length !== 1) {
     const all = '--postgres URL, --sqlite-path PATH, --upload FILE, --documents';
-    throw new UsageError(given.length ? `give one of ${all}; got ${given.map((s) => `--${s}`).join(' and ')}` : `give one of ${all}`);
+    throw new UsageError(
+      given.length ? `give one of ${all}; got ${given.map((s) => `--${s}`).join(' and ')}` : `give one of ${all}`,
+    );
   }
   const source = given[0];
   const allowSql = !!values['allow-sql'];
-  if (allowSql && source === 'documents') throw new UsageError('--allow-sql goes with --postgres, --sqlite-path or --upload');
+  if (allowSql && source === 'documents')
+    throw new UsageError('--allow-sql goes with --postgres, --sqlite-path or --upload');
   const description = stringOption(values, 'description');
   const common = { name, ...(description !== undefined && { description }) };
   const datastores = ctx.client().datastores;
@@ -59,7 +62,9 @@ async function add(ctx: Context, values: Values, name: string): Promise<number> 
         : source === 'sqlite-path'
           ? { type: 'sqlite', path: stringOption(values, 'sqlite-path')!, allow_sql: allowSql, ...common }
           : { type: 'documents', ...common };
-    d = await datastores.register(body).catch((err: unknown) => Promise.reject(url === undefined ? err : withoutSecret(err, url)));
+    d = await datastores
+      .register(body)
+      .catch((err: unknown) => Promise.reject(url === undefined ? err : withoutSecret(err, url)));
   }
   if (values.json) {
     ctx.out.line(JSON.stringify(d));
@@ -67,7 +72,11 @@ async function add(ctx: Context, values: Values, name: string): Promise<number> 
   }
   // The id alone on stdout (for scripts); how to use it on stderr.
   ctx.out.line(d.id);
-  ctx.out.errLine(d.type === 'documents' ? `add documents: agent documents ${d.id} --add FILE; in a run: agent run --datastore ${d.id}:${d.name} "..."` : `in a run: agent run --datastore ${d.id}:${d.name} "..."`);
+  ctx.out.errLine(
+    d.type === 'documents'
+      ? `add documents: agent documents ${d.id} --add FILE; in a run: agent run --datastore ${d.id}:${d.name} "..."`
+      : `in a run: agent run --datastore ${d.id}:${d.name} "..."`,
+  );
   return 0;
 }
 
@@ -80,7 +89,12 @@ function show(ctx: Context, d: Datastore): void {
     ['description', d.description ?? '-'],
   ];
   if (d.type === 'documents') rows.push(['documents', String(d.documents ?? 0)]);
-  else rows.push(['allow sql', allowSqlText(out, d)], ['timeout', `${d.query_timeout_ms} ms`], ['max rows', String(d.max_rows)]);
+  else
+    rows.push(
+      ['allow sql', allowSqlText(out, d)],
+      ['timeout', `${d.query_timeout_ms} ms`],
+      ['max rows', String(d.max_rows)],
+    );
   rows.push(['created', when(d.created_at)]);
   for (const [k, v] of rows) out.line(`${out.paint('bold', k.padEnd(11))} ${v}`);
   if (d.type === 'documents') out.errLine(`its documents: agent documents ${d.id}`);
@@ -89,7 +103,8 @@ function show(ctx: Context, d: Datastore): void {
 export const datastoreCommand: Command = {
   name: 'datastore',
   summary: 'Register a datastore (add), show one, or delete it.',
-  usage: 'agent datastore add <name> (--postgres URL | --sqlite-path PATH | --upload FILE | --documents) [--allow-sql] [--description TEXT] [--json] | agent datastore <id> [--delete] [--json]',
+  usage:
+    'agent datastore add <name> (--postgres URL | --sqlite-path PATH | --upload FILE | --documents) [--allow-sql] [--description TEXT] [--json] | agent datastore <id> [--delete] [--json]',
   help: [
     'add <name>    register a datastore named <name> (1-48 letters, digits, _ or -); prints its id',
     '--postgres URL',
@@ -101,8 +116,8 @@ export const datastoreCommand: Command = {
     '--allow-sql   SQL datastores: the agent may also run its own read-only SELECT (query_<name>)',
     '--description TEXT',
     '              what the data is (the agent reads it)',
-    '--delete      with <id>: delete the datastore (and the service\'s copy of its files)',
-    '--json        print the datastore (or the action\'s answer) as JSON',
+    "--delete      with <id>: delete the datastore (and the service's copy of its files)",
+    "--json        print the datastore (or the action's answer) as JSON",
     'with <id> alone: the datastore (never its connection details)',
   ],
   options: {

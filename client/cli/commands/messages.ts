@@ -14,7 +14,8 @@ export const messagesCommand: Command = {
       ctx.out.line(JSON.stringify(m));
       return 0;
     }
-    for (const msg of m.messages) ctx.out.line(`${ctx.out.paint(msg.role === 'user' ? 'cyan' : 'green', `${msg.role}:`)} ${msg.content}`);
+    for (const msg of m.messages)
+      ctx.out.line(`${ctx.out.paint(msg.role === 'user' ? 'cyan' : 'green', `${msg.role}:`)} ${msg.content}`);
     if (!m.messages.length) ctx.out.errLine('no messages');
     return 0;
   },

@@ -15,7 +15,7 @@ export const replayCommand: Command = {
   usage: 'agent replay <task>... [--json]',
   help: [
     '--json        print the outcome as JSON',
-    'reads TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PAYLOAD_KEYS (else DATA_DIR\'s key file) as the service does',
+    "reads TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PAYLOAD_KEYS (else DATA_DIR's key file) as the service does",
     'exit status: 0 all replayed, 1 a replay failed or Temporal could not be reached',
   ],
   options: { json: { type: 'boolean' } },
@@ -23,7 +23,8 @@ export const replayCommand: Command = {
   async run(ctx, values, ids) {
     // Loaded here: the Temporal SDK is heavy, and no other command needs it.
     const { loadConfig } = require('../../../src/config') as typeof import('../../../src/config');
-    const { dataConverter } = require('../../../src/codec/data-converter') as typeof import('../../../src/codec/data-converter');
+    const { dataConverter } =
+      require('../../../src/codec/data-converter') as typeof import('../../../src/codec/data-converter');
     const replay = require('../../../src/cli/replay-runs') as typeof import('../../../src/cli/replay-runs');
     // The key file of `npm start` lives in the repository's data folder, wherever the CLI runs from.
     const env = { ...ctx.env, DATA_DIR: ctx.env.DATA_DIR || path.join(ROOT, '.data') };
@@ -38,14 +39,25 @@ export const replayCommand: Command = {
       for await (const o of replay.replayRuns(client, bundle, runs, converter)) {
         outcomes.push(o);
         if (!values.json) {
-          ctx.out.line(o.error === undefined ? `replay OK ${o.workflowId} ${o.runId} (${o.events} events)` : `replay FAILED ${o.workflowId} ${o.runId}: ${o.error}`);
+          ctx.out.line(
+            o.error === undefined
+              ? `replay OK ${o.workflowId} ${o.runId} (${o.events} events)`
+              : `replay FAILED ${o.workflowId} ${o.runId}: ${o.error}`,
+          );
         }
       }
     } finally {
       await close();
     }
     const failed = outcomes.filter((o) => o.error !== undefined).length;
-    if (values.json) ctx.out.line(JSON.stringify({ replayed: outcomes.length - failed, failed, runs: outcomes.map((o) => ({ ...o, ok: o.error === undefined })) }));
+    if (values.json)
+      ctx.out.line(
+        JSON.stringify({
+          replayed: outcomes.length - failed,
+          failed,
+          runs: outcomes.map((o) => ({ ...o, ok: o.error === undefined })),
+        }),
+      );
     else ctx.out.line(`${outcomes.length - failed} replayed, ${failed} failed`);
     return failed ? 1 : 0;
   },

@@ -11,7 +11,11 @@ const SERVER_MAX_WAIT = 60;
 export const STILL_RUNNING = 3;
 
 /** The result, or the task's status when it had not finished by the end of the wait. */
-async function waitForResult(ctx: Context, id: string, waitSeconds: number): Promise<TaskResult | { unfinished: string }> {
+async function waitForResult(
+  ctx: Context,
+  id: string,
+  waitSeconds: number,
+): Promise<TaskResult | { unfinished: string }> {
   const deadline = Date.now() + waitSeconds * 1000;
   for (;;) {
     const left = Math.max(0, (deadline - Date.now()) / 1000);
@@ -20,7 +24,8 @@ async function waitForResult(ctx: Context, id: string, waitSeconds: number): Pro
     } catch (err) {
       // 409: not finished yet. Ask again while there is time left.
       if (!(err instanceof ConflictError)) throw err;
-      if (Date.now() >= deadline - 500) return { unfinished: String((err.details as { status?: string } | null)?.status ?? 'running') };
+      if (Date.now() >= deadline - 500)
+        return { unfinished: String((err.details as { status?: string } | null)?.status ?? 'running') };
     }
   }
 }
@@ -29,14 +34,19 @@ export const resultCommand: Command = {
   name: 'result',
   summary: "Print a finished task's answer (exit 1 if it failed or was cancelled, 3 if it is still running).",
   usage: 'agent result <id> [--wait SECONDS] [--json]',
-  help: ['--wait S      wait up to S seconds for the task to finish (default: answer at once)', '--json        print the result as JSON'],
+  help: [
+    '--wait S      wait up to S seconds for the task to finish (default: answer at once)',
+    '--json        print the result as JSON',
+  ],
   options: { wait: { type: 'string' }, json: { type: 'boolean' } },
   positionals: { min: 1, max: 1 },
   async run(ctx, values, [id]) {
     const wait = secondsOption(values, 'wait') ?? 0;
     const r = await waitForResult(ctx, id, wait);
     if ('unfinished' in r) {
-      ctx.out.errLine(`task ${id} is still ${r.unfinished}${wait ? ` after ${wait} s` : ''}; ask again later (agent result ${id} --wait SECONDS)`);
+      ctx.out.errLine(
+        `task ${id} is still ${r.unfinished}${wait ? ` after ${wait} s` : ''}; ask again later (agent result ${id} --wait SECONDS)`,
+      );
       return STILL_RUNNING;
     }
     const ok = r.status === 'completed';
@@ -45,7 +55,10 @@ export const resultCommand: Command = {
       return ok ? 0 : 1;
     }
     if (r.output) ctx.out.line(r.output);
-    if (r.status !== 'completed') ctx.out.errLine(`${ctx.out.paint('red', `task ${r.status}`, true)}${r.error ? `: ${r.error.type}: ${r.error.message}` : ''}`);
+    if (r.status !== 'completed')
+      ctx.out.errLine(
+        `${ctx.out.paint('red', `task ${r.status}`, true)}${r.error ? `: ${r.error.type}: ${r.error.message}` : ''}`,
+      );
     return ok ? 0 : 1;
   },
 };

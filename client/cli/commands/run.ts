@@ -31,7 +31,10 @@ function scheduleOption(values: Values, message: string): ScheduleEntry[] | unde
  * datastore's registered name, asked of the service) and `queries` from
  * --query NAME=SQL (on the request's only SQL datastore).
  */
-async function datastoreOptions(values: Values, client: () => AgentClient): Promise<{ datastores?: RunDatastore[]; queries?: NamedQuery[] }> {
+async function datastoreOptions(
+  values: Values,
+  client: () => AgentClient,
+): Promise<{ datastores?: RunDatastore[]; queries?: NamedQuery[] }> {
   const specs = listOption(values, 'datastore').map((spec) => {
     const m = /^([^:\s]+)(?::(.+))?$/.exec(spec);
     if (!m) throw new UsageError(`--datastore must be ID or ID:NAME, got ${spec}`);
@@ -42,20 +45,31 @@ async function datastoreOptions(values: Values, client: () => AgentClient): Prom
     if (!m) throw new UsageError(`--query must be NAME=SQL, got ${spec}`);
     return { name: m[1], description: `Query ${m[1]}`, query: m[2].trim() };
   });
-  const datastores = await Promise.all(specs.map(async ({ id, name }) => ({ id, name: name ?? (await client().datastores.get(id)).name })));
+  const datastores = await Promise.all(
+    specs.map(async ({ id, name }) => ({ id, name: name ?? (await client().datastores.get(id)).name })),
+  );
   return { ...(datastores.length && { datastores }), ...(queries.length && { queries }) };
 }
 
 /** The request's caps from --max-steps, --max-cost and --max-duration (the service checks their ranges). */
 function capOptions(values: Values): Pick<ForegroundRunRequest, 'max_steps' | 'max_cost' | 'max_duration'> {
-  const [steps, cost, duration] = [positiveOption(values, 'max-steps', true), positiveOption(values, 'max-cost'), positiveOption(values, 'max-duration', true)];
-  return { ...(steps && { max_steps: steps }), ...(cost && { max_cost: cost }), ...(duration && { max_duration: duration }) };
+  const [steps, cost, duration] = [
+    positiveOption(values, 'max-steps', true),
+    positiveOption(values, 'max-cost'),
+    positiveOption(values, 'max-duration', true),
+  ];
+  return {
+    ...(steps && { max_steps: steps }),
+    ...(cost && { max_cost: cost }),
+    ...(duration && { max_duration: duration }),
+  };
 }
 
 export const runCommand: Command = {
   name: 'run',
   summary: 'Run the agent on a message: its answer streams to stdout, tool calls and steps to stderr.',
-  usage: 'agent run "message" [--background] [--session S] [--mode flash|base|fast|max] [--tokens] [--json] [--schedule SPEC [--schedule-message TEXT] [--timezone ZONE]] [--datastore ID[:NAME]]... [--query NAME=SQL]... [--max-steps N] [--max-cost USD] [--max-duration S]',
+  usage:
+    'agent run "message" [--background] [--session S] [--mode flash|base|fast|max] [--tokens] [--json] [--schedule SPEC [--schedule-message TEXT] [--timezone ZONE]] [--datastore ID[:NAME]]... [--query NAME=SQL]... [--max-steps N] [--max-cost USD] [--max-duration S]',
   help: [
     '--background  start it in the background; print the task id (with --json, the answer of POST /)',
     '--session S   continue session S (default: a new session)',
@@ -74,10 +88,10 @@ export const runCommand: Command = {
     '              after NAME (default: its registered name): describe_NAME, query_NAME, search_NAME;',
     '              repeatable',
     '--query NAME=SQL',
-    '              a tool NAME running SQL on the run\'s SQL datastore, its ? or $1 markers the',
-    '              tool\'s arguments p1, p2...; repeatable',
+    "              a tool NAME running SQL on the run's SQL datastore, its ? or $1 markers the",
+    "              tool's arguments p1, p2...; repeatable",
     '--max-steps N, --max-cost USD, --max-duration S',
-    '              the run\'s caps: model turns, dollars, seconds of work',
+    "              the run's caps: model turns, dollars, seconds of work",
     'exit status: 0 when the agent completed, 1 on an agent error',
   ],
   options: {
@@ -98,7 +112,8 @@ export const runCommand: Command = {
   positionals: { min: 1, max: 1 },
   async run(ctx, values, [message]) {
     const mode = stringOption(values, 'mode');
-    if (mode !== undefined && !(MODES as readonly string[]).includes(mode)) throw new UsageError(`--mode must be one of ${MODES.join(', ')}, got ${mode}`);
+    if (mode !== undefined && !(MODES as readonly string[]).includes(mode))
+      throw new UsageError(`--mode must be one of ${MODES.join(', ')}, got ${mode}`);
     const schedules = scheduleOption(values, message);
     const data = await datastoreOptions(values, ctx.client);
     const body: ForegroundRunRequest = {
@@ -119,7 +134,8 @@ export const runCommand: Command = {
       }
       // The task id alone on stdout (for scripts); the schedules it made on stderr.
       ctx.out.line(accepted.task_id);
-      for (const s of accepted.schedules ?? []) ctx.out.errLine(`${ctx.out.paint('magenta', '[scheduled]', true)} ${scheduledText(s)}`);
+      for (const s of accepted.schedules ?? [])
+        ctx.out.errLine(`${ctx.out.paint('magenta', '[scheduled]', true)} ${scheduledText(s)}`);
       return 0;
     }
     return follow(ctx.out, json, (streamOpts) => ctx.client().stream(body, { ...streamOpts, session }));

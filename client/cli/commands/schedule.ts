@@ -21,7 +21,12 @@ function show(ctx: Context, d: ScheduleDetail): void {
     ['next runs', d.next_runs.length ? d.next_runs.map((t) => `${when(t)} UTC`) : ['- (none left)']],
     ['runs', [String(d.runs)]],
     ['running', d.running_tasks.length ? d.running_tasks : ['-']],
-    ['recent tasks', d.recent_tasks.length ? d.recent_tasks.map((t) => `${t.task_id}  due ${when(t.scheduled_at)}, started ${when(t.started_at)}`) : ['-']],
+    [
+      'recent tasks',
+      d.recent_tasks.length
+        ? d.recent_tasks.map((t) => `${t.task_id}  due ${when(t.scheduled_at)}, started ${when(t.started_at)}`)
+        : ['-'],
+    ],
   ];
   for (const [k, [first, ...more]] of rows) {
     out.line(`${out.paint('bold', k.padEnd(12))} ${first}`);
@@ -40,7 +45,7 @@ export const scheduleCommand: Command = {
     '--unpause     resume it from its next time',
     '--trigger     start a task of it now (even while paused)',
     '--delete      delete it: it starts no more tasks (its tasks stay)',
-    '--json        print the schedule (or the action\'s answer) as JSON',
+    "--json        print the schedule (or the action's answer) as JSON",
     'without an action: the schedule, its next runs and its recent tasks',
   ],
   options: {
@@ -54,7 +59,10 @@ export const scheduleCommand: Command = {
   positionals: { min: 1, max: 1 },
   async run(ctx, values, [id]) {
     const given = ACTIONS.filter((a) => values[a]);
-    if (given.length > 1) throw new UsageError(`give at most one of ${ACTIONS.map((a) => `--${a}`).join(', ')}, got ${given.map((a) => `--${a}`).join(' and ')}`);
+    if (given.length > 1)
+      throw new UsageError(
+        `give at most one of ${ACTIONS.map((a) => `--${a}`).join(', ')}, got ${given.map((a) => `--${a}`).join(' and ')}`,
+      );
     const note = stringOption(values, 'note');
     if (note !== undefined && given[0] !== 'pause') throw new UsageError('--note goes with --pause');
     const schedules = ctx.client().schedules;
@@ -62,15 +70,27 @@ export const scheduleCommand: Command = {
     switch (given[0]) {
       case 'delete':
         await schedules.delete(id);
-        ctx.out.line(json ? JSON.stringify({ schedule_id: id, deleted: true }) : `deleted: ${id} (it starts no more tasks; its tasks stay)`);
+        ctx.out.line(
+          json
+            ? JSON.stringify({ schedule_id: id, deleted: true })
+            : `deleted: ${id} (it starts no more tasks; its tasks stay)`,
+        );
         return 0;
       case 'trigger': {
         const t = await schedules.trigger(id);
-        ctx.out.line(json ? JSON.stringify(t) : `triggered: ${t.schedule_id}; a task of it starts now: agent tasks --schedule ${t.schedule_id}`);
+        ctx.out.line(
+          json
+            ? JSON.stringify(t)
+            : `triggered: ${t.schedule_id}; a task of it starts now: agent tasks --schedule ${t.schedule_id}`,
+        );
         return 0;
       }
       default: {
-        const d = await (given[0] === 'pause' ? schedules.pause(id, note) : given[0] === 'unpause' ? schedules.unpause(id) : schedules.get(id));
+        const d = await (given[0] === 'pause'
+          ? schedules.pause(id, note)
+          : given[0] === 'unpause'
+            ? schedules.unpause(id)
+            : schedules.get(id));
         if (json) ctx.out.line(JSON.stringify(d));
         else show(ctx, d);
         return 0;

@@ -7,7 +7,11 @@ export const schedulesCommand: Command = {
   name: 'schedules',
   summary: 'List your schedules (agent schedule <id> shows one).',
   usage: 'agent schedules [--limit N] [--cursor C] [--json]',
-  help: ['--limit N     schedules per page, 1-100 (default 20)', '--cursor C    the page after the one that printed this cursor', '--json        print the page as JSON'],
+  help: [
+    '--limit N     schedules per page, 1-100 (default 20)',
+    '--cursor C    the page after the one that printed this cursor',
+    '--json        print the page as JSON',
+  ],
   options: { limit: { type: 'string' }, cursor: { type: 'string' }, json: { type: 'boolean' } },
   positionals: { min: 0, max: 0 },
   async run(ctx, values) {
@@ -21,9 +25,18 @@ export const schedulesCommand: Command = {
       ctx.out.errLine('no schedules');
       return 0;
     }
-    const rows = page.schedules.map((s) => [s.schedule_id, scheduleWhen(s), when(s.next_run_at), stateText(ctx.out, s.state), s.session]);
+    const rows = page.schedules.map((s) => [
+      s.schedule_id,
+      scheduleWhen(s),
+      when(s.next_run_at),
+      stateText(ctx.out, s.state),
+      s.session,
+    ]);
     ctx.out.line(table(['SCHEDULE', 'WHEN', 'NEXT RUN (UTC)', 'STATE', 'SESSION'], rows, ctx.out.columns));
-    if (page.next_cursor) ctx.out.errLine(`more: agent schedules${limit !== undefined ? ` --limit ${limit}` : ''} --cursor ${page.next_cursor}`);
+    if (page.next_cursor)
+      ctx.out.errLine(
+        `more: agent schedules${limit !== undefined ? ` --limit ${limit}` : ''} --cursor ${page.next_cursor}`,
+      );
     return 0;
   },
 };

@@ -27,7 +27,11 @@ export const taskCommand: Command = {
     ];
     if (t.error) rows.push(['error', `${t.error.type}: ${t.error.message}`]);
     // Set only while a model or tool call is being retried: why the task seems to stand still.
-    if (t.attempt) rows.push(['attempt', `${t.attempt}${t.last_error ? ` (last: ${t.last_error.type}: ${t.last_error.message})` : ''}`]);
+    if (t.attempt)
+      rows.push([
+        'attempt',
+        `${t.attempt}${t.last_error ? ` (last: ${t.last_error.type}: ${t.last_error.message})` : ''}`,
+      ]);
     if (Object.keys(t.metadata).length) rows.push(['metadata', JSON.stringify(t.metadata)]);
     for (const [k, v] of rows) ctx.out.line(`${ctx.out.paint('bold', k.padEnd(10))} ${v}`);
     return 0;

@@ -21,11 +21,19 @@ export const tasksCommand: Command = {
     '--cursor C    the page after the one that printed this cursor',
     '--json        print the page as JSON',
   ],
-  options: { status: { type: 'string' }, session: { type: 'string' }, schedule: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    status: { type: 'string' },
+    session: { type: 'string' },
+    schedule: { type: 'string' },
+    limit: { type: 'string' },
+    cursor: { type: 'string' },
+    json: { type: 'boolean' },
+  },
   positionals: { min: 0, max: 0 },
   async run(ctx, values) {
     const status = stringOption(values, 'status');
-    if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, got ${status}`);
+    if (status !== undefined && !(STATUSES as readonly string[]).includes(status))
+      throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, got ${status}`);
     const filters = {
       status: status as TaskStatus | undefined,
       session: stringOption(values, 'session'),
@@ -41,7 +49,13 @@ export const tasksCommand: Command = {
       ctx.out.errLine('no tasks');
       return 0;
     }
-    const rows = page.tasks.map((t) => [t.task_id, statusText(ctx.out, t.status), when(t.created_at), t.session, t.preview]);
+    const rows = page.tasks.map((t) => [
+      t.task_id,
+      statusText(ctx.out, t.status),
+      when(t.created_at),
+      t.session,
+      t.preview,
+    ]);
     ctx.out.line(table(['TASK', 'STATUS', 'CREATED (UTC)', 'SESSION', 'MESSAGE'], rows, ctx.out.columns));
     // The cursor goes with the query that made it: the hint repeats the filters.
     const again = Object.entries(filters).flatMap(([k, v]) => (v === undefined ? [] : [`--${k} ${v}`]));

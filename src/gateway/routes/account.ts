@@ -10,7 +10,8 @@ import { temporalCall } from '../temporal-errors';
 export function accountRoutes(deps: GatewayDeps): Router {
   const r = Router();
   const secrets = new WebhookSecrets(deps.client, deps.config.TEMPORAL_TASK_QUEUE);
-  const deadline = <T>(fn: () => Promise<T>) => temporalCall(() => deps.connection.withDeadline(Date.now() + 10_000, fn));
+  const deadline = <T>(fn: () => Promise<T>) =>
+    temporalCall(() => deps.connection.withDeadline(Date.now() + 10_000, fn));
   r.get('/account/webhook-secret', async (req, res) => {
     res.json(secretBody(await deadline(() => secrets.inForce(requireAccount(req).account))));
   });
@@ -21,6 +22,12 @@ export function accountRoutes(deps: GatewayDeps): Router {
 }
 
 /** The newest secret, and every one deliveries are signed with now (during a rotation, the old one until it expires). */
-function secretBody(all: WebhookSecret[]): { secret: string; secrets: { secret: string; created_at: string; expires_at: string | null }[] } {
-  return { secret: all[0].secret, secrets: all.map((s) => ({ secret: s.secret, created_at: s.created_at, expires_at: s.expires_at ?? null })) };
+function secretBody(all: WebhookSecret[]): {
+  secret: string;
+  secrets: { secret: string; created_at: string; expires_at: string | null }[];
+} {
+  return {
+    secret: all[0].secret,
+    secrets: all.map((s) => ({ secret: s.secret, created_at: s.created_at, expires_at: s.expires_at ?? null })),
+  };
 }

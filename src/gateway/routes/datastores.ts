@@ -9,19 +9,43 @@ import { parse } from '../validate';
 import { UnprocessableRequestError, UnsupportedMediaTypeError, ValidationError } from '../../errors';
 import { fieldPath } from '../../field-path';
 import type { DatastoreService } from '../datastore-service';
-import { DATASTORE_ID, DOCUMENT_ID, addDocumentsSchema, datastoreRegistrationSchema, datastoreUploadFieldsSchema, documentListQuerySchema, documentUploadFieldsSchema } from '../datastore-schemas';
+import {
+  DATASTORE_ID,
+  DOCUMENT_ID,
+  addDocumentsSchema,
+  datastoreRegistrationSchema,
+  datastoreUploadFieldsSchema,
+  documentListQuerySchema,
+  documentUploadFieldsSchema,
+} from '../datastore-schemas';
 import { FORM_DATA, readForm, type UploadedFile } from '../form-data';
 
 /** What a file sent as the whole body used to be typed (before uploads became multipart/form-data): told where it goes now. */
-const RAW_FILE_TYPES = ['application/vnd.sqlite3', 'application/x-sqlite3', 'application/octet-stream', 'text/plain', 'text/markdown'];
+const RAW_FILE_TYPES = [
+  'application/vnd.sqlite3',
+  'application/x-sqlite3',
+  'application/octet-stream',
+  'text/plain',
+  'text/markdown',
+];
 
 function datastoreId(raw: string): string {
-  if (!DATASTORE_ID.test(raw)) throw ValidationError.at('path.id', `malformed datastore id ${JSON.stringify(raw.slice(0, 80))}: a datastore id is ds_ followed by 32 hex digits`, 'invalid_format');
+  if (!DATASTORE_ID.test(raw))
+    throw ValidationError.at(
+      'path.id',
+      `malformed datastore id ${JSON.stringify(raw.slice(0, 80))}: a datastore id is ds_ followed by 32 hex digits`,
+      'invalid_format',
+    );
   return raw;
 }
 
 function documentId(raw: string): string {
-  if (!DOCUMENT_ID.test(raw)) throw ValidationError.at('path.doc', `malformed document id ${JSON.stringify(raw.slice(0, 80))}: 1-128 letters, digits, _ . : or -`, 'invalid_format');
+  if (!DOCUMENT_ID.test(raw))
+    throw ValidationError.at(
+      'path.doc',
+      `malformed document id ${JSON.stringify(raw.slice(0, 80))}: 1-128 letters, digits, _ . : or -`,
+      'invalid_format',
+    );
   return raw;
 }
 
@@ -30,17 +54,34 @@ export function datastoreUploadRoutes(deps: GatewayDeps, datastores: DatastoreSe
   const r = Router();
   const form = express.raw({ type: FORM_DATA, limit: deps.config.DATASTORE_UPLOAD_MAX_BYTES });
   r.post('/datastores', form, async (req, res, next) => {
-    if (!req.is(FORM_DATA)) return next(rawFile(req, 'a SQLite file is uploaded as multipart/form-data: the file as the part named file, and the fields name, description, allow_sql, query_timeout_ms, max_rows'));
+    if (!req.is(FORM_DATA))
+      return next(
+        rawFile(
+          req,
+          'a SQLite file is uploaded as multipart/form-data: the file as the part named file, and the fields name, description, allow_sql, query_timeout_ms, max_rows',
+        ),
+      );
     const { file, fields } = await readForm(req, datastoreUploadFieldsSchema);
     res.status(201).json(await datastores.registerUpload(requireAccount(req).account, fields, file.data));
   });
   r.post('/datastores/:id/documents', form, async (req, res, next) => {
-    if (!req.is(FORM_DATA)) return next(rawFile(req, 'a document is sent as JSON, or as a file in multipart/form-data: the part named file, and the fields id, title, format'));
+    if (!req.is(FORM_DATA))
+      return next(
+        rawFile(
+          req,
+          'a document is sent as JSON, or as a file in multipart/form-data: the part named file, and the fields id, title, format',
+        ),
+      );
     const datastore = datastoreId(req.params.id);
     const { file, fields } = await readForm(req, documentUploadFieldsSchema);
     const content = documentText(file);
     const { id, title, format = formatOf(file) } = fields;
-    const [doc] = await datastores.addDocuments(requireAccount(req).account, datastore, [{ id, title, content, format }], () => 'body.file');
+    const [doc] = await datastores.addDocuments(
+      requireAccount(req).account,
+      datastore,
+      [{ id, title, content, format }],
+      () => 'body.file',
+    );
     res.status(201).json({ documents: [doc] });
   });
   return r;
@@ -48,7 +89,9 @@ export function datastoreUploadRoutes(deps: GatewayDeps, datastores: DatastoreSe
 
 /** A file sent as the whole body: a 415 saying how it is sent now; anything else goes on to the JSON routes. */
 function rawFile(req: Request, how: string): UnsupportedMediaTypeError | undefined {
-  return req.is(RAW_FILE_TYPES) ? new UnsupportedMediaTypeError(`${req.header('content-type')} is not taken here: ${how}`) : undefined;
+  return req.is(RAW_FILE_TYPES)
+    ? new UnsupportedMediaTypeError(`${req.header('content-type')} is not taken here: ${how}`)
+    : undefined;
 }
 
 /** A document's text: UTF-8 with something in it (the JSON form asks the same of `content`). */
@@ -89,15 +132,24 @@ export function datastoreRoutes(_deps: GatewayDeps, datastores: DatastoreService
   });
   r.post('/datastores/:id/documents', async (req, res) => {
     const body = parse(addDocumentsSchema, req.body, 'body');
-    const [docs, pathOf] = 'documents' in body ? [body.documents, (i: number) => fieldPath('body', 'documents', i)] : [[body], () => 'body'];
-    res.status(201).json({ documents: await datastores.addDocuments(requireAccount(req).account, datastoreId(req.params.id), docs, pathOf) });
+    const [docs, pathOf] =
+      'documents' in body ? [body.documents, (i: number) => fieldPath('body', 'documents', i)] : [[body], () => 'body'];
+    res
+      .status(201)
+      .json({
+        documents: await datastores.addDocuments(requireAccount(req).account, datastoreId(req.params.id), docs, pathOf),
+      });
   });
   r.get('/datastores/:id/documents', async (req, res) => {
     const q = parse(documentListQuerySchema, req.query, 'query');
     res.json(await datastores.listDocuments(requireAccount(req).account, datastoreId(req.params.id), q));
   });
   r.delete('/datastores/:id/documents/:doc', async (req, res) => {
-    await datastores.removeDocument(requireAccount(req).account, datastoreId(req.params.id), documentId(req.params.doc));
+    await datastores.removeDocument(
+      requireAccount(req).account,
+      datastoreId(req.params.id),
+      documentId(req.params.doc),
+    );
     res.status(204).end();
   });
   return r;

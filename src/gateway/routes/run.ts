@@ -15,7 +15,6 @@ import type { ScheduleService } from '../schedule-service';
 import { checkStructure } from '../structure-check';
 import { isFinished } from '../../../workflows/types';
 
-
 export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datastores: DatastoreService): Router {
   const r = Router();
   r.post('/', async (req, res) => {
@@ -24,10 +23,15 @@ export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datasto
     const body = parse(runRequestSchema, req.body, 'body');
     checkStructure(body);
     await checkToolServers(body, deps.outbound);
-    await datastores.checkRun(account.account, body, offeredTools(deps.config.BUILTIN_TOOLS, [], agentsOf(body) ?? []).map((t) => t.name));
+    await datastores.checkRun(
+      account.account,
+      body,
+      offeredTools(deps.config.BUILTIN_TOOLS, [], agentsOf(body) ?? []).map((t) => t.name),
+    );
     const callback = await callbackOf(body, deps.outbound, deps.config);
     const idem = req.header('idempotency-key');
-    if (idem !== undefined && !IDEMPOTENCY_KEY.test(idem)) throw ValidationError.at('header.Idempotency-Key', 'must be 1-255 printable ASCII characters', 'invalid_format');
+    if (idem !== undefined && !IDEMPOTENCY_KEY.test(idem))
+      throw ValidationError.at('header.Idempotency-Key', 'must be 1-255 printable ASCII characters', 'invalid_format');
     const wantsStream = (req.header('accept') ?? '').includes('text/event-stream');
     // A stream needs the relay: refuse before starting anything rather than after.
     if (wantsStream && !body.background) requireRelay(deps);
@@ -40,23 +44,47 @@ export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datasto
           return { schedules: made.schedules };
         }
       : undefined;
-    const sub = await deps.tasks.submit(account, body, query.session, idem, req.timing, { callback, beforeStart, undo: async () => made?.undo() });
+    const sub = await deps.tasks.submit(account, body, query.session, idem, req.timing, {
+      callback,
+      beforeStart,
+      undo: async () => made?.undo(),
+    });
     // The answer's schedules: those just made, or (a repeated Idempotency-Key) those the first request made.
-    const scheduled = async () => (plan ? { schedules: made?.schedules ?? (await schedules.summaries(account, sub.taskId, plan.entries.length)) } : {});
+    const scheduled = async () =>
+      plan
+        ? { schedules: made?.schedules ?? (await schedules.summaries(account, sub.taskId, plan.entries.length)) }
+        : {};
     // Every answer to a repeated Idempotency-Key says so, whichever way it answers.
-    const common: Record<string, string> = { 'X-Task-Id': sub.taskId, 'X-Session-Id': sub.session, ...(sub.repeated && { 'Idempotent-Replayed': 'true' }) };
+    const common: Record<string, string> = {
+      'X-Task-Id': sub.taskId,
+      'X-Session-Id': sub.session,
+      ...(sub.repeated && { 'Idempotent-Replayed': 'true' }),
+    };
 
     if (body.background) {
       res.status(202).set({ ...common, Location: `/tasks/${sub.taskId}` });
       const status = sub.repeated ? (await deps.tasks.view(account, sub.taskId)).status : 'queued';
-      const accepted = { task_id: sub.taskId, session: sub.session, status, created_at: sub.createdAt, ...(await scheduled()) };
+      const accepted = {
+        task_id: sub.taskId,
+        session: sub.session,
+        status,
+        created_at: sub.createdAt,
+        ...(await scheduled()),
+      };
       // Asked for a stream, the same answer as its one event: a client that reads only events still learns the task.
       if (wantsStream) return sendOneEvent(res, { type: 'task_accepted', ...accepted });
       return void res.json(accepted);
     }
     if (wantsStream) {
       const closedAt = () => deps.runEnds.closedAt(sub.taskId);
-      return streamTaskEvents(req, res, deps.subscriber, deps.logger, { taskId: sub.taskId, afterSeq: 0, heartbeatMs: deps.config.SSE_HEARTBEAT_MS, headers: common, closedAt, stop: deps.drain?.signal });
+      return streamTaskEvents(req, res, deps.subscriber, deps.logger, {
+        taskId: sub.taskId,
+        afterSeq: 0,
+        heartbeatMs: deps.config.SSE_HEARTBEAT_MS,
+        headers: common,
+        closedAt,
+        stop: deps.drain?.signal,
+      });
     }
     // JSON: wait for the run to finish; a client that goes away stops only the wait.
     let gone = false;
@@ -69,8 +97,12 @@ export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datasto
     }
     const result = await deps.tasks.result(account, sub.taskId, 0);
     const { session, task_id, status, output, events, cost } = result;
-    const extra = 'error' in result ? { error: result.error } : result.final_output ? { final_output: result.final_output } : {};
-    res.status(200).set(common).json({ session, task_id, status, output, events, cost, ...extra, ...(await scheduled()) });
+    const extra =
+      'error' in result ? { error: result.error } : result.final_output ? { final_output: result.final_output } : {};
+    res
+      .status(200)
+      .set(common)
+      .json({ session, task_id, status, output, events, cost, ...extra, ...(await scheduled()) });
   });
   return r;
 }
@@ -82,5 +114,9 @@ async function isRunning(deps: GatewayDeps, taskId: string): Promise<boolean> {
 
 export function requireRelay(deps: GatewayDeps): void {
   deps.health?.require('redis');
-  if (deps.redis.status !== 'ready') throw new DependencyUnavailableError('redis', 'the event relay (Redis) is unavailable; retry shortly, or run in background and poll the task');
+  if (deps.redis.status !== 'ready')
+    throw new DependencyUnavailableError(
+      'redis',
+      'the event relay (Redis) is unavailable; retry shortly, or run in background and poll the task',
+    );
 }

@@ -9,7 +9,12 @@ import { ValidationError } from '../../errors';
 import type { ScheduleService } from '../schedule-service';
 
 function scheduleId(raw: string): string {
-  if (!SCHEDULE_ID.test(raw)) throw ValidationError.at('path.id', `malformed schedule id ${JSON.stringify(raw.slice(0, 80))}: a schedule id is sched_ followed by letters and digits`, 'invalid_format');
+  if (!SCHEDULE_ID.test(raw))
+    throw ValidationError.at(
+      'path.id',
+      `malformed schedule id ${JSON.stringify(raw.slice(0, 80))}: a schedule id is sched_ followed by letters and digits`,
+      'invalid_format',
+    );
   return raw;
 }
 

@@ -8,12 +8,16 @@ import { parse } from '../validate';
 import { createSessionSchema, sessionListQuerySchema, SESSION_ID } from '../schemas';
 import { SessionService } from '../session-service';
 
-
 export function sessionRoutes(deps: GatewayDeps): Router {
   const r = Router();
   const sessions = new SessionService(deps.client, deps.connection, deps.config);
   const id = (raw: string) => {
-    if (!SESSION_ID.test(raw)) throw ValidationError.at('path.id', `malformed session id ${JSON.stringify(raw.slice(0, 80))}: letters, digits and _ . : -, at most 128`, 'invalid_format');
+    if (!SESSION_ID.test(raw))
+      throw ValidationError.at(
+        'path.id',
+        `malformed session id ${JSON.stringify(raw.slice(0, 80))}: letters, digits and _ . : -, at most 128`,
+        'invalid_format',
+      );
     return raw;
   };
   r.get('/sessions', async (req, res) => {

@@ -3,16 +3,27 @@ import { Router } from 'express';
 import type { GatewayDeps } from '../app';
 import { requireAccount } from '../auth';
 import { parse } from '../validate';
-import { eventsQuerySchema, listQuerySchema, patchTaskSchema, resultQuerySchema, taskMessageSchema, TASK_ID } from '../schemas';
+import {
+  eventsQuerySchema,
+  listQuerySchema,
+  patchTaskSchema,
+  resultQuerySchema,
+  taskMessageSchema,
+  TASK_ID,
+} from '../schemas';
 import { publicView } from '../task-views';
 import { resumePoint, streamTaskEvents } from '../sse';
 import { requireRelay } from './run';
 import { deliveriesOf } from '../deliveries';
 import { ValidationError } from '../../errors';
 
-
 function taskId(raw: string): string {
-  if (!TASK_ID.test(raw)) throw ValidationError.at('path.id', `malformed task id ${JSON.stringify(raw.slice(0, 80))}: a task id is task_ followed by letters and digits`, 'invalid_format');
+  if (!TASK_ID.test(raw))
+    throw ValidationError.at(
+      'path.id',
+      `malformed task id ${JSON.stringify(raw.slice(0, 80))}: a task id is task_ followed by letters and digits`,
+      'invalid_format',
+    );
   return raw;
 }
 
@@ -23,7 +34,9 @@ export function taskRoutes(deps: GatewayDeps): Router {
     res.json(await deps.tasks.list(requireAccount(req), q));
   });
   r.get('/tasks/:id', async (req, res) => {
-    res.json(publicView(await deps.tasks.view(requireAccount(req), taskId(req.params.id), { retries: true, fast: true })));
+    res.json(
+      publicView(await deps.tasks.view(requireAccount(req), taskId(req.params.id), { retries: true, fast: true })),
+    );
   });
   r.get('/tasks/:id/result', async (req, res) => {
     const q = parse(resultQuerySchema, req.query, 'query');

@@ -26,6 +26,7 @@ export function submitCalls(client: Client, connection: Connection): SubmitCalls
       const d = await within(req.deadlineMs, () => client.workflow.getHandle(req.workflowId).describe());
       return { memo: (d.memo ?? {}) as Record<string, unknown>, startTime: d.startTime.toISOString() };
     },
-    enqueue: (req) => within(req.deadlineMs, () => signalSession(client, req.ref, enqueueSignal, [{ taskId: req.taskId }])),
+    enqueue: (req) =>
+      within(req.deadlineMs, () => signalSession(client, req.ref, enqueueSignal, [{ taskId: req.taskId }])),
   };
 }

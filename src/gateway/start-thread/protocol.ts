@@ -60,4 +60,7 @@ export type ToThread = (
   /** The caller's trace context (its request's span), so the call's spans and the workflow join that trace. */
   trace?: TraceCarrier;
 };
-export type FromThread = { type: 'ready' } | { type: 'done'; id: number; value?: Described } | { type: 'failed'; id: number; error: StartError };
+export type FromThread =
+  | { type: 'ready' }
+  | { type: 'done'; id: number; value?: Described }
+  | { type: 'failed'; id: number; error: StartError };

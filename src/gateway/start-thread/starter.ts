@@ -11,7 +11,16 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { HelperThread } from '../../helper-thread';
 import { submitCalls, SubmitCalls } from './calls';
-import type { Described, DescribeRequest, EnqueueRequest, FromThread, StartError, StartRequest, StartThreadConfig, ToThread } from './protocol';
+import type {
+  Described,
+  DescribeRequest,
+  EnqueueRequest,
+  FromThread,
+  StartError,
+  StartRequest,
+  StartThreadConfig,
+  ToThread,
+} from './protocol';
 import { traceCarrier } from '../../telemetry/tracing';
 
 export type { Described, DescribeRequest, EnqueueRequest, StartRequest } from './protocol';
@@ -31,7 +40,11 @@ export function inProcessStarter(client: Client, connection: Connection): Workfl
  * a millisecond of gateway CPU (paced background submits, docs/performance.md):
  * worth paying only while tokens would otherwise wait behind the calls.
  */
-export function relayAwareStarter(inProcess: WorkflowStarter, threaded: WorkflowStarter, relaying: () => boolean): WorkflowStarter {
+export function relayAwareStarter(
+  inProcess: WorkflowStarter,
+  threaded: WorkflowStarter,
+  relaying: () => boolean,
+): WorkflowStarter {
   const pick = () => (relaying() ? threaded : inProcess);
   return {
     start: (req) => pick().start(req),
@@ -68,7 +81,10 @@ interface Pending {
 /** A call as posted, without its id. */
 type Call = ToThread extends infer T ? (T extends unknown ? Omit<T, 'id'> : never) : never;
 
-export class ThreadedStarter extends HelperThread<Pending, Extract<FromThread, { type: 'ready' }>> implements WorkflowStarter {
+export class ThreadedStarter
+  extends HelperThread<Pending, Extract<FromThread, { type: 'ready' }>>
+  implements WorkflowStarter
+{
   constructor(private readonly opts: ThreadedStarterOptions) {
     super({
       entry: opts.entry ?? path.join(__dirname, 'thread-main.ts'),

@@ -15,21 +15,41 @@ import { setupTracing, tracingClientInterceptors, withTraceCarrier } from '../..
 const port = parentPort;
 if (!port) throw new Error('start-thread/thread-main runs as a worker thread');
 const config = workerData as StartThreadConfig;
-const logger = createLogger({ level: config.logLevel, format: config.logJson ? 'json' : 'pretty', name: 'gateway-starts' });
+const logger = createLogger({
+  level: config.logLevel,
+  format: config.logJson ? 'json' : 'pretty',
+  name: 'gateway-starts',
+});
 // Before the client: its interceptor starts the calls' spans and puts their context in the workflows' headers.
-const tracing = config.tracing ? setupTracing('aes-gateway', config.tracing, { logger, resource: { 'thread.name': 'gateway-starts' } }) : undefined;
+const tracing = config.tracing
+  ? setupTracing('aes-gateway', config.tracing, { logger, resource: { 'thread.name': 'gateway-starts' } })
+  : undefined;
 // Lazy, as the main thread's: the gateway starts (and answers 503) while Temporal is down.
 const connection = Connection.lazy({ address: config.address });
 const dataConverter = config.payloadKeys ? codecDataConverter(codecFromKeys(config.payloadKeys)) : undefined;
-const calls = submitCalls(new Client({ connection, namespace: config.namespace, dataConverter, interceptors: tracingClientInterceptors() }), connection);
+const calls = submitCalls(
+  new Client({ connection, namespace: config.namespace, dataConverter, interceptors: tracingClientInterceptors() }),
+  connection,
+);
 const send = (m: FromThread) => port.postMessage(m);
 
 function toStartError(err: unknown): StartError {
   const e = err as { name?: unknown; message?: unknown; code?: unknown; cause?: { code?: unknown } };
   const name = typeof e?.name === 'string' ? e.name : 'Error';
   // The client's WorkflowNotFoundError carries no code; the gateway's mapping reads NOT_FOUND as a 404.
-  const code = typeof e?.code === 'number' ? e.code : typeof e?.cause?.code === 'number' ? e.cause.code : name === 'WorkflowNotFoundError' ? GrpcStatus.NOT_FOUND : undefined;
-  return { name, message: typeof e?.message === 'string' ? e.message : String(err), ...(code !== undefined && { code }) };
+  const code =
+    typeof e?.code === 'number'
+      ? e.code
+      : typeof e?.cause?.code === 'number'
+        ? e.cause.code
+        : name === 'WorkflowNotFoundError'
+          ? GrpcStatus.NOT_FOUND
+          : undefined;
+  return {
+    name,
+    message: typeof e?.message === 'string' ? e.message : String(err),
+    ...(code !== undefined && { code }),
+  };
 }
 
 async function run(msg: ToThread): Promise<FromThread> {

@@ -12,7 +12,11 @@ afterAll(async () => {
 
 test('a workflow runs an activity and returns its result', async () => {
   const result = await env.withWorker(async () => {
-    const h = await env.client.workflow.start(greet, { args: ['world'], taskQueue: env.taskQueue, workflowId: uid('greet') });
+    const h = await env.client.workflow.start(greet, {
+      args: ['world'],
+      taskQueue: env.taskQueue,
+      workflowId: uid('greet'),
+    });
     const r = await h.result();
     await env.replay(h);
     const types = (await h.fetchHistory()).events!.map((e) => e.eventType);
@@ -44,12 +48,20 @@ test('a query waits for a run whose first workflow task is delayed, or says the 
   await env.withWorker(async () => {
     // Due within the query's deadline: it rides on the first workflow task (a query before any
     // task completed has nothing a worker could replay it on).
-    const soon = await env.client.workflow.start(counter, { taskQueue: env.taskQueue, workflowId: uid('delayed'), startDelay: '1500ms' });
+    const soon = await env.client.workflow.start(counter, {
+      taskQueue: env.taskQueue,
+      workflowId: uid('delayed'),
+      startDelay: '1500ms',
+    });
     const t0 = Date.now();
     expect(await soon.query(totalQuery)).toBe(0);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
     // Due long after it: refused at once, as the real server does.
-    const later = await env.client.workflow.start(counter, { taskQueue: env.taskQueue, workflowId: uid('delayed'), startDelay: '1h' });
+    const later = await env.client.workflow.start(counter, {
+      taskQueue: env.taskQueue,
+      workflowId: uid('delayed'),
+      startDelay: '1h',
+    });
     const err = await later.query(totalQuery).catch((e) => e);
     expect(String(err?.cause?.details ?? err?.cause?.message)).toMatch(/Workflow task is not scheduled yet/);
     await Promise.all([soon.terminate(), later.terminate()]);
@@ -59,7 +71,11 @@ test('a query waits for a run whose first workflow task is delayed, or says the 
 test('timers fire after their duration', async () => {
   await env.withWorker(async () => {
     const started = Date.now();
-    const h = await env.client.workflow.start(sleeper, { args: [1500], taskQueue: env.taskQueue, workflowId: uid('sleep') });
+    const h = await env.client.workflow.start(sleeper, {
+      args: [1500],
+      taskQueue: env.taskQueue,
+      workflowId: uid('sleep'),
+    });
     expect(await h.result()).toBe('woke');
     expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
     await env.replay(h);

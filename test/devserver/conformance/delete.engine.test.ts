@@ -28,7 +28,9 @@ const gone = (workflowId: string, runId?: string) => async () => {
   }
 };
 
-const listed = async (workflowId: string) => (await ws().listWorkflowExecutions({ namespace: env.namespace, query: `WorkflowId = '${workflowId}'` })).executions!.length;
+const listed = async (workflowId: string) =>
+  (await ws().listWorkflowExecutions({ namespace: env.namespace, query: `WorkflowId = '${workflowId}'` })).executions!
+    .length;
 
 test('an open run is terminated and deleted: describe, history and visibility no longer know it; the id starts anew', async () => {
   const workflowId = uid('del-open');
@@ -39,7 +41,11 @@ test('an open run is terminated and deleted: describe, history and visibility no
     await waitUntil('the run to be gone', gone(workflowId));
     await waitUntil('the run to be gone by run id', gone(workflowId, h.firstExecutionRunId));
     await waitUntil('the run to leave visibility', async () => (await listed(workflowId)) === 0);
-    const again = await env.client.workflow.start(visWait, { taskQueue: env.taskQueue, workflowId, workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+    const again = await env.client.workflow.start(visWait, {
+      taskQueue: env.taskQueue,
+      workflowId,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
     expect(again.firstExecutionRunId).not.toBe(h.firstExecutionRunId);
     await again.signal(finish);
     await again.result();
@@ -55,9 +61,15 @@ test('deleting the open current run leaves the id without a current one, though 
     await env.client.workflow.start(visWait, { taskQueue: env.taskQueue, workflowId });
     await ws().deleteWorkflowExecution({ namespace: env.namespace, workflowExecution: { workflowId } });
     await waitUntil('the id to have no current run', gone(workflowId));
-    expect((await env.client.workflow.getHandle(workflowId, first.firstExecutionRunId).describe()).status.name).toBe('COMPLETED');
+    expect((await env.client.workflow.getHandle(workflowId, first.firstExecutionRunId).describe()).status.name).toBe(
+      'COMPLETED',
+    );
     // With no current run, even REJECT_DUPLICATE starts the id anew.
-    const again = await env.client.workflow.start(visWait, { taskQueue: env.taskQueue, workflowId, workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+    const again = await env.client.workflow.start(visWait, {
+      taskQueue: env.taskQueue,
+      workflowId,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
     await again.signal(finish);
     await again.result();
   });
@@ -74,7 +86,10 @@ test('closed runs are deleted, by run id or as the current one (the real server 
     await second.signal(finish);
     await second.result();
     await waitUntil('both runs to be visible', async () => (await listed(workflowId)) === 2);
-    await ws().deleteWorkflowExecution({ namespace: env.namespace, workflowExecution: { workflowId, runId: first.firstExecutionRunId } });
+    await ws().deleteWorkflowExecution({
+      namespace: env.namespace,
+      workflowExecution: { workflowId, runId: first.firstExecutionRunId },
+    });
     await ws().deleteWorkflowExecution({ namespace: env.namespace, workflowExecution: { workflowId } });
     await waitUntil('the first run to be gone', gone(workflowId, first.firstExecutionRunId), { timeoutMs: 60_000 });
     await waitUntil('the second run to be gone', gone(workflowId, secondRun), { timeoutMs: 60_000 });
@@ -84,6 +99,8 @@ test('closed runs are deleted, by run id or as the current one (the real server 
 }, 120_000);
 
 test('an unknown workflow or run is NOT_FOUND', async () => {
-  const missing = await outcome(ws().deleteWorkflowExecution({ namespace: env.namespace, workflowExecution: { workflowId: uid('del-none') } }));
+  const missing = await outcome(
+    ws().deleteWorkflowExecution({ namespace: env.namespace, workflowExecution: { workflowId: uid('del-none') } }),
+  );
   expect(missing.code).toBe(S.NOT_FOUND);
 });

@@ -46,22 +46,40 @@ function completeTask(taskToken: Uint8Array, result: string) {
     namespace: env.namespace,
     taskToken,
     identity: 'eager-starter',
-    commands: [{ commandType: CT.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION, completeWorkflowExecutionCommandAttributes: { result: payloads(result) } }],
+    commands: [
+      {
+        commandType: CT.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION,
+        completeWorkflowExecutionCommandAttributes: { result: payloads(result) },
+      },
+    ],
   });
 }
 
 test('both the system and the namespace advertise eager workflow start', async () => {
   expect((await ws().getSystemInfo({})).capabilities?.eagerWorkflowStart).toBe(true);
-  expect((await ws().describeNamespace({ namespace: env.namespace })).namespaceInfo?.capabilities?.eagerWorkflowStart).toBe(true);
+  expect(
+    (await ws().describeNamespace({ namespace: env.namespace })).namespaceInfo?.capabilities?.eagerWorkflowStart,
+  ).toBe(true);
 });
 
 test('the SDK runs the first task on the worker sharing the client connection, without a poll', async () => {
   const connection = await NativeConnection.connect({ address: env.address });
   try {
     const client = new Client({ connection, namespace: env.namespace, identity: 'eager-client' });
-    const worker = await Worker.create({ connection, namespace: env.namespace, taskQueue: env.taskQueue, identity: 'eager-worker', workflowBundle: await workflowBundle(WORKFLOWS) });
+    const worker = await Worker.create({
+      connection,
+      namespace: env.namespace,
+      taskQueue: env.taskQueue,
+      identity: 'eager-worker',
+      workflowBundle: await workflowBundle(WORKFLOWS),
+    });
     await worker.runUntil(async () => {
-      const h = await client.workflow.start(greet, { args: ['eager'], taskQueue: env.taskQueue, workflowId: uid('eager-sdk'), requestEagerStart: true });
+      const h = await client.workflow.start(greet, {
+        args: ['eager'],
+        taskQueue: env.taskQueue,
+        workflowId: uid('eager-sdk'),
+        requestEagerStart: true,
+      });
       expect(h.eagerlyStarted).toBe(true);
       expect(await h.result()).toBe('hello eager');
       const events = (await h.fetchHistory()).events!;
@@ -90,16 +108,29 @@ test('the response carries the started first task; a retried request gets it aga
   const task = res.eagerWorkflowTask!;
   expect(task.workflowExecution).toEqual({ workflowId: req.workflowId, runId: res.runId });
   expect(task.workflowType?.name).toBe('greet');
-  expect([task.startedEventId?.toString(), task.attempt, task.previousStartedEventId?.toString()]).toEqual(['3', 1, '0']);
+  expect([task.startedEventId?.toString(), task.attempt, task.previousStartedEventId?.toString()]).toEqual([
+    '3',
+    1,
+    '0',
+  ]);
   expect(task.workflowExecutionTaskQueue?.name).toBe(req.taskQueue.name);
   const events = task.history!.events!;
-  expect(events.map((e) => e.eventType)).toEqual([ET.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, ET.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, ET.EVENT_TYPE_WORKFLOW_TASK_STARTED]);
+  expect(events.map((e) => e.eventType)).toEqual([
+    ET.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+    ET.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+    ET.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+  ]);
   expect(events[0].workflowExecutionStartedEventAttributes?.eagerExecutionAccepted).toBe(true);
-  expect(events[2].workflowTaskStartedEventAttributes).toMatchObject({ identity: 'eager-starter', requestId: req.requestId });
+  expect(events[2].workflowTaskStartedEventAttributes).toMatchObject({
+    identity: 'eager-starter',
+    requestId: req.requestId,
+  });
 
   const retried = await ws().startWorkflowExecution(req);
   expect([retried.runId, retried.eagerWorkflowTask?.startedEventId?.toString()]).toEqual([res.runId, '3']);
-  const pending = (await ws().describeWorkflowExecution({ namespace: env.namespace, execution: { workflowId: req.workflowId } })).pendingWorkflowTask;
+  const pending = (
+    await ws().describeWorkflowExecution({ namespace: env.namespace, execution: { workflowId: req.workflowId } })
+  ).pendingWorkflowTask;
   expect(pending?.state).toBe(temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_STARTED);
 
   await completeTask(task.taskToken!, 'by hand');
@@ -111,7 +142,10 @@ test('the response carries the started first task; a retried request gets it aga
 });
 
 test('no eager task when the first task must wait or the run is not new', async () => {
-  const waiting = [startRequest(uid('eager-delay'), { workflowStartDelay: { seconds: 60 } }), startRequest(uid('eager-cron'), { cronSchedule: '@every 1h' })];
+  const waiting = [
+    startRequest(uid('eager-delay'), { workflowStartDelay: { seconds: 60 } }),
+    startRequest(uid('eager-cron'), { cronSchedule: '@every 1h' }),
+  ];
   for (const req of waiting) {
     const res = await ws().startWorkflowExecution(req);
     expect([res.started, res.eagerWorkflowTask ?? undefined]).toEqual([true, undefined]);
@@ -120,10 +154,22 @@ test('no eager task when the first task must wait or the run is not new', async 
 
   const first = startRequest(uid('eager-conflict'));
   const running = await ws().startWorkflowExecution(first);
-  const reused = await ws().startWorkflowExecution({ ...first, requestId: randomUUID(), workflowIdConflictPolicy: Conflict.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING });
-  expect([reused.runId, reused.started, reused.eagerWorkflowTask ?? undefined]).toEqual([running.runId, false, undefined]);
+  const reused = await ws().startWorkflowExecution({
+    ...first,
+    requestId: randomUUID(),
+    workflowIdConflictPolicy: Conflict.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+  });
+  expect([reused.runId, reused.started, reused.eagerWorkflowTask ?? undefined]).toEqual([
+    running.runId,
+    false,
+    undefined,
+  ]);
   // TERMINATE_EXISTING creates a run: that one's first task is the caller's.
-  const replaced = await ws().startWorkflowExecution({ ...first, requestId: randomUUID(), workflowIdConflictPolicy: Conflict.WORKFLOW_ID_CONFLICT_POLICY_TERMINATE_EXISTING });
+  const replaced = await ws().startWorkflowExecution({
+    ...first,
+    requestId: randomUUID(),
+    workflowIdConflictPolicy: Conflict.WORKFLOW_ID_CONFLICT_POLICY_TERMINATE_EXISTING,
+  });
   expect(replaced.runId).not.toBe(running.runId);
   expect(replaced.eagerWorkflowTask?.workflowExecution?.runId).toBe(replaced.runId);
   await completeTask(replaced.eagerWorkflowTask!.taskToken!, 'replaced');

@@ -71,7 +71,8 @@ export class RawClient {
         body,
         new grpc.Metadata(),
         { deadline: Date.now() + timeoutMs },
-        (err) => resolve(err ? { code: err.code, details: err.details, metadata: err.metadata } : { code: S.OK, details: '' }),
+        (err) =>
+          resolve(err ? { code: err.code, details: err.details, metadata: err.metadata } : { code: S.OK, details: '' }),
       );
     });
   }
@@ -88,13 +89,33 @@ export const WORKFLOW_SERVICE = 'temporal.api.workflowservice.v1.WorkflowService
  * request would leave workflows or namespaces behind on a shared server.
  */
 export const GARBAGE_TARGETS = [
-  'GetSystemInfo', 'DescribeNamespace', 'ListNamespaces', 'DescribeWorkflowExecution', 'GetWorkflowExecutionHistory',
-  'GetWorkflowExecutionHistoryReverse', 'ListWorkflowExecutions', 'ScanWorkflowExecutions', 'CountWorkflowExecutions',
-  'GetSearchAttributes', 'QueryWorkflow', 'SignalWorkflowExecution', 'RequestCancelWorkflowExecution',
-  'TerminateWorkflowExecution', 'RespondWorkflowTaskCompleted', 'RespondWorkflowTaskFailed', 'RespondActivityTaskCompleted',
-  'RespondActivityTaskFailed', 'RespondActivityTaskCanceled', 'RecordActivityTaskHeartbeat', 'RespondActivityTaskCompletedById',
-  'RespondActivityTaskFailedById', 'RespondActivityTaskCanceledById', 'RecordActivityTaskHeartbeatById',
-  'RespondQueryTaskCompleted', 'DescribeTaskQueue', 'ShutdownWorker',
+  'GetSystemInfo',
+  'DescribeNamespace',
+  'ListNamespaces',
+  'DescribeWorkflowExecution',
+  'GetWorkflowExecutionHistory',
+  'GetWorkflowExecutionHistoryReverse',
+  'ListWorkflowExecutions',
+  'ScanWorkflowExecutions',
+  'CountWorkflowExecutions',
+  'GetSearchAttributes',
+  'QueryWorkflow',
+  'SignalWorkflowExecution',
+  'RequestCancelWorkflowExecution',
+  'TerminateWorkflowExecution',
+  'RespondWorkflowTaskCompleted',
+  'RespondWorkflowTaskFailed',
+  'RespondActivityTaskCompleted',
+  'RespondActivityTaskFailed',
+  'RespondActivityTaskCanceled',
+  'RecordActivityTaskHeartbeat',
+  'RespondActivityTaskCompletedById',
+  'RespondActivityTaskFailedById',
+  'RespondActivityTaskCanceledById',
+  'RecordActivityTaskHeartbeatById',
+  'RespondQueryTaskCompleted',
+  'DescribeTaskQueue',
+  'ShutdownWorker',
 ] as const;
 
 /** Long polls, for the all-random variant only (a valid namespace there would hold the call open). */
@@ -132,15 +153,42 @@ export function garbledToken(rng: Rng, real: Buffer[]): Buffer {
     case 2:
       return base.subarray(0, rng.int(base.length));
     case 3:
-      return Buffer.from(JSON.stringify({ n: 'default', w: rng.int(1e6).toString(), r: 'x', k: rng.pick(['w', 'a', 'q', 'z']) }));
+      return Buffer.from(
+        JSON.stringify({ n: 'default', w: rng.int(1e6).toString(), r: 'x', k: rng.pick(['w', 'a', 'q', 'z']) }),
+      );
     default:
       return Buffer.concat([base, rng.bytes(1 + rng.int(8))]);
   }
 }
 
-const ATTRS = ['WorkflowId', 'WorkflowType', 'ExecutionStatus', 'StartTime', 'CloseTime', 'TaskQueue', 'CustomKeyword', 'CustomInt', 'HistoryLength', 'Bogus', '`Weird Name`'];
+const ATTRS = [
+  'WorkflowId',
+  'WorkflowType',
+  'ExecutionStatus',
+  'StartTime',
+  'CloseTime',
+  'TaskQueue',
+  'CustomKeyword',
+  'CustomInt',
+  'HistoryLength',
+  'Bogus',
+  '`Weird Name`',
+];
 const OPS = ['=', '!=', '<', '>=', 'IN', 'NOT IN', 'BETWEEN', 'STARTS_WITH', 'LIKE', 'IS', 'IS NOT', '=='];
-const VALUES = ["'x'", '5', '-1', "'2024-01-01T00:00:00Z'", "('a', 'b')", 'NULL', "'Running'", '1 AND 2', "'", '(', 'TRUE', '1e99'];
+const VALUES = [
+  "'x'",
+  '5',
+  '-1',
+  "'2024-01-01T00:00:00Z'",
+  "('a', 'b')",
+  'NULL',
+  "'Running'",
+  '1 AND 2',
+  "'",
+  '(',
+  'TRUE',
+  '1e99',
+];
 const JOINS = [' AND ', ' OR ', ' ', ') OR (', ' ORDER BY ', ' GROUP BY ', ' LIMIT '];
 
 /** A visibility query made of real and bogus pieces; the server must accept it or say INVALID_ARGUMENT. */

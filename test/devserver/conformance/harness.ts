@@ -85,8 +85,20 @@ export async function createEnv(opts: EnvOptions): Promise<Env> {
     connection = env.connection;
     address = env.address;
   } else {
-    const dynamicConfig = Object.entries(opts.dynamicConfig ?? {}).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]);
-    env = await localEnv({ dbFilename: opts.dbFilename, extraArgs: ['--search-attribute', 'CustomKeyword=Keyword', '--search-attribute', 'CustomInt=Int', ...dynamicConfig] });
+    const dynamicConfig = Object.entries(opts.dynamicConfig ?? {}).flatMap(([k, v]) => [
+      '--dynamic-config-value',
+      `${k}=${JSON.stringify(v)}`,
+    ]);
+    env = await localEnv({
+      dbFilename: opts.dbFilename,
+      extraArgs: [
+        '--search-attribute',
+        'CustomKeyword=Keyword',
+        '--search-attribute',
+        'CustomInt=Int',
+        ...dynamicConfig,
+      ],
+    });
     connection = env.connection;
     address = env.address;
   }
@@ -102,7 +114,11 @@ export async function createEnv(opts: EnvOptions): Promise<Env> {
     env,
     async replay(handle: WorkflowHandle) {
       const history = await handle.fetchHistory();
-      await Worker.runReplayHistory({ workflowBundle: await workflowBundle(opts.workflowsPath) }, history, handle.workflowId);
+      await Worker.runReplayHistory(
+        { workflowBundle: await workflowBundle(opts.workflowsPath) },
+        history,
+        handle.workflowId,
+      );
     },
     async withWorker<T>(fn: () => Promise<T>, wopts: WorkerOptions = {}) {
       const { NativeConnection } = await import('@temporalio/worker');

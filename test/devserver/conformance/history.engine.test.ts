@@ -20,13 +20,22 @@ const svc = () => env.connection.workflowService;
 
 test('history pages join up to the whole history, in order, without gaps', async () => {
   await env.withWorker(async () => {
-    const h = await env.client.workflow.start(manyTimers, { args: [20], taskQueue: env.taskQueue, workflowId: uid('pages') });
+    const h = await env.client.workflow.start(manyTimers, {
+      args: [20],
+      taskQueue: env.taskQueue,
+      workflowId: uid('pages'),
+    });
     await h.result();
     const all: number[] = [];
     let token: Uint8Array | undefined;
     let pages = 0;
     do {
-      const res = await svc().getWorkflowExecutionHistory({ namespace: env.namespace, execution: { workflowId: h.workflowId }, maximumPageSize: 7, nextPageToken: token });
+      const res = await svc().getWorkflowExecutionHistory({
+        namespace: env.namespace,
+        execution: { workflowId: h.workflowId },
+        maximumPageSize: 7,
+        nextPageToken: token,
+      });
       all.push(...res.history!.events!.map((e) => Number(e.eventId)));
       token = res.nextPageToken?.length ? res.nextPageToken : undefined;
       pages++;
@@ -46,11 +55,20 @@ test('a long poll with waitNewEvent returns as soon as a new event is written', 
     const h = await env.client.workflow.start(updatable, { taskQueue: env.taskQueue, workflowId: uid('longpoll') });
     await h.query(value); // first task done
     // With waitNewEvent, an open run's history always comes with a token to wait on.
-    const first = await svc().getWorkflowExecutionHistory({ namespace: env.namespace, execution: { workflowId: h.workflowId }, waitNewEvent: true });
+    const first = await svc().getWorkflowExecutionHistory({
+      namespace: env.namespace,
+      execution: { workflowId: h.workflowId },
+      waitNewEvent: true,
+    });
     const n = first.history!.events!.length;
     const token = Buffer.from(first.nextPageToken ?? []);
     expect(token.length).toBeGreaterThan(0);
-    const waiting = svc().getWorkflowExecutionHistory({ namespace: env.namespace, execution: { workflowId: h.workflowId }, waitNewEvent: true, nextPageToken: token });
+    const waiting = svc().getWorkflowExecutionHistory({
+      namespace: env.namespace,
+      execution: { workflowId: h.workflowId },
+      waitNewEvent: true,
+      nextPageToken: token,
+    });
     const t0 = Date.now();
     setTimeout(() => void h.signal(release), 500);
     const res = await waiting;
@@ -66,7 +84,12 @@ test('the close-event filter waits for the close event only', async () => {
   await env.withWorker(async () => {
     const h = await env.client.workflow.start(updatable, { taskQueue: env.taskQueue, workflowId: uid('close') });
     setTimeout(() => void h.signal(release), 300);
-    const res = await svc().getWorkflowExecutionHistory({ namespace: env.namespace, execution: { workflowId: h.workflowId }, waitNewEvent: true, historyEventFilterType: CLOSE });
+    const res = await svc().getWorkflowExecutionHistory({
+      namespace: env.namespace,
+      execution: { workflowId: h.workflowId },
+      waitNewEvent: true,
+      historyEventFilterType: CLOSE,
+    });
     const events = res.history!.events!;
     if (events.length === 0) {
       // Long poll expired before close (allowed); the next call must then get it.
@@ -98,7 +121,9 @@ test('updates admitted while a workflow task runs are delivered with the next ta
   await env.withWorker(async () => {
     const h = await env.client.workflow.start(updatable, { taskQueue: env.taskQueue, workflowId: uid('updates') });
     // Many concurrent updates: several arrive while another task is in flight.
-    const results = await Promise.all([1, 2, 3, 4, 5].map((n) => h.executeUpdate(bump, { args: [n], updateId: `u${n}` })));
+    const results = await Promise.all(
+      [1, 2, 3, 4, 5].map((n) => h.executeUpdate(bump, { args: [n], updateId: `u${n}` })),
+    );
     expect(results.sort((a, b) => a - b)).toHaveLength(5);
     expect(await h.query(value)).toBe(15);
     // An update that runs an activity: accepted first, completed later.

@@ -4,7 +4,17 @@ import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, RetryPolicy, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { createEnv, Env, JAVA_TEST_SERVER, uid } from './harness';
-import { chain, endless, shortRuns, flaky, fatal, typedFailure, hangsFirst, waitForever, cronJob } from './workflows/lifecycle';
+import {
+  chain,
+  endless,
+  shortRuns,
+  flaky,
+  fatal,
+  typedFailure,
+  hangsFirst,
+  waitForever,
+  cronJob,
+} from './workflows/lifecycle';
 
 const ET = temporal.api.enums.v1.EventType;
 const Initiator = temporal.api.enums.v1.ContinueAsNewInitiator;
@@ -113,7 +123,12 @@ describe('workflow retry policy', () => {
 
   test('retries stop at maximumAttempts', async () => {
     await env.withWorker(async () => {
-      const h = await env.client.workflow.start(flaky, { args: [10], taskQueue: env.taskQueue, workflowId: uid('retry-max'), retry: { initialInterval: '100ms', maximumAttempts: 2 } });
+      const h = await env.client.workflow.start(flaky, {
+        args: [10],
+        taskQueue: env.taskQueue,
+        workflowId: uid('retry-max'),
+        retry: { initialInterval: '100ms', maximumAttempts: 2 },
+      });
       const err = await h.result().catch((e) => e);
       expect(err).toBeInstanceOf(WorkflowFailedError);
       expect(err.retryState).toBe('MAXIMUM_ATTEMPTS_REACHED');
@@ -127,12 +142,25 @@ describe('workflow retry policy', () => {
 
   test('non-retryable failures and non-retryable error types are not retried', async () => {
     await env.withWorker(async () => {
-      const retry: RetryPolicy = { initialInterval: '100ms', maximumAttempts: 5, nonRetryableErrorTypes: ['Permanent'] };
-      const a = await env.client.workflow.start(fatal, { taskQueue: env.taskQueue, workflowId: uid('non-retryable'), retry });
+      const retry: RetryPolicy = {
+        initialInterval: '100ms',
+        maximumAttempts: 5,
+        nonRetryableErrorTypes: ['Permanent'],
+      };
+      const a = await env.client.workflow.start(fatal, {
+        taskQueue: env.taskQueue,
+        workflowId: uid('non-retryable'),
+        retry,
+      });
       const errA = await a.result().catch((e) => e);
       expect(errA.retryState).toBe('NON_RETRYABLE_FAILURE');
       expect(errA.cause.type).toBe('Fatal');
-      const b = await env.client.workflow.start(typedFailure, { args: ['Permanent'], taskQueue: env.taskQueue, workflowId: uid('non-retryable-type'), retry });
+      const b = await env.client.workflow.start(typedFailure, {
+        args: ['Permanent'],
+        taskQueue: env.taskQueue,
+        workflowId: uid('non-retryable-type'),
+        retry,
+      });
       const errB = await b.result().catch((e) => e);
       expect(errB.retryState).toBe('NON_RETRYABLE_FAILURE');
       for (const h of [a, b]) {
@@ -145,7 +173,11 @@ describe('workflow retry policy', () => {
 
   test('without a retry policy a failure is final', async () => {
     await env.withWorker(async () => {
-      const h = await env.client.workflow.start(flaky, { args: [2], taskQueue: env.taskQueue, workflowId: uid('no-retry') });
+      const h = await env.client.workflow.start(flaky, {
+        args: [2],
+        taskQueue: env.taskQueue,
+        workflowId: uid('no-retry'),
+      });
       const err = await h.result().catch((e) => e);
       expect(err.retryState).toBe('RETRY_POLICY_NOT_SET');
       expect(await runsOf(env, h.workflowId, h.firstExecutionRunId)).toHaveLength(1);
@@ -158,7 +190,11 @@ describe('timeouts', () => {
   test('a run timeout fails the workflow with a start-to-close TimeoutFailure', async () => {
     await env.withWorker(async () => {
       const started = Date.now();
-      const h = await env.client.workflow.start(waitForever, { taskQueue: env.taskQueue, workflowId: uid('run-timeout'), workflowRunTimeout: '1s' });
+      const h = await env.client.workflow.start(waitForever, {
+        taskQueue: env.taskQueue,
+        workflowId: uid('run-timeout'),
+        workflowRunTimeout: '1s',
+      });
       const err = await h.result().catch((e) => e);
       expect(Date.now() - started).toBeGreaterThanOrEqual(900);
       expect(err).toBeInstanceOf(WorkflowFailedError);
@@ -172,7 +208,11 @@ describe('timeouts', () => {
 
   test('an execution timeout fails the workflow with retry state TIMEOUT', async () => {
     await env.withWorker(async () => {
-      const h = await env.client.workflow.start(waitForever, { taskQueue: env.taskQueue, workflowId: uid('exec-timeout'), workflowExecutionTimeout: '1s' });
+      const h = await env.client.workflow.start(waitForever, {
+        taskQueue: env.taskQueue,
+        workflowId: uid('exec-timeout'),
+        workflowExecutionTimeout: '1s',
+      });
       const err = await h.result().catch((e) => e);
       expect(err.cause).toBeInstanceOf(TimeoutFailure);
       expect(err.retryState).toBe('TIMEOUT');
@@ -184,12 +224,21 @@ describe('timeouts', () => {
   test('a timed-out run is retried under the retry policy', async () => {
     await env.withWorker(async () => {
       const workflowId = uid('timeout-retry');
-      const h = await env.client.workflow.start(hangsFirst, { taskQueue: env.taskQueue, workflowId, workflowRunTimeout: '3s', retry: { initialInterval: '100ms', maximumAttempts: 3 } });
+      const h = await env.client.workflow.start(hangsFirst, {
+        taskQueue: env.taskQueue,
+        workflowId,
+        workflowRunTimeout: '3s',
+        retry: { initialInterval: '100ms', maximumAttempts: 3 },
+      });
       expect(await h.result()).toBe('attempt 2 after workflow timeout');
       const runs = await runsOf(env, workflowId, h.firstExecutionRunId);
       expect(runs).toHaveLength(2);
-      expect(runs[0].events.at(-1)!.workflowExecutionTimedOutEventAttributes?.retryState).toBe(RetryState.RETRY_STATE_IN_PROGRESS);
-      expect(started(runs[1]).continuedFailure?.timeoutFailureInfo?.timeoutType).toBe(temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE);
+      expect(runs[0].events.at(-1)!.workflowExecutionTimedOutEventAttributes?.retryState).toBe(
+        RetryState.RETRY_STATE_IN_PROGRESS,
+      );
+      expect(started(runs[1]).continuedFailure?.timeoutFailureInfo?.timeoutType).toBe(
+        temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
+      );
       for (const r of runs) await env.replay(r.handle);
     });
   });
@@ -199,7 +248,12 @@ describe('timeouts', () => {
       const workflowId = uid('exec-timeout-can');
       // Runs of 200 ms that continue as new for ever: only a timeout that spans the chain ends
       // it (one that restarted with each run never would, and jest's timeout would end the test).
-      const h = await env.client.workflow.start(endless, { args: [0], taskQueue: env.taskQueue, workflowId, workflowExecutionTimeout: '3s' });
+      const h = await env.client.workflow.start(endless, {
+        args: [0],
+        taskQueue: env.taskQueue,
+        workflowId,
+        workflowExecutionTimeout: '3s',
+      });
       const err = await h.result().catch((e) => e);
       expect(err).toBeInstanceOf(WorkflowFailedError);
       expect(err.cause).toBeInstanceOf(TimeoutFailure);
@@ -218,7 +272,12 @@ describe('timeouts', () => {
   test('the run timeout applies to each run of a chain, not to the chain', async () => {
     await env.withWorker(async () => {
       const workflowId = uid('run-timeout-can');
-      const h = await env.client.workflow.start(shortRuns, { args: [2], taskQueue: env.taskQueue, workflowId, workflowRunTimeout: '2s' });
+      const h = await env.client.workflow.start(shortRuns, {
+        args: [2],
+        taskQueue: env.taskQueue,
+        workflowId,
+        workflowRunTimeout: '2s',
+      });
       // Three runs of ~1 s each (minimal run spacing) outlast one run timeout.
       expect(await h.result()).toBe(1);
       const runs = await runsOf(env, workflowId, h.firstExecutionRunId);
@@ -242,43 +301,52 @@ describe('cron schedules (time skipping)', () => {
   // The real server's cron semantics (each run completes or fails naming the next run,
   // whose initiator is CRON_SCHEDULE). The Java test server has its own older model
   // (a run ends as continued-as-new, initiator unset), so this runs on ours only.
-  (JAVA_TEST_SERVER ? test.skip : test)('runs start on schedule, see the last result and failure, and the chain ends when terminated', async () => {
-    await ts.withWorker(async () => {
-      const workflowId = uid('cron');
-      const h = await ts.client.workflow.start(cronJob, { taskQueue: ts.taskQueue, workflowId, cronSchedule: '* * * * *' });
-      // Four runs at whole minutes: the fourth is due up to 4 minutes after the start (a start just past a
-      // whole minute), so wait half a minute more for it to have finished.
-      await ts.env!.sleep('270s');
-      const runs = await runsOf(ts, workflowId, h.firstExecutionRunId);
-      expect(runs.length).toBeGreaterThanOrEqual(4);
-      const closed = runs.slice(0, 4);
-      // First run waits for the next whole minute; so does every later one.
-      for (const r of runs) {
-        const a = started(r);
-        expect(a.cronSchedule).toBe('* * * * *');
-        expect(a.initiator).toBe(Initiator.CONTINUE_AS_NEW_INITIATOR_CRON_SCHEDULE);
-        const exec = eventMs(r.events[0]) + ms(a.firstWorkflowTaskBackoff);
-        expect(exec % 60_000).toBeLessThan(1000);
-        expect(ms(a.firstWorkflowTaskBackoff)).toBeLessThanOrEqual(60_000);
-      }
-      expect(started(runs[1]).continuedExecutionRunId).toBe(runs[0].runId);
-      const results = closed.map((r) => r.events.at(-1)!);
-      expect(results[0].eventType).toBe(ET.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
-      expect(results[1].eventType).toBe(ET.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED);
-      expect(results[1].workflowExecutionFailedEventAttributes?.newExecutionRunId).toBe(runs[2].runId);
-      expect(results[2].eventType).toBe(ET.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
-      expect(results[3].eventType).toBe(ET.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
-      const decode = (e: Event) => JSON.parse(Buffer.from(e.workflowExecutionCompletedEventAttributes!.result!.payloads![0].data!).toString());
-      expect(decode(results[0])).toBe('1:* * * * *:');
-      // The run after a failure gets the last success's result and the failure.
-      expect(decode(results[2])).toBe('2:* * * * *:second run fails');
-      expect(decode(results[3])).toBe('3:* * * * *:');
-      // Runs follow one another a minute apart.
-      const execTimes = closed.map((r) => eventMs(r.events[0]) + ms(started(r).firstWorkflowTaskBackoff));
-      for (let i = 1; i < execTimes.length; i++) expect(Math.round((execTimes[i] - execTimes[i - 1]) / 60_000)).toBe(1);
-      await h.terminate('cron over');
-      expect((await h.describe()).status.name).toBe('TERMINATED');
-      for (const r of await runsOf(ts, workflowId, h.firstExecutionRunId)) await ts.replay(r.handle);
-    });
-  });
+  (JAVA_TEST_SERVER ? test.skip : test)(
+    'runs start on schedule, see the last result and failure, and the chain ends when terminated',
+    async () => {
+      await ts.withWorker(async () => {
+        const workflowId = uid('cron');
+        const h = await ts.client.workflow.start(cronJob, {
+          taskQueue: ts.taskQueue,
+          workflowId,
+          cronSchedule: '* * * * *',
+        });
+        // Four runs at whole minutes: the fourth is due up to 4 minutes after the start (a start just past a
+        // whole minute), so wait half a minute more for it to have finished.
+        await ts.env!.sleep('270s');
+        const runs = await runsOf(ts, workflowId, h.firstExecutionRunId);
+        expect(runs.length).toBeGreaterThanOrEqual(4);
+        const closed = runs.slice(0, 4);
+        // First run waits for the next whole minute; so does every later one.
+        for (const r of runs) {
+          const a = started(r);
+          expect(a.cronSchedule).toBe('* * * * *');
+          expect(a.initiator).toBe(Initiator.CONTINUE_AS_NEW_INITIATOR_CRON_SCHEDULE);
+          const exec = eventMs(r.events[0]) + ms(a.firstWorkflowTaskBackoff);
+          expect(exec % 60_000).toBeLessThan(1000);
+          expect(ms(a.firstWorkflowTaskBackoff)).toBeLessThanOrEqual(60_000);
+        }
+        expect(started(runs[1]).continuedExecutionRunId).toBe(runs[0].runId);
+        const results = closed.map((r) => r.events.at(-1)!);
+        expect(results[0].eventType).toBe(ET.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+        expect(results[1].eventType).toBe(ET.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED);
+        expect(results[1].workflowExecutionFailedEventAttributes?.newExecutionRunId).toBe(runs[2].runId);
+        expect(results[2].eventType).toBe(ET.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+        expect(results[3].eventType).toBe(ET.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+        const decode = (e: Event) =>
+          JSON.parse(Buffer.from(e.workflowExecutionCompletedEventAttributes!.result!.payloads![0].data!).toString());
+        expect(decode(results[0])).toBe('1:* * * * *:');
+        // The run after a failure gets the last success's result and the failure.
+        expect(decode(results[2])).toBe('2:* * * * *:second run fails');
+        expect(decode(results[3])).toBe('3:* * * * *:');
+        // Runs follow one another a minute apart.
+        const execTimes = closed.map((r) => eventMs(r.events[0]) + ms(started(r).firstWorkflowTaskBackoff));
+        for (let i = 1; i < execTimes.length; i++)
+          expect(Math.round((execTimes[i] - execTimes[i - 1]) / 60_000)).toBe(1);
+        await h.terminate('cron over');
+        expect((await h.describe()).status.name).toBe('TERMINATED');
+        for (const r of await runsOf(ts, workflowId, h.firstExecutionRunId)) await ts.replay(r.handle);
+      });
+    },
+  );
 });

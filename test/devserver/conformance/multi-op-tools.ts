@@ -34,7 +34,14 @@ export function startOp(env: Env, workflowId: string, patch: Record<string, unkn
 }
 
 /** An update operation calling `name(arg)` on workflowId; `patch` overrides or adds fields. */
-export function updateOp(env: Env, workflowId: string, name: string, arg: number, updateId: string, patch: Record<string, unknown> = {}): Record<string, unknown> {
+export function updateOp(
+  env: Env,
+  workflowId: string,
+  name: string,
+  arg: number,
+  updateId: string,
+  patch: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     namespace: env.namespace,
     workflowExecution: { workflowId },
@@ -46,7 +53,9 @@ export function updateOp(env: Env, workflowId: string, name: string, arg: number
 
 export function multiOp(env: Env, start: object, update: object) {
   const req = { namespace: env.namespace, operations: [{ startWorkflow: start }, { updateWorkflow: update }] };
-  return env.connection.withDeadline(Date.now() + 30_000, () => env.connection.workflowService.executeMultiOperation(req as never));
+  return env.connection.withDeadline(Date.now() + 30_000, () =>
+    env.connection.workflowService.executeMultiOperation(req as never),
+  );
 }
 
 /** The update's value from an ExecuteMultiOperation response. */
@@ -58,7 +67,9 @@ export function updateValue(res: temporal.api.workflowservice.v1.IExecuteMultiOp
 function decodeAny(a: google.protobuf.IAny): [string, any] {
   const name = a.type_url!.split('/').pop()!;
   const short = name.split('.').pop()!;
-  const type = name.startsWith('temporal.api.failure.v1.') ? (temporal.api.failure.v1 as any)[short] : (temporal.api.errordetails.v1 as any)[short];
+  const type = name.startsWith('temporal.api.failure.v1.')
+    ? (temporal.api.failure.v1 as any)[short]
+    : (temporal.api.errordetails.v1 as any)[short];
   return [short, type ? type.decode(a.value) : undefined];
 }
 
@@ -71,6 +82,11 @@ export function operationStatuses(err: any): OperationStatus[] | undefined {
   if (type !== 'MultiOperationExecutionFailure') return undefined;
   return (failure as temporal.api.errordetails.v1.IMultiOperationExecutionFailure).statuses!.map((s) => {
     const decoded = (s.details ?? []).map(decodeAny);
-    return { code: s.code ?? 0, message: s.message ?? '', details: decoded.map(([t]) => t), values: Object.fromEntries(decoded) };
+    return {
+      code: s.code ?? 0,
+      message: s.message ?? '',
+      details: decoded.map(([t]) => t),
+      values: Object.fromEntries(decoded),
+    };
   });
 }

@@ -45,10 +45,18 @@ async function runIn(address: string, namespace: string, client: Client): Promis
   const connection = await NativeConnection.connect({ address });
   try {
     const taskQueue = `tq-${randomUUID()}`;
-    const worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle: await workflowBundle(WORKFLOWS), activities });
+    const worker = await Worker.create({
+      connection,
+      namespace,
+      taskQueue,
+      workflowBundle: await workflowBundle(WORKFLOWS),
+      activities,
+    });
     let handle: WorkflowHandle | undefined;
     const result = await worker.runUntil(async () => {
-      handle = await waitUntil('a start in the new namespace to be accepted', () => client.workflow.start(whereAmI, { taskQueue, workflowId: uid('where') }));
+      handle = await waitUntil('a start in the new namespace to be accepted', () =>
+        client.workflow.start(whereAmI, { taskQueue, workflowId: uid('where') }),
+      );
       return await handle.result();
     });
     await env.replay(handle!);
@@ -87,9 +95,21 @@ test('the default namespace exists, is listed and described', async () => {
 
 test('register, describe, list and update a namespace; its workflows stay in it', async () => {
   const name = uid('ns');
-  await ws().registerNamespace({ namespace: name, description: 'for a test', ownerEmail: 'test@example.com', data: { k: 'v' }, workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(2 * 86400) } });
+  await ws().registerNamespace({
+    namespace: name,
+    description: 'for a test',
+    ownerEmail: 'test@example.com',
+    data: { k: 'v' },
+    workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(2 * 86400) },
+  });
   const d = await ws().describeNamespace({ namespace: name });
-  expect(d.namespaceInfo).toMatchObject({ name, state: REGISTERED, description: 'for a test', ownerEmail: 'test@example.com', data: { k: 'v' } });
+  expect(d.namespaceInfo).toMatchObject({
+    name,
+    state: REGISTERED,
+    description: 'for a test',
+    ownerEmail: 'test@example.com',
+    data: { k: 'v' },
+  });
   expect(Number(d.config?.workflowExecutionRetentionTtl?.seconds)).toBe(2 * 86400);
   expect((await ws().describeNamespace({ id: d.namespaceInfo!.id! })).namespaceInfo?.name).toBe(name);
 
@@ -103,7 +123,11 @@ test('register, describe, list and update a namespace; its workflows stay in it'
   expect(names).toEqual(expect.arrayContaining(['default', name]));
   expect(new Set(names).size).toBe(names.length);
 
-  const updated = await ws().updateNamespace({ namespace: name, updateInfo: { description: 'changed' }, config: { workflowExecutionRetentionTtl: { seconds: Long.fromNumber(3 * 86400) } } });
+  const updated = await ws().updateNamespace({
+    namespace: name,
+    updateInfo: { description: 'changed' },
+    config: { workflowExecutionRetentionTtl: { seconds: Long.fromNumber(3 * 86400) } },
+  });
   expect(updated.namespaceInfo?.description).toBe('changed');
   const after = await ws().describeNamespace({ namespace: name });
   expect(after.namespaceInfo?.description).toBe('changed');
@@ -121,63 +145,140 @@ test('register, describe, list and update a namespace; its workflows stay in it'
     },
     (l) => l.length === 1,
   );
-  expectStatus(await outcome(ws().describeWorkflowExecution({ namespace: 'default', execution: { workflowId: wf.workflowId } })), S.NOT_FOUND);
+  expectStatus(
+    await outcome(ws().describeWorkflowExecution({ namespace: 'default', execution: { workflowId: wf.workflowId } })),
+    S.NOT_FOUND,
+  );
   expect((await env.client.workflow.count(`WorkflowId = '${wf.workflowId}'`)).count).toBe(0);
 });
 
 test('namespace mistakes get the real server status', async () => {
   const nope = uid('nope');
-  const reg = (namespace: string, extra: object = {}) => outcome(ws().registerNamespace({ namespace, workflowExecutionRetentionPeriod: day, ...extra }));
+  const reg = (namespace: string, extra: object = {}) =>
+    outcome(ws().registerNamespace({ namespace, workflowExecutionRetentionPeriod: day, ...extra }));
   expectStatus(await reg('default'), S.ALREADY_EXISTS, /default/, 'NamespaceAlreadyExistsFailure');
   expectStatus(await reg(''), S.INVALID_ARGUMENT, /Namespace/);
   expectStatus(await reg('x'.repeat(1001)), S.INVALID_ARGUMENT, /length/);
   expectStatus(await reg(nope, { workflowExecutionRetentionPeriod: undefined }), S.INVALID_ARGUMENT, /retention/i);
-  expectStatus(await reg(nope, { workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(60) } }), S.INVALID_ARGUMENT, /retention/i);
-  expectStatus(await outcome(ws().describeNamespace({ namespace: nope })), S.NOT_FOUND, new RegExp(nope), 'NamespaceNotFoundFailure');
+  expectStatus(
+    await reg(nope, { workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(60) } }),
+    S.INVALID_ARGUMENT,
+    /retention/i,
+  );
+  expectStatus(
+    await outcome(ws().describeNamespace({ namespace: nope })),
+    S.NOT_FOUND,
+    new RegExp(nope),
+    'NamespaceNotFoundFailure',
+  );
   expectStatus(await outcome(ws().describeNamespace({ id: randomUUID() })), S.NOT_FOUND);
   expectStatus(await outcome(ws().describeNamespace({})), S.INVALID_ARGUMENT, /Namespace/);
   expectStatus(await outcome(ws().updateNamespace({ namespace: nope, updateInfo: { description: 'x' } })), S.NOT_FOUND);
   const tiny = { workflowExecutionRetentionTtl: { seconds: Long.fromNumber(1) } };
-  expectStatus(await outcome(ws().updateNamespace({ namespace: 'default', config: tiny })), S.INVALID_ARGUMENT, /retention/i);
-  expect(Number((await ws().describeNamespace({ namespace: 'default' })).config?.workflowExecutionRetentionTtl?.seconds)).toBeGreaterThan(1);
+  expectStatus(
+    await outcome(ws().updateNamespace({ namespace: 'default', config: tiny })),
+    S.INVALID_ARGUMENT,
+    /retention/i,
+  );
+  expect(
+    Number((await ws().describeNamespace({ namespace: 'default' })).config?.workflowExecutionRetentionTtl?.seconds),
+  ).toBeGreaterThan(1);
 });
 
 test('custom search attributes per namespace: add, list, limits, reserved names, remove', async () => {
   const namespace = uid('ns-sa');
   await ws().registerNamespace({ namespace, workflowExecutionRetentionPeriod: day });
   const list = async () => (await ops().listSearchAttributes({ namespace })).customAttributes ?? {};
-  const add = (searchAttributes: Record<string, number>) => outcome(waitUntil('search attributes to be added', () => ops().addSearchAttributes({ namespace, searchAttributes }), () => true));
+  const add = (searchAttributes: Record<string, number>) =>
+    outcome(
+      waitUntil(
+        'search attributes to be added',
+        () => ops().addSearchAttributes({ namespace, searchAttributes }),
+        () => true,
+      ),
+    );
   expectStatus(await add({ NsKeyword: IVT.INDEXED_VALUE_TYPE_KEYWORD, NsInt1: IVT.INDEXED_VALUE_TYPE_INT }), S.OK);
   expect(await list()).toMatchObject({ NsKeyword: IVT.INDEXED_VALUE_TYPE_KEYWORD, NsInt1: IVT.INDEXED_VALUE_TYPE_INT });
   // Adding a name that exists is a no-op, whatever the type.
   expectStatus(await add({ NsKeyword: IVT.INDEXED_VALUE_TYPE_TEXT }), S.OK);
   expect((await list()).NsKeyword).toBe(IVT.INDEXED_VALUE_TYPE_KEYWORD);
   const sys = await ops().listSearchAttributes({ namespace });
-  expect(sys.systemAttributes).toMatchObject({ WorkflowId: IVT.INDEXED_VALUE_TYPE_KEYWORD, StartTime: IVT.INDEXED_VALUE_TYPE_DATETIME });
+  expect(sys.systemAttributes).toMatchObject({
+    WorkflowId: IVT.INDEXED_VALUE_TYPE_KEYWORD,
+    StartTime: IVT.INDEXED_VALUE_TYPE_DATETIME,
+  });
 
-  const bad = (searchAttributes: Record<string, number>) => outcome(ops().addSearchAttributes({ namespace, searchAttributes }));
+  const bad = (searchAttributes: Record<string, number>) =>
+    outcome(ops().addSearchAttributes({ namespace, searchAttributes }));
   expectStatus(await bad({}), S.INVALID_ARGUMENT, /SearchAttributes/);
   expectStatus(await bad({ WorkflowId: IVT.INDEXED_VALUE_TYPE_KEYWORD }), S.INVALID_ARGUMENT, /WorkflowId.*reserved/);
-  expectStatus(await bad({ TemporalMine: IVT.INDEXED_VALUE_TYPE_KEYWORD }), S.INVALID_ARGUMENT, /TemporalMine.*reserved/);
+  expectStatus(
+    await bad({ TemporalMine: IVT.INDEXED_VALUE_TYPE_KEYWORD }),
+    S.INVALID_ARGUMENT,
+    /TemporalMine.*reserved/,
+  );
   expectStatus(await bad({ NsOdd: 99 }), S.INVALID_ARGUMENT, /type/);
-  expectStatus(await bad({ NsInt2: IVT.INDEXED_VALUE_TYPE_INT, NsInt3: IVT.INDEXED_VALUE_TYPE_INT, NsInt4: IVT.INDEXED_VALUE_TYPE_INT }), S.INVALID_ARGUMENT, /cannot have more than 3 search attribute of type Int/);
+  expectStatus(
+    await bad({
+      NsInt2: IVT.INDEXED_VALUE_TYPE_INT,
+      NsInt3: IVT.INDEXED_VALUE_TYPE_INT,
+      NsInt4: IVT.INDEXED_VALUE_TYPE_INT,
+    }),
+    S.INVALID_ARGUMENT,
+    /cannot have more than 3 search attribute of type Int/,
+  );
   expect(await list()).not.toHaveProperty('NsInt2');
-  expectStatus(await outcome(ops().addSearchAttributes({ namespace: '', searchAttributes: { A: IVT.INDEXED_VALUE_TYPE_INT } })), S.INVALID_ARGUMENT, /Namespace/);
+  expectStatus(
+    await outcome(ops().addSearchAttributes({ namespace: '', searchAttributes: { A: IVT.INDEXED_VALUE_TYPE_INT } })),
+    S.INVALID_ARGUMENT,
+    /Namespace/,
+  );
   expectStatus(await outcome(ops().listSearchAttributes({ namespace: uid('nope') })), S.NOT_FOUND);
 
   const client = new Client({ connection: env.connection, namespace });
   const startWith = (fields: Record<string, unknown>) =>
-    outcome(client.workflow.start(whereAmI, { taskQueue: `tq-never-polled-${randomUUID()}`, workflowId: uid('sa'), searchAttributes: fields as never }).then((h) => h.terminate()));
+    outcome(
+      client.workflow
+        .start(whereAmI, {
+          taskQueue: `tq-never-polled-${randomUUID()}`,
+          workflowId: uid('sa'),
+          searchAttributes: fields as never,
+        })
+        .then((h) => h.terminate()),
+    );
   expectStatus(await startWith({ NsInt1: [5] }), S.OK);
-  await waitUntil('the run with NsInt1 to be listed', () => client.workflow.count('NsInt1 = 5'), (c) => c.count === 1);
+  await waitUntil(
+    'the run with NsInt1 to be listed',
+    () => client.workflow.count('NsInt1 = 5'),
+    (c) => c.count === 1,
+  );
 
-  expectStatus(await outcome(ops().removeSearchAttributes({ namespace, searchAttributes: ['NsKeyword', 'NeverAdded'] })), S.OK);
+  expectStatus(
+    await outcome(ops().removeSearchAttributes({ namespace, searchAttributes: ['NsKeyword', 'NeverAdded'] })),
+    S.OK,
+  );
   expect(await list()).not.toHaveProperty('NsKeyword');
-  expectStatus(await outcome(ops().removeSearchAttributes({ namespace, searchAttributes: ['WorkflowId'] })), S.INVALID_ARGUMENT, /WorkflowId/);
+  expectStatus(
+    await outcome(ops().removeSearchAttributes({ namespace, searchAttributes: ['WorkflowId'] })),
+    S.INVALID_ARGUMENT,
+    /WorkflowId/,
+  );
   expectStatus(await outcome(ops().removeSearchAttributes({ namespace, searchAttributes: [] })), S.INVALID_ARGUMENT);
-  const rejected = await outcome(ws().startWorkflowExecution({ namespace, workflowId: uid('sa'), workflowType: { name: 'whereAmI' }, taskQueue: { name: 'tq-x' }, requestId: randomUUID(), searchAttributes: { indexedFields: { NsKeyword: { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"x"') } } } }));
+  const rejected = await outcome(
+    ws().startWorkflowExecution({
+      namespace,
+      workflowId: uid('sa'),
+      workflowType: { name: 'whereAmI' },
+      taskQueue: { name: 'tq-x' },
+      requestId: randomUUID(),
+      searchAttributes: {
+        indexedFields: { NsKeyword: { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"x"') } },
+      },
+    }),
+  );
   expectStatus(rejected, S.INVALID_ARGUMENT, /NsKeyword/);
-  for await (const wf of client.workflow.list({ query: 'NsInt1 = 5' })) await env.replay(client.workflow.getHandle(wf.workflowId));
+  for await (const wf of client.workflow.list({ query: 'NsInt1 = 5' }))
+    await env.replay(client.workflow.getHandle(wf.workflowId));
 });
 
 test('a method nobody serves is UNIMPLEMENTED and named', async () => {
@@ -203,16 +304,27 @@ embeddedOnly('methods the embedded server does not cover answer UNIMPLEMENTED na
     ['PollNexusTaskQueue', ws().pollNexusTaskQueue({ namespace: 'default', taskQueue: { name: 'x' } })],
     ['DescribeWorkerDeployment', ws().describeWorkerDeployment({ namespace: 'default', deploymentName: 'x' })],
     ['ListWorkerDeployments', ws().listWorkerDeployments({ namespace: 'default' })],
-    ['ResetWorkflowExecution', ws().resetWorkflowExecution({ namespace: 'default', workflowExecution: { workflowId: 'x' } })],
+    [
+      'ResetWorkflowExecution',
+      ws().resetWorkflowExecution({ namespace: 'default', workflowExecution: { workflowId: 'x' } }),
+    ],
   ];
-  for (const [method, p] of calls) expectStatus(await outcome(p), S.UNIMPLEMENTED, new RegExp(`WorkflowService/${method}`));
-  expectStatus(await outcome(env.connection.operatorService.listClusters({})), S.UNIMPLEMENTED, /OperatorService\/ListClusters/);
+  for (const [method, p] of calls)
+    expectStatus(await outcome(p), S.UNIMPLEMENTED, new RegExp(`WorkflowService/${method}`));
+  expectStatus(
+    await outcome(env.connection.operatorService.listClusters({})),
+    S.UNIMPLEMENTED,
+    /OperatorService\/ListClusters/,
+  );
 });
 
 launchable('--namespace and --search-attribute at launch create every namespace with the attributes', async () => {
   const launched = await localEnv({
     namespace: 'ns-launch',
-    searchAttributes: [{ name: 'LaunchList', type: SearchAttributeType.KEYWORD_LIST }, { name: 'LaunchTime', type: SearchAttributeType.DATETIME }],
+    searchAttributes: [
+      { name: 'LaunchList', type: SearchAttributeType.KEYWORD_LIST },
+      { name: 'LaunchTime', type: SearchAttributeType.DATETIME },
+    ],
     extraArgs: ['--namespace', 'ns-extra', '--search-attribute', 'LaunchKw=keyword'],
   });
   try {
@@ -221,10 +333,17 @@ launchable('--namespace and --search-attribute at launch create every namespace 
     // The server's own namespace is listed too, with its well-known id.
     expect(names).toEqual(['default', 'ns-extra', 'ns-launch', 'temporal-system']);
     const system = await svc.describeNamespace({ namespace: 'temporal-system' });
-    expect(system.namespaceInfo).toMatchObject({ id: '32049b68-7872-4094-8e63-d0dd59896a83', description: 'Temporal internal system namespace' });
+    expect(system.namespaceInfo).toMatchObject({
+      id: '32049b68-7872-4094-8e63-d0dd59896a83',
+      description: 'Temporal internal system namespace',
+    });
     for (const namespace of names.filter((n) => n !== 'temporal-system')) {
       const custom = (await launched.connection.operatorService.listSearchAttributes({ namespace })).customAttributes;
-      expect(custom).toEqual({ LaunchList: IVT.INDEXED_VALUE_TYPE_KEYWORD_LIST, LaunchTime: IVT.INDEXED_VALUE_TYPE_DATETIME, LaunchKw: IVT.INDEXED_VALUE_TYPE_KEYWORD });
+      expect(custom).toEqual({
+        LaunchList: IVT.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+        LaunchTime: IVT.INDEXED_VALUE_TYPE_DATETIME,
+        LaunchKw: IVT.INDEXED_VALUE_TYPE_KEYWORD,
+      });
     }
     expect(launched.namespace).toBe('ns-launch');
     expect(await runIn(launched.address, 'ns-launch', launched.client)).toBe('ns-launch/ns-launch');

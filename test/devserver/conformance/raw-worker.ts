@@ -13,7 +13,10 @@ type PollResponse = temporal.api.workflowservice.v1.IPollWorkflowTaskQueueRespon
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 export const IDENTITY = 'raw-worker';
-export const COMPLETE = { commandType: CT.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION, completeWorkflowExecutionCommandAttributes: {} };
+export const COMPLETE = {
+  commandType: CT.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION,
+  completeWorkflowExecutionCommandAttributes: {},
+};
 
 /** Raw worker calls on the env `getEnv` returns (set up in a beforeAll). */
 export function rawWorker(getEnv: () => Env) {
@@ -37,26 +40,43 @@ export function rawWorker(getEnv: () => Env) {
       return { workflowId, runId: res.runId! };
     },
     poll(taskQueue: string, kind = NORMAL, timeoutMs?: number): Promise<PollResponse> {
-      return longPoll(getEnv(), () => svc().pollWorkflowTaskQueue({ namespace: ns(), taskQueue: { name: taskQueue, kind }, identity: IDENTITY }), timeoutMs);
+      return longPoll(
+        getEnv(),
+        () =>
+          svc().pollWorkflowTaskQueue({ namespace: ns(), taskQueue: { name: taskQueue, kind }, identity: IDENTITY }),
+        timeoutMs,
+      );
     },
     history,
     async types(workflowId: string): Promise<number[]> {
       return (await history(workflowId)).map((e) => e.eventType!);
     },
     signal(workflowId: string, signalName = 's') {
-      return svc().signalWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId }, signalName, requestId: randomUUID() });
+      return svc().signalWorkflowExecution({
+        namespace: ns(),
+        workflowExecution: { workflowId },
+        signalName,
+        requestId: randomUUID(),
+      });
     },
     fail(task: PollResponse) {
       return svc().respondWorkflowTaskFailed({
         taskToken: task.taskToken,
         namespace: ns(),
         identity: IDENTITY,
-        cause: temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_WORKFLOW_WORKER_UNHANDLED_FAILURE,
+        cause:
+          temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_WORKFLOW_WORKER_UNHANDLED_FAILURE,
         failure: { message: 'worker bug' },
       });
     },
     complete(task: PollResponse, commands: object[] = [], extra: object = {}) {
-      return svc().respondWorkflowTaskCompleted({ taskToken: task.taskToken, namespace: ns(), identity: IDENTITY, commands, ...extra });
+      return svc().respondWorkflowTaskCompleted({
+        taskToken: task.taskToken,
+        namespace: ns(),
+        identity: IDENTITY,
+        commands,
+        ...extra,
+      });
     },
     terminate(workflowId: string) {
       return svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });

@@ -1,7 +1,13 @@
 // Shared set-up of the schedules conformance files: one server and one worker
 // per file (schedules start workflows whenever they like), schedule clean-up,
 // and the id format the real scheduler gives started workflows.
-import { Client, ScheduleDescription, ScheduleHandle, ScheduleOptions, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  Client,
+  ScheduleDescription,
+  ScheduleHandle,
+  ScheduleOptions,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType, Workflow } from '@temporalio/common';
 import { createEnv, Env, uid } from './harness';
 import { releaseSignal } from './workflows/schedules';
@@ -47,7 +53,10 @@ export interface ScheduleSuite {
   /** Creates a schedule that is deleted when the file's tests are done. */
   create(opts: ScheduleOptions): Promise<ScheduleHandle>;
   /** A start-workflow action on the suite's task queue with a fresh workflow id. */
-  action(workflowType: Workflow, args?: unknown[]): { type: 'startWorkflow'; workflowType: Workflow; args: unknown[]; taskQueue: string; workflowId: string };
+  action(
+    workflowType: Workflow,
+    args?: unknown[],
+  ): { type: 'startWorkflow'; workflowType: Workflow; args: unknown[]; taskQueue: string; workflowId: string };
   replayAll(ids: string[]): Promise<void>;
   /** Pauses the schedule, releases every blocker it started, and replays them all. */
   releaseAndReplay(h: ScheduleHandle): Promise<void>;
@@ -90,7 +99,13 @@ export function scheduleSuite(): ScheduleSuite {
       return h;
     },
     action(workflowType, args = []) {
-      return { type: 'startWorkflow' as const, workflowType, args, taskQueue: current().taskQueue, workflowId: uid('wf') };
+      return {
+        type: 'startWorkflow' as const,
+        workflowType,
+        args,
+        taskQueue: current().taskQueue,
+        workflowId: uid('wf'),
+      };
     },
     replayAll,
     async releaseAndReplay(h) {

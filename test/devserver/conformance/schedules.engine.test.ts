@@ -36,7 +36,10 @@ test('create and describe round-trip the schedule, with the spec in canonical fo
   expect(d.spec.calendars).toEqual([
     {
       second: [{ start: 0, end: 0, step: 1 }],
-      minute: [{ start: 0, end: 0, step: 1 }, { start: 30, end: 30, step: 1 }],
+      minute: [
+        { start: 0, end: 0, step: 1 },
+        { start: 30, end: 30, step: 1 },
+      ],
       hour: [{ start: 3, end: 3, step: 1 }],
       dayOfMonth: [{ start: 1, end: 31, step: 1 }],
       month: [{ start: 'JANUARY', end: 'DECEMBER', step: 1 }],
@@ -58,9 +61,20 @@ test('create and describe round-trip the schedule, with the spec in canonical fo
   expect(d.spec.intervals).toEqual([{ every: 90 * 60_000, offset: 5 * 60_000 }]);
   expect(d.spec.timezone).toBe('Europe/Paris');
   expect(d.spec.jitter).toBe(2000);
-  expect(d.action).toMatchObject({ type: 'startWorkflow', workflowType: 'scheduledGreeting', workflowId: wf.workflowId, taskQueue: suite.env.taskQueue, args: ['describe'], memo: { inAction: 'yes' } });
+  expect(d.action).toMatchObject({
+    type: 'startWorkflow',
+    workflowType: 'scheduledGreeting',
+    workflowId: wf.workflowId,
+    taskQueue: suite.env.taskQueue,
+    args: ['describe'],
+    memo: { inAction: 'yes' },
+  });
   expect((d.action.typedSearchAttributes as TypedSearchAttributes).get(CustomKeyword)).toBe('from-action');
-  expect(d.policies).toEqual({ overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: 5 * 60_000, pauseOnFailure: true });
+  expect(d.policies).toEqual({
+    overlap: ScheduleOverlapPolicy.BUFFER_ONE,
+    catchupWindow: 5 * 60_000,
+    pauseOnFailure: true,
+  });
   expect(d.state).toEqual({ paused: true, note: 'created paused', remainingActions: 7 });
   expect(d.memo).toEqual({ owner: 'conformance' });
   expect(d.typedSearchAttributes.get(CustomKeyword)).toBe('describe-me');
@@ -78,8 +92,16 @@ test('create and describe round-trip the schedule, with the spec in canonical fo
   expect(times[0]).toBeGreaterThan(Date.now() - 1000);
 
   // Defaults are filled in: SKIP and a one-year catchup window.
-  const plain = await suite.create({ scheduleId: uid('sched-defaults'), spec: { intervals: [{ every: '1h' }] }, action: suite.action(scheduledGreeting) });
-  expect((await plain.describe()).policies).toEqual({ overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: 365 * 24 * 3600_000, pauseOnFailure: false });
+  const plain = await suite.create({
+    scheduleId: uid('sched-defaults'),
+    spec: { intervals: [{ every: '1h' }] },
+    action: suite.action(scheduledGreeting),
+  });
+  expect((await plain.describe()).policies).toEqual({
+    overlap: ScheduleOverlapPolicy.SKIP,
+    catchupWindow: 365 * 24 * 3600_000,
+    pauseOnFailure: false,
+  });
 });
 
 test('cron in a time zone: the next action times are 09:00 New York time on consecutive days', async () => {
@@ -90,8 +112,19 @@ test('cron in a time zone: the next action times are 09:00 New York time on cons
   });
   const d = await h.describe();
   expect(d.info.nextActionTimes).toHaveLength(10);
-  const fmt = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
-  const dayFmt = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit' });
+  const fmt = new Intl.DateTimeFormat('en-US', {
+    timeZone: 'America/New_York',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  });
+  const dayFmt = new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'America/New_York',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  });
   const days = new Set<string>();
   for (const t of d.info.nextActionTimes) {
     expect(fmt.format(t)).toBe('09:00:00');
@@ -118,20 +151,36 @@ test('cron in a time zone: the next action times are 09:00 New York time on cons
 test('errors: duplicate id, bad spec, unknown schedule', async () => {
   const scheduleId = uid('sched-errors');
   await suite.create({ scheduleId, spec: { intervals: [{ every: '1h' }] }, action: suite.action(scheduledGreeting) });
-  await expect(suite.env.client.schedule.create({ scheduleId, spec: { intervals: [{ every: '1h' }] }, action: suite.action(scheduledGreeting) })).rejects.toBeInstanceOf(
-    ScheduleAlreadyRunning,
-  );
+  await expect(
+    suite.env.client.schedule.create({
+      scheduleId,
+      spec: { intervals: [{ every: '1h' }] },
+      action: suite.action(scheduledGreeting),
+    }),
+  ).rejects.toBeInstanceOf(ScheduleAlreadyRunning);
   // The SDK turns the server's "Invalid schedule spec: ..." into a TypeError.
-  await expect(suite.env.client.schedule.create({ scheduleId: uid('bad'), spec: { cronExpressions: ['61 * * * *'] }, action: suite.action(scheduledGreeting) })).rejects.toBeInstanceOf(
-    TypeError,
+  await expect(
+    suite.env.client.schedule.create({
+      scheduleId: uid('bad'),
+      spec: { cronExpressions: ['61 * * * *'] },
+      action: suite.action(scheduledGreeting),
+    }),
+  ).rejects.toBeInstanceOf(TypeError);
+  await expect(suite.env.client.schedule.getHandle(uid('missing')).describe()).rejects.toBeInstanceOf(
+    ScheduleNotFoundError,
   );
-  await expect(suite.env.client.schedule.getHandle(uid('missing')).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
-  const err = await suite.env.client.workflowService.describeSchedule({ namespace: suite.env.namespace, scheduleId: uid('missing') }).catch((e) => e);
+  const err = await suite.env.client.workflowService
+    .describeSchedule({ namespace: suite.env.namespace, scheduleId: uid('missing') })
+    .catch((e) => e);
   expect(err.code).toBe(grpcStatus.NOT_FOUND);
 });
 
 test('an interval schedule starts workflows at the interval, with the scheduler ids and search attributes', async () => {
-  const wf = { ...suite.action(scheduledGreeting, ['interval']), memo: { from: 'action' }, typedSearchAttributes: [{ key: CustomKeyword, value: 'scheduled' }] };
+  const wf = {
+    ...suite.action(scheduledGreeting, ['interval']),
+    memo: { from: 'action' },
+    typedSearchAttributes: [{ key: CustomKeyword, value: 'scheduled' }],
+  };
   // ALLOW_ALL, so a slow first run cannot make the next spec time be skipped.
   const h = await suite.create({
     scheduleId: uid('sched-interval'),
@@ -139,7 +188,12 @@ test('an interval schedule starts workflows at the interval, with the scheduler 
     action: wf,
     policies: { overlap: ScheduleOverlapPolicy.ALLOW_ALL },
   });
-  const d = await waitUntil('two actions', () => h.describe(), (x) => x.info.numActionsTaken >= 2, { timeoutMs: 20_000 });
+  const d = await waitUntil(
+    'two actions',
+    () => h.describe(),
+    (x) => x.info.numActionsTaken >= 2,
+    { timeoutMs: 20_000 },
+  );
   await h.pause('enough');
   const recent = d.info.recentActions.slice(0, 2);
   for (const a of recent) {
@@ -160,7 +214,9 @@ test('an interval schedule starts workflows at the interval, with the scheduler 
   expect(recent[1].scheduledAt.getTime() - recent[0].scheduledAt.getTime()).toBe(2000);
   // Describe of the started run shows the scheduler as the starter.
   const history = await suite.env.client.workflow.getHandle(recent[0].action.workflow.workflowId).fetchHistory();
-  expect(history.events?.[0].workflowExecutionStartedEventAttributes?.identity).toBe(`temporal-scheduler-${suite.env.namespace}-${h.scheduleId}`);
+  expect(history.events?.[0].workflowExecutionStartedEventAttributes?.identity).toBe(
+    `temporal-scheduler-${suite.env.namespace}-${h.scheduleId}`,
+  );
   await suite.replayAll(actionIds(await h.describe()));
 });
 
@@ -177,7 +233,11 @@ test('pause stops actions and unpause resumes them; notes are kept', async () =>
   expect(d.info.numActionsTaken).toBe(0);
   expect(d.state).toMatchObject({ paused: true, note: 'start paused' });
   await h.unpause('go');
-  d = await waitUntil('an action after unpause', () => h.describe(), (x) => x.info.numActionsTaken >= 1);
+  d = await waitUntil(
+    'an action after unpause',
+    () => h.describe(),
+    (x) => x.info.numActionsTaken >= 1,
+  );
   expect(d.state).toMatchObject({ paused: false, note: 'go' });
   await h.pause('stop again');
   const paused = await h.describe();
@@ -187,7 +247,11 @@ test('pause stops actions and unpause resumes them; notes are kept', async () =>
   const later = await h.describe();
   // At most one action could have been in flight when the pause arrived.
   expect(later.info.numActionsTaken).toBeLessThanOrEqual(paused.info.numActionsTaken + 1);
-  await waitUntil('no running actions', () => h.describe(), (x) => x.info.runningActions.length === 0);
+  await waitUntil(
+    'no running actions',
+    () => h.describe(),
+    (x) => x.info.runningActions.length === 0,
+  );
   await suite.replayAll(actionIds(later));
 });
 
@@ -201,7 +265,11 @@ test('trigger starts the action now, even when paused and far from the next spec
   });
   const before = Date.now();
   await h.trigger();
-  const d = await waitUntil('the triggered action', () => h.describe(), (x) => x.info.numActionsTaken === 1);
+  const d = await waitUntil(
+    'the triggered action',
+    () => h.describe(),
+    (x) => x.info.numActionsTaken === 1,
+  );
   const [a] = d.info.recentActions;
   expect(a.scheduledAt.getTime()).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 - 1000);
   expect(a.action.workflow.workflowId).toBe(expectedId(wf.workflowId, a.scheduledAt));
@@ -221,7 +289,11 @@ test('create with triggerImmediately and backfill takes those actions at once', 
     policies: { overlap: ScheduleOverlapPolicy.ALLOW_ALL },
     state: { triggerImmediately: true, backfill: [{ start, end }] },
   });
-  const d = await waitUntil('the trigger and two backfilled actions', () => h.describe(), (x) => x.info.numActionsTaken >= 3);
+  const d = await waitUntil(
+    'the trigger and two backfilled actions',
+    () => h.describe(),
+    (x) => x.info.numActionsTaken >= 3,
+  );
   const ids = actionIds(d);
   expect(ids).toEqual(expect.arrayContaining([expectedId(wf.workflowId, start), expectedId(wf.workflowId, end)]));
   expect(d.info.numActionsTaken).toBe(3);
@@ -230,7 +302,12 @@ test('create with triggerImmediately and backfill takes those actions at once', 
 });
 
 test('update replaces spec and action; the next start uses them', async () => {
-  const h = await suite.create({ scheduleId: uid('sched-update'), spec: { intervals: [{ every: '1h' }] }, action: suite.action(scheduledGreeting, ['old']), state: { paused: true } });
+  const h = await suite.create({
+    scheduleId: uid('sched-update'),
+    spec: { intervals: [{ every: '1h' }] },
+    action: suite.action(scheduledGreeting, ['old']),
+    state: { paused: true },
+  });
   const before = await h.describe();
   await h.update((prev) => ({
     ...prev,
@@ -241,23 +318,39 @@ test('update replaces spec and action; the next start uses them', async () => {
   }));
   const d = await h.describe();
   expect(d.spec.intervals).toEqual([]);
-  expect(d.spec.calendars?.[0]).toMatchObject({ minute: [{ start: 30, end: 30, step: 1 }], hour: [{ start: 4, end: 4, step: 1 }] });
+  expect(d.spec.calendars?.[0]).toMatchObject({
+    minute: [{ start: 30, end: 30, step: 1 }],
+    hour: [{ start: 4, end: 4, step: 1 }],
+  });
   expect(d.policies.overlap).toBe(ScheduleOverlapPolicy.ALLOW_ALL);
   expect(d.state).toMatchObject({ paused: true, note: 'updated' });
   expect(d.info.lastUpdatedAt).toBeInstanceOf(Date);
   expect(d.info.lastUpdatedAt!.getTime()).toBeGreaterThanOrEqual(before.info.createdAt.getTime());
   for (const t of d.info.nextActionTimes) expect([t.getUTCHours(), t.getUTCMinutes()]).toEqual([4, 30]);
   await h.trigger();
-  const after = await waitUntil('the triggered action', () => h.describe(), (x) => x.info.numActionsTaken === 1);
+  const after = await waitUntil(
+    'the triggered action',
+    () => h.describe(),
+    (x) => x.info.numActionsTaken === 1,
+  );
   const id = after.info.recentActions[0].action.workflow.workflowId;
   expect(await suite.env.client.workflow.getHandle(id).result()).toBe('hello new');
   await suite.replayAll([id]);
 });
 
 test('delete removes the schedule; its running workflows carry on', async () => {
-  const h = await suite.env.client.schedule.create({ scheduleId: uid('sched-delete'), spec: { intervals: [{ every: '1h' }] }, action: suite.action(blocker), state: { paused: true } });
+  const h = await suite.env.client.schedule.create({
+    scheduleId: uid('sched-delete'),
+    spec: { intervals: [{ every: '1h' }] },
+    action: suite.action(blocker),
+    state: { paused: true },
+  });
   await h.trigger();
-  const d = await waitUntil('the triggered action', () => h.describe(), (x) => x.info.numActionsTaken === 1);
+  const d = await waitUntil(
+    'the triggered action',
+    () => h.describe(),
+    (x) => x.info.numActionsTaken === 1,
+  );
   await h.delete();
   await expect(h.describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
   await expect(h.delete()).rejects.toBeInstanceOf(ScheduleNotFoundError);
@@ -302,17 +395,29 @@ test('list shows schedules with memo, search attributes and info; query and pagi
     'the paused schedule',
     async () => {
       const out = [];
-      for await (const s of suite.env.client.schedule.list({ query: `CustomKeyword = '${tag}' AND TemporalSchedulePaused = true` })) out.push(s.scheduleId);
+      for await (const s of suite.env.client.schedule.list({
+        query: `CustomKeyword = '${tag}' AND TemporalSchedulePaused = true`,
+      }))
+        out.push(s.scheduleId);
       return out;
     },
     (xs) => xs.length === 1,
   );
   expect(paused).toEqual([ids[2]]);
   // One page at a time through the raw API.
-  const page1 = await suite.env.client.workflowService.listSchedules({ namespace: suite.env.namespace, maximumPageSize: 2, query: `CustomKeyword = '${tag}'` });
+  const page1 = await suite.env.client.workflowService.listSchedules({
+    namespace: suite.env.namespace,
+    maximumPageSize: 2,
+    query: `CustomKeyword = '${tag}'`,
+  });
   expect(page1.schedules).toHaveLength(2);
   expect(page1.nextPageToken?.length).toBeGreaterThan(0);
-  const page2 = await suite.env.client.workflowService.listSchedules({ namespace: suite.env.namespace, maximumPageSize: 2, query: `CustomKeyword = '${tag}'`, nextPageToken: page1.nextPageToken });
+  const page2 = await suite.env.client.workflowService.listSchedules({
+    namespace: suite.env.namespace,
+    maximumPageSize: 2,
+    query: `CustomKeyword = '${tag}'`,
+    nextPageToken: page1.nextPageToken,
+  });
   expect([...page1.schedules!, ...page2.schedules!].map((s) => s.scheduleId).sort()).toEqual(ids);
 });
 
@@ -325,7 +430,15 @@ test('raw API: conflict tokens, patch validation and NOT_FOUND on every schedule
   const patchErr = await ws.patchSchedule({ namespace: suite.env.namespace, scheduleId }).catch((e) => e);
   expect(patchErr.code).toBe(grpcStatus.INVALID_ARGUMENT);
   const cron = await ws
-    .createSchedule({ namespace: suite.env.namespace, scheduleId: uid('cron'), requestId: uid('r'), schedule: { ...desc.schedule, action: { startWorkflow: { ...desc.schedule!.action!.startWorkflow, cronSchedule: '* * * * *' } } } })
+    .createSchedule({
+      namespace: suite.env.namespace,
+      scheduleId: uid('cron'),
+      requestId: uid('r'),
+      schedule: {
+        ...desc.schedule,
+        action: { startWorkflow: { ...desc.schedule!.action!.startWorkflow, cronSchedule: '* * * * *' } },
+      },
+    })
     .catch((e) => e);
   expect(cron.code).toBe(grpcStatus.INVALID_ARGUMENT);
   // Workflow-backed schedules on a real server take updates as signals and drop a stale
@@ -333,9 +446,16 @@ test('raw API: conflict tokens, patch validation and NOT_FOUND on every schedule
   if (!ON_REAL_SERVER) {
     const stale = Buffer.alloc(8);
     stale.writeBigUInt64BE(99n);
-    const conflict = await ws.updateSchedule({ namespace: suite.env.namespace, scheduleId, schedule: desc.schedule, conflictToken: stale }).catch((e) => e);
+    const conflict = await ws
+      .updateSchedule({ namespace: suite.env.namespace, scheduleId, schedule: desc.schedule, conflictToken: stale })
+      .catch((e) => e);
     expect(conflict.code).toBe(grpcStatus.FAILED_PRECONDITION);
-    await ws.updateSchedule({ namespace: suite.env.namespace, scheduleId, schedule: desc.schedule, conflictToken: desc.conflictToken });
+    await ws.updateSchedule({
+      namespace: suite.env.namespace,
+      scheduleId,
+      schedule: desc.schedule,
+      conflictToken: desc.conflictToken,
+    });
   }
   await ws.patchSchedule({ namespace: suite.env.namespace, scheduleId, patch: { pause: 'bump' } });
   const after = await ws.describeSchedule({ namespace: suite.env.namespace, scheduleId });
@@ -354,6 +474,8 @@ test('raw API: conflict tokens, patch validation and NOT_FOUND on every schedule
   const req = { namespace: suite.env.namespace, scheduleId: again, requestId, schedule: desc.schedule };
   await ws.createSchedule(req);
   await ws.createSchedule(req);
-  expect((await ws.createSchedule({ ...req, requestId: uid('other') }).catch((e) => e)).code).toBe(grpcStatus.ALREADY_EXISTS);
+  expect((await ws.createSchedule({ ...req, requestId: uid('other') }).catch((e) => e)).code).toBe(
+    grpcStatus.ALREADY_EXISTS,
+  );
   await suite.env.client.schedule.getHandle(again).delete();
 });

@@ -5,7 +5,16 @@ import { temporal } from '@temporalio/proto';
 import { waitUntil } from '../../support/wait-until';
 import { createEnv, Env, uid, eventTypes } from './harness';
 import * as activities from './activities/search-attributes-memo';
-import { upserter, carrier, retriedUpserter, badUpsert, withPendingActivity, keywordKey, intKey, finishSignal } from './workflows/search-attributes-memo';
+import {
+  upserter,
+  carrier,
+  retriedUpserter,
+  badUpsert,
+  withPendingActivity,
+  keywordKey,
+  intKey,
+  finishSignal,
+} from './workflows/search-attributes-memo';
 
 const ET = temporal.api.enums.v1.EventType;
 const IVT = temporal.api.enums.v1.IndexedValueType;
@@ -16,9 +25,13 @@ beforeAll(async () => {
   // The embedded server registers these at start; a real server may need them added.
   const svc = env.connection.operatorService;
   const { customAttributes } = await svc.listSearchAttributes({ namespace: env.namespace });
-  const wanted: Record<string, temporal.api.enums.v1.IndexedValueType> = { CustomKeyword: IVT.INDEXED_VALUE_TYPE_KEYWORD, CustomInt: IVT.INDEXED_VALUE_TYPE_INT };
+  const wanted: Record<string, temporal.api.enums.v1.IndexedValueType> = {
+    CustomKeyword: IVT.INDEXED_VALUE_TYPE_KEYWORD,
+    CustomInt: IVT.INDEXED_VALUE_TYPE_INT,
+  };
   const missing = Object.fromEntries(Object.entries(wanted).filter(([name]) => customAttributes?.[name] === undefined));
-  if (Object.keys(missing).length) await svc.addSearchAttributes({ namespace: env.namespace, searchAttributes: missing });
+  if (Object.keys(missing).length)
+    await svc.addSearchAttributes({ namespace: env.namespace, searchAttributes: missing });
 });
 afterAll(async () => {
   await env?.teardown();
@@ -37,7 +50,11 @@ test('memo and search attributes given at start are seen by the workflow and des
     expect(before.typedSearchAttributes.get(keywordKey)).toBe('at-start');
 
     // Upserts are visible once the workflow task that made them completed.
-    await waitUntil('the upserted CustomInt in describe', async () => (await h.describe()).typedSearchAttributes.get(intKey), (v) => v === 42);
+    await waitUntil(
+      'the upserted CustomInt in describe',
+      async () => (await h.describe()).typedSearchAttributes.get(intKey),
+      (v) => v === 42,
+    );
     const after = await h.describe();
     expect(after.memo).toEqual({ kept: { nested: true }, added: 'new' });
     expect(after.typedSearchAttributes.get(intKey)).toBe(42);
@@ -94,17 +111,29 @@ test('a retried run starts with the memo and search attributes the chain started
 
 test('an unknown search attribute is refused at start and fails the workflow task when upserted', async () => {
   const refused = await env.client.workflow
-    .start(upserter, { taskQueue: env.taskQueue, workflowId: uid('bad-start'), searchAttributes: { NoSuchAttribute: ['x'] } })
+    .start(upserter, {
+      taskQueue: env.taskQueue,
+      workflowId: uid('bad-start'),
+      searchAttributes: { NoSuchAttribute: ['x'] },
+    })
     .catch((e) => e);
   expect(refused).toBeInstanceOf(Error);
   expect(String(refused.cause?.details ?? refused.message)).toMatch(/NoSuchAttribute/);
   // So are values of the wrong type and system attributes.
   const wrongType = await env.client.workflow
-    .start(upserter, { taskQueue: env.taskQueue, workflowId: uid('bad-type'), searchAttributes: { CustomInt: ['forty-two'] } })
+    .start(upserter, {
+      taskQueue: env.taskQueue,
+      workflowId: uid('bad-type'),
+      searchAttributes: { CustomInt: ['forty-two'] },
+    })
     .catch((e) => e);
   expect(String(wrongType.cause?.details ?? wrongType.message)).toMatch(/invalid value for search attribute CustomInt/);
   const system = await env.client.workflow
-    .start(upserter, { taskQueue: env.taskQueue, workflowId: uid('bad-system'), searchAttributes: { WorkflowId: ['mine'] } })
+    .start(upserter, {
+      taskQueue: env.taskQueue,
+      workflowId: uid('bad-system'),
+      searchAttributes: { WorkflowId: ['mine'] },
+    })
     .catch((e) => e);
   expect(String(system.cause?.details ?? system.message)).toMatch(/WorkflowId attribute can't be set/);
 
@@ -124,8 +153,16 @@ test('an unknown search attribute is refused at start and fails the workflow tas
 
 test('describe reports status, configuration and pending activities', async () => {
   await env.withWorker(async () => {
-    const h = await env.client.workflow.start(withPendingActivity, { taskQueue: env.taskQueue, workflowId: uid('describe'), workflowRunTimeout: '1m' });
-    const desc = await waitUntil('the pending activity to heartbeat', () => h.describe(), (d) => !!d.raw.pendingActivities?.[0]?.lastHeartbeatTime);
+    const h = await env.client.workflow.start(withPendingActivity, {
+      taskQueue: env.taskQueue,
+      workflowId: uid('describe'),
+      workflowRunTimeout: '1m',
+    });
+    const desc = await waitUntil(
+      'the pending activity to heartbeat',
+      () => h.describe(),
+      (d) => !!d.raw.pendingActivities?.[0]?.lastHeartbeatTime,
+    );
     expect(desc).toBeDefined();
     expect(desc!.status.name).toBe('RUNNING');
     expect(desc!.type).toBe('withPendingActivity');

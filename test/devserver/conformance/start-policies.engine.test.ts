@@ -5,7 +5,16 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowHand
 import { CancelledFailure, TerminatedFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { createEnv, Env, uid, eventTypes } from './harness';
-import { collector, quick, failing, cancelAware, cancelPropagating, pushSignal, finishSignal, seenQuery } from './workflows/start-policies';
+import {
+  collector,
+  quick,
+  failing,
+  cancelAware,
+  cancelPropagating,
+  pushSignal,
+  finishSignal,
+  seenQuery,
+} from './workflows/start-policies';
 
 const ET = temporal.api.enums.v1.EventType;
 const Status = temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -45,7 +54,9 @@ test('a retried start request (same request id) gets the same run, and only one 
   // The real server reports a retried start as started too: the client cannot tell it apart.
   expect(second.started).toBe(true);
   // A different request id for the running id is a conflict, not a retry.
-  const conflict = await env.connection.workflowService.startWorkflowExecution({ ...req, requestId: randomUUID() }).catch((e) => e);
+  const conflict = await env.connection.workflowService
+    .startWorkflowExecution({ ...req, requestId: randomUUID() })
+    .catch((e) => e);
   expect(conflict.code).toBe(6); // ALREADY_EXISTS
 
   await env.withWorker(async () => {
@@ -65,7 +76,12 @@ describe('workflow id reuse policy (closed runs)', () => {
       const workflowId = uid('allow');
       const h1 = await env.client.workflow.start(quick, { args: ['one'], taskQueue: env.taskQueue, workflowId });
       expect(await h1.result()).toBe('one');
-      const h2 = await env.client.workflow.start(quick, { args: ['two'], taskQueue: env.taskQueue, workflowId, workflowIdReusePolicy: 'ALLOW_DUPLICATE' });
+      const h2 = await env.client.workflow.start(quick, {
+        args: ['two'],
+        taskQueue: env.taskQueue,
+        workflowId,
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      });
       expect(h2.firstExecutionRunId).not.toBe(h1.firstExecutionRunId);
       expect(await h2.result()).toBe('two');
       await env.replay(run(workflowId, h1.firstExecutionRunId));
@@ -79,15 +95,29 @@ describe('workflow id reuse policy (closed runs)', () => {
       const ok = await env.client.workflow.start(quick, { args: ['x'], taskQueue: env.taskQueue, workflowId: okId });
       await ok.result();
       const refused = await env.client.workflow
-        .start(quick, { args: ['y'], taskQueue: env.taskQueue, workflowId: okId, workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' })
+        .start(quick, {
+          args: ['y'],
+          taskQueue: env.taskQueue,
+          workflowId: okId,
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+        })
         .catch((e) => e);
       expect(refused).toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
       await env.replay(ok);
 
       const badId = uid('failed-only-bad');
-      const bad = await env.client.workflow.start(failing, { args: ['no'], taskQueue: env.taskQueue, workflowId: badId });
+      const bad = await env.client.workflow.start(failing, {
+        args: ['no'],
+        taskQueue: env.taskQueue,
+        workflowId: badId,
+      });
       await expect(bad.result()).rejects.toBeInstanceOf(WorkflowFailedError);
-      const again = await env.client.workflow.start(quick, { args: ['again'], taskQueue: env.taskQueue, workflowId: badId, workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' });
+      const again = await env.client.workflow.start(quick, {
+        args: ['again'],
+        taskQueue: env.taskQueue,
+        workflowId: badId,
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      });
       expect(await again.result()).toBe('again');
       await env.replay(run(badId, bad.firstExecutionRunId));
       await env.replay(again);
@@ -95,7 +125,12 @@ describe('workflow id reuse policy (closed runs)', () => {
       const termId = uid('failed-only-term');
       const term = await env.client.workflow.start(collector, { taskQueue: env.taskQueue, workflowId: termId });
       await term.terminate('stop');
-      const after = await env.client.workflow.start(quick, { args: ['after'], taskQueue: env.taskQueue, workflowId: termId, workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' });
+      const after = await env.client.workflow.start(quick, {
+        args: ['after'],
+        taskQueue: env.taskQueue,
+        workflowId: termId,
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      });
       expect(await after.result()).toBe('after');
       await env.replay(run(termId, term.firstExecutionRunId));
       await env.replay(after);
@@ -121,7 +156,12 @@ describe('workflow id reuse policy (closed runs)', () => {
       const workflowId = uid('terminate-if-running');
       const h1 = await env.client.workflow.start(collector, { taskQueue: env.taskQueue, workflowId });
       expect(await h1.query(seenQuery)).toEqual([]);
-      const h2 = await env.client.workflow.start(quick, { args: ['new'], taskQueue: env.taskQueue, workflowId, workflowIdReusePolicy: 'TERMINATE_IF_RUNNING' });
+      const h2 = await env.client.workflow.start(quick, {
+        args: ['new'],
+        taskQueue: env.taskQueue,
+        workflowId,
+        workflowIdReusePolicy: 'TERMINATE_IF_RUNNING',
+      });
       expect(await h2.result()).toBe('new');
       const old = run(workflowId, h1.firstExecutionRunId);
       expect((await old.describe()).status.name).toBe('TERMINATED');
@@ -137,12 +177,19 @@ describe('workflow id conflict policy (running run)', () => {
     await env.withWorker(async () => {
       const workflowId = uid('conflict-fail');
       const h = await env.client.workflow.start(collector, { taskQueue: env.taskQueue, workflowId });
-      const err = await env.client.workflow.start(collector, { taskQueue: env.taskQueue, workflowId, workflowIdConflictPolicy: 'FAIL' }).catch((e) => e);
+      const err = await env.client.workflow
+        .start(collector, { taskQueue: env.taskQueue, workflowId, workflowIdConflictPolicy: 'FAIL' })
+        .catch((e) => e);
       expect(err).toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
       // Closed runs do not conflict: the default reuse policy allows a new run.
       await h.signal(finishSignal);
       await h.result();
-      const h2 = await env.client.workflow.start(quick, { args: ['next'], taskQueue: env.taskQueue, workflowId, workflowIdConflictPolicy: 'FAIL' });
+      const h2 = await env.client.workflow.start(quick, {
+        args: ['next'],
+        taskQueue: env.taskQueue,
+        workflowId,
+        workflowIdConflictPolicy: 'FAIL',
+      });
       expect(await h2.result()).toBe('next');
       await env.replay(run(workflowId, h.firstExecutionRunId));
       await env.replay(h2);
@@ -153,7 +200,11 @@ describe('workflow id conflict policy (running run)', () => {
     await env.withWorker(async () => {
       const workflowId = uid('conflict-use');
       const h1 = await env.client.workflow.start(collector, { taskQueue: env.taskQueue, workflowId });
-      const h2 = await env.client.workflow.start(collector, { taskQueue: env.taskQueue, workflowId, workflowIdConflictPolicy: 'USE_EXISTING' });
+      const h2 = await env.client.workflow.start(collector, {
+        taskQueue: env.taskQueue,
+        workflowId,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      });
       expect(h2.firstExecutionRunId).toBe(h1.firstExecutionRunId);
       await h2.signal(pushSignal, 'via-second-handle');
       await h1.signal(finishSignal);
@@ -168,7 +219,12 @@ describe('workflow id conflict policy (running run)', () => {
     await env.withWorker(async () => {
       const workflowId = uid('conflict-terminate');
       const h1 = await env.client.workflow.start(collector, { taskQueue: env.taskQueue, workflowId });
-      const h2 = await env.client.workflow.start(quick, { args: ['replacement'], taskQueue: env.taskQueue, workflowId, workflowIdConflictPolicy: 'TERMINATE_EXISTING' });
+      const h2 = await env.client.workflow.start(quick, {
+        args: ['replacement'],
+        taskQueue: env.taskQueue,
+        workflowId,
+        workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+      });
       expect(h2.firstExecutionRunId).not.toBe(h1.firstExecutionRunId);
       expect(await h2.result()).toBe('replacement');
       const old = run(workflowId, h1.firstExecutionRunId);
@@ -184,15 +240,33 @@ describe('workflow id conflict policy (running run)', () => {
 test('incompatible reuse and conflict policies are refused', async () => {
   const workflowId = uid('bad-policies');
   const a = await env.client.workflow
-    .start(quick, { args: ['x'], taskQueue: env.taskQueue, workflowId, workflowIdReusePolicy: 'TERMINATE_IF_RUNNING', workflowIdConflictPolicy: 'FAIL' })
+    .start(quick, {
+      args: ['x'],
+      taskQueue: env.taskQueue,
+      workflowId,
+      workflowIdReusePolicy: 'TERMINATE_IF_RUNNING',
+      workflowIdConflictPolicy: 'FAIL',
+    })
     .catch((e) => e);
   expect(String(a.cause?.details ?? a.message)).toMatch(/TERMINATE_IF_RUNNING cannot be used together/);
   const b = await env.client.workflow
-    .start(quick, { args: ['x'], taskQueue: env.taskQueue, workflowId, workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'TERMINATE_EXISTING' })
+    .start(quick, {
+      args: ['x'],
+      taskQueue: env.taskQueue,
+      workflowId,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+    })
     .catch((e) => e);
   expect(String(b.cause?.details ?? b.message)).toMatch(/REJECT_DUPLICATE cannot be used together/);
   const c = await env.client.workflow
-    .signalWithStart(collector, { taskQueue: env.taskQueue, workflowId, signal: pushSignal, signalArgs: ['x'], workflowIdConflictPolicy: 'FAIL' })
+    .signalWithStart(collector, {
+      taskQueue: env.taskQueue,
+      workflowId,
+      signal: pushSignal,
+      signalArgs: ['x'],
+      workflowIdConflictPolicy: 'FAIL',
+    })
     .catch((e) => e);
   expect(String(c.cause?.details ?? c.message)).toMatch(/WORKFLOW_ID_CONFLICT_POLICY_FAIL is not supported/);
   // Nothing was started.
@@ -203,11 +277,20 @@ describe('signal with start', () => {
   test('starts a workflow that is not running, with the signal before its first task', async () => {
     await env.withWorker(async () => {
       const workflowId = uid('sws-new');
-      const h = await env.client.workflow.signalWithStart(collector, { taskQueue: env.taskQueue, workflowId, signal: pushSignal, signalArgs: ['first'] });
+      const h = await env.client.workflow.signalWithStart(collector, {
+        taskQueue: env.taskQueue,
+        workflowId,
+        signal: pushSignal,
+        signalArgs: ['first'],
+      });
       await h.signal(finishSignal);
       expect(await h.result()).toEqual(['first']);
       const types = await eventTypes(h);
-      expect(types.slice(0, 3)).toEqual([ET.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, ET.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, ET.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED]);
+      expect(types.slice(0, 3)).toEqual([
+        ET.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+        ET.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+        ET.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+      ]);
       await env.replay(h);
     });
   });
@@ -216,7 +299,12 @@ describe('signal with start', () => {
     await env.withWorker(async () => {
       const workflowId = uid('sws-running');
       const h1 = await env.client.workflow.start(collector, { taskQueue: env.taskQueue, workflowId });
-      const h2 = await env.client.workflow.signalWithStart(collector, { taskQueue: env.taskQueue, workflowId, signal: pushSignal, signalArgs: ['second'] });
+      const h2 = await env.client.workflow.signalWithStart(collector, {
+        taskQueue: env.taskQueue,
+        workflowId,
+        signal: pushSignal,
+        signalArgs: ['second'],
+      });
       expect(h2.signaledRunId).toBe(h1.firstExecutionRunId);
       await h1.signal(finishSignal);
       expect(await h1.result()).toEqual(['second']);
@@ -238,7 +326,9 @@ describe('signal with start', () => {
       expect(h2.signaledRunId).not.toBe(h1.firstExecutionRunId);
       await h2.signal(finishSignal);
       expect(await h2.result()).toEqual(['fresh']);
-      expect((await run(workflowId, h1.firstExecutionRunId).describe()).status.code).toBe(Status.WORKFLOW_EXECUTION_STATUS_TERMINATED);
+      expect((await run(workflowId, h1.firstExecutionRunId).describe()).status.code).toBe(
+        Status.WORKFLOW_EXECUTION_STATUS_TERMINATED,
+      );
       await env.replay(run(workflowId, h1.firstExecutionRunId));
       await env.replay(h2);
     });
@@ -248,7 +338,12 @@ describe('signal with start', () => {
 test('a start delay holds the first workflow task back and is recorded in history', async () => {
   await env.withWorker(async () => {
     const started = Date.now();
-    const h = await env.client.workflow.start(quick, { args: ['late'], taskQueue: env.taskQueue, workflowId: uid('delay'), startDelay: '2s' });
+    const h = await env.client.workflow.start(quick, {
+      args: ['late'],
+      taskQueue: env.taskQueue,
+      workflowId: uid('delay'),
+      startDelay: '2s',
+    });
     // Signals during the delay are recorded but do not cut it short.
     await h.signal(pushSignal, 'early');
     expect(await h.result()).toBe('late');
@@ -266,7 +361,10 @@ test('a start delay holds the first workflow task back and is recorded in histor
 describe('cancellation', () => {
   test('the workflow sees the cancellation; repeating the request is harmless', async () => {
     await env.withWorker(async () => {
-      const h = await env.client.workflow.start(cancelAware, { taskQueue: env.taskQueue, workflowId: uid('cancel-aware') });
+      const h = await env.client.workflow.start(cancelAware, {
+        taskQueue: env.taskQueue,
+        workflowId: uid('cancel-aware'),
+      });
       await h.cancel();
       await h.cancel();
       expect(await h.result()).toBe('saw-cancel');
@@ -279,7 +377,10 @@ describe('cancellation', () => {
 
   test('an unhandled cancellation closes the run as CANCELED', async () => {
     await env.withWorker(async () => {
-      const h = await env.client.workflow.start(cancelPropagating, { taskQueue: env.taskQueue, workflowId: uid('cancel-prop') });
+      const h = await env.client.workflow.start(cancelPropagating, {
+        taskQueue: env.taskQueue,
+        workflowId: uid('cancel-prop'),
+      });
       await h.cancel();
       const err = await h.result().catch((e) => e);
       expect(err).toBeInstanceOf(WorkflowFailedError);
@@ -298,7 +399,11 @@ describe('cancellation', () => {
 test('a cancel request does not wait for the start delay', async () => {
   await env.withWorker(async () => {
     // The delay is an hour: a cancel that waited for it would keep the test past jest's timeout.
-    const h = await env.client.workflow.start(cancelAware, { taskQueue: env.taskQueue, workflowId: uid('cancel-delayed'), startDelay: '1h' });
+    const h = await env.client.workflow.start(cancelAware, {
+      taskQueue: env.taskQueue,
+      workflowId: uid('cancel-delayed'),
+      startDelay: '1h',
+    });
     await h.cancel();
     expect(await h.result()).toBe('saw-cancel');
     const events = (await h.fetchHistory()).events!;

@@ -33,10 +33,16 @@ const testService = () => env.env!.connection.testService!;
 
 test('a workflow sleeping 30 days finishes in moments', async () => {
   await env.withWorker(async () => {
-    const h = await env.client.workflow.start(sleeper, { args: [30 * DAY], taskQueue: env.taskQueue, workflowId: uid('ts-sleep') });
+    const h = await env.client.workflow.start(sleeper, {
+      args: [30 * DAY],
+      taskQueue: env.taskQueue,
+      workflowId: uid('ts-sleep'),
+    });
     expect(await h.result()).toBe('woke');
     const evs = await events(h);
-    expect(timeOf(evs, ET.EVENT_TYPE_TIMER_FIRED) - timeOf(evs, ET.EVENT_TYPE_TIMER_STARTED)).toBeGreaterThanOrEqual(30 * DAY);
+    expect(timeOf(evs, ET.EVENT_TYPE_TIMER_FIRED) - timeOf(evs, ET.EVENT_TYPE_TIMER_STARTED)).toBeGreaterThanOrEqual(
+      30 * DAY,
+    );
     await env.replay(h);
   });
 });
@@ -44,12 +50,18 @@ test('a workflow sleeping 30 days finishes in moments', async () => {
 test('an activity retried 10 times at 1-hour backoff finishes in moments', async () => {
   await env.withWorker(async () => {
     const id = uid('ts-retry');
-    const step: Step = { name: 'failTimes', args: [10], options: { startToCloseTimeout: '10s', retry: { initialInterval: '1h', backoffCoefficient: 1 } } };
+    const step: Step = {
+      name: 'failTimes',
+      args: [10],
+      options: { startToCloseTimeout: '10s', retry: { initialInterval: '1h', backoffCoefficient: 1 } },
+    };
     const h = await env.client.workflow.start(runActivity, { args: [step], taskQueue: env.taskQueue, workflowId: id });
     expect(((await h.result()) as Outcome).ok).toBe(11);
     expect(activities.attempts.get(id)!.map((r) => r.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     const evs = await events(h);
-    expect(timeOf(evs, ET.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) - timeOf(evs, ET.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toBeGreaterThanOrEqual(10 * HOUR);
+    expect(
+      timeOf(evs, ET.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) - timeOf(evs, ET.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED),
+    ).toBeGreaterThanOrEqual(10 * HOUR);
     await env.replay(h);
   });
 });
@@ -68,7 +80,11 @@ test('env.sleep advances server time, and getCurrentTime shows it', async () => 
 test('getCurrentTime follows a workflow that skipped a day', async () => {
   await env.withWorker(async () => {
     const before = await env.env!.currentTimeMs();
-    const h = await env.client.workflow.start(sleeper, { args: [DAY], taskQueue: env.taskQueue, workflowId: uid('ts-day') });
+    const h = await env.client.workflow.start(sleeper, {
+      args: [DAY],
+      taskQueue: env.taskQueue,
+      workflowId: uid('ts-day'),
+    });
     await h.result();
     expect((await env.env!.currentTimeMs()) - before).toBeGreaterThanOrEqual(DAY);
     await env.replay(h);
@@ -80,7 +96,11 @@ test('time does not skip while an activity runs: the timer racing it fires after
     // A 1 s activity against a 1-hour timer: the rest of the hour is skipped once the activity
     // is done (else the test waits the hour for real, and jest's timeout ends it).
     const step: Step = { name: 'sleepy', args: [1000], options: { startToCloseTimeout: '1m' } };
-    const h = await env.client.workflow.start(activityVersusTimer, { args: [step, HOUR], taskQueue: env.taskQueue, workflowId: uid('ts-race') });
+    const h = await env.client.workflow.start(activityVersusTimer, {
+      args: [step, HOUR],
+      taskQueue: env.taskQueue,
+      workflowId: uid('ts-race'),
+    });
     expect(await h.result()).toEqual(['activity', 'timer']);
     const evs = await events(h);
     const completed = evs.find((e) => e.eventType === ET.EVENT_TYPE_ACTIVITY_TASK_COMPLETED)!;
@@ -88,9 +108,15 @@ test('time does not skip while an activity runs: the timer racing it fires after
     expect(Number(completed.eventId)).toBeLessThan(Number(fired.eventId));
     // While the activity ran, server time did not jump towards the timer: it took its second
     // at wall pace, far short of the hour; the hour passed (skipped) after it.
-    expect(timeOf(evs, ET.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) - timeOf(evs, ET.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toBeGreaterThanOrEqual(900);
-    expect(timeOf(evs, ET.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) - timeOf(evs, ET.EVENT_TYPE_TIMER_STARTED)).toBeLessThan(HOUR / 2);
-    expect(timeOf(evs, ET.EVENT_TYPE_TIMER_FIRED) - timeOf(evs, ET.EVENT_TYPE_TIMER_STARTED)).toBeGreaterThanOrEqual(HOUR);
+    expect(
+      timeOf(evs, ET.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) - timeOf(evs, ET.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED),
+    ).toBeGreaterThanOrEqual(900);
+    expect(timeOf(evs, ET.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) - timeOf(evs, ET.EVENT_TYPE_TIMER_STARTED)).toBeLessThan(
+      HOUR / 2,
+    );
+    expect(timeOf(evs, ET.EVENT_TYPE_TIMER_FIRED) - timeOf(evs, ET.EVENT_TYPE_TIMER_STARTED)).toBeGreaterThanOrEqual(
+      HOUR,
+    );
     await env.replay(h);
   });
 });
@@ -98,20 +124,34 @@ test('time does not skip while an activity runs: the timer racing it fires after
 test('an activity that calls env.sleep skips time although it is running (as in the SDK docs)', async () => {
   await env.withWorker(async () => {
     const step: Step = { name: 'envSleep', args: [1_000_000], options: { startToCloseTimeout: '1h' } };
-    const h = await env.client.workflow.start(runActivity, { args: [step], taskQueue: env.taskQueue, workflowId: uid('ts-envsleep') });
+    const h = await env.client.workflow.start(runActivity, {
+      args: [step],
+      taskQueue: env.taskQueue,
+      workflowId: uid('ts-envsleep'),
+    });
     expect(((await h.result()) as Outcome).ok).toBe('env-slept');
     const evs = await events(h);
-    expect(timeOf(evs, ET.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) - timeOf(evs, ET.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toBeGreaterThanOrEqual(1_000_000);
+    expect(
+      timeOf(evs, ET.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) - timeOf(evs, ET.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED),
+    ).toBeGreaterThanOrEqual(1_000_000);
     await env.replay(h);
   });
 });
 
 test('while the client holds the lock time runs at wall pace; result() unlocks it', async () => {
   await env.withWorker(async () => {
-    const h = await env.client.workflow.start(sleeper, { args: [HOUR], taskQueue: env.taskQueue, workflowId: uid('ts-locked') });
+    const h = await env.client.workflow.start(sleeper, {
+      args: [HOUR],
+      taskQueue: env.taskQueue,
+      workflowId: uid('ts-locked'),
+    });
     // Not awaiting result(): the environment's own lock is held, so the hour does not pass.
     // The timer must be started first (else nothing could be skipped to yet) …
-    await waitUntil('the hour timer to be started', () => events(h), (evs) => evs.some((e) => e.eventType === ET.EVENT_TYPE_TIMER_STARTED));
+    await waitUntil(
+      'the hour timer to be started',
+      () => events(h),
+      (evs) => evs.some((e) => e.eventType === ET.EVENT_TYPE_TIMER_STARTED),
+    );
     // … then a second is let pass on purpose, to show that it did not fire in it.
     await new Promise((r) => setTimeout(r, 1000));
     expect((await events(h)).some((e) => e.eventType === ET.EVENT_TYPE_TIMER_FIRED)).toBe(false);
@@ -119,7 +159,9 @@ test('while the client holds the lock time runs at wall pace; result() unlocks i
     // result() unlocks: the hour is skipped (a server that did not would keep the test the hour).
     expect(await h.result()).toBe('woke');
     const evs = await events(h);
-    expect(timeOf(evs, ET.EVENT_TYPE_TIMER_FIRED) - timeOf(evs, ET.EVENT_TYPE_TIMER_STARTED)).toBeGreaterThanOrEqual(HOUR);
+    expect(timeOf(evs, ET.EVENT_TYPE_TIMER_FIRED) - timeOf(evs, ET.EVENT_TYPE_TIMER_STARTED)).toBeGreaterThanOrEqual(
+      HOUR,
+    );
     await env.replay(h);
   });
 });

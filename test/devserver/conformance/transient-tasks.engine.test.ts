@@ -21,11 +21,18 @@ afterAll(async () => {
 
 const { svc, startRaw, poll, history, types, signal, fail, complete, terminate } = rawWorker(() => env);
 const ns = () => env.namespace;
-const describeRun = (workflowId: string) => svc().describeWorkflowExecution({ namespace: ns(), execution: { workflowId } });
+const describeRun = (workflowId: string) =>
+  svc().describeWorkflowExecution({ namespace: ns(), execution: { workflowId } });
 const briefs = async (workflowId: string) => (await history(workflowId)).map(brief);
-const ms = (t: { seconds?: Long | number | null; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
+const ms = (t: { seconds?: Long | number | null; nanos?: number | null } | null | undefined) =>
+  Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
 
-const FIRST_FAILURE = ['1 WORKFLOW_EXECUTION_STARTED', '2 WORKFLOW_TASK_SCHEDULED attempt=1', '3 WORKFLOW_TASK_STARTED scheduled=2', '4 WORKFLOW_TASK_FAILED scheduled=2 started=3'];
+const FIRST_FAILURE = [
+  '1 WORKFLOW_EXECUTION_STARTED',
+  '2 WORKFLOW_TASK_SCHEDULED attempt=1',
+  '3 WORKFLOW_TASK_STARTED scheduled=2',
+  '4 WORKFLOW_TASK_FAILED scheduled=2 started=3',
+];
 
 /** A raw run whose first workflow task failed: its retry (attempt 2) is transient. */
 async function failedOnce(taskTimeoutSeconds = 2) {
@@ -40,14 +47,21 @@ test('a transient attempt: its events are made up for the poll and the last hist
   // Scheduled: only its scheduled event follows the written history.
   expect(await briefs(workflowId)).toEqual([...FIRST_FAILURE, '5 WORKFLOW_TASK_SCHEDULED attempt=2']);
   let d = await describeRun(workflowId);
-  expect(d.pendingWorkflowTask).toMatchObject({ attempt: 2, state: temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED });
+  expect(d.pendingWorkflowTask).toMatchObject({
+    attempt: 2,
+    state: temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED,
+  });
   expect(d.workflowExecutionInfo!.historyLength!.toString()).toBe('4');
 
   const t2 = await poll(tq);
   expect(t2.attempt).toBe(2);
   expect(t2.startedEventId!.toString()).toBe('6');
   const polled = t2.history!.events!;
-  expect(polled.map(brief)).toEqual([...FIRST_FAILURE, '5 WORKFLOW_TASK_SCHEDULED attempt=2', '6 WORKFLOW_TASK_STARTED scheduled=5']);
+  expect(polled.map(brief)).toEqual([
+    ...FIRST_FAILURE,
+    '5 WORKFLOW_TASK_SCHEDULED attempt=2',
+    '6 WORKFLOW_TASK_STARTED scheduled=5',
+  ]);
   expect(polled[5].workflowTaskStartedEventAttributes!.identity).toBe(IDENTITY);
   expect(polled[4].workflowTaskScheduledEventAttributes!.taskQueue!.name).toBe(tq);
 
@@ -66,11 +80,18 @@ test('a transient attempt: its events are made up for the poll and the last hist
   // Completed: the events are written, with the times they happened, then the completion.
   await complete(t2);
   const written = await history(workflowId);
-  expect(written.map(brief)).toEqual([...FIRST_FAILURE, '5 WORKFLOW_TASK_SCHEDULED attempt=2', '6 WORKFLOW_TASK_STARTED scheduled=5', '7 WORKFLOW_TASK_COMPLETED scheduled=5 started=6']);
+  expect(written.map(brief)).toEqual([
+    ...FIRST_FAILURE,
+    '5 WORKFLOW_TASK_SCHEDULED attempt=2',
+    '6 WORKFLOW_TASK_STARTED scheduled=5',
+    '7 WORKFLOW_TASK_COMPLETED scheduled=5 started=6',
+  ]);
   expect(ms(written[4].eventTime)).toBe(ms(t2.scheduledTime));
   expect(ms(written[5].eventTime)).toBe(ms(t2.startedTime));
   expect(written[5].workflowTaskStartedEventAttributes!.identity).toBe(IDENTITY);
-  expect(written[5].workflowTaskStartedEventAttributes!.requestId).toBe(polled[5].workflowTaskStartedEventAttributes!.requestId);
+  expect(written[5].workflowTaskStartedEventAttributes!.requestId).toBe(
+    polled[5].workflowTaskStartedEventAttributes!.requestId,
+  );
   d = await describeRun(workflowId);
   expect(d.pendingWorkflowTask ?? undefined).toBeUndefined();
   expect(d.workflowExecutionInfo!.historyLength!.toString()).toBe('7');
@@ -95,9 +116,14 @@ test('a transient attempt that fails, is refused or times out writes nothing; th
   const badTimer = { commandType: CT.COMMAND_TYPE_START_TIMER };
   await expect(complete(t3, [badTimer])).rejects.toMatchObject({ code: 3 /* INVALID_ARGUMENT */ });
   const d = await describeRun(workflowId);
-  expect(d.pendingWorkflowTask).toMatchObject({ attempt: 3, state: temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_STARTED });
+  expect(d.pendingWorkflowTask).toMatchObject({
+    attempt: 3,
+    state: temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_STARTED,
+  });
   // From attempt 3 on, queries fail fast.
-  await expect(svc().queryWorkflow({ namespace: ns(), execution: { workflowId }, query: { queryType: 'q' } })).rejects.toMatchObject({
+  await expect(
+    svc().queryWorkflow({ namespace: ns(), execution: { workflowId }, query: { queryType: 'q' } }),
+  ).rejects.toMatchObject({
     code: 9 /* FAILED_PRECONDITION */,
     details: expect.stringMatching(/failed state/),
   });
@@ -108,7 +134,10 @@ test('a transient attempt that fails, is refused or times out writes nothing; th
   expect(timeout).toBeGreaterThanOrEqual(6000);
   expect(timeout).toBeLessThanOrEqual(7000);
   expect((await briefs(workflowId)).slice(0, 4)).toEqual(FIRST_FAILURE);
-  expect((await types(workflowId)).slice(4)).toEqual([ET.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, ET.EVENT_TYPE_WORKFLOW_TASK_STARTED]);
+  expect((await types(workflowId)).slice(4)).toEqual([
+    ET.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+    ET.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+  ]);
   // A forced close does not record the running transient task as failed either.
   await terminate(workflowId);
   expect(await types(workflowId)).toEqual([
@@ -128,11 +157,19 @@ test('a signal while a transient attempt is scheduled takes its event ids: the a
   const t2 = await poll(tq);
   expect(t2.attempt).toBe(1);
   expect(t2.startedEventId!.toString()).toBe('7');
-  const expected = [...FIRST_FAILURE, '5 WORKFLOW_EXECUTION_SIGNALED', '6 WORKFLOW_TASK_SCHEDULED attempt=1', '7 WORKFLOW_TASK_STARTED scheduled=6'];
+  const expected = [
+    ...FIRST_FAILURE,
+    '5 WORKFLOW_EXECUTION_SIGNALED',
+    '6 WORKFLOW_TASK_SCHEDULED attempt=1',
+    '7 WORKFLOW_TASK_STARTED scheduled=6',
+  ];
   expect(t2.history!.events!.map(brief)).toEqual(expected);
   expect(await briefs(workflowId)).toEqual(expected);
   await complete(t2, [COMPLETE]);
-  expect((await briefs(workflowId)).slice(7)).toEqual(['8 WORKFLOW_TASK_COMPLETED scheduled=6 started=7', '9 WORKFLOW_EXECUTION_COMPLETED']);
+  expect((await briefs(workflowId)).slice(7)).toEqual([
+    '8 WORKFLOW_TASK_COMPLETED scheduled=6 started=7',
+    '9 WORKFLOW_EXECUTION_COMPLETED',
+  ]);
 });
 
 test.each([
@@ -147,19 +184,26 @@ test.each([
     ],
   ],
   ['fails', ['5 WORKFLOW_EXECUTION_SIGNALED', '6 WORKFLOW_TASK_SCHEDULED attempt=1']],
-])('a signal while a transient attempt runs waits for it; when it %s, the next task is a normal one', async (outcome, after) => {
-  const { tq, workflowId } = await failedOnce();
-  const t2 = await poll(tq);
-  await signal(workflowId);
-  expect(await briefs(workflowId)).toEqual([...FIRST_FAILURE, '5 WORKFLOW_TASK_SCHEDULED attempt=2', '6 WORKFLOW_TASK_STARTED scheduled=5']);
-  if (outcome === 'completes') await complete(t2);
-  else await fail(t2);
-  expect(await briefs(workflowId)).toEqual([...FIRST_FAILURE, ...after]);
-  const t3 = await poll(tq);
-  expect(t3.attempt).toBe(1);
-  expect(t3.history!.events!.some((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)).toBe(true);
-  await terminate(workflowId);
-});
+])(
+  'a signal while a transient attempt runs waits for it; when it %s, the next task is a normal one',
+  async (outcome, after) => {
+    const { tq, workflowId } = await failedOnce();
+    const t2 = await poll(tq);
+    await signal(workflowId);
+    expect(await briefs(workflowId)).toEqual([
+      ...FIRST_FAILURE,
+      '5 WORKFLOW_TASK_SCHEDULED attempt=2',
+      '6 WORKFLOW_TASK_STARTED scheduled=5',
+    ]);
+    if (outcome === 'completes') await complete(t2);
+    else await fail(t2);
+    expect(await briefs(workflowId)).toEqual([...FIRST_FAILURE, ...after]);
+    const t3 = await poll(tq);
+    expect(t3.attempt).toBe(1);
+    expect(t3.history!.events!.some((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)).toBe(true);
+    await terminate(workflowId);
+  },
+);
 
 test('a task that fails on the sticky queue is retried as attempt 1 on the normal queue, and only its failure there makes retries transient', async () => {
   const tq = `raw-${randomUUID()}`;
@@ -168,7 +212,12 @@ test('a task that fails on the sticky queue is retried as attempt 1 on the norma
   const t1 = await poll(tq);
   // The sticky worker has polled lately, so the next task goes to its queue.
   await poll(stickyQueue, STICKY, 2500).catch(() => undefined);
-  await complete(t1, [], { stickyAttributes: { workerTaskQueue: { name: stickyQueue, kind: STICKY }, scheduleToStartTimeout: { seconds: Long.fromNumber(5) } } });
+  await complete(t1, [], {
+    stickyAttributes: {
+      workerTaskQueue: { name: stickyQueue, kind: STICKY },
+      scheduleToStartTimeout: { seconds: Long.fromNumber(5) },
+    },
+  });
   await signal(workflowId);
   const t2 = await poll(stickyQueue, STICKY);
   expect(t2.attempt).toBe(1);
@@ -182,20 +231,34 @@ test('a task that fails on the sticky queue is retried as attempt 1 on the norma
     '9 WORKFLOW_TASK_SCHEDULED attempt=1',
   ]);
   expect(events[5].workflowTaskScheduledEventAttributes!.taskQueue!.kind).toBe(STICKY);
-  expect(events[8].workflowTaskScheduledEventAttributes!.taskQueue!.kind).toBe(temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL);
+  expect(events[8].workflowTaskScheduledEventAttributes!.taskQueue!.kind).toBe(
+    temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL,
+  );
   const t3 = await poll(tq);
   expect(t3.attempt).toBe(1);
   await fail(t3);
-  expect((await briefs(workflowId)).slice(9)).toEqual(['10 WORKFLOW_TASK_STARTED scheduled=9', '11 WORKFLOW_TASK_FAILED scheduled=9 started=10', '12 WORKFLOW_TASK_SCHEDULED attempt=2']);
+  expect((await briefs(workflowId)).slice(9)).toEqual([
+    '10 WORKFLOW_TASK_STARTED scheduled=9',
+    '11 WORKFLOW_TASK_FAILED scheduled=9 started=10',
+    '12 WORKFLOW_TASK_SCHEDULED attempt=2',
+  ]);
   expect((await poll(tq)).attempt).toBe(2);
   await terminate(workflowId);
 });
 
 test('an SDK worker whose task keeps failing: one failure is written, the retries time out without a trace until a signal fixes it', async () => {
   await env.withWorker(async () => {
-    const h = await env.client.workflow.start(failsUntilFixed, { taskQueue: env.taskQueue, workflowId: uid('fails'), workflowTaskTimeout: '1s' });
+    const h = await env.client.workflow.start(failsUntilFixed, {
+      taskQueue: env.taskQueue,
+      workflowId: uid('fails'),
+      workflowTaskTimeout: '1s',
+    });
     // The SDK reports the first failure only; later attempts are left to time out.
-    await waitUntil('the workflow task to reach attempt 3', async () => (await h.describe()).raw.pendingWorkflowTask?.attempt ?? 0, (attempt) => attempt >= 3);
+    await waitUntil(
+      'the workflow task to reach attempt 3',
+      async () => (await h.describe()).raw.pendingWorkflowTask?.attempt ?? 0,
+      (attempt) => attempt >= 3,
+    );
     const failing = (await h.fetchHistory()).events!.map((e) => e.eventType);
     expect(failing.filter((t) => t === ET.EVENT_TYPE_WORKFLOW_TASK_FAILED)).toHaveLength(1);
     expect(failing).not.toContain(ET.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT);

@@ -4,7 +4,11 @@
 // says how the start was resolved and where the update got to; and each
 // operation's problems are reported in its own status, as the real server does.
 import { randomUUID } from 'node:crypto';
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { createEnv, Env, uid, eventTypes } from './harness';
 import { Conflict, Stage, multiOp, operationStatuses, startOp, updateOp, updateValue } from './multi-op-tools';
@@ -25,7 +29,12 @@ afterAll(async () => {
 });
 
 function withStart(workflowId: string, conflict: 'FAIL' | 'USE_EXISTING' | 'TERMINATE_EXISTING') {
-  return new WithStartWorkflowOperation(counter, { workflowId, taskQueue: env.taskQueue, args: [1], workflowIdConflictPolicy: conflict });
+  return new WithStartWorkflowOperation(counter, {
+    workflowId,
+    taskQueue: env.taskQueue,
+    args: [1],
+    workflowIdConflictPolicy: conflict,
+  });
 }
 
 test('a new run gets the update in its first workflow task', async () => {
@@ -51,11 +60,18 @@ test('USE_EXISTING updates the running run; FAIL is refused as already started; 
   await env.withWorker(async () => {
     const workflowId = uid('uws-conflict');
     const running = await env.client.workflow.start(counter, { workflowId, taskQueue: env.taskQueue, args: [10] });
-    expect(await env.client.workflow.executeUpdateWithStart(add, { args: [1], startWorkflowOperation: withStart(workflowId, 'USE_EXISTING') })).toBe(11);
+    expect(
+      await env.client.workflow.executeUpdateWithStart(add, {
+        args: [1],
+        startWorkflowOperation: withStart(workflowId, 'USE_EXISTING'),
+      }),
+    ).toBe(11);
     expect(await running.query(total)).toBe(11);
 
     const refused = withStart(workflowId, 'FAIL');
-    const err = await env.client.workflow.executeUpdateWithStart(add, { args: [1], startWorkflowOperation: refused }).catch((e) => e);
+    const err = await env.client.workflow
+      .executeUpdateWithStart(add, { args: [1], startWorkflowOperation: refused })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
     await expect(refused.workflowHandle()).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
 
@@ -75,7 +91,11 @@ test('USE_EXISTING updates the running run; FAIL is refused as already started; 
 test('waiting for ACCEPTED answers before the update completes; its result follows', async () => {
   await env.withWorker(async () => {
     const op = withStart(uid('uws-accepted'), 'FAIL');
-    const upd = await env.client.workflow.startUpdateWithStart(addLater, { args: [4], waitForStage: 'ACCEPTED', startWorkflowOperation: op });
+    const upd = await env.client.workflow.startUpdateWithStart(addLater, {
+      args: [4],
+      waitForStage: 'ACCEPTED',
+      startWorkflowOperation: op,
+    });
     const h = await op.workflowHandle();
     expect(upd.workflowRunId).toBe((await h.describe()).runId);
     const types = await eventTypes(h);
@@ -92,7 +112,9 @@ test('waiting for ACCEPTED answers before the update completes; its result follo
 test('an update the workflow rejects fails; the run it started stays, with no update events', async () => {
   await env.withWorker(async () => {
     const op = withStart(uid('uws-rejected'), 'FAIL');
-    const err = await env.client.workflow.executeUpdateWithStart(add, { args: [-1], startWorkflowOperation: op }).catch((e) => e);
+    const err = await env.client.workflow
+      .executeUpdateWithStart(add, { args: [-1], startWorkflowOperation: op })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
     expect(err.cause?.message).toBe('negative');
     const h = await op.workflowHandle();
@@ -130,13 +152,21 @@ test('the response: a new run, a retried request, a repeated update id, a closed
     expect(updateValue(await multiOp(env, start, updateOp(env, workflowId, 'add', 2, 'u2')))).toBe(8);
     // A completed update id is answered from history, whatever the conflict policy.
     const again = await multiOp(env, startOp(env, workflowId), updateOp(env, workflowId, 'add', 100, 'u2'));
-    expect(again.responses![0].startWorkflow).toMatchObject({ runId: s1.runId, started: false, status: Status.WORKFLOW_EXECUTION_STATUS_RUNNING });
+    expect(again.responses![0].startWorkflow).toMatchObject({
+      runId: s1.runId,
+      started: false,
+      status: Status.WORKFLOW_EXECUTION_STATUS_RUNNING,
+    });
     expect(updateValue(again)).toBe(8);
     // Waiting for ACCEPTED only: the stage reached, no outcome yet.
-    const later = await multiOp(env, startOp(env, workflowId, { workflowIdConflictPolicy: Conflict.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING }), {
-      ...updateOp(env, workflowId, 'addLater', 1, 'u3'),
-      waitPolicy: { lifecycleStage: ACCEPTED },
-    });
+    const later = await multiOp(
+      env,
+      startOp(env, workflowId, { workflowIdConflictPolicy: Conflict.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING }),
+      {
+        ...updateOp(env, workflowId, 'addLater', 1, 'u3'),
+        waitPolicy: { lifecycleStage: ACCEPTED },
+      },
+    );
     expect(later.responses![1].updateWorkflow!.stage).toBe(ACCEPTED);
     expect(later.responses![1].updateWorkflow!.outcome ?? undefined).toBeUndefined();
 
@@ -146,7 +176,11 @@ test('the response: a new run, a retried request, a repeated update id, a closed
     expect(await h.result()).toBe(9);
     // After the close the update is still answered from the run's history.
     const closed = await multiOp(env, startOp(env, workflowId), updateOp(env, workflowId, 'add', 100, 'u1'));
-    expect(closed.responses![0].startWorkflow).toMatchObject({ runId: s1.runId, started: false, status: Status.WORKFLOW_EXECUTION_STATUS_COMPLETED });
+    expect(closed.responses![0].startWorkflow).toMatchObject({
+      runId: s1.runId,
+      started: false,
+      status: Status.WORKFLOW_EXECUTION_STATUS_COMPLETED,
+    });
     expect(updateValue(closed)).toBe(6);
     // A new update id on a closed id starts a new run (reuse policy allows it).
     const next = await multiOp(env, startOp(env, workflowId), updateOp(env, workflowId, 'add', 1, 'u4'));
@@ -175,7 +209,11 @@ describe('refused requests: the status of each operation', () => {
   test('only [start, update] is served', async () => {
     const id = uid('uws-shape');
     const ws = env.connection.workflowService;
-    const shapes = [[], [{ startWorkflow: startOp(env, id) }], [{ updateWorkflow: updateOp(env, id, 'add', 1, 'u') }, { startWorkflow: startOp(env, id) }]];
+    const shapes = [
+      [],
+      [{ startWorkflow: startOp(env, id) }],
+      [{ updateWorkflow: updateOp(env, id, 'add', 1, 'u') }, { startWorkflow: startOp(env, id) }],
+    ];
     for (const operations of shapes) {
       const err = await ws.executeMultiOperation({ namespace: env.namespace, operations } as never).catch((e) => e);
       expect([err.code, err.details]).toEqual([S.INVALID_ARGUMENT, 'Operations have to be exactly [Start, Update].']);
@@ -184,27 +222,106 @@ describe('refused requests: the status of each operation', () => {
   });
 
   const cases: [string, (id: string) => [object, object], number, object[]][] = [
-    ['different workflow ids', (id) => [startOp(env, id), updateOp(env, `${id}-other`, 'add', 1, 'u')], S.INVALID_ARGUMENT, [aborted, invalid('WorkflowId is not consistent with previous operation(s).')]],
-    ['a cron schedule', (id) => [startOp(env, id, { cronSchedule: '@every 1h' }), updateOp(env, id, 'add', 1, 'u')], S.INVALID_ARGUMENT, [invalid('CronSchedule is not allowed.'), aborted]],
-    ['an eager start', (id) => [startOp(env, id, { requestEagerExecution: true }), updateOp(env, id, 'add', 1, 'u')], S.INVALID_ARGUMENT, [invalid('RequestEagerExecution is not supported.'), aborted]],
-    ['a start delay', (id) => [startOp(env, id, { workflowStartDelay: { seconds: 5 } }), updateOp(env, id, 'add', 1, 'u')], S.INVALID_ARGUMENT, [invalid('WorkflowStartDelay is not supported.'), aborted]],
-    ['another namespace in the start', (id) => [startOp(env, id, { namespace: 'other' }), updateOp(env, id, 'add', 1, 'u')], S.INVALID_ARGUMENT, [invalid("Operation namespace did not match request's namespace."), aborted]],
-    ['a start without workflow type', (id) => [startOp(env, id, { workflowType: undefined }), updateOp(env, id, 'add', 1, 'u')], S.INVALID_ARGUMENT, [invalid('WorkflowType is not set on request.'), aborted]],
-    ['a run id in the update', (id) => [startOp(env, id), updateOp(env, id, 'add', 1, 'u', { workflowExecution: { workflowId: id, runId: randomUUID() } })], S.INVALID_ARGUMENT, [aborted, invalid('RunId is not allowed.')]],
-    ['a first run id in the update', (id) => [startOp(env, id), updateOp(env, id, 'add', 1, 'u', { firstExecutionRunId: randomUUID() })], S.INVALID_ARGUMENT, [aborted, invalid('FirstExecutionRunId is not allowed.')]],
-    ['an update without name', (id) => [startOp(env, id), updateOp(env, id, 'add', 1, 'u', { request: { meta: { updateId: 'u' }, input: {} } })], S.INVALID_ARGUMENT, [aborted, invalid('Update name is not set on request.')]],
-    ['both operations wrong', (id) => [startOp(env, id, { cronSchedule: '@every 1h' }), updateOp(env, id, 'add', 1, 'u', { firstExecutionRunId: randomUUID() })], S.INVALID_ARGUMENT, [invalid('CronSchedule is not allowed.'), invalid('FirstExecutionRunId is not allowed.')]],
+    [
+      'different workflow ids',
+      (id) => [startOp(env, id), updateOp(env, `${id}-other`, 'add', 1, 'u')],
+      S.INVALID_ARGUMENT,
+      [aborted, invalid('WorkflowId is not consistent with previous operation(s).')],
+    ],
+    [
+      'a cron schedule',
+      (id) => [startOp(env, id, { cronSchedule: '@every 1h' }), updateOp(env, id, 'add', 1, 'u')],
+      S.INVALID_ARGUMENT,
+      [invalid('CronSchedule is not allowed.'), aborted],
+    ],
+    [
+      'an eager start',
+      (id) => [startOp(env, id, { requestEagerExecution: true }), updateOp(env, id, 'add', 1, 'u')],
+      S.INVALID_ARGUMENT,
+      [invalid('RequestEagerExecution is not supported.'), aborted],
+    ],
+    [
+      'a start delay',
+      (id) => [startOp(env, id, { workflowStartDelay: { seconds: 5 } }), updateOp(env, id, 'add', 1, 'u')],
+      S.INVALID_ARGUMENT,
+      [invalid('WorkflowStartDelay is not supported.'), aborted],
+    ],
+    [
+      'another namespace in the start',
+      (id) => [startOp(env, id, { namespace: 'other' }), updateOp(env, id, 'add', 1, 'u')],
+      S.INVALID_ARGUMENT,
+      [invalid("Operation namespace did not match request's namespace."), aborted],
+    ],
+    [
+      'a start without workflow type',
+      (id) => [startOp(env, id, { workflowType: undefined }), updateOp(env, id, 'add', 1, 'u')],
+      S.INVALID_ARGUMENT,
+      [invalid('WorkflowType is not set on request.'), aborted],
+    ],
+    [
+      'a run id in the update',
+      (id) => [
+        startOp(env, id),
+        updateOp(env, id, 'add', 1, 'u', { workflowExecution: { workflowId: id, runId: randomUUID() } }),
+      ],
+      S.INVALID_ARGUMENT,
+      [aborted, invalid('RunId is not allowed.')],
+    ],
+    [
+      'a first run id in the update',
+      (id) => [startOp(env, id), updateOp(env, id, 'add', 1, 'u', { firstExecutionRunId: randomUUID() })],
+      S.INVALID_ARGUMENT,
+      [aborted, invalid('FirstExecutionRunId is not allowed.')],
+    ],
+    [
+      'an update without name',
+      (id) => [startOp(env, id), updateOp(env, id, 'add', 1, 'u', { request: { meta: { updateId: 'u' }, input: {} } })],
+      S.INVALID_ARGUMENT,
+      [aborted, invalid('Update name is not set on request.')],
+    ],
+    [
+      'both operations wrong',
+      (id) => [
+        startOp(env, id, { cronSchedule: '@every 1h' }),
+        updateOp(env, id, 'add', 1, 'u', { firstExecutionRunId: randomUUID() }),
+      ],
+      S.INVALID_ARGUMENT,
+      [invalid('CronSchedule is not allowed.'), invalid('FirstExecutionRunId is not allowed.')],
+    ],
     [
       'waiting for ADMITTED',
-      (id) => [startOp(env, id), updateOp(env, id, 'add', 1, 'u', { waitPolicy: { lifecycleStage: Stage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED } })],
+      (id) => [
+        startOp(env, id),
+        updateOp(env, id, 'add', 1, 'u', {
+          waitPolicy: { lifecycleStage: Stage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED },
+        }),
+      ],
       S.PERMISSION_DENIED,
-      [aborted, { code: S.PERMISSION_DENIED, message: 'UpdateWorkflowExecution issued asynchronously and waiting on update admitted is not supported.', details: ['PermissionDeniedFailure'] }],
+      [
+        aborted,
+        {
+          code: S.PERMISSION_DENIED,
+          message: 'UpdateWorkflowExecution issued asynchronously and waiting on update admitted is not supported.',
+          details: ['PermissionDeniedFailure'],
+        },
+      ],
     ],
     [
       'TERMINATE_IF_RUNNING with a conflict policy',
-      (id) => [startOp(env, id, { workflowIdReusePolicy: 4, workflowIdConflictPolicy: Conflict.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING }), updateOp(env, id, 'add', 1, 'u')],
+      (id) => [
+        startOp(env, id, {
+          workflowIdReusePolicy: 4,
+          workflowIdConflictPolicy: Conflict.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+        }),
+        updateOp(env, id, 'add', 1, 'u'),
+      ],
       S.INVALID_ARGUMENT,
-      [invalid('Invalid WorkflowIDReusePolicy: WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING cannot be used together with a WorkflowIDConflictPolicy'), aborted],
+      [
+        invalid(
+          'Invalid WorkflowIDReusePolicy: WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING cannot be used together with a WorkflowIDConflictPolicy',
+        ),
+        aborted,
+      ],
     ],
   ];
   test.each(cases)('%s', async (_name, build, code, statuses) => {
@@ -222,8 +339,14 @@ describe('refused requests: the status of each operation', () => {
     const err = await multiOp(env, startOp(env, workflowId), updateOp(env, workflowId, 'add', 1, 'u')).catch((e) => e);
     expect([err.code, err.details]).toEqual([S.ALREADY_EXISTS, 'Update-with-Start could not be executed.']);
     const [start, update] = operationStatuses(err)!;
-    expect(start).toMatchObject({ code: S.ALREADY_EXISTS, message: `Workflow execution is already running. WorkflowId: ${workflowId}, RunId: ${running.firstExecutionRunId}.` });
-    expect(start.values.WorkflowExecutionAlreadyStartedFailure).toMatchObject({ runId: running.firstExecutionRunId, firstExecutionRunId: running.firstExecutionRunId });
+    expect(start).toMatchObject({
+      code: S.ALREADY_EXISTS,
+      message: `Workflow execution is already running. WorkflowId: ${workflowId}, RunId: ${running.firstExecutionRunId}.`,
+    });
+    expect(start.values.WorkflowExecutionAlreadyStartedFailure).toMatchObject({
+      runId: running.firstExecutionRunId,
+      firstExecutionRunId: running.firstExecutionRunId,
+    });
     expect(update).toEqual({ ...aborted, values: expect.anything() });
     await running.terminate();
   });

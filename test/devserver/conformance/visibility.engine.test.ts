@@ -27,9 +27,13 @@ let info: Record<string, WorkflowExecutionInfo> = {};
 /** Registers CustomDatetime where missing (a real server may not have it). */
 async function ensureDatetimeAttribute(): Promise<void> {
   const ops = env.connection.operatorService;
-  const has = async () => (await ops.listSearchAttributes({ namespace: env.namespace })).customAttributes?.CustomDatetime !== undefined;
+  const has = async () =>
+    (await ops.listSearchAttributes({ namespace: env.namespace })).customAttributes?.CustomDatetime !== undefined;
   if (await has()) return;
-  await ops.addSearchAttributes({ namespace: env.namespace, searchAttributes: { CustomDatetime: IVT.INDEXED_VALUE_TYPE_DATETIME } });
+  await ops.addSearchAttributes({
+    namespace: env.namespace,
+    searchAttributes: { CustomDatetime: IVT.INDEXED_VALUE_TYPE_DATETIME },
+  });
   await waitUntil('CustomDatetime to be registered', has, Boolean);
 }
 
@@ -65,15 +69,28 @@ beforeAll(async () => {
     { key: INT, value: n },
     ...(dt ? [{ key: DT, value: new Date(dt) }] : []),
   ];
-  const opts = (name: string, a: ReturnType<typeof attrs>) => ({ taskQueue: tq(), workflowId: uid(`vis-${name}`), typedSearchAttributes: a });
+  const opts = (name: string, a: ReturnType<typeof attrs>) => ({
+    taskQueue: tq(),
+    workflowId: uid(`vis-${name}`),
+    typedSearchAttributes: a,
+  });
   await env.withWorker(async () => {
-    handles.a1 = await env.client.workflow.start(visDone, { args: ['a1'], ...opts('a1', attrs(`${tag}-a`, 1, '2030-01-01T00:00:00.000Z')) });
+    handles.a1 = await env.client.workflow.start(visDone, {
+      args: ['a1'],
+      ...opts('a1', attrs(`${tag}-a`, 1, '2030-01-01T00:00:00.000Z')),
+    });
     await handles.a1.result();
     await sleep(20);
-    handles.a2 = await env.client.workflow.start(visDone, { args: ['a2'], ...opts('a2', attrs(`${tag}-a`, 2, '2030-02-01T00:00:00.000Z')) });
+    handles.a2 = await env.client.workflow.start(visDone, {
+      args: ['a2'],
+      ...opts('a2', attrs(`${tag}-a`, 2, '2030-02-01T00:00:00.000Z')),
+    });
     await handles.a2.result();
     await sleep(20);
-    handles.b1 = await env.client.workflow.start(visDone, { args: ['b1'], ...opts('b1', attrs(`${tag}-b`, 3, '2030-03-01T00:00:00.000Z')) });
+    handles.b1 = await env.client.workflow.start(visDone, {
+      args: ['b1'],
+      ...opts('b1', attrs(`${tag}-b`, 3, '2030-03-01T00:00:00.000Z')),
+    });
     await handles.b1.result();
     await sleep(20);
     handles.f = await env.client.workflow.start(visFail, opts('f', attrs(`${tag}-b`, 4)));
@@ -89,11 +106,23 @@ beforeAll(async () => {
     handles.r = await env.client.workflow.start(visWait, opts('r', attrs(undefined, 7)));
     // Let its first task complete before the worker goes: a task finished during shutdown
     // leaves the run stuck to that worker's sticky queue until the sticky timeout.
-    await waitUntil('the first workflow task of r', () => handles.r.describe(), (d) => d.historyLength >= 4);
+    await waitUntil(
+      'the first workflow task of r',
+      () => handles.r.describe(),
+      (d) => d.historyLength >= 4,
+    );
   });
   // Visibility is eventually consistent on a real server: wait until it has caught up.
-  await waitUntil('closed runs to be visible', () => env.client.workflow.count(`TaskQueue = '${tq()}' AND ExecutionStatus != 'Running'`), (c) => c.count === 6);
-  await waitUntil('all runs to be visible', () => env.client.workflow.count(`TaskQueue = '${tq()}'`), (c) => c.count === 7);
+  await waitUntil(
+    'closed runs to be visible',
+    () => env.client.workflow.count(`TaskQueue = '${tq()}' AND ExecutionStatus != 'Running'`),
+    (c) => c.count === 6,
+  );
+  await waitUntil(
+    'all runs to be visible',
+    () => env.client.workflow.count(`TaskQueue = '${tq()}'`),
+    (c) => c.count === 7,
+  );
   const listed: WorkflowExecutionInfo[] = [];
   for await (const wf of env.client.workflow.list({ query: `TaskQueue = '${tq()}'` })) listed.push(wf);
   info = Object.fromEntries(order.map((k) => [k, listed.find((w) => w.workflowId === handles[k].workflowId)!]));
@@ -106,19 +135,30 @@ afterAll(async () => {
 const iso = (d: Date, plusMs = 0) => new Date(d.getTime() + plusMs).toISOString();
 
 test('each run is listed with its type, status, times and search attributes', () => {
-  expect(order.map((k) => info[k]?.status.name)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED', 'FAILED', 'TERMINATED', 'CANCELLED', 'RUNNING']);
+  expect(order.map((k) => info[k]?.status.name)).toEqual([
+    'COMPLETED',
+    'COMPLETED',
+    'COMPLETED',
+    'FAILED',
+    'TERMINATED',
+    'CANCELLED',
+    'RUNNING',
+  ]);
   expect(info.a1.type).toBe('visDone');
   expect(info.a1.taskQueue).toBe(tq());
   expect(info.a1.typedSearchAttributes.get(KW)).toBe(`${tag}-a`);
   expect(info.a1.typedSearchAttributes.get(INT)).toBe(1);
   expect(info.a1.typedSearchAttributes.get(DT)?.toISOString()).toBe('2030-01-01T00:00:00.000Z');
   expect(info.r.closeTime).toBeUndefined();
-  for (let i = 1; i < order.length; i++) expect(info[order[i]].startTime.getTime()).toBeGreaterThan(info[order[i - 1]].startTime.getTime());
+  for (let i = 1; i < order.length; i++)
+    expect(info[order[i]].startTime.getTime()).toBeGreaterThan(info[order[i - 1]].startTime.getTime());
 });
 
 test('system attributes: WorkflowId, WorkflowType, ExecutionStatus, TaskQueue', async () => {
   expect(await names(`WorkflowId = '${handles.b1.workflowId}'`)).toEqual(['b1']);
-  expect(await sorted(scoped(`WorkflowId IN ('${handles.a1.workflowId}', '${handles.f.workflowId}', 'no-such-id')`))).toEqual(['a1', 'f']);
+  expect(
+    await sorted(scoped(`WorkflowId IN ('${handles.a1.workflowId}', '${handles.f.workflowId}', 'no-such-id')`)),
+  ).toEqual(['a1', 'f']);
   expect(await sorted(scoped(`WorkflowType = 'visDone'`))).toEqual(['a1', 'a2', 'b1']);
   expect(await sorted(scoped(`WorkflowType != 'visDone'`))).toEqual(['c', 'f', 'r', 't']);
   const byStatus = async (s: string) => sorted(scoped(`ExecutionStatus = '${s}'`));
@@ -135,11 +175,20 @@ test('StartTime and CloseTime ranges', async () => {
   const start = (k: string) => info[k].startTime;
   expect(await sorted(scoped(`StartTime >= '${iso(start('f'))}'`))).toEqual(['c', 'f', 'r', 't']);
   expect(await sorted(scoped(`StartTime < '${iso(start('b1'))}'`))).toEqual(['a1', 'a2']);
-  expect(await sorted(scoped(`StartTime BETWEEN '${iso(start('a2'))}' AND '${iso(start('t'), -1)}'`))).toEqual(['a2', 'b1', 'f']);
+  expect(await sorted(scoped(`StartTime BETWEEN '${iso(start('a2'))}' AND '${iso(start('t'), -1)}'`))).toEqual([
+    'a2',
+    'b1',
+    'f',
+  ]);
   const close = (k: string) => info[k].closeTime!;
   expect(await sorted(scoped(`CloseTime >= '${iso(close('b1'))}'`))).toEqual(['b1', 'c', 'f', 't']);
   expect(await sorted(scoped(`CloseTime < '${iso(close('a2'))}'`))).toEqual(['a1']);
-  expect(await sorted(scoped(`StartTime > '2000-01-01T00:00:00Z' AND CloseTime < '${iso(close('t'))}'`))).toEqual(['a1', 'a2', 'b1', 'f']);
+  expect(await sorted(scoped(`StartTime > '2000-01-01T00:00:00Z' AND CloseTime < '${iso(close('t'))}'`))).toEqual([
+    'a1',
+    'a2',
+    'b1',
+    'f',
+  ]);
 });
 
 test('custom keyword, int and datetime attributes', async () => {
@@ -155,10 +204,20 @@ test('custom keyword, int and datetime attributes', async () => {
 
 test('AND, OR and parentheses', async () => {
   expect(await sorted(scoped(`(CustomInt = 1 OR CustomInt = 6) AND ExecutionStatus = 'Completed'`))).toEqual(['a1']);
-  expect(await sorted(scoped(`WorkflowType = 'visFail' OR (CustomInt >= 5 AND ExecutionStatus != 'Running')`))).toEqual(['c', 'f', 't']);
-  expect(await sorted(scoped(`CustomKeyword = '${tag}-b' OR CustomKeyword = '${tag}-c' AND CustomInt = 6`))).toEqual(['b1', 'c', 'f']);
-  expect(await sorted(scoped(`(CustomKeyword = '${tag}-b' OR CustomKeyword = '${tag}-c') AND CustomInt = 6`))).toEqual(['c']);
-  expect((await env.client.workflow.count(scoped(`WorkflowType = 'visDone' AND (CustomInt < 2 OR CustomInt > 2)`))).count).toBe(2);
+  expect(await sorted(scoped(`WorkflowType = 'visFail' OR (CustomInt >= 5 AND ExecutionStatus != 'Running')`))).toEqual(
+    ['c', 'f', 't'],
+  );
+  expect(await sorted(scoped(`CustomKeyword = '${tag}-b' OR CustomKeyword = '${tag}-c' AND CustomInt = 6`))).toEqual([
+    'b1',
+    'c',
+    'f',
+  ]);
+  expect(await sorted(scoped(`(CustomKeyword = '${tag}-b' OR CustomKeyword = '${tag}-c') AND CustomInt = 6`))).toEqual([
+    'c',
+  ]);
+  expect(
+    (await env.client.workflow.count(scoped(`WorkflowType = 'visDone' AND (CustomInt < 2 OR CustomInt > 2)`))).count,
+  ).toBe(2);
 });
 
 test('count GROUP BY ExecutionStatus', async () => {
@@ -179,7 +238,11 @@ test('an unsupported or invalid query is INVALID_ARGUMENT naming the offending p
     ["WorkflowId = 'a' AND", 'count', /malformed|syntax/i],
   ];
   for (const [query, kind, part] of cases) {
-    const o = await outcome(kind === 'list' ? ws.listWorkflowExecutions({ namespace: env.namespace, query }) : ws.countWorkflowExecutions({ namespace: env.namespace, query }));
+    const o = await outcome(
+      kind === 'list'
+        ? ws.listWorkflowExecutions({ namespace: env.namespace, query })
+        : ws.countWorkflowExecutions({ namespace: env.namespace, query }),
+    );
     expect(`${query} -> ${codeName(o.code)}`).toBe(`${query} -> INVALID_ARGUMENT`);
     expect(`${query} -> ${o.details}`).toMatch(part);
   }
@@ -197,7 +260,8 @@ test('default order: running first, then most recently closed', async () => {
 
 test('paging: SDK pageSize, raw page tokens, absurd page sizes, and runs started between pages', async () => {
   const all: string[] = [];
-  for await (const wf of env.client.workflow.list({ query: `TaskQueue = '${tq()}'`, pageSize: 2 })) all.push(wf.workflowId);
+  for await (const wf of env.client.workflow.list({ query: `TaskQueue = '${tq()}'`, pageSize: 2 }))
+    all.push(wf.workflowId);
   expect(all.map(nameOf)).toEqual(['r', 'c', 't', 'f', 'b1', 'a2', 'a1']);
 
   const ws = env.connection.workflowService;
@@ -211,11 +275,20 @@ test('paging: SDK pageSize, raw page tokens, absurd page sizes, and runs started
   expect(page1.nextPageToken?.length).toBeGreaterThan(0);
   // A new run sorts first; the next page must continue where the first stopped, not shift.
   handles.r2 = await env.client.workflow.start(visWait, { taskQueue: tq(), workflowId: uid('vis-r2') });
-  await waitUntil('the new run to be visible', () => env.client.workflow.count(query), (c) => c.count === 8);
+  await waitUntil(
+    'the new run to be visible',
+    () => env.client.workflow.count(query),
+    (c) => c.count === 8,
+  );
   const seen = page1.executions!.map((e) => e.execution!.workflowId!);
   let token = page1.nextPageToken;
   while (token?.length) {
-    const page = await ws.listWorkflowExecutions({ namespace: env.namespace, query, pageSize: 3, nextPageToken: token });
+    const page = await ws.listWorkflowExecutions({
+      namespace: env.namespace,
+      query,
+      pageSize: 3,
+      nextPageToken: token,
+    });
     seen.push(...page.executions!.map((e) => e.execution!.workflowId!));
     token = page.nextPageToken;
   }

@@ -23,12 +23,20 @@ const { svc, startRaw, poll, history, types, fail } = rawWorker(() => env);
 
 test('later workflow tasks go to the sticky queue of the worker that ran the first', async () => {
   await env.withWorker(async () => {
-    const h = await env.client.workflow.start(waitForSignals, { args: [2], taskQueue: env.taskQueue, workflowId: uid('sticky') });
+    const h = await env.client.workflow.start(waitForSignals, {
+      args: [2],
+      taskQueue: env.taskQueue,
+      workflowId: uid('sticky'),
+    });
     await h.signal(go, 'a');
     await h.signal(go, 'b');
     expect(await h.result()).toEqual(['a', 'b']);
-    const scheduled = (await h.fetchHistory()).events!.filter((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED);
-    expect(scheduled[0].workflowTaskScheduledEventAttributes!.taskQueue!.kind).toBe(temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL);
+    const scheduled = (await h.fetchHistory()).events!.filter(
+      (e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+    );
+    expect(scheduled[0].workflowTaskScheduledEventAttributes!.taskQueue!.kind).toBe(
+      temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL,
+    );
     const later = scheduled.slice(1).map((e) => e.workflowTaskScheduledEventAttributes!.taskQueue!.kind);
     expect(later).toContain(temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY);
     await env.replay(h);
@@ -66,13 +74,23 @@ test('a sticky task its (live) worker does not pick up falls back to the normal 
     identity: 'raw-worker',
     namespace: ns(),
     commands: [],
-    stickyAttributes: { workerTaskQueue: { name: stickyQueue, kind: 2 }, scheduleToStartTimeout: { seconds: Long.fromNumber(1) } },
+    stickyAttributes: {
+      workerTaskQueue: { name: stickyQueue, kind: 2 },
+      scheduleToStartTimeout: { seconds: Long.fromNumber(1) },
+    },
   });
-  await svc().signalWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId }, signalName: 's', requestId: randomUUID() });
+  await svc().signalWorkflowExecution({
+    namespace: ns(),
+    workflowExecution: { workflowId },
+    signalName: 's',
+    requestId: randomUUID(),
+  });
   const t2 = await poll(tq); // arrives after ~1 s on the normal queue
   expect(t2.taskToken?.length).toBeGreaterThan(0);
   const timedOut = (await history(workflowId)).find((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT)!;
-  expect(timedOut.workflowTaskTimedOutEventAttributes!.timeoutType).toBe(temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START);
+  expect(timedOut.workflowTaskTimedOutEventAttributes!.timeoutType).toBe(
+    temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
+  );
   await svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });
 });
 
@@ -89,7 +107,10 @@ async function stickyToNobody(tq: string) {
     identity: 'raw-worker',
     namespace: ns(),
     commands: [],
-    stickyAttributes: { workerTaskQueue: { name: `${tq}-sticky-nobody`, kind: 2 }, scheduleToStartTimeout: { seconds: Long.fromNumber(600) } },
+    stickyAttributes: {
+      workerTaskQueue: { name: `${tq}-sticky-nobody`, kind: 2 },
+      scheduleToStartTimeout: { seconds: Long.fromNumber(600) },
+    },
   });
   return run;
 }
@@ -97,7 +118,12 @@ async function stickyToNobody(tq: string) {
 test('a sticky queue nobody has polled for a while is skipped: the task goes to the normal queue at once', async () => {
   const tq = `raw-${randomUUID()}`;
   const { workflowId } = await stickyToNobody(tq);
-  await svc().signalWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId }, signalName: 's', requestId: randomUUID() });
+  await svc().signalWorkflowExecution({
+    namespace: ns(),
+    workflowExecution: { workflowId },
+    signalName: 's',
+    requestId: randomUUID(),
+  });
   // Within one long poll: through the sticky queue it would take the 10-minute timeout.
   const t2 = await poll(tq);
   expect(t2.taskToken?.length).toBeGreaterThan(0);
@@ -110,7 +136,12 @@ test('events arriving during a running task are buffered after it, and a complet
   const { workflowId } = await startRaw(tq);
   const t1 = await poll(tq);
   // A signal lands while the task is running.
-  await svc().signalWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId }, signalName: 'late', requestId: randomUUID() });
+  await svc().signalWorkflowExecution({
+    namespace: ns(),
+    workflowExecution: { workflowId },
+    signalName: 'late',
+    requestId: randomUUID(),
+  });
   let before = (await history(workflowId)).map((e) => e.eventType);
   expect(before[before.length - 1]).toBe(ET.EVENT_TYPE_WORKFLOW_TASK_STARTED); // not written yet
   // Completing the workflow now would lose the signal: the task fails (UNHANDLED_COMMAND), and the
@@ -120,7 +151,9 @@ test('events arriving during a running task are buffered after it, and a complet
       taskToken: t1.taskToken,
       identity: 'raw-worker',
       namespace: ns(),
-      commands: [{ commandType: CT.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION, completeWorkflowExecutionCommandAttributes: {} }],
+      commands: [
+        { commandType: CT.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION, completeWorkflowExecutionCommandAttributes: {} },
+      ],
     }),
   ).rejects.toMatchObject({ code: 3 /* INVALID_ARGUMENT */, details: 'UnhandledCommand' });
   before = (await history(workflowId)).map((e) => e.eventType);
@@ -140,7 +173,9 @@ test('events arriving during a running task are buffered after it, and a complet
     taskToken: t2.taskToken,
     identity: 'raw-worker',
     namespace: ns(),
-    commands: [{ commandType: CT.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION, completeWorkflowExecutionCommandAttributes: {} }],
+    commands: [
+      { commandType: CT.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION, completeWorkflowExecutionCommandAttributes: {} },
+    ],
   });
   const last = (await history(workflowId)).pop()!;
   expect(last.eventType).toBe(ET.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
@@ -173,7 +208,12 @@ test('a failed workflow task is retried with a higher attempt, and a timed-out o
   expect(t3.startedEventId?.toString()).toBe('6');
   // Responding with the stale token of the timed-out attempt is refused.
   await expect(
-    svc().respondWorkflowTaskCompleted({ taskToken: t2.taskToken, namespace: ns(), identity: 'raw-worker', commands: [] }),
+    svc().respondWorkflowTaskCompleted({
+      taskToken: t2.taskToken,
+      namespace: ns(),
+      identity: 'raw-worker',
+      commands: [],
+    }),
   ).rejects.toMatchObject({ code: 5 /* NOT_FOUND */ });
   await svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });
 });
@@ -185,7 +225,11 @@ function scheduleActivity(activityId: string, taskQueue: string, eager: boolean)
       activityId,
       activityType: { name: 'work' },
       taskQueue: { name: taskQueue },
-      input: { payloads: [{ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(activityId)) }] },
+      input: {
+        payloads: [
+          { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(activityId)) },
+        ],
+      },
       startToCloseTimeout: { seconds: Long.fromNumber(30) },
       requestEagerExecution: eager,
     },
@@ -213,7 +257,12 @@ test('eager activities: handed to the completing worker in the completion, in co
   expect(Buffer.from(first.input!.payloads![0].data!).toString()).toBe('"first"');
   expect(first.workflowExecution!.workflowId).toBe(workflowId);
   // Pollers get the others only.
-  const act = (queue: string, timeoutMs?: number) => longPoll(env, () => svc().pollActivityTaskQueue({ namespace: ns(), taskQueue: { name: queue }, identity: 'raw-worker' }), timeoutMs);
+  const act = (queue: string, timeoutMs?: number) =>
+    longPoll(
+      env,
+      () => svc().pollActivityTaskQueue({ namespace: ns(), taskQueue: { name: queue }, identity: 'raw-worker' }),
+      timeoutMs,
+    );
   expect((await act(tq)).activityId).toBe('queued');
   expect((await act(`${tq}-other`, 2500)).activityId ?? '').toBe('');
   // A long poll (2 s is the shortest the server takes) that finds nothing: the eager ones are not queued.
@@ -221,7 +270,12 @@ test('eager activities: handed to the completing worker in the completion, in co
   expect(nothing.activityId ?? '').toBe('');
   expect(nothing.taskToken?.length ?? 0).toBe(0);
   // An eager task completes like a polled one; its started event names the worker.
-  await svc().respondActivityTaskCompleted({ namespace: ns(), taskToken: first.taskToken, identity: 'raw-worker', result: { payloads: [] } });
+  await svc().respondActivityTaskCompleted({
+    namespace: ns(),
+    taskToken: first.taskToken,
+    identity: 'raw-worker',
+    result: { payloads: [] },
+  });
   const evs = await history(workflowId);
   const started = evs.find((e) => e.eventType === ET.EVENT_TYPE_ACTIVITY_TASK_STARTED)!;
   expect(started.activityTaskStartedEventAttributes!.identity).toBe('raw-worker');
@@ -251,21 +305,30 @@ test('a query to an idle run whose sticky worker is gone goes to the normal queu
 // The embedded engine only: the real server keeps such a task until its timeout.
 const embeddedOnly = ENGINE === 'embedded' && !process.env.TEMPORAL_ADDRESS ? test : test.skip;
 
-embeddedOnly('a workflow task held by a worker that says ShutdownWorker times out after a short grace, not its whole timeout', async () => {
-  const tq = `raw-${randomUUID()}`;
-  const { workflowId } = await startRaw(tq, uid('raw'), 60);
-  const identity = `leaving-${randomUUID()}`;
-  // Started, then never answered: the SDK drops a task that reaches it while it drains.
-  await longPoll(env, () => svc().pollWorkflowTaskQueue({ namespace: ns(), taskQueue: { name: tq }, identity }));
-  await svc().shutdownWorker({ namespace: ns(), identity, reason: 'graceful shutdown', workerInstanceKey: randomUUID() });
-  const again = await poll(tq, undefined, 30_000);
-  expect(again.taskToken?.length).toBeGreaterThan(0);
-  const evs = await history(workflowId);
-  const timedOut = evs.find((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT)!;
-  expect(timedOut.workflowTaskTimedOutEventAttributes!.timeoutType).toBe(temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE);
-  // The server's own times: the task timed out well inside its 60 s (a grace of seconds).
-  const startedEvent = evs.find((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_TASK_STARTED)!;
-  expect(tsToMs(timedOut.eventTime!) - tsToMs(startedEvent.eventTime!)).toBeLessThan(30_000);
-  await svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });
-});
-
+embeddedOnly(
+  'a workflow task held by a worker that says ShutdownWorker times out after a short grace, not its whole timeout',
+  async () => {
+    const tq = `raw-${randomUUID()}`;
+    const { workflowId } = await startRaw(tq, uid('raw'), 60);
+    const identity = `leaving-${randomUUID()}`;
+    // Started, then never answered: the SDK drops a task that reaches it while it drains.
+    await longPoll(env, () => svc().pollWorkflowTaskQueue({ namespace: ns(), taskQueue: { name: tq }, identity }));
+    await svc().shutdownWorker({
+      namespace: ns(),
+      identity,
+      reason: 'graceful shutdown',
+      workerInstanceKey: randomUUID(),
+    });
+    const again = await poll(tq, undefined, 30_000);
+    expect(again.taskToken?.length).toBeGreaterThan(0);
+    const evs = await history(workflowId);
+    const timedOut = evs.find((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT)!;
+    expect(timedOut.workflowTaskTimedOutEventAttributes!.timeoutType).toBe(
+      temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
+    );
+    // The server's own times: the task timed out well inside its 60 s (a grace of seconds).
+    const startedEvent = evs.find((e) => e.eventType === ET.EVENT_TYPE_WORKFLOW_TASK_STARTED)!;
+    expect(tsToMs(timedOut.eventTime!) - tsToMs(startedEvent.eventTime!)).toBeLessThan(30_000);
+    await svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });
+  },
+);

@@ -37,7 +37,10 @@ test('every workflow survives SIGKILL of the server mid-flight', async () => {
   const port = await freePort();
   server = await startServerProcess({ port, dbFilename: db });
   const taskQueue = `durability-${randomUUID()}`;
-  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows'), logger: new DefaultLogger('ERROR') });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./workflows'),
+    logger: new DefaultLogger('ERROR'),
+  });
 
   let connection = await Connection.connect({ address: server.address });
   let client = new Client({ connection });
@@ -53,11 +56,22 @@ test('every workflow survives SIGKILL of the server mid-flight', async () => {
     child: await client.workflow.start(inChild, { taskQueue, workflowId: id('child') }),
   };
   // Wait until each is in the state we want to interrupt.
-  await waitUntil('the activity to be running', async () => (await handles.activity.describe()).raw.pendingActivities?.[0]?.state === 2 /* STARTED */);
-  await waitUntil('the activity to wait out its backoff before attempt 2', async () => (await handles.backoff.describe()).raw.pendingActivities?.[0]?.attempt === 2);
-  await waitUntil('the child to be started', async () => (await handles.child.describe()).raw.pendingChildren?.length === 1);
+  await waitUntil(
+    'the activity to be running',
+    async () => (await handles.activity.describe()).raw.pendingActivities?.[0]?.state === 2 /* STARTED */,
+  );
+  await waitUntil(
+    'the activity to wait out its backoff before attempt 2',
+    async () => (await handles.backoff.describe()).raw.pendingActivities?.[0]?.attempt === 2,
+  );
+  await waitUntil(
+    'the child to be started',
+    async () => (await handles.child.describe()).raw.pendingChildren?.length === 1,
+  );
   const timerEvents = async () => (await client.workflow.getHandle(handles.timer.workflowId).fetchHistory()).events!;
-  await waitUntil('the timer to be started', timerEvents, (evs) => evs.some((e) => e.eventType === ET.EVENT_TYPE_TIMER_STARTED));
+  await waitUntil('the timer to be started', timerEvents, (evs) =>
+    evs.some((e) => e.eventType === ET.EVENT_TYPE_TIMER_STARTED),
+  );
   // A schedule that fires every 2 s; it must keep firing after the restart.
   const scheduleId = id('schedule');
   await client.schedule.create({
@@ -65,7 +79,10 @@ test('every workflow survives SIGKILL of the server mid-flight', async () => {
     spec: { intervals: [{ every: '2s' }] },
     action: { type: 'startWorkflow', workflowType: inTimer, args: [10], taskQueue, workflowId: `${scheduleId}-wf` },
   });
-  await waitUntil('the schedule to take an action', async () => ((await client.schedule.getHandle(scheduleId).describe()).info.numActionsTaken ?? 0) >= 1);
+  await waitUntil(
+    'the schedule to take an action',
+    async () => ((await client.schedule.getHandle(scheduleId).describe()).info.numActionsTaken ?? 0) >= 1,
+  );
 
   // The kill must come while the timer is pending, for it to be carried across.
   expect((await timerEvents()).some((e) => e.eventType === ET.EVENT_TYPE_TIMER_FIRED)).toBe(false);
@@ -102,7 +119,10 @@ test('every workflow survives SIGKILL of the server mid-flight', async () => {
   const sched = client.schedule.getHandle(scheduleId);
   const before = (await sched.describe()).info.numActionsTaken;
   const restartedAt = Date.now();
-  await waitUntil('the schedule to take an action after the restart', async () => (await sched.describe()).info.numActionsTaken > before);
+  await waitUntil(
+    'the schedule to take an action after the restart',
+    async () => (await sched.describe()).info.numActionsTaken > before,
+  );
   const recent = (await sched.describe()).info.recentActions;
   const after = recent.filter((a) => a.takenAt.getTime() >= restartedAt - 1000);
   expect(after.length).toBeGreaterThan(0);

@@ -14,7 +14,8 @@ const connection = () => killable.connection();
 
 const ws = () => connection().workflowService;
 const payloads = (v: unknown) => ({ payloads: [defaultPayloadConverter.toPayload(v)] });
-const value = (p: { payloads?: unknown[] | null } | null | undefined) => defaultPayloadConverter.fromPayload(p!.payloads![0] as never);
+const value = (p: { payloads?: unknown[] | null } | null | undefined) =>
+  defaultPayloadConverter.fromPayload(p!.payloads![0] as never);
 
 async function start(patch: Record<string, unknown> = {}) {
   const req = {
@@ -30,9 +31,18 @@ async function start(patch: Record<string, unknown> = {}) {
   return req;
 }
 
-const poll = (taskQueue: { name: string }) => connection().withDeadline(Date.now() + 10_000, () => ws().pollActivityTaskQueue({ namespace: 'default', taskQueue, identity: 'durable-worker' }));
-const complete = (taskToken: Uint8Array, result: string) => ws().respondActivityTaskCompleted({ namespace: 'default', taskToken, result: payloads(result) });
-const outcomeOf = async (activityId: string) => (await connection().withDeadline(Date.now() + 10_000, () => ws().pollActivityExecution({ namespace: 'default', activityId }))).outcome;
+const poll = (taskQueue: { name: string }) =>
+  connection().withDeadline(Date.now() + 10_000, () =>
+    ws().pollActivityTaskQueue({ namespace: 'default', taskQueue, identity: 'durable-worker' }),
+  );
+const complete = (taskToken: Uint8Array, result: string) =>
+  ws().respondActivityTaskCompleted({ namespace: 'default', taskToken, result: payloads(result) });
+const outcomeOf = async (activityId: string) =>
+  (
+    await connection().withDeadline(Date.now() + 10_000, () =>
+      ws().pollActivityExecution({ namespace: 'default', activityId }),
+    )
+  ).outcome;
 
 test('queued, running, delayed and closed standalone activities survive SIGKILL of the server', async () => {
   await killable.start();

@@ -13,7 +13,12 @@ const killable = useKillableServer('devserver-transient');
 const connection = () => killable.connection();
 
 const raw = rawWorker(() => ({ connection: connection(), namespace: 'default' }) as Env);
-const FIRST_FAILURE = ['1 WORKFLOW_EXECUTION_STARTED', '2 WORKFLOW_TASK_SCHEDULED attempt=1', '3 WORKFLOW_TASK_STARTED scheduled=2', '4 WORKFLOW_TASK_FAILED scheduled=2 started=3'];
+const FIRST_FAILURE = [
+  '1 WORKFLOW_EXECUTION_STARTED',
+  '2 WORKFLOW_TASK_SCHEDULED attempt=1',
+  '3 WORKFLOW_TASK_STARTED scheduled=2',
+  '4 WORKFLOW_TASK_FAILED scheduled=2 started=3',
+];
 const SCHEDULED = '5 WORKFLOW_TASK_SCHEDULED attempt=2';
 const STARTED = '6 WORKFLOW_TASK_STARTED scheduled=5';
 const TIMING_OUT_S = 10;
@@ -77,7 +82,11 @@ test('transient workflow tasks, scheduled or running, survive SIGKILL of the ser
   expect(t3.attempt).toBe(3);
   expect(Date.now() - timingOutStarted).toBeGreaterThanOrEqual(TIMING_OUT_S * 1000 - 500);
   await expect(raw.complete(timingOutTask)).rejects.toMatchObject({ code: 5 /* NOT_FOUND */ });
-  expect(await briefs(timingOut.workflowId)).toEqual([...FIRST_FAILURE, '5 WORKFLOW_TASK_SCHEDULED attempt=3', STARTED]);
+  expect(await briefs(timingOut.workflowId)).toEqual([
+    ...FIRST_FAILURE,
+    '5 WORKFLOW_TASK_SCHEDULED attempt=3',
+    STARTED,
+  ]);
 
   const ids = (await raw.history(running.workflowId)).map((e) => Number(e.eventId));
   expect(ids).toEqual(ids.map((_, i) => i + 1));

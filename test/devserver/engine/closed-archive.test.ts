@@ -24,15 +24,25 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function withServer<T>(fn: (s: DevServer, client: Client, run: <R>(f: () => Promise<R>) => Promise<R>) => Promise<T>): Promise<T> {
+async function withServer<T>(
+  fn: (s: DevServer, client: Client, run: <R>(f: () => Promise<R>) => Promise<R>) => Promise<T>,
+): Promise<T> {
   const server = await startDevServer({ port: 0, dbFilename: path.join(dir, 'db'), maxClosedInMemory: 3, logger });
   const address = `127.0.0.1:${server.port}`;
   const connection = await Connection.connect({ address });
   const native = await NativeConnection.connect({ address });
-  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../conformance/workflows/basics'), logger: new DefaultLogger('ERROR') });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../conformance/workflows/basics'),
+    logger: new DefaultLogger('ERROR'),
+  });
   try {
     const run = async <R>(f: () => Promise<R>) => {
-      const worker = await Worker.create({ connection: native, taskQueue: 'archive', workflowBundle: bundle, activities });
+      const worker = await Worker.create({
+        connection: native,
+        taskQueue: 'archive',
+        workflowBundle: bundle,
+        activities,
+      });
       return worker.runUntil(f);
     };
     return await fn(server, new Client({ connection }), run);
@@ -46,7 +56,8 @@ async function withServer<T>(fn: (s: DevServer, client: Client, run: <R>(f: () =
 test('closed runs leave memory and come back on demand, also after a restart', async () => {
   await withServer(async (server, client, run) => {
     await run(async () => {
-      for (let i = 0; i < 10; i++) await client.workflow.execute(greet, { args: [`n${i}`], taskQueue: 'archive', workflowId: `g-${i}` });
+      for (let i = 0; i < 10; i++)
+        await client.workflow.execute(greet, { args: [`n${i}`], taskQueue: 'archive', workflowId: `g-${i}` });
       const h = await client.workflow.start(counter, { taskQueue: 'archive', workflowId: 'counter' });
       await h.signal(addSignal, 7);
       await h.signal(doneSignal);
@@ -61,17 +72,29 @@ test('closed runs leave memory and come back on demand, also after a restart', a
       expect((await client.workflow.getHandle('g-0').describe()).status.name).toBe('COMPLETED');
       expect(await client.workflow.getHandle('g-0').result()).toBe('hello n0');
       expect(await client.workflow.getHandle('counter').query(totalQuery)).toBe(7);
-      await Worker.runReplayHistory({ workflowBundle: await bundleWorkflowCode({ workflowsPath: require.resolve('../conformance/workflows/basics'), logger: new DefaultLogger('ERROR') }) }, await client.workflow.getHandle('g-1').fetchHistory());
+      await Worker.runReplayHistory(
+        {
+          workflowBundle: await bundleWorkflowCode({
+            workflowsPath: require.resolve('../conformance/workflows/basics'),
+            logger: new DefaultLogger('ERROR'),
+          }),
+        },
+        await client.workflow.getHandle('g-1').fetchHistory(),
+      );
       // List and count see archived runs too.
       const listed: string[] = [];
       for await (const x of client.workflow.list({ query: "WorkflowType = 'greet'" })) listed.push(x.workflowId);
-      expect(listed.sort()).toEqual([...Array.from({ length: 10 }, (_, i) => `g-${i}`), 'g-last', 'g-last2', 'g-last3'].sort());
+      expect(listed.sort()).toEqual(
+        [...Array.from({ length: 10 }, (_, i) => `g-${i}`), 'g-last', 'g-last2', 'g-last3'].sort(),
+      );
       expect((await client.workflow.count("ExecutionStatus = 'Completed'")).count).toBe(14);
     });
   });
   await withServer(async (server, client) => {
     // Recovered closed runs are archived again, not all kept in memory.
-    expect([...server.engine.executions.values()].filter((e) => e.closeTime !== undefined).length).toBeLessThanOrEqual(3);
+    expect([...server.engine.executions.values()].filter((e) => e.closeTime !== undefined).length).toBeLessThanOrEqual(
+      3,
+    );
     expect(server.engine.archive!.count).toBeGreaterThanOrEqual(11);
     expect(await client.workflow.getHandle('g-3').result()).toBe('hello n3');
     expect((await client.workflow.count('')).count).toBe(14);

@@ -23,18 +23,32 @@ let bundle: Awaited<ReturnType<typeof bundleWorkflowCode>>;
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compaction-'));
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../conformance/workflows/basics'), logger: new DefaultLogger('ERROR') });
+  bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../conformance/workflows/basics'),
+    logger: new DefaultLogger('ERROR'),
+  });
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 async function withServer<T>(fn: (s: DevServer, client: Client, worker: Worker) => Promise<T>): Promise<T> {
   // A small threshold so the log is compacted many times during the test.
-  const server = await startDevServer({ port: 0, dbFilename: path.join(dir, 'db'), maxClosedInMemory: 5, compactMinBytes: 32 * 1024, logger });
+  const server = await startDevServer({
+    port: 0,
+    dbFilename: path.join(dir, 'db'),
+    maxClosedInMemory: 5,
+    compactMinBytes: 32 * 1024,
+    logger,
+  });
   const address = `127.0.0.1:${server.port}`;
   const connection = await Connection.connect({ address });
   const native = await NativeConnection.connect({ address });
   try {
-    const worker = await Worker.create({ connection: native, taskQueue: 'compaction', workflowBundle: bundle, activities });
+    const worker = await Worker.create({
+      connection: native,
+      taskQueue: 'compaction',
+      workflowBundle: bundle,
+      activities,
+    });
     return await worker.runUntil(fn(server, new Client({ connection }), worker));
   } finally {
     await native.close();
@@ -43,16 +57,27 @@ async function withServer<T>(fn: (s: DevServer, client: Client, worker: Worker) 
   }
 }
 
-const eventTypes = async (client: Client, id: string) => (await client.workflow.getHandle(id).fetchHistory()).events!.map((e) => e.eventType);
+const eventTypes = async (client: Client, id: string) =>
+  (await client.workflow.getHandle(id).fetchHistory()).events!.map((e) => e.eventType);
 
 test('compactions during a busy run lose and duplicate nothing, and a restart recovers every run', async () => {
   const histories = new Map<string, unknown[]>();
   await withServer(async (server, client) => {
     const store = server.engine.store as FileStore;
     // Open runs whose history keeps growing while compactions happen.
-    const counters = await Promise.all([0, 1, 2].map((i) => client.workflow.start(counter, { taskQueue: 'compaction', workflowId: `c-${i}` })));
+    const counters = await Promise.all(
+      [0, 1, 2].map((i) => client.workflow.start(counter, { taskQueue: 'compaction', workflowId: `c-${i}` })),
+    );
     for (let round = 0; round < 12; round++) {
-      await Promise.all(Array.from({ length: 5 }, (_, k) => client.workflow.execute(greet, { args: [`${round}-${k}`], taskQueue: 'compaction', workflowId: `g-${round}-${k}` })));
+      await Promise.all(
+        Array.from({ length: 5 }, (_, k) =>
+          client.workflow.execute(greet, {
+            args: [`${round}-${k}`],
+            taskQueue: 'compaction',
+            workflowId: `g-${round}-${k}`,
+          }),
+        ),
+      );
       for (const c of counters) await c.signal(addSignal, round);
     }
     expect(store.stats.rewrites).toBeGreaterThanOrEqual(2);

@@ -1,5 +1,11 @@
 // Workflow cron schedules follow robfig/cron v3's standard parser, as the real server does.
-import { CronParseError, cronBackoffMs, cronNext, parseCron, validateCron } from '../../../devserver/engine/cron-schedule';
+import {
+  CronParseError,
+  cronBackoffMs,
+  cronNext,
+  parseCron,
+  validateCron,
+} from '../../../devserver/engine/cron-schedule';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -67,7 +73,11 @@ describe('next times (UTC)', () => {
   });
 
   test('steps and ranges', () => {
-    expect(nextN('*/15 * * * *', '2024-01-01T00:07:00Z', 3)).toEqual(['2024-01-01T00:15:00.000Z', '2024-01-01T00:30:00.000Z', '2024-01-01T00:45:00.000Z']);
+    expect(nextN('*/15 * * * *', '2024-01-01T00:07:00Z', 3)).toEqual([
+      '2024-01-01T00:15:00.000Z',
+      '2024-01-01T00:30:00.000Z',
+      '2024-01-01T00:45:00.000Z',
+    ]);
     // "N/step" means N..max/step.
     expect(nextN('5/20 * * * *', '2024-01-01T00:00:00Z', 4)).toEqual([
       '2024-01-01T00:05:00.000Z',
@@ -93,7 +103,11 @@ describe('next times (UTC)', () => {
     expect(next('0 0 * * FRI', '2024-01-01T00:00:00Z')).toBe('2024-01-05T00:00:00.000Z');
     // "?" counts as a star too; a stepped star does not.
     expect(next('0 0 13 * ?', '2024-01-01T00:00:00Z')).toBe('2024-01-13T00:00:00.000Z');
-    expect(nextN('0 0 */10 * MON', '2024-01-01T00:00:00Z', 3)).toEqual(['2024-01-08T00:00:00.000Z', '2024-01-11T00:00:00.000Z', '2024-01-15T00:00:00.000Z']);
+    expect(nextN('0 0 */10 * MON', '2024-01-01T00:00:00Z', 3)).toEqual([
+      '2024-01-08T00:00:00.000Z',
+      '2024-01-11T00:00:00.000Z',
+      '2024-01-15T00:00:00.000Z',
+    ]);
   });
 
   test('months and leap days', () => {
@@ -124,7 +138,10 @@ describe('next times (UTC)', () => {
 describe('time zones', () => {
   test('wall-clock times in the given zone, across a DST change', () => {
     // New York switches to EDT (UTC-4) at 2024-03-10 02:00 local.
-    expect(nextN('CRON_TZ=America/New_York 0 9 * * *', '2024-03-09T00:00:00Z', 2)).toEqual(['2024-03-09T14:00:00.000Z', '2024-03-10T13:00:00.000Z']);
+    expect(nextN('CRON_TZ=America/New_York 0 9 * * *', '2024-03-09T00:00:00Z', 2)).toEqual([
+      '2024-03-09T14:00:00.000Z',
+      '2024-03-10T13:00:00.000Z',
+    ]);
   });
 
   test('a wall time that does not exist on the day of the change is skipped', () => {

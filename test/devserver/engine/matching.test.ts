@@ -33,7 +33,10 @@ describe('TaskQueues', () => {
 
   it('hands several tasks added in one turn to several waiting pollers, in order', async () => {
     const q = queues();
-    const polls = [q.poll('ns', 'activity', 'tq', 'w', 10_000, never), q.poll('ns', 'activity', 'tq', 'w', 10_000, never)];
+    const polls = [
+      q.poll('ns', 'activity', 'tq', 'w', 10_000, never),
+      q.poll('ns', 'activity', 'tq', 'w', 10_000, never),
+    ];
     q.add('ns', 'activity', 'tq', { id: 'a' });
     q.add('ns', 'activity', 'tq', { id: 'b' });
     q.add('ns', 'activity', 'tq', { id: 'c' });

@@ -1,4 +1,9 @@
-import { decideRetry, isRetryableFailure, normalizeRetryPolicy, retryPolicyToWire } from '../../../devserver/engine/retry';
+import {
+  decideRetry,
+  isRetryableFailure,
+  normalizeRetryPolicy,
+  retryPolicyToWire,
+} from '../../../devserver/engine/retry';
 import { RetryState, TimeoutType, msFromDur } from '../../../devserver/proto';
 
 const NOW = 1_700_000_000_000;
@@ -7,16 +12,34 @@ const appFailure = (extra: object = {}) => ({ message: 'boom', applicationFailur
 describe('normalizeRetryPolicy', () => {
   test('fills the server defaults: 1 s initial, coefficient 2, maximum 100x initial, unlimited attempts', () => {
     const p = normalizeRetryPolicy({}, 'RetryPolicy');
-    expect(p).toEqual({ initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 100_000, maximumAttempts: 0, nonRetryableErrorTypes: [] });
+    expect(p).toEqual({
+      initialIntervalMs: 1000,
+      backoffCoefficient: 2,
+      maximumIntervalMs: 100_000,
+      maximumAttempts: 0,
+      nonRetryableErrorTypes: [],
+    });
     expect(normalizeRetryPolicy({ initialInterval: { seconds: 3 } }, 'R').maximumIntervalMs).toBe(300_000);
   });
 
   test('keeps what is set and round-trips to the wire', () => {
     const p = normalizeRetryPolicy(
-      { initialInterval: { seconds: 2 }, backoffCoefficient: 3, maximumInterval: { seconds: 10 }, maximumAttempts: 4, nonRetryableErrorTypes: ['X'] },
+      {
+        initialInterval: { seconds: 2 },
+        backoffCoefficient: 3,
+        maximumInterval: { seconds: 10 },
+        maximumAttempts: 4,
+        nonRetryableErrorTypes: ['X'],
+      },
       'R',
     );
-    expect(p).toEqual({ initialIntervalMs: 2000, backoffCoefficient: 3, maximumIntervalMs: 10_000, maximumAttempts: 4, nonRetryableErrorTypes: ['X'] });
+    expect(p).toEqual({
+      initialIntervalMs: 2000,
+      backoffCoefficient: 3,
+      maximumIntervalMs: 10_000,
+      maximumAttempts: 4,
+      nonRetryableErrorTypes: ['X'],
+    });
     const w: any = retryPolicyToWire(p);
     expect(msFromDur(w.initialInterval)).toBe(2000);
     expect(msFromDur(w.maximumInterval)).toBe(10_000);
@@ -26,9 +49,13 @@ describe('normalizeRetryPolicy', () => {
 
   test('rejects nonsense, except with a single attempt where the rest does not matter', () => {
     expect(() => normalizeRetryPolicy({ backoffCoefficient: 0.5 }, 'R')).toThrow(/BackoffCoefficient/);
-    expect(() => normalizeRetryPolicy({ initialInterval: { seconds: 10 }, maximumInterval: { seconds: 5 } }, 'R')).toThrow(/MaximumInterval/);
+    expect(() =>
+      normalizeRetryPolicy({ initialInterval: { seconds: 10 }, maximumInterval: { seconds: 5 } }, 'R'),
+    ).toThrow(/MaximumInterval/);
     expect(() => normalizeRetryPolicy({ maximumAttempts: -1 }, 'R')).toThrow(/MaximumAttempts/);
-    expect(() => normalizeRetryPolicy({ nonRetryableErrorTypes: ['TemporalTimeout:Sometimes'] }, 'R')).toThrow(/timeout type/);
+    expect(() => normalizeRetryPolicy({ nonRetryableErrorTypes: ['TemporalTimeout:Sometimes'] }, 'R')).toThrow(
+      /timeout type/,
+    );
     expect(normalizeRetryPolicy({ maximumAttempts: 1, backoffCoefficient: 0.5 }, 'R').maximumAttempts).toBe(1);
   });
 });
@@ -61,7 +88,10 @@ describe('isRetryableFailure', () => {
 });
 
 describe('decideRetry', () => {
-  const policy = normalizeRetryPolicy({ initialInterval: { seconds: 1 }, backoffCoefficient: 2, maximumInterval: { seconds: 5 } }, 'R');
+  const policy = normalizeRetryPolicy(
+    { initialInterval: { seconds: 1 }, backoffCoefficient: 2, maximumInterval: { seconds: 5 } },
+    'R',
+  );
 
   test('exponential backoff capped at the maximum interval', () => {
     const delays = [1, 2, 3, 4, 5].map((attempt) => {
@@ -74,7 +104,10 @@ describe('decideRetry', () => {
   test('maximum attempts counts the first attempt', () => {
     const p = { ...policy, maximumAttempts: 3 };
     expect(decideRetry(p, 2, appFailure(), NOW, 0)).toEqual({ retry: true, delayMs: 2000 });
-    expect(decideRetry(p, 3, appFailure(), NOW, 0)).toEqual({ retry: false, state: RetryState.MAXIMUM_ATTEMPTS_REACHED });
+    expect(decideRetry(p, 3, appFailure(), NOW, 0)).toEqual({
+      retry: false,
+      state: RetryState.MAXIMUM_ATTEMPTS_REACHED,
+    });
   });
 
   test('non-retryable failures win over maximum attempts', () => {
@@ -93,6 +126,9 @@ describe('decideRetry', () => {
   });
 
   test('no policy means no retry', () => {
-    expect(decideRetry(undefined, 1, appFailure(), NOW, 0)).toEqual({ retry: false, state: RetryState.RETRY_POLICY_NOT_SET });
+    expect(decideRetry(undefined, 1, appFailure(), NOW, 0)).toEqual({
+      retry: false,
+      state: RetryState.RETRY_POLICY_NOT_SET,
+    });
   });
 });

@@ -27,7 +27,11 @@ function structured(overrides: Record<string, unknown>) {
 
 describe('canonicalizeScheduleSpec', () => {
   test.each<[string, string, Record<string, unknown>]>([
-    ['weekdays at noon with comment', '0 12 * * MON-FRI # lunch', { hour: [r(12)], dayOfWeek: [r(1, 5)], comment: 'lunch' }],
+    [
+      'weekdays at noon with comment',
+      '0 12 * * MON-FRI # lunch',
+      { hour: [r(12)], dayOfWeek: [r(1, 5)], comment: 'lunch' },
+    ],
     ['lists and steps', '0,30 */6 1,15 * *', { minute: [r(0), r(30)], hour: [r(0, 23, 6)], dayOfMonth: [r(1), r(15)] }],
     ['7 becomes 0', '0 0 * * 7', { dayOfWeek: [r(0)] }],
     ['a range through 7 gains a 0', '0 0 * * 5-7', { dayOfWeek: [r(0), r(5, 6)] }],
@@ -47,7 +51,9 @@ describe('canonicalizeScheduleSpec', () => {
   });
 
   test('CRON_TZ moves into timezoneName; @every becomes an interval', () => {
-    expect(canonicalizeScheduleSpec({ cronString: ['CRON_TZ=Europe/Berlin 0 9 * * *'] }).timezoneName).toBe('Europe/Berlin');
+    expect(canonicalizeScheduleSpec({ cronString: ['CRON_TZ=Europe/Berlin 0 9 * * *'] }).timezoneName).toBe(
+      'Europe/Berlin',
+    );
     const described = canonicalizeScheduleSpec({ cronString: ['@every 90m/15m', '@every 2d'] });
     expect(described.interval).toEqual([
       { interval: { seconds: 5400, nanos: 0 }, phase: { seconds: 900, nanos: 0 } },
@@ -70,7 +76,16 @@ describe('canonicalizeScheduleSpec', () => {
     });
     expect(described).toEqual({
       structuredCalendar: [
-        { second: [], minute: [r(0, 59, 15)], hour: [r(9)], dayOfMonth: [], month: [], year: [], dayOfWeek: [], comment: 'raw' },
+        {
+          second: [],
+          minute: [r(0, 59, 15)],
+          hour: [r(9)],
+          dayOfMonth: [],
+          month: [],
+          year: [],
+          dayOfWeek: [],
+          comment: 'raw',
+        },
         structured({ hour: [r(17)], dayOfWeek: [r(6), r(0)] }), // in the order written
       ],
       cronString: [],
@@ -109,8 +124,17 @@ describe('canonicalizeScheduleSpec', () => {
 describe('round trips', () => {
   const specs: [string, ScheduleSpecInput][] = [
     ['cron with zone', { cronString: ['CRON_TZ=America/New_York */30 1-2 * * *'] }],
-    ['calendar + exclusion', { calendar: [{ hour: '9-17', minute: '*/20', dayOfWeek: 'mon-fri' }], excludeCalendar: [{ hour: '12', minute: '*' }] }],
-    ['@every + bounds', { cronString: ['@every 45m/5m'], startTime: ts('2024-03-09T12:00:00Z'), endTime: ts('2024-03-12T00:00:00Z') }],
+    [
+      'calendar + exclusion',
+      {
+        calendar: [{ hour: '9-17', minute: '*/20', dayOfWeek: 'mon-fri' }],
+        excludeCalendar: [{ hour: '12', minute: '*' }],
+      },
+    ],
+    [
+      '@every + bounds',
+      { cronString: ['@every 45m/5m'], startTime: ts('2024-03-09T12:00:00Z'), endTime: ts('2024-03-12T00:00:00Z') },
+    ],
     ['Sunday as 7', { cronString: ['0 6 * * 1-7/3'], timezoneName: 'Europe/Berlin' }],
   ];
   const from = '2024-03-09T00:00:00Z';
@@ -127,12 +151,19 @@ describe('round trips', () => {
   });
 
   test('the TypeScript SDK decodes the described spec as it would a real server reply', () => {
-    const described = canonicalizeScheduleSpec({ cronString: ['CRON_TZ=Europe/Berlin 0 12 * * MON-FRI # lunch'], jitter: dur(30) });
+    const described = canonicalizeScheduleSpec({
+      cronString: ['CRON_TZ=Europe/Berlin 0 12 * * MON-FRI # lunch'],
+      jitter: dur(30),
+    });
     const sdk = decodeScheduleSpec(decode(SPEC_TYPE, encode(SPEC_TYPE, described)));
     expect(sdk.timezone).toBe('Europe/Berlin');
     expect(sdk.jitter).toBe(30_000);
     expect(sdk.calendars).toEqual([
-      expect.objectContaining({ hour: [r(12)], dayOfWeek: [{ start: 'MONDAY', end: 'FRIDAY', step: 1 }], comment: 'lunch' }),
+      expect.objectContaining({
+        hour: [r(12)],
+        dayOfWeek: [{ start: 'MONDAY', end: 'FRIDAY', step: 1 }],
+        comment: 'lunch',
+      }),
     ]);
   });
 

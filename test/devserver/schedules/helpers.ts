@@ -8,7 +8,8 @@ export const ms = (iso: string): number => {
   return t;
 };
 
-export const iso = (t: number | undefined): string | undefined => (t === undefined ? undefined : new Date(t).toISOString());
+export const iso = (t: number | undefined): string | undefined =>
+  t === undefined ? undefined : new Date(t).toISOString();
 
 /** The next `count` nominal times after `fromIso`, each found from the previous one, as the scheduler walks. */
 export function sequence(spec: ScheduleSpecInput, fromIso: string, count: number): (string | undefined)[] {

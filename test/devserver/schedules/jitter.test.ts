@@ -13,7 +13,7 @@ describe('fingerprint32', () => {
     ['abcdefgh', 0xfd7ec8b9],
     ['abcdefghij', 0xf2669361],
     ['size:  a.out:  bad magic', 0xc6246b8d],
-    ['Nepal premier won\'t resign.', 0x322984d9],
+    ["Nepal premier won't resign.", 0x322984d9],
     ['C is as portable as Stonehedge!!', 0x221694e4],
     ['Discard medicine more than two years old.', 0xe273108f],
     [

@@ -1,5 +1,10 @@
 // Specs the real server refuses are refused here too, with a recognisable reason.
-import { canonicalizeScheduleSpec, compileScheduleSpec, ScheduleSpecError, ScheduleSpecInput } from '../../../devserver/schedules/spec';
+import {
+  canonicalizeScheduleSpec,
+  compileScheduleSpec,
+  ScheduleSpecError,
+  ScheduleSpecInput,
+} from '../../../devserver/schedules/spec';
 import { dur } from './helpers';
 
 const cronErrors: [string, string][] = [
@@ -34,24 +39,64 @@ const cronErrors: [string, string][] = [
 ];
 
 const specErrors: [string, ScheduleSpecInput, string][] = [
-  ['cron strings disagree on zone', { cronString: ['CRON_TZ=UTC 0 0 * * *', '0 1 * * *'] }, 'conflicting timezone names'],
-  ['@every next to a zoned cron string', { cronString: ['CRON_TZ=Asia/Tokyo 0 0 * * *', '@every 1h'] }, 'conflicting timezone names'],
-  ['cron zone differs from timezoneName', { cronString: ['CRON_TZ=Europe/Berlin 0 0 * * *'], timezoneName: 'America/New_York' }, 'conflicting timezone names'],
+  [
+    'cron strings disagree on zone',
+    { cronString: ['CRON_TZ=UTC 0 0 * * *', '0 1 * * *'] },
+    'conflicting timezone names',
+  ],
+  [
+    '@every next to a zoned cron string',
+    { cronString: ['CRON_TZ=Asia/Tokyo 0 0 * * *', '@every 1h'] },
+    'conflicting timezone names',
+  ],
+  [
+    'cron zone differs from timezoneName',
+    { cronString: ['CRON_TZ=Europe/Berlin 0 0 * * *'], timezoneName: 'America/New_York' },
+    'conflicting timezone names',
+  ],
   ['unknown timezoneName', { timezoneName: 'Nowhere/Special' }, 'unknown time zone Nowhere/Special'],
   ['numeric offsets are not zone names', { timezoneName: '+01:00' }, 'unknown time zone'],
-  ['inline timezone data', { timezoneName: 'Custom', timezoneData: new Uint8Array([1, 2, 3]) }, 'timezone_data is not supported'],
+  [
+    'inline timezone data',
+    { timezoneName: 'Custom', timezoneData: new Uint8Array([1, 2, 3]) },
+    'timezone_data is not supported',
+  ],
   ['interval missing', { interval: [{}] }, 'interval is too small'],
   ['interval under a second', { interval: [{ interval: dur(0, 999_999_999) }] }, 'interval is too small'],
-  ['phase equal to interval', { interval: [{ interval: dur(60), phase: dur(60) }] }, 'phase cannot be greater than Interval'],
+  [
+    'phase equal to interval',
+    { interval: [{ interval: dur(60), phase: dur(60) }] },
+    'phase cannot be greater than Interval',
+  ],
   ['negative phase', { interval: [{ interval: dur(60), phase: dur(-1) }] }, 'phase is negative'],
   ['malformed duration', { interval: [{ interval: dur(60, 2_000_000_000) }] }, 'interval is not a valid duration'],
   ['structured hour 24', { structuredCalendar: [{ hour: [{ start: 24 }] }] }, 'Hour Start is not in range [0-23]'],
-  ['structured day-of-week 7', { structuredCalendar: [{ dayOfWeek: [{ start: 7 }] }] }, 'DayOfWeek Start is not in range [0-6]'],
-  ['structured end before start', { structuredCalendar: [{ minute: [{ start: 30, end: 10 }] }] }, 'Minute End is before Start'],
-  ['structured negative step', { structuredCalendar: [{ second: [{ start: 0, end: 59, step: -5 }] }] }, 'Second has invalid Step'],
-  ['structured year out of range', { structuredCalendar: [{ year: [{ start: 1999 }] }] }, 'Year Start is not in range [2000-2100]'],
+  [
+    'structured day-of-week 7',
+    { structuredCalendar: [{ dayOfWeek: [{ start: 7 }] }] },
+    'DayOfWeek Start is not in range [0-6]',
+  ],
+  [
+    'structured end before start',
+    { structuredCalendar: [{ minute: [{ start: 30, end: 10 }] }] },
+    'Minute End is before Start',
+  ],
+  [
+    'structured negative step',
+    { structuredCalendar: [{ second: [{ start: 0, end: 59, step: -5 }] }] },
+    'Second has invalid Step',
+  ],
+  [
+    'structured year out of range',
+    { structuredCalendar: [{ year: [{ start: 1999 }] }] },
+    'Year Start is not in range [2000-2100]',
+  ],
   ['comment over 200 bytes', { structuredCalendar: [{ comment: 'é'.repeat(101) }] }, 'comment is too long'],
-  ['several calendar field errors at once', { calendar: [{ hour: '25', minute: '61' }] }, 'Minute is not in range [0-59], Hour is not in range [0-23]'],
+  [
+    'several calendar field errors at once',
+    { calendar: [{ hour: '25', minute: '61' }] },
+    'Minute is not in range [0-59], Hour is not in range [0-23]',
+  ],
 ];
 
 function expectRejected(spec: ScheduleSpecInput, reason: string) {
@@ -75,9 +120,18 @@ describe('rejected specs', () => {
 
 describe('accepted edge cases', () => {
   test.each<[string, ScheduleSpecInput]>([
-    ['exclusions are not range-checked', { excludeStructuredCalendar: [{ hour: [{ start: 99 }], dayOfWeek: [{ start: 7 }] }] }],
-    ['an unset end in a structured range means a single value', { structuredCalendar: [{ minute: [{ start: 30, end: 0 }] }] }],
-    ['cron zone equal to timezoneName', { cronString: ['CRON_TZ=Europe/Berlin 0 0 * * *'], timezoneName: 'Europe/Berlin' }],
+    [
+      'exclusions are not range-checked',
+      { excludeStructuredCalendar: [{ hour: [{ start: 99 }], dayOfWeek: [{ start: 7 }] }] },
+    ],
+    [
+      'an unset end in a structured range means a single value',
+      { structuredCalendar: [{ minute: [{ start: 30, end: 0 }] }] },
+    ],
+    [
+      'cron zone equal to timezoneName',
+      { cronString: ['CRON_TZ=Europe/Berlin 0 0 * * *'], timezoneName: 'Europe/Berlin' },
+    ],
     ['zone aliases', { timezoneName: 'US/Pacific' }],
     ['empty spec', {}],
     ['null and undefined fields', { structuredCalendar: null, interval: undefined, cronString: null, startTime: null }],

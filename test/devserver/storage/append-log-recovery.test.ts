@@ -84,7 +84,9 @@ describe('AppendLog recovery', () => {
       const damaged = Buffer.from(image);
       damaged.writeUInt32LE(bogusLength, offsets[1]);
       const file = writeImage(damaged);
-      await expect(AppendLog.open(file)).rejects.toThrow(/record 1 at offset \d+ is damaged but an intact record follows/);
+      await expect(AppendLog.open(file)).rejects.toThrow(
+        /record 1 at offset \d+ is damaged but an intact record follows/,
+      );
     }
   });
 

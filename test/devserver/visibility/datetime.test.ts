@@ -58,7 +58,10 @@ describe('custom Datetime attributes', () => {
     ["CustomDatetime < '2024-03-01T12:00:00.123456789Z'", ['order-1']],
     // Stored with an offset: 2024-03-02T00:00+02:00 is 2024-03-01T22:00Z.
     ["CustomDatetime = '2024-03-01T22:00:00Z'", ['payment-1']],
-    ["CustomDatetime BETWEEN '2024-03-01T00:00:00Z' AND '2024-03-01T23:59:59.999Z'", ['order-1', 'order-2', 'payment-1']],
+    [
+      "CustomDatetime BETWEEN '2024-03-01T00:00:00Z' AND '2024-03-01T23:59:59.999Z'",
+      ['order-1', 'order-2', 'payment-1'],
+    ],
     ['CustomDatetime IS NULL', ['order-3', 'order-4', 'payment-2', R1]],
   ])('%s', (q, expected) => expect(ids(q)).toEqual(sorted(expected)));
 

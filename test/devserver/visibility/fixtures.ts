@@ -124,7 +124,10 @@ export const ALL_IDS = RECORDS.map((r) => r.workflowId).sort();
 /** Workflow IDs matched by the query, sorted so tables can list them in any order. */
 export function ids(query: string, records: VisibilityRecord[] = RECORDS, options?: CompileOptions): string[] {
   const compiled = compileVisibilityQuery(query, CUSTOM, options);
-  return records.filter((r) => compiled.matches(r)).map((r) => r.workflowId).sort();
+  return records
+    .filter((r) => compiled.matches(r))
+    .map((r) => r.workflowId)
+    .sort();
 }
 
 export function sorted(list: string[]): string[] {
@@ -132,7 +135,10 @@ export function sorted(list: string[]): string[] {
 }
 
 /** The thrown VisibilityQueryError (fails the test when nothing is thrown). */
-export function compileError(query: string, options?: CompileOptions): Error & { fragment?: string; kind?: string; position?: number } {
+export function compileError(
+  query: string,
+  options?: CompileOptions,
+): Error & { fragment?: string; kind?: string; position?: number } {
   try {
     compileVisibilityQuery(query, CUSTOM, options);
   } catch (e) {

@@ -82,7 +82,10 @@ describe('Int and Double', () => {
   ])('%s', (q, expected) => expect(ids(q)).toEqual(sorted(expected)));
 
   it('reads HistorySizeBytes and StateTransitionCount when the engine records them', () => {
-    const recs = [record({ workflowId: 'a', historySizeBytes: 2048, stateTransitionCount: 3 }), record({ workflowId: 'b' })];
+    const recs = [
+      record({ workflowId: 'a', historySizeBytes: 2048, stateTransitionCount: 3 }),
+      record({ workflowId: 'b' }),
+    ];
     expect(ids('HistorySizeBytes > 1024', recs)).toEqual(['a']);
     expect(ids('StateTransitionCount = 3', recs)).toEqual(['a']);
     expect(ids('HistorySizeBytes IS NULL', recs)).toEqual(['b']);
@@ -148,7 +151,7 @@ describe('predefined attributes and name resolution', () => {
     const r = record({ workflowId: 'a', searchAttributes: { TemporalScheduledById: 'sched-1', BuildIds: ['b1'] } });
     expect(compileVisibilityQuery("ScheduledById = 'sched-1'", noCustom).matches(r)).toBe(true);
     expect(compileVisibilityQuery("TemporalBuildIds = 'b1'", noCustom).matches(r)).toBe(true);
-    expect(compileVisibilityQuery("ChangeVersion IS NULL", noCustom).matches(r)).toBe(true);
+    expect(compileVisibilityQuery('ChangeVersion IS NULL', noCustom).matches(r)).toBe(true);
   });
 
   it('unwraps one-element lists that SDKs use for scalar attributes', () => {
@@ -164,12 +167,18 @@ describe('predefined attributes and name resolution', () => {
 });
 
 describe('TemporalNamespaceDivision', () => {
-  const recs = [record({ workflowId: 'user' }), record({ workflowId: 'sched', searchAttributes: { TemporalNamespaceDivision: 'TemporalScheduler' } })];
+  const recs = [
+    record({ workflowId: 'user' }),
+    record({ workflowId: 'sched', searchAttributes: { TemporalNamespaceDivision: 'TemporalScheduler' } }),
+  ];
 
   it('hides executions of another division unless the query names the attribute', () => {
     expect(ids('', recs)).toEqual(['user']);
     expect(ids("WorkflowId STARTS_WITH ''", recs)).toEqual(['user']);
     expect(ids("TemporalNamespaceDivision = 'TemporalScheduler'", recs)).toEqual(['sched']);
-    expect(ids('TemporalNamespaceDivision IS NULL OR TemporalNamespaceDivision IS NOT NULL', recs)).toEqual(['sched', 'user']);
+    expect(ids('TemporalNamespaceDivision IS NULL OR TemporalNamespaceDivision IS NOT NULL', recs)).toEqual([
+      'sched',
+      'user',
+    ]);
   });
 });

@@ -11,7 +11,10 @@ const R1 = "refund_%'1";
 function order(query: string, records: VisibilityRecord[] = RECORDS): string[] {
   const compiled = compileVisibilityQuery(query, CUSTOM);
   if (!compiled.compare) throw new Error(`no comparator for ${query}`);
-  return records.filter((r) => compiled.matches(r)).sort(compiled.compare).map((r) => r.workflowId);
+  return records
+    .filter((r) => compiled.matches(r))
+    .sort(compiled.compare)
+    .map((r) => r.workflowId);
 }
 
 describe('ORDER BY', () => {
@@ -33,28 +36,49 @@ describe('ORDER BY', () => {
     ['ORDER BY CustomInt', ['order-2', 'order-4', 'payment-1', 'order-1', R1, 'payment-2', 'order-3']],
     // Multiple keys: ties on the first fall through to the second; RunId DESC breaks the rest.
     ['ORDER BY CustomInt DESC, StartTime', ['order-1', 'payment-1', 'order-4', 'order-2', 'payment-2', R1, 'order-3']],
-    ['ORDER BY TaskQueue, WorkflowType DESC', ['order-4', 'order-3', 'order-2', 'order-1', R1, 'payment-2', 'payment-1']],
+    [
+      'ORDER BY TaskQueue, WorkflowType DESC',
+      ['order-4', 'order-3', 'order-2', 'order-1', R1, 'payment-2', 'payment-1'],
+    ],
     // Keywords sort by code point: upper case before lower case.
     ['ORDER BY CustomKeyword', ['payment-1', 'order-1', 'order-2', R1, 'payment-2', 'order-4', 'order-3']],
     ['ORDER BY CustomDouble DESC', [R1, 'order-2', 'order-1', 'payment-2', 'payment-1', 'order-4', 'order-3']],
-    ['ORDER BY CustomBool DESC, WorkflowId', ['order-1', 'order-4', 'order-2', 'order-3', 'payment-1', 'payment-2', R1]],
+    [
+      'ORDER BY CustomBool DESC, WorkflowId',
+      ['order-1', 'order-4', 'order-2', 'order-3', 'payment-1', 'payment-2', R1],
+    ],
     ['ORDER BY CustomDatetime', ['order-1', 'order-2', 'payment-1', R1, 'payment-2', 'order-4', 'order-3']],
     // A KeywordList sorts by its smallest element ascending, its largest descending.
     ['ORDER BY CustomKeywordList', ['order-2', 'order-3', 'order-1', R1, 'payment-2', 'payment-1', 'order-4']],
     ['ORDER BY CustomKeywordList DESC', ['order-3', 'order-1', 'order-2', R1, 'payment-2', 'payment-1', 'order-4']],
     ['ORDER BY HistoryLength DESC', ['order-2', 'payment-1', 'order-1', R1, 'payment-2', 'order-4', 'order-3']],
-    ['ORDER BY ExecutionDuration, WorkflowId', ['payment-2', 'order-4', 'order-2', 'order-3', 'payment-1', R1, 'order-1']],
+    [
+      'ORDER BY ExecutionDuration, WorkflowId',
+      ['payment-2', 'order-4', 'order-2', 'order-3', 'payment-1', R1, 'order-1'],
+    ],
     ['ORDER BY `WorkflowId` DESC', [R1, 'payment-2', 'payment-1', 'order-4', 'order-3', 'order-2', 'order-1']],
   ])('%s', (query, expected) => {
     expect(order(query)).toEqual(expected);
   });
 
   it('sorts ExecutionStatus by name, as the Elasticsearch store does', () => {
-    expect(order('ORDER BY ExecutionStatus')).toEqual(['order-3', 'order-2', R1, 'payment-1', 'order-1', 'order-4', 'payment-2']);
+    expect(order('ORDER BY ExecutionStatus')).toEqual([
+      'order-3',
+      'order-2',
+      R1,
+      'payment-1',
+      'order-1',
+      'order-4',
+      'payment-2',
+    ]);
   });
 
   it('breaks full ties by RunId descending for stable pages', () => {
-    const recs = [record({ workflowId: 'a', runId: 'r1' }), record({ workflowId: 'b', runId: 'r3' }), record({ workflowId: 'c', runId: 'r2' })];
+    const recs = [
+      record({ workflowId: 'a', runId: 'r1' }),
+      record({ workflowId: 'b', runId: 'r3' }),
+      record({ workflowId: 'c', runId: 'r2' }),
+    ];
     expect(order('ORDER BY StartTime', recs)).toEqual(['b', 'c', 'a']);
   });
 
@@ -101,17 +125,24 @@ describe('default order helper', () => {
 });
 
 describe('GROUP BY (CountWorkflowExecutions)', () => {
-  it.each(['GROUP BY ExecutionStatus', "TaskQueue = 'payments' GROUP BY ExecutionStatus", 'group by `ExecutionStatus` ORDER BY StartTime'])(
-    '%s',
-    (query) => {
-      const compiled = compileVisibilityQuery(query, CUSTOM, { allowGroupBy: true });
-      expect(compiled.groupBy).toEqual(['ExecutionStatus']);
-    },
-  );
+  it.each([
+    'GROUP BY ExecutionStatus',
+    "TaskQueue = 'payments' GROUP BY ExecutionStatus",
+    'group by `ExecutionStatus` ORDER BY StartTime',
+  ])('%s', (query) => {
+    const compiled = compileVisibilityQuery(query, CUSTOM, { allowGroupBy: true });
+    expect(compiled.groupBy).toEqual(['ExecutionStatus']);
+  });
 
   it('still filters when grouping', () => {
-    const compiled = compileVisibilityQuery("TaskQueue = 'payments' GROUP BY ExecutionStatus", CUSTOM, { allowGroupBy: true });
-    expect(RECORDS.filter((r) => compiled.matches(r)).map((r) => r.status).sort()).toEqual(['ContinuedAsNew', 'Failed', 'TimedOut']);
+    const compiled = compileVisibilityQuery("TaskQueue = 'payments' GROUP BY ExecutionStatus", CUSTOM, {
+      allowGroupBy: true,
+    });
+    expect(
+      RECORDS.filter((r) => compiled.matches(r))
+        .map((r) => r.status)
+        .sort(),
+    ).toEqual(['ContinuedAsNew', 'Failed', 'TimedOut']);
   });
 
   it('is not reported without the clause', () => {

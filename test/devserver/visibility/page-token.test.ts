@@ -4,7 +4,13 @@ import { DEFAULT_ORDER, compileVisibilityQuery } from '../../../devserver/visibi
 import { decodePageToken, encodePageToken } from '../../../devserver/visibility/page-token';
 import { CUSTOM, T0, record } from './fixtures';
 
-const big = record({ workflowId: 'w'.repeat(200), runId: '01a217b5-77f7-72fd-b791-9254984d0239', searchAttributes: { CustomKeyword: 'x'.repeat(2000) }, closeTime: T0 + 5, startTime: T0 });
+const big = record({
+  workflowId: 'w'.repeat(200),
+  runId: '01a217b5-77f7-72fd-b791-9254984d0239',
+  searchAttributes: { CustomKeyword: 'x'.repeat(2000) },
+  closeTime: T0 + 5,
+  startTime: T0,
+});
 
 test('the default order keeps CloseTime, StartTime and RunId', () => {
   const key = DEFAULT_ORDER.keyOf(big);

@@ -16,12 +16,18 @@ describe('visibility query: boolean precedence', () => {
     // NOT binds tighter than AND/OR but looser than a comparison.
     ["NOT WorkflowType = 'OrderWorkflow' AND TaskQueue = 'payments'", ['payment-1', 'payment-2', "refund_%'1"]],
     ["NOT (WorkflowType = 'OrderWorkflow' OR TaskQueue = 'orders')", ['payment-1', 'payment-2', "refund_%'1"]],
-    ["NOT WorkflowType = 'PaymentWorkflow' OR WorkflowId = 'payment-1'", sorted(['order-1', 'order-2', 'order-3', 'order-4', "refund_%'1", 'payment-1'])],
+    [
+      "NOT WorkflowType = 'PaymentWorkflow' OR WorkflowId = 'payment-1'",
+      sorted(['order-1', 'order-2', 'order-3', 'order-4', "refund_%'1", 'payment-1']),
+    ],
     ["NOT NOT WorkflowId = 'order-1'", ['order-1']],
     ["((((WorkflowId = 'order-1'))))", ['order-1']],
     // Long flat chains.
     ["WorkflowId = 'x' OR WorkflowId = 'y' OR WorkflowId = 'order-4' OR WorkflowId = 'z'", ['order-4']],
-    ["TaskQueue = 'orders' AND WorkflowType = 'OrderWorkflow' AND HistoryLength > 1 AND HistoryLength < 10", ['order-1']],
+    [
+      "TaskQueue = 'orders' AND WorkflowType = 'OrderWorkflow' AND HistoryLength > 1 AND HistoryLength < 10",
+      ['order-1'],
+    ],
     // && and || are the MySQL spellings of AND / OR.
     ["WorkflowId = 'order-1' || WorkflowId = 'order-2' && ExecutionStatus = 'Running'", ['order-1']],
   ])('%s', (q, expected) => {
@@ -44,7 +50,10 @@ describe('visibility query: SQL NULL semantics', () => {
     ['NOT (CustomInt = 10 OR CustomInt = 7)', ['order-2']],
     // Kleene logic: unknown OR true is true, unknown AND false is false.
     ["CustomInt = 99 OR WorkflowId = 'payment-2'", ['payment-2']],
-    ["NOT (CustomInt = 99 AND WorkflowId = 'payment-2')", sorted(['order-1', 'order-2', 'payment-1', 'order-4', 'order-3', "refund_%'1"])],
+    [
+      "NOT (CustomInt = 99 AND WorkflowId = 'payment-2')",
+      sorted(['order-1', 'order-2', 'payment-1', 'order-4', 'order-3', "refund_%'1"]),
+    ],
     ['CustomInt IS NULL', ['order-3', 'payment-2', "refund_%'1"]],
     ['CustomInt IS NOT NULL', ['order-1', 'order-2', 'order-4', 'payment-1']],
     ['NOT CustomInt IS NULL', ['order-1', 'order-2', 'order-4', 'payment-1']],

@@ -16,7 +16,10 @@ let starter: ThreadedStarter;
 
 beforeAll(async () => {
   env = await createEnv();
-  starter = new ThreadedStarter({ config: { address: env.address, namespace: 'default', logLevel: 'silent', logJson: true, payloadKeys: KEYS }, logger: pino({ level: 'silent' }) });
+  starter = new ThreadedStarter({
+    config: { address: env.address, namespace: 'default', logLevel: 'silent', logJson: true, payloadKeys: KEYS },
+    logger: pino({ level: 'silent' }),
+  });
 });
 afterAll(async () => {
   await starter?.close();
@@ -26,7 +29,16 @@ afterAll(async () => {
 test('a run started on the thread has its input and memo encrypted under the first key', async () => {
   const workflowId = `wf_${randomUUID()}`;
   const secret = 'a message only the service may read';
-  await starter.start({ workflowType: 'neverWorked', deadlineMs: 5000, options: { workflowId, taskQueue: `nobody-${randomUUID()}`, args: [{ message: secret }], memo: { preview: secret } } });
+  await starter.start({
+    workflowType: 'neverWorked',
+    deadlineMs: 5000,
+    options: {
+      workflowId,
+      taskQueue: `nobody-${randomUUID()}`,
+      args: [{ message: secret }],
+      memo: { preview: secret },
+    },
+  });
   const handle = env.client.workflow.getHandle(workflowId);
   try {
     // env.client has no codec: it sees what Temporal stores.

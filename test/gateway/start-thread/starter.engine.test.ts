@@ -7,7 +7,13 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import pino from 'pino';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { StartCallError, ThreadedStarter, WorkflowStarter, inProcessStarter, relayAwareStarter } from '../../../src/gateway/start-thread/starter';
+import {
+  StartCallError,
+  ThreadedStarter,
+  WorkflowStarter,
+  inProcessStarter,
+  relayAwareStarter,
+} from '../../../src/gateway/start-thread/starter';
 import type { StartRequest } from '../../../src/gateway/start-thread/protocol';
 import { mapTemporalError } from '../../../src/gateway/temporal-errors';
 import { DependencyUnavailableError, NotFoundError } from '../../../src/errors';
@@ -28,7 +34,11 @@ afterAll(async () => {
 });
 
 function threaded(address = env.address, entry?: string): ThreadedStarter {
-  const s = new ThreadedStarter({ config: { address, namespace: 'default', logLevel: 'silent', logJson: true }, logger, entry });
+  const s = new ThreadedStarter({
+    config: { address, namespace: 'default', logLevel: 'silent', logJson: true },
+    logger,
+    entry,
+  });
   starters.push(s);
   return s;
 }
@@ -36,7 +46,13 @@ function threaded(address = env.address, entry?: string): ThreadedStarter {
 const request = (workflowId: string, extra: Partial<StartRequest['options']> = {}): StartRequest => ({
   workflowType: 'neverWorked',
   deadlineMs: 5000,
-  options: { workflowId, taskQueue: `nobody-${randomUUID()}`, args: [{ nested: { list: [1, 'two'] } }], memo: { account: 'a1' }, ...extra },
+  options: {
+    workflowId,
+    taskQueue: `nobody-${randomUUID()}`,
+    args: [{ nested: { list: [1, 'two'] } }],
+    memo: { account: 'a1' },
+    ...extra,
+  },
 });
 
 describe.each([
@@ -82,7 +98,13 @@ describe.each([
   });
 
   test('enqueue opens a missing session with the signal, then signals the open one', async () => {
-    const ref = { account: `acct_${randomUUID().slice(0, 8)}`, session: 'sess_1', taskQueue: `nobody-${randomUUID()}`, idleCloseMs: 0, watchMs: 60_000 };
+    const ref = {
+      account: `acct_${randomUUID().slice(0, 8)}`,
+      session: 'sess_1',
+      taskQueue: `nobody-${randomUUID()}`,
+      idleCloseMs: 0,
+      watchMs: 60_000,
+    };
     const starter = make();
     await starter.enqueue({ ref, taskId: 'task_a', deadlineMs: 5000 });
     await starter.enqueue({ ref, taskId: 'task_b', deadlineMs: 5000 });
@@ -90,8 +112,15 @@ describe.each([
     const desc = await handle.describe();
     expect(desc.type).toBe('agentSession');
     // Findable per account in visibility (GET /sessions), with its creation time.
-    expect(desc.memo).toEqual({ account: ref.account, session: ref.session, createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T.*Z$/) });
-    expect(desc.searchAttributes).toMatchObject({ [SEARCH_ATTRIBUTES.account]: [ref.account], [SEARCH_ATTRIBUTES.session]: [ref.session] });
+    expect(desc.memo).toEqual({
+      account: ref.account,
+      session: ref.session,
+      createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T.*Z$/),
+    });
+    expect(desc.searchAttributes).toMatchObject({
+      [SEARCH_ATTRIBUTES.account]: [ref.account],
+      [SEARCH_ATTRIBUTES.session]: [ref.session],
+    });
     const history = await handle.fetchHistory();
     const started = history.events!.filter((e) => e.workflowExecutionStartedEventAttributes);
     const signals = history.events!.flatMap((e) => {
@@ -158,5 +187,14 @@ test('the relay-aware starter makes every call on the thread only while streams 
   streams = 0;
   await starter.enqueue({ ref, taskId: 't3', deadlineMs: 1 });
   await starter.close();
-  expect(calls).toEqual(['here:start a', 'here:describe d1', 'thread:start b', 'thread:describe d2', 'thread:enqueue t2', 'here:enqueue t3', 'here:closed', 'thread:closed']);
+  expect(calls).toEqual([
+    'here:start a',
+    'here:describe d1',
+    'thread:start b',
+    'thread:describe d2',
+    'thread:enqueue t2',
+    'here:enqueue t3',
+    'here:closed',
+    'thread:closed',
+  ]);
 });

@@ -17,7 +17,9 @@ import {
 import type * as activities from '../activities/activities';
 
 type Acts = typeof activities;
-export type ActName = { [K in keyof Acts]: Acts[K] extends (...args: any[]) => Promise<unknown> ? K : never }[keyof Acts];
+export type ActName = {
+  [K in keyof Acts]: Acts[K] extends (...args: any[]) => Promise<unknown> ? K : never;
+}[keyof Acts];
 
 export interface FailureView {
   kind: string;
@@ -39,8 +41,14 @@ function view(err: unknown): FailureView | undefined {
   if (!(err instanceof Error)) return undefined;
   const base: FailureView = { kind: 'Error', message: err.message };
   if (err instanceof ActivityFailure) Object.assign(base, { kind: 'ActivityFailure', retryState: err.retryState });
-  else if (err instanceof ApplicationFailure) Object.assign(base, { kind: 'ApplicationFailure', type: err.type, nonRetryable: err.nonRetryable });
-  else if (err instanceof TimeoutFailure) Object.assign(base, { kind: 'TimeoutFailure', timeoutType: err.timeoutType, lastHeartbeatDetails: err.lastHeartbeatDetails });
+  else if (err instanceof ApplicationFailure)
+    Object.assign(base, { kind: 'ApplicationFailure', type: err.type, nonRetryable: err.nonRetryable });
+  else if (err instanceof TimeoutFailure)
+    Object.assign(base, {
+      kind: 'TimeoutFailure',
+      timeoutType: err.timeoutType,
+      lastHeartbeatDetails: err.lastHeartbeatDetails,
+    });
   else if (err instanceof CancelledFailure) base.kind = 'CancelledFailure';
   const cause = view((err as { cause?: unknown }).cause);
   if (cause) base.cause = cause;
@@ -96,7 +104,11 @@ export async function cancelActivityAfter(step: Step, afterMs: number, thenSleep
   return await result;
 }
 
-export async function runLocalActivity(name: ActName, args: unknown[], options: LocalActivityOptions): Promise<Outcome> {
+export async function runLocalActivity(
+  name: ActName,
+  args: unknown[],
+  options: LocalActivityOptions,
+): Promise<Outcome> {
   const fn = proxyLocalActivities<Acts>(options)[name] as (...a: unknown[]) => Promise<unknown>;
   return await outcome(fn(...args));
 }
@@ -105,7 +117,10 @@ export async function runLocalActivity(name: ActName, args: unknown[], options: 
 export async function activityVersusTimer(step: Step, timerMs: number): Promise<string[]> {
   const fn = proxyActivities<Acts>(step.options)[step.name] as (...a: unknown[]) => Promise<unknown>;
   const order: string[] = [];
-  await Promise.all([fn(...(step.args ?? [])).then(() => order.push('activity')), sleep(timerMs).then(() => order.push('timer'))]);
+  await Promise.all([
+    fn(...(step.args ?? [])).then(() => order.push('activity')),
+    sleep(timerMs).then(() => order.push('timer')),
+  ]);
   return order;
 }
 

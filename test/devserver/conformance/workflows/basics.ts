@@ -87,7 +87,10 @@ export async function parent(childName: string): Promise<string> {
 }
 
 export async function parentAbandons(): Promise<string> {
-  const h = await startChild(counter, { workflowId: `${workflowInfo().workflowId}-child`, parentClosePolicy: ParentClosePolicy.ABANDON });
+  const h = await startChild(counter, {
+    workflowId: `${workflowInfo().workflowId}-child`,
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+  });
   return h.workflowId;
 }
 
@@ -124,6 +127,10 @@ export async function localActivity(): Promise<string> {
 }
 
 export async function heartbeater(): Promise<string> {
-  const a = proxyActivities<typeof activities>({ startToCloseTimeout: '20s', heartbeatTimeout: '1s', retry: { maximumAttempts: 2, initialInterval: 10 } });
+  const a = proxyActivities<typeof activities>({
+    startToCloseTimeout: '20s',
+    heartbeatTimeout: '1s',
+    retry: { maximumAttempts: 2, initialInterval: 10 },
+  });
   return await a.heartbeatOnceThenStall();
 }

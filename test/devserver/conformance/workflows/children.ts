@@ -73,7 +73,13 @@ export async function parentOf(kind: ChildKind, childId: string, runTimeoutMs?: 
 /** Cancels its own child after the child has started. */
 export async function parentCancelsChild(childId: string): Promise<string> {
   const scope = new CancellationScope();
-  const h = await scope.run(() => startChild(child, { args: ['wait'], workflowId: childId, cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED }));
+  const h = await scope.run(() =>
+    startChild(child, {
+      args: ['wait'],
+      workflowId: childId,
+      cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+    }),
+  );
   scope.cancel();
   try {
     await h.result();
@@ -96,7 +102,11 @@ export async function duplicateChild(childId: string): Promise<string> {
 }
 
 /** Starts a child under the given parent close policy and returns (closing the parent) once it runs. */
-export async function parentWithPolicy(workflowType: 'collector' | 'cancelAware', childId: string, policy: 'TERMINATE' | 'REQUEST_CANCEL' | 'ABANDON'): Promise<string> {
+export async function parentWithPolicy(
+  workflowType: 'collector' | 'cancelAware',
+  childId: string,
+  policy: 'TERMINATE' | 'REQUEST_CANCEL' | 'ABANDON',
+): Promise<string> {
   const h = await startChild(workflowType, { workflowId: childId, parentClosePolicy: ParentClosePolicy[policy] });
   return h.firstExecutionRunId;
 }

@@ -1,5 +1,14 @@
 // Workflows for the history tests.
-import { continueAsNew, sleep, proxyActivities, defineSignal, defineUpdate, setHandler, condition, defineQuery } from '@temporalio/workflow';
+import {
+  continueAsNew,
+  sleep,
+  proxyActivities,
+  defineSignal,
+  defineUpdate,
+  setHandler,
+  condition,
+  defineQuery,
+} from '@temporalio/workflow';
 import type * as activities from '../activities/history';
 
 const acts = proxyActivities<typeof activities>({ startToCloseTimeout: '10s' });

@@ -12,7 +12,12 @@ export interface ChainResult {
 export async function chain(n: number, visited: number[]): Promise<ChainResult> {
   if (n > 0) await continueAsNew<typeof chain>(n - 1, [...visited, n]);
   const info = workflowInfo();
-  return { visited, continuedFrom: info.continuedFromExecutionRunId, firstRunId: info.firstExecutionRunId, runId: info.runId };
+  return {
+    visited,
+    continuedFrom: info.continuedFromExecutionRunId,
+    firstRunId: info.firstExecutionRunId,
+    runId: info.runId,
+  };
 }
 
 /** Continues as new forever, a little apart, until a timeout ends the chain. */

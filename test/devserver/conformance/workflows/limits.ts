@@ -1,8 +1,19 @@
 // Workflows for the limits tests: each one pushes one limit of the server.
-import { ActivityFailure, condition, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  condition,
+  defineQuery,
+  defineSignal,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type * as activities from '../activities/limits';
 
-const acts = proxyActivities<typeof activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 3, initialInterval: '10ms' } });
+const acts = proxyActivities<typeof activities>({
+  startToCloseTimeout: '10s',
+  retry: { maximumAttempts: 3, initialInterval: '10ms' },
+});
 
 export const go = defineSignal<[string]>('go');
 export const sized = defineQuery<string, [number]>('sized');

@@ -36,7 +36,11 @@ export interface Seen {
 
 function seen(): Seen {
   const info = workflowInfo();
-  return { memo: info.memo, keyword: info.typedSearchAttributes.get(keywordKey), int: info.typedSearchAttributes.get(intKey) };
+  return {
+    memo: info.memo,
+    keyword: info.typedSearchAttributes.get(keywordKey),
+    int: info.typedSearchAttributes.get(intKey),
+  };
 }
 
 /** Reports what it was started with, upserts memo and search attributes, then waits for "finish". */

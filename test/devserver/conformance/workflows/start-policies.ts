@@ -1,5 +1,14 @@
 // Workflows for start-policies.engine.test.ts. Deterministic code only.
-import { ApplicationFailure, CancellationScope, condition, defineQuery, defineSignal, isCancellation, setHandler, sleep } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  defineQuery,
+  defineSignal,
+  isCancellation,
+  setHandler,
+  sleep,
+} from '@temporalio/workflow';
 
 export const pushSignal = defineSignal<[string]>('push');
 export const finishSignal = defineSignal('finish');

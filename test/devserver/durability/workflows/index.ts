@@ -3,8 +3,14 @@
 import { proxyActivities, sleep, executeChild, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities';
 
-const slow = proxyActivities<typeof activities>({ startToCloseTimeout: '4s', retry: { initialInterval: '200ms', maximumAttempts: 5 } });
-const flaky = proxyActivities<typeof activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '3s', backoffCoefficient: 1, maximumAttempts: 3 } });
+const slow = proxyActivities<typeof activities>({
+  startToCloseTimeout: '4s',
+  retry: { initialInterval: '200ms', maximumAttempts: 5 },
+});
+const flaky = proxyActivities<typeof activities>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '3s', backoffCoefficient: 1, maximumAttempts: 3 },
+});
 
 export async function inActivity(): Promise<string> {
   return await slow.slowEcho('activity-done', 1500);
