@@ -37,7 +37,7 @@ for engine in $TEST_ENGINES; do
     *) echo "TEST_ENGINES: unknown engine '$engine' (embedded, temporal-cli)" >&2; exit 2 ;;
   esac
 done
-# Type-check and lint beside jest: on two cores the three share the CPU, and the checks fill what
+# Type-check, lint and check the formatting (prettier: npm run format writes it) beside jest: on two cores the three share the CPU, and the checks fill what
 # jest leaves idle instead of holding it back for a minute. A failed check is printed as soon as it
 # ends and fails the run; jest is left to finish (stopping it mid-file would leave the processes
 # its e2e stacks started running). Background jobs of a script ignore Ctrl-C: the traps pass
@@ -48,6 +48,7 @@ trap 'trap "" TERM; kill -TERM 0 2>/dev/null; exit 130' INT
 trap 'trap "" TERM; kill -TERM 0 2>/dev/null; exit 143' TERM
 npx tsc --noEmit -p . >"$out/tsc" 2>&1 & typecheck=$!
 npx eslint . >"$out/eslint" 2>&1 & lint=$!
+npx prettier --check . >"$out/prettier" 2>&1 & format=$!
 # One jest run for every project on every engine: the workers stay busy to the end.
 npx jest "$@" & tests=$!
 failed=
@@ -59,6 +60,7 @@ check() { # <pid> <name>: prints the check's output; a failure is remembered
 }
 check "$typecheck" tsc
 check "$lint" eslint
+check "$format" prettier
 status=0
 wait "$tests" || status=$?
 tests=
