@@ -134,11 +134,9 @@ export function datastoreRoutes(_deps: GatewayDeps, datastores: DatastoreService
     const body = parse(addDocumentsSchema, req.body, 'body');
     const [docs, pathOf] =
       'documents' in body ? [body.documents, (i: number) => fieldPath('body', 'documents', i)] : [[body], () => 'body'];
-    res
-      .status(201)
-      .json({
-        documents: await datastores.addDocuments(requireAccount(req).account, datastoreId(req.params.id), docs, pathOf),
-      });
+    res.status(201).json({
+      documents: await datastores.addDocuments(requireAccount(req).account, datastoreId(req.params.id), docs, pathOf),
+    });
   });
   r.get('/datastores/:id/documents', async (req, res) => {
     const q = parse(documentListQuerySchema, req.query, 'query');
