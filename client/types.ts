@@ -1,7 +1,7 @@
 // The client's types, all derived from the zod schemas the OpenAPI document is
 // generated from (requests: src/gateway/schemas.ts and datastore-schemas.ts,
-// responses: src/gateway/response-schemas.ts; a datastore and a document as
-// the service's own types say) and from the one event union
+// responses: src/gateway/response-schemas.ts and schedule-response-schemas.ts;
+// a datastore and a document as the service's own types say) and from the one event union
 // (src/relay/events.ts). Type-only imports: nothing of the gateway is loaded
 // at run time, so the client stays a thin layer over fetch.
 import type { z } from 'zod';
@@ -20,11 +20,7 @@ import type {
   deliveryListSchema,
   errorBodySchema,
   runResultSchema,
-  scheduleDetailSchema,
   scheduledSummarySchema,
-  scheduleListSchema,
-  scheduleTriggeredSchema,
-  scheduleViewSchema,
   sessionCreatedSchema,
   sessionListSchema,
   sessionMessagesSchema,
@@ -35,6 +31,12 @@ import type {
   taskViewSchema,
   webhookSecretSchema,
 } from '../src/gateway/response-schemas';
+import type {
+  scheduleDetailSchema,
+  scheduleListSchema,
+  scheduleTriggeredSchema,
+  scheduleViewSchema,
+} from '../src/gateway/schedule-response-schemas';
 import type { AgentEvent, EventType } from '../src/relay/events';
 import type {
   datastoreRegistrationSchema,

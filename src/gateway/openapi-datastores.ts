@@ -48,6 +48,11 @@ function formBody(fields: z.ZodObject, file: string): Json {
 }
 
 export function datastorePaths(): Json {
+  return { ...datastoreItemPaths(), ...documentPaths() };
+}
+
+/** POST /datastores: a JSON registration, or a SQLite file uploaded beside its fields. */
+function registerOperation(): Json {
   const register = operation('post', {
     id: 'registerDatastore',
     tag: 'datastores',
@@ -71,6 +76,11 @@ export function datastorePaths(): Json {
       'The SQLite database file (the service keeps a copy, deleted with the registration).',
     ),
   );
+  return register;
+}
+
+/** POST /datastores/{id}/documents: JSON documents, or one document as a file. */
+function addDocumentsOperation(): Json {
   const addDocs = operation('post', {
     id: 'addDocuments',
     tag: 'datastores',
@@ -88,9 +98,14 @@ export function datastorePaths(): Json {
     },
   });
   withContent(addDocs, formBody(documentUploadFieldsSchema, 'The document: UTF-8 text.'));
+  return addDocs;
+}
+
+/** The account's datastores: register, list, describe, delete. */
+function datastoreItemPaths(): Json {
   return {
     '/datastores': {
-      post: register,
+      post: registerOperation(),
       get: operation('get', {
         id: 'listDatastores',
         tag: 'datastores',
@@ -119,8 +134,14 @@ export function datastorePaths(): Json {
         errors: { 400: MALFORMED, 404: NOT_FOUND },
       }),
     },
+  };
+}
+
+/** A knowledge base's documents: add, list, remove. */
+function documentPaths(): Json {
+  return {
     '/datastores/{id}/documents': {
-      post: addDocs,
+      post: addDocumentsOperation(),
       get: operation('get', {
         id: 'listDocuments',
         tag: 'datastores',

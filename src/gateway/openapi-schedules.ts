@@ -3,19 +3,24 @@
 // paused, resumed, triggered and deleted here.
 import { type Json, jsonBody, operation, queryParams, ref, toSchema } from './openapi-operations';
 import { SCHEDULE_ID, scheduleListQuerySchema, schedulePauseSchema } from './schemas';
+import { runResultSchema } from './response-schemas';
 import {
-  runResultSchema,
   scheduleDetailSchema,
   scheduleListSchema,
   scheduleTriggeredSchema,
   scheduleViewSchema,
-} from './response-schemas';
+} from './schedule-response-schemas';
 
 const scheduleId = ref('parameters', 'ScheduleId');
 const NOT_FOUND = "No such schedule for this account (another account's schedule is one).";
 const MALFORMED = 'A malformed schedule id.';
 
 export function schedulePaths(): Json {
+  return { ...scheduleReadPaths(), ...scheduleActionPaths() };
+}
+
+/** The account's schedules, one schedule, its deletion. */
+function scheduleReadPaths(): Json {
   return {
     '/schedules': {
       get: operation('get', {
@@ -52,6 +57,12 @@ export function schedulePaths(): Json {
         errors: { 400: MALFORMED, 404: NOT_FOUND },
       }),
     },
+  };
+}
+
+/** What a schedule can be told: pause, unpause, trigger. */
+function scheduleActionPaths(): Json {
+  return {
     '/schedules/{id}/pause': {
       post: operation('post', {
         id: 'pauseSchedule',
