@@ -38,7 +38,7 @@ module.exports = tseslint.config(
   {
     files: [
       'workflows/**/*.ts',
-      'test/devserver/**/workflows/**/*.ts',
+      'packages/embedded-temporal/test/**/workflows/**/*.ts',
       'test/e2e/**/workflows/**/*.ts',
       'test/cli/**/*workflows/**/*.ts',
       'bench/*workflows.ts',
@@ -117,7 +117,7 @@ module.exports = tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],
+    files: ['test/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts', 'packages/*/test/**/*.ts', 'packages/*/bench/**/*.ts'],
     rules: { 'no-console': 'off' },
   },
 );

@@ -15,7 +15,9 @@ const REAL_SERVER_E2E = require('./test/setup/real-server-e2e');
 const base = {
   testEnvironment: 'node',
   rootDir: __dirname,
-  roots: ['<rootDir>/test'],
+  // The embedded engine's own tests (its workspace package) run in the same projects, on the same
+  // engines; the package's jest.config.js runs them alone (`npm test -w @agent-exec/embedded-temporal`).
+  roots: ['<rootDir>/test', '<rootDir>/packages/embedded-temporal/test'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] },
   // Removes the process-wide hooks a workflow replay leaves behind (see the file).
   setupFilesAfterEnv: ['<rootDir>/test/setup/release-replay-hooks.ts'],

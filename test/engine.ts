@@ -25,7 +25,7 @@ export function timeSkippingServerPath(): string {
  * Time skipping runs on the official Java test server under ENGINE=temporal-cli.
  * It serves no schedules, ends a cron run as continued-as-new (initiator unset),
  * and holds a time lock of its own while no timer is pending: tests of those
- * guard on this (docs/embedded-engine.md lists these differences, under Time skipping).
+ * guard on this (packages/embedded-temporal/README.md lists these differences, under Time skipping).
  */
 export const JAVA_TEST_SERVER = ENGINE === 'temporal-cli';
 
