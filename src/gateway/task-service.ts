@@ -1,62 +1,37 @@
 // The gateway's operations on tasks and sessions, over Temporal (the source of
 // truth) with Redis as a cache of status and results.
-import { createHash, randomUUID } from 'node:crypto';
 import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import {
-  ConflictError,
-  DependencyUnavailableError,
-  IdempotencyMismatchError,
-  NotFoundError,
-  ServiceError,
-  UnprocessableRequestError,
-} from '../errors';
+import { ConflictError, DependencyUnavailableError, NotFoundError, ServiceError } from '../errors';
 import type { StatusCache } from '../relay/status-cache';
 import type { Account } from '../accounts/registry';
 import { answerExpanded } from '../../workflows/run-events';
 import { completedRunResult, failureDetails } from './run-record';
 import { StatusRevalidator } from './status-revalidation';
-import type { BlockEvent, CallbackConfig, ScheduledSummary, TaskResult, TaskView } from '../../workflows/types';
-import { initialView, sessionWorkflowId } from '../../workflows/types';
-import { taskInput, taskStartMeta } from '../tasks/task-input';
+import type { BlockEvent, TaskResult, TaskView } from '../../workflows/types';
+import { sessionWorkflowId } from '../../workflows/types';
 import type { RunRequest } from './schemas';
 import { isDeadlineExceeded, mapTemporalError, temporalCall } from './temporal-errors';
 import { viewFromDescription, isFinished, stillRunning } from './task-views';
 import { runState } from './closed-run';
 import { RetryFields, retryFields } from './run-retries';
 import { listTasks, ListQuery, ListPage } from './task-list';
-import { SessionRef, sessionRef, sessionStart, sessionStartMeta, signalSession } from '../sessions/session-signals';
-import { ServerTiming, timed } from './server-timing';
+import { SessionRef, sessionRef, signalSession } from '../sessions/session-signals';
+import type { ServerTiming } from './server-timing';
 import { inProcessStarter, WorkflowStarter } from './start-thread/starter';
+import { TaskSubmitter, type SubmitExtras, type Submitted } from './task-submit';
 import {
   busyQuery,
   clearSignal,
   messagesQuery,
   messageUpdate,
   patchMetadataSignal,
-  reserveUpdate,
   statusQuery,
 } from '../../workflows/definitions';
 
-/** What a run request brings besides its body. */
-export interface SubmitExtras {
-  /** The request's callback as callbackOf checked it. */
-  callback?: CallbackConfig;
-  /** Called once the task's id and session are known, before it starts (not for a repeated Idempotency-Key). */
-  beforeStart?: (taskId: string, session: string) => Promise<{ schedules?: ScheduledSummary[] }>;
-  /** Undoes what beforeStart set up, when the submit fails after it. */
-  undo?: () => Promise<void>;
-}
-
-export interface Submitted {
-  taskId: string;
-  session: string;
-  createdAt: string;
-  /** The Idempotency-Key matched an earlier request: nothing new was started. */
-  repeated: boolean;
-}
+export type { SubmitExtras, Submitted } from './task-submit';
 
 export type ResultBody =
   | (Omit<TaskResult, 'usage'> & { status: 'completed' })
@@ -79,6 +54,7 @@ const TURN_SETTLE_POLL_MS = 20;
 
 export class TaskService {
   private readonly revalidator = new StatusRevalidator();
+  private readonly submitter: TaskSubmitter;
 
   constructor(
     private readonly client: Client,
@@ -87,8 +63,10 @@ export class TaskService {
     private readonly config: Config,
     private readonly logger: Logger,
     /** Makes the submit path's Temporal calls (starts, a continuation's session check and enqueue, an idempotent repeat's lookup). Default: on the calling thread (the gateway process passes relayAwareStarter). */
-    private readonly starter: WorkflowStarter = inProcessStarter(client, connection),
-  ) {}
+    starter: WorkflowStarter = inProcessStarter(client, connection),
+  ) {
+    this.submitter = new TaskSubmitter(client, connection, cache, config, starter);
+  }
 
   private deadline<T>(ms: number, fn: () => Promise<T>, notFound?: string): Promise<T> {
     return temporalCall(() => this.connection.withDeadline(Date.now() + ms, fn), notFound);
@@ -104,7 +82,7 @@ export class TaskService {
     extras: SubmitExtras = {},
   ): Promise<Submitted> {
     try {
-      return await this.submitOnce(account, req, session, idempotencyKey, timing, extras);
+      return await this.submitter.submit(account, req, session, idempotencyKey, timing, extras);
     } catch (err) {
       await extras
         .undo?.()
@@ -113,165 +91,8 @@ export class TaskService {
     }
   }
 
-  private async submitOnce(
-    account: Account,
-    req: RunRequest,
-    session: string | undefined,
-    idempotencyKey: string | undefined,
-    timing: ServerTiming | undefined,
-    extras: SubmitExtras,
-  ): Promise<Submitted> {
-    if (req.max_steps !== undefined && req.max_steps > this.config.MAX_STEPS_CEILING) {
-      // A limit of this deployment, not of the document: a 422.
-      throw UnprocessableRequestError.at(
-        'body.max_steps',
-        `may be at most ${this.config.MAX_STEPS_CEILING} here (MAX_STEPS_CEILING)`,
-        'too_big',
-      );
-    }
-    const requestHash = createHash('sha256').update(JSON.stringify(req)).digest('hex').slice(0, 32);
-    const taskId = idempotencyKey
-      ? `task_${createHash('sha256').update(`${account.account}\u0000${idempotencyKey}`).digest('hex').slice(0, 32)}`
-      : `task_${randomUUID().replace(/-/g, '')}`;
-    if (idempotencyKey) {
-      const earlier = await this.existing(account, taskId, requestHash);
-      if (earlier) return earlier;
-    }
-    const sessionId = session ?? `sess_${randomUUID().replace(/-/g, '')}`;
-    if (session) await this.requireSession(account, session);
-    const createdAt = new Date().toISOString();
-    // What the request sets up before its run starts (its schedules), undone if the start fails.
-    const prepared = extras.beforeStart ? await extras.beforeStart(taskId, sessionId) : undefined;
-    const input = taskInput(this.config, req, {
-      taskId,
-      account: account.account,
-      maxRunning: account.maxRunning,
-      session: sessionId,
-      createdAt,
-      callback: extras.callback,
-      // A new session is opened with this run holding its turn (openSession).
-      ownsTurn: !session && !idempotencyKey,
-      schedules: prepared?.schedules,
-    });
-    const meta = taskStartMeta(input, { requestHash });
-    // The task caches nothing until it runs: status reads of a queued task stay one GET.
-    const cacheQueued = () => timed(timing, 'redis', () => this.cache.put(initialView(input)));
-    const startTask = async () => {
-      try {
-        await timed(timing, 'temporal-start', () =>
-          temporalCall(() =>
-            this.starter.start({
-              workflowType: 'agentTask',
-              deadlineMs: 5000,
-              options: {
-                workflowId: taskId,
-                taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-                args: [input],
-                ...meta,
-                workflowIdReusePolicy: 'REJECT_DUPLICATE',
-              },
-            }),
-          ),
-        );
-      } catch (err) {
-        if (!isAlreadyStarted(err)) throw err;
-        // A new random id can only have been started by this request: an attempt whose answer was
-        // lost (the engine restarted mid-call) and that the client tried again. That is our start.
-        if (!idempotencyKey) return undefined;
-        const earlier = await this.existing(account, taskId, requestHash);
-        if (earlier) return earlier;
-        throw err;
-      }
-      return undefined;
-    };
-    if (session || idempotencyKey) {
-      // multitask: "reject" holds the session before anything starts: a refused request leaves no task.
-      if (session && req.multitask === 'reject')
-        await timed(timing, 'temporal-session', () => this.reserveSession(account, sessionId, taskId));
-      // An existing session: the run must be started before it takes its place in the turn order.
-      // (A keyed request too: a repeat racing it must not enqueue its task in a second session.)
-      const earlier = await startTask();
-      if (earlier) return earlier;
-      await timed(timing, 'temporal-session', () =>
-        temporalCall(() =>
-          this.starter.enqueue({ ref: this.sessionRef(account, sessionId), taskId, deadlineMs: 10_000 }),
-        ),
-      );
-      await cacheQueued();
-    } else {
-      // A new session has no other runs to order against: open it, with this run holding
-      // the turn, while the run starts; and cache the queued status meanwhile (the cache
-      // never moves a task backwards, so a worker that got there first keeps its status).
-      const started = startTask();
-      const cached = cacheQueued();
-      await Promise.all([
-        started.catch(() => cached.then(() => this.cache.forget(taskId))),
-        timed(timing, 'temporal-session', () => this.openSession(account, sessionId, taskId, createdAt)),
-        cached,
-      ]);
-      await started; // its failure, if any, once the cache is clean again
-    }
-    return { taskId, session: sessionId, createdAt, repeated: false };
-  }
-
   private sessionRef(account: Account, session: string): SessionRef {
     return sessionRef(this.config, account.account, session);
-  }
-
-  /** Starts a new session whose first run already holds the turn (TaskInput.ownsTurn): no grant, no join. */
-  private async openSession(account: Account, session: string, taskId: string, createdAt: string): Promise<void> {
-    // The session's id is new to this request: already started means an earlier attempt of this call did it.
-    await temporalCall(() =>
-      this.starter.start({
-        workflowType: 'agentSession',
-        deadlineMs: 5000,
-        options: {
-          workflowId: sessionWorkflowId(account.account, session),
-          taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-          args: [sessionStart(this.sessionRef(account, session), [], taskId)],
-          ...sessionStartMeta({ account: account.account, session }, createdAt),
-        },
-      }),
-    ).catch((err: unknown) => {
-      if (!isAlreadyStarted(err)) throw err;
-    });
-  }
-
-  /** Holds an open session for this run, or refuses (409) when another run is active or queued. A closed session is not busy. */
-  private async reserveSession(account: Account, session: string, taskId: string): Promise<void> {
-    const handle = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
-    try {
-      await this.deadline(10_000, () => handle.executeUpdate(reserveUpdate, { args: [{ taskId, reject: true }] }));
-    } catch (err) {
-      if (err instanceof NotFoundError) return; // no open session (closed when idle): nothing to be busy with
-      if ((err as Error).name !== 'WorkflowUpdateFailedError') throw err;
-      throw new ConflictError('the session is busy with another run (multitask: reject)', { session });
-    }
-  }
-
-  private async existing(account: Account, taskId: string, requestHash: string): Promise<Submitted | undefined> {
-    let desc;
-    try {
-      desc = await temporalCall(() => this.starter.describe({ workflowId: taskId, deadlineMs: 5000 }));
-    } catch (err) {
-      if (err instanceof NotFoundError) return undefined;
-      throw err;
-    }
-    const memo = desc.memo as Record<string, string>;
-    if (memo.account !== account.account) return undefined;
-    if (memo.requestHash !== requestHash) {
-      throw new IdempotencyMismatchError('this Idempotency-Key was used with a different request body', {
-        task_id: taskId,
-      });
-    }
-    return { taskId, session: memo.session, createdAt: memo.createdAt ?? desc.startTime, repeated: true };
-  }
-
-  private async requireSession(account: Account, session: string): Promise<void> {
-    await temporalCall(
-      () => this.starter.describe({ workflowId: sessionWorkflowId(account.account, session), deadlineMs: 5000 }),
-      `session ${session} not found`,
-    );
   }
 
   /**
@@ -494,7 +315,7 @@ export class TaskService {
   }
 
   async clearMessages(account: Account, session: string): Promise<void> {
-    await this.requireSession(account, session);
+    await this.submitter.requireSession(account, session);
     // Best effort: a query needs a worker, a clear does not; with none to answer, clear as before.
     await this.settleFinishedTurn(
       this.client.workflow.getHandle(sessionWorkflowId(account.account, session)),
@@ -503,8 +324,4 @@ export class TaskService {
     ).catch(() => undefined);
     await this.deadline(10_000, () => signalSession(this.client, this.sessionRef(account, session), clearSignal, []));
   }
-}
-
-function isAlreadyStarted(err: unknown): boolean {
-  return (err as Error | undefined)?.name === 'WorkflowExecutionAlreadyStartedError';
 }
