@@ -71,200 +71,59 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+/** What the steps of startStack share: the options, and the processes started so far with how to stop them. */
+interface Starting {
+  opts: StackOptions;
+  base: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+  children: Record<string, Child>;
+  restarters: Record<string, () => Promise<Child>>;
+  stoppers: (() => Promise<void>)[];
+  /** Where a component's output lines go (ChildLogs), if anywhere. */
+  echo: (name: string) => ((line: string) => void) | undefined;
+}
+
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
-  const log = opts.log ?? (() => undefined);
-  const base = { ...(opts.env ?? process.env) };
-  const children: Record<string, Child> = {};
-  const restarters: Record<string, () => Promise<Child>> = {};
-  const stoppers: (() => Promise<void>)[] = [];
   const childLogs = opts.childLogs;
-  const echo = (name: string) => (childLogs ? (line: string) => childLogs.line(name, line) : undefined);
+  const st: Starting = {
+    opts,
+    base: { ...(opts.env ?? process.env) },
+    log: opts.log ?? (() => undefined),
+    children: {},
+    restarters: {},
+    stoppers: [],
+    echo: (name: string) => (childLogs ? (line: string) => childLogs.line(name, line) : undefined),
+  };
+  const { base, children, stoppers } = st;
   try {
-    let temporalAddress = base.TEMPORAL_ADDRESS;
-    let temporalUiUrl: string | undefined;
     const engine = engineFromEnv(base);
     // Known before the engine starts: the Web UI is told where the codec endpoint is.
     const gatewayPort = opts.gatewayPort === 0 ? await freePort() : (opts.gatewayPort ?? Number(base.PORT ?? 8080));
-    const codec: { token?: string; corsOrigins?: string } = {};
-    if (!temporalAddress) {
-      const port =
-        opts.temporalPort === 0 ? await freePort() : (opts.temporalPort ?? Number(base.TEMPORAL_PORT || 7233));
-      const uiPort = opts.temporalUiPort === 0 ? await freePort() : opts.temporalUiPort;
-      let uiCodecEndpoint: string | undefined;
-      if (engine === 'temporal-cli' && uiPort) {
-        // The UI decrypts through the gateway's codec endpoint. It cannot send a
-        // header, so the token is in the endpoint's path (this UI is on loopback).
-        codec.token = base.CODEC_AUTH_TOKEN || randomBytes(24).toString('base64url');
-        uiCodecEndpoint = `http://127.0.0.1:${gatewayPort}/codec/${codec.token}`;
-        if (!base.CODEC_CORS_ORIGINS) codec.corsOrigins = `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`;
-      }
-      const engineOptions = { engine, port, dataDir: opts.dataDir, uiPort, uiCodecEndpoint, echo: echo('engine') };
-      const running = await startEngine(engineOptions);
-      children.engine = running.child;
-      restarters.engine = async () => (children.engine = (await startEngine(engineOptions)).child);
-      stoppers.unshift(() => children.engine.stop());
-      temporalAddress = running.address;
-      temporalUiUrl = running.uiUrl;
-      const what = engine === 'embedded' ? 'embedded Temporal engine' : 'Temporal CLI dev server';
-      log(`${what} on ${temporalAddress}${running.dbFile ? ` (data: ${running.dbFile})` : ' (in memory)'}`);
-    }
-
-    let redisUrl = base.REDIS_URL;
-    if (!redisUrl) {
-      const bin = ensureRedisServer(log);
-      const port = await freePort();
-      const args = [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--save',
-        '',
-        '--daemonize',
-        'no',
-        '--loglevel',
-        'warning',
-      ];
-      if (opts.dataDir)
-        args.push(
-          '--dir',
-          ensureDir(path.join(opts.dataDir, 'redis')),
-          '--appendonly',
-          'yes',
-          '--appendfsync',
-          'everysec',
-        );
-      else args.push('--appendonly', 'no');
-      redisUrl = `redis://127.0.0.1:${port}`;
-      const url = redisUrl;
-      const startRedis = async () => {
-        const child = (children.redis = startChild('redis', bin, args, { echo: echo('redis') }));
-        await waitFor('redis-server', child, async () => {
-          const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-          r.on('error', () => undefined); // not up yet: the loop retries
-          try {
-            await r.connect();
-            return (await r.ping()) === 'PONG';
-          } finally {
-            r.disconnect();
-          }
-        });
-        return child;
-      };
-      stoppers.unshift(() => children.redis.stop());
-      await startRedis();
-      restarters.redis = startRedis;
-      log(`private redis-server on ${redisUrl}${opts.dataDir ? ' (append-only file on)' : ''}`);
-    }
-
-    let modelUrl: string | undefined;
-    let model: Stack['model'];
-    // The processes log JSON lines: the launcher renders them in the format asked for (ChildLogs).
-    const env: NodeJS.ProcessEnv = {
-      ...base,
-      TEMPORAL_ADDRESS: temporalAddress,
-      REDIS_URL: redisUrl,
-      LOG_FORMAT: 'json',
-    };
-    // The embedded engine is on loopback: compression would only cost CPU on both sides.
-    if (children.engine && !base.TEMPORAL_GRPC_COMPRESSION) env.TEMPORAL_GRPC_COMPRESSION = 'none';
-    if (!base.OPENAI_API_KEY) {
-      model = await startScriptedModel({ port: 0 });
-      const m = model;
-      stoppers.unshift(() => m.close());
-      modelUrl = model.url;
-      Object.assign(env, {
-        OPENAI_BASE_URL: model.url,
-        MODEL_FLASH: 'scripted-flash',
-        MODEL_BASE: 'scripted-base',
-        MODEL_MAX: 'scripted-max',
-      });
-      log(`no OPENAI_API_KEY: using the built-in scripted model at ${model.url} (offline demo mode)`);
-    }
-    let demoMcp: Stack['demoMcp'];
-    if (base.DEMO_MCP !== 'false') {
-      const port = opts.demoMcpPort ?? Number(base.DEMO_MCP_PORT || 8790);
-      if (!Number.isInteger(port) || port < 0 || port > 65535)
-        throw new Error(`DEMO_MCP_PORT must be a port number, got ${base.DEMO_MCP_PORT}`);
-      demoMcp = await startDemoMcpServer({ port }).catch((err: Error) => {
-        throw new Error(
-          `demo MCP server could not start on port ${port} (${err.message}); set DEMO_MCP_PORT, or DEMO_MCP=false to go without it`,
-        );
-      });
-      const d = demoMcp;
-      stoppers.unshift(() => d.close());
-      log(`demo MCP server at ${demoMcp.url} (tools: ${DEMO_MCP_TOOLS.join(', ')})`);
-      // The outbound policy refuses loopback addresses; without this the service could not reach its own demo server.
-      if (base.OUTBOUND_ALLOWLIST === undefined) {
-        env.OUTBOUND_ALLOWLIST = '127.0.0.1';
-        log('OUTBOUND_ALLOWLIST unset: allowing 127.0.0.1 (loopback) so runs can reach the demo MCP server');
-      }
-    }
-    // Datastore files (uploads, knowledge bases) beside the engine's file; a stack kept in memory gets a folder of its own.
-    if (!base.DATASTORE_DIR) {
-      if (opts.dataDir) env.DATASTORE_DIR = ensureDir(path.join(opts.dataDir, 'datastores'));
-      else {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-datastores-'));
-        env.DATASTORE_DIR = dir;
-        stoppers.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
-      }
-    }
+    const codec: CodecAccess = {};
+    const { temporalAddress, temporalUiUrl } = await ensureEngine(st, engine, gatewayPort, codec);
+    const redisUrl = await ensureRedis(st);
+    const env = serviceEnv(st, temporalAddress, redisUrl);
+    const model = base.OPENAI_API_KEY ? undefined : await startModel(st, env);
+    const demoMcp = base.DEMO_MCP !== 'false' ? await startDemoMcp(st, env) : undefined;
+    ensureDatastoreDir(st, env);
     let devKey: string | undefined;
     if (!base.API_KEYS) {
       devKey = 'dev-key';
       env.API_KEYS = `${devKey}:dev`;
     }
-    // Every payload the service hands Temporal is encrypted (src/codec). The
-    // key file is made here, by the one process that starts both the gateway
-    // and the worker, and passed to them (and kept in `env` for tests' clients).
-    let payloadKeys: Stack['payloadKeys'] = { source: 'PAYLOAD_KEYS' };
-    if (!base.PAYLOAD_KEYS) {
-      if (opts.dataDir) {
-        const k = ensurePayloadKeyFile(opts.dataDir);
-        env.PAYLOAD_KEYS = k.keys;
-        payloadKeys = { source: 'file', file: k.file, created: k.created };
-        log(`payload encryption key ${k.created ? 'created in' : 'from'} ${k.file}`);
-      } else {
-        env.PAYLOAD_KEYS = generatePayloadKey();
-        payloadKeys = { source: 'ephemeral' };
-      }
-    }
+    const payloadKeys = ensurePayloadKeys(st, env);
     if (opts.workerMetricsPort !== undefined) Object.assign(env, await workerMetricsEnv(base, opts.workerMetricsPort));
     if (codec.token) env.CODEC_AUTH_TOKEN = codec.token;
     if (codec.corsOrigins) env.CODEC_CORS_ORIGINS = codec.corsOrigins;
     env.PORT = String(gatewayPort);
-
-    const startWorker = async () => {
-      const w = startNode('worker', 'src/worker/main.ts', [], { env, echo: echo('worker') });
-      children.worker = w;
-      await waitFor('worker', w, () => w.isReady(), 90_000);
-      return w;
-    };
-    stoppers.unshift(() => children.worker.stop());
-    await startWorker();
-    restarters.worker = startWorker;
-    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    const startGateway = async () => {
-      const g = (children.gateway = startNode('gateway', 'src/gateway/main.ts', [], {
-        env,
-        echo: echo('gateway'),
-        nodeArgs: GATEWAY_NODE_FLAGS,
-      }));
-      await waitFor('gateway', g, async () => (await fetch(`${gatewayUrl}/healthz`)).ok);
-      return g;
-    };
-    // The gateway drains first (GATEWAY_DRAIN_MS): give it that long before a SIGKILL.
-    const drainMs = Number(env.GATEWAY_DRAIN_MS || 10_000);
-    stoppers.unshift(() => children.gateway.stop('SIGTERM', drainMs + 5000));
-    await startGateway();
-    restarters.gateway = startGateway;
+    const { startWorker, gatewayUrl } = await startWorkerAndGateway(st, env, gatewayPort);
     return {
       gatewayUrl,
       temporalAddress,
       engine: children.engine ? engine : undefined,
       temporalUiUrl,
       redisUrl,
-      modelUrl,
+      modelUrl: model?.url,
       model,
       demoMcpUrl: demoMcp?.url,
       demoMcp,
@@ -272,7 +131,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       payloadKeys,
       env,
       children,
-      restarters,
+      restarters: st.restarters,
       startWorker,
       stop: async () => {
         for (const s of stoppers) await s().catch(() => undefined);
@@ -282,6 +141,201 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     for (const s of stoppers) await s().catch(() => undefined);
     throw err;
   }
+}
+
+/** How the Web UI of ENGINE=temporal-cli reaches the gateway's codec endpoint (the gateway is told the same). */
+interface CodecAccess {
+  token?: string;
+  corsOrigins?: string;
+}
+
+/** The engine ENGINE names, started unless TEMPORAL_ADDRESS names a server. */
+async function ensureEngine(
+  st: Starting,
+  engine: EngineName,
+  gatewayPort: number,
+  codec: CodecAccess,
+): Promise<{ temporalAddress: string; temporalUiUrl?: string }> {
+  const { opts, base, children, log } = st;
+  if (base.TEMPORAL_ADDRESS) return { temporalAddress: base.TEMPORAL_ADDRESS };
+  const port = opts.temporalPort === 0 ? await freePort() : (opts.temporalPort ?? Number(base.TEMPORAL_PORT || 7233));
+  const uiPort = opts.temporalUiPort === 0 ? await freePort() : opts.temporalUiPort;
+  let uiCodecEndpoint: string | undefined;
+  if (engine === 'temporal-cli' && uiPort) {
+    // The UI decrypts through the gateway's codec endpoint. It cannot send a
+    // header, so the token is in the endpoint's path (this UI is on loopback).
+    codec.token = base.CODEC_AUTH_TOKEN || randomBytes(24).toString('base64url');
+    uiCodecEndpoint = `http://127.0.0.1:${gatewayPort}/codec/${codec.token}`;
+    if (!base.CODEC_CORS_ORIGINS) codec.corsOrigins = `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`;
+  }
+  const engineOptions = { engine, port, dataDir: opts.dataDir, uiPort, uiCodecEndpoint, echo: st.echo('engine') };
+  const running = await startEngine(engineOptions);
+  children.engine = running.child;
+  st.restarters.engine = async () => (children.engine = (await startEngine(engineOptions)).child);
+  st.stoppers.unshift(() => children.engine.stop());
+  const what = engine === 'embedded' ? 'embedded Temporal engine' : 'Temporal CLI dev server';
+  log(`${what} on ${running.address}${running.dbFile ? ` (data: ${running.dbFile})` : ' (in memory)'}`);
+  return { temporalAddress: running.address, temporalUiUrl: running.uiUrl };
+}
+
+/** A private redis-server unless REDIS_URL names one; with a data folder it keeps an append-only file there. */
+async function ensureRedis(st: Starting): Promise<string> {
+  const { opts, base, children, log } = st;
+  if (base.REDIS_URL) return base.REDIS_URL;
+  const bin = ensureRedisServer(log);
+  const port = await freePort();
+  const args = redisArgs(port, opts.dataDir);
+  const url = `redis://127.0.0.1:${port}`;
+  const startRedis = async () => {
+    const child = (children.redis = startChild('redis', bin, args, { echo: st.echo('redis') }));
+    await waitFor('redis-server', child, async () => {
+      const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      r.on('error', () => undefined); // not up yet: the loop retries
+      try {
+        await r.connect();
+        return (await r.ping()) === 'PONG';
+      } finally {
+        r.disconnect();
+      }
+    });
+    return child;
+  };
+  st.stoppers.unshift(() => children.redis.stop());
+  await startRedis();
+  st.restarters.redis = startRedis;
+  log(`private redis-server on ${url}${opts.dataDir ? ' (append-only file on)' : ''}`);
+  return url;
+}
+
+function redisArgs(port: number, dataDir: string | undefined): string[] {
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--daemonize',
+    'no',
+    '--loglevel',
+    'warning',
+  ];
+  if (dataDir)
+    args.push('--dir', ensureDir(path.join(dataDir, 'redis')), '--appendonly', 'yes', '--appendfsync', 'everysec');
+  else args.push('--appendonly', 'no');
+  return args;
+}
+
+/** The environment of the service's processes, to which the later steps add. */
+function serviceEnv(st: Starting, temporalAddress: string, redisUrl: string): NodeJS.ProcessEnv {
+  // The processes log JSON lines: the launcher renders them in the format asked for (ChildLogs).
+  const env: NodeJS.ProcessEnv = {
+    ...st.base,
+    TEMPORAL_ADDRESS: temporalAddress,
+    REDIS_URL: redisUrl,
+    LOG_FORMAT: 'json',
+  };
+  // The embedded engine is on loopback: compression would only cost CPU on both sides.
+  if (st.children.engine && !st.base.TEMPORAL_GRPC_COMPRESSION) env.TEMPORAL_GRPC_COMPRESSION = 'none';
+  return env;
+}
+
+/** No OPENAI_API_KEY: the built-in scripted model, in process, and the service pointed at it. */
+async function startModel(st: Starting, env: NodeJS.ProcessEnv): Promise<Stack['model']> {
+  const model = await startScriptedModel({ port: 0 });
+  st.stoppers.unshift(() => model.close());
+  Object.assign(env, {
+    OPENAI_BASE_URL: model.url,
+    MODEL_FLASH: 'scripted-flash',
+    MODEL_BASE: 'scripted-base',
+    MODEL_MAX: 'scripted-max',
+  });
+  st.log(`no OPENAI_API_KEY: using the built-in scripted model at ${model.url} (offline demo mode)`);
+  return model;
+}
+
+/** The demo MCP server (DEMO_MCP_PORT), in process, and the outbound policy opened to it. */
+async function startDemoMcp(st: Starting, env: NodeJS.ProcessEnv): Promise<Stack['demoMcp']> {
+  const { opts, base, log } = st;
+  const port = opts.demoMcpPort ?? Number(base.DEMO_MCP_PORT || 8790);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`DEMO_MCP_PORT must be a port number, got ${base.DEMO_MCP_PORT}`);
+  const demoMcp = await startDemoMcpServer({ port }).catch((err: Error) => {
+    throw new Error(
+      `demo MCP server could not start on port ${port} (${err.message}); set DEMO_MCP_PORT, or DEMO_MCP=false to go without it`,
+    );
+  });
+  st.stoppers.unshift(() => demoMcp.close());
+  log(`demo MCP server at ${demoMcp.url} (tools: ${DEMO_MCP_TOOLS.join(', ')})`);
+  // The outbound policy refuses loopback addresses; without this the service could not reach its own demo server.
+  if (base.OUTBOUND_ALLOWLIST === undefined) {
+    env.OUTBOUND_ALLOWLIST = '127.0.0.1';
+    log('OUTBOUND_ALLOWLIST unset: allowing 127.0.0.1 (loopback) so runs can reach the demo MCP server');
+  }
+  return demoMcp;
+}
+
+/** Datastore files (uploads, knowledge bases) beside the engine's file; a stack kept in memory gets a folder of its own. */
+function ensureDatastoreDir(st: Starting, env: NodeJS.ProcessEnv): void {
+  if (st.base.DATASTORE_DIR) return;
+  if (st.opts.dataDir) env.DATASTORE_DIR = ensureDir(path.join(st.opts.dataDir, 'datastores'));
+  else {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-datastores-'));
+    env.DATASTORE_DIR = dir;
+    st.stoppers.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
+  }
+}
+
+/**
+ * Every payload the service hands Temporal is encrypted (src/codec). The
+ * key file is made here, by the one process that starts both the gateway
+ * and the worker, and passed to them (and kept in `env` for tests' clients).
+ */
+function ensurePayloadKeys(st: Starting, env: NodeJS.ProcessEnv): Stack['payloadKeys'] {
+  if (st.base.PAYLOAD_KEYS) return { source: 'PAYLOAD_KEYS' };
+  const dataDir = st.opts.dataDir;
+  if (!dataDir) {
+    env.PAYLOAD_KEYS = generatePayloadKey();
+    return { source: 'ephemeral' };
+  }
+  const k = ensurePayloadKeyFile(dataDir);
+  env.PAYLOAD_KEYS = k.keys;
+  st.log(`payload encryption key ${k.created ? 'created in' : 'from'} ${k.file}`);
+  return { source: 'file', file: k.file, created: k.created };
+}
+
+/** The worker, then the gateway once the worker is ready; each can be started again (restarters). */
+async function startWorkerAndGateway(
+  st: Starting,
+  env: NodeJS.ProcessEnv,
+  gatewayPort: number,
+): Promise<{ startWorker: () => Promise<Child>; gatewayUrl: string }> {
+  const { children, stoppers, restarters } = st;
+  const startWorker = async () => {
+    const w = startNode('worker', 'src/worker/main.ts', [], { env, echo: st.echo('worker') });
+    children.worker = w;
+    await waitFor('worker', w, () => w.isReady(), 90_000);
+    return w;
+  };
+  stoppers.unshift(() => children.worker.stop());
+  await startWorker();
+  restarters.worker = startWorker;
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const startGateway = async () => {
+    const g = (children.gateway = startNode('gateway', 'src/gateway/main.ts', [], {
+      env,
+      echo: st.echo('gateway'),
+      nodeArgs: GATEWAY_NODE_FLAGS,
+    }));
+    await waitFor('gateway', g, async () => (await fetch(`${gatewayUrl}/healthz`)).ok);
+    return g;
+  };
+  // The gateway drains first (GATEWAY_DRAIN_MS): give it that long before a SIGKILL.
+  const drainMs = Number(env.GATEWAY_DRAIN_MS || 10_000);
+  stoppers.unshift(() => children.gateway.stop('SIGTERM', drainMs + 5000));
+  await startGateway();
+  restarters.gateway = startGateway;
+  return { startWorker, gatewayUrl };
 }
 
 /** The worker's metrics port, and the gateway told to include that endpoint (besides any METRICS_INCLUDE_URLS given). */

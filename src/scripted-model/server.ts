@@ -97,161 +97,76 @@ function emptyStats(): ScriptedModelStats {
   };
 }
 
+/** What the handlers share, and what reset() clears. */
+class ServerState {
+  stats = emptyStats();
+  received: ReceivedRequest[] = [];
+  // Per-key use counts of fail/drop/hang, so "the first N requests" holds across retries.
+  counters = new Map<string, number>();
+
+  constructor(private readonly keep: number) {}
+
+  /** True while the directive still has uses left; counts this use. */
+  consume(d: Directive, script: Script, dfltTimes: number): boolean {
+    const key = `${d.name}:${d.params.key ?? script.rawUserText}`;
+    const used = this.counters.get(key) ?? 0;
+    if (used >= intParam(d, 'times', dfltTimes)) return false;
+    this.counters.set(key, used + 1);
+    return true;
+  }
+
+  /** Keeps the request among the most recent `keep`. */
+  record(r: ReceivedRequest): void {
+    this.received.push(r);
+    if (this.received.length > this.keep) this.received = this.received.slice(this.received.length - this.keep);
+  }
+
+  reset(): void {
+    this.stats = { ...emptyStats(), active: this.stats.active };
+    this.received = [];
+    this.counters = new Map();
+  }
+}
+
+function sendFailure(res: Response, d: Directive): void {
+  let status = intParam(d, 'status', 500);
+  if (status < 400 || status > 599) status = 500;
+  const headers: Record<string, string> = {};
+  if (status === 429 || d.params.after !== undefined) {
+    const ms = intParam(d, 'after', DEFAULT_RETRY_AFTER_MS);
+    headers['retry-after-ms'] = String(ms);
+    headers['retry-after'] = String(Math.ceil(ms / 1000));
+  }
+  const over: Record<string, string> = {};
+  for (const k of ['message', 'type', 'code', 'param'] as const) if (d.params[k] !== undefined) over[k] = d.params[k];
+  sendError(res, status, over, headers);
+}
+
 export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promise<ScriptedModel> {
   const logger = opts.logger ?? pino({ level: 'silent' });
   const host = opts.host ?? '127.0.0.1';
-  const models = opts.models ?? DEFAULT_MODELS;
-  const keep = opts.keepRequests ?? 100;
-  let stats = emptyStats();
-  let received: ReceivedRequest[] = [];
-  // Per-key use counts of fail/drop/hang, so "the first N requests" holds across retries.
-  let counters = new Map<string, number>();
-
-  /** True while the directive still has uses left; counts this use. */
-  const consume = (d: Directive, script: Script, dfltTimes: number): boolean => {
-    const key = `${d.name}:${d.params.key ?? script.rawUserText}`;
-    const used = counters.get(key) ?? 0;
-    if (used >= intParam(d, 'times', dfltTimes)) return false;
-    counters.set(key, used + 1);
-    return true;
-  };
-
-  const sendFailure = (res: Response, d: Directive): void => {
-    let status = intParam(d, 'status', 500);
-    if (status < 400 || status > 599) status = 500;
-    const headers: Record<string, string> = {};
-    if (status === 429 || d.params.after !== undefined) {
-      const ms = intParam(d, 'after', DEFAULT_RETRY_AFTER_MS);
-      headers['retry-after-ms'] = String(ms);
-      headers['retry-after'] = String(Math.ceil(ms / 1000));
-    }
-    const over: Record<string, string> = {};
-    for (const k of ['message', 'type', 'code', 'param'] as const) if (d.params[k] !== undefined) over[k] = d.params[k];
-    sendError(res, status, over, headers);
-  };
+  const state = new ServerState(opts.keepRequests ?? 100);
 
   const app = express();
   app.disable('x-powered-by');
   // ETags only make sense for cacheable GETs; completions must never be revalidated.
   app.set('etag', false);
   app.use((_req, _res, next) => {
-    stats.requests++;
+    state.stats.requests++;
     next();
   });
-
-  app.get('/health', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/v1/models', (_req, res) => {
-    res.json({
-      object: 'list',
-      data: models.map((id) => ({ id, object: 'model', created: MODEL_CREATED, owned_by: 'scripted' })),
-    });
-  });
-  app.get('/v1/models/:id', (req, res) => {
-    res.json({ id: req.params.id, object: 'model', created: MODEL_CREATED, owned_by: 'scripted' });
-  });
-
+  modelRoutes(app, opts.models ?? DEFAULT_MODELS);
   // Any content type is read as JSON: a client that forgets the header should
   // get the same answer, and a non-JSON body fails parsing with a clean 400.
   app.post(
     '/v1/chat/completions',
     express.json({ limit: '32mb', type: () => true }),
-    async (req: Request, res: Response) => {
-      stats.chatCompletions++;
-      const parsed = parseChatRequest(req.body ?? {});
-      if (!parsed.success) {
-        stats.badRequests++;
-        const { message, param } = describeIssue(parsed.error);
-        sendError(res, 400, { message, param });
-        return;
-      }
-      const body = parsed.data;
-      const header = req.get('x-scripted-model');
-      received.push({ at: Date.now(), header, body });
-      if (received.length > keep) received = received.slice(received.length - keep);
-
-      const id = `chatcmpl-${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-      const abort = new AbortController();
-      res.on('close', () => {
-        if (!res.writableFinished) abort.abort();
-      });
-      res.set('x-request-id', id);
-      if (body.stream) stats.streamed++;
-      stats.active++;
-      const script = readScript(body, header);
-      // [[json times=N key=K]]: the first N structured replies for the key do not fit their schema (across requests, like fail).
-      const json = findDirective(script.directives, 'json');
-      if (json?.params.times !== undefined && body.response_format?.type === 'json_schema' && consume(json, script, 0))
-        script.invalidNow = true;
-      const log = logger.child({
-        id,
-        model: body.model,
-        stream: !!body.stream,
-        directives: script.directives.map((d) => d.name),
-      });
-      try {
-        const fail = findDirective(script.directives, 'fail');
-        if (fail && consume(fail, script, 1)) {
-          stats.injectedFailures++;
-          sendFailure(res, fail);
-          log.debug({ status: res.statusCode }, 'scripted failure');
-          return;
-        }
-        const reply = buildReply(body, script);
-        if (reply.toolCalls.length > 0) stats.toolCallReplies++;
-        if (reply.continuation) stats.continuations++;
-        if (reply.continuation === 'prefix-mismatch')
-          log.warn('partial assistant message is not a prefix of the scripted reply; sending the whole reply');
-
-        let interruption: Interruption | undefined;
-        const hang = findDirective(script.directives, 'hang');
-        const drop = findDirective(script.directives, 'drop');
-        const afterOf = (d: Directive) => (d.params.after === undefined ? undefined : intParam(d, 'after', 0));
-        if (hang && consume(hang, script, Infinity)) interruption = { kind: 'hang', after: afterOf(hang) };
-        else if (drop && consume(drop, script, 1)) interruption = { kind: 'drop', after: afterOf(drop) };
-
-        const slow = findDirective(script.directives, 'slow');
-        const ctx = {
-          id,
-          created: Math.floor(Date.now() / 1000),
-          model: body.model,
-          pacing: { firstMs: intParam(slow, 'first', 0), delayMs: slow ? intParam(slow, 'delay', 50) : 0 },
-          signal: abort.signal,
-          interruption,
-          onTokenWritten: opts.onTokenWritten,
-        };
-        if (interruption?.kind === 'hang') stats.hangs++;
-        const outcome: Outcome = body.stream
-          ? await streamCompletion(res, body, reply, ctx)
-          : await sendCompletion(res, body, reply, ctx);
-        if (outcome === 'completed') stats.completed++;
-        else if (outcome === 'dropped') stats.drops++;
-        else if (outcome === 'client-aborted') stats.clientAborts++;
-        log.debug({ outcome, finish: reply.finishReason, continuation: reply.continuation }, 'chat completion');
-      } finally {
-        stats.active--;
-      }
-    },
+    chatCompletions(state, logger, opts.onTokenWritten),
   );
-
   app.use((req: Request, res: Response) => {
     sendError(res, 404, { message: `Invalid URL (${req.method} ${req.path})`, code: null });
   });
-
-  // Express's error-handler signature needs all four parameters.
-  app.use((err: any, _req: Request, res: Response, _next: NextFunction) => {
-    if (err?.type === 'entity.parse.failed') {
-      stats.badRequests++;
-      sendError(res, 400, { message: `We could not parse the JSON body of your request: ${err.message}` });
-    } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
-      stats.badRequests++;
-      sendError(res, err.status, { message: String(err.message ?? 'Bad request') });
-    } else {
-      logger.error({ err }, 'scripted model failed on a request');
-      sendError(res, 500);
-    }
-  });
+  app.use(errorHandler(state, logger));
 
   const server = createExpressServer(app);
   await new Promise<void>((resolve, reject) => {
@@ -270,13 +185,9 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
   return {
     url,
     port,
-    stats: () => ({ ...stats }),
-    received: () => [...received],
-    reset: () => {
-      stats = { ...emptyStats(), active: stats.active };
-      received = [];
-      counters = new Map();
-    },
+    stats: () => ({ ...state.stats }),
+    received: () => [...state.received],
+    reset: () => state.reset(),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -285,5 +196,141 @@ export async function startScriptedModel(opts: ScriptedModelOptions = {}): Promi
       });
       return closing;
     },
+  };
+}
+
+/** GET /health and the models list. */
+function modelRoutes(app: express.Express, models: string[]): void {
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/v1/models', (_req, res) => {
+    res.json({
+      object: 'list',
+      data: models.map((id) => ({ id, object: 'model', created: MODEL_CREATED, owned_by: 'scripted' })),
+    });
+  });
+  app.get('/v1/models/:id', (req, res) => {
+    res.json({ id: req.params.id, object: 'model', created: MODEL_CREATED, owned_by: 'scripted' });
+  });
+}
+
+/** POST /v1/chat/completions: validates and records the request, then answers it as its script says. */
+function chatCompletions(
+  state: ServerState,
+  logger: Logger,
+  onTokenWritten: ScriptedModelOptions['onTokenWritten'],
+): (req: Request, res: Response) => Promise<void> {
+  return async (req: Request, res: Response) => {
+    state.stats.chatCompletions++;
+    const parsed = parseChatRequest(req.body ?? {});
+    if (!parsed.success) {
+      state.stats.badRequests++;
+      const { message, param } = describeIssue(parsed.error);
+      sendError(res, 400, { message, param });
+      return;
+    }
+    const body = parsed.data;
+    const header = req.get('x-scripted-model');
+    state.record({ at: Date.now(), header, body });
+
+    const id = `chatcmpl-${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    res.set('x-request-id', id);
+    if (body.stream) state.stats.streamed++;
+    state.stats.active++;
+    const script = readScript(body, header);
+    // [[json times=N key=K]]: the first N structured replies for the key do not fit their schema (across requests, like fail).
+    const json = findDirective(script.directives, 'json');
+    if (
+      json?.params.times !== undefined &&
+      body.response_format?.type === 'json_schema' &&
+      state.consume(json, script, 0)
+    )
+      script.invalidNow = true;
+    const log = logger.child({
+      id,
+      model: body.model,
+      stream: !!body.stream,
+      directives: script.directives.map((d) => d.name),
+    });
+    try {
+      await answer(state, res, body, script, { id, signal: abort.signal, log, onTokenWritten });
+    } finally {
+      state.stats.active--;
+    }
+  };
+}
+
+/** The scripted answer to a valid chat request: a failure it asks for, or its reply (whole, cut short or hung). */
+async function answer(
+  state: ServerState,
+  res: Response,
+  body: ChatRequest,
+  script: Script,
+  a: { id: string; signal: AbortSignal; log: Logger; onTokenWritten: ScriptedModelOptions['onTokenWritten'] },
+): Promise<void> {
+  const { log } = a;
+  const fail = findDirective(script.directives, 'fail');
+  if (fail && state.consume(fail, script, 1)) {
+    state.stats.injectedFailures++;
+    sendFailure(res, fail);
+    log.debug({ status: res.statusCode }, 'scripted failure');
+    return;
+  }
+  const reply = buildReply(body, script);
+  if (reply.toolCalls.length > 0) state.stats.toolCallReplies++;
+  if (reply.continuation) state.stats.continuations++;
+  if (reply.continuation === 'prefix-mismatch')
+    log.warn('partial assistant message is not a prefix of the scripted reply; sending the whole reply');
+
+  const interruption = interruptionOf(state, script);
+  const slow = findDirective(script.directives, 'slow');
+  const ctx = {
+    id: a.id,
+    created: Math.floor(Date.now() / 1000),
+    model: body.model,
+    pacing: { firstMs: intParam(slow, 'first', 0), delayMs: slow ? intParam(slow, 'delay', 50) : 0 },
+    signal: a.signal,
+    interruption,
+    onTokenWritten: a.onTokenWritten,
+  };
+  if (interruption?.kind === 'hang') state.stats.hangs++;
+  const outcome: Outcome = body.stream
+    ? await streamCompletion(res, body, reply, ctx)
+    : await sendCompletion(res, body, reply, ctx);
+  if (outcome === 'completed') state.stats.completed++;
+  else if (outcome === 'dropped') state.stats.drops++;
+  else if (outcome === 'client-aborted') state.stats.clientAborts++;
+  log.debug({ outcome, finish: reply.finishReason, continuation: reply.continuation }, 'chat completion');
+}
+
+/** [[hang]] or [[drop]], while it has uses left: the reply stops (after `after` tokens, if given). */
+function interruptionOf(state: ServerState, script: Script): Interruption | undefined {
+  const hang = findDirective(script.directives, 'hang');
+  const drop = findDirective(script.directives, 'drop');
+  const afterOf = (d: Directive) => (d.params.after === undefined ? undefined : intParam(d, 'after', 0));
+  if (hang && state.consume(hang, script, Infinity)) return { kind: 'hang', after: afterOf(hang) };
+  if (drop && state.consume(drop, script, 1)) return { kind: 'drop', after: afterOf(drop) };
+  return undefined;
+}
+
+/** Express's error handler: a body that is not JSON or too large is a 400-class answer, anything else a 500. */
+function errorHandler(state: ServerState, logger: Logger) {
+  // Express's error-handler signature needs all four parameters.
+  return (err: any, _req: Request, res: Response, _next: NextFunction) => {
+    if (err?.type === 'entity.parse.failed') {
+      state.stats.badRequests++;
+      sendError(res, 400, { message: `We could not parse the JSON body of your request: ${err.message}` });
+    } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
+      state.stats.badRequests++;
+      sendError(res, err.status, { message: String(err.message ?? 'Bad request') });
+    } else {
+      logger.error({ err }, 'scripted model failed on a request');
+      sendError(res, 500);
+    }
   };
 }
