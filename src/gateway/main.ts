@@ -2,7 +2,8 @@
 // starting more of them behind a load balancer.
 import { policyFromEnv } from '../outbound/policy';
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig } from '../config';
+import { type Config, loadConfig } from '../config';
+import type { Logger } from 'pino';
 import { createLogger } from '../logger';
 import { commandClient, subscriberClient } from '../redis';
 import { StatusCache } from '../relay/status-cache';
@@ -48,20 +49,7 @@ async function main(): Promise<void> {
     config.API_KEYS_SOURCE === 'temporal' ? new AccountsRegistry(client, config.TEMPORAL_TASK_QUEUE) : undefined;
   const accounts = new AccountDirectory(registry, envKeys, logger);
   await accounts.start().catch(() => logger.warn('accounts registry not reachable yet; serving API_KEYS accounts'));
-  const threaded = new ThreadedStarter({
-    config: {
-      address: config.TEMPORAL_ADDRESS,
-      namespace: config.TEMPORAL_NAMESPACE,
-      logLevel: config.LOG_LEVEL,
-      logJson: config.LOG_FORMAT === 'json',
-      payloadKeys,
-      tracing: {
-        OTEL_EXPORTER_OTLP_ENDPOINT: config.OTEL_EXPORTER_OTLP_ENDPOINT,
-        OTEL_SERVICE_NAME: config.OTEL_SERVICE_NAME,
-      },
-    },
-    logger,
-  });
+  const threaded = threadedStarter(config, payloadKeys, logger);
   await threaded.ready();
   // Metrics (GET /metrics): this process's registry, plus the worker's under npm start (METRICS_INCLUDE_URLS).
   const metrics = createGatewayMetrics({ config, client, connection, logger, sseClients: () => subscriber.clients });
@@ -69,13 +57,7 @@ async function main(): Promise<void> {
   const subscriber = new EventSubscriber(redis, sub, logger, (seconds) => metrics.relayLag.observe(seconds));
   const starter = relayAwareStarter(inProcessStarter(client, connection), threaded, () => subscriber.activeTasks > 0);
   // Probed in the background: a request that needs a dependency that is away gets 503 at once.
-  const health = new DependencyHealth(
-    {
-      redis: () => redis.ping(),
-      temporal: () => connection.withDeadline(Date.now() + 1000, () => connection.workflowService.getSystemInfo({})),
-    },
-    logger,
-  );
+  const health = dependencyHealth(redis, connection, logger);
   health.start();
   // Status reads fall back to Temporal rather than wait on a Redis that does not answer.
   const cache = new StatusCache(redis, logger, ttlMs, {
@@ -100,22 +82,26 @@ async function main(): Promise<void> {
     health,
     metrics,
   });
-  const server = gatewayServer(app);
-  // Long SSE streams and long polls must not be cut by Node's defaults.
-  server.requestTimeout = 0;
-  server.headersTimeout = 65_000;
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
-  logger.info(
-    {
-      port: config.PORT,
-      host: config.HOST,
-      payloadKeyIds: payloadCodec.keyIds,
-      codecEndpoint: config.CODEC_AUTH_TOKEN ? 'on' : 'off',
-    },
-    'gateway listening',
-  );
+  const server = await listen(app, config, logger, payloadCodec.keyIds);
+  stopOnSignal(config, logger, { drain, server, accounts, health, redis, sub, starter, connection });
+}
 
+/** SIGINT or SIGTERM: drain (GATEWAY_DRAIN_MS), let go of every client, and exit. */
+function stopOnSignal(
+  config: Config,
+  logger: Logger,
+  d: {
+    drain: Drain;
+    server: ReturnType<typeof gatewayServer>;
+    accounts: AccountDirectory;
+    health: DependencyHealth;
+    redis: ReturnType<typeof commandClient>;
+    sub: ReturnType<typeof subscriberClient>;
+    starter: ReturnType<typeof relayAwareStarter>;
+    connection: Connection;
+  },
+): void {
+  const { drain, server, accounts, health, redis, sub, starter, connection } = d;
   const stop = async () => {
     logger.info(
       { deadlineMs: config.GATEWAY_DRAIN_MS },
@@ -134,6 +120,64 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
+}
+
+/** Redis and Temporal, each probed with a short deadline. */
+function dependencyHealth(
+  redis: ReturnType<typeof commandClient>,
+  connection: Connection,
+  logger: Logger,
+): DependencyHealth {
+  return new DependencyHealth(
+    {
+      redis: () => redis.ping(),
+      temporal: () => connection.withDeadline(Date.now() + 1000, () => connection.workflowService.getSystemInfo({})),
+    },
+    logger,
+  );
+}
+
+/** The thread that makes the submit path's Temporal calls while streams are being relayed (relayAwareStarter). */
+function threadedStarter(config: Config, payloadKeys: string, logger: Logger): ThreadedStarter {
+  return new ThreadedStarter({
+    config: {
+      address: config.TEMPORAL_ADDRESS,
+      namespace: config.TEMPORAL_NAMESPACE,
+      logLevel: config.LOG_LEVEL,
+      logJson: config.LOG_FORMAT === 'json',
+      payloadKeys,
+      tracing: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+        OTEL_SERVICE_NAME: config.OTEL_SERVICE_NAME,
+      },
+    },
+    logger,
+  });
+}
+
+/** The HTTP server of the app, listening on PORT and HOST. */
+async function listen(
+  app: Parameters<typeof gatewayServer>[0],
+  config: Config,
+  logger: Logger,
+  payloadKeyIds: string[],
+): Promise<ReturnType<typeof gatewayServer>> {
+  const server = gatewayServer(app);
+  // Long SSE streams and long polls must not be cut by Node's defaults.
+  server.requestTimeout = 0;
+  server.headersTimeout = 65_000;
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+  logger.info(
+    {
+      port: config.PORT,
+      host: config.HOST,
+      payloadKeyIds,
+      codecEndpoint: config.CODEC_AUTH_TOKEN ? 'on' : 'off',
+    },
+    'gateway listening',
+  );
+  return server;
 }
 
 main().catch((err) => {

@@ -47,11 +47,22 @@ async function main(): Promise<void> {
     log: (s) => say(`  ${s}`),
     childLogs,
   });
+  showBanner(say, stack, { note: choice?.note, dataDir, workerMetricsPort });
+  superviseUntilStopped(say, stack, childLogs);
+}
+
+/** What runs where, and how to try it. */
+function showBanner(
+  say: (s: string) => void,
+  stack: Stack,
+  o: { note?: string; dataDir: string; workerMetricsPort?: number },
+): void {
+  const { dataDir, workerMetricsPort } = o;
   const line = '-'.repeat(72);
   say(line);
   say(`  Agent Execution Service ready: ${stack.gatewayUrl}`);
   say(`  Temporal: ${stack.temporalAddress} (${engineLine(stack)})    Redis: ${stack.redisUrl}`);
-  if (choice?.note) say(`  (${choice.note})`);
+  if (o.note) say(`  (${o.note})`);
   say(`  Web UI: ${uiLine(stack)}`);
   if (stack.temporalUiUrl && stack.env.CODEC_AUTH_TOKEN) {
     say(
@@ -81,7 +92,13 @@ async function main(): Promise<void> {
     );
   }
   say(line);
-  // A process that dies or freezes is started again; the others go on (src/launcher/supervisor.ts).
+}
+
+/**
+ * A process that dies or freezes is started again; the others go on (src/launcher/supervisor.ts).
+ * Ctrl-C, or the supervisor giving up, stops everything.
+ */
+function superviseUntilStopped(say: (s: string) => void, stack: Stack, childLogs: ChildLogs): void {
   const maxRestarts = envSchema.shape.SUPERVISE_MAX_RESTARTS.parse(process.env.SUPERVISE_MAX_RESTARTS || undefined);
   const supervised = superviseStack(stack, { log: (s) => say(`npm start: ${s}`), maxRestarts });
   let stopping = false;

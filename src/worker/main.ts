@@ -1,9 +1,10 @@
 // Entry point of the worker process: runs the service's workflows and
 // activities. Scale it by starting more of them.
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { Client } from '@temporalio/client';
-import { datastoreDir, loadConfig } from '../config';
+import { Client, type Connection } from '@temporalio/client';
+import { type Config, datastoreDir, loadConfig } from '../config';
 import { DatastoreAccess } from '../datastores/access';
+import type { Logger } from 'pino';
 import { createLogger } from '../logger';
 import { commandClient } from '../redis';
 import { connectWithRetry, ensureNamespaceSetup, installRuntimeLogger, runtimeLogLevel } from '../temporal';
@@ -35,6 +36,62 @@ async function main(): Promise<void> {
   // The workflows' and the activities' client share it, so both read what either wrote.
   const codec = payloadCodec(config);
   const dataConverter = codecDataConverter(codec);
+  const { connection, client, nativeConnection } = await connectTemporal(config, logger, dataConverter);
+  const redis = commandClient(config.REDIS_URL, logger, 'worker');
+  const ttlMs = config.RETENTION_DAYS * 86_400_000;
+  const modelStream = threadedModelStream(config, logger, ttlMs);
+  const tokenThread = await modelStream.start();
+  // Everything but the token thread yields the cores to the API processes
+  // (npm start runs them on one machine); threads started later inherit it.
+  const keep = tokenThread === undefined ? [] : [tokenThread];
+  if (config.WORKER_NICE > 0) lowerPriorityExcept(config.WORKER_NICE, keep);
+  // Every MCP request a run makes goes through the outbound policy (OUTBOUND_ALLOWLIST).
+  const outbound = policyFromEnv(config);
+  const outboundFetch = policyFetch(outbound);
+  const mcpPool = new McpPool({ fetch: outboundFetch, logger });
+  // Prometheus metrics of the activities' attempts; served on WORKER_METRICS_PORT when set.
+  const metrics = await startWorkerMetrics(config, logger);
+  const datastores = datastoreAccess(config, { client, codec, policy: outbound, logger });
+  const activities = createActivities({
+    mcpPool,
+    datastores,
+    modelStream,
+    publisher: new EventPublisher({ redis, logger, ttlMs }),
+    statusCache: new StatusCache(redis, logger, ttlMs),
+    temporal: client,
+    outboundFetch,
+    config,
+    logger,
+  });
+  const worker = await mainWorker(config, { nativeConnection, dataConverter, activities, metrics, tracing, logger });
+  const watcher = await watchWorker(config, { nativeConnection, dataConverter, activities });
+  // Again, for threads started meanwhile (the Temporal core's, libuv's pool).
+  if (config.WORKER_NICE > 0) lowerPriorityExcept(config.WORKER_NICE, keep);
+  const running = Promise.all([worker.run(), watcher.run()]);
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS }, 'worker started');
+  // A launching parent (npm start, tests) learns readiness without parsing logs.
+  process.send?.({ type: 'ready' });
+  answerPings();
+  await running;
+  await modelStream.close();
+  await mcpPool.close();
+  await datastores.close();
+  await outboundFetch.close();
+  await metrics.close();
+  redis.disconnect();
+  await nativeConnection.close();
+  await connection.close();
+  // Last: the spans of the activities the stop cancelled.
+  await shutdownTracing();
+  logger.info('worker stopped');
+}
+
+/** The activities' client of Temporal (its namespace set up first) and the workers' native connection. */
+async function connectTemporal(
+  config: Config,
+  logger: Logger,
+  dataConverter: ReturnType<typeof codecDataConverter>,
+): Promise<{ connection: Connection; client: Client; nativeConnection: NativeConnection }> {
   const connection = await connectWithRetry(config.TEMPORAL_ADDRESS, logger);
   await ensureNamespaceSetup(connection, config.TEMPORAL_NAMESPACE, config.RETENTION_DAYS, logger);
   const client = new Client({
@@ -47,9 +104,12 @@ async function main(): Promise<void> {
     address: config.TEMPORAL_ADDRESS,
     grpcCompression: { codec: config.TEMPORAL_GRPC_COMPRESSION },
   });
-  const redis = commandClient(config.REDIS_URL, logger, 'worker');
-  const ttlMs = config.RETENTION_DAYS * 86_400_000;
-  const modelStream = new ThreadedModelStream({
+  return { connection, client, nativeConnection };
+}
+
+/** The thread that streams model turns (its tokens to Redis), as the config says. */
+function threadedModelStream(config: Config, logger: Logger, ttlMs: number): ThreadedModelStream {
+  return new ThreadedModelStream({
     config: {
       openai: {
         apiKey: config.OPENAI_API_KEY ?? 'offline-scripted-model',
@@ -64,22 +124,15 @@ async function main(): Promise<void> {
     },
     logger,
   });
-  const tokenThread = await modelStream.start();
-  // Everything but the token thread yields the cores to the API processes
-  // (npm start runs them on one machine); threads started later inherit it.
-  const keep = tokenThread === undefined ? [] : [tokenThread];
-  if (config.WORKER_NICE > 0) lowerPriorityExcept(config.WORKER_NICE, keep);
-  // Every MCP request a run makes goes through the outbound policy (OUTBOUND_ALLOWLIST).
-  const outbound = policyFromEnv(config);
-  const outboundFetch = policyFetch(outbound);
-  const mcpPool = new McpPool({ fetch: outboundFetch, logger });
-  // Prometheus metrics of the activities' attempts; served on WORKER_METRICS_PORT when set.
-  const metrics = await startWorkerMetrics(config, logger);
-  const datastores = new DatastoreAccess({
-    client,
-    codec,
-    policy: outbound,
-    logger,
+}
+
+/** The datastores the activities query, with this deployment's limits. */
+function datastoreAccess(
+  config: Config,
+  deps: Omit<ConstructorParameters<typeof DatastoreAccess>[0], 'settings'>,
+): DatastoreAccess {
+  return new DatastoreAccess({
+    ...deps,
     settings: {
       dir: datastoreDir(config),
       sqliteRoot: config.DATASTORE_SQLITE_ROOT,
@@ -87,20 +140,26 @@ async function main(): Promise<void> {
       maxRows: config.DATASTORE_MAX_ROWS,
     },
   });
-  const activities = createActivities({
-    mcpPool,
-    datastores,
-    modelStream,
-    publisher: new EventPublisher({ redis, logger, ttlMs }),
-    statusCache: new StatusCache(redis, logger, ttlMs),
-    temporal: client,
-    outboundFetch,
-    config,
-    logger,
-  });
-  const tracingOptions = bundledTracing(workerTracing(tracing));
-  const worker = await Worker.create({
-    connection: nativeConnection,
+}
+
+interface WorkerParts {
+  nativeConnection: NativeConnection;
+  dataConverter: ReturnType<typeof codecDataConverter>;
+  activities: ReturnType<typeof createActivities>;
+}
+
+/** The worker of the main task queue: the workflows and every activity. */
+async function mainWorker(
+  config: Config,
+  w: WorkerParts & {
+    metrics: Awaited<ReturnType<typeof startWorkerMetrics>>;
+    tracing: ReturnType<typeof setupTracing>;
+    logger: Logger;
+  },
+): Promise<Worker> {
+  const tracingOptions = bundledTracing(workerTracing(w.tracing));
+  return Worker.create({
+    connection: w.nativeConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowBundle: await workflowBundle(
@@ -109,10 +168,10 @@ async function main(): Promise<void> {
         failureConverterPath: FAILURE_CONVERTER_PATH,
         interceptorModules: tracingOptions.interceptorModules,
       },
-      logger,
+      w.logger,
     ),
-    dataConverter,
-    activities: metrics.instrument(activities),
+    dataConverter: w.dataConverter,
+    activities: w.metrics.instrument(w.activities),
     // Each task and its session stay cached while active; bounded so a burst of
     // tens of thousands of tasks does not hold them all in memory.
     maxCachedWorkflows: config.WORKER_CACHED_WORKFLOWS,
@@ -124,42 +183,31 @@ async function main(): Promise<void> {
     // With tracing: the activity interceptor and the workflows' span sink (its workflow interceptors are in the bundle).
     ...tracingOptions.worker,
   });
-  // Waits on other runs (a session's active run, until it closes) on a queue of their own: a
-  // wait holds no slot of the main queue's activities, which model turns and tools need.
-  const watcher = await Worker.create({
-    connection: nativeConnection,
+}
+
+/**
+ * Waits on other runs (a session's active run, until it closes) on a queue of their own: a
+ * wait holds no slot of the main queue's activities, which model turns and tools need.
+ */
+async function watchWorker(config: Config, w: WorkerParts): Promise<Worker> {
+  return Worker.create({
+    connection: w.nativeConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: watchQueueOf(config.TEMPORAL_TASK_QUEUE),
-    dataConverter,
-    activities: { awaitRunClose: activities.awaitRunClose },
+    dataConverter: w.dataConverter,
+    activities: { awaitRunClose: w.activities.awaitRunClose },
     maxConcurrentActivityTaskExecutions: WATCH_SLOTS,
     shutdownGraceTime: 0,
   });
-  // Again, for threads started meanwhile (the Temporal core's, libuv's pool).
-  if (config.WORKER_NICE > 0) lowerPriorityExcept(config.WORKER_NICE, keep);
-  const running = Promise.all([worker.run(), watcher.run()]);
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS }, 'worker started');
-  // A launching parent (npm start, tests) learns readiness without parsing logs.
-  process.send?.({ type: 'ready' });
-  // A launcher's health check (npm start's supervisor): an answer proves the main thread is not frozen.
-  if (process.send) {
-    process.on('message', (m: { type?: string; id?: number }) => {
-      if (m?.type === 'ping') process.send?.({ type: 'pong', id: m.id });
-    });
-    process.channel?.unref(); // the channel must not keep a stopped worker alive
-  }
-  await running;
-  await modelStream.close();
-  await mcpPool.close();
-  await datastores.close();
-  await outboundFetch.close();
-  await metrics.close();
-  redis.disconnect();
-  await nativeConnection.close();
-  await connection.close();
-  // Last: the spans of the activities the stop cancelled.
-  await shutdownTracing();
-  logger.info('worker stopped');
+}
+
+/** A launcher's health check (npm start's supervisor): an answer proves the main thread is not frozen. */
+function answerPings(): void {
+  if (!process.send) return;
+  process.on('message', (m: { type?: string; id?: number }) => {
+    if (m?.type === 'ping') process.send?.({ type: 'pong', id: m.id });
+  });
+  process.channel?.unref(); // the channel must not keep a stopped worker alive
 }
 
 /** Waits at once on the watch queue: one per session whose run is active (each an idle long poll). */
