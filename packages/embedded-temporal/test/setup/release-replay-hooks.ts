@@ -1,5 +1,6 @@
 // A copy of the repository's test/setup/release-replay-hooks.ts, for the package's own jest runs
-// (jest.config.js); keep the two alike.
+// (jest.config.js); keep the two alike. (A module, by its export below: the two files share one
+// type-check, where two scripts would declare VM_SHARED twice.)
 //
 // Runs after every test file (setupFilesAfterEnv in jest.config.js).
 //
@@ -24,3 +25,5 @@ afterAll(() => {
     typeof import('@temporalio/worker/lib/workflow/vm-shared') | undefined;
   if (loaded?.globalHandlers.installed) loaded.globalHandlers.uninstall();
 });
+
+export {};
