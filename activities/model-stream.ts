@@ -111,12 +111,13 @@ export async function streamModelTurn(
     { signal: AbortSignal.any([signal, idle.signal]) },
   );
   const partial = new Map<number, ToolCall>();
+  const turn: TurnSink = { req, p, usage, partial, emit };
   try {
     idle.start();
     for await (const chunk of stream) {
       idle.touch();
       p.chunks++;
-      await takeChunk(chunk);
+      await takeChunk(turn, chunk);
       // The time the relay took is not the provider's silence.
       idle.touch();
     }
@@ -130,38 +131,49 @@ export async function streamModelTurn(
   if (stalled) throw stalled;
   signal.throwIfAborted();
   return { usage, toolCalls: [...partial.values()], progress: p };
+}
 
-  async function takeChunk(chunk: OpenAI.Chat.Completions.ChatCompletionChunk): Promise<void> {
-    if (chunk.usage) {
-      usage.promptTokens = chunk.usage.prompt_tokens;
-      usage.completionTokens = chunk.usage.completion_tokens;
+/** Where streamModelTurn gathers its turn: the progress, the usage, the tool calls by index, and the stream. */
+interface TurnSink {
+  req: StreamRequest;
+  p: TurnProgress;
+  usage: Usage;
+  partial: Map<number, ToolCall>;
+  emit: (...bodies: AgentEventBody[]) => Promise<unknown>;
+}
+
+/** One chunk of the provider's stream: its usage, its text (published when tokens stream), its tool call pieces. */
+async function takeChunk(turn: TurnSink, chunk: OpenAI.Chat.Completions.ChatCompletionChunk): Promise<void> {
+  const { req, p, usage, partial, emit } = turn;
+  if (chunk.usage) {
+    usage.promptTokens = chunk.usage.prompt_tokens;
+    usage.completionTokens = chunk.usage.completion_tokens;
+  }
+  const delta = chunk.choices?.[0]?.delta as (Record<string, any> & { content?: string | null }) | undefined;
+  if (!delta) return;
+  const reasoning: string | undefined = delta.reasoning_content ?? delta.reasoning;
+  if (reasoning) {
+    p.thinking += reasoning;
+    if (req.showThinking && req.streamTokens) {
+      if (!p.thinkingStarted) await emit({ type: 'agent_thinking_start' });
+      p.thinkingStarted = true;
+      await emit({ type: 'agent_thinking', content: reasoning });
     }
-    const delta = chunk.choices?.[0]?.delta as (Record<string, any> & { content?: string | null }) | undefined;
-    if (!delta) return;
-    const reasoning: string | undefined = delta.reasoning_content ?? delta.reasoning;
-    if (reasoning) {
-      p.thinking += reasoning;
-      if (req.showThinking && req.streamTokens) {
-        if (!p.thinkingStarted) await emit({ type: 'agent_thinking_start' });
-        p.thinkingStarted = true;
-        await emit({ type: 'agent_thinking', content: reasoning });
-      }
+  }
+  if (delta.content) {
+    p.content += delta.content;
+    if (req.streamTokens) {
+      if (!p.responseStarted) await emit({ type: 'agent_response_start' });
+      p.responseStarted = true;
+      await emit({ type: 'agent_response', content: delta.content });
     }
-    if (delta.content) {
-      p.content += delta.content;
-      if (req.streamTokens) {
-        if (!p.responseStarted) await emit({ type: 'agent_response_start' });
-        p.responseStarted = true;
-        await emit({ type: 'agent_response', content: delta.content });
-      }
-    }
-    for (const tc of delta.tool_calls ?? []) {
-      const cur = partial.get(tc.index) ?? { id: tc.id ?? '', name: '', arguments: '' };
-      if (tc.id) cur.id = tc.id;
-      if (tc.function?.name) cur.name += tc.function.name;
-      if (tc.function?.arguments) cur.arguments += tc.function.arguments;
-      partial.set(tc.index, cur);
-    }
+  }
+  for (const tc of delta.tool_calls ?? []) {
+    const cur = partial.get(tc.index) ?? { id: tc.id ?? '', name: '', arguments: '' };
+    if (tc.id) cur.id = tc.id;
+    if (tc.function?.name) cur.name += tc.function.name;
+    if (tc.function?.arguments) cur.arguments += tc.function.arguments;
+    partial.set(tc.index, cur);
   }
 }
 

@@ -265,25 +265,29 @@ export async function runRelayPhase(inp: RelayPhaseInput): Promise<{ rows: Row[]
       rows.push(...mine);
       logRelayRow(log, C, tasks, mine[0], service.r, split);
       if (left() <= 0) break;
-      const b = await row(C, tasks, bare.url, null);
-      const baseline: Row = {
-        label: BARE_RELAY_LABEL,
-        concurrency: streamsOf(C),
-        s: summarize(b.r.tokens.map((t) => t.ms)),
-        errors: b.r.errors,
-        otherCores: b.otherCores,
-        window: b.window,
-      };
-      rows.push(baseline);
-      log(
-        `bare relay @${C}: ${baseline.s.count} tokens, p50=${fmtMs(baseline.s.p50)} ms p99=${fmtMs(baseline.s.p99)} ms, errors ${b.r.errors}; this process's event-loop delay p99 ${fmtMs(b.r.loopDelayP99Ms)} ms`,
-      );
+      rows.push(bareRelayRow(log, C, await row(C, tasks, bare.url, null)));
     }
   } finally {
     await bare.stop();
     if (!opts.relayHops) await inp.watcher.resume();
   }
   return { rows, splits };
+}
+
+/** The bare relay's row at C streams, the baseline beside the service's; logged. */
+function bareRelayRow(log: RelayPhaseInput['log'], C: number, b: TimedRow): Row {
+  const baseline: Row = {
+    label: BARE_RELAY_LABEL,
+    concurrency: streamsOf(C),
+    s: summarize(b.r.tokens.map((t) => t.ms)),
+    errors: b.r.errors,
+    otherCores: b.otherCores,
+    window: b.window,
+  };
+  log(
+    `bare relay @${C}: ${baseline.s.count} tokens, p50=${fmtMs(baseline.s.p50)} ms p99=${fmtMs(baseline.s.p99)} ms, errors ${b.r.errors}; this process's event-loop delay p99 ${fmtMs(b.r.loopDelayP99Ms)} ms`,
+  );
+  return baseline;
 }
 
 const streamsOf = (C: number) => `${C} stream${C > 1 ? 's' : ''}`;

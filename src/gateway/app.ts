@@ -58,20 +58,9 @@ export interface GatewayDeps {
   metrics?: GatewayMetrics;
 }
 
-export function createApp(deps: GatewayDeps): express.Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('query parser', 'simple');
-  // A span per request when the process traces (OTEL_EXPORTER_OTLP_ENDPOINT); first, so all the request does is in it.
-  const spans = requestSpans();
-  if (spans) app.use(spans);
-  app.use(serverTiming());
-  app.use(requestLog(deps.logger));
-  if (deps.metrics) app.use(deps.metrics.middleware());
-  if (deps.drain) app.use(deps.drain.middleware());
-
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
-  app.get('/readyz', async (_req, res) => {
+/** GET /readyz: Redis and Temporal each answer within READY_TIMEOUT_MS, else a 503 that says which is down. */
+function readiness(deps: GatewayDeps) {
+  return async (_req: Request, res: Response) => {
     const checks = await Promise.all([
       withTimeout(deps.redis.ping(), READY_TIMEOUT_MS).then(
         () => 'ok',
@@ -92,7 +81,36 @@ export function createApp(deps: GatewayDeps): express.Express {
     res
       .status(ready ? 200 : 503)
       .json({ status: ready ? 'ready' : 'unavailable', redis: checks[0], temporal: checks[1] });
-  });
+  };
+}
+
+/** A POST or PATCH with a body must send JSON (the file uploads are routed before this). */
+function jsonOnly(req: Request, _res: Response, next: NextFunction) {
+  const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;
+  if ((req.method === 'POST' || req.method === 'PATCH') && hasBody && !req.is('application/json')) {
+    return next(
+      new UnsupportedMediaTypeError(
+        `Content-Type must be application/json (got ${req.header('content-type') ?? 'none'})`,
+      ),
+    );
+  }
+  next();
+}
+
+export function createApp(deps: GatewayDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  // A span per request when the process traces (OTEL_EXPORTER_OTLP_ENDPOINT); first, so all the request does is in it.
+  const spans = requestSpans();
+  if (spans) app.use(spans);
+  app.use(serverTiming());
+  app.use(requestLog(deps.logger));
+  if (deps.metrics) app.use(deps.metrics.middleware());
+  if (deps.drain) app.use(deps.drain.middleware());
+
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/readyz', readiness(deps));
 
   app.use(openApiRoute()); // the API description needs no key
   // Prometheus' scrape: no account key, METRICS_TOKEN when set.
@@ -115,17 +133,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   const datastores = new DatastoreService(deps.client, deps.connection, deps.payloadCodec, deps.outbound, deps.config);
   // Files (a SQLite upload, a document as text) come before the JSON-only rule below.
   app.use(datastoreUploadRoutes(deps, datastores));
-  app.use((req: Request, _res: Response, next: NextFunction) => {
-    const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;
-    if ((req.method === 'POST' || req.method === 'PATCH') && hasBody && !req.is('application/json')) {
-      return next(
-        new UnsupportedMediaTypeError(
-          `Content-Type must be application/json (got ${req.header('content-type') ?? 'none'})`,
-        ),
-      );
-    }
-    next();
-  });
+  app.use(jsonOnly);
   app.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
   const schedules = new ScheduleService(deps.client, deps.connection, deps.config);
   app.use(runRoutes(deps, schedules, datastores));

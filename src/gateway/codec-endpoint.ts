@@ -62,6 +62,19 @@ export interface CodecEndpointOptions {
   codec: PayloadCodec;
 }
 
+/** CORS headers for a browser origin of CODEC_CORS_ORIGINS (the Temporal Web UI); a preflight learns what it may send. */
+function cors(req: Request, res: Response, allowedOrigins: Set<string>): void {
+  const origin = req.header('origin');
+  res.vary('Origin');
+  if (!origin || !allowedOrigins.has(origin)) return;
+  res.setHeader('Access-Control-Allow-Origin', origin);
+  if (req.method === 'OPTIONS') {
+    res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
+    res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+    res.setHeader('Access-Control-Max-Age', '600');
+  }
+}
+
 /** The endpoint, to mount at /codec ahead of the API-key authentication. */
 export function codecEndpoint({ config, codec }: CodecEndpointOptions): RequestHandler {
   const token = config.CODEC_AUTH_TOKEN;
@@ -69,18 +82,6 @@ export function codecEndpoint({ config, codec }: CodecEndpointOptions): RequestH
   const expected = token ? digest(token) : undefined;
   const allowedOrigins = new Set(config.CODEC_CORS_ORIGINS ?? []);
   const json = express.json({ limit: CODEC_BODY_LIMIT_BYTES, strict: true });
-
-  const cors = (req: Request, res: Response) => {
-    const origin = req.header('origin');
-    res.vary('Origin');
-    if (!origin || !allowedOrigins.has(origin)) return;
-    res.setHeader('Access-Control-Allow-Origin', origin);
-    if (req.method === 'OPTIONS') {
-      res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
-      res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
-      res.setHeader('Access-Control-Max-Age', '600');
-    }
-  };
 
   const authorized = (pathToken: string | undefined, header: string | undefined) => {
     const sent = pathToken ?? /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
@@ -111,7 +112,7 @@ export function codecEndpoint({ config, codec }: CodecEndpointOptions): RequestH
     // From here on the token is gone from the URL: nothing later (logs, error
     // handling) can print it.
     if (pathToken !== undefined) req.url = `/${op}`;
-    cors(req, res);
+    cors(req, res, allowedOrigins);
     if (!expected) return next(new NotFoundError('the codec endpoint is off: the gateway has no CODEC_AUTH_TOKEN'));
     // A preflight carries no credentials: it only learns what the browser may send.
     if (req.method === 'OPTIONS') return void res.status(204).end();

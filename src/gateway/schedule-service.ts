@@ -48,6 +48,24 @@ export interface ScheduleDetail extends ScheduleView {
 const DEADLINE_MS = 5000;
 const NEXT_RUNS_SHOWN = 5;
 
+/** What a schedule keeps about itself (its memo): the entry as given, and who made it when. */
+function scheduleMemo(
+  { entry, when }: SchedulePlan['entries'][number],
+  by: Pick<ScheduleMemo, 'account' | 'session' | 'createdAt' | 'createdBy'>,
+): ScheduleMemo {
+  return {
+    account: by.account,
+    session: by.session,
+    schedule: entry.schedule,
+    kind: when.kind,
+    ...(when.kind === 'cron' && { timezone: when.timezone }),
+    overlap: entry.overlap ?? 'skip',
+    preview: entry.message.slice(0, 200),
+    createdAt: by.createdAt,
+    createdBy: by.createdBy,
+  };
+}
+
 export class ScheduleService {
   constructor(
     private readonly client: Client,
@@ -100,17 +118,7 @@ export class ScheduleService {
     const createdAt = new Date().toISOString();
     const schedules = await Promise.all(
       plan.entries.map(async ({ entry, when }, i) => {
-        const memo: ScheduleMemo = {
-          account: account.account,
-          session,
-          schedule: entry.schedule,
-          kind: when.kind,
-          ...(when.kind === 'cron' && { timezone: when.timezone }),
-          overlap: entry.overlap ?? 'skip',
-          preview: entry.message.slice(0, 200),
-          createdAt,
-          createdBy: taskId,
-        };
+        const memo = scheduleMemo({ entry, when }, { account: account.account, session, createdAt, createdBy: taskId });
         const run = {
           scheduleId: ids[i],
           account: account.account,

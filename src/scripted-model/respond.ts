@@ -161,6 +161,19 @@ function tokenDeltas(reply: Reply): Record<string, unknown>[] {
   return deltas;
 }
 
+/** The last chunk before [DONE] when the request asked for stream_options.include_usage: no choices, the usage. */
+function usageChunk(req: ChatRequest, reply: Reply, ctx: ResponseContext) {
+  return {
+    id: ctx.id,
+    object: 'chat.completion.chunk',
+    created: ctx.created,
+    model: ctx.model,
+    system_fingerprint: FINGERPRINT,
+    choices: [],
+    usage: usageFor(req, reply),
+  };
+}
+
 export async function streamCompletion(
   res: Response,
   req: ChatRequest,
@@ -213,18 +226,7 @@ export async function streamCompletion(
   }
   if (ctx.interruption) return interrupt(res, ctx, ctx.interruption.kind);
   if (!(await write(chunk({}, reply.finishReason)))) return 'client-aborted';
-  if (includeUsage) {
-    const usageChunk = {
-      id: ctx.id,
-      object: 'chat.completion.chunk',
-      created: ctx.created,
-      model: ctx.model,
-      system_fingerprint: FINGERPRINT,
-      choices: [],
-      usage: usageFor(req, reply),
-    };
-    if (!(await write(usageChunk))) return 'client-aborted';
-  }
+  if (includeUsage && !(await write(usageChunk(req, reply, ctx)))) return 'client-aborted';
   if (!(await write('[DONE]'))) return 'client-aborted';
   res.end();
   return 'completed';

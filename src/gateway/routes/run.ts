@@ -1,9 +1,9 @@
 // POST / — run the agent on a message: background (202, JSON or one event), SSE, or JSON.
-import { Router } from 'express';
+import { Request, Response, Router } from 'express';
 import type { GatewayDeps } from '../app';
 import { requireAccount } from '../auth';
 import { parse } from '../validate';
-import { runQuerySchema, runRequestSchema, IDEMPOTENCY_KEY } from '../schemas';
+import { runQuerySchema, runRequestSchema, IDEMPOTENCY_KEY, type RunRequest } from '../schemas';
 import { DependencyUnavailableError, ValidationError } from '../../errors';
 import { sendOneEvent, streamTaskEvents } from '../sse';
 import { checkToolServers } from '../tool-servers';
@@ -13,7 +13,9 @@ import { offeredTools } from '../../../workflows/tool-registry';
 import { callbackOf } from '../callback-request';
 import type { ScheduleService } from '../schedule-service';
 import { checkStructure } from '../structure-check';
-import { isFinished } from '../../../workflows/types';
+import { isFinished, type ScheduledSummary } from '../../../workflows/types';
+import type { Account } from '../../accounts/registry';
+import type { Submitted } from '../task-service';
 
 export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datastores: DatastoreService): Router {
   const r = Router();
@@ -21,13 +23,7 @@ export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datasto
     const account = requireAccount(req);
     const query = parse(runQuerySchema, req.query, 'query');
     const body = parse(runRequestSchema, req.body, 'body');
-    checkStructure(body);
-    await checkToolServers(body, deps.outbound);
-    await datastores.checkRun(
-      account.account,
-      body,
-      offeredTools(deps.config.BUILTIN_TOOLS, [], agentsOf(body) ?? []).map((t) => t.name),
-    );
+    await checkRunnable(deps, datastores, account.account, body);
     const callback = await callbackOf(body, deps.outbound, deps.config);
     const idem = req.header('idempotency-key');
     if (idem !== undefined && !IDEMPOTENCY_KEY.test(idem))
@@ -61,20 +57,7 @@ export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datasto
       ...(sub.repeated && { 'Idempotent-Replayed': 'true' }),
     };
 
-    if (body.background) {
-      res.status(202).set({ ...common, Location: `/tasks/${sub.taskId}` });
-      const status = sub.repeated ? (await deps.tasks.view(account, sub.taskId)).status : 'queued';
-      const accepted = {
-        task_id: sub.taskId,
-        session: sub.session,
-        status,
-        created_at: sub.createdAt,
-        ...(await scheduled()),
-      };
-      // Asked for a stream, the same answer as its one event: a client that reads only events still learns the task.
-      if (wantsStream) return sendOneEvent(res, { type: 'task_accepted', ...accepted });
-      return void res.json(accepted);
-    }
+    if (body.background) return answerAccepted(deps, res, { account, sub, common, scheduled, wantsStream });
     if (wantsStream) {
       const closedAt = () => deps.runEnds.closedAt(sub.taskId);
       return streamTaskEvents(req, res, deps.subscriber, deps.logger, {
@@ -86,25 +69,79 @@ export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datasto
         stop: deps.drain?.signal,
       });
     }
-    // JSON: wait for the run to finish; a client that goes away stops only the wait.
-    let gone = false;
-    req.on('close', () => (gone = true));
-    for (;;) {
-      await deps.tasks.waitForClose(sub.taskId, 30_000);
-      if (gone) return;
-      const view = await deps.tasks.view(account, sub.taskId);
-      if (isFinished(view.status) || !(await isRunning(deps, sub.taskId))) break;
-    }
-    const result = await deps.tasks.result(account, sub.taskId, 0);
-    const { session, task_id, status, output, events, cost } = result;
-    const extra =
-      'error' in result ? { error: result.error } : result.final_output ? { final_output: result.final_output } : {};
-    res
-      .status(200)
-      .set(common)
-      .json({ session, task_id, status, output, events, cost, ...extra, ...(await scheduled()) });
+    await answerWhenFinished(deps, req, res, { account, sub, common, scheduled });
   });
   return r;
+}
+
+/** What the request asks that this document cannot say: a runnable structure, reachable tool servers, usable datastores. */
+async function checkRunnable(
+  deps: GatewayDeps,
+  datastores: DatastoreService,
+  account: string,
+  body: RunRequest,
+): Promise<void> {
+  checkStructure(body);
+  await checkToolServers(body, deps.outbound);
+  await datastores.checkRun(
+    account,
+    body,
+    offeredTools(deps.config.BUILTIN_TOOLS, [], agentsOf(body) ?? []).map((t) => t.name),
+  );
+}
+
+/** How a started run is answered: its account, the task, the headers every answer has, and the schedules it made. */
+interface Started {
+  account: Account;
+  sub: Submitted;
+  common: Record<string, string>;
+  scheduled: () => Promise<{ schedules?: ScheduledSummary[] }>;
+}
+
+/** background: true: 202 with the task, as JSON or as one event. */
+async function answerAccepted(
+  deps: GatewayDeps,
+  res: Response,
+  { account, sub, common, scheduled, wantsStream }: Started & { wantsStream: boolean },
+): Promise<void> {
+  res.status(202).set({ ...common, Location: `/tasks/${sub.taskId}` });
+  const status = sub.repeated ? (await deps.tasks.view(account, sub.taskId)).status : 'queued';
+  const accepted = {
+    task_id: sub.taskId,
+    session: sub.session,
+    status,
+    created_at: sub.createdAt,
+    ...(await scheduled()),
+  };
+  // Asked for a stream, the same answer as its one event: a client that reads only events still learns the task.
+  if (wantsStream) return sendOneEvent(res, { type: 'task_accepted', ...accepted });
+  return void res.json(accepted);
+}
+
+/** The JSON answer: 200 with the result once the run has finished. */
+async function answerWhenFinished(
+  deps: GatewayDeps,
+  req: Request,
+  res: Response,
+  { account, sub, common, scheduled }: Started,
+): Promise<void> {
+  // JSON: wait for the run to finish; a client that goes away stops only the wait.
+  let gone = false;
+  req.on('close', () => (gone = true));
+  for (;;) {
+    await deps.tasks.waitForClose(sub.taskId, 30_000);
+    if (gone) return;
+    const view = await deps.tasks.view(account, sub.taskId);
+    if (isFinished(view.status) || !(await isRunning(deps, sub.taskId))) break;
+  }
+  const result = await deps.tasks.result(account, sub.taskId, 0);
+  const { session, task_id, status, output, events, cost } = result;
+  const extra =
+    'error' in result ? { error: result.error } : result.final_output ? { final_output: result.final_output } : {};
+  res
+    .status(200)
+    .set(common)
+    .json({ session, task_id, status, output, events, cost, ...extra, ...(await scheduled()) });
 }
 
 async function isRunning(deps: GatewayDeps, taskId: string): Promise<boolean> {
