@@ -217,8 +217,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
 }
 
 /**
- * Command-line flags of the bench's commands (the engine's benches read theirs
- * through scripts/bench-flags.ts); each keeps its own flags, defaults and checks.
+ * Command-line flags of the bench's commands (the embedded engine's benches have a
+ * copy, packages/embedded-temporal/bench/bench-flags.ts); each keeps its own flags, defaults and checks.
  * Reads `argv` into `raw`, whose keys are the known flags (values already in
  * it, from the environment, are overridden). Flags in `booleans` take no
  * separate value (`--flag` is "true", `--flag=false` is "false"). `--help`
