@@ -90,16 +90,32 @@ export async function waitUntil<T>(
     if (Date.now() + stepMs > end) break;
     await new Promise((resolve) => setTimeout(resolve, stepMs));
   }
+  throw waitFailure({ what, started, timeoutMs, reads, gaveUp, pending, seen, last, lastError });
+}
+
+/** The error of a wait that ended without its condition: why, how long, how many reads, the last value and error. */
+function waitFailure(w: {
+  what: string;
+  started: number;
+  timeoutMs: number;
+  reads: number;
+  gaveUp: string | undefined;
+  pending: boolean;
+  seen: boolean;
+  last: unknown;
+  lastError: unknown;
+}): Error {
+  const { what, started, timeoutMs, reads, gaveUp, lastError } = w;
   const parts = [
     gaveUp !== undefined
       ? `waitUntil: gave up after ${Date.now() - started} ms waiting for ${what}: ${gaveUp}; ${reads} read(s)`
       : `waitUntil: timed out after ${Date.now() - started} ms (of ${timeoutMs}) waiting for ${what}; ${reads} read(s)`,
   ];
-  if (pending) parts.push('the last read had not answered');
-  if (seen) parts.push(`last value: ${show(last)}`);
+  if (w.pending) parts.push('the last read had not answered');
+  if (w.seen) parts.push(`last value: ${show(w.last)}`);
   if (lastError !== undefined)
     parts.push(`last error: ${lastError instanceof Error ? (lastError.stack ?? lastError.message) : show(lastError)}`);
-  throw new Error(parts.join('; '), lastError === undefined ? undefined : { cause: lastError });
+  return new Error(parts.join('; '), lastError === undefined ? undefined : { cause: lastError });
 }
 
 function show(v: unknown): string {
