@@ -1,27 +1,18 @@
-// The task, session and slots workflows on the engine: the state machine, the
-// tool loop, caps, messages into a running task, turn order, cancellation,
-// failure, concurrency slots, and the watches that free a terminated run's turn
-// and slot. Histories of these runs are saved (UPDATE_HISTORIES=1) for the
-// replay test.
+// The task and slots workflows on the engine: the state machine, the tool loop, caps,
+// messages into a running task, failure, concurrency slots, and the watch that frees a
+// terminated run's slot (agent-task-sessions.engine.test.ts: turn order in a session).
+// Histories of these runs are saved (UPDATE_HISTORIES=1) for the replay test.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createEnv, saveHistories as save, worker } from './env';
-import { fakeActivities, recorder, taskInput } from './fake-activities';
-import { createSessionActivities } from '../../activities/sessions';
-import { temporal } from '@temporalio/proto';
-import type { PartialResult, TaskInput, TaskView } from '../../workflows/types';
+import { fakeActivities, recorder } from './fake-activities';
+import { input, TaskHandles } from './task-handles';
+import type { PartialResult } from '../../workflows/types';
 import { waitUntil } from '../support/wait-until';
-import {
-  messagesQuery,
-  messageUpdate,
-  slotsQuery,
-  statusQuery,
-  threadQuery,
-  watchQueueOf,
-} from '../../workflows/definitions';
+import { messagesQuery, messageUpdate, slotsQuery, threadQuery, watchQueueOf } from '../../workflows/definitions';
 
 jest.setTimeout(90_000);
 let env: TestWorkflowEnvironment;
@@ -37,52 +28,10 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-function input(message: string, over: Partial<TaskInput> = {}): TaskInput {
-  return taskInput(message, { joinGraceMs: 300, ...over });
-}
-
-function start(i: TaskInput): Promise<WorkflowHandle> {
-  return env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
-}
-
-/**
- * One status query, or undefined when it waited in vain for a worker: the engine holds a query
- * while the workflow's task is out, and on a loaded machine that has taken a whole minute. Each
- * query gets 5 s.
- */
-async function tryStatus(h: WorkflowHandle): Promise<TaskView | undefined> {
-  return env.client.connection
-    .withDeadline(Date.now() + 5000, () => h.query(statusQuery))
-    .catch((err: Error) => {
-      if (/DEADLINE_EXCEEDED|timed out/i.test(`${err.message} ${(err.cause as Error | undefined)?.message ?? ''}`))
-        return undefined;
-      throw err;
-    });
-}
-
-/** The status, asked again while a query waits in vain for a worker. */
-function statusOf(h: WorkflowHandle): Promise<TaskView> {
-  return waitUntil(`a status query of ${h.workflowId} answered`, () => tryStatus(h), { stepMs: 0 });
-}
-
-/** Polls the status until it is `status` (queries that wait in vain count as "not yet"). */
-async function statusBecomes(h: WorkflowHandle, status: TaskView['status']): Promise<void> {
-  await waitUntil(
-    `${h.workflowId} to become ${status}`,
-    () => tryStatus(h),
-    (now) => now?.status === status,
-    { stepMs: 50 },
-  );
-}
-
-/** Waits until `h` has an event of `type` in its history. */
-async function hasEvent(h: WorkflowHandle, type: string, what: string): Promise<void> {
-  await waitUntil(
-    what,
-    () => eventTypes(h),
-    (types) => types.includes(type),
-  );
-}
+const { start, statusOf, statusBecomes, hasEvent, eventTypes, submitLikeGateway, openLikeGateway } = new TaskHandles(
+  () => env,
+  taskQueue,
+);
 
 const types = (taskId: string) => published[taskId].map((e) => e.type);
 
@@ -258,236 +207,6 @@ test('a bug met in workflow code fails the workflow task, not the run', async ()
     await hasEvent(h, 'EVENT_TYPE_WORKFLOW_TASK_FAILED', 'a failed workflow task');
     expect((await h.describe()).status.name).toBe('RUNNING');
     await h.terminate('test over');
-  });
-});
-
-const EventType = temporal.api.enums.v1.EventType;
-
-/** As the gateway submits: the run starts while its session (created if new) enqueues it. */
-async function submitLikeGateway(i: TaskInput): Promise<WorkflowHandle> {
-  const { joinSession } = createSessionActivities({
-    temporal: env.client,
-    config: { TEMPORAL_TASK_QUEUE: taskQueue, RUN_WATCH_MS: 500 },
-  } as never);
-  const [h] = await Promise.all([start(i), joinSession({ taskId: i.taskId, account: i.account, session: i.session })]);
-  return h;
-}
-
-const eventTypes = async (h: WorkflowHandle) =>
-  ((await h.fetchHistory()).events ?? []).map((e) => EventType[e.eventType ?? 0]);
-
-test('a run the gateway enqueued waits for its turn without signalling its session', async () => {
-  const w = await worker(env, taskQueue, activities());
-  await w.runUntil(async () => {
-    const session = `sess_${randomUUID().replace(/-/g, '')}`;
-    const a = await submitLikeGateway(input('first', { session }));
-    expect((await a.result()).output).toBe('echo:first');
-    const b = await submitLikeGateway(input('second', { session }));
-    expect((await b.result()).output).toBe('echo:second');
-    for (const h of [a, b]) {
-      expect(calls[h.workflowId]).toEqual(['modelTurn', 'publishEnd']);
-      const types = await eventTypes(h);
-      // One signal only, turnDone at the end; the grace timer was cancelled by the turn.
-      expect(types.filter((t) => t === 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED')).toHaveLength(1);
-      expect(types).toContain('EVENT_TYPE_TIMER_CANCELED');
-    }
-    const s = env.client.workflow.getHandle(`session:acct:${session}`);
-    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual([
-      'first',
-      'echo:first',
-      'second',
-      'echo:second',
-    ]);
-    await save('gateway-joined', a, b, s);
-  });
-});
-
-/** As the gateway submits a run that starts a new session: the session opens with the run holding its turn. */
-async function openLikeGateway(i: TaskInput, idleCloseMs?: number): Promise<WorkflowHandle> {
-  const [h] = await Promise.all([
-    start({ ...i, ownsTurn: true }),
-    env.client.workflow.start('agentSession', {
-      taskQueue,
-      workflowId: `session:${i.account}:${i.session}`,
-      args: [
-        {
-          account: i.account,
-          session: i.session,
-          messages: [],
-          queue: [],
-          active: i.taskId,
-          idleCloseMs,
-          watchMs: 500,
-        },
-      ],
-    }),
-  ]);
-  return h;
-}
-
-test('a large exchange does not ride on the hand-over signal: the session reads it from the run, and the next run sees it', async () => {
-  const w = await worker(env, taskQueue, activities());
-  await w.runUntil(async () => {
-    const session = `sess_${randomUUID().replace(/-/g, '')}`;
-    const long = `say ${'x'.repeat(5000)}`;
-    const a = await openLikeGateway(input(long, { session }));
-    await a.result();
-    const b = await submitLikeGateway(input('after it', { session }));
-    await b.result();
-    const s = env.client.workflow.getHandle(`session:acct:${session}`);
-    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual([
-      long,
-      `echo:${long}`,
-      'after it',
-      'echo:after it',
-    ]);
-    // The first run's hand-over carried no messages; the session's readExchange activity brought them.
-    const turnDone = (await a.fetchHistory()).events!.find(
-      (e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'turnDone',
-    )!;
-    expect(
-      turnDone.signalExternalWorkflowExecutionInitiatedEventAttributes!.input!.payloads![0].data!.length,
-    ).toBeLessThan(500);
-    expect(
-      (await s.fetchHistory()).events!.filter(
-        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'readExchange',
-      ),
-    ).toHaveLength(1);
-    expect(seen[b.workflowId].at(-1)).toEqual([long, `echo:${long}`, 'after it']);
-    await save('large-exchange', a, s);
-  });
-});
-
-test('an idle session closes with its thread as its result; the next run reopens it with that thread', async () => {
-  const w = await worker(env, taskQueue, activities());
-  await w.runUntil(async () => {
-    const session = `sess_${randomUUID().replace(/-/g, '')}`;
-    const a = await openLikeGateway(input('first', { session }), 1500);
-    await a.result();
-    const s = env.client.workflow.getHandle(`session:acct:${session}`);
-    const t0 = Date.now();
-    expect(((await s.result()) as { messages: { content: string }[] }).messages.map((m) => m.content)).toEqual([
-      'first',
-      'echo:first',
-    ]);
-    expect(Date.now() - t0).toBeGreaterThan(500);
-    const closed = await s.describe();
-    expect(closed.status.name).toBe('COMPLETED');
-    // A closed session still answers for its thread.
-    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['first', 'echo:first']);
-    const b = await submitLikeGateway(input('second', { session }));
-    expect((await b.result()).output).toBe('echo:second');
-    expect(seen[b.workflowId]).toEqual([['first', 'echo:first', 'second']]);
-    const reopened = env.client.workflow.getHandle(`session:acct:${session}`);
-    expect((await reopened.describe()).status.name).toBe('RUNNING');
-    expect((await reopened.query(messagesQuery)).map((m) => m.content)).toEqual([
-      'first',
-      'echo:first',
-      'second',
-      'echo:second',
-    ]);
-    await save('idle-close', a, env.client.workflow.getHandle(`session:acct:${session}`, closed.runId), b, reopened);
-  });
-});
-
-test("a new session's first run holds its turn from the start; the next run waits for it", async () => {
-  const w = await worker(env, taskQueue, activities());
-  await w.runUntil(async () => {
-    const session = `sess_${randomUUID().replace(/-/g, '')}`;
-    const a = await openLikeGateway(input('slow first', { session }));
-    // Enqueued at once, before the first run can have started (submitLikeGateway returns once the session has it).
-    const b = await submitLikeGateway(input('second', { session }));
-    await statusBecomes(a, 'running');
-    expect((await statusOf(b)).status).toBe('queued');
-    expect((await a.result()).output).toBe('echo:slow first');
-    expect((await b.result()).output).toBe('echo:second');
-    expect(calls[a.workflowId]).toEqual(['modelTurn', 'publishEnd']);
-    const typesA = await eventTypes(a);
-    // No grant came in, no grace timer ran, and the only signal out is turnDone.
-    expect(typesA).not.toContain('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED');
-    expect(typesA).not.toContain('EVENT_TYPE_TIMER_STARTED');
-    expect(typesA.filter((t) => t === 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED')).toHaveLength(1);
-    const s = env.client.workflow.getHandle(`session:acct:${session}`);
-    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual([
-      'slow first',
-      'echo:slow first',
-      'second',
-      'echo:second',
-    ]);
-    // The session granted one turn only: the second run's.
-    expect(
-      (await eventTypes(s)).filter((t) => t === 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED'),
-    ).toHaveLength(1);
-    await save('owned-turn', a, b, s);
-  });
-});
-
-test('a run holding its turn whose session was never opened creates it at its end, with the thread', async () => {
-  const w = await worker(env, taskQueue, activities());
-  await w.runUntil(async () => {
-    const i = input('lonely', { ownsTurn: true });
-    const h = await start(i);
-    expect((await h.result()).output).toBe('echo:lonely');
-    expect(calls[i.taskId]).toEqual(['modelTurn', 'finishTurn', 'publishEnd']);
-    const s = env.client.workflow.getHandle(`session:${i.account}:${i.session}`);
-    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['lonely', 'echo:lonely']);
-    // The session it created serves the next run as usual.
-    const b = await submitLikeGateway(input('again', { session: i.session }));
-    expect((await b.result()).output).toBe('echo:again');
-    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual([
-      'lonely',
-      'echo:lonely',
-      'again',
-      'echo:again',
-    ]);
-    await save('owned-turn-no-session', h, s);
-  });
-});
-
-test('a run the gateway meant to enqueue but never did joins its session after the grace period', async () => {
-  const w = await worker(env, taskQueue, activities());
-  await w.runUntil(async () => {
-    const i = input('orphan', { joinGraceMs: 3000 });
-    const t0 = Date.now();
-    const h = await start(i);
-    // In its grace period: the timer runs, the run waits.
-    await hasEvent(h, 'EVENT_TYPE_TIMER_STARTED', 'the grace timer started');
-    expect((await statusOf(h)).status).toBe('queued');
-    expect((await h.result()).output).toBe('echo:orphan');
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(2900);
-    // The session did not exist: the run created it through the fallback activity.
-    expect(calls[i.taskId]).toEqual(['joinSession', 'modelTurn', 'publishEnd']);
-    await save('join-after-grace', h);
-  });
-});
-
-test('runs of one session take turns; a cancelled run gives the turn back', async () => {
-  const w = await worker(env, taskQueue, activities());
-  await w.runUntil(async () => {
-    const session = `sess_${randomUUID().replace(/-/g, '')}`;
-    const a = await start(input('slow first', { session }));
-    // How soon the first run holds the turn depends on the engine: wait for it.
-    await statusBecomes(a, 'running');
-    const b = await start(input('second', { session }));
-    // The second run's join has reached the session (the signal is recorded as delivered): it waits its turn.
-    await hasEvent(
-      b,
-      'EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED',
-      "the second run's join delivered to its session",
-    );
-    expect((await statusOf(a)).status).toBe('running');
-    expect((await statusOf(b)).status).toBe('queued');
-    await a.cancel();
-    const err = await a.result().catch((e) => e);
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    expect((await statusOf(a)).status).toBe('cancelled');
-    expect((await b.result()).output).toBe('echo:second');
-    // The session existed: the second run joined it by signal, no activity.
-    expect(calls[b.workflowId]).toEqual(['modelTurn', 'publishEnd']);
-    // The cancelled run added nothing to the thread.
-    const s = env.client.workflow.getHandle(`session:acct:${session}`);
-    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['second', 'echo:second']);
-    await save('session-turns', a, b, s);
   });
 });
 
