@@ -4,12 +4,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { failedCase, type CaseResult } from '../../scripts/bench-devserver-cases';
-import type { Engine, Mode } from '../../scripts/bench-devserver-options';
-import { parseOptions } from '../../scripts/bench-devserver-options';
-import { compareEngines, comparisonRows, goalVerdicts } from '../../scripts/bench-devserver-report';
-import { ServerProcess, launchCommand, liveServers } from '../../scripts/bench-devserver-server';
-import { realTemporalCli } from '../../src/launcher/engines';
+import { failedCase, type CaseResult } from '../../bench/bench-devserver-cases';
+import type { Engine, Mode } from '../../bench/bench-devserver-options';
+import { parseOptions } from '../../bench/bench-devserver-options';
+import { compareEngines, comparisonRows, goalVerdicts } from '../../bench/bench-devserver-report';
+import { ServerProcess, launchCommand, liveServers } from '../../bench/bench-devserver-server';
+import { realTemporalCli } from '../support/real-temporal';
 
 describe('--engines', () => {
   it('runs both engines unless told otherwise, the embedded one first', () => {
