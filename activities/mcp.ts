@@ -56,6 +56,7 @@ const HEARTBEAT_MS = 1000;
 /** Pages of tools/list read at most (a server that pages forever does not hang the run). */
 const MAX_PAGES = 50;
 
+// eslint-disable-next-line max-lines-per-function -- the factory's body is the MCP activities and their helpers, closures over deps, each short
 export function createMcpActivities(deps: ActivityDeps) {
   const connectTimeout = () => {
     // No heartbeat goes out before the call is sent (see callMcpTool), so connecting must fit in the heartbeat timeout.

@@ -95,6 +95,7 @@ const NO_TEXT = { content: '', thinking: '', thinkingStarted: false, responseSta
 type PublishTarget = Parameters<typeof publishAs>[1];
 const ZERO: Usage = { promptTokens: 0, completionTokens: 0 };
 
+// eslint-disable-next-line max-lines-per-function -- the factory's body is the model activity and its helpers, closures over deps, each short
 export function createModelActivities(deps: ActivityDeps) {
   /**
    * Folds what earlier attempts published into the progress; returns the turn's outcome when it
@@ -173,6 +174,34 @@ export function createModelActivities(deps: ActivityDeps) {
     return bounded.failure;
   }
 
+  /** The events the run put before this turn's answer, published unless an earlier attempt did. */
+  async function publishPrelude(input: ModelTurnInput, req: PublishTarget, p: TurnProgress): Promise<void> {
+    const prelude = input.prelude ?? [];
+    if (prelude.length && p.published < prelude.length) {
+      p.published = 0; // the relay skips those already in
+      await publishAs(deps.publisher, req, p, prelude);
+    }
+    p.published = Math.max(p.published, prelude.length);
+  }
+
+  /** What the token thread streams: the mode's model, the thread as messages, the tools offered. */
+  function streamRequest(
+    input: ModelTurnInput,
+    req: PublishTarget,
+    messages: ReturnType<typeof buildMessages>,
+    showThinking: boolean,
+  ) {
+    return {
+      ...req,
+      model: modelForMode(deps.config, input.mode),
+      messages,
+      tools: chatTools(input.tools),
+      streamTokens: input.streamTokens,
+      showThinking,
+      ...(input.responseFormat && { responseFormat: input.responseFormat }),
+    };
+  }
+
   return {
     async modelTurn(input: ModelTurnInput): Promise<ModelTurnOutput> {
       const ctx = Context.current();
@@ -191,12 +220,7 @@ export function createModelActivities(deps: ActivityDeps) {
         });
       if (earlier.voidFrom !== undefined) await retract(req, p, earlier.voidFrom, ctx.info.attempt);
       if (input.view) await deps.statusCache.putKeepingMetadata(input.view);
-      const prelude = input.prelude ?? [];
-      if (prelude.length && p.published < prelude.length) {
-        p.published = 0; // the relay skips those already in
-        await publishAs(deps.publisher, req, p, prelude);
-      }
-      p.published = Math.max(p.published, prelude.length);
+      await publishPrelude(input, req, p);
 
       const showThinking = input.mode === 'flash';
       // Heartbeats carry the progress so far; once a second is plenty (the SDK throttles anyway).
@@ -207,15 +231,7 @@ export function createModelActivities(deps: ActivityDeps) {
         const { session, run } = await readThread(deps.temporal, input);
         const messages = buildMessages({ system: input.system, rules: input.rules, agent: input.agent, session, run });
         p.promptTokens = estimateTokens(messages);
-        const stream = {
-          ...req,
-          model: modelForMode(deps.config, input.mode),
-          messages,
-          tools: chatTools(input.tools),
-          streamTokens: input.streamTokens,
-          showThinking,
-          ...(input.responseFormat && { responseFormat: input.responseFormat }),
-        };
+        const stream = streamRequest(input, req, messages, showThinking);
         out = await deps.modelStream.run(stream, p, {
           signal: ctx.cancellationSignal,
           onProgress: (q) => Object.assign(p, q),

@@ -110,6 +110,7 @@ export class EventStream implements AsyncIterable<AgentEvent> {
     }
   }
 
+  // eslint-disable-next-line max-lines-per-function -- one generator's read-and-reconnect loop: its connection, failure count and resume point are the loop's own state, and a yield cannot move into a helper
   private async *run(): AsyncGenerator<AgentEvent> {
     let failures = 0;
     let conn = this.first;

@@ -78,6 +78,7 @@ const RESERVATION_MS = 60_000;
 /** Thread size kept across runs; older messages are dropped first. */
 const MAX_THREAD_MESSAGES = 200;
 
+// eslint-disable-next-line max-lines-per-function -- the session's turn loop and its signal and query handlers share the thread and queue; workflow code is held to saved histories, so it is not reshaped for length
 export async function agentSession(state: SessionState): Promise<SessionResult> {
   const messages = [...state.messages];
   const queue = [...state.queue];

@@ -51,6 +51,7 @@ export class EventView {
     if (!json) this.spinner.start('waiting for the agent');
   }
 
+  // eslint-disable-next-line max-lines-per-function -- one case per event type: the switch is the table of how each event is shown
   handle(ev: AgentEvent): void {
     if (this.json) {
       this.out.line(JSON.stringify(ev));

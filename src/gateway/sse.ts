@@ -26,6 +26,7 @@ export interface StreamOptions {
   stop?: AbortSignal;
 }
 
+// eslint-disable-next-line max-lines-per-function -- one stream's state (closed, the last seq sent, the subscription) is shared by its send, fail, finish, heartbeat and end-check closures, each short
 export async function streamTaskEvents(
   req: Request,
   res: Response,
