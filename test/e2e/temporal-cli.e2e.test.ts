@@ -343,7 +343,7 @@ test('operator namespace list and describe', async () => {
   const list: any[] = await json('operator', 'namespace', 'list');
   expect(list.map((n) => n.namespaceInfo.name)).toEqual(expect.arrayContaining(['default', 'temporal-system']));
   const d = await json('operator', 'namespace', 'describe', '-n', 'default');
-  // Capabilities differ on purpose (docs/embedded-engine.md): each engine lists what it does.
+  // Capabilities differ on purpose (packages/embedded-temporal/README.md): each engine lists what it does.
   expect(d.namespaceInfo).toMatchObject({
     name: 'default',
     state: 'NAMESPACE_STATE_REGISTERED',
