@@ -5,9 +5,9 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
-import { OutboundLookupError, OutboundRefusedError } from '../src/outbound/policy';
-import { deliveryHeaders, signatureHeader } from '../src/callbacks/signature';
-import { WebhookSecrets } from '../src/accounts/webhook-secrets';
+import { OutboundLookupError, OutboundRefusedError } from '../src/common/outbound/policy';
+import { deliveryHeaders, signatureHeader } from '../src/common/callbacks/signature';
+import { WebhookSecrets } from '../src/common/accounts/webhook-secrets';
 import { CALLBACK_GONE, CALLBACK_REFUSED } from '../workflows/definitions';
 
 export interface DeliverCallbackInput {

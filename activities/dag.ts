@@ -4,7 +4,7 @@
 // output_schema.
 import type { ActivityDeps } from './index';
 import type { BlockEvent, TaskView } from '../workflows/types';
-import { judgeJson } from '../src/json-schema/schema-check';
+import { judgeJson } from '../src/common/json-schema/schema-check';
 
 export interface PublishDagEventsInput {
   taskId: string;

@@ -6,13 +6,13 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
-import type { EventTag } from '../src/relay/events';
+import type { EventTag } from '../src/common/relay/events';
 import type { DatastoreToolDef, RequestedDatastore, RequestedQuery, ToolCall } from '../workflows/types';
 import type { DatastoreRecord } from '../workflows/datastores';
-import type { DatastoreAccess } from '../src/datastores/access';
-import { bindDatastores } from '../src/datastores/bindings';
-import { checkStatement } from '../src/datastores/sql-text';
-import { DatastoreConnectionError, DatastoreQueryError, type QueryResult } from '../src/datastores/types';
+import type { DatastoreAccess } from '../src/common/datastores/access';
+import { bindDatastores } from '../src/common/datastores/bindings';
+import { checkStatement } from '../src/common/datastores/sql-text';
+import { DatastoreConnectionError, DatastoreQueryError, type QueryResult } from '../src/common/datastores/types';
 import { parseArguments, publishToolResult } from './tools';
 import { ToolInputError } from './tools/builtin';
 

@@ -11,9 +11,9 @@ import type { ActivityDeps } from './index';
 import type { FinalOutputSpec, Mode, RunMessage, Usage } from '../workflows/types';
 import { buildMessages, classifyModelError } from './model-support';
 import { StreamRunnerError, type TurnProgress } from './model-stream';
-import { modelForMode } from '../src/config';
+import { modelForMode } from '../src/common/config';
 import { readThread } from './thread-reader';
-import { judgeJson } from '../src/json-schema/schema-check';
+import { judgeJson } from '../src/common/json-schema/schema-check';
 
 export interface FinalOutputInput {
   taskId: string;

@@ -2,10 +2,10 @@
 // hand them a real Redis and a scripted model, and the worker the real ones.
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import type { Config } from '../src/config';
-import { EventPublisher } from '../src/relay/publisher';
+import type { Config } from '../src/common/config';
+import { EventPublisher } from '../src/common/relay/publisher';
 import type { ModelStreamRunner } from './model-stream';
-import type { StatusCache } from '../src/relay/status-cache';
+import type { StatusCache } from '../src/common/relay/status-cache';
 import { createModelActivities } from './model-turn';
 import { createRelayActivities } from './relay';
 import { createSessionActivities } from './sessions';
@@ -17,10 +17,10 @@ import { createScheduleActivities } from './schedules';
 import { createFinalOutputActivities } from './final-output';
 import { createDagActivities } from './dag';
 import { createDatastoreActivities } from './datastores';
-import type { DatastoreAccess } from '../src/datastores/access';
-import type { PolicyFetch } from '../src/outbound/fetch';
+import type { DatastoreAccess } from '../src/common/datastores/access';
+import type { PolicyFetch } from '../src/common/outbound/fetch';
 import type { McpPool } from './mcp/pool';
-import type { TaskInputConfig } from '../src/tasks/task-input';
+import type { TaskInputConfig } from '../src/common/tasks/task-input';
 
 export interface ActivityDeps {
   /** Runs model streams: the worker's token thread, or in process (inProcessModelStream). */

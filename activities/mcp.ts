@@ -11,7 +11,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { ActivityDeps } from './index';
-import type { EventTag } from '../src/relay/events';
+import type { EventTag } from '../src/common/relay/events';
 import type { McpServerConfig, ToolCall } from '../workflows/types';
 import type { ListedMcpTools } from '../workflows/tool-registry';
 import { callFailure, classifyMcpError, errorText, unavailable } from './mcp/errors';

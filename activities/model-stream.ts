@@ -1,11 +1,11 @@
 // The streaming half of a model turn: one Chat Completion stream whose pieces
 // go to the relay as they arrive. Free of Temporal's activity context, so the
-// worker can run it on its token thread (src/model-stream/), away from the
+// worker can run it on its token thread (src/worker/model-stream/), away from the
 // main thread's workflow activations, or in process (tests, embedding).
 import type OpenAI from 'openai';
 import type { Usage } from '../workflows/types';
-import type { AgentEventBody, EventTag } from '../src/relay/events';
-import type { EventPublisher } from '../src/relay/publisher';
+import type { AgentEventBody, EventTag } from '../src/common/relay/events';
+import type { EventPublisher } from '../src/common/relay/publisher';
 import type { ToolCall } from '../workflows/types';
 
 /** What a turn has done so far; also its heartbeat details. */

@@ -8,9 +8,9 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
 import type { BlockEvent, TaskView } from '../workflows/types';
-import type { AgentEventBody, EventTag } from '../src/relay/events';
-import { END_PRODUCER } from '../src/relay/publisher';
-import { missingEvents } from '../src/relay/relay-recovery';
+import type { AgentEventBody, EventTag } from '../src/common/relay/events';
+import { END_PRODUCER } from '../src/common/relay/publisher';
+import { missingEvents } from '../src/common/relay/relay-recovery';
 
 export interface PublishEndInput {
   taskId: string;

@@ -5,7 +5,7 @@
 import type { Context } from '@temporalio/activity';
 import type { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
-import type { EventTag } from '../src/relay/events';
+import type { EventTag } from '../src/common/relay/events';
 
 export interface RetryWhere {
   taskId: string;

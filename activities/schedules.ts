@@ -4,11 +4,11 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './index';
 import type { ScheduledRunInput } from '../workflows/scheduled-run';
 import type { StoredRunRequest, TaskInput } from '../workflows/types';
-import { runRequestSchema, type RunRequest } from '../src/gateway/schemas';
-import { validationError } from '../src/gateway/error-handler';
-import { AccountsRegistry } from '../src/accounts/registry';
-import { taskInput, taskStartMeta } from '../src/tasks/task-input';
-import { scheduledTaskId } from '../src/schedules/schedule-ids';
+import { runRequestSchema, type RunRequest } from '../src/gateway/schemas/request';
+import { validationError } from '../src/common/errors';
+import { AccountsRegistry } from '../src/common/accounts/registry';
+import { taskInput, taskStartMeta } from '../src/common/tasks/task-input';
+import { scheduledTaskId } from '../src/common/schedules/schedule-ids';
 
 export interface PreparedTask {
   input: TaskInput;

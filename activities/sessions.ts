@@ -4,7 +4,7 @@
 import type { ActivityDeps } from './index';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ThreadMessage } from '../workflows/types';
-import { sessionRef, signalSession } from '../src/sessions/session-signals';
+import { sessionRef, signalSession } from '../src/common/sessions/session-signals';
 import {
   acquireSignal,
   enqueueSignal,

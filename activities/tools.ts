@@ -6,7 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
-import type { EventTag } from '../src/relay/events';
+import type { EventTag } from '../src/common/relay/events';
 import type { ToolCall } from '../workflows/types';
 import { capToolOutput, toolResponseEvent } from '../workflows/run-events';
 import { BUILTIN_IMPLS, ToolInputError } from './tools/builtin';

@@ -7,7 +7,7 @@
 // measurements only.
 import { fork, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { TS_LOADER_ARGS } from '../src/ts-loader';
+import { TS_LOADER_ARGS } from '../src/common/ts-loader';
 import { closedLoop, request, sleep, target } from './measure';
 
 export interface RequestSpec {

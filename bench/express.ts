@@ -1,6 +1,6 @@
 /**
  * `npm run bench:express`: what Express's per-request prototype change costs,
- * and what createExpressServer (src/http/express-server.ts) gets back. Two
+ * and what createExpressServer (src/common/http/express-server.ts) gets back. Two
  * server processes serve the same JSON route, one on http.createServer(app),
  * one on createExpressServer(app); the bench's measuring client (its own
  * process, warmed up) times closed loops of 1 and 8 clients against each in

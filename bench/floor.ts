@@ -93,12 +93,12 @@ const activities: FloorActivities = {
 async function serve(): Promise<void> {
   // Here only (require, not import: the bench process must not load the worker's native runtime).
   const { NativeConnection, Worker } = require('@temporalio/worker') as typeof import('@temporalio/worker');
-  const { loadConfig } = require('../src/config') as typeof import('../src/config');
-  const { createLogger } = require('../src/logger') as typeof import('../src/logger');
+  const { loadConfig } = require('../src/common/config') as typeof import('../src/common/config');
+  const { createLogger } = require('../src/common/logger') as typeof import('../src/common/logger');
   const { workflowBundle } = require('../src/worker/workflow-bundle') as typeof import('../src/worker/workflow-bundle');
   const { lowerPriorityExcept, scavengeWithoutHelpers } =
     require('../src/worker/thread-priority') as typeof import('../src/worker/thread-priority');
-  const { installRuntimeLogger } = require('../src/temporal') as typeof import('../src/temporal');
+  const { installRuntimeLogger } = require('../src/common/temporal') as typeof import('../src/common/temporal');
   const config = loadConfig(process.env);
   if (config.WORKER_NICE > 0) scavengeWithoutHelpers();
   const logger = createLogger({ level: 'warn', name: 'bench-floor', destination: process.stderr });

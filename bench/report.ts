@@ -2,7 +2,7 @@
 // against floors measured in the same run, CPU per request and per task, the
 // submit bursts, the relay splits, the load phase and the method notes.
 import os from 'node:os';
-import { parseServerTiming } from '../src/gateway/server-timing';
+import { parseServerTiming } from '../src/gateway/middleware/server-timing';
 import type { ClientResult } from './client';
 import type { LoadResult } from './load';
 import { fmtMiB, fmtMs, summarize, Summary, table } from './measure';

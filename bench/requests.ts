@@ -4,7 +4,7 @@
 // the measuring client (bench/client.ts); time to first event stays in this
 // process, which serves the model.
 import { performance } from 'node:perf_hooks';
-import { keys } from '../src/relay/keys';
+import { keys } from '../src/common/relay/keys';
 import type { ClientResult, RequestSpec } from './client';
 import type { Bench } from './main';
 import { closedLoop, monotonicUs, openSse, sleep, summarize, target } from './measure';

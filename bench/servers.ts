@@ -12,7 +12,7 @@ import http from 'node:http';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import express from 'express';
 import Redis from 'ioredis';
-import { createExpressServer } from '../src/http/express-server';
+import { createExpressServer } from '../src/common/http/express-server';
 import { serveAndAnnounce } from './stack';
 
 /** The message a bare relay publishes when the model's stream has ended. */

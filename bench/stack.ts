@@ -9,9 +9,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
-import { CHANNEL_PREFIX, taskIdFromChannel } from '../src/relay/keys';
-import type { AgentEvent } from '../src/relay/events';
-import { TS_LOADER, TS_LOADER_ARGS } from '../src/ts-loader';
+import { CHANNEL_PREFIX, taskIdFromChannel } from '../src/common/relay/keys';
+import type { AgentEvent } from '../src/common/relay/events';
+import { TS_LOADER, TS_LOADER_ARGS } from '../src/common/ts-loader';
 import { PROFILE_ENV } from './profile';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -301,7 +301,7 @@ export class RelayWatcher {
     if (!taskId) return;
     let ev: AgentEvent;
     try {
-      // `<publish ms> <JSON>`, as the relay publishes (src/relay/publisher.ts).
+      // `<publish ms> <JSON>`, as the relay publishes (src/common/relay/publisher.ts).
       ev = JSON.parse(message.startsWith('{') ? message : message.slice(message.indexOf(' ') + 1)) as AgentEvent;
     } catch {
       return;

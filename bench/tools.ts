@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { CallDatastoreOutput } from '../activities/datastores';
-import { codecDataConverter, codecFromKeys } from '../src/codec/data-converter';
+import { codecDataConverter, codecFromKeys } from '../src/common/codec/data-converter';
 import { startBearerMcpServer, type BearerMcpServer } from '../test/mcp/fixtures/bearer-server';
 import { MCP_FLOOR_LABEL } from './floor';
 import type { Bench } from './main';

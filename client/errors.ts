@@ -1,7 +1,7 @@
 // Errors of the client, typed by HTTP status as openai-node does, so callers
 // can `catch (e) { if (e instanceof NotFoundError) ... }` instead of reading
 // status codes. Every non-2xx answer of the service has the body
-// {error: {type, message, details}} (src/gateway/error-handler.ts); anything
+// {error: {type, message, details}} (src/gateway/middleware/error-handler.ts); anything
 // else (a proxy's HTML page, a cut body) still becomes an error of its status.
 
 export class AgentApiError extends Error {

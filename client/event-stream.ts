@@ -10,7 +10,7 @@ import { AgentApiError, ConnectionError, InternalServerError, RateLimitError, Se
 import type { HttpCore, OpenResponse, RequestOptions, SendOptions } from './http';
 import { SseParser } from './sse-parser';
 
-/** Events after which the service ends a task's stream (src/relay/events.ts TERMINAL_EVENTS). */
+/** Events after which the service ends a task's stream (src/common/relay/events.ts TERMINAL_EVENTS). */
 const TERMINAL = new Set<string>(['agent_completed', 'agent_error']);
 
 export interface StreamOptions extends RequestOptions {

@@ -1,8 +1,8 @@
 // The client's types, all derived from the zod schemas the OpenAPI document is
-// generated from (requests: src/gateway/schemas.ts and datastore-schemas.ts,
-// responses: src/gateway/response-schemas.ts and schedule-response-schemas.ts;
+// generated from (requests: src/gateway/schemas/request.ts and datastore-schemas.ts,
+// responses: src/gateway/schemas/response.ts and schedule-response-schemas.ts;
 // a datastore and a document as the service's own types say) and from the one event union
-// (src/relay/events.ts). Type-only imports: nothing of the gateway is loaded
+// (src/common/relay/events.ts). Type-only imports: nothing of the gateway is loaded
 // at run time, so the client stays a thin layer over fetch.
 import type { z } from 'zod';
 import type {
@@ -14,7 +14,7 @@ import type {
   schedulePauseSchema,
   scheduleSchema,
   sessionListQuerySchema,
-} from '../src/gateway/schemas';
+} from '../src/gateway/schemas/request';
 import type {
   cancelAcceptedSchema,
   deliveryListSchema,
@@ -30,21 +30,21 @@ import type {
   taskResultSchema,
   taskViewSchema,
   webhookSecretSchema,
-} from '../src/gateway/response-schemas';
+} from '../src/gateway/schemas/response';
 import type {
   scheduleDetailSchema,
   scheduleListSchema,
   scheduleTriggeredSchema,
   scheduleViewSchema,
-} from '../src/gateway/schedule-response-schemas';
-import type { AgentEvent, EventType } from '../src/relay/events';
+} from '../src/gateway/schemas/schedule-response';
+import type { AgentEvent, EventType } from '../src/common/relay/events';
 import type {
   datastoreRegistrationSchema,
   documentListQuerySchema,
   documentSchema,
-} from '../src/gateway/datastore-schemas';
-import type { DatastoreView } from '../src/gateway/datastore-service';
-import type { DocumentInfo } from '../src/datastores/types';
+} from '../src/gateway/schemas/datastore';
+import type { DatastoreView } from '../src/gateway/services/datastore-service';
+import type { DocumentInfo } from '../src/common/datastores/types';
 
 export type { AgentEvent, EventType };
 

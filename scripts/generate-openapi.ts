@@ -1,9 +1,9 @@
-// Writes openapi/openapi.json from buildOpenApi() (src/gateway/openapi.ts).
+// Writes openapi/openapi.json from buildOpenApi() (src/gateway/openapi/document.ts).
 // `--check` writes nothing and fails when the file is stale, for CI steps
 // that should not rely on the jest test (which checks the same).
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { renderOpenApi } from '../src/gateway/openapi';
+import { renderOpenApi } from '../src/gateway/openapi/document';
 
 const OPENAPI_FILE = join(__dirname, '..', 'openapi', 'openapi.json');
 

@@ -10,4 +10,4 @@ if [ ! -d node_modules ]; then
   echo "npm start: first start: installing the npm packages (about a minute)..."
   bash scripts/install-deps.sh
 fi
-exec node -r ./bin/register-ts.js src/launcher/main.ts "$@"
+exec node -r ./bin/register-ts.js src/dev/launcher/main.ts "$@"

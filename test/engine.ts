@@ -4,7 +4,7 @@
 // instead points the conformance suite at a server started elsewhere.
 import path from 'node:path';
 import { TestWorkflowEnvironment, type LocalTestWorkflowEnvironmentOptions } from '@temporalio/testing';
-import { devServerExecutable, engineFromEnv, realTestServer } from '../src/launcher/engines';
+import { devServerExecutable, engineFromEnv, realTestServer } from '../src/dev/launcher/engines';
 
 export const ENGINE = engineFromEnv(process.env);
 

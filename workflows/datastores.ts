@@ -1,7 +1,7 @@
 // An account's datastores (registered data sources): one long-lived workflow
 // per account, `datastores:<account>`, so registrations live in Temporal, survive
 // restarts and are the account's alone. Connection details arrive sealed
-// (src/codec/sealed-secret.ts): the history holds only their ciphertext. The
+// (src/common/codec/sealed-secret.ts): the history holds only their ciphertext. The
 // gateway checks a source before it registers it; the worker reads the records
 // by query when the agent calls a datastore tool.
 import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, setHandler } from '@temporalio/workflow';

@@ -4,7 +4,7 @@
 // missing, marked `recovered`). A local activity: nothing of the record goes
 // into history. A relay still down is waited for, briefly for a task (its end
 // did not reach the relay either, and the gateway, publishing that end once
-// Redis is back, recovers the rest from the task's result: src/gateway/run-end.ts),
+// Redis is back, recovers the rest from the task's result: src/gateway/services/run-end.ts),
 // about half a minute for a DAG step (its own events are in no other record).
 import { proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';

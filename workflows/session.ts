@@ -48,7 +48,7 @@ export interface SessionState {
   /**
    * With no run active or queued for this long, the session closes and returns
    * its thread (SessionResult); the next run of the session reopens it with
-   * that thread (src/sessions/session-signals.ts). Absent (sessions opened
+   * that thread (src/common/sessions/session-signals.ts). Absent (sessions opened
    * before idle close existed, or SESSION_IDLE_CLOSE_MS=0): it never closes.
    */
   idleCloseMs?: number;

@@ -1,6 +1,6 @@
 // Shapes shared by workflows, activities and the gateway. Pure types and
 // constants only: this file is bundled into the workflow sandbox.
-import type { AgentEventBody, EventTag } from '../src/relay/events';
+import type { AgentEventBody, EventTag } from '../src/common/relay/events';
 
 export type Mode = 'flash' | 'base' | 'max';
 /** Every status of a task, in the order a task moves through them: the one list (schemas, metrics, views). */
@@ -231,7 +231,7 @@ export interface RequestedQuery {
 }
 
 /**
- * A datastore tool as the run offers it (src/datastores/bindings.ts makes them):
+ * A datastore tool as the run offers it (src/common/datastores/bindings.ts makes them):
  * `describe` the tables, `sql` the model's own SELECT (allow_sql), `search` a
  * documents datastore, `named` a request's query with its parameters.
  */

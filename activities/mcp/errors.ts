@@ -7,7 +7,7 @@
 // carry the token (scrubbed) nor a URL's query string.
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { OutboundRefusedError, showUrl } from '../../src/outbound/policy';
+import { OutboundRefusedError, showUrl } from '../../src/common/outbound/policy';
 import { isConnectionFailure } from '../connection-errors';
 import type { McpServerConfig } from '../../workflows/types';
 import { transportStatus } from './connect';

@@ -5,10 +5,10 @@
 //   npm run accounts -- limit <account> <n|default>
 //   npm run accounts -- list
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig } from '../config';
-import { AccountsRegistry } from '../accounts/registry';
-import { generateKey } from '../accounts/keys';
-import { dataConverter } from '../codec/data-converter';
+import { loadConfig } from '../common/config';
+import { AccountsRegistry } from '../common/accounts/registry';
+import { generateKey } from '../common/accounts/keys';
+import { dataConverter } from '../common/codec/data-converter';
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
 

@@ -6,7 +6,7 @@ import type { HistoryAndWorkflowId } from '@temporalio/client';
 import { DefaultLogger, LogLevel, Runtime, Worker } from '@temporalio/worker';
 import type { WorkflowBundle } from '@temporalio/worker';
 import type { DataConverter } from '@temporalio/common';
-import { createLogger } from '../logger';
+import { createLogger } from '../common/logger';
 import { workflowBundle } from '../worker/workflow-bundle';
 
 /** A run to replay: its id pair, as visibility or describe names it. */

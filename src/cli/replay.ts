@@ -5,8 +5,8 @@
 //   npm run replay -- --all [--hours <n>]
 //   options: --workflows <path> (default workflows/), --json
 // Exit: 0 all replayed, 1 a replay failed or the engine/run was unavailable, 2 bad usage.
-import { loadConfig } from '../config';
-import { dataConverter as serviceDataConverter } from '../codec/data-converter';
+import { loadConfig } from '../common/config';
+import { dataConverter as serviceDataConverter } from '../common/codec/data-converter';
 import {
   ReplayOutcome,
   RunRef,

@@ -7,8 +7,8 @@
 // One slow probe is not an outage (a loaded machine): a dependency is away
 // after AWAY_AFTER probes in a row failed, and back at the first that answers.
 import type { Logger } from 'pino';
-import { DependencyUnavailableError } from '../errors';
-import { withTimeout } from '../timeout';
+import { DependencyUnavailableError } from '../common/errors';
+import { withTimeout } from '../common/timeout';
 
 export type Dependency = 'redis' | 'temporal';
 

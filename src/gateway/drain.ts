@@ -6,7 +6,7 @@
 // deadline is cut.
 import type { Server } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { DependencyUnavailableError } from '../errors';
+import { DependencyUnavailableError } from '../common/errors';
 
 export class Drain {
   private readonly stopping = new AbortController();

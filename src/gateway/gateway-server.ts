@@ -5,9 +5,9 @@
 import http, { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
-import { HeadersTooLargeError, ServiceError, ValidationError } from '../errors';
-import { createExpressServer } from '../http/express-server';
-import { errorAnswer } from './error-handler';
+import { HeadersTooLargeError, ServiceError, ValidationError } from '../common/errors';
+import { createExpressServer } from '../common/http/express-server';
+import { errorAnswer } from './middleware/error-handler';
 
 /**
  * The largest header section read, the URL included: Node's default, stated here so that the

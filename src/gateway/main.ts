@@ -1,26 +1,26 @@
 // Entry point of the gateway process: the HTTP API. Stateless; scale it by
 // starting more of them behind a load balancer.
-import { policyFromEnv } from '../outbound/policy';
+import { policyFromEnv } from '../common/outbound/policy';
 import { Client, Connection } from '@temporalio/client';
-import { type Config, loadConfig } from '../config';
+import { type Config, loadConfig } from '../common/config';
 import type { Logger } from 'pino';
-import { createLogger } from '../logger';
-import { commandClient, subscriberClient } from '../redis';
-import { StatusCache } from '../relay/status-cache';
-import { EventSubscriber } from '../relay/subscriber';
-import { EventPublisher } from '../relay/publisher';
-import { RunEnds } from './run-end';
-import { AccountDirectory, AccountsRegistry } from '../accounts/registry';
-import { parseApiKeys } from '../accounts/keys';
-import { TaskService } from './task-service';
+import { createLogger } from '../common/logger';
+import { commandClient, subscriberClient } from '../common/redis';
+import { StatusCache } from '../common/relay/status-cache';
+import { EventSubscriber } from '../common/relay/subscriber';
+import { EventPublisher } from '../common/relay/publisher';
+import { RunEnds } from './services/run-end';
+import { AccountDirectory, AccountsRegistry } from '../common/accounts/registry';
+import { parseApiKeys } from '../common/accounts/keys';
+import { TaskService } from './services/task-service';
 import { inProcessStarter, relayAwareStarter, ThreadedStarter } from './start-thread/starter';
 import { createApp } from './app';
-import { createGatewayMetrics } from '../metrics/gateway-metrics';
+import { createGatewayMetrics } from '../common/metrics/gateway-metrics';
 import { Drain } from './drain';
 import { DependencyHealth } from './dependency-health';
 import { gatewayServer } from './gateway-server';
-import { codecDataConverter, codecFromKeys, payloadKeysInForce } from '../codec/data-converter';
-import { setupTracing, shutdownTracing, tracingClientInterceptors } from '../telemetry/tracing';
+import { codecDataConverter, codecFromKeys, payloadKeysInForce } from '../common/codec/data-converter';
+import { setupTracing, shutdownTracing, tracingClientInterceptors } from '../common/telemetry/tracing';
 
 /** A cache read or write that takes longer is passed over (the status comes from Temporal). */
 const CACHE_OP_TIMEOUT_MS = 500;

@@ -6,11 +6,11 @@
 // does one resumed at or past the task's last event.
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
-import type { AgentEvent } from '../relay/events';
-import { TERMINAL_EVENTS } from '../relay/events';
-import type { EventSubscriber, Subscription } from '../relay/subscriber';
-import { ValidationError } from '../errors';
-import { LAST_EVENT_ID } from './schemas';
+import type { AgentEvent } from '../common/relay/events';
+import { TERMINAL_EVENTS } from '../common/relay/events';
+import type { EventSubscriber, Subscription } from '../common/relay/subscriber';
+import { ValidationError } from '../common/errors';
+import { LAST_EVENT_ID } from './schemas/request';
 
 export interface StreamOptions {
   taskId: string;

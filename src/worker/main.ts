@@ -2,26 +2,26 @@
 // activities. Scale it by starting more of them.
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { Client, type Connection } from '@temporalio/client';
-import { type Config, datastoreDir, loadConfig } from '../config';
-import { DatastoreAccess } from '../datastores/access';
+import { type Config, datastoreDir, loadConfig } from '../common/config';
+import { DatastoreAccess } from '../common/datastores/access';
 import type { Logger } from 'pino';
-import { createLogger } from '../logger';
-import { commandClient } from '../redis';
-import { connectWithRetry, ensureNamespaceSetup, installRuntimeLogger, runtimeLogLevel } from '../temporal';
-import { EventPublisher } from '../relay/publisher';
-import { StatusCache } from '../relay/status-cache';
+import { createLogger } from '../common/logger';
+import { commandClient } from '../common/redis';
+import { connectWithRetry, ensureNamespaceSetup, installRuntimeLogger, runtimeLogLevel } from '../common/temporal';
+import { EventPublisher } from '../common/relay/publisher';
+import { StatusCache } from '../common/relay/status-cache';
 import { createActivities } from '../../activities';
-import { ThreadedModelStream } from '../model-stream/thread-runner';
+import { ThreadedModelStream } from './model-stream/thread-runner';
 import { lowerPriorityExcept, scavengeWithoutHelpers } from './thread-priority';
-import { codecDataConverter, payloadCodec } from '../codec/data-converter';
+import { codecDataConverter, payloadCodec } from '../common/codec/data-converter';
 import { McpPool } from '../../activities/mcp/pool';
-import { policyFetch } from '../outbound/fetch';
-import { policyFromEnv } from '../outbound/policy';
-import { setupTracing, shutdownTracing, tracingClientInterceptors } from '../telemetry/tracing';
-import { bundledTracing, workerTracing } from '../telemetry/worker-tracing';
+import { policyFetch } from '../common/outbound/fetch';
+import { policyFromEnv } from '../common/outbound/policy';
+import { setupTracing, shutdownTracing, tracingClientInterceptors } from '../common/telemetry/tracing';
+import { bundledTracing, workerTracing } from '../common/telemetry/worker-tracing';
 import { workflowBundle } from './workflow-bundle';
-import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
-import { startWorkerMetrics } from '../metrics/worker-setup';
+import { FAILURE_CONVERTER_PATH } from '../common/codec/data-converter';
+import { startWorkerMetrics } from '../common/metrics/worker-setup';
 import { watchQueueOf } from '../../workflows/definitions';
 
 async function main(): Promise<void> {

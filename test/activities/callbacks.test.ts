@@ -7,9 +7,9 @@ import pino from 'pino';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { createCallbackActivities, DeliverCallbackInput } from '../../activities/callbacks';
-import { policyFetch, PolicyFetch } from '../../src/outbound/fetch';
-import { OutboundPolicy } from '../../src/outbound/policy';
-import { newWebhookSecret } from '../../src/callbacks/signature';
+import { policyFetch, PolicyFetch } from '../../src/common/outbound/fetch';
+import { OutboundPolicy } from '../../src/common/outbound/policy';
+import { newWebhookSecret } from '../../src/common/callbacks/signature';
 import { startReceiver, Receiver, verifiedBy } from '../e2e/callback-receiver';
 
 const secret = newWebhookSecret();

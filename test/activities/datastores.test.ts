@@ -13,8 +13,8 @@ import {
   DatastoreQueryError,
   type QueryResult,
   type SqlDatastore,
-} from '../../src/datastores/types';
-import type { DatastoreAccess } from '../../src/datastores/access';
+} from '../../src/common/datastores/types';
+import type { DatastoreAccess } from '../../src/common/datastores/access';
 import type { DatastoreRecord } from '../../workflows/datastores';
 import type { DatastoreToolDef } from '../../workflows/types';
 

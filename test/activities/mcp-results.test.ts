@@ -4,7 +4,7 @@ import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { toolResultText } from '../../activities/mcp/results';
 import { classifyMcpError, errorText, unavailable } from '../../activities/mcp/errors';
-import { OutboundRefusedError } from '../../src/outbound/policy';
+import { OutboundRefusedError } from '../../src/common/outbound/policy';
 
 test('content blocks become text; structured content when there is no text; isError marked', () => {
   expect(

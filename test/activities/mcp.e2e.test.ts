@@ -9,12 +9,12 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { createMcpActivities } from '../../activities/mcp';
 import { McpPool } from '../../activities/mcp/pool';
-import { policyFetch, PolicyFetch } from '../../src/outbound/fetch';
-import { OutboundPolicy } from '../../src/outbound/policy';
-import { EventPublisher } from '../../src/relay/publisher';
-import { PrivateRedis, startPrivateRedis } from '../relay/private-redis';
+import { policyFetch, PolicyFetch } from '../../src/common/outbound/fetch';
+import { OutboundPolicy } from '../../src/common/outbound/policy';
+import { EventPublisher } from '../../src/common/relay/publisher';
+import { PrivateRedis, startPrivateRedis } from '../common/relay/private-redis';
 import { startBearerMcpServer, BearerMcpServer } from '../mcp/fixtures/bearer-server';
-import { startDemoMcpServer } from '../../src/demo-mcp/server';
+import { startDemoMcpServer } from '../../src/dev/demo-mcp/server';
 
 const logger = pino({ level: 'silent' });
 const TOKEN = 'activity-test-token-123';

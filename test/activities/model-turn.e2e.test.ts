@@ -18,15 +18,15 @@ import {
   StreamRunnerError,
   TurnProgress,
 } from '../../activities/model-stream';
-import { ThreadedModelStream } from '../../src/model-stream/thread-runner';
-import { EventPublisher } from '../../src/relay/publisher';
-import { StatusCache } from '../../src/relay/status-cache';
-import { startScriptedModel, ScriptedModel } from '../../src/scripted-model';
-import { fillerWords } from '../../src/scripted-model/text';
+import { ThreadedModelStream } from '../../src/worker/model-stream/thread-runner';
+import { EventPublisher } from '../../src/common/relay/publisher';
+import { StatusCache } from '../../src/common/relay/status-cache';
+import { startScriptedModel, ScriptedModel } from '../../src/dev/scripted-model';
+import { fillerWords } from '../../src/dev/scripted-model/text';
 import { initialView } from '../../workflows/types';
 import type { RunMessage, TaskInput } from '../../workflows/types';
 import { BUILTIN_TOOLS, toolSpec } from '../../workflows/tool-registry';
-import { PrivateRedis, startPrivateRedis } from '../relay/private-redis';
+import { PrivateRedis, startPrivateRedis } from '../common/relay/private-redis';
 
 const logger = pino({ level: 'silent' });
 /** The stream's idle limit here: short, so a stalled provider is seen quickly. */

@@ -2,9 +2,9 @@
 // after its status is cached, and nothing is appended after it.
 import pino from 'pino';
 import { createRelayActivities } from '../../activities/relay';
-import { EventPublisher } from '../../src/relay/publisher';
-import { StatusCache } from '../../src/relay/status-cache';
-import { PrivateRedis, startPrivateRedis } from '../relay/private-redis';
+import { EventPublisher } from '../../src/common/relay/publisher';
+import { StatusCache } from '../../src/common/relay/status-cache';
+import { PrivateRedis, startPrivateRedis } from '../common/relay/private-redis';
 
 const logger = pino({ level: 'silent' });
 let server: PrivateRedis;

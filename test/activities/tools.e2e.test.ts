@@ -4,8 +4,8 @@ import pino from 'pino';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createToolActivities, RunToolOutput } from '../../activities/tools';
 import { evaluate } from '../../activities/tools/builtin';
-import { EventPublisher } from '../../src/relay/publisher';
-import { PrivateRedis, startPrivateRedis } from '../relay/private-redis';
+import { EventPublisher } from '../../src/common/relay/publisher';
+import { PrivateRedis, startPrivateRedis } from '../common/relay/private-redis';
 
 const logger = pino({ level: 'silent' });
 let server: PrivateRedis;

@@ -2,11 +2,11 @@
 // reaches the right SSE client through its two processes and a real Redis, in
 // order, and the bench's relay measurement times each of them.
 import { performance } from 'node:perf_hooks';
-import { startScriptedModel, ScriptedModel } from '../../src/scripted-model';
+import { startScriptedModel, ScriptedModel } from '../../src/dev/scripted-model';
 import { openSse, target } from '../../bench/measure';
 import { measureRelayRow, RELAY_TOKEN, startBareRelay, BareRelay } from '../../bench/relay';
 import type { RelayWatcher } from '../../bench/stack';
-import { startPrivateRedis, PrivateRedis } from '../relay/private-redis';
+import { startPrivateRedis, PrivateRedis } from '../common/relay/private-redis';
 
 jest.setTimeout(60_000);
 

@@ -8,7 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { AgentClient } from '../../client';
-import { freePort } from '../../src/launcher/processes';
+import { freePort } from '../../src/dev/launcher/processes';
 import { KEY_A, useStack, waitUntil } from '../e2e/helpers';
 import { cliRunner, lines, ROOT, type Run, userEnv as processEnv } from './cli-process';
 

@@ -14,7 +14,7 @@ import {
   type AgentEvent,
   type EventStream,
 } from '../../client';
-import { freePort } from '../../src/launcher/processes';
+import { freePort } from '../../src/dev/launcher/processes';
 import { KEY_A, KEY_B, useStack, waitUntil } from '../e2e/helpers';
 
 jest.setTimeout(90_000);

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
-import { ChildLogs } from '../../src/launcher/child-logs';
+import { ChildLogs } from '../../src/dev/launcher/child-logs';
 import { Api, useStack, waitUntil, withTemporal } from './helpers';
 
 jest.setTimeout(180_000);
@@ -31,7 +31,7 @@ const gatewayLog = (): Record<string, unknown>[] =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 // The 503 of the gateway's health gate (a dependency its probe found away) says Retry-After: 1;
-// one that came from a call's own deadline or error says 5 (src/errors.ts).
+// one that came from a call's own deadline or error says 5 (src/common/errors.ts).
 const GATE_RETRY_AFTER = '1';
 
 test("a run submitted after the worker died is not handed to the dead worker's polls: its first workflow task goes to the next worker", async () => {

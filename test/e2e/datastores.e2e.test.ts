@@ -7,12 +7,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { startStack, Stack } from '../../src/launcher/stack';
-import { ChildLogs } from '../../src/launcher/child-logs';
+import { startStack, Stack } from '../../src/dev/launcher/stack';
+import { ChildLogs } from '../../src/dev/launcher/child-logs';
 import { api, Api, cleanEnv, formOf, KEY_A, KEY_B, waitUntil, withTemporal } from './helpers';
 import { readEngineData } from './raw-history';
-import { codecFromKeys } from '../../src/codec/data-converter';
-import { adminQuery, startPostgres, TestPostgres } from '../datastores/postgres-server';
+import { codecFromKeys } from '../../src/common/codec/data-converter';
+import { adminQuery, startPostgres, TestPostgres } from '../common/datastores/postgres-server';
 
 jest.setTimeout(180_000);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-datastores-'));

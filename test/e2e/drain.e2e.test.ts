@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Stack } from '../../src/launcher/stack';
+import type { Stack } from '../../src/dev/launcher/stack';
 import { api, KEY_A, readSse, SseEvent, startPersistentStack, waitUntil, withTemporal } from './helpers';
 
 jest.setTimeout(240_000);

@@ -1,8 +1,8 @@
 // End-to-end harness: the real processes (embedded engine, private redis-server,
 // worker, gateway) and the scripted model, started by the same code as `npm start`.
 import { Client, Connection } from '@temporalio/client';
-import { startStack, Stack, StackOptions } from '../../src/launcher/stack';
-import { codecDataConverter, codecFromKeys } from '../../src/codec/data-converter';
+import { startStack, Stack, StackOptions } from '../../src/dev/launcher/stack';
+import { codecDataConverter, codecFromKeys } from '../../src/common/codec/data-converter';
 
 export const KEY_A = 'key-alice-0123456789';
 export const KEY_B = 'key-bob-0123456789';

@@ -10,9 +10,9 @@
 // answer_too_large: in the JSON answer, the stream and /result, one attempt.
 import Redis from 'ioredis';
 import { temporal } from '@temporalio/proto';
-import { keys } from '../../src/relay/keys';
+import { keys } from '../../src/common/relay/keys';
 import { KEY_A, postStream, readSse, useStack, waitUntil, withTemporal } from './helpers';
-import { fillerWords } from '../../src/scripted-model/text';
+import { fillerWords } from '../../src/dev/scripted-model/text';
 
 jest.setTimeout(180_000);
 /** Low enough for a cheap over-the-limit answer, above the 25 KB one. */

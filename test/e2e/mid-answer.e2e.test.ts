@@ -5,7 +5,7 @@
 // token stream says which text is void (agent_retract) before the new answer,
 // and a reader that drops it has the answer once; seqs stay gap-free.
 import { KEY_A, readSse, SseEvent, useStack, waitUntil } from './helpers';
-import { fillerWords } from '../../src/scripted-model/text';
+import { fillerWords } from '../../src/dev/scripted-model/text';
 
 jest.setTimeout(180_000);
 const ctx = useStack({ MODEL_HEARTBEAT_TIMEOUT_MS: '2000' });

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { useStack, postStream, readSse, SseEvent, KEY_A, waitUntil } from './helpers';
-import { ChildLogs } from '../../src/launcher/child-logs';
+import { ChildLogs } from '../../src/dev/launcher/child-logs';
 
 const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'outage-logs-'));
 const childLogs = new ChildLogs({ dir: logDir });

@@ -5,8 +5,8 @@
 // back whole), never silently missing; seqs only go up. A run that ended while
 // Redis was down gets them from the gateway, with its end, once it is back.
 import { KEY_A, readSse, SseEvent, useStack, waitUntil } from './helpers';
-import { missingEvents } from '../../src/relay/relay-recovery';
-import type { AgentEvent, AgentEventBody } from '../../src/relay/events';
+import { missingEvents } from '../../src/common/relay/relay-recovery';
+import type { AgentEvent, AgentEventBody } from '../../src/common/relay/events';
 
 jest.setTimeout(180_000);
 const ctx = useStack();

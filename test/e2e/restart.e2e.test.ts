@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Stack } from '../../src/launcher/stack';
+import type { Stack } from '../../src/dev/launcher/stack';
 import { ENGINE } from '../engine';
 import { api, startPersistentStack, waitUntil } from './helpers';
 

@@ -2,9 +2,9 @@
 // shape and order, thinking in flash mode, model failures and retries.
 import fs from 'node:fs';
 import { Api, postStream, readSse, useStack, waitUntil } from './helpers';
-import { GATEWAY_NODE_FLAGS } from '../../src/launcher/node-flags';
+import { GATEWAY_NODE_FLAGS } from '../../src/dev/launcher/node-flags';
 import { threadNice } from '../worker/thread-nice';
-import { parseServerTiming } from '../../src/gateway/server-timing';
+import { parseServerTiming } from '../../src/gateway/middleware/server-timing';
 
 jest.setTimeout(120_000);
 const ctx = useStack();
@@ -38,7 +38,7 @@ test("the worker runs at WORKER_NICE (10) but for its token thread, which keeps 
   expect(threadNice(ctx.stack().children.gateway.proc.pid!).get(ctx.stack().children.gateway.proc.pid!)).toBe(ours);
 });
 
-test('the stack starts the gateway with its Node flags (src/launcher/node-flags.ts)', () => {
+test('the stack starts the gateway with its Node flags (src/dev/launcher/node-flags.ts)', () => {
   const cmdline = fs.readFileSync(`/proc/${ctx.stack().children.gateway.proc.pid}/cmdline`, 'utf8').split('\0');
   expect(cmdline.slice(1, 1 + GATEWAY_NODE_FLAGS.length)).toEqual([...GATEWAY_NODE_FLAGS]);
 });

@@ -5,7 +5,7 @@
 // the same three days by a backfill on the real dev server.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { api, Api, startTestStack } from './helpers';
-import type { Stack } from '../../src/launcher/stack';
+import type { Stack } from '../../src/dev/launcher/stack';
 import { JAVA_TEST_SERVER, timeSkippingEnv } from '../engine';
 import { DAY, threeMorningsOfCron } from './cron-days';
 

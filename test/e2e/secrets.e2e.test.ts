@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startStack, Stack } from '../../src/launcher/stack';
+import { startStack, Stack } from '../../src/dev/launcher/stack';
 import { api, KEY_A } from './helpers';
 import { rawHistory, readEngineData } from './raw-history';
 import Redis from 'ioredis';

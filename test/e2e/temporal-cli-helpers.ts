@@ -2,7 +2,7 @@
 // for what it prints: JSON documents (payloads stay raw there: base64 metadata and
 // data), and the "key  value" lines and tables of its text form.
 import { execFile } from 'node:child_process';
-import { realTemporalCli } from '../../src/launcher/engines';
+import { realTemporalCli } from '../../src/dev/launcher/engines';
 
 export interface CliResult {
   code: number;

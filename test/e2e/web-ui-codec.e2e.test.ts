@@ -3,7 +3,7 @@
 // sends no header of its own), and a call as the browser makes it, from the
 // UI's origin, decodes what Temporal stores encrypted.
 import { Connection } from '@temporalio/client';
-import { startStack, type Stack } from '../../src/launcher/stack';
+import { startStack, type Stack } from '../../src/dev/launcher/stack';
 import { KEY_A, api } from './helpers';
 
 jest.setTimeout(180_000);

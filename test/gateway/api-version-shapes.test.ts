@@ -1,4 +1,4 @@
-// A released API version keeps its shapes: each version of src/api-versions.ts
+// A released API version keeps its shapes: each version of src/common/api-versions.ts
 // is pinned (openapi/versions/<version>.json, written once by
 // scripts/pin-api-version.ts when it was released), and today's document is
 // compared with it: nothing a client of that version relies on may have
@@ -7,8 +7,8 @@
 // and changes it must let through.
 import fs from 'node:fs';
 import path from 'node:path';
-import { API_VERSIONS } from '../../src/api-versions';
-import { buildOpenApi } from '../../src/gateway/openapi';
+import { API_VERSIONS } from '../../src/common/api-versions';
+import { buildOpenApi } from '../../src/gateway/openapi/document';
 import { compatibilityProblems } from './api-compat';
 
 type Json = Record<string, any>;

@@ -1,9 +1,9 @@
-// The API version of a request, decided once (src/gateway/api-version.ts): the
+// The API version of a request, decided once (src/gateway/middleware/api-version.ts): the
 // API-Version header, else the deployment's API_VERSION; every answer of the API
 // says which version answered; an unknown version is a 400 naming the header;
 // a version marked deprecated in API_VERSION_DEPRECATIONS answers with
 // Deprecation and Sunset. The probes are not versioned.
-import { LATEST_VERSION } from '../../src/api-versions';
+import { LATEST_VERSION } from '../../src/common/api-versions';
 import { API_KEY, serveApp, type ServedApp } from './serve-app';
 
 let plain: ServedApp;

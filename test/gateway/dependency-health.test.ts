@@ -3,7 +3,7 @@
 // answers, and a request that needs it meanwhile gets the 503 at once.
 import pino from 'pino';
 import { DependencyHealth } from '../../src/gateway/dependency-health';
-import { DependencyUnavailableError } from '../../src/errors';
+import { DependencyUnavailableError } from '../../src/common/errors';
 import { waitUntil } from '../support/wait-until';
 
 const never = () => new Promise(() => undefined);

@@ -13,9 +13,9 @@ import {
   ServiceError,
   UnauthorizedError,
   ValidationError,
-} from '../../src/errors';
-import { errorHandler } from '../../src/gateway/error-handler';
-import { createExpressServer } from '../../src/http/express-server';
+} from '../../src/common/errors';
+import { errorHandler } from '../../src/gateway/middleware/error-handler';
+import { createExpressServer } from '../../src/common/http/express-server';
 
 const cases: [string, () => unknown, number, string | null, string | null][] = [
   ['a 400', () => ValidationError.at('body.mode', 'not a mode', 'invalid_value'), 400, 'false', null],

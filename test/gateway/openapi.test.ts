@@ -9,8 +9,8 @@ import express from 'express';
 import Ajv2020 from 'ajv/dist/2020';
 import { z } from 'zod';
 import { createApp, GatewayDeps } from '../../src/gateway/app';
-import { buildOpenApi, openApiRoute, renderOpenApi } from '../../src/gateway/openapi';
-import { LATEST_VERSION, VERSION_NAMES } from '../../src/api-versions';
+import { buildOpenApi, openApiRoute, renderOpenApi } from '../../src/gateway/openapi/document';
+import { LATEST_VERSION, VERSION_NAMES } from '../../src/common/api-versions';
 import {
   runRequestSchema,
   TASK_ID,
@@ -18,7 +18,7 @@ import {
   IDEMPOTENCY_KEY,
   SCHEDULE_ID,
   LAST_EVENT_ID,
-} from '../../src/gateway/schemas';
+} from '../../src/gateway/schemas/request';
 
 type Json = Record<string, any>;
 
@@ -368,7 +368,7 @@ describe('schedules (SPEC 2.5)', () => {
   });
 });
 
-describe('versions (src/api-versions.ts)', () => {
+describe('versions (src/common/api-versions.ts)', () => {
   it("names the newest version as the document's own, and lets every operation of the API pick one and say which answered", () => {
     expect(doc.info.version).toBe(LATEST_VERSION);
     expect(deref(doc.components.parameters.ApiVersion)).toMatchObject({

@@ -1,8 +1,8 @@
 // A run request's schedule entries read before anything starts: every bad
 // entry named in one 422 (the document says only "a string"; no network: plan
 // needs no Temporal call).
-import { ScheduleService } from '../../src/gateway/schedule-service';
-import { UnprocessableRequestError } from '../../src/errors';
+import { ScheduleService } from '../../src/gateway/services/schedule-service';
+import { UnprocessableRequestError } from '../../src/common/errors';
 
 const service = new ScheduleService(undefined as never, undefined as never, {
   TEMPORAL_TASK_QUEUE: 'q',

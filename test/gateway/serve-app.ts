@@ -4,11 +4,11 @@
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/common/config';
 import { createApp, type GatewayDeps } from '../../src/gateway/app';
 import { gatewayServer } from '../../src/gateway/gateway-server';
-import type { AccountDirectory } from '../../src/accounts/registry';
-import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
+import type { AccountDirectory } from '../../src/common/accounts/registry';
+import { AesGcmPayloadCodec } from '../../src/common/codec/aes-gcm-codec';
 
 export const API_KEY = 'key-alice-0123456789';
 

@@ -2,7 +2,12 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
-import { ServerTiming, parseServerTiming as parse, serverTiming, timed } from '../../src/gateway/server-timing';
+import {
+  ServerTiming,
+  parseServerTiming as parse,
+  serverTiming,
+  timed,
+} from '../../src/gateway/middleware/server-timing';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

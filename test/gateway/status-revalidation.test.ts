@@ -1,6 +1,6 @@
 // The background confirmation of cached statuses: at most one describe a task
 // a second, one at a time, and all tasks together within one budget.
-import { StatusRevalidator } from '../../src/gateway/status-revalidation';
+import { StatusRevalidator } from '../../src/gateway/services/status-revalidation';
 import type { TaskView } from '../../workflows/types';
 
 const view = (task_id: string): TaskView => ({ task_id, status: 'running' }) as TaskView;

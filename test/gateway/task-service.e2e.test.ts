@@ -7,13 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { TaskService } from '../../src/gateway/task-service';
-import { ServerTiming } from '../../src/gateway/server-timing';
-import { loadConfig } from '../../src/config';
-import { keys } from '../../src/relay/keys';
-import { StatusCache } from '../../src/relay/status-cache';
+import { TaskService } from '../../src/gateway/services/task-service';
+import { ServerTiming } from '../../src/gateway/middleware/server-timing';
+import { loadConfig } from '../../src/common/config';
+import { keys } from '../../src/common/relay/keys';
+import { StatusCache } from '../../src/common/relay/status-cache';
 import { createEnv } from '../workflows/env';
-import { PrivateRedis, startPrivateRedis } from '../relay/private-redis';
+import { PrivateRedis, startPrivateRedis } from '../common/relay/private-redis';
 import { waitUntil } from '../support/wait-until';
 
 jest.setTimeout(60_000);

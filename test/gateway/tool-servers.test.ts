@@ -2,10 +2,10 @@
 // bearer token; names that would clash and URLs the outbound policy refuses are
 // a 422 naming each entry (a name resolving to loopback included; `localhost`
 // resolves from the hosts file); a DNS failure for now is no refusal.
-import { UnprocessableRequestError } from '../../src/errors';
-import { OutboundPolicy } from '../../src/outbound/policy';
-import { checkToolServers } from '../../src/gateway/tool-servers';
-import { agentsOf, mcpServersOf } from '../../src/tasks/request-tools';
+import { UnprocessableRequestError } from '../../src/common/errors';
+import { OutboundPolicy } from '../../src/common/outbound/policy';
+import { checkToolServers } from '../../src/gateway/schemas/tool-servers';
+import { agentsOf, mcpServersOf } from '../../src/common/tasks/request-tools';
 
 const server = (serverName: string, serverUrl = 'https://mcp.example.com/mcp') => ({ serverName, serverUrl });
 const publicDns = new OutboundPolicy('', async () => [{ address: '93.184.216.34', family: 4 }]);

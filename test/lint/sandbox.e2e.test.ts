@@ -20,7 +20,7 @@ test.each([
   ["import Redis from 'ioredis';\nexport const x = Redis;"],
   ["import OpenAI from 'openai';\nexport const x = OpenAI;"],
   ["import { createActivities } from '../activities';\nexport const x = createActivities;"],
-  ["import { loadConfig } from '../src/config';\nexport const x = loadConfig;"],
+  ["import { loadConfig } from '../src/common/config';\nexport const x = loadConfig;"],
   ["import { Counter } from 'prom-client';\nexport const x = Counter;"],
 ])('workflow code may not import: %s', async (code) => {
   expect(await lint(code)).toContain('@typescript-eslint/no-restricted-imports');

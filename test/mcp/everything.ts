@@ -7,7 +7,7 @@
 // prints the environment, which must not carry this process's secrets.
 import net from 'node:net';
 import path from 'node:path';
-import { Child, freePort, ROOT, startChild, waitFor } from '../../src/launcher/processes';
+import { Child, freePort, ROOT, startChild, waitFor } from '../../src/dev/launcher/processes';
 
 export type EverythingTransport = 'streamableHttp' | 'sse';
 

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { envSchema } from '../../src/config';
+import { envSchema } from '../../src/common/config';
 export const ROOT = path.resolve(__dirname, '../..');
 export const DIR = path.join(ROOT, 'temporal-docker');
 export const read = (p: string) => fs.readFileSync(p, 'utf8');

@@ -1,11 +1,11 @@
 // Static checks of temporal-docker/ (Docker does not run here): the compose file
-// agrees with the service's configuration schema (src/config.ts) and with the
+// agrees with the service's configuration schema (src/common/config.ts) and with the
 // repository (files its commands run), images are pinned, and references between
 // services resolve. The Dockerfile's checks are in dockerfile.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/common/config';
 import {
   ROOT,
   DIR,
@@ -59,7 +59,7 @@ describe('temporal-docker/docker-compose.yml', () => {
     expect(argv(services.redis.command ?? []).join(' ')).toMatch(/--appendonly yes/);
   });
 
-  test('the gateway publishes the port src/config.ts defaults to, and listens on all interfaces in its container', () => {
+  test('the gateway publishes the port src/common/config.ts defaults to, and listens on all interfaces in its container', () => {
     const env = environmentOf('gateway');
     const port = env.PORT ? Number(env.PORT) : DEFAULTS.PORT;
     expect(port).toBe(DEFAULTS.PORT);
@@ -99,7 +99,7 @@ describe('temporal-docker/docker-compose.yml', () => {
     expect(Number(url.port || 6379)).toBe(redisPort);
   });
 
-  test.each(APP_SERVICES)('%s: sets only variables src/config.ts knows', (name) => {
+  test.each(APP_SERVICES)('%s: sets only variables src/common/config.ts knows', (name) => {
     const unknown = Object.keys(environmentOf(name)).filter((k) => !SCHEMA_VARIABLES.has(k));
     expect(unknown).toEqual([]);
   });

@@ -2,10 +2,10 @@
 // and threads started afterwards inherit the lowered value.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { startNode, waitFor, Child } from '../../src/launcher/processes';
+import { startNode, waitFor, Child } from '../../src/dev/launcher/processes';
 import { osThreadId, processThreadIds } from '../../src/worker/thread-priority';
 import { threadNice } from './thread-nice';
-import { TS_LOADER_ARGS } from '../../src/ts-loader';
+import { TS_LOADER_ARGS } from '../../src/common/ts-loader';
 
 let child: Child | undefined;
 afterEach(async () => {

@@ -11,7 +11,7 @@ import { Worker } from '@temporalio/worker';
 import pino from 'pino';
 import { WORKFLOWS, workflowBundle } from './env';
 import { workflowBundle as cachedBundle } from '../../src/worker/workflow-bundle';
-import { WORKFLOW_TRACING_INTERCEPTORS } from '../../src/telemetry/worker-tracing';
+import { WORKFLOW_TRACING_INTERCEPTORS } from '../../src/common/telemetry/worker-tracing';
 
 // One folder per generation of workflow code; runs of every generation may still be in flight.
 const dir = path.join(__dirname, 'histories');

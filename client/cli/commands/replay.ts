@@ -22,9 +22,9 @@ export const replayCommand: Command = {
   positionals: { min: 1, max: Infinity },
   async run(ctx, values, ids) {
     // Loaded here: the Temporal SDK is heavy, and no other command needs it.
-    const { loadConfig } = require('../../../src/config') as typeof import('../../../src/config');
+    const { loadConfig } = require('../../../src/common/config') as typeof import('../../../src/common/config');
     const { dataConverter } =
-      require('../../../src/codec/data-converter') as typeof import('../../../src/codec/data-converter');
+      require('../../../src/common/codec/data-converter') as typeof import('../../../src/common/codec/data-converter');
     const replay = require('../../../src/cli/replay-runs') as typeof import('../../../src/cli/replay-runs');
     // The key file of `npm start` lives in the repository's data folder, wherever the CLI runs from.
     const env = { ...ctx.env, DATA_DIR: ctx.env.DATA_DIR || path.join(ROOT, '.data') };

@@ -2,10 +2,10 @@
 // rotation (POST .../rotate; the old secret keeps signing for 24 hours).
 import { Router } from 'express';
 import type { GatewayDeps } from '../app';
-import { requireAccount } from '../auth';
-import { WebhookSecrets } from '../../accounts/webhook-secrets';
+import { requireAccount } from '../middleware/auth';
+import { WebhookSecrets } from '../../common/accounts/webhook-secrets';
 import type { WebhookSecret } from '../../../workflows/accounts';
-import { temporalCall } from '../temporal-errors';
+import { temporalCall } from '../services/temporal-errors';
 
 export function accountRoutes(deps: GatewayDeps): Router {
   const r = Router();

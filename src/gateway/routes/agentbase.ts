@@ -3,9 +3,9 @@
 // GET and DELETE /sessions/{id}/messages, answered as Agentbase answers.
 import { Router, type Request } from 'express';
 import type { GatewayDeps } from '../app';
-import { requireAccount } from '../auth';
-import { parse } from '../validate';
-import { agentbaseEmptyBodySchema, agentbaseMessages, agentbaseSessionQuerySchema } from '../agentbase-schemas';
+import { requireAccount } from '../middleware/auth';
+import { parse } from '../schemas/validate';
+import { agentbaseEmptyBodySchema, agentbaseMessages, agentbaseSessionQuerySchema } from '../schemas/agentbase';
 
 function sessionOf(req: Request): string {
   parse(agentbaseEmptyBodySchema, req.body, 'body');

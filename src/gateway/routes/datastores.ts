@@ -4,11 +4,11 @@
 // (uploadRoutes, mounted before the JSON body parser); everything else is JSON.
 import express, { Router, type Request } from 'express';
 import type { GatewayDeps } from '../app';
-import { requireAccount } from '../auth';
-import { parse } from '../validate';
-import { UnprocessableRequestError, UnsupportedMediaTypeError, ValidationError } from '../../errors';
-import { fieldPath } from '../../field-path';
-import type { DatastoreService } from '../datastore-service';
+import { requireAccount } from '../middleware/auth';
+import { parse } from '../schemas/validate';
+import { UnprocessableRequestError, UnsupportedMediaTypeError, ValidationError } from '../../common/errors';
+import { fieldPath } from '../../common/field-path';
+import type { DatastoreService } from '../services/datastore-service';
 import {
   DATASTORE_ID,
   DOCUMENT_ID,
@@ -17,8 +17,8 @@ import {
   datastoreUploadFieldsSchema,
   documentListQuerySchema,
   documentUploadFieldsSchema,
-} from '../datastore-schemas';
-import { FORM_DATA, readForm, type UploadedFile } from '../form-data';
+} from '../schemas/datastore';
+import { FORM_DATA, readForm, type UploadedFile } from '../schemas/form-data';
 
 /** What a file sent as the whole body used to be typed (before uploads became multipart/form-data): told where it goes now. */
 const RAW_FILE_TYPES = [

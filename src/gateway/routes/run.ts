@@ -1,21 +1,21 @@
 // POST / — run the agent on a message: background (202, JSON or one event), SSE, or JSON.
 import { Request, Response, Router } from 'express';
 import type { GatewayDeps } from '../app';
-import { requireAccount } from '../auth';
-import { parse } from '../validate';
-import { runQuerySchema, runRequestSchema, IDEMPOTENCY_KEY, type RunRequest } from '../schemas';
-import { DependencyUnavailableError, ValidationError } from '../../errors';
+import { requireAccount } from '../middleware/auth';
+import { parse } from '../schemas/validate';
+import { runQuerySchema, runRequestSchema, IDEMPOTENCY_KEY, type RunRequest } from '../schemas/request';
+import { DependencyUnavailableError, ValidationError } from '../../common/errors';
 import { sendOneEvent, streamTaskEvents } from '../sse';
-import { checkToolServers } from '../tool-servers';
-import { agentsOf } from '../../tasks/request-tools';
-import type { DatastoreService } from '../datastore-service';
+import { checkToolServers } from '../schemas/tool-servers';
+import { agentsOf } from '../../common/tasks/request-tools';
+import type { DatastoreService } from '../services/datastore-service';
 import { offeredTools } from '../../../workflows/tool-registry';
-import { callbackOf } from '../callback-request';
-import type { ScheduleService } from '../schedule-service';
-import { checkStructure } from '../structure-check';
+import { callbackOf } from '../schemas/callback-request';
+import type { ScheduleService } from '../services/schedule-service';
+import { checkStructure } from '../schemas/structure-check';
 import { isFinished, type ScheduledSummary } from '../../../workflows/types';
-import type { Account } from '../../accounts/registry';
-import type { Submitted } from '../task-service';
+import type { Account } from '../../common/accounts/registry';
+import type { Submitted } from '../services/task-service';
 
 export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datastores: DatastoreService): Router {
   const r = Router();

@@ -2,11 +2,11 @@
 // scheduler expect besides): list, describe, pause, unpause, trigger, delete.
 import { Router } from 'express';
 import type { GatewayDeps } from '../app';
-import { requireAccount } from '../auth';
-import { parse } from '../validate';
-import { SCHEDULE_ID, scheduleListQuerySchema, schedulePauseSchema } from '../schemas';
-import { ValidationError } from '../../errors';
-import type { ScheduleService } from '../schedule-service';
+import { requireAccount } from '../middleware/auth';
+import { parse } from '../schemas/validate';
+import { SCHEDULE_ID, scheduleListQuerySchema, schedulePauseSchema } from '../schemas/request';
+import { ValidationError } from '../../common/errors';
+import type { ScheduleService } from '../services/schedule-service';
 
 function scheduleId(raw: string): string {
   if (!SCHEDULE_ID.test(raw))

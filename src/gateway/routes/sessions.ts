@@ -2,11 +2,11 @@
 // session's messages (Agentbase's get/clear messages).
 import { Router } from 'express';
 import type { GatewayDeps } from '../app';
-import { requireAccount } from '../auth';
-import { ValidationError } from '../../errors';
-import { parse } from '../validate';
-import { createSessionSchema, sessionListQuerySchema, SESSION_ID } from '../schemas';
-import { SessionService } from '../session-service';
+import { requireAccount } from '../middleware/auth';
+import { ValidationError } from '../../common/errors';
+import { parse } from '../schemas/validate';
+import { createSessionSchema, sessionListQuerySchema, SESSION_ID } from '../schemas/request';
+import { SessionService } from '../services/session-service';
 
 export function sessionRoutes(deps: GatewayDeps): Router {
   const r = Router();

@@ -1,8 +1,8 @@
 // The tasks API: status, result, listing, cancellation, metadata, events.
 import { Router } from 'express';
 import type { GatewayDeps } from '../app';
-import { requireAccount } from '../auth';
-import { parse } from '../validate';
+import { requireAccount } from '../middleware/auth';
+import { parse } from '../schemas/validate';
 import {
   eventsQuerySchema,
   listQuerySchema,
@@ -10,12 +10,12 @@ import {
   resultQuerySchema,
   taskMessageSchema,
   TASK_ID,
-} from '../schemas';
-import { publicView } from '../task-views';
+} from '../schemas/request';
+import { publicView } from '../services/task-views';
 import { resumePoint, streamTaskEvents } from '../sse';
 import { requireRelay } from './run';
-import { deliveriesOf } from '../deliveries';
-import { ValidationError } from '../../errors';
+import { deliveriesOf } from '../services/deliveries';
+import { ValidationError } from '../../common/errors';
 
 function taskId(raw: string): string {
   if (!TASK_ID.test(raw))

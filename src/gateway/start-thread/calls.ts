@@ -3,7 +3,7 @@
 // its own gRPC deadline; results cross the thread boundary, so they are plain
 // data (dates as ISO strings).
 import type { Client, Connection } from '@temporalio/client';
-import { signalSession } from '../../sessions/session-signals';
+import { signalSession } from '../../common/sessions/session-signals';
 import type { Described, DescribeRequest, EnqueueRequest, StartRequest } from './protocol';
 import { enqueueSignal } from '../../../workflows/definitions';
 

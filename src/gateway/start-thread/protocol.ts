@@ -1,7 +1,7 @@
 // Messages between the gateway's main thread and its start thread.
 import type { WorkflowStartOptions } from '@temporalio/client';
-import type { SessionRef } from '../../sessions/session-signals';
-import type { TraceCarrier, TracingConfig } from '../../telemetry/tracing';
+import type { SessionRef } from '../../common/sessions/session-signals';
+import type { TraceCarrier, TracingConfig } from '../../common/telemetry/tracing';
 
 /** What the start thread builds its Temporal client from (workerData). */
 export interface StartThreadConfig {

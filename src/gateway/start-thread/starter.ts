@@ -9,7 +9,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Client, Connection } from '@temporalio/client';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { HelperThread } from '../../helper-thread';
+import { HelperThread } from '../../common/helper-thread';
 import { submitCalls, SubmitCalls } from './calls';
 import type {
   Described,
@@ -21,7 +21,7 @@ import type {
   StartThreadConfig,
   ToThread,
 } from './protocol';
-import { traceCarrier } from '../../telemetry/tracing';
+import { traceCarrier } from '../../common/telemetry/tracing';
 
 export type { Described, DescribeRequest, EnqueueRequest, StartRequest } from './protocol';
 

@@ -6,11 +6,11 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createLogger } from '../../logger';
+import { createLogger } from '../../common/logger';
 import { submitCalls } from './calls';
-import { codecDataConverter, codecFromKeys } from '../../codec/data-converter';
+import { codecDataConverter, codecFromKeys } from '../../common/codec/data-converter';
 import type { FromThread, StartError, StartThreadConfig, ToThread } from './protocol';
-import { setupTracing, tracingClientInterceptors, withTraceCarrier } from '../../telemetry/tracing';
+import { setupTracing, tracingClientInterceptors, withTraceCarrier } from '../../common/telemetry/tracing';
 
 const port = parentPort;
 if (!port) throw new Error('start-thread/thread-main runs as a worker thread');

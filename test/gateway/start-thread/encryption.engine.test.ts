@@ -6,7 +6,7 @@ import pino from 'pino';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { ThreadedStarter } from '../../../src/gateway/start-thread/starter';
-import { codecFromKeys } from '../../../src/codec/data-converter';
+import { codecFromKeys } from '../../../src/common/codec/data-converter';
 import { createEnv } from '../../workflows/env';
 
 jest.setTimeout(60_000);

@@ -15,8 +15,8 @@ import {
   relayAwareStarter,
 } from '../../../src/gateway/start-thread/starter';
 import type { StartRequest } from '../../../src/gateway/start-thread/protocol';
-import { mapTemporalError } from '../../../src/gateway/temporal-errors';
-import { DependencyUnavailableError, NotFoundError } from '../../../src/errors';
+import { mapTemporalError } from '../../../src/gateway/services/temporal-errors';
+import { DependencyUnavailableError, NotFoundError } from '../../../src/common/errors';
 import { SEARCH_ATTRIBUTES, sessionWorkflowId } from '../../../workflows/types';
 import { createEnv } from '../../workflows/env';
 

@@ -1,5 +1,5 @@
 // A free port for a server process the test starts (the package's own helper; the service's
-// launcher has the same one in src/launcher/processes.ts, which says more).
+// launcher has the same one in src/dev/launcher/processes.ts, which says more).
 import fs from 'node:fs';
 import net from 'node:net';
 

@@ -1,0 +1,122 @@
+// Signals to a session workflow that reopen the session when it closed after
+// being idle (SessionState.idleCloseMs): the new run starts with the closed
+// run's thread, so a conversation outlives its workflow. Used by the gateway
+// and by the activities that join a session on a run's behalf.
+import { Client, WorkflowNotFoundError } from '@temporalio/client';
+import type { SignalDefinition } from '@temporalio/common';
+import type { SessionResult, SessionState, agentSession } from '../../../workflows/session';
+import type { ThreadMessage } from '../../../workflows/types';
+import { SEARCH_ATTRIBUTES, sessionWorkflowId } from '../../../workflows/types';
+import type { Config } from '../config';
+
+export interface SessionRef {
+  account: string;
+  session: string;
+  taskQueue: string;
+  /** Idle close of a session (re)opened here, ms (SESSION_IDLE_CLOSE_MS; 0 = never). */
+  idleCloseMs: number;
+  /** How often the session checks its active run still exists, ms (RUN_WATCH_MS). */
+  watchMs: number;
+}
+
+/** A session of an account, with the deployment's task queue and idle close. */
+export function sessionRef(
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS'>,
+  account: string,
+  session: string,
+): SessionRef {
+  return {
+    account,
+    session,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    idleCloseMs: config.SESSION_IDLE_CLOSE_MS,
+    watchMs: config.RUN_WATCH_MS,
+  };
+}
+
+/** The state a session starts with: an empty queue, the given thread, the configured idle close. */
+export function sessionStart(
+  ref: SessionRef,
+  messages: ThreadMessage[],
+  active?: string,
+  agent?: string,
+): SessionState {
+  return {
+    account: ref.account,
+    session: ref.session,
+    messages,
+    ...(agent && { agent }),
+    queue: [],
+    watchMs: ref.watchMs,
+    ...(active && { active }),
+    ...(ref.idleCloseMs > 0 && { idleCloseMs: ref.idleCloseMs }),
+  };
+}
+
+/**
+ * The memo and search attributes every run of a session starts with: visibility
+ * finds an account's sessions by them (GET /sessions), and `createdAt` (when the
+ * session was first created, ISO 8601) passes from each run to the next.
+ */
+export function sessionStartMeta(ref: Pick<SessionRef, 'account' | 'session'>, createdAt: string) {
+  return {
+    memo: { account: ref.account, session: ref.session, createdAt },
+    searchAttributes: { [SEARCH_ATTRIBUTES.account]: [ref.account], [SEARCH_ATTRIBUTES.session]: [ref.session] },
+  };
+}
+
+/**
+ * Signals the session; when it has no open run (closed when idle, or never
+ * created), starts one with the last closed run's thread (empty if none) and
+ * the signal. Two callers racing to reopen read the same thread, and the
+ * second one's signal-with-start only signals the run the first started.
+ * `active`: the run that holds the turn in a session started here.
+ */
+export async function signalSession<Args extends unknown[]>(
+  client: Client,
+  ref: SessionRef,
+  signal: SignalDefinition<Args>,
+  args: Args,
+  active?: string,
+): Promise<void> {
+  const workflowId = sessionWorkflowId(ref.account, ref.session);
+  try {
+    await client.workflow.getHandle(workflowId).signal(signal, ...args);
+    return;
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
+  const { messages, agent, createdAt } = await closedThread(client, workflowId);
+  await client.workflow.signalWithStart<typeof agentSession, unknown[]>('agentSession', {
+    workflowId,
+    taskQueue: ref.taskQueue,
+    args: [sessionStart(ref, messages, active, agent)],
+    signal: signal.name,
+    signalArgs: args,
+    ...sessionStartMeta(ref, createdAt ?? new Date().toISOString()),
+  });
+}
+
+/**
+ * The thread (and active agent) a closed session left (its result); empty when there is none to read.
+ * `createdAt`: when the session was created, as its last run knew it (else that run's start).
+ */
+export async function closedThread(
+  client: Client,
+  workflowId: string,
+): Promise<SessionResult & { createdAt?: string }> {
+  let desc;
+  try {
+    desc = await client.workflow.getHandle(workflowId).describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return { messages: [] };
+    throw err;
+  }
+  const memo = (desc.memo ?? {}) as { createdAt?: unknown };
+  const createdAt = typeof memo.createdAt === 'string' ? memo.createdAt : desc.startTime.toISOString();
+  // Open again (another caller reopened it): the signal-with-start will only signal it.
+  if (desc.status.name !== 'COMPLETED') return { messages: [], createdAt };
+  // By run id: the latest run may be a newer, open one by now, whose result would not come.
+  const result = (await client.workflow.getHandle(workflowId, desc.runId).result()) as SessionResult | undefined;
+  return { messages: result?.messages ?? [], ...(result?.agent && { agent: result.agent }), createdAt };
+}

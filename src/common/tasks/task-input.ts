@@ -1,0 +1,106 @@
+// What a task starts with, built in one place for the two that start tasks:
+// the gateway (a run request) and the activity of a schedule's run (the
+// request the schedule keeps). The deployment's settings (prices, caps,
+// tools, timeouts) are read when the task starts, not when it was asked for.
+import type { Config } from '../config';
+import { modelForMode } from '../config';
+import type { CallbackConfig, ScheduledSummary, TaskInput } from '../../../workflows/types';
+import { SEARCH_ATTRIBUTES } from '../../../workflows/types';
+import type { RunRequest } from '../../gateway/schemas/request';
+import { agentsOf, mcpServersOf } from './request-tools';
+
+export type TaskInputConfig = Pick<
+  Config,
+  | 'MAX_RUNNING_TASKS_PER_ACCOUNT'
+  | 'MODEL_HEARTBEAT_TIMEOUT_MS'
+  | 'MODEL_PRICES'
+  | 'MODEL_FLASH'
+  | 'MODEL_BASE'
+  | 'MODEL_MAX'
+  | 'MAX_STEPS_DEFAULT'
+  | 'MAX_DURATION_DEFAULT'
+  | 'BUILTIN_TOOLS'
+  | 'MCP_CALL_TIMEOUT_MS'
+  | 'MCP_CONNECT_TIMEOUT_MS'
+  | 'TOOL_RESULT_MAX_CHARS'
+>;
+
+export interface TaskStart {
+  taskId: string;
+  account: string;
+  /** The account's running-task limit (absent: the deployment's default). */
+  maxRunning?: number;
+  session: string;
+  createdAt: string;
+  callback?: CallbackConfig;
+  /** See TaskInput.ownsTurn and TaskInput.joinsSession. */
+  ownsTurn?: boolean;
+  joinsSession?: boolean;
+  schedules?: ScheduledSummary[];
+}
+
+export function taskInput(config: TaskInputConfig, req: RunRequest, start: TaskStart): TaskInput {
+  const mcpServers = mcpServersOf(req);
+  const agents = agentsOf(req);
+  const maxSeconds = req.max_duration ?? config.MAX_DURATION_DEFAULT;
+  return {
+    taskId: start.taskId,
+    account: start.account,
+    session: start.session,
+    message: req.message,
+    system: req.system,
+    rules: req.rules,
+    mode: req.mode,
+    streamTokens: !!(req.streaming_tokens || req.streaming),
+    background: req.background,
+    createdAt: start.createdAt,
+    metadata: req.metadata,
+    multitask: req.multitask,
+    modelHeartbeatTimeoutMs: config.MODEL_HEARTBEAT_TIMEOUT_MS,
+    slots: req.background ? { limit: start.maxRunning ?? config.MAX_RUNNING_TASKS_PER_ACCOUNT } : undefined,
+    price: config.MODEL_PRICES[modelForMode(config, req.mode)],
+    maxSteps: req.max_steps ?? config.MAX_STEPS_DEFAULT,
+    ...(req.max_cost !== undefined && { maxCost: req.max_cost }),
+    // Absent without a limit: the run then starts no deadline timer (its commands stay as they were).
+    ...(maxSeconds && { maxDurationMs: maxSeconds * 1000 }),
+    tools: config.BUILTIN_TOOLS,
+    // Absent when the request has none: older runs' inputs stay as they were.
+    ...(mcpServers && {
+      mcpServers,
+      mcpCallTimeoutMs: config.MCP_CALL_TIMEOUT_MS,
+      mcpConnectTimeoutMs: config.MCP_CONNECT_TIMEOUT_MS,
+    }),
+    ...(agents && { agents }),
+    ...(req.datastores?.length && { datastores: req.datastores }),
+    ...(req.queries?.length && { queries: req.queries }),
+    ...(start.callback && { callback: start.callback }),
+    toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
+    ownsTurn: !!start.ownsTurn,
+    ...(start.joinsSession && { joinsSession: true }),
+    ...(start.schedules?.length && { schedules: start.schedules }),
+    ...(req.workflows?.length && { workflows: req.workflows }),
+    ...(req.final_output && {
+      finalOutput: { name: req.final_output.name, strict: req.final_output.strict, schema: req.final_output.schema },
+    }),
+  };
+}
+
+/** The memo and search attributes of a task's workflow: visibility lists tasks by them (GET /tasks). */
+export function taskStartMeta(input: TaskInput, extra: { requestHash?: string; schedule?: string } = {}) {
+  return {
+    memo: {
+      account: input.account,
+      session: input.session,
+      preview: input.message.slice(0, 200),
+      createdAt: input.createdAt,
+      ...(extra.requestHash && { requestHash: extra.requestHash }),
+      ...(extra.schedule && { schedule: extra.schedule }),
+    },
+    searchAttributes: {
+      [SEARCH_ATTRIBUTES.status]: ['queued'],
+      [SEARCH_ATTRIBUTES.account]: [input.account],
+      [SEARCH_ATTRIBUTES.session]: [input.session],
+      ...(extra.schedule && { [SEARCH_ATTRIBUTES.schedule]: [extra.schedule] }),
+    },
+  };
+}

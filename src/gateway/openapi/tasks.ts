@@ -1,0 +1,134 @@
+// The tasks routes of the OpenAPI document: list a task, read and patch it, its result,
+// cancellation, messages into it and its event stream.
+import { type Json, jsonBody, operation, queryParams, ref } from './operations';
+import { sseBody } from './sse';
+import { eventsQuerySchema, listQuerySchema, resultQuerySchema } from '../schemas/request';
+
+export const taskId = ref('parameters', 'TaskId');
+
+export function taskPaths(): Json {
+  return { ...taskStatePaths(), ...taskEndPaths(), ...taskTalkPaths() };
+}
+
+/** The listing and one task's status and metadata. */
+function taskStatePaths(): Json {
+  return {
+    '/tasks': {
+      get: operation('get', {
+        id: 'listTasks',
+        tag: 'tasks',
+        summary: "List the account's tasks, newest first",
+        description: 'Filtered by status, session, or the schedule that started them (?schedule=).',
+        parameters: queryParams(listQuerySchema),
+        responses: { 200: { description: 'One page of tasks.', content: jsonBody('TaskList') } },
+        errors: {
+          400: 'An invalid or unknown query parameter.',
+          422: 'A cursor of the right shape that this service did not hand out for this listing.',
+        },
+      }),
+    },
+    '/tasks/{id}': {
+      get: operation('get', {
+        id: 'getTask',
+        tag: 'tasks',
+        summary: "A task's status, progress and metadata",
+        parameters: [taskId],
+        responses: { 200: { description: 'The task.', content: jsonBody('Task') } },
+        errors: { 400: 'A malformed task id.', 404: undefined },
+      }),
+      patch: operation('patch', {
+        id: 'patchTask',
+        tag: 'tasks',
+        summary: "Merge keys into a task's metadata",
+        parameters: [taskId],
+        body: 'PatchTaskRequest',
+        responses: { 200: { description: 'The task with its metadata updated.', content: jsonBody('Task') } },
+        errors: {
+          400: 'A malformed task id or body.',
+          404: undefined,
+          409: 'The task has finished; its metadata is final.',
+        },
+      }),
+    },
+  };
+}
+
+/** How a task ends: its result, its cancellation. */
+function taskEndPaths(): Json {
+  return {
+    '/tasks/{id}/result': {
+      get: operation('get', {
+        id: 'getTaskResult',
+        tag: 'tasks',
+        summary: "A finished task's result",
+        description: 'With ?wait=N the request waits up to N seconds for the task to finish before answering 409.',
+        parameters: [taskId, ...queryParams(resultQuerySchema)],
+        responses: {
+          200: {
+            description: 'The result (completed) or the error (failed, cancelled).',
+            content: jsonBody('TaskResult'),
+          },
+        },
+        errors: {
+          400: 'A malformed task id or ?wait.',
+          404: undefined,
+          409: 'The task has not finished (yet); details.status says where it is.',
+        },
+      }),
+    },
+    '/tasks/{id}/cancel': {
+      post: operation('post', {
+        id: 'cancelTask',
+        tag: 'tasks',
+        summary: 'Request cancellation of a task',
+        parameters: [taskId],
+        responses: { 202: { description: 'Cancellation requested.', content: jsonBody('TaskCancelAccepted') } },
+        errors: { 400: 'A malformed task id or JSON body.', 404: undefined, 409: 'The task has already finished.' },
+      }),
+    },
+  };
+}
+
+/** Talking to a running task: messages into it, its events out. */
+function taskTalkPaths(): Json {
+  return {
+    '/tasks/{id}/messages': {
+      post: operation('post', {
+        id: 'sendTaskMessage',
+        tag: 'tasks',
+        summary: 'Send a message into a running (or queued) task',
+        description:
+          'The agent reads it before its next model turn; the stream shows it as agent_input. A run that has answered but has a message waiting takes one more turn for it.',
+        parameters: [taskId],
+        body: 'TaskMessageRequest',
+        responses: {
+          202: {
+            description: 'Accepted; `pending` counts the messages waiting for the next turn.',
+            content: jsonBody('TaskMessageAccepted'),
+          },
+        },
+        errors: {
+          400: 'A malformed task id or body.',
+          404: undefined,
+          409: 'The task has finished (or is finishing); it takes no more messages.',
+        },
+      }),
+    },
+    '/tasks/{id}/events': {
+      get: operation('get', {
+        id: 'streamTaskEvents',
+        tag: 'tasks',
+        summary: "A task's events as server-sent events, from the start or a resume point",
+        description:
+          'Resumes after Last-Event-ID when given, else after ?after, else from the first event. The stream ends after the terminal event.',
+        parameters: [taskId, ref('parameters', 'LastEventId'), ...queryParams(eventsQuerySchema)],
+        responses: { 200: { description: 'The event stream.', content: sseBody } },
+        errors: {
+          400: 'A malformed task id, ?after or Last-Event-ID.',
+          404: undefined,
+          503: 'Temporal or the event relay (Redis) is unavailable; retry after Retry-After seconds.',
+        },
+      }),
+    },
+  };
+}

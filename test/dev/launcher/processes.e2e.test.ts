@@ -1,0 +1,36 @@
+// The launcher's child processes: a Node child says it is ready over IPC,
+// keeps our CPU priority (the worker sets its own, see test/worker), and stops.
+import fs from 'node:fs';
+import net from 'node:net';
+import { freePort, startNode, waitFor, Child } from '../../../src/dev/launcher/processes';
+import { threadNice } from '../../worker/thread-nice';
+
+let child: Child | undefined;
+afterEach(async () => {
+  await child?.stop();
+  child = undefined;
+});
+
+test('a Node child is ready over IPC and keeps our priority', async () => {
+  child = startNode('idle', 'test/dev/launcher/fixtures/idle.ts', []);
+  await waitFor('idle', child, () => child!.isReady(), 30_000);
+  expect(new Set(threadNice(child.proc.pid!).values())).toEqual(new Set([threadNice(process.pid).get(process.pid)]));
+});
+
+test('stop ends the child', async () => {
+  child = startNode('idle', 'test/dev/launcher/fixtures/idle.ts', []);
+  await waitFor('idle', child, () => child!.isReady(), 30_000);
+  await child.stop();
+  expect(child.proc.exitCode !== null || child.proc.signalCode !== null).toBe(true);
+});
+
+test('freePort gives a bindable port below the ephemeral range (where no outgoing connection takes it)', async () => {
+  const [low] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+  const ports = await Promise.all(Array.from({ length: 5 }, () => freePort()));
+  for (const port of ports) {
+    expect(port).toBeLessThan(low);
+    const srv = net.createServer();
+    await new Promise<void>((resolve, reject) => srv.once('error', reject).listen(port, '127.0.0.1', resolve));
+    await new Promise((resolve) => srv.close(resolve));
+  }
+});
