@@ -71,17 +71,9 @@ export async function runCase(
       const w = await drive(s, `warm-${mode}-${concurrency}`, ctx.opts.warmup, concurrency, ctx.softDeadline);
       if (w.errors > 0) throw new Error(`warm-up failed: ${w.firstError}\n${s.server.tail}`);
     }
-    const cpu0 = s.server.cpuSeconds();
-    const benchCpu0 = process.cpuUsage();
-    const machine0 = machineBusySeconds();
-    const serverElu0 = await s.server.elu();
-    const benchElu0 = performance.eventLoopUtilization();
-    const r = await drive(s, `bench-${mode}-${concurrency}`, ctx.opts.workflows, concurrency, ctx.softDeadline);
-    const serverCpu = s.server.cpuSeconds() - cpu0;
-    const benchCpu = process.cpuUsage(benchCpu0);
-    const otherCpu = machineBusySeconds() - machine0 - serverCpu - (benchCpu.user + benchCpu.system) / 1e6;
-    const serverElu = utilisation(serverElu0, await s.server.elu());
-    const benchElu = performance.eventLoopUtilization(benchElu0).utilization;
+    const { r, serverCpu, benchCpu, otherCpu, serverElu, benchElu } = await measured(s, () =>
+      drive(s, `bench-${mode}-${concurrency}`, ctx.opts.workflows, concurrency, ctx.softDeadline),
+    );
     const mem = s.server.memory();
     const heap = await s.server.heap();
     const sorted = [...r.latenciesMs].sort((a, b) => a - b);
@@ -116,6 +108,24 @@ export async function runCase(
   } finally {
     await closeSession(s);
   }
+}
+
+type Session = Awaited<ReturnType<typeof openSession>>;
+
+/** Runs `run` between two readings of the CPU time and event-loop utilisation of the server, the bench and the machine. */
+async function measured(s: Session, run: () => Promise<DriveResult>) {
+  const cpu0 = s.server.cpuSeconds();
+  const benchCpu0 = process.cpuUsage();
+  const machine0 = machineBusySeconds();
+  const serverElu0 = await s.server.elu();
+  const benchElu0 = performance.eventLoopUtilization();
+  const r = await run();
+  const serverCpu = s.server.cpuSeconds() - cpu0;
+  const benchCpu = process.cpuUsage(benchCpu0);
+  const otherCpu = machineBusySeconds() - machine0 - serverCpu - (benchCpu.user + benchCpu.system) / 1e6;
+  const serverElu = utilisation(serverElu0, await s.server.elu());
+  const benchElu = performance.eventLoopUtilization(benchElu0).utilization;
+  return { r, serverCpu, benchCpu, otherCpu, serverElu, benchElu };
 }
 
 export function failedCase(
@@ -158,39 +168,12 @@ export async function runFlat(ctx: BenchContext): Promise<{ samples: FlatSample[
   const dbFile = path.join(ctx.tmpDir, 'flat.db');
   const s = await openSession(ctx, ctx.servers.embedded, dbFile);
   try {
-    const heap0 = await s.server.heap();
-    const mem0 = s.server.memory();
-    const samples: FlatSample[] = [
-      {
-        completed: 0,
-        seconds: 0,
-        segmentPerSecond: NaN,
-        rssMiB: mem0.rss / MiB,
-        peakRssMiB: mem0.hwm / MiB,
-        heapMiB: heap0.heapUsed / MiB,
-        externalMiB: heap0.external / MiB,
-        dbMiB: s.server.dbBytes() / MiB,
-      },
-    ];
+    const samples: FlatSample[] = [await firstSample(s)];
     const pending: Promise<void>[] = [];
     const started = performance.now();
     let lastAt = started;
     let lastCount = 0;
-    console.log(
-      `\nmemory flatness: ${total} workflows, concurrency ${concurrency}, persistence on (server pid ${s.server.pid})`,
-    );
-    console.log('  (heap = server heapUsed right after a forced full GC; RSS read from /proc before that GC)');
-    const header = [
-      'done',
-      'elapsed s',
-      'wf/s (last step)',
-      'RSS MiB',
-      'peak RSS MiB',
-      'heap MiB',
-      'external MiB',
-      'db MiB',
-    ];
-    printRow(header, FLAT_WIDTHS);
+    printFlatHeader(total, concurrency, s.server.pid);
     printRow(formatFlat(samples[0]), FLAT_WIDTHS);
     const result = await drive(s, 'flat', total, concurrency, ctx.softDeadline, (completed) => {
       if (completed % step !== 0 && completed !== total) return;
@@ -225,4 +208,36 @@ export async function runFlat(ctx: BenchContext): Promise<{ samples: FlatSample[
   } finally {
     await closeSession(s);
   }
+}
+
+/** The server's figures before the flatness run's first workflow. */
+async function firstSample(s: Session): Promise<FlatSample> {
+  const heap0 = await s.server.heap();
+  const mem0 = s.server.memory();
+  return {
+    completed: 0,
+    seconds: 0,
+    segmentPerSecond: NaN,
+    rssMiB: mem0.rss / MiB,
+    peakRssMiB: mem0.hwm / MiB,
+    heapMiB: heap0.heapUsed / MiB,
+    externalMiB: heap0.external / MiB,
+    dbMiB: s.server.dbBytes() / MiB,
+  };
+}
+
+function printFlatHeader(total: number, concurrency: number, pid: number): void {
+  console.log(`\nmemory flatness: ${total} workflows, concurrency ${concurrency}, persistence on (server pid ${pid})`);
+  console.log('  (heap = server heapUsed right after a forced full GC; RSS read from /proc before that GC)');
+  const header = [
+    'done',
+    'elapsed s',
+    'wf/s (last step)',
+    'RSS MiB',
+    'peak RSS MiB',
+    'heap MiB',
+    'external MiB',
+    'db MiB',
+  ];
+  printRow(header, FLAT_WIDTHS);
 }

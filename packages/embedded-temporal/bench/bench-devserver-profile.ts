@@ -44,7 +44,19 @@ function label(frame: CallFrame): string {
 }
 
 function main(): void {
-  const args = process.argv.slice(2);
+  const { file, top, filter, skipMs } = readArgs(process.argv.slice(2));
+  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
+  printTables(file, tally(profile, skipMs, filter), { skipMs, top, filter });
+}
+
+interface Args {
+  file: string;
+  top: number;
+  filter?: string;
+  skipMs: number;
+}
+
+function readArgs(args: string[]): Args {
   const file = args.find((a) => !a.startsWith('--'));
   if (!file) throw new Error('usage: bench-devserver-profile FILE.cpuprofile [--top N] [--filter SUBSTRING]');
   const topIdx = args.indexOf('--top');
@@ -53,19 +65,33 @@ function main(): void {
   const filter = filterIdx >= 0 ? args[filterIdx + 1] : undefined;
   const skipIdx = args.indexOf('--skip-ms');
   const skipMs = skipIdx >= 0 ? Number(args[skipIdx + 1]) : 0;
+  return { file, top, filter, skipMs };
+}
 
-  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
+/** Milliseconds by function and by area, self and inclusive, over the samples after the first `skipMs`. */
+interface Tally {
+  self: Map<string, number>;
+  inclusive: Map<string, number>;
+  areas: Map<string, number>;
+  areasInclusive: Map<string, number>;
+  total: number;
+  idle: number;
+}
+
+function tally(profile: CpuProfile, skipMs: number, filter: string | undefined): Tally {
   const byId = new Map<number, ProfileNode>();
   const parent = new Map<number, number>();
   for (const n of profile.nodes) byId.set(n.id, n);
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 
-  const self = new Map<string, number>();
-  const inclusive = new Map<string, number>();
-  const areas = new Map<string, number>();
-  const areasInclusive = new Map<string, number>();
-  let total = 0;
-  let idle = 0;
+  const t: Tally = {
+    self: new Map(),
+    inclusive: new Map(),
+    areas: new Map(),
+    areasInclusive: new Map(),
+    total: 0,
+    idle: 0,
+  };
   let elapsed = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     // timeDeltas[i] is the gap before sample i; attribute it to that sample's frame.
@@ -74,12 +100,12 @@ function main(): void {
     if (elapsed < skipMs) continue;
     const leaf = byId.get(profile.samples[i]);
     if (!leaf) continue;
-    total += dt;
-    if (leaf.callFrame.functionName === '(idle)') idle += dt;
+    t.total += dt;
+    if (leaf.callFrame.functionName === '(idle)') t.idle += dt;
     const key = label(leaf.callFrame);
-    self.set(key, (self.get(key) ?? 0) + dt);
+    t.self.set(key, (t.self.get(key) ?? 0) + dt);
     const a = area(leaf.callFrame);
-    areas.set(a, (areas.get(a) ?? 0) + dt);
+    t.areas.set(a, (t.areas.get(a) ?? 0) + dt);
     // Each function (and area) counts once per sample even when recursive.
     const seen = new Set<string>();
     const seenAreas = new Set<string>();
@@ -89,15 +115,20 @@ function main(): void {
       const fa = area(frame);
       if (!seenAreas.has(fa)) {
         seenAreas.add(fa);
-        areasInclusive.set(fa, (areasInclusive.get(fa) ?? 0) + dt);
+        t.areasInclusive.set(fa, (t.areasInclusive.get(fa) ?? 0) + dt);
       }
       if (filter && !frame.url.includes(filter)) continue;
       const k = label(frame);
       if (seen.has(k)) continue;
       seen.add(k);
-      inclusive.set(k, (inclusive.get(k) ?? 0) + dt);
+      t.inclusive.set(k, (t.inclusive.get(k) ?? 0) + dt);
     }
   }
+  return t;
+}
+
+function printTables(file: string, t: Tally, { skipMs, top, filter }: Omit<Args, 'file'>): void {
+  const { self, inclusive, areas, areasInclusive, total, idle } = t;
   const busy = total - idle;
   const pct = (ms: number, of: number) => `${((100 * ms) / of).toFixed(1)}%`.padStart(6);
   const print = (title: string, m: Map<string, number>, n: number, of: number) => {

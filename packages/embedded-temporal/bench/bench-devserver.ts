@@ -73,7 +73,45 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   const hardDeadline = startedAt + opts.timeLimitS * 1000;
   const softDeadline = hardDeadline - Math.min(SOFT_LIMIT_MARGIN_MS, (opts.timeLimitS * 1000) / 4);
-  // The hard stop: whatever hangs (server, worker, SDK), the bench ends and cleans up.
+  const watchdog = armStops(opts);
+
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-devserver-'));
+  tmpDirToRemove = tmpDir;
+  const probePath = path.join(tmpDir, 'heap-probe.cjs');
+  fs.writeFileSync(probePath, SERVER_PROBE);
+
+  const servers = serverSpecs(opts, probePath);
+  printPreamble(opts, servers);
+  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
+  const ctx: BenchContext = { opts, tmpDir, servers, bundle, softDeadline };
+
+  const results = await runCases(ctx);
+  let comparison: ReturnType<typeof printComparison> | undefined;
+  if (results.length > 0) {
+    console.log(
+      `\nthroughput and latency (${opts.workflows} workflows of one activity each; latency = client start call -> result)`,
+    );
+    printCases(results);
+    if (opts.engines.length > 1) comparison = printComparison(results);
+  }
+
+  const flat = opts.flatWorkflows > 0 && Date.now() < softDeadline ? await flatnessRun(ctx) : undefined;
+  printTarget(results);
+  if (opts.jsonOut)
+    fs.writeFileSync(
+      opts.jsonOut,
+      JSON.stringify(
+        { options: opts, results, comparison: comparison?.rows, goal: comparison?.goal, flat: flat?.samples },
+        null,
+        2,
+      ),
+    );
+  clearTimeout(watchdog);
+}
+
+/** The hard stop at the time limit, and a clean stop on SIGINT or SIGTERM: whatever hangs (server, worker, SDK), the bench ends and cleans up. */
+function armStops(opts: Options): NodeJS.Timeout {
   const watchdog = setTimeout(() => {
     console.error(`\ntime limit of ${opts.timeLimitS} s reached; stopping`);
     void cleanup().finally(() => process.exit(2));
@@ -84,14 +122,11 @@ async function main(): Promise<void> {
       void cleanup().finally(() => process.exit(130));
     });
   }
+  return watchdog;
+}
 
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-devserver-'));
-  tmpDirToRemove = tmpDir;
-  const probePath = path.join(tmpDir, 'heap-probe.cjs');
-  fs.writeFileSync(probePath, SERVER_PROBE);
-
-  const servers = serverSpecs(opts, probePath);
+/** What is measured, on what machine and with which servers. */
+function printPreamble(opts: Options, servers: BenchContext['servers']): void {
   console.log(
     `bench:devserver  engines ${opts.engines.join(',')}  workflows/case ${opts.workflows} (+${opts.warmup} warm-up)  concurrency ${opts.concurrency.join(',')}  ` +
       `persistence ${opts.modes.join(',')}  flatness run ${opts.flatWorkflows}  time limit ${opts.timeLimitS} s`,
@@ -108,30 +143,23 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
-  const ctx: BenchContext = { opts, tmpDir, servers, bundle, softDeadline };
+}
 
-  const results = await runCases(ctx);
-  let comparison: ReturnType<typeof printComparison> | undefined;
-  if (results.length > 0) {
-    console.log(
-      `\nthroughput and latency (${opts.workflows} workflows of one activity each; latency = client start call -> result)`,
-    );
-    printCases(results);
-    if (opts.engines.length > 1) comparison = printComparison(results);
+/** The memory-flatness run and its summary; undefined (and exit code 1) when it failed. */
+async function flatnessRun(ctx: BenchContext): Promise<{ samples: FlatSample[]; result: DriveResult } | undefined> {
+  try {
+    const flat = await runFlat(ctx);
+    printFlatSummary(flat.samples, ctx.opts.flatStep);
+    return flat;
+  } catch (err) {
+    console.error(`memory flatness run failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+    return undefined;
   }
+}
 
-  let flat: { samples: FlatSample[]; result: DriveResult } | undefined;
-  if (opts.flatWorkflows > 0 && Date.now() < softDeadline) {
-    try {
-      flat = await runFlat(ctx);
-      printFlatSummary(flat.samples, opts.flatStep);
-    } catch (err) {
-      console.error(`memory flatness run failed: ${err instanceof Error ? err.message : String(err)}`);
-      process.exitCode = 1;
-    }
-  }
-
+/** The engine's throughput target, when its case ran: 150 wf/s with persistence at concurrency 100. */
+function printTarget(results: CaseResult[]): void {
   const filePersisted = results.find((r) => r.engine === 'embedded' && r.mode === 'file' && r.concurrency === 100);
   if (filePersisted) {
     const ok = filePersisted.perSecond >= 150;
@@ -139,16 +167,6 @@ async function main(): Promise<void> {
       `\ntarget >= 150 wf/s with persistence at concurrency 100: ${fmt(filePersisted.perSecond, 0)} wf/s -> ${ok ? 'MET' : 'NOT MET'}`,
     );
   }
-  if (opts.jsonOut)
-    fs.writeFileSync(
-      opts.jsonOut,
-      JSON.stringify(
-        { options: opts, results, comparison: comparison?.rows, goal: comparison?.goal, flat: flat?.samples },
-        null,
-        2,
-      ),
-    );
-  clearTimeout(watchdog);
 }
 
 /** The embedded spec is always there (the flatness run uses it); the real one only when asked for. */

@@ -106,67 +106,9 @@ export function parseArgs(argv: string[]): ParsedArgs {
       positionals.push(arg);
       continue;
     }
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
-    const takesValue = WITH_VALUE.has(flag) || IGNORED[flag] === true;
-    if (!takesValue && !BOOLEAN.has(flag) && IGNORED[flag] === undefined)
-      throw new UsageError(`unknown flag: ${flag}\n${USAGE}`);
-    let value = '';
-    if (takesValue) {
-      if (inline !== undefined) value = inline;
-      else if (i + 1 < argv.length) value = argv[++i];
-      else throw new UsageError(`flag needs an argument: ${flag}`);
-    } else if (inline !== undefined && !/^(true|false)$/i.test(inline)) {
-      throw new UsageError(`invalid boolean value "${inline}" for ${flag}`);
-    }
-    const on = inline === undefined || inline.toLowerCase() === 'true';
-    switch (flag) {
-      case '--port':
-      case '-p':
-        out.port = parsePort(value, flag);
-        break;
-      case '--ip':
-        // Like the CLI: the server needs an IP, and "localhost" means the loopback one.
-        out.ip = value === 'localhost' ? '127.0.0.1' : value;
-        break;
-      case '--namespace':
-      case '-n':
-        if (!value) throw new UsageError('--namespace needs a non-empty name');
-        if (value !== 'default' && !extraNamespaces.includes(value)) extraNamespaces.push(value);
-        break;
-      case '--log-format':
-        out.logFormat = oneOf(value, LOG_FORMATS, 'log format') as LogFormat;
-        break;
-      case '--log-level':
-        out.logLevel = oneOf(value, LOG_LEVELS, 'log level') as LogLevel;
-        break;
-      case '--db-filename':
-      case '-f':
-        out.dbFilename = value || undefined;
-        break;
-      case '--dynamic-config-value': {
-        const [k, v] = keyValue(value, 'dynamic config value');
-        out.dynamicConfig[k] = parseJsonValue(k, v);
-        break;
-      }
-      case '--search-attribute': {
-        const [k, v] = keyValue(value, 'search attribute');
-        const type = SA_TYPES.find((t) => t.toLowerCase() === v.toLowerCase());
-        if (!type) throw new UsageError(`invalid search attribute value type "${v}" (one of ${SA_TYPES.join(', ')})`);
-        out.searchAttributes[k] = type;
-        break;
-      }
-      case '--ui-port':
-        out.uiPort = parsePort(value, flag);
-        out.uiRequested = true;
-        break;
-      case '--headless':
-        out.uiRequested = !on;
-        break;
-      default:
-        break; // accepted, not used
-    }
+    const read = readFlag(argv, i);
+    i = read.next;
+    applyFlag(out, extraNamespaces, read);
   }
   if (positionals.length !== 2 || positionals[0] !== 'server' || positionals[1] !== 'start-dev') {
     throw new UsageError(positionals.length ? `unexpected arguments: ${positionals.join(' ')}\n${USAGE}` : USAGE);
@@ -175,6 +117,86 @@ export function parseArgs(argv: string[]): ParsedArgs {
   out.namespace = extraNamespaces[0] ?? 'default';
   out.namespaces = ['default', ...extraNamespaces];
   return out;
+}
+
+/** One flag as given: its name, its value (inline or the next argument), whether a boolean flag is on. */
+interface FlagRead {
+  flag: string;
+  value: string;
+  on: boolean;
+  /** Index of the flag's last argument (its value's, when that came separately). */
+  next: number;
+}
+
+/** Reads the flag at argv[i], refusing an unknown flag, a missing value or a boolean that is neither true nor false. */
+function readFlag(argv: string[], i: number): FlagRead {
+  const arg = argv[i];
+  const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+  const flag = eq > 0 ? arg.slice(0, eq) : arg;
+  const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
+  const takesValue = WITH_VALUE.has(flag) || IGNORED[flag] === true;
+  if (!takesValue && !BOOLEAN.has(flag) && IGNORED[flag] === undefined)
+    throw new UsageError(`unknown flag: ${flag}\n${USAGE}`);
+  let value = '';
+  if (takesValue) {
+    if (inline !== undefined) value = inline;
+    else if (i + 1 < argv.length) value = argv[++i];
+    else throw new UsageError(`flag needs an argument: ${flag}`);
+  } else if (inline !== undefined && !/^(true|false)$/i.test(inline)) {
+    throw new UsageError(`invalid boolean value "${inline}" for ${flag}`);
+  }
+  const on = inline === undefined || inline.toLowerCase() === 'true';
+  return { flag, value, on, next: i };
+}
+
+/** Records what the flag says in `out` (a namespace other than default in `extraNamespaces`). */
+function applyFlag(out: ParsedArgs, extraNamespaces: string[], { flag, value, on }: FlagRead): void {
+  switch (flag) {
+    case '--port':
+    case '-p':
+      out.port = parsePort(value, flag);
+      break;
+    case '--ip':
+      // Like the CLI: the server needs an IP, and "localhost" means the loopback one.
+      out.ip = value === 'localhost' ? '127.0.0.1' : value;
+      break;
+    case '--namespace':
+    case '-n':
+      if (!value) throw new UsageError('--namespace needs a non-empty name');
+      if (value !== 'default' && !extraNamespaces.includes(value)) extraNamespaces.push(value);
+      break;
+    case '--log-format':
+      out.logFormat = oneOf(value, LOG_FORMATS, 'log format') as LogFormat;
+      break;
+    case '--log-level':
+      out.logLevel = oneOf(value, LOG_LEVELS, 'log level') as LogLevel;
+      break;
+    case '--db-filename':
+    case '-f':
+      out.dbFilename = value || undefined;
+      break;
+    case '--dynamic-config-value': {
+      const [k, v] = keyValue(value, 'dynamic config value');
+      out.dynamicConfig[k] = parseJsonValue(k, v);
+      break;
+    }
+    case '--search-attribute': {
+      const [k, v] = keyValue(value, 'search attribute');
+      const type = SA_TYPES.find((t) => t.toLowerCase() === v.toLowerCase());
+      if (!type) throw new UsageError(`invalid search attribute value type "${v}" (one of ${SA_TYPES.join(', ')})`);
+      out.searchAttributes[k] = type;
+      break;
+    }
+    case '--ui-port':
+      out.uiPort = parsePort(value, flag);
+      out.uiRequested = true;
+      break;
+    case '--headless':
+      out.uiRequested = !on;
+      break;
+    default:
+      break; // accepted, not used
+  }
 }
 
 function defaults(mode: ParsedArgs['mode']): ParsedArgs {

@@ -63,28 +63,11 @@ const MAX_MESSAGE = 128 * 1024 * 1024;
 
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
   const clock = new Clock({ timeSkipping: opts.timeSkipping });
-  let store: Store;
-  let recovered: Awaited<ReturnType<typeof FileStore.open>>['state'] | undefined;
-  if (opts.dbFilename) {
-    const opened = await FileStore.open(opts.dbFilename, {
-      fsync: opts.fsync ?? true,
-      compactMinBytes: opts.compactMinBytes,
-    });
-    store = opened.store;
-    recovered = opened.state;
-  } else store = new MemoryStore();
+  const { store, recovered } = await openStore(opts);
 
   const limits = limitsFromDynamicConfig(opts.dynamicConfig ?? {}, opts.logger);
   const engine = new Engine({ clock, logger: opts.logger, store, limits });
-  engine.liveState = () => liveState(engine);
-  installHistoryLimits(engine);
-  engine.dispatchers.wft = (t, identity) =>
-    dispatchWorkflowTask(engine, t.key, t.scheduledEventId, t.attempt, identity);
-  engine.dispatchers.act = (t, identity) => dispatchActivity(engine, t.key, t.scheduledEventId, t.attempt, identity);
-  engine.dispatchers.query = (t) => dispatchQueryTask(engine, t.key, t.queryId);
-  engine.closeHooks.push((e) => onRunClosed(engine, e));
-  engine.closeHooks.push((e) => abandonUpdates(engine, e));
-  engine.closeHooks.push((e) => dispatchQueuedQueries(engine, e));
+  wireEngine(engine);
   if (opts.dbFilename) {
     engine.archive = new ClosedArchive(`${opts.dbFilename}.closed`);
     if (opts.maxClosedInMemory !== undefined) engine.maxClosedInMemory = opts.maxClosedInMemory;
@@ -107,29 +90,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const retention = opts.timeSkipping ? undefined : startRetention(engine);
   await engine.flush();
 
-  const server = new grpc.Server({
-    'grpc.max_receive_message_length': MAX_MESSAGE,
-    'grpc.max_send_message_length': MAX_MESSAGE,
-    // Channelz bookkeeping costs ~4% CPU per call and nothing here reads it.
-    'grpc.enable_channelz': 0,
-  });
-  const wf: Handlers = {
-    ...workflowHandlers(engine),
-    ...namespaceHandlers(engine),
-    ...workerHandlers(engine),
-    ...visibilityHandlers(engine),
-    ...scheduleHandlers(engine, scheduler),
-  };
-  // Takes over the activity responses whose token or ids name a standalone activity.
-  Object.assign(wf, activityExecutionHandlers(engine, activities, wf));
-  const add = (name: string, handlers: Handlers) => {
-    const svc = buildService(name, handlers, opts.logger, (method, req, ctx) => checkRequest(engine, method, req, ctx));
-    server.addService(svc.definition, svc.implementation);
-  };
-  add('temporal.api.workflowservice.v1.WorkflowService', wf);
-  add('temporal.api.operatorservice.v1.OperatorService', operatorHandlers(engine));
-  if (opts.timeSkipping) add('temporal.api.testservice.v1.TestService', testHandlers(clock));
-
+  const server = grpcServer(engine, activities, scheduler, clock, opts);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(
       `${opts.ip ?? '127.0.0.1'}:${opts.port ?? 7233}`,
@@ -155,4 +116,62 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       engine.archive?.close();
     },
   };
+}
+
+type RecoveredState = Awaited<ReturnType<typeof FileStore.open>>['state'];
+
+/** The durable log (and the state it recovers) with a db file, else an in-memory store. */
+async function openStore(opts: DevServerOptions): Promise<{ store: Store; recovered?: RecoveredState }> {
+  if (!opts.dbFilename) return { store: new MemoryStore() };
+  const opened = await FileStore.open(opts.dbFilename, {
+    fsync: opts.fsync ?? true,
+    compactMinBytes: opts.compactMinBytes,
+  });
+  return { store: opened.store, recovered: opened.state };
+}
+
+/** The engine's hooks: its live state for compaction, the history limits, the task dispatchers and what a run's close sets off. */
+function wireEngine(engine: Engine): void {
+  engine.liveState = () => liveState(engine);
+  installHistoryLimits(engine);
+  engine.dispatchers.wft = (t, identity) =>
+    dispatchWorkflowTask(engine, t.key, t.scheduledEventId, t.attempt, identity);
+  engine.dispatchers.act = (t, identity) => dispatchActivity(engine, t.key, t.scheduledEventId, t.attempt, identity);
+  engine.dispatchers.query = (t) => dispatchQueryTask(engine, t.key, t.queryId);
+  engine.closeHooks.push((e) => onRunClosed(engine, e));
+  engine.closeHooks.push((e) => abandonUpdates(engine, e));
+  engine.closeHooks.push((e) => dispatchQueuedQueries(engine, e));
+}
+
+/** The gRPC server with the services: WorkflowService (and the Schedules and standalone-activity calls), OperatorService, TestService when time skips. */
+function grpcServer(
+  engine: Engine,
+  activities: ActivityExecutions,
+  scheduler: ReturnType<typeof startScheduler>,
+  clock: Clock,
+  opts: DevServerOptions,
+): grpc.Server {
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': MAX_MESSAGE,
+    'grpc.max_send_message_length': MAX_MESSAGE,
+    // Channelz bookkeeping costs ~4% CPU per call and nothing here reads it.
+    'grpc.enable_channelz': 0,
+  });
+  const wf: Handlers = {
+    ...workflowHandlers(engine),
+    ...namespaceHandlers(engine),
+    ...workerHandlers(engine),
+    ...visibilityHandlers(engine),
+    ...scheduleHandlers(engine, scheduler),
+  };
+  // Takes over the activity responses whose token or ids name a standalone activity.
+  Object.assign(wf, activityExecutionHandlers(engine, activities, wf));
+  const add = (name: string, handlers: Handlers) => {
+    const svc = buildService(name, handlers, opts.logger, (method, req, ctx) => checkRequest(engine, method, req, ctx));
+    server.addService(svc.definition, svc.implementation);
+  };
+  add('temporal.api.workflowservice.v1.WorkflowService', wf);
+  add('temporal.api.operatorservice.v1.OperatorService', operatorHandlers(engine));
+  if (opts.timeSkipping) add('temporal.api.testservice.v1.TestService', testHandlers(clock));
+  return server;
 }

@@ -194,6 +194,7 @@ function dayMatches(s: SpecSchedule, day: number, weekday: number): boolean {
 }
 
 /** robfig's SpecSchedule.Next in epoch seconds, walking wall-clock fields of the zone. */
+// eslint-disable-next-line max-lines-per-function -- robfig/cron's SpecSchedule.Next (the real server's cron) ported loop for loop, kept in that shape to be read against it
 function specNext(s: SpecSchedule, afterSec: number): number | undefined {
   const z = s.zone;
   let t = afterSec + 1;

@@ -13,7 +13,7 @@ import {
   serializeExecution,
 } from './persistence';
 import type { NamespaceRecord } from './namespaces';
-import { armRunTimers } from './lifecycle';
+import { armRunTimers } from './create-run';
 import { armTimer } from './timers';
 import { armActivity } from './activities';
 import { recoverWorkflowTask, scheduleWorkflowTask } from './workflow-tasks';

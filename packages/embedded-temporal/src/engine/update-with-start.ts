@@ -6,7 +6,7 @@
 // policies and the update rides on the new run's first workflow task.
 import type { Engine } from './engine';
 import type { Execution } from './state';
-import type { RunParams } from './lifecycle';
+import type { RunParams } from './create-run';
 import { ConflictPolicy } from '../proto';
 import { ABORTED_OPERATION, RpcError, multiOperationFailed, unavailable, workflowNotReady } from '../errors';
 import { Policies, startWorkflow } from './start';

@@ -226,21 +226,7 @@ export function completeWorkflowTask(eng: Engine, req: any): CompleteResult {
   const wft = e.wft!;
   const commands: any[] = req.commands ?? [];
 
-  // A completion that closes the run while new events wait would lose them: the
-  // real server rejects it with UNHANDLED_COMMAND and hands the events to a new task.
-  let bad: BadCommand | undefined;
-  if (commands.some(isCloseCommand) && (e.buffered.length > 0 || updatesWaitingForTask(eng, e))) {
-    bad = new BadCommand(WftFailedCause.UNHANDLED_COMMAND, 'UnhandledCommand');
-  } else {
-    try {
-      validateCommands(eng, e, commands);
-      const tooLarge = messageSizeViolation(eng, e, req.messages ?? []);
-      if (tooLarge) throw new BadCommand(tooLarge.cause, tooLarge.message, true);
-    } catch (err) {
-      if (!(err instanceof BadCommand)) throw err;
-      bad = err;
-    }
-  }
+  const bad = refusalOf(eng, e, req, commands);
   // A retry that keeps failing is not failed again: it is left to time out.
   if (bad && wft.attempt > 1 && bad.reason !== WftFailedCause.UNHANDLED_COMMAND) throw invalidArgument(bad.message);
   eng.clearTimer(e, TIMEOUT);
@@ -251,6 +237,36 @@ export function completeWorkflowTask(eng: Engine, req: any): CompleteResult {
     return { activityTasks: [], error: invalidArgument(bad.message) };
   }
 
+  const completedEventId = recordCompletion(eng, e, wft, req);
+  const messages = new Map<string, any>((req.messages ?? []).map((m: any) => [m.id, m]));
+  const eager = applyCommands(eng, e, commands, completedEventId, messages, req.identity);
+  processUpdateMessages(eng, e, messages, completedEventId, commands);
+  requeueUpdates(eng, e, wft.scheduledEventId);
+
+  if (!eng.isOpen(e)) return { activityTasks: [] };
+  return afterCommands(eng, e, req, eager);
+}
+
+/** Why the completion must be refused (the task then fails), or undefined when its commands and messages stand. */
+function refusalOf(eng: Engine, e: Execution, req: any, commands: any[]): BadCommand | undefined {
+  // A completion that closes the run while new events wait would lose them: the
+  // real server rejects it with UNHANDLED_COMMAND and hands the events to a new task.
+  if (commands.some(isCloseCommand) && (e.buffered.length > 0 || updatesWaitingForTask(eng, e))) {
+    return new BadCommand(WftFailedCause.UNHANDLED_COMMAND, 'UnhandledCommand');
+  }
+  try {
+    validateCommands(eng, e, commands);
+    const tooLarge = messageSizeViolation(eng, e, req.messages ?? []);
+    if (tooLarge) throw new BadCommand(tooLarge.cause, tooLarge.message, true);
+  } catch (err) {
+    if (!(err instanceof BadCommand)) throw err;
+    return err;
+  }
+  return undefined;
+}
+
+/** Writes WorkflowTaskCompleted (after a transient task's own events) and ends the task; returns the event's id. */
+function recordCompletion(eng: Engine, e: Execution, wft: WorkflowTaskInfo, req: any): number {
   if (isTransient(wft)) writeTransientEvents(eng, e, req.identity);
   eng.appendEvent(
     e,
@@ -274,13 +290,11 @@ export function completeWorkflowTask(eng: Engine, req: any): CompleteResult {
   e.sticky = sa?.workerTaskQueue?.name
     ? { queue: sa.workerTaskQueue.name, scheduleToStartMs: msOr(sa.scheduleToStartTimeout, 10_000) }
     : undefined;
+  return completedEventId;
+}
 
-  const messages = new Map<string, any>((req.messages ?? []).map((m: any) => [m.id, m]));
-  const eager = applyCommands(eng, e, commands, completedEventId, messages, req.identity);
-  processUpdateMessages(eng, e, messages, completedEventId, commands);
-  requeueUpdates(eng, e, wft.scheduledEventId);
-
-  if (!eng.isOpen(e)) return { activityTasks: [] };
+/** With the run still open after the commands: the eager activities, the next workflow task, and the answer. */
+function afterCommands(eng: Engine, e: Execution, req: any, eager: number[]): CompleteResult {
   // Eager activities start now, on the completing worker (it reserved a slot
   // for each); one it cannot get (none here) would time out like any other.
   const activityTasks: PollResponse[] = [];

@@ -57,6 +57,7 @@ function byId(reg: ActivityExecutions, req: any, allowUnstarted = false): Activi
   return a;
 }
 
+// eslint-disable-next-line max-lines-per-function -- a table of the standalone-activity RPC handlers, one entry per method
 export function activityExecutionHandlers(eng: Engine, reg: ActivityExecutions, base: Handlers): Handlers {
   const commit = async <T>(v: T): Promise<T> => {
     await eng.flush();

@@ -5,7 +5,7 @@
 import type { Engine } from '../engine/engine';
 import type { Handler } from './grpc-service';
 import type { Execution } from '../engine/state';
-import type { RunParams } from '../engine/lifecycle';
+import type { RunParams } from '../engine/create-run';
 import { ConflictPolicy, EventType, UpdateStage, WfStatus, msFromDur } from '../proto';
 import {
   ABORTED_OPERATION,

@@ -12,7 +12,7 @@ import {
 } from '../engine/workflow-tasks';
 import { respondQueryTask } from '../engine/queries';
 import { notePoller } from '../engine/worker-versions';
-import { activityById, activityByToken } from '../engine/activities';
+import { activityById, activityByToken } from '../engine/activity-lookup';
 import type { PollResponse } from '../engine/engine';
 import { execKey, type Execution } from '../engine/state';
 import { decodeToken } from '../engine/task-token';
@@ -25,6 +25,7 @@ import {
   reportHeartbeat,
 } from '../engine/payload-checks';
 
+// eslint-disable-next-line max-lines-per-function -- a table of the worker-facing RPC handlers, one entry per method of Temporal's WorkflowService
 export function workerHandlers(eng: Engine): Handlers {
   const commit = async <T>(v: T): Promise<T> => {
     await eng.flush();

@@ -172,6 +172,7 @@ function decodedSearchAttributes(rec: ScheduleRecord): Record<string, unknown> {
   return out;
 }
 
+// eslint-disable-next-line max-lines-per-function -- a table of the Schedules RPC handlers, one entry per method
 export function scheduleHandlers(eng: Engine, s: Scheduler): Handlers {
   const commit = async <T>(v: T): Promise<T> => {
     await eng.flush();

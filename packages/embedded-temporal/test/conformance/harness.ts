@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, Runtime, DefaultLogger, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { localEnv, timeSkippingEnv } from '../support/engine';
 import { cachedWorkflowBundle } from '../support/workflow-bundle';
 
@@ -72,35 +73,8 @@ export interface EnvOptions {
 /** Starts the ENGINE's server through @temporalio/testing, or connects to TEMPORAL_ADDRESS. */
 export async function createEnv(opts: EnvOptions): Promise<Env> {
   quietRuntime();
-  let env: TestWorkflowEnvironment | undefined;
-  let connection: Connection;
-  let address: string;
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
-  if (process.env.TEMPORAL_ADDRESS && !opts.timeSkipping) {
-    address = process.env.TEMPORAL_ADDRESS;
-    connection = await Connection.connect({ address });
-  } else if (opts.timeSkipping) {
-    env = await timeSkippingEnv();
-    connection = env.connection;
-    address = env.address;
-  } else {
-    const dynamicConfig = Object.entries(opts.dynamicConfig ?? {}).flatMap(([k, v]) => [
-      '--dynamic-config-value',
-      `${k}=${JSON.stringify(v)}`,
-    ]);
-    env = await localEnv({
-      dbFilename: opts.dbFilename,
-      extraArgs: [
-        '--search-attribute',
-        'CustomKeyword=Keyword',
-        '--search-attribute',
-        'CustomInt=Int',
-        ...dynamicConfig,
-      ],
-    });
-    connection = env.connection;
-    address = env.address;
-  }
+  const { env, connection, address } = await connectServer(opts);
   const client = env ? env.client : new Client({ connection, namespace });
   const taskQueue = `tq-${randomUUID()}`;
   const nativeConnection = env?.nativeConnection;
@@ -145,6 +119,29 @@ export async function createEnv(opts: EnvOptions): Promise<Env> {
   };
 }
 
+/** The server the env talks to: TEMPORAL_ADDRESS's, else the ENGINE's, started for the env (time-skipping or local). */
+async function connectServer(
+  opts: EnvOptions,
+): Promise<{ env?: TestWorkflowEnvironment; connection: Connection; address: string }> {
+  if (process.env.TEMPORAL_ADDRESS && !opts.timeSkipping) {
+    const address = process.env.TEMPORAL_ADDRESS;
+    return { connection: await Connection.connect({ address }), address };
+  }
+  if (opts.timeSkipping) {
+    const env = await timeSkippingEnv();
+    return { env, connection: env.connection, address: env.address };
+  }
+  const dynamicConfig = Object.entries(opts.dynamicConfig ?? {}).flatMap(([k, v]) => [
+    '--dynamic-config-value',
+    `${k}=${JSON.stringify(v)}`,
+  ]);
+  const env = await localEnv({
+    dbFilename: opts.dbFilename,
+    extraArgs: ['--search-attribute', 'CustomKeyword=Keyword', '--search-attribute', 'CustomInt=Int', ...dynamicConfig],
+  });
+  return { env, connection: env.connection, address: env.address };
+}
+
 /**
  * Runs a raw long poll with a deadline, as every SDK does: the real server refuses
  * a poll without one (INVALID_ARGUMENT "Context timeout is not set.").
@@ -160,4 +157,10 @@ export function uid(prefix: string): string {
 /** Event types of a workflow's history, in order. */
 export async function eventTypes(h: WorkflowHandle): Promise<number[]> {
   return (await h.fetchHistory()).events!.map((e) => e.eventType!);
+}
+
+/** The last event of a workflow's history. */
+export async function lastEvent(h: WorkflowHandle): Promise<temporal.api.history.v1.IHistoryEvent> {
+  const events = (await h.fetchHistory()).events!;
+  return events[events.length - 1];
 }

@@ -19,6 +19,7 @@ export const COMPLETE = {
 };
 
 /** Raw worker calls on the env `getEnv` returns (set up in a beforeAll). */
+// eslint-disable-next-line max-lines-per-function -- a table of the raw WorkflowService calls the tests make, one entry per call
 export function rawWorker(getEnv: () => Env) {
   const svc = () => getEnv().connection.workflowService;
   const ns = () => getEnv().namespace;

@@ -3,7 +3,7 @@ import { Clock } from '../../src/clock';
 import { Engine } from '../../src/engine/engine';
 import { MemoryStore } from '../../src/storage/store';
 import { startRetention } from '../../src/engine/retention';
-import { createRun } from '../../src/engine/lifecycle';
+import { createRun } from '../../src/engine/create-run';
 import { terminateRun } from '../../src/engine/lifecycle';
 
 function engineWithRun(retentionMs: number) {
