@@ -21,6 +21,26 @@ const forbiddenInWorkflows = [
   'prom-client',
 ];
 
+/** The no-restricted-imports rule of service code: workflows/ for types and shared modules, and `extra`. */
+function serviceImports(...extra) {
+  const workflows = {
+    regex: '(^|/)workflows(/(?!(definitions|types|run-events|tool-registry|failure-cause)$)[^/]+)?$',
+    allowTypeImports: true,
+    message:
+      'service code imports from workflows/ only types, or the shared modules (definitions, types, run-events, tool-registry, failure-cause)',
+  };
+  return { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [workflows, ...extra] }] };
+}
+
+/** A room of src/ that may not import the rooms `others` by relative path (types too, unless `types`). */
+function room(name, others, types = false) {
+  return {
+    regex: `^\\.{1,2}/(.*/)?(${others.join('|')})(/|$)`,
+    allowTypeImports: types,
+    message: `${name} does not import ${others.map((o) => `src/${o}/`).join(', ')}${types ? ' (types only)' : ''}`,
+  };
+}
+
 module.exports = tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**', '.scratch/**', '**/*.js', '!eslint.config.js'] },
   ...tseslint.configs.recommended,
@@ -85,21 +105,25 @@ module.exports = tseslint.config(
     // built-in tools a run may be offered) and failure-cause. Importing a workflow itself would load
     // every workflow into the gateway (and made the cycle agent-task → dag-run → dag-step).
     files: ['src/**/*.ts', 'activities/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '(^|/)workflows(/(?!(definitions|types|run-events|tool-registry|failure-cause)$)[^/]+)?$',
-              allowTypeImports: true,
-              message:
-                'service code imports from workflows/ only types, or the shared modules (definitions, types, run-events, tool-registry, failure-cause)',
-            },
-          ],
-        },
-      ],
-    },
+    rules: serviceImports(),
+  },
+  // The rooms of src/ by process (docs/architecture.md, "Who imports what"): common/ is below the
+  // processes, each process imports common/ and not another process's room; dev/ (the launcher,
+  // the scripted model, the demo MCP server) may start anything. The worker's activities re-read a
+  // schedule's stored request with the API's request schema (activities/schedules.ts), the one
+  // gateway module they may import. A later block replaces an earlier one's rule for its files, so
+  // each room's block carries the workflows/ pattern too (serviceImports).
+  { files: ['src/common/**/*.ts'], rules: serviceImports(room('common', ['gateway', 'worker', 'dev', 'cli'], true)) },
+  { files: ['src/gateway/**/*.ts'], rules: serviceImports(room('the gateway', ['worker', 'dev', 'cli'])) },
+  { files: ['src/worker/**/*.ts'], rules: serviceImports(room('the worker', ['gateway', 'dev', 'cli'])) },
+  { files: ['src/cli/**/*.ts'], rules: serviceImports(room('the operator tools', ['gateway', 'dev'])) },
+  {
+    files: ['activities/**/*.ts'],
+    rules: serviceImports({
+      regex: '^\\.{1,2}/(.*/)?src/(dev|cli)(/|$)|^\\.{1,2}/(.*/)?src/gateway/(?!schemas/request$)',
+      message:
+        'activities run in the worker: they import src/common/ (and the API request schema), not the gateway or dev tools',
+    }),
   },
   {
     // The client (client/) is a thin layer over fetch: it takes the service's types, never its code,
