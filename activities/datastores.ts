@@ -13,7 +13,7 @@ import type { DatastoreAccess } from '../src/common/datastores/access';
 import { bindDatastores } from '../src/common/datastores/bindings';
 import { checkStatement } from '../src/common/datastores/sql-text';
 import { DatastoreConnectionError, DatastoreQueryError, type QueryResult } from '../src/common/datastores/types';
-import { parseArguments, publishToolResult } from './tools';
+import { parseArguments, publishToolResult } from './tools/tool-activities';
 import { ToolInputError } from './tools/builtin';
 
 export interface BindDatastoreToolsInput {

@@ -7,7 +7,7 @@
 import pino from 'pino';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
-import { createMcpActivities } from '../../activities/mcp';
+import { createMcpActivities } from '../../activities/mcp/mcp-activities';
 import { McpPool } from '../../activities/mcp/pool';
 import { policyFetch, PolicyFetch } from '../../src/common/outbound/fetch';
 import { OutboundPolicy } from '../../src/common/outbound/policy';

@@ -2,7 +2,7 @@
 // adds nothing), a tool that fails is an error result, long output is cut.
 import pino from 'pino';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createToolActivities, RunToolOutput } from '../../activities/tools';
+import { createToolActivities, RunToolOutput } from '../../activities/tools/tool-activities';
 import { evaluate } from '../../activities/tools/builtin';
 import { EventPublisher } from '../../src/common/relay/publisher';
 import { PrivateRedis, startPrivateRedis } from '../common/relay/private-redis';

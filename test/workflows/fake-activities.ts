@@ -18,7 +18,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { createSessionActivities } from '../../activities/sessions';
 import { createRunActivities } from '../../activities/runs';
-import { createToolActivities } from '../../activities/tools';
+import { createToolActivities } from '../../activities/tools/tool-activities';
 import { readThread } from '../../activities/thread-reader';
 import type { ModelTurnInput, ModelTurnOutput } from '../../activities/model-turn';
 import type { PublishEndInput } from '../../activities/relay';

@@ -10,16 +10,16 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import type { ActivityDeps } from './index';
-import type { EventTag } from '../src/common/relay/events';
-import type { McpServerConfig, ToolCall } from '../workflows/types';
-import type { ListedMcpTools } from '../workflows/tool-registry';
-import { callFailure, classifyMcpError, errorText, unavailable } from './mcp/errors';
-import type { PooledClient } from './mcp/pool';
-import { toolResultText } from './mcp/results';
-import { parseArguments, publishToolResult } from './tools';
-import { ToolInputError } from './tools/builtin';
-import { noticeRetry } from './retry-notice';
+import type { ActivityDeps } from '../index';
+import type { EventTag } from '../../src/common/relay/events';
+import type { McpServerConfig, ToolCall } from '../../workflows/types';
+import type { ListedMcpTools } from '../../workflows/tool-registry';
+import { callFailure, classifyMcpError, errorText, unavailable } from './errors';
+import type { PooledClient } from './pool';
+import { toolResultText } from './results';
+import { parseArguments, publishToolResult } from '../tools/tool-activities';
+import { ToolInputError } from '../tools/builtin';
+import { noticeRetry } from '../retry-notice';
 
 export interface ListMcpToolsInput {
   account: string;

@@ -5,11 +5,11 @@
 // retry never shows its result twice.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ActivityDeps } from './index';
-import type { EventTag } from '../src/common/relay/events';
-import type { ToolCall } from '../workflows/types';
-import { capToolOutput, toolResponseEvent } from '../workflows/run-events';
-import { BUILTIN_IMPLS, ToolInputError } from './tools/builtin';
+import type { ActivityDeps } from '../index';
+import type { EventTag } from '../../src/common/relay/events';
+import type { ToolCall } from '../../workflows/types';
+import { capToolOutput, toolResponseEvent } from '../../workflows/run-events';
+import { BUILTIN_IMPLS, ToolInputError } from './builtin';
 
 export interface RunToolInput {
   taskId: string;
