@@ -8,8 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../common/config';
 import type { AccountDirectory } from '../common/accounts/registry';
 import type { EventSubscriber } from '../common/relay/subscriber';
-import type { TaskService } from './services/task-service';
-import type { RunEnds } from './services/run-end';
+import type { GatewayServices } from './services/gateway-services';
 import { authenticate } from './middleware/auth';
 import { codecEndpoint } from './routes/codec';
 import { errorHandler } from './middleware/error-handler';
@@ -20,9 +19,7 @@ import { sessionRoutes } from './routes/sessions';
 import { agentbaseRoutes } from './routes/agentbase';
 import { accountRoutes } from './routes/account';
 import { scheduleRoutes } from './routes/schedules';
-import { ScheduleService } from './services/schedule-service';
 import { datastoreRoutes, datastoreUploadRoutes } from './routes/datastores';
-import { DatastoreService } from './services/datastore-service';
 import { serverTiming } from './middleware/server-timing';
 import { requestLog } from './middleware/request-log';
 import { requestSpans } from '../common/telemetry/request-spans';
@@ -35,16 +32,14 @@ import { answerOptions, noRoute } from './middleware/method-not-allowed';
 import { apiVersion } from './middleware/api-version';
 import type { OutboundPolicy } from '../common/outbound/policy';
 
-export interface GatewayDeps {
+/** What the app is handed: its clients and settings, and the services its routes call (gateway-services.ts). */
+export interface GatewayDeps extends GatewayServices {
   config: Config;
   logger: Logger;
   client: Client;
   connection: Connection;
   redis: Redis;
   subscriber: EventSubscriber;
-  tasks: TaskService;
-  /** Ends the streams of runs that closed without a terminal event on the relay. */
-  runEnds: RunEnds;
   accounts: AccountDirectory;
   /** The payload codec of the gateway's Temporal clients, served at /codec for the Web UI and CLI. */
   payloadCodec: PayloadCodec;
@@ -130,15 +125,13 @@ export function createApp(deps: GatewayDeps): express.Express {
       next();
     });
   }
-  const datastores = new DatastoreService(deps.client, deps.connection, deps.payloadCodec, deps.outbound, deps.config);
   // Files (a SQLite upload, a document as text) come before the JSON-only rule below.
-  app.use(datastoreUploadRoutes(deps, datastores));
+  app.use(datastoreUploadRoutes(deps));
   app.use(jsonOnly);
   app.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
-  const schedules = new ScheduleService(deps.client, deps.connection, deps.config);
-  app.use(runRoutes(deps, schedules, datastores));
-  app.use(scheduleRoutes(deps, schedules));
-  app.use(datastoreRoutes(deps, datastores));
+  app.use(runRoutes(deps));
+  app.use(scheduleRoutes(deps));
+  app.use(datastoreRoutes(deps));
   app.use(taskRoutes(deps));
   app.use(sessionRoutes(deps));
   app.use(agentbaseRoutes(deps));

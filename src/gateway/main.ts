@@ -9,10 +9,9 @@ import { commandClient, subscriberClient } from '../common/redis';
 import { StatusCache } from '../common/relay/status-cache';
 import { EventSubscriber } from '../common/relay/subscriber';
 import { EventPublisher } from '../common/relay/publisher';
-import { RunEnds } from './services/run-end';
 import { AccountDirectory, AccountsRegistry } from '../common/accounts/registry';
 import { parseApiKeys } from '../common/accounts/keys';
-import { TaskService } from './services/task-service';
+import { buildServices } from './services/gateway-services';
 import { inProcessStarter, relayAwareStarter, ThreadedStarter } from './start-thread/starter';
 import { createApp } from './app';
 import { createGatewayMetrics } from '../common/metrics/gateway-metrics';
@@ -33,22 +32,11 @@ async function main(): Promise<void> {
   // Before anything connects: with no payload keys the gateway refuses to start.
   const payloadKeys = payloadKeysInForce(config);
   const payloadCodec = codecFromKeys(payloadKeys);
-  // Lazy: the gateway starts (and answers 503) even while Temporal is down.
-  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
-  const client = new Client({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    dataConverter: codecDataConverter(payloadCodec),
-    interceptors: tracingClientInterceptors(),
-  });
+  const { connection, client } = temporalClient(config, payloadCodec);
   const redis = commandClient(config.REDIS_URL, logger, 'gateway');
   const sub = subscriberClient(config.REDIS_URL, logger, 'gateway-sub');
   const ttlMs = config.RETENTION_DAYS * 86_400_000;
-  const envKeys = parseApiKeys(config.API_KEYS);
-  const registry =
-    config.API_KEYS_SOURCE === 'temporal' ? new AccountsRegistry(client, config.TEMPORAL_TASK_QUEUE) : undefined;
-  const accounts = new AccountDirectory(registry, envKeys, logger);
-  await accounts.start().catch(() => logger.warn('accounts registry not reachable yet; serving API_KEYS accounts'));
+  const accounts = await startAccounts(config, client, logger);
   const threaded = threadedStarter(config, payloadKeys, logger);
   await threaded.ready();
   // Metrics (GET /metrics): this process's registry, plus the worker's under npm start (METRICS_INCLUDE_URLS).
@@ -66,24 +54,57 @@ async function main(): Promise<void> {
   });
   const publisher = new EventPublisher({ redis, logger, ttlMs });
   const drain = new Drain();
+  const outbound = policyFromEnv(config);
+  const services = buildServices({
+    client,
+    connection,
+    config,
+    logger,
+    cache,
+    publisher,
+    starter,
+    payloadCodec,
+    outbound,
+  });
   const app = createApp({
+    ...services,
     config,
     logger,
     client,
     connection,
     redis,
     subscriber,
-    tasks: new TaskService(client, connection, cache, config, logger, starter),
-    runEnds: new RunEnds(client, connection, publisher, cache),
     accounts,
     payloadCodec,
-    outbound: policyFromEnv(config),
+    outbound,
     drain,
     health,
     metrics,
   });
   const server = await listen(app, config, logger, payloadCodec.keyIds);
   stopOnSignal(config, logger, { drain, server, accounts, health, redis, sub, starter, connection });
+}
+
+/** The gateway's Temporal client. Lazy: the gateway starts (and answers 503) even while Temporal is down. */
+function temporalClient(config: Config, payloadCodec: ReturnType<typeof codecFromKeys>) {
+  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
+  const client = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter: codecDataConverter(payloadCodec),
+    interceptors: tracingClientInterceptors(),
+  });
+  return { connection, client };
+}
+
+/** The accounts: API_KEYS, and the registry in Temporal when API_KEYS_SOURCE says so (served from API_KEYS until it answers). */
+async function startAccounts(config: Config, client: Client, logger: Logger): Promise<AccountDirectory> {
+  const envKeys = parseApiKeys(config.API_KEYS);
+  const registry =
+    config.API_KEYS_SOURCE === 'temporal' ? new AccountsRegistry(client, config.TEMPORAL_TASK_QUEUE) : undefined;
+  const accounts = new AccountDirectory(registry, envKeys, logger);
+  await accounts.start().catch(() => logger.warn('accounts registry not reachable yet; serving API_KEYS accounts'));
+  return accounts;
 }
 
 /** SIGINT or SIGTERM: drain (GATEWAY_DRAIN_MS), let go of every client, and exit. */

@@ -8,7 +8,6 @@ import { requireAccount } from '../middleware/auth';
 import { parse } from '../schemas/validate';
 import { UnprocessableRequestError, UnsupportedMediaTypeError, ValidationError } from '../../common/errors';
 import { fieldPath } from '../../common/field-path';
-import type { DatastoreService } from '../services/datastore-service';
 import {
   DATASTORE_ID,
   DOCUMENT_ID,
@@ -50,7 +49,8 @@ function documentId(raw: string): string {
 }
 
 /** Multipart routes: a SQLite upload, a document sent as a file. JSON requests pass on to datastoreRoutes. */
-export function datastoreUploadRoutes(deps: GatewayDeps, datastores: DatastoreService): Router {
+export function datastoreUploadRoutes(deps: GatewayDeps): Router {
+  const { datastores } = deps;
   const r = Router();
   const form = express.raw({ type: FORM_DATA, limit: deps.config.DATASTORE_UPLOAD_MAX_BYTES });
   r.post('/datastores', form, async (req, res, next) => {
@@ -114,7 +114,7 @@ function formatOf(file: UploadedFile): 'text' | 'markdown' | 'json' {
   return 'text';
 }
 
-export function datastoreRoutes(_deps: GatewayDeps, datastores: DatastoreService): Router {
+export function datastoreRoutes({ datastores }: GatewayDeps): Router {
   const r = Router();
   r.post('/datastores', async (req, res) => {
     const body = parse(datastoreRegistrationSchema, req.body, 'body');

@@ -17,7 +17,8 @@ import { isFinished, type ScheduledSummary } from '../../../workflows/types';
 import type { Account } from '../../common/accounts/registry';
 import type { Submitted } from '../services/task-service';
 
-export function runRoutes(deps: GatewayDeps, schedules: ScheduleService, datastores: DatastoreService): Router {
+export function runRoutes(deps: GatewayDeps): Router {
+  const { schedules, datastores } = deps;
   const r = Router();
   r.post('/', async (req, res) => {
     const account = requireAccount(req);

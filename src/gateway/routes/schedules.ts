@@ -6,7 +6,6 @@ import { requireAccount } from '../middleware/auth';
 import { parse } from '../schemas/validate';
 import { SCHEDULE_ID, scheduleListQuerySchema, schedulePauseSchema } from '../schemas/request';
 import { ValidationError } from '../../common/errors';
-import type { ScheduleService } from '../services/schedule-service';
 
 function scheduleId(raw: string): string {
   if (!SCHEDULE_ID.test(raw))
@@ -18,7 +17,7 @@ function scheduleId(raw: string): string {
   return raw;
 }
 
-export function scheduleRoutes(_deps: GatewayDeps, schedules: ScheduleService): Router {
+export function scheduleRoutes({ schedules }: GatewayDeps): Router {
   const r = Router();
   r.get('/schedules', async (req, res) => {
     const q = parse(scheduleListQuerySchema, req.query, 'query');

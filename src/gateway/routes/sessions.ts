@@ -6,11 +6,10 @@ import { requireAccount } from '../middleware/auth';
 import { ValidationError } from '../../common/errors';
 import { parse } from '../schemas/validate';
 import { createSessionSchema, sessionListQuerySchema, SESSION_ID } from '../schemas/request';
-import { SessionService } from '../services/session-service';
 
 export function sessionRoutes(deps: GatewayDeps): Router {
   const r = Router();
-  const sessions = new SessionService(deps.client, deps.connection, deps.config);
+  const { sessions } = deps;
   const id = (raw: string) => {
     if (!SESSION_ID.test(raw))
       throw ValidationError.at(
