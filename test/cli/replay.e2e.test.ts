@@ -6,6 +6,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Api, useStack, waitUntil, withTemporal } from '../e2e/helpers';
 import { closedSinceQuery } from '../../src/cli/replay-runs';
+import { TS_LOADER_ARGS } from '../../src/common/ts-loader';
 
 jest.setTimeout(180_000);
 // Sessions close a second after their run, so --all finds them closed too.
@@ -24,7 +25,7 @@ interface Cli {
 
 function replay(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', 'tsx/cjs', 'src/cli/replay.ts', ...args], {
+    const child = spawn(process.execPath, [...TS_LOADER_ARGS, 'src/cli/replay.ts', ...args], {
       cwd: ROOT,
       env: { ...ctx.stack().env, ...env },
     });

@@ -1,6 +1,7 @@
 // Bad input gets a clear JSON error {error: {type, message, details}} that says
 // what is wrong and where; nothing crashes; idempotent submission.
 import { Api, useStack, waitUntil } from './helpers';
+import { TS_LOADER_ARGS } from '../../src/common/ts-loader';
 
 jest.setTimeout(120_000);
 const ctx = useStack({ BODY_LIMIT_BYTES: String(64 * 1024) });
@@ -283,7 +284,7 @@ test('the accounts CLI creates keys (stored hashed) that the gateway accepts, an
     PAYLOAD_KEYS: ctx.stack().env.PAYLOAD_KEYS,
   };
   const cli = (...args: string[]) =>
-    execFileSync(process.execPath, ['-r', 'tsx/cjs', path.join(root, 'src/cli/accounts.ts'), ...args], {
+    execFileSync(process.execPath, [...TS_LOADER_ARGS, path.join(root, 'src/cli/accounts.ts'), ...args], {
       env,
       cwd: root,
       encoding: 'utf8',

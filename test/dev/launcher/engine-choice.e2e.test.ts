@@ -9,6 +9,7 @@ import path from 'node:path';
 import { chooseStartEngine } from '../../../src/dev/launcher/engine-choice';
 import { freePort, ROOT } from '../../../src/dev/launcher/processes';
 import { waitUntil } from '../../support/wait-until';
+import { TS_LOADER_ARGS } from '../../../src/common/ts-loader';
 
 jest.setTimeout(180_000);
 const dirs: string[] = [];
@@ -67,7 +68,7 @@ test('npm start with no ENGINE: the dev server, its Web UI wired to the codec en
   ])
     delete env[k];
   let out = '';
-  const proc: ChildProcess = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'src/dev/launcher/main.ts')], {
+  const proc: ChildProcess = spawn(process.execPath, [...TS_LOADER_ARGS, path.join(ROOT, 'src/dev/launcher/main.ts')], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort, ROOT } from '../../../src/dev/launcher/processes';
 import { launcherWait } from './launcher-wait';
+import { TS_LOADER_ARGS } from '../../../src/common/ts-loader';
 
 let proc: ChildProcess;
 let out = '';
@@ -48,7 +49,7 @@ test('restarts exhausted: npm start stops everything and exits 1', async () => {
     'PAYLOAD_KEYS',
   ])
     delete env[k];
-  proc = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'src/dev/launcher/main.ts')], {
+  proc = spawn(process.execPath, [...TS_LOADER_ARGS, path.join(ROOT, 'src/dev/launcher/main.ts')], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
