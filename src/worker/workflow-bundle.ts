@@ -63,12 +63,22 @@ export function cacheKey(inputs: BundleInputs): string {
   add('root', ROOT);
   // The entry too: two workflows modules of one folder are two bundles.
   add('entry', path.resolve(inputs.workflowsPath));
-  const dirs = new Set([path.dirname(path.resolve(inputs.workflowsPath)), WORKFLOWS_DIR]);
+  const dirs = new Set([workflowsFolder(inputs.workflowsPath), WORKFLOWS_DIR]);
   for (const dir of dirs) for (const f of filesUnder(dir)) add(f, fs.readFileSync(f));
   if (inputs.failureConverterPath) add(inputs.failureConverterPath, fs.readFileSync(inputs.failureConverterPath));
   for (const m of inputs.interceptorModules) add('interceptor', m);
   add('lock', readOr(path.join(ROOT, 'package-lock.json')));
   return h.digest('hex').slice(0, 32);
+}
+
+/**
+ * The folder bundled with the workflows: the entry's own folder, or the entry itself when it names
+ * a folder (its index module; the replay CLI's default and the tests name workflows/ that way).
+ * Its parent would be the whole repository, node_modules included: seconds of hashing per key.
+ */
+export function workflowsFolder(workflowsPath: string): string {
+  const entry = path.resolve(workflowsPath);
+  return fs.statSync(entry, { throwIfNoEntry: false })?.isDirectory() ? entry : path.dirname(entry);
 }
 
 function filesUnder(dir: string): string[] {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { cacheKey, workflowBundle } from '../../src/worker/workflow-bundle';
+import { cacheKey, workflowBundle, workflowsFolder } from '../../src/worker/workflow-bundle';
 
 // A unit test, but a heavy one: it builds a workflow bundle with webpack (3-4 s alone on two cores); more than the unit project's 10 s.
 jest.setTimeout(60_000);
@@ -63,4 +63,21 @@ test("a workflows module elsewhere (a fixture, the replay CLI's --workflows) is 
     fs.rmSync(extra, { force: true });
   }
   expect(cacheKey(inputs)).toBe(before);
+});
+
+test('a workflows path that names a folder keys that folder, not its parent (which would be the repository, node_modules and all)', () => {
+  expect(workflowsFolder(path.join(ROOT, 'workflows'))).toBe(path.join(ROOT, 'workflows'));
+  expect(workflowsFolder(path.join(ROOT, 'workflows', 'index.ts'))).toBe(path.join(ROOT, 'workflows'));
+  // The folder and its index module bundle the same workflows: one key for both is not required,
+  // but each must follow a change to the folder's files only.
+  const byFolder = { workflowsPath: path.join(dir, 'wf'), interceptorModules: [] };
+  const before = cacheKey(byFolder);
+  fs.writeFileSync(path.join(dir, 'outside.ts'), '// beside the folder, not in it\n');
+  try {
+    expect(cacheKey(byFolder)).toBe(before);
+  } finally {
+    fs.rmSync(path.join(dir, 'outside.ts'), { force: true });
+  }
+  fs.appendFileSync(path.join(dir, 'wf', 'greet.ts'), '// in the folder: a change\n');
+  expect(cacheKey(byFolder)).not.toBe(before);
 });
