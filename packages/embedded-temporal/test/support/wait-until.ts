@@ -1,5 +1,5 @@
-// A copy of the repository's test/support/wait-until.ts, so that the package's tests stand on their
-// own (they import nothing from the service's tree); keep the two alike.
+// Here in the engine's package so that its tests stand on their own (they import nothing from the
+// service's tree); the service's tests take it from here (test/support/wait-until.ts re-exports it).
 //
 // The one poll of the test suite: waits for something to happen, and when it does not, says
 // what was awaited and what was seen last. Its deadline is a safety net (a test that would
