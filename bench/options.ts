@@ -1,5 +1,6 @@
 // Options of `npm run bench`: every size is a flag (--name value or
 // --name=value) with a BENCH_NAME environment equivalent; flags win.
+import { readFlags } from '../packages/embedded-temporal/bench/bench-flags';
 
 export const PHASES = [
   'submit',
@@ -216,34 +217,5 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
   };
 }
 
-/**
- * Command-line flags of the bench's commands (the embedded engine's benches have a
- * copy, packages/embedded-temporal/bench/bench-flags.ts); each keeps its own flags, defaults and checks.
- * Reads `argv` into `raw`, whose keys are the known flags (values already in
- * it, from the environment, are overridden). Flags in `booleans` take no
- * separate value (`--flag` is "true", `--flag=false` is "false"). `--help`
- * prints `usage` and exits; an unknown flag or a missing value throws.
- */
-export function readFlags(
-  argv: string[],
-  raw: Record<string, string | undefined>,
-  usage: string,
-  booleans: readonly string[] = [],
-): void {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--help' || arg === '-h') {
-      console.log(usage);
-      process.exit(0);
-    }
-    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    if (!m || !(m[1] in raw)) throw new Error(`unknown argument ${arg}\n\n${usage}`);
-    if (booleans.includes(m[1])) {
-      raw[m[1]] = m[2] ?? 'true';
-      continue;
-    }
-    const value = m[2] ?? argv[++i];
-    if (value === undefined) throw new Error(`${arg} needs a value`);
-    raw[m[1]] = value;
-  }
-}
+/** Command-line flags of the bench's commands: the engine's package holds the one reader (its benches may import nothing of the service's tree); each command keeps its own flags, defaults and checks. */
+export { readFlags };

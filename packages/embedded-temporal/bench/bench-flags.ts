@@ -1,5 +1,5 @@
-// The flag reader of the engine's bench (bench-devserver-options.ts): a copy of readFlags of the
-// repository's bench/options.ts, so that the package's benches stand on their own; keep the two alike.
+// The flag reader of the engine's bench (bench-devserver-options.ts): the repository's bench
+// (bench/options.ts) re-exports it: the package stands on its own, the service may depend on it.
 
 /**
  * Reads `argv` into `raw`, whose keys are the known flags (values already in

@@ -1,6 +1,6 @@
 // Statistics of the engine's benches (bench-compaction.ts): nearest-rank percentiles over the raw
-// samples. A copy of summarize and fmtMs of the repository's bench/measure.ts, so that the
-// package's benches stand on their own; keep the two alike.
+// samples. The repository's bench (bench/measure.ts) re-exports
+// these: the package stands on its own, the service may depend on it.
 
 export interface Summary {
   count: number;
