@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './index';
 import type { ScheduledRunInput } from '../workflows/scheduled-run';
 import type { StoredRunRequest, TaskInput } from '../workflows/types';
-import { runRequestSchema, type RunRequest } from '../src/gateway/schemas/request';
+import { runRequestSchema, type RunRequest } from '../src/common/contracts/run-request';
 import { validationError } from '../src/common/errors';
 import { AccountsRegistry } from '../src/common/accounts/registry';
 import { taskInput, taskStartMeta } from '../src/common/tasks/task-input';

@@ -1,6 +1,6 @@
 // The client's types, all derived from the zod schemas the OpenAPI document is
-// generated from (requests: src/gateway/schemas/request.ts and datastore-schemas.ts,
-// responses: src/gateway/schemas/response.ts and schedule-response-schemas.ts;
+// generated from (requests: src/common/contracts/run-request.ts, src/gateway/schemas/request.ts
+// and datastore-schemas.ts, responses: src/gateway/schemas/response.ts and schedule-response-schemas.ts;
 // a datastore and a document as the service's own types say) and from the one event union
 // (src/common/relay/events.ts). Type-only imports: nothing of the gateway is loaded
 // at run time, so the client stays a thin layer over fetch.
@@ -9,12 +9,11 @@ import type {
   createSessionSchema,
   listQuerySchema,
   patchTaskSchema,
-  runRequestSchema,
   scheduleListQuerySchema,
   schedulePauseSchema,
-  scheduleSchema,
   sessionListQuerySchema,
 } from '../src/gateway/schemas/request';
+import type { runRequestSchema, scheduleSchema } from '../src/common/contracts/run-request';
 import type {
   cancelAcceptedSchema,
   deliveryListSchema,

@@ -15,8 +15,9 @@ export function isFinished(status: TaskStatus): boolean {
 /**
  * A run request as a schedule keeps it in its workflows' inputs: the body of `POST /` as the
  * gateway read it when the schedule was made (its defaults filled in, `fast` read as `base`; the
- * request schema reads its own output back unchanged, test/activities/schedules.test.ts). Declared here, not taken from the gateway's schema, so
- * that a change of the HTTP schema does not silently change what stored inputs are: the workflow
+ * request schema reads its own output back unchanged, test/activities/schedules.test.ts). Declared here, not taken from
+ * the request schema (src/common/contracts/run-request.ts), so that a change of the HTTP schema does not silently change
+ * what stored inputs are: the workflow
  * passes it on untouched, and the activity that builds each task (prepareScheduledTask) reads it
  * with the request schema of its time, failing that task by name if the API no longer takes it.
  */

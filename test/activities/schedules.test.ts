@@ -1,7 +1,7 @@
 // A schedule's stored request read back by the activity that builds each of its tasks.
 import { ApplicationFailure } from '@temporalio/common';
 import { storedRequest } from '../../activities/schedules';
-import { runRequestSchema } from '../../src/gateway/schemas/request';
+import { runRequestSchema } from '../../src/common/contracts/run-request';
 
 test('a request the API took when the schedule was made reads back as it was', () => {
   const stored = runRequestSchema.parse({ message: 'report', mode: 'fast', rules: ['be brief'] });

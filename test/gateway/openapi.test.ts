@@ -11,14 +11,8 @@ import { z } from 'zod';
 import { createApp, GatewayDeps } from '../../src/gateway/app';
 import { buildOpenApi, openApiRoute, renderOpenApi } from '../../src/gateway/openapi/document';
 import { LATEST_VERSION, VERSION_NAMES } from '../../src/common/api-versions';
-import {
-  runRequestSchema,
-  TASK_ID,
-  SESSION_ID,
-  IDEMPOTENCY_KEY,
-  SCHEDULE_ID,
-  LAST_EVENT_ID,
-} from '../../src/gateway/schemas/request';
+import { TASK_ID, SESSION_ID, IDEMPOTENCY_KEY, SCHEDULE_ID, LAST_EVENT_ID } from '../../src/gateway/schemas/request';
+import { runRequestSchema } from '../../src/common/contracts/run-request';
 
 type Json = Record<string, any>;
 

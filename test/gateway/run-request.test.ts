@@ -1,5 +1,5 @@
 // The run request's schema where it is more than a shape (no network).
-import { runRequestSchema } from '../../src/gateway/schemas/request';
+import { runRequestSchema } from '../../src/common/contracts/run-request';
 
 test("mode: fast (Agentbase's name) and base (the SPEC's) are one mode, the default", () => {
   const mode = (m?: string) => runRequestSchema.parse({ message: 'x', ...(m !== undefined && { mode: m }) }).mode;

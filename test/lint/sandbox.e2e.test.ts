@@ -76,6 +76,12 @@ test.each([
   ['src/cli/probe.ts', "import { createApp } from '../gateway/app';\nexport const x = createApp;"],
   ['activities/probe.ts', "import { createApp } from '../src/gateway/app';\nexport const x = createApp;"],
   ['activities/probe.ts', "import { startStack } from '../src/dev/launcher/stack';\nexport const x = startStack;"],
+  // No gateway module is an exception any more: the run request they re-read is in common/contracts/.
+  ['activities/probe.ts', "import { TASK_ID } from '../src/gateway/schemas/request';\nexport const x = TASK_ID;"],
+  [
+    'activities/probe.ts',
+    "import type { RunRequest } from '../src/gateway/schemas/request';\nexport type X = RunRequest;",
+  ],
 ])('%s may not import another room: %s', async (file, code) => {
   expect(await lint(code, file)).toContain('@typescript-eslint/no-restricted-imports');
 });
@@ -86,7 +92,7 @@ test.each([
   ['src/cli/probe.ts', "import { workflowBundle } from '../worker/workflow-bundle';\nexport const x = workflowBundle;"],
   [
     'activities/probe.ts',
-    "import { runRequestSchema } from '../src/gateway/schemas/request';\nexport const x = runRequestSchema;",
+    "import { runRequestSchema } from '../src/common/contracts/run-request';\nexport const x = runRequestSchema;",
   ],
   ['src/dev/probe.ts', "import { createApp } from '../gateway/app';\nexport const x = createApp;"],
 ])('%s may import: %s', async (file, code) => {

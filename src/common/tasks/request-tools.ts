@@ -2,7 +2,7 @@
 // `auth` kinds become one bearer token. Used where tasks are built: the gateway
 // and a schedule's activity (src/common/tasks/task-input.ts).
 import type { HandoffAgent, McpServerConfig } from '../../../workflows/types';
-import type { RunRequest } from '../../gateway/schemas/request';
+import type { RunRequest } from '../contracts/run-request';
 
 /** The request's MCP servers (either spelling), as the run uses them. */
 export function mcpServersOf(req: Pick<RunRequest, 'mcp_servers' | 'mcpServers'>): McpServerConfig[] | undefined {

@@ -6,7 +6,7 @@ import type { Config } from '../config';
 import { modelForMode } from '../config';
 import type { CallbackConfig, ScheduledSummary, TaskInput } from '../../../workflows/types';
 import { SEARCH_ATTRIBUTES } from '../../../workflows/types';
-import type { RunRequest } from '../../gateway/schemas/request';
+import type { RunRequest } from '../contracts/run-request';
 import { agentsOf, mcpServersOf } from './request-tools';
 
 export type TaskInputConfig = Pick<

@@ -10,11 +10,11 @@ import {
   patchTaskSchema,
   taskMessageSchema,
   runQuerySchema,
-  runRequestSchema,
   TASK_ID,
   IDEMPOTENCY_KEY,
   LAST_EVENT_ID,
 } from '../schemas/request';
+import { runRequestSchema } from '../../common/contracts/run-request';
 import {
   agentEventSchema,
   cancelAcceptedSchema,

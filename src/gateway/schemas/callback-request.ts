@@ -9,7 +9,7 @@ import { UnprocessableRequestError } from '../../common/errors';
 import { fieldPath } from '../../common/field-path';
 import type { OutboundPolicy } from '../../common/outbound/policy';
 import { refusal } from './tool-servers';
-import type { RunRequest } from './request';
+import type { RunRequest } from '../../common/contracts/run-request';
 
 export async function callbackOf(
   req: Pick<RunRequest, 'callback' | 'webhook' | 'background'>,

@@ -3,7 +3,7 @@
 // compile-time check, as in response-schemas.ts.
 import { z } from 'zod';
 import type { ScheduleDetail, ScheduleService, ScheduleView } from '../services/schedule-service';
-import { SCHEDULE_OVERLAPS } from './request';
+import { SCHEDULE_OVERLAPS } from '../../common/contracts/run-request';
 import { same } from './same-type';
 
 export const scheduleViewSchema = z

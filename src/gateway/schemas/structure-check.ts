@@ -5,7 +5,7 @@
 import { UnprocessableRequestError } from '../../common/errors';
 import { workflowIssues } from '../services/check-workflows';
 import { SchemaIssue, schemaIssues, strictSubsetIssues } from '../../common/json-schema/schema-check';
-import type { RunRequest } from './request';
+import type { RunRequest } from '../../common/contracts/run-request';
 
 export function checkStructure(req: Pick<RunRequest, 'workflows' | 'final_output'>): void {
   const issues: SchemaIssue[] = [

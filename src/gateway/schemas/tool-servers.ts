@@ -6,7 +6,7 @@ import { MAIN_AGENT, handoffToolName, sanitizeToolName } from '../../../workflow
 import { RequestIssue, UnprocessableRequestError } from '../../common/errors';
 import { fieldPath } from '../../common/field-path';
 import { OutboundLookupError, OutboundRefusedError, type OutboundPolicy } from '../../common/outbound/policy';
-import type { RunRequest } from './request';
+import type { RunRequest } from '../../common/contracts/run-request';
 
 /** Names that must be unique among the request's servers and agents (as the model will see them). */
 function nameIssues(

@@ -4,7 +4,7 @@
 // retry intervals in order, output schemas that are JSON Schemas. Every
 // problem is an issue with the path of its field, for one 400.
 import type { z } from 'zod';
-import type { workflowSchema } from '../schemas/request';
+import type { workflowSchema } from '../../common/contracts/run-request';
 import { SchemaIssue, schemaIssues } from '../../common/json-schema/schema-check';
 
 type Workflow = z.infer<typeof workflowSchema>;

@@ -10,7 +10,7 @@ import type { Account } from '../../common/accounts/registry';
 import { NotFoundError, UnprocessableRequestError } from '../../common/errors';
 import type { CallbackConfig, ScheduledSummary } from '../../../workflows/types';
 import { SEARCH_ATTRIBUTES } from '../../../workflows/types';
-import type { RunRequest, ScheduleRequest } from '../schemas/request';
+import type { RunRequest, ScheduleRequest } from '../../common/contracts/run-request';
 import { readSchedule, ScheduleIssue, ScheduleWhen } from '../../common/schedules/schedule-spec';
 import { Overlap, ScheduleMemo, scheduleOptions } from '../../common/schedules/schedule-options';
 import { scheduleIdsFor, scheduledTaskId } from '../../common/schedules/schedule-ids';

@@ -12,7 +12,7 @@ import { completedRunResult, failureDetails } from './run-record';
 import { StatusRevalidator } from './status-revalidation';
 import type { BlockEvent, TaskResult, TaskView } from '../../../workflows/types';
 import { sessionWorkflowId } from '../../../workflows/types';
-import type { RunRequest } from '../schemas/request';
+import type { RunRequest } from '../../common/contracts/run-request';
 import { isDeadlineExceeded, mapTemporalError, temporalCall } from './temporal-errors';
 import { viewFromDescription, isFinished, stillRunning } from './task-views';
 import { runState } from './closed-run';

@@ -10,7 +10,7 @@ import type { Account } from '../../common/accounts/registry';
 import type { CallbackConfig, ScheduledSummary, TaskInput } from '../../../workflows/types';
 import { initialView, sessionWorkflowId } from '../../../workflows/types';
 import { taskInput, taskStartMeta } from '../../common/tasks/task-input';
-import type { RunRequest } from '../schemas/request';
+import type { RunRequest } from '../../common/contracts/run-request';
 import { temporalCall } from './temporal-errors';
 import { sessionRef, sessionStart, sessionStartMeta } from '../../common/sessions/session-signals';
 import { ServerTiming, timed } from '../middleware/server-timing';
