@@ -58,9 +58,9 @@ export class AgentLoop {
     /** Called before each model turn with the step it starts (the workflow updates its status). */
     private readonly onStep: (step: number) => { view?: TaskView },
   ) {
-    this.model = modelActivities(input.modelHeartbeatTimeoutMs || 20_000);
+    this.model = modelActivities(input.limits.modelHeartbeatTimeoutMs || 20_000);
     this.tools = new ToolCalls(input);
-    this.showThinking = input.mode === 'flash';
+    this.showThinking = input.request.mode === 'flash';
   }
 
   /**
@@ -70,16 +70,16 @@ export class AgentLoop {
    */
   async prepare(sessionAgent: string | undefined): Promise<void> {
     const s = this.state;
+    const { agents, datastores, queries, mcpServers } = this.input.request;
+    const { tools } = this.input.limits;
     if (s.step > 0 || s.mcpTools || s.datastoreTools) return; // a continuation: prepared already
-    if (sessionAgent && this.input.agents?.some((a) => a.name === sessionAgent)) s.agent = sessionAgent;
-    if (this.input.datastores?.length || this.input.queries?.length) {
-      const reserved = offeredTools(this.input.tools, [], this.input.agents ?? []).map((t) => t.name);
+    if (sessionAgent && agents?.some((a) => a.name === sessionAgent)) s.agent = sessionAgent;
+    if (datastores?.length || queries?.length) {
+      const reserved = offeredTools(tools, [], agents ?? []).map((t) => t.name);
       s.datastoreTools = await bindDatastoreTools(this.input, reserved);
     }
-    if (this.input.mcpServers?.length) {
-      const reserved = offeredTools(this.input.tools, [], this.input.agents ?? [], undefined, s.datastoreTools).map(
-        (t) => t.name,
-      );
+    if (mcpServers?.length) {
+      const reserved = offeredTools(tools, [], agents ?? [], undefined, s.datastoreTools).map((t) => t.name);
       s.mcpTools = await listMcpTools(this.input, reserved);
     }
   }
@@ -87,9 +87,9 @@ export class AgentLoop {
   /** What the model is offered now: built-ins, datastore and MCP tools, and transfers to the agents that do not have the conversation. */
   private offered(): RegisteredTool[] {
     return offeredTools(
-      this.input.tools,
+      this.input.limits.tools,
       this.state.mcpTools,
-      this.input.agents,
+      this.input.request.agents,
       this.state.agent,
       this.state.datastoreTools,
     );
@@ -98,32 +98,33 @@ export class AgentLoop {
   /** The handoff agent that has the conversation, as the model activity takes it. */
   activeAgent(): { name: string; description: string } | undefined {
     const name = this.state.agent;
-    return name === undefined ? undefined : this.input.agents?.find((a) => a.name === name);
+    return name === undefined ? undefined : this.input.request.agents?.find((a) => a.name === name);
   }
 
   /** Called after each turn that the run goes on from (the callback's feed: its events so far). */
   afterTurn?: () => Promise<void>;
 
   cost(): string {
-    return costOf(this.state.usage, this.input.price);
+    return costOf(this.state.usage, this.input.limits.price);
   }
 
   async run(): Promise<LoopEnd> {
+    const { maxSteps, maxCost } = this.input.limits;
     for (;;) {
       if (historyIsLarge()) return { kind: 'continue' };
       const s = this.state;
-      if (s.step >= this.input.maxSteps) {
+      if (s.step >= maxSteps) {
         return {
           kind: 'cap',
           type: 'step_limit',
-          message: `the run reached its limit of ${this.input.maxSteps} model turns (max_steps)`,
+          message: `the run reached its limit of ${maxSteps} model turns (max_steps)`,
         };
       }
-      if (this.input.maxCost !== undefined && Number(this.cost()) >= this.input.maxCost) {
+      if (maxCost !== undefined && Number(this.cost()) >= maxCost) {
         return {
           kind: 'cap',
           type: 'budget_exceeded',
-          message: `the run spent ${this.cost()} USD, reaching its budget of ${this.input.maxCost} USD (max_cost)`,
+          message: `the run spent ${this.cost()} USD, reaching its budget of ${maxCost} USD (max_cost)`,
         };
       }
       const calls = await this.modelTurn(s.step + 1);
@@ -172,16 +173,17 @@ export class AgentLoop {
     const s = this.state;
     const { view } = this.onStep(step);
     const prelude = this.takePrelude();
+    const { taskId, account, session, request } = this.input;
     const turn = await this.model.modelTurn({
       ...this.stepFields(step),
-      taskId: this.input.taskId,
-      account: this.input.account,
-      session: this.input.session,
+      taskId,
+      account,
+      session,
       step,
-      mode: this.input.mode,
-      streamTokens: this.input.streamTokens,
-      system: this.input.system,
-      rules: this.input.rules,
+      mode: request.mode,
+      streamTokens: request.streamTokens,
+      system: request.system,
+      rules: request.rules,
       tools: this.offered().map(toolSpec),
       ...(this.state.agent !== undefined && { agent: this.activeAgent() }),
       thread: { sessionMessages: this.sessionMessages(), runMessages: s.thread.length },

@@ -9,12 +9,14 @@
 // retries it, and a fixed worker picks the run up where it was) rather than the
 // run. The run's state and its three ends live in TaskRun (task-run.ts).
 import { TemporalFailure, allHandlersFinished, condition, continueAsNew } from '@temporalio/workflow';
-import type { TaskInput, TaskResult } from './types';
+import type { TaskResult } from './types';
+import { type AnyTaskInput, readTaskInput } from './task-input';
 import type { LoopEnd } from './agent-loop';
 import { TaskRun } from './task-run';
 
-export async function agentTask(input: TaskInput): Promise<TaskResult> {
-  const run = new TaskRun(input);
+export async function agentTask(input: AnyTaskInput): Promise<TaskResult> {
+  // Either shape: runs started before the grouped input carry it flat (task-input.ts).
+  const run = new TaskRun(readTaskInput(input));
   let end: LoopEnd;
   try {
     end = await run.work();

@@ -5,7 +5,7 @@
 // (ABANDON): a task's end is delivered after it.
 import { CancellationScope, ParentClosePolicy, getExternalWorkflowHandle, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { BlockEvent, DeliveryItem, TaskInput } from './types';
+import type { BlockEvent, CallbackConfig, DeliveryItem, TaskInput } from './types';
 import { callbackDelivery } from './callback-delivery';
 import { endDelivery, TaskEnd } from './callback-end';
 import { callbackWorkflowId, deliverSignal } from './definitions';
@@ -19,7 +19,8 @@ export interface CallbackProgress {
 
 export class CallbackFeed {
   constructor(
-    private readonly input: TaskInput & { callback: NonNullable<TaskInput['callback']> },
+    /** The task and its callback (input.request.callback). */
+    private readonly input: Pick<TaskInput, 'taskId' | 'account' | 'session'> & { callback: CallbackConfig },
     readonly progress: CallbackProgress,
   ) {}
 

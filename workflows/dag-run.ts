@@ -14,7 +14,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { BlockEvent, TaskInput, TaskView, Usage } from './types';
+import type { BlockEvent, DagWorkflow, TaskInput, TaskView, Usage } from './types';
 import { dagWorkflow, stepEndEvent, StepOutcome, StepReport } from './dag-workflow';
 import { resultLine } from './dag-step';
 import { addUsage } from './types';
@@ -43,12 +43,14 @@ export class DagRun {
   relayLost = false;
 
   constructor(
-    private readonly input: TaskInput & { workflows: NonNullable<TaskInput['workflows']> },
+    private readonly input: TaskInput,
+    /** The request's workflows (input.request.workflows). */
+    private readonly workflows: DagWorkflow[],
     private readonly view: TaskView,
     /** The highest seq the task has heard of, and how to raise it. */
     private readonly seq: { get(): number; set(n: number): void },
   ) {
-    this.total = input.workflows.reduce((n, w) => n + w.steps.length, 0);
+    this.total = workflows.reduce((n, w) => n + w.steps.length, 0);
     setHandler(dagStepSignal, (r) => void this.reports.push(r));
   }
 
@@ -63,7 +65,7 @@ export class DagRun {
       // Every workflow settles before the run goes on: a cancelled one has stopped its steps by then.
       settled = await scope.run(() =>
         Promise.allSettled(
-          this.input.workflows.map((workflow) =>
+          this.workflows.map((workflow) =>
             executeChild(dagWorkflow, {
               workflowId: dagWorkflowId(this.input.taskId, workflow.id),
               args: [{ task: { ...this.input, carry: undefined }, workflow }],
@@ -85,7 +87,7 @@ export class DagRun {
     const usage = results
       .flat()
       .reduce<Usage>((u, s) => (s.usage ? addUsage(u, s.usage) : u), { promptTokens: 0, completionTokens: 0 });
-    return { context: contextOf(this.input, results), usage };
+    return { context: contextOf(this.workflows, results), usage };
   }
 
   /** Publishes the steps' reports as they come, in order, until the run is done and all are out. */
@@ -142,12 +144,9 @@ export class DagRun {
   }
 }
 
-function contextOf(
-  input: TaskInput & { workflows: NonNullable<TaskInput['workflows']> },
-  results: StepOutcome[][],
-): string {
+function contextOf(workflows: DagWorkflow[], results: StepOutcome[][]): string {
   const lines = ['', '', 'The workflows of this request have run. Their steps and results:'];
-  input.workflows.forEach((w, i) => {
+  workflows.forEach((w, i) => {
     lines.push(`Workflow "${w.name}" (${w.id}):`);
     for (const s of results[i]) lines.push(resultLine(s));
   });

@@ -7,6 +7,7 @@
 import { ApplicationFailure, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DagStep, DagWorkflow, TaskInput, Usage } from './types';
+import { type AnyTaskInput, readTaskInput } from './task-input';
 import { AgentLoop, LoopState } from './agent-loop';
 import { threadPage } from './run-events';
 import { recoverLostEvents } from './relay-recovery';
@@ -24,8 +25,11 @@ export interface StepInputItem {
 }
 
 export interface StepRunInput {
-  /** The task's input: the request's settings and tools (its own fields for a task's run are not used). */
-  task: TaskInput;
+  /**
+   * The task's input: the request's settings and tools (its own fields for a task's run are not used).
+   * Either shape: runs started before the grouped input carry it flat.
+   */
+  task: AnyTaskInput;
   workflow: Pick<DagWorkflow, 'id' | 'name' | 'description'>;
   step: DagStep;
   inputs: StepInputItem[];
@@ -46,8 +50,9 @@ const checks = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: 
 // eslint-disable-next-line max-lines-per-function -- one step's run in order (prepare, loop, recover lost events, check the output); workflow code is held to saved histories, so it is not reshaped for length
 export async function dagStep(input: StepRunInput): Promise<StepResult> {
   const info = workflowInfo();
-  const { task, step } = input;
-  const prompt = stepPrompt(input);
+  const { step } = input;
+  const task = readTaskInput(input.task);
+  const prompt = stepPrompt(input, task.request.message);
   const state: LoopState = input.carry ?? {
     thread: [{ role: 'user', content: prompt }],
     blocks: [],
@@ -61,11 +66,14 @@ export async function dagStep(input: StepRunInput): Promise<StepResult> {
   setHandler(threadQuery, (from) => threadPage(state.thread, from));
   const runInput: TaskInput = {
     ...task,
-    message: prompt,
-    workflows: undefined,
-    finalOutput: undefined,
-    callback: undefined,
-    schedules: undefined,
+    request: {
+      ...task.request,
+      message: prompt,
+      workflows: undefined,
+      finalOutput: undefined,
+      callback: undefined,
+      schedules: undefined,
+    },
     carry: undefined,
     step: {
       tag: { workflow_id: input.workflow.id, step_id: step.id },
@@ -88,7 +96,7 @@ export async function dagStep(input: StepRunInput): Promise<StepResult> {
   );
   await loop.prepare(undefined);
   const end = await loop.run();
-  if (end.kind === 'continue') return await continueAsNew<typeof dagStep>({ ...input, carry: state });
+  if (end.kind === 'continue') return await continueAsNew<typeof dagStep>({ ...input, task, carry: state });
   // The relay failed to take some of the step's events: what it lacks goes out again from the step's record.
   if (state.relayLost) {
     await recoverLostEvents(
@@ -115,13 +123,14 @@ export async function dagStep(input: StepRunInput): Promise<StepResult> {
   return { output: judged.output, usage: state.usage };
 }
 
-function stepPrompt(input: StepRunInput): string {
+/** The step's own message: the workflow, the step, the task's request (`request`), its dependencies' results. */
+function stepPrompt(input: StepRunInput, request: string): string {
   const { workflow, step, inputs } = input;
   const lines = [
     `You are doing one step of the workflow "${workflow.name}" (${workflow.description}).`,
     `The step: ${step.name}. ${step.description}`,
     '',
-    `The request the workflow serves: ${input.task.message}`,
+    `The request the workflow serves: ${request}`,
   ];
   if (inputs.length) {
     lines.push('', 'Results of the steps this one depends on:');

@@ -19,13 +19,15 @@ import {
 } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
 import type { Activities } from '../activities';
-import type { BlockEvent, DagStep, DagWorkflow, TaskInput, Usage } from './types';
+import type { BlockEvent, DagStep, DagWorkflow, Usage } from './types';
+import { type AnyTaskInput, readTaskInput } from './task-input';
 import { dagStep, StepInputItem } from './dag-step';
 import { innermostFailure } from './failure-cause';
 import { dagStepSignal, dagWorkflowId } from './definitions';
 
 export interface DagWorkflowInput {
-  task: TaskInput;
+  /** The task's input, in either shape (runs started before the grouped input carry it flat). */
+  task: AnyTaskInput;
   workflow: DagWorkflow;
 }
 
@@ -101,7 +103,8 @@ export function stepEndEvent(r: StepReport & { status: 'completed' | 'skipped' |
 
 // eslint-disable-next-line max-lines-per-function -- the DAG's scheduler: its start, publish and settle closures, each short, share the running count and outcomes; workflow code is held to saved histories, so it is not reshaped for length
 export async function dagWorkflow(input: DagWorkflowInput): Promise<StepOutcome[]> {
-  const { task, workflow } = input;
+  const { workflow } = input;
+  const task = readTaskInput(input.task);
   // Runs since this patch settle their steps' ends one at a time (see SERIAL_ENDS_PATCH).
   const serial = patched(SERIAL_ENDS_PATCH);
   const parent = getExternalWorkflowHandle(task.taskId);

@@ -27,7 +27,7 @@ export async function finalOutputOf(
 ): Promise<FinalOutcome> {
   const acts = proxyActivities<Activities>({
     startToCloseTimeout: '10m',
-    heartbeatTimeout: input.modelHeartbeatTimeoutMs || 20_000,
+    heartbeatTimeout: input.limits.modelHeartbeatTimeoutMs || 20_000,
     retry: {
       initialInterval: '1s',
       maximumInterval: '30s',
@@ -42,9 +42,9 @@ export async function finalOutputOf(
       taskId: input.taskId,
       account: input.account,
       session: input.session,
-      mode: input.mode,
-      system: input.system,
-      rules: input.rules,
+      mode: input.request.mode,
+      system: input.request.system,
+      rules: input.request.rules,
       ...(ctx.agent && { agent: ctx.agent }),
       thread: { sessionMessages: ctx.sessionMessages, runMessages: ctx.thread.length },
       ...(JSON.stringify(ctx.thread).length <= INLINE_THREAD_CHARS && { runThread: ctx.thread }),

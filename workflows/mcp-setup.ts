@@ -13,12 +13,12 @@ import { nameMcpTools } from './tool-registry';
 export async function listMcpTools(input: TaskInput, reserved: readonly string[]): Promise<McpTool[]> {
   // Retries after 1 s and 2 s: a server restarting gets a moment, a dead one never a hang.
   const options: ActivityOptions = {
-    startToCloseTimeout: (input.mcpConnectTimeoutMs ?? 10_000) * 2,
+    startToCloseTimeout: (input.limits.mcpConnectTimeoutMs ?? 10_000) * 2,
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3 },
   };
   const acts = proxyActivities<Activities>(options);
   const listed = await Promise.all(
-    (input.mcpServers ?? []).map((server) =>
+    (input.request.mcpServers ?? []).map((server) =>
       acts.listMcpTools.executeWithOptions({ ...options, summary: `${server.name}: list tools` }, [
         { account: input.account, server },
       ]),
@@ -36,8 +36,8 @@ export async function bindDatastoreTools(input: TaskInput, reserved: readonly st
   return acts.bindDatastoreTools.executeWithOptions({ ...options, summary: 'datastores: bind tools' }, [
     {
       account: input.account,
-      datastores: input.datastores ?? [],
-      queries: input.queries ?? [],
+      datastores: input.request.datastores ?? [],
+      queries: input.request.queries ?? [],
       reserved: [...reserved],
     },
   ]);

@@ -68,18 +68,20 @@ export class Admission {
   /** Waits for the session's turn, then (background tasks) for a slot. */
   async acquire(): Promise<void> {
     await this.awaitTurn();
-    if (this.input.slots && !this.holdsSlot) await this.awaitSlot(this.input.slots.limit);
+    const { slots } = this.input.admission;
+    if (slots && !this.holdsSlot) await this.awaitSlot(slots.limit);
   }
 
   private async awaitTurn(): Promise<void> {
     if (this.holdsTurn) return;
+    const { ownsTurn, joinsSession, joinGraceMs } = this.input.admission;
     this.holdsTurn = true; // from here on the session must hear back from this run, whatever happens
     // The gateway opened the session with this run holding the turn: an empty thread, nothing to wait for.
-    if (this.input.ownsTurn) this.sessionMessages = 0;
+    if (ownsTurn) this.sessionMessages = 0;
     const granted = () => this.sessionMessages !== undefined;
-    if (this.input.joinsSession) {
+    if (joinsSession) {
       await this.join();
-    } else if (!(await condition(granted, this.input.joinGraceMs ?? JOIN_GRACE_MS))) {
+    } else if (!(await condition(granted, joinGraceMs ?? JOIN_GRACE_MS))) {
       // The gateway died before enqueueing the run, or the session offered the turn before the run existed.
       await this.join();
     }
@@ -111,7 +113,8 @@ export class Admission {
    * exchange), and a completed run tells the session which agent has the conversation.
    */
   async release(messages: ThreadMessage[], handoff?: { agent: string | null }): Promise<void> {
-    const { taskId, ownsTurn, account, session } = this.input;
+    const { taskId, account, session } = this.input;
+    const { ownsTurn } = this.input.admission;
     const slot = this.holdsSlot ? this.slots.signal(releaseSignal, { taskId }).catch(() => undefined) : undefined;
     // Only runs with handoff agents say which has the conversation: other histories stay as they were.
     // A large exchange stays out of the signal (it would be one more copy of the answer in this run's

@@ -15,6 +15,7 @@ import {
 import type { Activities } from '../activities';
 import type { CallbackConfig, StoredRunRequest } from './types';
 import { agentTask } from './agent-task';
+import { readTaskInput } from './task-input';
 
 export interface ScheduledRunInput {
   scheduleId: string;
@@ -39,9 +40,11 @@ const acts = proxyActivities<Activities>({
 export async function scheduledRun(input: ScheduledRunInput): Promise<ScheduledRunResult> {
   // The task's id comes from this run's id (one per schedule time): a retried activity or a replay makes the same task.
   const task = await acts.prepareScheduledTask({ ...input, runWorkflowId: workflowInfo().workflowId });
+  // Either shape: an activity result recorded before the grouped input carries it flat.
+  const taskInput = readTaskInput(task.input);
   const child = await startChild(agentTask, {
-    workflowId: task.input.taskId,
-    args: [task.input],
+    workflowId: taskInput.taskId,
+    args: [taskInput],
     memo: task.memo,
     searchAttributes: task.searchAttributes,
     parentClosePolicy: ParentClosePolicy.ABANDON,
@@ -49,9 +52,9 @@ export async function scheduledRun(input: ScheduledRunInput): Promise<ScheduledR
   });
   try {
     await child.result();
-    return { task_id: task.input.taskId, status: 'completed' };
+    return { task_id: taskInput.taskId, status: 'completed' };
   } catch (err) {
     // The task's own end (failed, cancelled) is its status; this run only reports it.
-    return { task_id: task.input.taskId, status: isCancellation(err) ? 'cancelled' : 'failed' };
+    return { task_id: taskInput.taskId, status: isCancellation(err) ? 'cancelled' : 'failed' };
   }
 }

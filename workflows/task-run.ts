@@ -17,6 +17,8 @@ import {
 import type { Activities } from '../activities';
 import type {
   BlockEvent,
+  DagWorkflow,
+  FinalOutputSpec,
   PartialResult,
   RunMessage,
   TaskInput,
@@ -63,7 +65,7 @@ function startingState(input: TaskInput): LoopState {
     };
   }
   return {
-    thread: [{ role: 'user', content: input.message }],
+    thread: [{ role: 'user', content: input.request.message }],
     blocks: [],
     step: 0,
     usage: { promptTokens: 0, completionTokens: 0 },
@@ -98,12 +100,13 @@ export class TaskRun {
       () => this.admission.sessionMessages ?? 0,
       (step) => this.onStep(step),
     );
-    this.feed = input.callback
-      ? new CallbackFeed({ ...input, callback: input.callback }, input.carry?.callback ?? { sent: 0, started: false })
+    const { callback } = input.request;
+    this.feed = callback
+      ? new CallbackFeed({ ...input, callback }, input.carry?.callback ?? { sent: 0, started: false })
       : undefined;
     const feed = this.feed;
     if (feed) this.loop.afterTurn = () => feed.flush(this.state.blocks);
-    this.deadline = new RunDeadline(input.maxDurationMs, input.carry?.deadlineAt);
+    this.deadline = new RunDeadline(input.limits.maxDurationMs, input.carry?.deadlineAt);
   }
 
   /** The queries, the metadata signal and the message update of a running task. */
@@ -154,12 +157,10 @@ export class TaskRun {
   /** The run begins: running, and the events that open its stream. */
   private begin(): BlockEvent[] {
     this.setStatus('running');
-    this.note('task running', { background: !!this.input.background });
+    this.note('task running', { background: !!this.input.admission.background });
     this.view.started_at = new Date(Date.now()).toISOString();
-    return [
-      { type: 'agent_started' },
-      ...(this.input.schedules?.length ? [{ type: 'agent_scheduled' as const, schedules: this.input.schedules }] : []),
-    ];
+    const { schedules } = this.input.request;
+    return [{ type: 'agent_started' }, ...(schedules?.length ? [{ type: 'agent_scheduled' as const, schedules }] : [])];
   }
 
   /**
@@ -172,21 +173,22 @@ export class TaskRun {
     if (this.feed && patched('callback-delivery-starts-with-its-run')) await this.feed.open();
     await this.admission.acquire();
     return await this.deadline.within(async (): Promise<LoopEnd> => {
+      const { workflows, finalOutput } = this.input.request;
       await this.loop.prepare(this.admission.sessionAgent);
-      if (this.input.workflows?.length && !this.input.carry) await this.runWorkflows(this.input.workflows);
+      if (workflows?.length && !this.input.carry) await this.runWorkflows(workflows);
       const answer = await this.loop.run();
       // The structured output, once the run has answered (cancellable like the turns before it).
-      if (answer.kind !== 'answered' || !this.input.finalOutput) return answer;
-      return await this.structuredOutput(answer, this.input.finalOutput);
+      if (answer.kind !== 'answered' || !finalOutput) return answer;
+      return await this.structuredOutput(answer, finalOutput);
     });
   }
 
   /** The request's workflows, before the agent answers: their results join the request in the thread. */
-  private async runWorkflows(workflows: NonNullable<TaskInput['workflows']>): Promise<void> {
+  private async runWorkflows(workflows: DagWorkflow[]): Promise<void> {
     const { state } = this;
     const first = this.begin();
     state.blocks.push(...first);
-    const dag = new DagRun({ ...this.input, workflows }, this.view, {
+    const dag = new DagRun(this.input, workflows, this.view, {
       get: () => state.seqFloor,
       set: (n) => void (state.seqFloor = Math.max(state.seqFloor, n)),
     });
@@ -199,7 +201,7 @@ export class TaskRun {
   }
 
   /** final_output: the answer's structured form, or a cap once the model could not fit the schema. */
-  private async structuredOutput(answer: LoopEnd, spec: NonNullable<TaskInput['finalOutput']>): Promise<LoopEnd> {
+  private async structuredOutput(answer: LoopEnd, spec: FinalOutputSpec): Promise<LoopEnd> {
     const fo = await finalOutputOf(this.input, spec, {
       sessionMessages: this.admission.sessionMessages ?? 0,
       thread: this.state.thread,
@@ -221,7 +223,7 @@ export class TaskRun {
     const { admission, feed, deadline } = this;
     return {
       ...this.input,
-      message: '', // in the thread
+      request: { ...this.input.request, message: '' }, // in the thread
       carry: {
         ...this.state,
         view: this.view,
@@ -254,7 +256,8 @@ export class TaskRun {
     view.progress = 1;
     view.completed_at = new Date(Date.now()).toISOString();
     this.note('task completed', { steps: state.step, cost });
-    await this.admission.release(this.exchange(), input.agents?.length ? { agent: state.agent ?? null } : undefined);
+    const handoff = input.request.agents?.length ? { agent: state.agent ?? null } : undefined;
+    await this.admission.release(this.exchange(), handoff);
     const result: TaskResult = {
       task_id: input.taskId,
       session: input.session,

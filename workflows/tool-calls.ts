@@ -85,9 +85,9 @@ export class ToolCalls {
   private readonly datastores;
 
   constructor(private readonly input: TaskInput) {
-    const heartbeat = input.modelHeartbeatTimeoutMs || 20_000;
+    const heartbeat = input.limits.modelHeartbeatTimeoutMs || 20_000;
     this.builtins = proxyActivities<Activities>(builtinOptions(heartbeat));
-    this.mcpOptions = mcpOptions(heartbeat, input.mcpCallTimeoutMs ?? 5 * 60_000);
+    this.mcpOptions = mcpOptions(heartbeat, input.limits.mcpCallTimeoutMs ?? 5 * 60_000);
     this.mcp = proxyActivities<Activities>(this.mcpOptions);
     this.datastoreOptions = datastoreOptions(heartbeat);
     this.datastores = proxyActivities<Activities>(this.datastoreOptions);
@@ -117,7 +117,7 @@ export class ToolCalls {
       if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
       const cause = err.cause instanceof ApplicationFailure ? err.cause.message : (err.cause?.message ?? err.message);
       return {
-        content: capToolOutput(`Error: the tool failed: ${cause}`, this.input.toolResultMaxChars),
+        content: capToolOutput(`Error: the tool failed: ${cause}`, this.input.limits.toolResultMaxChars),
         isError: true,
         published: false,
       };
@@ -125,7 +125,8 @@ export class ToolCalls {
   }
 
   private async builtin(call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
-    const { taskId, session, toolResultMaxChars: maxChars } = this.input;
+    const { taskId, session } = this.input;
+    const maxChars = this.input.limits.toolResultMaxChars;
     const r = await this.builtins.runTool({
       taskId,
       session,
@@ -146,7 +147,8 @@ export class ToolCalls {
 
   private async mcpCall(serverName: string, tool: string, call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
     const server = this.server(serverName);
-    const { taskId, session, account, toolResultMaxChars: maxChars } = this.input;
+    const { taskId, session, account } = this.input;
+    const maxChars = this.input.limits.toolResultMaxChars;
     const r = await this.mcp.callMcpTool.executeWithOptions({ ...this.mcpOptions, summary: `${serverName}/${tool}` }, [
       {
         taskId,
@@ -171,7 +173,8 @@ export class ToolCalls {
   }
 
   private async datastoreCall(def: DatastoreToolDef, call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
-    const { taskId, session, account, toolResultMaxChars: maxChars } = this.input;
+    const { taskId, session, account } = this.input;
+    const maxChars = this.input.limits.toolResultMaxChars;
     const r = await this.datastores.callDatastore.executeWithOptions(
       { ...this.datastoreOptions, summary: `datastore/${def.datastoreName}` },
       [
@@ -198,7 +201,7 @@ export class ToolCalls {
   }
 
   private server(name: string): McpServerConfig {
-    const server = this.input.mcpServers?.find((s) => s.name === name);
+    const server = this.input.request.mcpServers?.find((s) => s.name === name);
     // The registry only offers tools of the request's servers.
     if (!server) throw new Error(`no MCP server named ${name} in the request`);
     return server;

@@ -42,35 +42,55 @@ export type RunMessage =
   | { role: 'assistant'; content: string; tool_calls?: ToolCall[] }
   | { role: 'tool'; tool_call_id: string; content: string; is_error?: boolean };
 
+/**
+ * What a task's run (agentTask) starts with: which task it is, then its settings in groups, each
+ * meaning one thing, so that a reader (and a change) finds a field by what it is:
+ *
+ * - `request`: what the API caller asked, as the gateway read it (defaults filled in): the message
+ *   and how to answer it, the tools and sources it brought, its workflows, final output, callback
+ *   and schedules, its metadata.
+ * - `limits`: what the run may use and how it is metered, fixed when the task starts from the
+ *   deployment's settings: the caps (the caller's max_steps, max_cost, max_duration, else the
+ *   deployment's defaults), the timeouts, the largest tool result, the built-in tools it may offer
+ *   (BUILTIN_TOOLS: not the caller's) and the price its cost is counted at.
+ * - `admission`: how the run gets to work: its session's turn (wait, join, or hold it from the
+ *   start) and, in the background, one of the account's slots. `background` and `multitask` are
+ *   the caller's words, but what they decide in a run is its admission (a slot; queue or refuse).
+ *
+ * The identity (taskId, account, session, createdAt) stays at the top, beside the groups: it names
+ * the task they belong to rather than being one of their kind (the gateway makes the ids and the
+ * time, the account is the caller's key's), and every part of the run and every activity call
+ * reads it (relay keys, the session's and the slots' workflows, the status view), so a level of
+ * its own would only lengthen the most-read fields. `step` (a DAG step's run) and `carry` (a
+ * continuation's state) are set by the workflows themselves, never by a starter.
+ *
+ * Runs started before this shape carry it flat, every field at the top (FlatTaskInput): each
+ * workflow that takes a TaskInput reads it with readTaskInput (workflows/task-input.ts), which
+ * accepts both.
+ */
 export interface TaskInput {
   taskId: string;
   account: string;
   session: string;
+  createdAt: string;
+  request: TaskRequest;
+  limits: TaskLimits;
+  admission: TaskAdmission;
+  /** Set on a DAG step's run: its events' workflow and step ids, its thread's workflow, its producers' prefix on the relay. */
+  step?: DagStepRun;
+  /** What an earlier run of this task handed over when it continued as new. */
+  carry?: RunCarry;
+}
+
+/** What the API caller asked (TaskInput): the run request as the gateway read it. */
+export interface TaskRequest {
   message: string;
   system?: string;
   rules?: string[];
   mode: Mode;
   /** Publish agent_response/agent_thinking token by token (else one event per block). */
   streamTokens: boolean;
-  background: boolean;
-  createdAt: string;
   metadata: Record<string, unknown>;
-  /** Wait for the session's turn (default) or fail at once when it is busy. */
-  multitask: 'queue' | 'reject';
-  /** Heartbeat timeout of model calls (how fast a lost worker is noticed). */
-  modelHeartbeatTimeoutMs: number;
-  /** Background tasks: the account's running-task limit. */
-  slots?: { limit: number };
-  /** Model turns the run may take (max_steps). */
-  maxSteps: number;
-  /** USD the run may spend (max_cost); absent = no limit. */
-  maxCost?: number;
-  /** The longest the agent may work, ms, from when the run starts working (max_duration); absent = no limit. */
-  maxDurationMs?: number;
-  /** Built-in tools offered to the model (names in workflows/tool-registry.ts). */
-  tools: string[];
-  /** A tool result longer than this many characters is cut (TOOL_RESULT_MAX_CHARS). */
-  toolResultMaxChars: number;
   /**
    * MCP tool servers of this request (SPEC 2.2), tokens included: the payload
    * codec encrypts them in history, and nothing outside this run keeps them.
@@ -81,28 +101,58 @@ export interface TaskInput {
   /** The request's datastores and named queries (SPEC 2.1): their tools are bound at the run's start. */
   datastores?: RequestedDatastore[];
   queries?: RequestedQuery[];
+  /** Declarative workflows (SPEC 2.3): run as child workflows before the agent answers the message. */
+  workflows?: DagWorkflow[];
+  /** A structured output after the last answer (SPEC 2.6): one more model call, validated, repaired up to twice. */
+  finalOutput?: FinalOutputSpec;
+  /** Where the task's events and its end are POSTed (callback), with the service's delivery schedule. */
+  callback?: CallbackConfig;
+  /** The schedules the request made (SPEC 2.5): announced by agent_scheduled right after agent_started. */
+  schedules?: ScheduledSummary[];
+}
+
+/** What the run may use and how it is metered (TaskInput): the deployment's settings when the task started. */
+export interface TaskLimits {
+  /** Model turns the run may take (max_steps). */
+  maxSteps: number;
+  /** USD the run may spend (max_cost); absent = no limit. */
+  maxCost?: number;
+  /** The longest the agent may work, ms, from when the run starts working (max_duration); absent = no limit. */
+  maxDurationMs?: number;
+  /** Built-in tools offered to the model (names in workflows/tool-registry.ts; BUILTIN_TOOLS). */
+  tools: string[];
+  /** A tool result longer than this many characters is cut (TOOL_RESULT_MAX_CHARS). */
+  toolResultMaxChars: number;
+  /** Heartbeat timeout of model calls (how fast a lost worker is noticed). */
+  modelHeartbeatTimeoutMs: number;
   /** Longest MCP tool call, ms (MCP_CALL_TIMEOUT_MS). */
   mcpCallTimeoutMs?: number;
   /** Connecting to an MCP server and listing its tools, per attempt, ms (MCP_CONNECT_TIMEOUT_MS). */
   mcpConnectTimeoutMs?: number;
-  /** Where the task's events and its end are POSTed (callback), with the service's delivery schedule. */
-  callback?: CallbackConfig;
-  /** What an earlier run of this task handed over when it continued as new. */
-  carry?: RunCarry;
   /**
    * USD per million tokens of the mode's model, resolved by the gateway from
    * its price table, so the run's cost is computed (and visible) in the
    * workflow's own history. Absent: the model has no price (cost 0).
    */
   price?: Price;
+}
+
+/** How the run gets to work (TaskInput): its session's turn and, in the background, an account slot. */
+export interface TaskAdmission {
+  /** The caller does not wait for the answer: the run takes one of the account's running slots. */
+  background: boolean;
+  /** Wait for the session's turn (default) or fail at once when it is busy (the gateway's reservation). */
+  multitask: 'queue' | 'reject';
+  /** Background tasks: the account's running-task limit. */
+  slots?: { limit: number };
   /**
    * The starter (the gateway) puts the run in its session's turn order itself,
    * so the run waits for its turn without signalling the session; it only
    * joins on its own when no turn came within a grace period (the starter
    * died before joining it, or the session offered the turn before the run
-   * existed).
+   * existed). That grace period, ms (default 30 s: long enough not to fire
+   * while a loaded worker catches up).
    */
-  /** That grace period, ms (default 30 s: long enough not to fire while a loaded worker catches up). */
   joinGraceMs?: number;
   /**
    * The gateway created the run's session with this run already holding the
@@ -117,14 +167,14 @@ export interface TaskInput {
    * started): it joins the session itself at once, reopening it when closed.
    */
   joinsSession?: boolean;
-  /** Declarative workflows (SPEC 2.3): run as child workflows before the agent answers the message. */
-  workflows?: DagWorkflow[];
-  /** Set on a DAG step's run: its events' workflow and step ids, its thread's workflow, its producers' prefix on the relay. */
-  step?: { tag: EventTag; threadWorkflowId: string; producerPrefix: string; responseFormat?: object };
-  /** A structured output after the last answer (SPEC 2.6): one more model call, validated, repaired up to twice. */
-  finalOutput?: FinalOutputSpec;
-  /** The schedules the request made (SPEC 2.5): announced by agent_scheduled right after agent_started. */
-  schedules?: ScheduledSummary[];
+}
+
+/** A DAG step's run (TaskInput.step): its events' tag, the workflow its thread lives in, its producers' prefix. */
+export interface DagStepRun {
+  tag: EventTag;
+  threadWorkflowId: string;
+  producerPrefix: string;
+  responseFormat?: object;
 }
 
 /** A declarative workflow of a request (SPEC 2.3): steps that depend on each other. */
@@ -275,7 +325,7 @@ export function initialView(input: TaskInput): TaskView {
     progress: 0,
     current_step: null,
     error: null,
-    metadata: { ...input.metadata },
+    metadata: { ...input.request.metadata },
     created_at: input.createdAt,
     started_at: null,
     completed_at: null,

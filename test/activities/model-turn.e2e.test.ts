@@ -90,8 +90,8 @@ function turnInput(message = '[[say text="one two three"]] hi') {
     taskId,
     account: 'acct',
     session: 'sess_1',
-    metadata: {},
     createdAt: new Date().toISOString(),
+    request: { metadata: {} },
   } as TaskInput;
   const view = { ...initialView(task), status: 'running' as const, started_at: new Date().toISOString() };
   return {

@@ -214,7 +214,7 @@ test('a task whose delivery workflow already runs (a reset run of it) feeds that
     const earlier = await env.client.workflow.start('callbackDelivery', {
       taskQueue,
       workflowId: callbackWorkflowId(i.taskId),
-      args: [{ taskId: i.taskId, account: i.account, callback: i.callback! }],
+      args: [{ taskId: i.taskId, account: i.account, callback: i.request.callback! }],
     });
     const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
     expect((await h.result()).status).toBe('completed');

@@ -24,6 +24,7 @@ import type { ModelTurnInput, ModelTurnOutput } from '../../activities/model-tur
 import type { PublishEndInput } from '../../activities/relay';
 import { randomUUID } from 'node:crypto';
 import type { RunMessage, TaskInput } from '../../workflows/types';
+import { type FlatTaskInput, readTaskInput } from '../../workflows/task-input';
 
 export interface Recorder {
   /** Event types published per task, in order, with their producer. */
@@ -190,9 +191,15 @@ export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: st
   };
 }
 
-/** A task's input as the gateway builds it, with overrides. */
-export function taskInput(message: string, over: Partial<TaskInput> = {}): TaskInput {
-  return {
+/**
+ * Fields of a test's task input, by name: each lands in its group of TaskInput as readTaskInput
+ * puts a flat input's (workflows/task-input.ts; its unit test holds where each one goes).
+ */
+export type InputFields = Partial<FlatTaskInput>;
+
+/** A task's input as the gateway builds it (grouped), with overrides. */
+export function taskInput(message: string, over: InputFields = {}): TaskInput {
+  return readTaskInput({
     taskId: `task_${randomUUID().replace(/-/g, '')}`,
     account: 'acct',
     session: `sess_${randomUUID().replace(/-/g, '')}`,
@@ -208,5 +215,10 @@ export function taskInput(message: string, over: Partial<TaskInput> = {}): TaskI
     tools: ['current_time', 'calculate', 'wait'],
     toolResultMaxChars: 64 * 1024,
     ...over,
-  };
+  });
+}
+
+/** A grouped input as runs started before the grouped shape carry it: every field at the top. */
+export function flatInput({ request, limits, admission, ...identity }: TaskInput): FlatTaskInput {
+  return { ...identity, ...request, ...limits, ...admission };
 }

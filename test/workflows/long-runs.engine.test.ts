@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { createEnv, workflowBundle, worker } from './env';
-import { fakeActivities, recorder, taskInput } from './fake-activities';
+import { type InputFields, fakeActivities, recorder, taskInput } from './fake-activities';
 import type { TaskInput } from '../../workflows/types';
 import { SEARCH_ATTRIBUTES } from '../../workflows/types';
 import { timeSkippingEnv } from '../engine';
@@ -16,7 +16,7 @@ jest.setTimeout(240_000);
 
 const rec = recorder();
 
-function input(message: string, over: Partial<TaskInput> = {}): TaskInput {
+function input(message: string, over: InputFields = {}): TaskInput {
   return taskInput(message, { maxSteps: 1000, tools: ['calculate', 'wait'], ownsTurn: true, ...over });
 }
 

@@ -9,8 +9,8 @@ import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { createEnv, saveHistories as save, worker } from './env';
-import { fakeActivities, recorder, taskInput } from './fake-activities';
-import type { PartialResult, TaskInput } from '../../workflows/types';
+import { type InputFields, fakeActivities, recorder, taskInput } from './fake-activities';
+import type { PartialResult } from '../../workflows/types';
 import { waitUntil } from '../support/wait-until';
 import { statusQuery } from '../../workflows/definitions';
 
@@ -28,7 +28,7 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-function start(message: string, over: Partial<TaskInput>): Promise<WorkflowHandle> {
+function start(message: string, over: InputFields): Promise<WorkflowHandle> {
   const i = taskInput(message, { joinGraceMs: 300, ownsTurn: true, ...over });
   return env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
 }

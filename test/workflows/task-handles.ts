@@ -7,11 +7,11 @@ import { createSessionActivities } from '../../activities/sessions';
 import type { TaskInput, TaskView } from '../../workflows/types';
 import { statusQuery } from '../../workflows/definitions';
 import { waitUntil } from '../support/wait-until';
-import { taskInput } from './fake-activities';
+import { type InputFields, taskInput } from './fake-activities';
 
 const EventType = temporal.api.enums.v1.EventType;
 
-export function input(message: string, over: Partial<TaskInput> = {}): TaskInput {
+export function input(message: string, over: InputFields = {}): TaskInput {
   return taskInput(message, { joinGraceMs: 300, ...over });
 }
 
@@ -81,7 +81,7 @@ export class TaskHandles {
   /** As the gateway submits a run that starts a new session: the session opens with the run holding its turn. */
   openLikeGateway = async (i: TaskInput, idleCloseMs?: number): Promise<WorkflowHandle> => {
     const [h] = await Promise.all([
-      this.start({ ...i, ownsTurn: true }),
+      this.start({ ...i, admission: { ...i.admission, ownsTurn: true } }),
       this.env().client.workflow.start('agentSession', {
         taskQueue: this.taskQueue,
         workflowId: `session:${i.account}:${i.session}`,

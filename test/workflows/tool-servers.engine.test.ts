@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createEnv, saveHistories as save, worker } from './env';
-import { fakeActivities, recorder, taskInput } from './fake-activities';
+import { type InputFields, fakeActivities, recorder, taskInput } from './fake-activities';
 import type { TaskInput } from '../../workflows/types';
 import { createSessionActivities } from '../../activities/sessions';
 
@@ -32,7 +32,7 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-function input(message: string, over: Partial<TaskInput> = {}): TaskInput {
+function input(message: string, over: InputFields = {}): TaskInput {
   return taskInput(message, { joinGraceMs: 300, ownsTurn: true, ...over });
 }
 

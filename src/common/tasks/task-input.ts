@@ -4,7 +4,7 @@
 // tools, timeouts) are read when the task starts, not when it was asked for.
 import type { Config } from '../config';
 import { modelForMode } from '../config';
-import type { CallbackConfig, ScheduledSummary, TaskInput } from '../../../workflows/types';
+import type { CallbackConfig, ScheduledSummary, TaskInput, TaskLimits, TaskRequest } from '../../../workflows/types';
 import { SEARCH_ATTRIBUTES } from '../../../workflows/types';
 import type { RunRequest } from '../contracts/run-request';
 import { agentsOf, mcpServersOf } from './request-tools';
@@ -33,55 +33,72 @@ export interface TaskStart {
   session: string;
   createdAt: string;
   callback?: CallbackConfig;
-  /** See TaskInput.ownsTurn and TaskInput.joinsSession. */
+  /** See TaskAdmission.ownsTurn and TaskAdmission.joinsSession. */
   ownsTurn?: boolean;
   joinsSession?: boolean;
   schedules?: ScheduledSummary[];
 }
 
 export function taskInput(config: TaskInputConfig, req: RunRequest, start: TaskStart): TaskInput {
-  const mcpServers = mcpServersOf(req);
-  const agents = agentsOf(req);
-  const maxSeconds = req.max_duration ?? config.MAX_DURATION_DEFAULT;
   return {
     taskId: start.taskId,
     account: start.account,
     session: start.session,
+    createdAt: start.createdAt,
+    request: taskRequest(req, start),
+    limits: taskLimits(config, req),
+    admission: {
+      background: req.background,
+      multitask: req.multitask,
+      slots: req.background ? { limit: start.maxRunning ?? config.MAX_RUNNING_TASKS_PER_ACCOUNT } : undefined,
+      ownsTurn: !!start.ownsTurn,
+      ...(start.joinsSession && { joinsSession: true }),
+    },
+  };
+}
+
+/** What the caller asked, as the run takes it (TaskInput.request). */
+function taskRequest(req: RunRequest, start: TaskStart): TaskRequest {
+  const mcpServers = mcpServersOf(req);
+  const agents = agentsOf(req);
+  return {
     message: req.message,
     system: req.system,
     rules: req.rules,
     mode: req.mode,
     streamTokens: !!(req.streaming_tokens || req.streaming),
-    background: req.background,
-    createdAt: start.createdAt,
     metadata: req.metadata,
-    multitask: req.multitask,
-    modelHeartbeatTimeoutMs: config.MODEL_HEARTBEAT_TIMEOUT_MS,
-    slots: req.background ? { limit: start.maxRunning ?? config.MAX_RUNNING_TASKS_PER_ACCOUNT } : undefined,
-    price: config.MODEL_PRICES[modelForMode(config, req.mode)],
-    maxSteps: req.max_steps ?? config.MAX_STEPS_DEFAULT,
-    ...(req.max_cost !== undefined && { maxCost: req.max_cost }),
-    // Absent without a limit: the run then starts no deadline timer (its commands stay as they were).
-    ...(maxSeconds && { maxDurationMs: maxSeconds * 1000 }),
-    tools: config.BUILTIN_TOOLS,
     // Absent when the request has none: older runs' inputs stay as they were.
-    ...(mcpServers && {
-      mcpServers,
-      mcpCallTimeoutMs: config.MCP_CALL_TIMEOUT_MS,
-      mcpConnectTimeoutMs: config.MCP_CONNECT_TIMEOUT_MS,
-    }),
+    ...(mcpServers && { mcpServers }),
     ...(agents && { agents }),
     ...(req.datastores?.length && { datastores: req.datastores }),
     ...(req.queries?.length && { queries: req.queries }),
     ...(start.callback && { callback: start.callback }),
-    toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
-    ownsTurn: !!start.ownsTurn,
-    ...(start.joinsSession && { joinsSession: true }),
     ...(start.schedules?.length && { schedules: start.schedules }),
     ...(req.workflows?.length && { workflows: req.workflows }),
     ...(req.final_output && {
       finalOutput: { name: req.final_output.name, strict: req.final_output.strict, schema: req.final_output.schema },
     }),
+  };
+}
+
+/** The deployment's settings for the run as it starts, and the caller's caps (TaskInput.limits). */
+function taskLimits(config: TaskInputConfig, req: RunRequest): TaskLimits {
+  const maxSeconds = req.max_duration ?? config.MAX_DURATION_DEFAULT;
+  return {
+    maxSteps: req.max_steps ?? config.MAX_STEPS_DEFAULT,
+    ...(req.max_cost !== undefined && { maxCost: req.max_cost }),
+    // Absent without a limit: the run then starts no deadline timer (its commands stay as they were).
+    ...(maxSeconds && { maxDurationMs: maxSeconds * 1000 }),
+    tools: config.BUILTIN_TOOLS,
+    toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
+    modelHeartbeatTimeoutMs: config.MODEL_HEARTBEAT_TIMEOUT_MS,
+    // Only with MCP servers: older runs' inputs stay as they were.
+    ...(mcpServersOf(req) && {
+      mcpCallTimeoutMs: config.MCP_CALL_TIMEOUT_MS,
+      mcpConnectTimeoutMs: config.MCP_CONNECT_TIMEOUT_MS,
+    }),
+    price: config.MODEL_PRICES[modelForMode(config, req.mode)],
   };
 }
 
@@ -91,7 +108,7 @@ export function taskStartMeta(input: TaskInput, extra: { requestHash?: string; s
     memo: {
       account: input.account,
       session: input.session,
-      preview: input.message.slice(0, 200),
+      preview: input.request.message.slice(0, 200),
       createdAt: input.createdAt,
       ...(extra.requestHash && { requestHash: extra.requestHash }),
       ...(extra.schedule && { schedule: extra.schedule }),
