@@ -43,7 +43,7 @@ export async function worker(env: TestWorkflowEnvironment, taskQueue: string, ac
 }
 
 /** Histories of the current workflow code are saved here; older generations stay for the replay test. */
-const HISTORY_GENERATION = '5-slots-freed-on-close';
+export const HISTORY_GENERATION = '6-grouped-task-input';
 
 /** With UPDATE_HISTORIES set, saves the runs' histories as `<name>[-n].json` of the current generation. */
 export async function saveHistories(name: string, ...handles: WorkflowHandle[]): Promise<void> {

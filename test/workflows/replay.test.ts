@@ -9,7 +9,7 @@ import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import pino from 'pino';
-import { WORKFLOWS, workflowBundle } from './env';
+import { HISTORY_GENERATION, WORKFLOWS, workflowBundle } from './env';
 import { workflowBundle as cachedBundle } from '../../src/worker/workflow-bundle';
 import { WORKFLOW_TRACING_INTERCEPTORS } from '../../src/common/telemetry/worker-tracing';
 
@@ -22,6 +22,11 @@ const files = fs
 
 test('saved histories exist', () => {
   expect(files.length).toBeGreaterThanOrEqual(15);
+});
+
+test('the generation the workflow tests save into has histories, replayed with the others', () => {
+  const current = files.filter((f) => f.startsWith(HISTORY_GENERATION + path.sep));
+  expect(current.length).toBeGreaterThanOrEqual(15);
 });
 
 /** Each file's replay error (undefined: it replayed cleanly), by one replay worker for all of them (one per file costs a worker each). */

@@ -207,10 +207,11 @@ const files = fs
   .sort();
 const found = files.flatMap((file) => taskInputsOf(file).map((x) => ({ file, ...x })));
 
-test('the saved histories hold flat task inputs at every entry', () => {
+test('the saved histories hold task inputs of both shapes at every entry', () => {
   const seen = (grouped: boolean) => new Set(found.filter((x) => groupedIn(x.file) === grouped).map((x) => x.where));
   const every = ['agentTask', 'dagWorkflow', 'dagStep', 'prepareScheduledTask'];
   expect([...seen(false)].sort()).toEqual(every.sort());
+  expect([...seen(true)].sort()).toEqual(every.sort());
 });
 
 test.each(found.map((x) => [x.file, x.where, x.input] as const))(
