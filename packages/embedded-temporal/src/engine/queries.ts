@@ -71,7 +71,11 @@ export function dispatchQueryTask(eng: Engine, key: string, queryId: string): Po
   const q = e ? eng.side.get(key)?.queries.get(queryId) : undefined;
   if (!e || !q || !q.legacy) return undefined;
   const sticky = !!q.sticky && !!e.sticky && eng.isOpen(e);
-  const events = sticky ? e.history.filter((ev) => ev.eventId > e.lastCompletedWftStartedEventId) : e.history;
+  // On the sticky queue the worker answers from the run it holds, so the task carries no events
+  // (as the real server's): events newer than the last completed task belong to the workflow task
+  // they scheduled, and a worker given them here too applied them for the query and then left that
+  // workflow task unanswered until its timeout (a wedge seen in the SDK's core).
+  const events = sticky ? [] : e.history;
   return {
     taskToken: encodeToken({ n: e.namespace, w: e.workflowId, r: e.runId, k: 'q', q: queryId }),
     workflowExecution: { workflowId: e.workflowId, runId: e.runId },

@@ -7,6 +7,7 @@ import Long from 'long';
 import { temporal } from '@temporalio/proto';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { createEnv, ENGINE, Env, longPoll, uid } from './harness';
+import { waitUntil } from '../support/wait-until';
 import { CT, ET, rawWorker } from './raw-worker';
 import { waitForSignals, go, seen } from './workflows/worker-tasks';
 
@@ -332,3 +333,47 @@ embeddedOnly(
     await svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });
   },
 );
+
+test('a query sent to the sticky queue carries no history: new events are for the workflow task that follows', async () => {
+  const tq = `raw-${randomUUID()}`;
+  const stickyQueue = `${tq}-sticky`;
+  const STICKY = temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY;
+  const { workflowId } = await startRaw(tq, uid('raw'), 20);
+  const t1 = await poll(tq);
+  // The sticky worker polled moments ago: it is alive, so the query goes to its queue.
+  await poll(stickyQueue, STICKY, 2500).catch(() => undefined);
+  await svc().respondWorkflowTaskCompleted({
+    taskToken: t1.taskToken,
+    identity: 'raw-worker',
+    namespace: ns(),
+    commands: [
+      {
+        commandType: CT.COMMAND_TYPE_START_TIMER,
+        startTimerCommandAttributes: { timerId: 't', startToFireTimeout: { seconds: Long.fromNumber(1) } },
+      },
+    ],
+    stickyAttributes: {
+      workerTaskQueue: { name: stickyQueue, kind: STICKY },
+      scheduleToStartTimeout: { seconds: Long.fromNumber(10) },
+    },
+  });
+  // No task pending: the query goes out as a query task of its own...
+  const answer = svc().queryWorkflow({ namespace: ns(), execution: { workflowId }, query: { queryType: 'state' } });
+  // ...and the timer fires before the worker takes it, scheduling a workflow task on the same
+  // queue. Had the query task carried those new events, the worker would have applied them to
+  // its cached run for the query and then met them again in the workflow task (the SDK left
+  // that task unanswered until its timeout: a query and then the run wedged for a minute).
+  await waitUntil('the timer to fire', async () => (await types(workflowId)).includes(ET.EVENT_TYPE_TIMER_FIRED));
+  let queryTask = await poll(stickyQueue, STICKY);
+  if (!queryTask.query) queryTask = await poll(stickyQueue, STICKY);
+  expect(queryTask.query?.queryType).toBe('state');
+  expect(queryTask.history?.events ?? []).toEqual([]);
+  await svc().respondQueryTaskCompleted({
+    namespace: ns(),
+    taskToken: queryTask.taskToken,
+    completedType: temporal.api.enums.v1.QueryResultType.QUERY_RESULT_TYPE_ANSWERED,
+    queryResult: { payloads: [] },
+  });
+  expect((await answer).queryResult).toBeDefined();
+  await svc().terminateWorkflowExecution({ namespace: ns(), workflowExecution: { workflowId } });
+});
