@@ -1,10 +1,27 @@
-// The load phase: many slow background tasks in flight at once, a crowd of SSE
-// clients on their event streams, and the peak memory of every process of the
-// stack while that lasts.
+// The phases that run many tasks. load: many slow background tasks in flight
+// at once, a crowd of SSE clients on their event streams, and the peak memory
+// of every process of the stack while that lasts. soak: waves of one-turn
+// tasks against a service already running (`npm run bench:soak`), each wave's
+// throughput and each process's memory after it.
+import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type { Bench } from './main';
-import { closedLoop, HttpTarget, openSse, request, summarize, Summary, target } from './measure';
-import { readMem, RelayWatcher } from './stack';
+import type { BenchOptions } from './main';
+import {
+  closedLoop,
+  fmtMiB,
+  fmtMs,
+  HttpTarget,
+  openSse,
+  readMem,
+  request,
+  sleep,
+  summarize,
+  Summary,
+  table,
+  target,
+} from './measure';
+import type { RelayWatcher } from './relay';
+import type { Bench } from './stack';
 
 /** Keys of the load phase's accounts (load0, load1, ...). */
 export const loadKey = (i: number) => `bench-load-${i}-0123456789`;
@@ -249,4 +266,120 @@ export async function loadPhase(b: Bench, pids: Record<string, number | undefine
   };
   api.agent.destroy();
   return result;
+}
+
+/** The load phase's part of the report. */
+export function loadTable(load: LoadResult, opts: BenchOptions, otherCores = 0): string[] {
+  const ok = !load.timedOut && load.completed === load.tasks;
+  const facts: [string, string][] = [
+    ['tasks accepted (202)', `${load.accepted} / ${load.tasks} (errors ${load.submitErrors})`],
+    [
+      `submit latency under load (${opts.loadConcurrency} clients)`,
+      `p50 ${fmtMs(load.submit.p50)} ms, p99 ${fmtMs(load.submit.p99)} ms`,
+    ],
+    [
+      'submit window',
+      `${load.submitSeconds.toFixed(1)} s (${(load.accepted / load.submitSeconds).toFixed(0)} tasks/s)`,
+    ],
+    ['peak tasks in flight (accepted, not ended)', String(load.peakInFlight)],
+    [
+      'peak model calls open at once',
+      `${load.peakModelCalls} (bounded by ${opts.loadAccounts} accounts x MAX_RUNNING_TASKS_PER_ACCOUNT and the worker's activity slots, SDK default 100)`,
+    ],
+    ['SSE clients opened / peak open at once', `${load.sse.opened} / ${load.sse.peakOpen} (failed ${load.sse.failed})`],
+    [
+      'SSE clients that saw agent_completed',
+      `${load.sse.completed} / ${load.sse.requested}, ${load.sse.tokens} tokens, ${load.sse.seqGaps} seq gaps`,
+    ],
+    ['tasks ended (relay) / completed', `${load.ended} / ${load.completed}`],
+    [
+      'GET /tasks/{id} sweep afterwards',
+      Object.entries(load.statusSweep)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', '),
+    ],
+    ['load start -> last task ended', `${load.drainSeconds.toFixed(1)} s`],
+    ['other CPU during the load phase', `${otherCores.toFixed(2)} cores`],
+    ['all tasks completed', ok ? 'YES' : 'NO'],
+  ];
+  const mem = Object.entries(load.mem).map(([name, m]) => [
+    name,
+    fmtMiB(m.beforeKiB),
+    fmtMiB(m.peakSampledKiB),
+    fmtMiB(m.hwmKiB),
+  ]);
+  return [
+    '',
+    `-- load: ${load.tasks} background tasks over ${opts.loadAccounts} accounts ([[slow delay=${opts.loadDelayMs} tokens=${opts.loadTokens}]], tokens streamed to the relay), ${opts.loadSse} SSE clients --`,
+    table([['', 'value'], ...facts], () => false),
+    '',
+    table([['process', 'RSS before load', 'peak RSS sampled (250 ms)', 'VmHWM (lifetime peak)'], ...mem]),
+  ];
+}
+
+// ---- soak -----------------------------------------------------------------------------
+// Memory that keeps growing from wave to wave, or waves that slow down, are what it is for: faults
+// a few minutes of the other phases do not reach (docs/performance.md, "What the soak found").
+// Start the service with SESSION_IDLE_CLOSE_MS=5000 to have each task's new session close too;
+// with the default (30 min) open sessions are part of the growth by design.
+
+/** The processes reported, by a part of their command line. */
+const SOAKED: [label: string, pattern: string][] = [
+  ['gateway', 'src/gateway/main.ts'],
+  ['worker', 'src/worker/main.ts'],
+  ['engine', 'temporal-dev'],
+  ['redis', 'redis-server'],
+];
+
+/** RSS in MiB summed over the processes whose command line contains `pattern`; undefined when none runs. */
+function rssMiB(pattern: string): number | undefined {
+  let kib: number | undefined;
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d) && d !== String(process.pid))) {
+    let cmdline: string;
+    try {
+      cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch {
+      continue; // the process ended while we looked
+    }
+    const { rssKiB } = cmdline.includes(pattern) ? readMem(Number(pid)) : {};
+    if (rssKiB !== undefined) kib = (kib ?? 0) + rssKiB;
+  }
+  return kib === undefined ? undefined : Math.round(kib / 1024);
+}
+
+async function tasksWith(t: HttpTarget, status: string): Promise<number> {
+  const r = await request(t, 'GET', `/tasks?status=${status}&limit=1`);
+  if (r.status !== 200) throw new Error(`GET /tasks?status=${status} answered ${r.status}: ${r.body}`);
+  return (JSON.parse(r.body) as { tasks: unknown[] }).tasks.length;
+}
+
+/** Waves of one-turn background tasks on one account, each waited for, then the stack let settle and its RSS read. */
+export async function soakPhase(
+  o: Pick<BenchOptions, 'url' | 'key' | 'soakWaves' | 'soakTasks' | 'soakClients' | 'soakSettleMs'>,
+): Promise<void> {
+  const t = target(o.url, o.key, o.soakClients);
+  const rssLine = () => SOAKED.map(([label, pattern]) => `${label} ${rssMiB(pattern) ?? '-'}`).join(', ');
+  console.log(
+    `soak of ${o.url}: ${o.soakWaves} waves of ${o.soakTasks} one-turn background tasks from ${o.soakClients} clients`,
+  );
+  console.log(`before: RSS MiB ${rssLine()}`);
+  try {
+    for (let wave = 1; wave <= o.soakWaves; wave++) {
+      const started = Date.now();
+      await closedLoop(o.soakTasks, o.soakClients, async (n) => {
+        const r = await request(t, 'POST', '/', { message: `soak ${wave}-${n}`, background: true });
+        if (r.status !== 202) throw new Error(`POST / answered ${r.status}: ${r.body}`);
+      });
+      const submitted = (Date.now() - started) / 1000;
+      // Done when nothing of the account is queued or running (the soak's tasks are the account's only ones).
+      while ((await tasksWith(t, 'queued')) + (await tasksWith(t, 'running')) > 0) await sleep(250);
+      const ended = (Date.now() - started) / 1000;
+      await sleep(o.soakSettleMs);
+      console.log(
+        `wave ${wave}: ${o.soakTasks} submitted in ${submitted.toFixed(1)} s, all ended after ${ended.toFixed(1)} s (${(o.soakTasks / ended).toFixed(1)} tasks/s); RSS MiB ${rssLine()}`,
+      );
+    }
+  } finally {
+    t.agent.destroy();
+  }
 }

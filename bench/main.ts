@@ -3,322 +3,295 @@
  * this machine, against the targets it must meet. `npm run bench -- --help`
  * lists the options; docs/benchmarks.md says what each row means.
  *
- * Starts the real stack (the ENGINE's Temporal, embedded by default; a private
- * redis-server; worker; gateway) with the scripted model in this process, runs
- * the phases, prints one table, stops everything it started. Beside the stack:
- * a measuring client process (bench/client.ts), reference servers
- * (bench/servers.ts) and, for the MCP and DAG phases, a floor worker on the same
- * engine (bench/floor.ts).
+ * This file is the runner: its flags (every size a flag, --name value or
+ * --name=value, with a BENCH_NAME environment equivalent; flags win), the
+ * phases in the order they run, and the run itself: it starts the stack
+ * (stack.ts), runs the phases (requests, relay, tools, dag, load: a file each),
+ * prints the report (report.ts) and stops everything it started. The express
+ * and soak phases run without the stack (`npm run bench:express`, `bench:soak`).
  */
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { performance } from 'node:perf_hooks';
-import Redis from 'ioredis';
-import { ChildLogs } from '../src/dev/launcher/child-logs';
-import { startStack, type Stack } from '../src/dev/launcher/stack';
-import { startScriptedModel, type ScriptedModel } from '../src/dev/scripted-model';
-import { startBenchClient, type BenchClient, type ClientJob, type ClientResult } from './client';
+import { readFlags } from '../packages/embedded-temporal/bench/bench-flags';
 import { dagPhase } from './dag';
-import { startFloor, type Floor } from './floor';
-import { loadKey, loadPhase } from './load';
-import { closedLoop, cpuProbeMs, fmtMs, monotonicUs, summarize } from './measure';
-import { parseOptions, type BenchOptions } from './options';
-import { printProfiles } from './profile';
-import { runRelayPhase, RELAY_TOKEN, type BareRelay } from './relay';
-import { CLIENT_WARMUP, printReport, type Report, type Row } from './report';
-import {
-  BASELINE_KEY,
-  resultPhase,
-  statusAndBaseline,
-  statusLoadPhase,
-  submitPhases,
-  TARGETS,
-  ttfePhase,
-} from './requests';
-import {
-  CpuMeter,
-  guardRun,
-  processBusyS,
-  RelayWatcher,
-  spawnEntry,
-  stackEnv,
-  stopChild,
-  waitForPort,
-  waitQuiet,
-} from './stack';
-import { datastoresPhase, mcpPhase, ToolCallClock } from './tools';
+import { loadPhase, soakPhase } from './load';
+import { CpuMeter, cpuProbeMs, monotonicUs } from './measure';
+import { relayPhase } from './relay';
+import { printProfiles, printReport, type Report } from './report';
+import { resultPhase, statusAndBaseline, statusLoadPhase, submitPhases, ttfePhase } from './requests';
+import { expressPhase } from './servers';
+import { Bench } from './stack';
+import { datastoresPhase, mcpPhase } from './tools';
 
-const API_KEY = 'bench-key-0123456789';
-type Mark = ReturnType<CpuMeter['mark']>;
-type Busy = Record<string, number>;
+export const PHASES = [
+  'submit',
+  'isolated',
+  'status',
+  'status-load',
+  'result',
+  'baseline',
+  'ttfe',
+  'relay',
+  'mcp',
+  'dag',
+  'datastores',
+  'load',
+  'express',
+  'soak',
+] as const;
+export type Phase = (typeof PHASES)[number];
+/** Phases that need no stack of the bench's own: they run alone (the stack is not started). */
+const STANDALONE: readonly Phase[] = ['express', 'soak'];
+/** 'isolated' (submits with the worker stopped) is a diagnostic: opt-in; express and soak are runs of their own. */
+const DEFAULT_PHASES: Phase[] = [
+  'submit',
+  'status',
+  'status-load',
+  'result',
+  'baseline',
+  'ttfe',
+  'relay',
+  'mcp',
+  'dag',
+  'datastores',
+  'load',
+];
 
-/** One run of the bench: what it started, what it measured, and the helpers every phase times with. */
-export class Bench {
-  readonly apiKey = API_KEY;
-  readonly rows: Row[] = [];
-  readonly taskCosts: Report['taskCosts'] = [];
-  readonly bursts: Report['bursts'] = [];
-  readonly relaySplits: Report['relaySplits'] = [];
-  /** Token emission times, keyed by the token text (see RELAY_TOKEN). */
-  readonly emittedAt = new Map<string, number>();
-  readonly mcpClock = new ToolCallClock();
-  readonly cpu = new CpuMeter(() => [
-    process.pid,
-    this.baseline?.pid,
-    this.client?.pid,
-    this.floorChild?.pid,
-    ...(this.bare?.children ?? []).map((c) => c.pid),
-    ...Object.values(this.stack?.children ?? {}).map((c) => c.proc.pid),
-  ]);
-  model!: ScriptedModel;
-  stack!: Stack;
-  watcher!: RelayWatcher;
-  redis!: Redis;
-  client!: BenchClient;
-  env!: NodeJS.ProcessEnv;
+export interface BenchOptions {
+  /** Client counts of the latency phases (each a closed loop, no think time), ascending. */
+  concurrency: number[];
+  warmup: number;
+  warmupReads: number;
+  submit: number;
+  submitPaced: number;
+  /** Rates (submits per second) of the paced submit rows, ascending. */
+  submitRates: number[];
+  status: number;
+  /** Background tasks that complete around the status-under-load row. */
+  statusLoadTasks: number;
+  resultRepeat: number;
+  baseline: number;
+  ttfe: number;
+  relayTasks: number;
+  relayTokens: number;
+  relayDelayMs: number;
+  /** Split each relay token's time at Redis pub/sub (worker hop, gateway hop); adds an observer, so off by default. */
+  relayHops: boolean;
+  /** MCP tool calls measured through runs (and as many direct calls and floor rounds). */
+  mcpCalls: number;
+  /** Runs of the 20-step DAG timed (after one warm-up run), each followed by a floor chain. */
+  dagRuns: number;
+  /** Runs of one named-query datastore call timed (after one warm-up run). */
+  datastoreRuns: number;
+  loadTasks: number;
+  loadSse: number;
+  loadTokens: number;
+  loadDelayMs: number;
+  loadConcurrency: number;
+  loadAccounts: number;
+  loadTimeoutS: number;
+  /** The express phase: requests per row, and rounds (each server at 1 and 8 clients). */
+  expressRequests: number;
+  expressRounds: number;
+  /** The soak phase: the service it checks (URL, API key), waves, tasks per wave, clients, pause after a wave. */
+  url: string;
+  key: string;
+  soakWaves: number;
+  soakTasks: number;
+  soakClients: number;
+  soakSettleMs: number;
+  timeLimitS: number;
+  phases: Set<Phase>;
+  /** Engine log and Redis append-only file in a temporary folder, as `npm start` runs. */
+  persist: boolean;
+  /** Folder for CPU profiles of gateway, worker and engine; unset = no profiling. */
   profileDir?: string;
-  baseline?: ChildProcess;
-  baselinePort!: Promise<number>;
-  bare?: BareRelay;
-  private floorWorker?: Promise<Floor>;
-  private floorChild?: ChildProcess;
-  private readonly dataDir?: string;
-  private readonly t0 = performance.now();
-  private cleaning?: Promise<void>;
-
-  constructor(readonly opts: BenchOptions) {
-    // Removed by cleanup(); only the bench's own temporary folder.
-    this.dataDir = opts.persist ? fs.mkdtempSync(path.join(os.tmpdir(), 'aes-bench-')) : undefined;
-  }
-
-  get gatewayUrl(): string {
-    return this.stack.gatewayUrl;
-  }
-  get maxClients(): number {
-    return this.opts.concurrency[this.opts.concurrency.length - 1];
-  }
-  readonly log = (s: string) => console.log(`[bench +${((performance.now() - this.t0) / 1000).toFixed(1)}s] ${s}`);
-  readonly left = () => this.t0 + this.opts.timeLimitS * 1000 - performance.now();
-
-  /** The scripted model (here), the stack, the watcher, the measuring client and the baseline server. */
-  async start(): Promise<void> {
-    this.model = await startScriptedModel({ port: 0, onTokenWritten: (delta) => this.onToken(delta) });
-    const apiKeys = [
-      `${API_KEY}:bench`,
-      ...Array.from({ length: this.opts.loadAccounts }, (_, i) => `${loadKey(i)}:load${i}`),
-    ];
-    const { env, profileDir, restore } = stackEnv(this.opts.profileDir, apiKeys, this.model.url);
-    [this.env, this.profileDir] = [env, profileDir];
-    this.log(
-      `starting the stack (${os.cpus().length} cores, Node ${process.version})${profileDir ? `, profiling into ${profileDir}` : ''}`,
-    );
-    const childLogs = this.opts.echoChildren ? new ChildLogs({ show: this.log }) : undefined;
-    this.stack = await startStack({
-      gatewayPort: 0,
-      temporalPort: 0,
-      demoMcpPort: 0,
-      env,
-      log: this.log,
-      childLogs,
-      dataDir: this.dataDir,
-    });
-    restore();
-    const p = this.pids();
-    this.log(
-      `stack up: ${this.stack.engine ?? 'external'} engine, gateway ${this.gatewayUrl} (pid ${p.gateway}), worker pid ${p.worker}, engine pid ${p.engine}, redis pid ${p.redis}`,
-    );
-    this.redis = new Redis(this.stack.redisUrl, { connectionName: 'bench' });
-    this.watcher = new RelayWatcher(this.stack.redisUrl);
-    await this.watcher.start();
-    this.client = startBenchClient(env);
-    // Unmeasured: the client process's own HTTP code gets optimised before any phase times it.
-    await this.client.warm(this.gatewayUrl, CLIENT_WARMUP);
-    this.baseline = spawnEntry('servers.ts', ['baseline', this.stack.redisUrl, BASELINE_KEY], env);
-    this.baselinePort = waitForPort(this.baseline);
-    this.baselinePort.catch(() => undefined); // reported when a phase awaits it
-  }
-
-  private onToken(delta: Record<string, unknown>): void {
-    this.mcpClock.onDelta(delta);
-    const k = typeof delta.content === 'string' ? delta.content.trim() : '';
-    if (RELAY_TOKEN.test(k)) this.emittedAt.set(k, performance.now());
-  }
-
-  /** The floor worker on the stack's engine, started on first use. */
-  floor(): Promise<Floor> {
-    this.floorWorker ??= startFloor(this.stack.env).then((f) => ((this.floorChild = f.child), f));
-    return this.floorWorker;
-  }
-
-  /** The stack's processes now (the isolated phase restarts the worker under a new pid). */
-  pids(): Record<string, number | undefined> {
-    const c = this.stack.children;
-    return {
-      gateway: c.gateway?.proc.pid,
-      worker: c.worker?.proc.pid,
-      engine: c.engine?.proc.pid,
-      redis: c.redis?.proc.pid,
-    };
-  }
-
-  busyByProcess(): Busy {
-    const all = { ...this.pids(), baseline: this.baseline?.pid };
-    return Object.fromEntries(Object.entries(all).flatMap(([name, pid]) => (pid ? [[name, processBusyS(pid)]] : [])));
-  }
-
-  /** CPU ms per unit of work, by process, between two busyByProcess() readings. */
-  cpuPer(busy0: Busy, busy1: Busy, n: number): Record<string, number> {
-    return Object.fromEntries(Object.keys(busy1).map((k) => [k, ((busy1[k] - (busy0[k] ?? 0)) * 1000) / n]));
-  }
-
-  /** Waits for the stack (and the floor worker) to settle; logs when it did not. */
-  async quiet(what = 'the stack'): Promise<void> {
-    const q = await waitQuiet(() => [...Object.values(this.pids()), this.baseline?.pid, this.floorChild?.pid]);
-    if (!q.quiet)
-      this.log(
-        `${what} did not settle (${q.cores.toFixed(2)} cores busy after ${(q.waitedMs / 1000).toFixed(1)} s); measuring anyway`,
-      );
-  }
-
-  /** One latency row from its samples, measured since the CPU mark m0 and monotonic time fromUs. */
-  addRow(
-    label: string,
-    concurrency: number | string,
-    lat: number[],
-    errors: number,
-    m0: Mark,
-    fromUs: number,
-    targetP99?: number,
-  ): Row {
-    const row: Row = {
-      label,
-      concurrency: String(concurrency),
-      s: summarize(lat),
-      errors,
-      targetP99,
-      otherCores: CpuMeter.foreignCores(m0, this.cpu.mark()),
-      window: { fromUs, toUs: monotonicUs() },
-    };
-    this.rows.push(row);
-    this.log(
-      `${label} @${concurrency}: n=${row.s.count} p50=${fmtMs(row.s.p50)} ms p99=${fmtMs(row.s.p99)} ms errors=${errors}`,
-    );
-    return row;
-  }
-
-  /** A closed loop of C clients in this process (SSE rows, which need the model's clock). */
-  async measure(
-    label: string,
-    C: number,
-    n: number,
-    job: (i: number) => Promise<{ ms: number; ok: boolean }>,
-    targetP99?: number,
-  ): Promise<Row> {
-    const lat: number[] = [];
-    let errors = 0;
-    const [m0, fromUs] = [this.cpu.mark(), monotonicUs()];
-    await closedLoop(n, C, async (i) => {
-      if (this.left() <= 0) return;
-      const r = await job(i).catch(() => ({ ms: NaN, ok: false }));
-      if (r.ok) lat.push(r.ms);
-      else errors++;
-    });
-    return this.addRow(label, C, lat, errors, m0, fromUs, targetP99);
-  }
-
-  /** Requests timed by the measuring client, after a quiet stack; the row gets the CPU each request cost, by process. */
-  async remote(
-    label: string,
-    concurrency: number | string,
-    job: Partial<ClientJob> & Pick<ClientJob, 'requests'>,
-    ok: (status: number) => boolean,
-    targetP99?: number,
-  ): Promise<ClientResult> {
-    await this.quiet(`${label} @${concurrency}: the stack`);
-    const [m0, fromUs, busy0] = [this.cpu.mark(), monotonicUs(), this.busyByProcess()];
-    const result = await this.client.run({ base: this.gatewayUrl, key: API_KEY, concurrency: 1, warmup: [], ...job });
-    const busy1 = this.busyByProcess();
-    const lat: number[] = [];
-    let errors = 0;
-    result.ms.forEach((ms, i) => (ok(result.status[i]) && Number.isFinite(ms) ? lat.push(ms) : errors++));
-    const row = this.addRow(label, concurrency, lat, errors, m0, fromUs, targetP99);
-    if (result.ms.length) row.cpuPerRequest = this.cpuPer(busy0, busy1, result.ms.length);
-    return result;
-  }
-
-  /**
-   * Rows of a phase that runs tasks one at a time and times them itself. This
-   * process serves the model (and the MCP server): it does not also follow every event meanwhile.
-   */
-  async unwatched(phase: () => Promise<Row[]>): Promise<void> {
-    await this.watcher.pause();
-    const [m0, fromUs] = [this.cpu.mark(), monotonicUs()];
-    const rows = await phase().finally(() => this.watcher.resume());
-    const otherCores = CpuMeter.foreignCores(m0, this.cpu.mark());
-    this.rows.push(...rows.map((r) => ({ ...r, otherCores, window: { fromUs, toUs: monotonicUs() } })));
-  }
-
-  /** Stops everything the run started (once, however often it is called). */
-  cleanup(): Promise<void> {
-    this.cleaning ??= (async () => {
-      this.watcher?.stop();
-      this.client?.close();
-      this.redis?.disconnect();
-      await (await this.floorWorker?.catch(() => undefined))?.stop();
-      if (this.baseline) await stopChild(this.baseline);
-      await this.bare?.stop();
-      await this.stack?.stop();
-      await this.model?.close();
-      if (this.dataDir) fs.rmSync(this.dataDir, { recursive: true, force: true });
-    })();
-    return this.cleaning;
-  }
-
-  children(): (ChildProcess | undefined)[] {
-    return [
-      ...Object.values(this.stack?.children ?? {}).map((c) => c.proc),
-      this.baseline,
-      this.floorChild,
-      ...(this.bare?.children ?? []),
-    ];
-  }
+  jsonOut?: string;
+  echoChildren: boolean;
 }
 
-/** The phases, in the order they run (the submit phase's tasks serve status and result). */
+export const USAGE = `npm run bench -- [options]
+
+Starts the whole stack (the ENGINE's Temporal engine, embedded by default; a
+private redis-server; worker; gateway; the scripted model in this process),
+measures, prints a table, stops everything.
+
+  --concurrency A,B      client counts of the latency phases; each phase
+                         runs once per count (1 = sequential)           (1,8)
+  --warmup N             unmeasured submits before each submit row      (50)
+                         (each one is a task the worker then runs)
+  --warmup-reads N       unmeasured requests before each read row        (500)
+                         (status, baseline, healthz, repeat result)
+  --submit N             background submits measured, per count        (500)
+                         (a p99 of N samples is its N/100-th worst: 500
+                         keeps one slow request from deciding it)
+  --submit-paced N       submits per paced row: open loop at a steady rate,
+                         the row the submit target is judged on (0 = skip) (300)
+  --submit-rate A,B      submits per second of the paced rows; keep them
+                         under what the worker can run (the task rate
+                         burst line prints it)                       (5,10,20)
+  --status N             GET /tasks/{id} measured, per count            (2000)
+  --status-load-tasks N  background tasks of each status-load pass: GET
+                         /tasks/{id} of them while they run and complete,
+                         paced at 2 reads a task a second beside the
+                         baseline server, then 8 clients closed-loop    (100)
+  --result-repeat N      repeat GET /tasks/{id}/result, per count       (1000)
+                         (first reads: the submitted tasks, split over the counts)
+  --baseline N           bare Express + Redis GET, and /healthz, per count (2000)
+  --ttfe N               POST / with SSE to first data: line, per count  (60)
+  --relay-tasks N        streamed tasks for the relay overhead at the
+                         highest count (fewer, in proportion, at lower)  (40)
+  --relay-tokens N       tokens per relay task                          (40)
+  --relay-delay MS       model delay before each token                  (20)
+  --relay-hops           also split each token's time at Redis pub/sub
+                         (worker hop, gateway hop) with a pattern
+                         subscription in this process: an observer the
+                         service does not have, which adds its own load
+                         to the figures it splits                       (off)
+  --mcp-calls N          MCP tool calls timed through runs (20 per run),
+                         as many direct SDK calls to the same server, and
+                         as many rounds of the floor workflow (bare SDK
+                         workflow, two activity hand-offs a round)      (200)
+  --dag-runs N           runs of the 20-step DAG timed, after a warm-up,
+                         each followed by a floor run (a bare chain of
+                         child workflows, as many links as dependent steps) (5)
+  --datastore-runs N     runs of one named SQLite query tool call timed,
+                         after a warm-up                                (30)
+  --load-tasks N         background tasks in the load phase             (1000)
+  --load-sse N           SSE clients on GET /tasks/{id}/events           (500)
+  --load-tokens N        tokens per load task (streamed to the relay)   (20)
+  --load-delay MS        model delay before each load token             (100)
+  --load-concurrency N   submit concurrency of the load phase           (64)
+  --load-accounts N      accounts the load tasks are spread over; each
+                         runs at most MAX_RUNNING_TASKS_PER_ACCOUNT     (10)
+  --load-timeout S       give up waiting for load tasks after S         (150)
+  --time-limit S         whole run; phases past it are skipped          (480)
+  --phases a,b,...       any of ${PHASES.join(',')}
+                         (default: all but isolated, a diagnostic that stops
+                         the worker to time the submit path alone, and the
+                         two that run without the bench's stack, alone:
+                         express and soak)
+
+  express: Express 5 on http.createServer against createExpressServer, two
+  servers of its own, the measuring client, their GC pauses
+  --express-requests N   requests per row                               (5000)
+  --express-rounds N     rounds, each server at 1 and 8 clients          (2)
+
+  soak: waves of one-turn background tasks against a running service (e.g.
+  SESSION_IDLE_CLOSE_MS=5000 npm start), throughput and RSS per wave
+  --url URL              the service                (http://127.0.0.1:$PORT, 8080)
+  --key KEY              its API key                                    (dev-key)
+  --soak-waves N         waves                                          (5)
+  --soak-tasks N         tasks per wave, on the key's account            (1000)
+  --soak-clients N       clients submitting them                        (16)
+  --soak-settle-ms MS    pause after a wave's last task, before the RSS  (5000)
+
+  --profile DIR          run gateway, worker and engine under the V8 CPU profiler,
+                         write profiles to DIR and print top self-time functions
+                         (latencies are inflated by the profiler in that run)
+  --persist              run the engine and Redis with persistence (engine
+                         log with fdatasync, Redis AOF everysec) in a
+                         temporary folder, as \`npm start\` does; default:
+                         in memory, as the end-to-end tests do
+  --json FILE            also write the raw results as JSON
+  --echo-children        show the children's output
+
+Environment equivalents: BENCH_CONCURRENCY, BENCH_WARMUP, BENCH_SUBMIT, ... (the
+flag name upper-cased, dashes as underscores, BENCH_ prefix).`;
+
+const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
+  warmup: ['warmup', 50, 0],
+  'warmup-reads': ['warmupReads', 500, 0],
+  submit: ['submit', 500, 1],
+  'submit-paced': ['submitPaced', 300, 0],
+  status: ['status', 2000, 1],
+  'status-load-tasks': ['statusLoadTasks', 100, 1],
+  'result-repeat': ['resultRepeat', 1000, 0],
+  baseline: ['baseline', 2000, 1],
+  ttfe: ['ttfe', 60, 1],
+  'relay-tasks': ['relayTasks', 40, 1],
+  'relay-tokens': ['relayTokens', 40, 1],
+  'relay-delay': ['relayDelayMs', 20, 0],
+  'mcp-calls': ['mcpCalls', 200, 1],
+  'dag-runs': ['dagRuns', 5, 1],
+  'datastore-runs': ['datastoreRuns', 30, 1],
+  'load-tasks': ['loadTasks', 1000, 1],
+  'load-sse': ['loadSse', 500, 0],
+  'load-tokens': ['loadTokens', 20, 1],
+  'load-delay': ['loadDelayMs', 100, 0],
+  'load-concurrency': ['loadConcurrency', 64, 1],
+  'load-accounts': ['loadAccounts', 10, 1],
+  'load-timeout': ['loadTimeoutS', 150, 10],
+  'express-requests': ['expressRequests', 5000, 1],
+  'express-rounds': ['expressRounds', 2, 1],
+  'soak-waves': ['soakWaves', 5, 1],
+  'soak-tasks': ['soakTasks', 1000, 1],
+  'soak-clients': ['soakClients', 16, 1],
+  'soak-settle-ms': ['soakSettleMs', 5000, 1],
+  'time-limit': ['timeLimitS', 480, 30],
+};
+const STRING_FLAGS = ['concurrency', 'submit-rate', 'phases', 'profile', 'json', 'url', 'key'];
+const BOOL_FLAGS = ['echo-children', 'persist', 'relay-hops'];
+
+type StringFlag = 'url' | 'key' | 'profileDir' | 'jsonOut' | 'echoChildren' | 'persist' | 'relayHops';
+const envName = (flag: string) => `BENCH_${flag.toUpperCase().replace(/-/g, '_')}`;
+
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
+  const raw: Record<string, string | undefined> = {};
+  for (const flag of [...Object.keys(INT_FLAGS), ...STRING_FLAGS, ...BOOL_FLAGS])
+    raw[flag] = env[envName(flag)] || undefined;
+  readFlags(argv, raw, USAGE, BOOL_FLAGS);
+  const opts: Record<string, unknown> = {};
+  for (const [flag, [key, dflt, min]] of Object.entries(INT_FLAGS)) {
+    const v = raw[flag] === undefined ? dflt : Number(raw[flag]);
+    if (!Number.isInteger(v) || v < min) throw new Error(`--${flag} must be an integer >= ${min}`);
+    opts[key] = v;
+  }
+  const concurrency = (raw.concurrency ?? '1,8').split(',').map((x) => Number(x.trim()));
+  if (concurrency.some((c) => !Number.isInteger(c) || c < 1))
+    throw new Error('--concurrency must be a list of integers >= 1');
+  concurrency.sort((a, b) => a - b);
+  const submitRates = (raw['submit-rate'] ?? '5,10,20').split(',').map((x) => Number(x.trim()));
+  if (submitRates.some((r) => !(r > 0))) throw new Error('--submit-rate must be a list of positive numbers');
+  submitRates.sort((a, b) => a - b);
+  const phases = (raw.phases ?? DEFAULT_PHASES.join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const p of phases)
+    if (!(PHASES as readonly string[]).includes(p)) throw new Error(`unknown phase ${p} (${PHASES.join(', ')})`);
+  const alone = phases.filter((p) => STANDALONE.includes(p as Phase));
+  if (alone.length && alone.length < phases.length)
+    throw new Error(`${alone.join(' and ')} run without the bench's stack: ask for them apart from the other phases`);
+  return {
+    ...(opts as Omit<BenchOptions, StringFlag | 'concurrency' | 'submitRates' | 'phases'>),
+    concurrency,
+    submitRates,
+    phases: new Set(phases as Phase[]),
+    url: raw.url ?? `http://127.0.0.1:${env.PORT ?? 8080}`,
+    key: raw.key ?? 'dev-key',
+    profileDir: raw.profile,
+    jsonOut: raw.json,
+    echoChildren: raw['echo-children'] === 'true' || raw['echo-children'] === '1',
+    persist: raw.persist === 'true' || raw.persist === '1',
+    relayHops: raw['relay-hops'] === 'true' || raw['relay-hops'] === '1',
+  };
+}
+
+// ---- the run --------------------------------------------------------------------------
+
+/** The stack's phases, in the order they run (the submit phase's tasks serve status and result). */
 async function runPhases(b: Bench): Promise<Report['load']> {
-  const has = (p: string) => b.opts.phases.has(p as never);
-  const ids = ['submit', 'isolated', 'status', 'result', 'baseline'].some(has) ? await submitPhases(b) : [];
+  const has = (p: Phase) => b.opts.phases.has(p);
+  const ids = (['submit', 'isolated', 'status', 'result', 'baseline'] as const).some(has) ? await submitPhases(b) : [];
   if (has('status-load')) await statusLoadPhase(b);
   await statusAndBaseline(b, ids);
   if (has('result') && ids.length) await resultPhase(b, ids);
   if (has('ttfe')) await ttfePhase(b);
-  if (has('relay')) {
-    const started = (bare: BareRelay) => (b.bare = bare);
-    const stackPids = () => Object.values(b.pids());
-    const relay = await runRelayPhase({
-      opts: b.opts,
-      gatewayUrl: b.gatewayUrl,
-      apiKey: b.apiKey,
-      redisUrl: b.stack.redisUrl,
-      modelUrl: b.model.url,
-      env: b.env,
-      emittedAt: b.emittedAt,
-      watcher: b.watcher,
-      cpu: b.cpu,
-      stackPids,
-      left: b.left,
-      log: b.log,
-      started,
-      targetP99: TARGETS.relay,
-    });
-    b.rows.push(...relay.rows);
-    b.relaySplits.push(...relay.splits);
-  }
-  if (has('mcp')) await b.unwatched(() => mcpPhase(b));
-  if (has('dag')) await b.unwatched(() => dagPhase(b));
-  if (has('datastores')) await b.unwatched(() => datastoresPhase(b));
+  if (has('relay')) await relayPhase(b);
+  if (has('mcp')) await b.unwatched(mcpPhase);
+  if (has('dag')) await b.unwatched(dagPhase);
+  if (has('datastores')) await b.unwatched(datastoresPhase);
   if (!has('load')) return undefined;
   if (b.left() < 30_000) return void b.log('load phase skipped: not enough of the time limit left');
   b.log(
@@ -327,9 +300,9 @@ async function runPhases(b: Bench): Promise<Report['load']> {
   return loadPhase(b, { ...b.pids(), 'bench (model + clients)': process.pid });
 }
 
-async function main(): Promise<void> {
-  const b = new Bench(parseOptions(process.argv.slice(2), process.env));
-  guardRun({ timeLimitS: b.opts.timeLimitS, cleanup: () => b.cleanup(), children: () => b.children(), log: b.log });
+/** Starts the stack, runs its phases, stops it, prints the report; a run that lost rows or tasks fails. */
+async function stackRun(opts: BenchOptions): Promise<void> {
+  const b = new Bench(opts);
   const [runMark, loadAvgAtStart, probeStart] = [b.cpu.mark(), os.loadavg(), cpuProbeMs()];
   const whole = { fromUs: 0, toUs: Infinity };
   let load: Report['load'];
@@ -347,42 +320,30 @@ async function main(): Promise<void> {
     await b.cleanup();
   }
   const otherCores = { run: CpuMeter.foreignCores(runMark, b.cpu.mark()), load: loadOtherCores };
+  const { rows, taskCosts, bursts, relaySplits } = b;
+  const probes = { start: probeStart, end: cpuProbeMs() };
   const engine = b.stack.engine ?? 'external';
-  printReport({
-    opts: b.opts,
-    engine,
-    rows: b.rows,
-    taskCosts: b.taskCosts,
-    bursts: b.bursts,
-    relaySplits: b.relaySplits,
-    load,
-    otherCores,
-    loadAvgAtStart,
-    probes: { start: probeStart, end: cpuProbeMs() },
-  });
-  if (b.profileDir)
-    printProfiles(
-      b.profileDir,
-      { gateway: b.pids().gateway, worker: b.pids().worker, engine: b.pids().engine },
-      b.rows,
-      whole,
-    );
-  if (b.opts.jsonOut) {
-    fs.writeFileSync(
-      b.opts.jsonOut,
-      JSON.stringify(
-        { options: { ...b.opts, phases: [...b.opts.phases] }, rows: b.rows, relaySplits: b.relaySplits, load },
-        null,
-        2,
-      ),
-    );
-    b.log(`raw results written to ${b.opts.jsonOut}`);
+  printReport({ opts, engine, rows, taskCosts, bursts, relaySplits, load, otherCores, loadAvgAtStart, probes });
+  const { gateway, worker, engine: enginePid } = b.pids();
+  if (b.profileDir) printProfiles(b.profileDir, { gateway, worker, engine: enginePid }, rows, whole);
+  if (opts.jsonOut) {
+    const raw = { options: { ...opts, phases: [...opts.phases] }, rows, relaySplits, load };
+    fs.writeFileSync(opts.jsonOut, JSON.stringify(raw, null, 2));
+    b.log(`raw results written to ${opts.jsonOut}`);
   }
-  const failed = (load && (load.timedOut || load.completed !== load.accepted)) || b.rows.some((r) => r.s.count === 0);
+  const failed = (load && (load.timedOut || load.completed !== load.accepted)) || rows.some((r) => r.s.count === 0);
   process.exitCode = failed ? 1 : 0;
 }
 
-main().catch((err) => {
-  console.error(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-  process.exitCode = 1;
-});
+async function main(): Promise<void> {
+  const opts = parseOptions(process.argv.slice(2), process.env);
+  if (opts.phases.has('express')) await expressPhase(opts);
+  if (opts.phases.has('soak')) await soakPhase(opts);
+  if (!STANDALONE.some((p) => opts.phases.has(p))) await stackRun(opts);
+}
+
+if (require.main === module)
+  main().catch((err) => {
+    console.error(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exitCode = 1;
+  });

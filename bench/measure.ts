@@ -1,18 +1,24 @@
 // How the bench measures: a keep-alive HTTP client timed from the call to the
 // last body byte, an SSE reader that stamps each chunk as it arrives, closed
-// loops of clients, nearest-rank percentiles over the raw samples, and two
-// probes of this process and machine (CPU speed, its own garbage).
+// loops of clients, nearest-rank percentiles over the raw samples, the CPU and
+// memory of processes from /proc (Linux), and probes of this process and
+// machine (CPU speed, its own garbage). It is also the preload that profiles
+// the stack's processes under `--profile` (see the end of this file).
 //
 // node:http rather than fetch: its per-request client cost is smaller and
 // steadier, and on two shared cores every client-side microsecond shows up in
 // the gateway's measured latency. Exact percentiles rather than histograms: a
 // few thousand samples fit in memory, and they keep p99 honest at small counts.
+import fs from 'node:fs';
 import http from 'node:http';
+import inspector from 'node:inspector';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { threadId } from 'node:worker_threads';
 
-// ---- statistics ---------------------------------------------------------------
+// ---- statistics -----------------------------------------------------------------------
 
 // The engine's package holds the one copy (its benches may import nothing of the service's tree).
 export { fmtMs, percentile, summarize, type Summary } from '../packages/embedded-temporal/bench/bench-stats';
@@ -43,7 +49,7 @@ export function monotonicUs(): number {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-// ---- HTTP client --------------------------------------------------------------
+// ---- HTTP client ----------------------------------------------------------------------
 
 export interface Timed {
   status: number;
@@ -232,7 +238,95 @@ export async function closedLoop(count: number, concurrency: number, job: (i: nu
   await Promise.all(lanes);
 }
 
-// ---- probes -------------------------------------------------------------------
+// ---- CPU and memory from /proc --------------------------------------------------------
+
+export interface Mem {
+  rssKiB?: number;
+  /** VmHWM, the kernel's own peak-RSS watermark, which cannot miss a spike the way sampling can. */
+  hwmKiB?: number;
+}
+
+export function readMem(pid: number | undefined): Mem {
+  if (!pid) return {};
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (name: string) => {
+      const m = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text);
+      return m ? Number(m[1]) : undefined;
+    };
+    return { rssKiB: field('VmRSS'), hwmKiB: field('VmHWM') };
+  } catch {
+    return {}; // the process is gone
+  }
+}
+
+/** Seconds of CPU (user + system) a process has used. */
+export function processBusyS(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may hold spaces; the fields after it are fixed.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(rest[11]) + Number(rest[12])) / 100; // utime, stime; USER_HZ 100
+  } catch {
+    return 0;
+  }
+}
+
+function machineBusyS(): number {
+  // cpu  user nice system idle iowait irq softirq steal ...: all but idle and iowait is busy.
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return (f[0] + f[1] + f[2] + f[5] + f[6] + (f[7] ?? 0)) / 100;
+}
+
+export interface CpuMark {
+  machineS: number;
+  oursS: number;
+  at: number;
+}
+
+/**
+ * How much CPU the rest of the machine used during a measurement: on a shared
+ * two-core box another process's burst is indistinguishable from a slow
+ * request, so each row carries this as a noise figure.
+ */
+export class CpuMeter {
+  constructor(private readonly pids: () => (number | undefined)[]) {}
+
+  mark(): CpuMark {
+    let ours = 0;
+    for (const pid of this.pids()) if (pid) ours += processBusyS(pid);
+    return { machineS: machineBusyS(), oursS: ours, at: Date.now() };
+  }
+
+  /** Average cores used by processes outside the bench and its stack between two marks. */
+  static foreignCores(a: CpuMark, b: CpuMark): number {
+    const wall = (b.at - a.at) / 1000;
+    if (wall <= 0) return 0;
+    return Math.max(0, b.machineS - a.machineS - (b.oursS - a.oursS)) / wall;
+  }
+}
+
+/**
+ * Waits until the given processes together use under 0.05 cores for half a
+ * second (at most 15 s): a row must not start while the stack still digests
+ * the previous one (workflow tasks, a compaction, a full GC after a burst).
+ */
+export async function waitQuiet(
+  pids: () => (number | undefined)[],
+): Promise<{ quiet: boolean; cores: number; waitedMs: number }> {
+  const busy = () => pids().reduce<number>((sum, pid) => sum + (pid ? processBusyS(pid) : 0), 0);
+  const t0 = Date.now();
+  for (;;) {
+    const a = busy();
+    await sleep(500);
+    const cores = (busy() - a) / 0.5;
+    const waitedMs = Date.now() - t0;
+    if (cores < 0.05) return { quiet: true, cores, waitedMs };
+    if (waitedMs >= 15_000) return { quiet: false, cores, waitedMs };
+  }
+}
+
+// ---- probes ---------------------------------------------------------------------------
 
 /**
  * Milliseconds a fixed single-threaded workload takes (JSON round trips of a
@@ -272,3 +366,39 @@ export function collectOwnGarbage(): void {
   }
   gc();
 }
+
+// ---- the profiler preload -------------------------------------------------------------
+
+// `--profile DIR` preloads this file into the gateway, worker and engine (NODE_OPTIONS=--require,
+// since Node refuses --cpu-prof there; see stackEnv): it loads nothing but Node's own modules and
+// the statistics, so the profiled processes carry no more of the bench than the profiler. With
+// PROFILE_ENV naming a folder, the V8 sampling profiler starts in-process and writes a
+// .cpuprofile there when the process exits; report.ts summarises them.
+export const PROFILE_ENV = 'BENCH_CPU_PROF_DIR';
+
+function startProfiler(dir: string): void {
+  const session = new inspector.Session();
+  session.connect();
+  session.post('Profiler.enable');
+  session.post('Profiler.start');
+  let written = false;
+  process.on('exit', () => {
+    if (written) return;
+    written = true;
+    // The in-process inspector answers synchronously, so this completes inside an 'exit' handler.
+    session.post('Profiler.stop', (err, res) => {
+      if (err || !res) return;
+      const name = (process.argv[1] ?? 'node')
+        .split(path.sep)
+        .slice(-2)
+        .join('_')
+        .replace(/[^A-Za-z0-9_-]/g, '_');
+      fs.writeFileSync(
+        path.join(dir, `CPU.${name}.${process.pid}.${threadId}.cpuprofile`),
+        JSON.stringify(res.profile),
+      );
+    });
+  });
+}
+
+if (process.env[PROFILE_ENV]) startProfiler(process.env[PROFILE_ENV]);

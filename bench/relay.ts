@@ -4,13 +4,18 @@
 // relay of two processes of its own (bench/servers.ts bare-publisher and
 // bare-sse) standing where the worker and the gateway stand. The bare relay's
 // figures are what four process wake-ups per token cost on these cores with
-// almost no work between them; what the service adds is the difference.
+// almost no work between them; what the service adds is the difference. And
+// the bench's view of the event relay: the Redis watcher that tells it when tasks end.
 import type { ChildProcess } from 'node:child_process';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import type { BenchOptions } from './options';
+import Redis from 'ioredis';
+import type { AgentEvent } from '../src/common/relay/events';
+import { CHANNEL_PREFIX, taskIdFromChannel } from '../src/common/relay/keys';
+import type { BenchOptions } from './main';
 import {
   closedLoop,
   collectOwnGarbage,
+  CpuMeter,
   fmtMs,
   HttpTarget,
   monotonicUs,
@@ -18,16 +23,18 @@ import {
   summarize,
   Summary,
   target,
+  waitQuiet,
 } from './measure';
-import { BARE_RELAY_LABEL, RELAY_LABEL, Row, START_BURST_MS } from './report';
-import { CpuMeter, RelayWatcher, spawnEntry, stopChild, waitForPort, waitQuiet } from './stack';
+import { BARE_RELAY_LABEL, RELAY_LABEL, Row, rowOf, START_BURST_MS, TARGETS } from './report';
+import { spawnEntry, stopChild, waitForPort } from './servers';
+import type { Bench } from './stack';
 
 /** Relay tokens are 'z' + 5 base-36 digits: unique, and one scripted-model token each (<= 6 characters). */
 export const RELAY_TOKEN = /^z[0-9a-z]{5}$/;
 /** Sampling period of a row's event-loop delay monitor (a 1 ms timer woke this process a thousand times a second). */
 const LOOP_DELAY_RESOLUTION_MS = 10;
 
-// ---- the bare relay ---------------------------------------------------------------
+// ---- the bare relay -------------------------------------------------------------------
 
 export interface BareRelay {
   /** Base URL of its SSE server (POST / with {message}). */
@@ -53,7 +60,7 @@ export async function startBareRelay(redisUrl: string, modelUrl: string, env: No
   }
 }
 
-// ---- one relay row -----------------------------------------------------------------
+// ---- one relay row --------------------------------------------------------------------
 
 /** One relayed token: when the model wrote it, its end-to-end time, and its two hops when the watcher saw it. */
 export interface TokenTiming {
@@ -140,7 +147,7 @@ export async function measureRelayRow(inp: RelayRowInput): Promise<RelayRowSampl
   return out;
 }
 
-// ---- tokens near a task's start ------------------------------------------------------
+// ---- tokens near a task's start -------------------------------------------------------
 
 export interface HopSummaries {
   total: Summary;
@@ -186,148 +193,193 @@ export function splitByStart(
   };
 }
 
-// ---- the phase -------------------------------------------------------------------------
+// ---- the bench's view of the event relay ----------------------------------------------
 
-export interface RelayPhaseInput {
-  opts: BenchOptions;
-  gatewayUrl: string;
-  apiKey: string;
-  redisUrl: string;
-  modelUrl: string;
-  env: NodeJS.ProcessEnv;
-  emittedAt: ReadonlyMap<string, number>;
-  watcher: RelayWatcher;
-  cpu: CpuMeter;
-  /** The stack's processes, for the quiet wait before each row. */
-  stackPids: () => (number | undefined)[];
-  left: () => number;
-  log: (line: string) => void;
-  /** Told of the bare relay as soon as it runs, so an interrupted run can stop it. */
-  started: (bare: BareRelay) => void;
-  targetP99: number;
+export interface Ended {
+  type: string;
+  /** performance.now() when the terminal event was seen. */
+  at: number;
 }
+
+/**
+ * A pattern subscription on the stack's Redis to every task's event channel.
+ * It tells the bench when tasks end without polling the API (polling would add
+ * load to the gateway being measured), and it stamps when a token reached Redis
+ * pub/sub, which splits the relay's time into the worker's and the gateway's hop.
+ */
+export class RelayWatcher {
+  readonly ended = new Map<string, Ended>();
+  /** Extra per-event callback (the relay phase's hop split); cheap when unset. */
+  onEvent?: (ev: AgentEvent, at: number) => void;
+  private readonly sub: Redis;
+  private waiters: (() => void)[] = [];
+
+  constructor(redisUrl: string) {
+    this.sub = new Redis(redisUrl, { lazyConnect: true, connectionName: 'bench-watch' });
+    this.sub.on('pmessage', (_pattern: string, channel: string, message: string) => this.onMessage(channel, message));
+  }
+
+  private onMessage(channel: string, message: string): void {
+    const at = performance.now();
+    const taskId = taskIdFromChannel(channel);
+    if (!taskId) return;
+    let ev: AgentEvent;
+    try {
+      // `<publish ms> <JSON>`, as the relay publishes (src/common/relay/publisher.ts).
+      ev = JSON.parse(message.startsWith('{') ? message : message.slice(message.indexOf(' ') + 1)) as AgentEvent;
+    } catch {
+      return;
+    }
+    this.onEvent?.(ev, at);
+    if (ev.type !== 'agent_completed' && ev.type !== 'agent_error') return;
+    if (!this.ended.has(taskId)) this.ended.set(taskId, { type: ev.type, at });
+    const ws = this.waiters;
+    this.waiters = [];
+    for (const w of ws) w();
+  }
+
+  async start(): Promise<void> {
+    await this.sub.connect();
+    await this.resume();
+  }
+
+  /** Resolves when every id has ended or the time is up; returns the ids still running. */
+  async waitAll(ids: string[], timeoutMs: number): Promise<string[]> {
+    const end = performance.now() + timeoutMs;
+    for (;;) {
+      const missing = ids.filter((id) => !this.ended.has(id));
+      if (missing.length === 0 || performance.now() >= end) return missing;
+      // Wake on the next terminal event, or after a second.
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.min(1000, Math.max(1, end - performance.now())));
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /**
+   * Unsubscribes until resume(). The subscription is an observer the service
+   * does not have: Redis writes every event to it too, and this process wakes
+   * for each one, on the very cores whose delays the relay row measures. Tasks
+   * that end meanwhile are not seen.
+   */
+  async pause(): Promise<void> {
+    await this.sub.punsubscribe();
+  }
+
+  async resume(): Promise<void> {
+    await this.sub.psubscribe(`${CHANNEL_PREFIX}*`);
+  }
+
+  stop(): void {
+    this.sub.disconnect();
+  }
+}
+
+// ---- the phase ------------------------------------------------------------------------
 
 type TimedRow = { r: RelayRowSamples; otherCores: number; window: Row['window'] };
 
-export async function runRelayPhase(inp: RelayPhaseInput): Promise<{ rows: Row[]; splits: RelaySplit[] }> {
-  const { opts, log, left } = inp;
-  const levels = opts.concurrency;
-  const maxC = levels[levels.length - 1];
+/** At each stream count: the service's relay row and its split by task starts, then the bare relay's row. */
+export async function relayPhase(b: Bench): Promise<void> {
+  const { opts, log } = b;
   let counter = 0;
   const nextToken = () => `z${(counter++).toString(36).padStart(5, '0')}`;
   // The streams end on their own: the watcher is needed only for the hop split, and unsubscribed it
   // is no extra subscriber for Redis to write to nor an extra wake-up of this process per event.
-  if (!opts.relayHops) await inp.watcher.pause();
-  const bare = await startBareRelay(inp.redisUrl, inp.modelUrl, inp.env);
-  inp.started(bare);
-  const quietPids = () => [...inp.stackPids(), ...bare.children.map((c) => c.pid)];
-  const row = async (
-    C: number,
-    tasks: number,
-    base: string,
-    key: string | null,
-    relayDelayMs = opts.relayDelayMs,
-  ): Promise<TimedRow> => {
+  if (!opts.relayHops) await b.watcher.pause();
+  const bare = (b.bare = await startBareRelay(b.stack.redisUrl, b.model.url, b.env));
+  const row = async (C: number, tasks: number, base: string, key: string | null, relayDelayMs = opts.relayDelayMs) => {
     // The last phase's tasks finished first, and this process's heap collected, so its next major GC is not due in the row.
-    const q = await waitQuiet(quietPids);
+    const q = await waitQuiet(() => [...Object.values(b.pids()), ...bare.children.map((c) => c.pid)]);
     if (!q.quiet)
       log(
         `relay @${C}: the stack did not settle (${q.cores.toFixed(2)} cores busy after ${(q.waitedMs / 1000).toFixed(1)} s); measuring anyway`,
       );
     collectOwnGarbage();
-    const [m0, fromUs] = [inp.cpu.mark(), monotonicUs()];
+    const [m0, fromUs] = [b.cpu.mark(), monotonicUs()];
     const api = target(base, key, C);
-    const r = await measureRelayRow({
-      api,
-      streams: C,
-      tasks,
-      opts: { ...opts, relayDelayMs },
-      emittedAt: inp.emittedAt,
-      watcher: inp.watcher,
-      nextToken,
-      left,
-    });
+    const { emittedAt, watcher, left } = b;
+    const inp = { api, streams: C, tasks, opts: { ...opts, relayDelayMs }, emittedAt, watcher, nextToken, left };
+    const r = await measureRelayRow(inp);
     api.agent.destroy();
-    return { r, otherCores: CpuMeter.foreignCores(m0, inp.cpu.mark()), window: { fromUs, toUs: monotonicUs() } };
+    return { r, otherCores: CpuMeter.foreignCores(m0, b.cpu.mark()), window: { fromUs, toUs: monotonicUs() } };
   };
-  const rows: Row[] = [];
-  const splits: RelaySplit[] = [];
   try {
     // Unmeasured: the bare relay's processes optimise their code on their first tokens, as the service's did before.
-    await row(maxC, 2 * maxC, bare.url, null, 1);
-    for (const C of levels) {
-      if (left() <= 0) break;
-      const tasks = Math.max(3, Math.round((opts.relayTasks * C) / maxC));
-      const service = await row(C, tasks, inp.gatewayUrl, inp.apiKey);
+    await row(b.maxClients, 2 * b.maxClients, bare.url, null, 1);
+    for (const C of opts.concurrency) {
+      if (b.left() <= 0) break;
+      const tasks = Math.max(3, Math.round((opts.relayTasks * C) / b.maxClients));
+      const service = await row(C, tasks, b.gatewayUrl, b.apiKey);
       const split = splitByStart(C, service.r.tokens, service.r.postedAt, START_BURST_MS);
-      splits.push(split);
-      const mine = serviceRows(C, service, inp.targetP99, opts.relayHops);
-      rows.push(...mine);
+      b.relaySplits.push(split);
+      const mine = serviceRows(C, service, opts.relayHops);
+      b.rows.push(...mine);
       logRelayRow(log, C, tasks, mine[0], service.r, split);
-      if (left() <= 0) break;
-      rows.push(bareRelayRow(log, C, await row(C, tasks, bare.url, null)));
+      if (b.left() <= 0) break;
+      b.rows.push(bareRelayRow(log, C, await row(C, tasks, bare.url, null)));
     }
   } finally {
     await bare.stop();
-    if (!opts.relayHops) await inp.watcher.resume();
+    if (!opts.relayHops) await b.watcher.resume();
   }
-  return { rows, splits };
-}
-
-/** The bare relay's row at C streams, the baseline beside the service's; logged. */
-function bareRelayRow(log: RelayPhaseInput['log'], C: number, b: TimedRow): Row {
-  const baseline: Row = {
-    label: BARE_RELAY_LABEL,
-    concurrency: streamsOf(C),
-    s: summarize(b.r.tokens.map((t) => t.ms)),
-    errors: b.r.errors,
-    otherCores: b.otherCores,
-    window: b.window,
-  };
-  log(
-    `bare relay @${C}: ${baseline.s.count} tokens, p50=${fmtMs(baseline.s.p50)} ms p99=${fmtMs(baseline.s.p99)} ms, errors ${b.r.errors}; this process's event-loop delay p99 ${fmtMs(b.r.loopDelayP99Ms)} ms`,
-  );
-  return baseline;
 }
 
 const streamsOf = (C: number) => `${C} stream${C > 1 ? 's' : ''}`;
 
-function serviceRows(C: number, t: TimedRow, targetP99: number, hops: boolean): Row[] {
-  const streams = streamsOf(C);
+/** The bare relay's row at C streams, the baseline beside the service's; logged. */
+function bareRelayRow(log: Bench['log'], C: number, t: TimedRow): Row {
+  const { otherCores, window } = t;
+  const baseline = rowOf(
+    BARE_RELAY_LABEL,
+    streamsOf(C),
+    t.r.tokens.map((x) => x.ms),
+    { errors: t.r.errors, otherCores, window },
+  );
+  log(
+    `bare relay @${C}: ${baseline.s.count} tokens, p50=${fmtMs(baseline.s.p50)} ms p99=${fmtMs(baseline.s.p99)} ms, errors ${t.r.errors}; this process's event-loop delay p99 ${fmtMs(t.r.loopDelayP99Ms)} ms`,
+  );
+  return baseline;
+}
+
+/** The service's relay row at C streams, and with the hop split its two hops. */
+function serviceRows(C: number, t: TimedRow, hops: boolean): Row[] {
+  const { otherCores, window } = t;
   const of = (pick: (x: TokenTiming) => number | undefined) =>
-    summarize(t.r.tokens.flatMap((x) => (pick(x) === undefined ? [] : [pick(x)!])));
-  const rows: Row[] = [
-    {
-      label: RELAY_LABEL,
-      concurrency: streams,
-      s: of((x) => x.ms),
-      errors: t.r.errors,
-      targetP99,
-      otherCores: t.otherCores,
-      window: t.window,
-    },
+    t.r.tokens.flatMap((x) => (pick(x) === undefined ? [] : [pick(x)!]));
+  const main = { errors: t.r.errors, targetP99: TARGETS.relay, otherCores, window };
+  const rows = [
+    rowOf(
+      RELAY_LABEL,
+      streamsOf(C),
+      of((x) => x.ms),
+      main,
+    ),
   ];
-  if (hops) {
-    rows.push({
-      label: '  of which: model -> Redis pub/sub (worker hop)',
-      concurrency: streams,
-      s: of((x) => x.workerMs),
-      errors: 0,
-      otherCores: t.otherCores,
-    });
-    rows.push({
-      label: '  of which: Redis pub/sub -> SSE client (gateway hop)',
-      concurrency: streams,
-      s: of((x) => x.gatewayMs),
-      errors: 0,
-      otherCores: t.otherCores,
-    });
-  }
+  if (hops)
+    rows.push(
+      rowOf(
+        '  of which: model -> Redis pub/sub (worker hop)',
+        streamsOf(C),
+        of((x) => x.workerMs),
+        { otherCores },
+      ),
+      rowOf(
+        '  of which: Redis pub/sub -> SSE client (gateway hop)',
+        streamsOf(C),
+        of((x) => x.gatewayMs),
+        { otherCores },
+      ),
+    );
   return rows;
 }
 
 function logRelayRow(
-  log: (line: string) => void,
+  log: Bench['log'],
   C: number,
   tasks: number,
   row: Row,

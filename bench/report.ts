@@ -1,14 +1,27 @@
-// The report of `npm run bench`: the table with verdicts, the targets judged
-// against floors measured in the same run, CPU per request and per task, the
-// submit bursts, the relay splits, the load phase and the method notes.
+// The report of `npm run bench`: the targets, the table with verdicts, the
+// targets judged against floors measured in the same run, CPU per request and
+// per task, the submit bursts, the relay splits, the load phase (load.ts prints
+// its table), the method notes, and with `--profile` each process's busiest
+// functions during the rows that missed.
+import fs from 'node:fs';
 import os from 'node:os';
-import { parseServerTiming } from '../src/gateway/middleware/server-timing';
-import type { ClientResult } from './client';
-import type { LoadResult } from './load';
-import { fmtMiB, fmtMs, summarize, Summary, table } from './measure';
-import type { BenchOptions } from './options';
+import path from 'node:path';
+import type { CallFrame, CpuProfile } from '../packages/embedded-temporal/bench/bench-profile';
+import { loadTable, type LoadResult } from './load';
+import type { BenchOptions } from './main';
+import { fmtMs, monotonicUs, summarize, Summary, table } from './measure';
 import type { HopSummaries, RelaySplit } from './relay';
 
+/** The absolute targets (p99, ms); MCP and DAG are judged against floors instead (FLOOR_RATIO). */
+export const TARGETS = {
+  submit: 20,
+  status: 5,
+  statusUnderLoad: 10,
+  statusSaturated: 50,
+  result: 10,
+  relay: 5,
+  datastore: 10,
+} as const;
 /** GET /healthz sent by the measuring client before the first phase (about a second). */
 export const CLIENT_WARMUP = 3000;
 /** Other processes' CPU (cores) above which a row's tails are not to be trusted. */
@@ -37,6 +50,15 @@ export interface Row {
   cpuPerRequest?: Record<string, number>;
 }
 
+/** A row of samples, with no target unless `extra` gives one. */
+export const rowOf = (label: string, concurrency: string, samples: number[], extra: Partial<Row> = {}): Row => ({
+  label,
+  concurrency,
+  s: summarize(samples),
+  errors: 0,
+  ...extra,
+});
+
 /** Judges `row` against `floor`: its target becomes FLOOR_RATIO times the floor's p99. */
 export function judgeAgainstFloor(row: Row, floor: Row): Row {
   const targetP99 = floor.s.count ? Math.round(FLOOR_RATIO * floor.s.p99 * 100) / 100 : undefined;
@@ -64,36 +86,6 @@ export interface Report {
   otherCores: { run: number; load?: number };
   loadAvgAtStart: number[];
   probes: { start: number; end: number };
-}
-
-/**
- * Where a submit's time went, from the gateway's Server-Timing header: its
- * whole handling (arrival to response headers), the engine's start call within
- * it, and the rest (client, loopback, the gateway's event loop outside Express).
- */
-export function submitSplitRows(
-  result: ClientResult,
-  ok: (status: number) => boolean,
-  concurrency: string,
-  otherCores: number | undefined,
-): Row[] {
-  const inGateway: number[] = [];
-  const start: number[] = [];
-  const outside: number[] = [];
-  result.ms.forEach((ms, i) => {
-    const t = parseServerTiming(result.serverTiming?.[i]);
-    if (!ok(result.status[i]) || !Number.isFinite(ms) || t.total === undefined) return;
-    inGateway.push(t.total);
-    if (t['temporal-start'] !== undefined) start.push(t['temporal-start']);
-    outside.push(Math.max(0, ms - t.total));
-  });
-  if (!inGateway.length) return [];
-  const row = (label: string, v: number[]): Row => ({ label, concurrency, s: summarize(v), errors: 0, otherCores });
-  return [
-    row('  of which: in the gateway (Server-Timing total)', inGateway),
-    row('  of which: engine start call (temporal-start)', start),
-    row('  of which: outside the handler (client - total)', outside),
-  ];
 }
 
 const noisy = (r: Row) => (r.otherCores ?? 0) >= NOISY_CORES;
@@ -231,56 +223,6 @@ function relayLines(rep: Report): string[] {
   return out;
 }
 
-function loadTables(rep: Report): string[] {
-  const { load, opts } = rep;
-  if (!load) return [];
-  const ok = !load.timedOut && load.completed === load.tasks;
-  const facts: [string, string][] = [
-    ['tasks accepted (202)', `${load.accepted} / ${load.tasks} (errors ${load.submitErrors})`],
-    [
-      `submit latency under load (${opts.loadConcurrency} clients)`,
-      `p50 ${fmtMs(load.submit.p50)} ms, p99 ${fmtMs(load.submit.p99)} ms`,
-    ],
-    [
-      'submit window',
-      `${load.submitSeconds.toFixed(1)} s (${(load.accepted / load.submitSeconds).toFixed(0)} tasks/s)`,
-    ],
-    ['peak tasks in flight (accepted, not ended)', String(load.peakInFlight)],
-    [
-      'peak model calls open at once',
-      `${load.peakModelCalls} (bounded by ${opts.loadAccounts} accounts x MAX_RUNNING_TASKS_PER_ACCOUNT and the worker's activity slots, SDK default 100)`,
-    ],
-    ['SSE clients opened / peak open at once', `${load.sse.opened} / ${load.sse.peakOpen} (failed ${load.sse.failed})`],
-    [
-      'SSE clients that saw agent_completed',
-      `${load.sse.completed} / ${load.sse.requested}, ${load.sse.tokens} tokens, ${load.sse.seqGaps} seq gaps`,
-    ],
-    ['tasks ended (relay) / completed', `${load.ended} / ${load.completed}`],
-    [
-      'GET /tasks/{id} sweep afterwards',
-      Object.entries(load.statusSweep)
-        .map(([k, v]) => `${k}: ${v}`)
-        .join(', '),
-    ],
-    ['load start -> last task ended', `${load.drainSeconds.toFixed(1)} s`],
-    ['other CPU during the load phase', `${(rep.otherCores.load ?? 0).toFixed(2)} cores`],
-    ['all tasks completed', ok ? 'YES' : 'NO'],
-  ];
-  const mem = Object.entries(load.mem).map(([name, m]) => [
-    name,
-    fmtMiB(m.beforeKiB),
-    fmtMiB(m.peakSampledKiB),
-    fmtMiB(m.hwmKiB),
-  ]);
-  return [
-    '',
-    `-- load: ${load.tasks} background tasks over ${opts.loadAccounts} accounts ([[slow delay=${opts.loadDelayMs} tokens=${opts.loadTokens}]], tokens streamed to the relay), ${opts.loadSse} SSE clients --`,
-    table([['', 'value'], ...facts], () => false),
-    '',
-    table([['process', 'RSS before load', 'peak RSS sampled (250 ms)', 'VmHWM (lifetime peak)'], ...mem]),
-  ];
-}
-
 function methodNotes(rep: Report): string[] {
   const { opts } = rep;
   return [
@@ -290,7 +232,7 @@ function methodNotes(rep: Report): string[] {
     '',
     'Method (docs/benchmarks.md says more):',
     `- Latency rows: closed loops of N clients (the clients column; ${opts.concurrency.join(' and ')}), no think time, keep-alive node:http,`,
-    `  timed from the call to the last body byte by a measuring client in a process of its own (bench/client.ts, warmed with`,
+    `  timed from the call to the last body byte by a measuring client in a process of its own (bench/servers.ts, warmed with`,
     `  ${CLIENT_WARMUP} requests), after unmeasured requests through the same code (${opts.warmupReads} before a read row, ${opts.warmup} before a submit`,
     '  row). A row starts once engine, worker, gateway and redis used under 0.05 cores for 0.5 s (the log says when not).',
     '- Submit is judged at steady rates (open loop); the closed-loop rows are bursts, a backlog of tasks, with no target.',
@@ -317,8 +259,162 @@ export function printReport(rep: Report): void {
     ...floorTable(rep.rows, rep.engine),
     ...cpuTables(rep),
     ...relayLines(rep),
-    ...loadTables(rep),
+    ...(rep.load ? loadTable(rep.load, rep.opts, rep.otherCores.load) : []),
     ...methodNotes(rep),
   ];
   console.log(out.join('\n'));
+}
+
+// ---- CPU profiles (--profile) ---------------------------------------------------------
+
+type Window = NonNullable<Row['window']>;
+
+export interface ProfileSummary {
+  /** Wall time covered by the profile, and the part of it not idle, ms. */
+  totalMs: number;
+  busyMs: number;
+  top: { name: string; where: string; selfMs: number; pct: number }[];
+  groups: { group: string; pct: number }[];
+  /** Runs of consecutive garbage-collector samples: an estimate of GC pauses, longest first (ms). */
+  gcPausesMs: number[];
+}
+
+const ROOT = path.resolve(__dirname, '..');
+const shortUrl = (url: string) => url.replace(/^file:\/\//, '').replace(`${ROOT}/`, '');
+
+function groupOf(frame: CallFrame): string {
+  const name = frame.functionName;
+  if (name === '(idle)' || name === '(garbage collector)') return name;
+  if (name === '(program)') return '(program: V8/native, unattributed)';
+  const u = shortUrl(frame.url);
+  if (!u) return '(native / builtins)';
+  if (u.startsWith('node:')) return `node: ${u.slice(5).split('/')[0]}`;
+  const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
+  return nm ? `npm: ${nm[1]}` : `project: ${u.split('/').slice(0, 2).join('/')}`;
+}
+
+/** Self time (µs) per node over the samples inside `window`, and the GC pauses among them. */
+function selfTimes(prof: CpuProfile, window: Window): { selfUs: Map<number, number>; gcPausesMs: number[] } {
+  const gcNode = new Set(prof.nodes.filter((n) => n.callFrame.functionName === '(garbage collector)').map((n) => n.id));
+  const selfUs = new Map<number, number>();
+  const gcPausesMs: number[] = [];
+  let gcRun = 0;
+  // timeDeltas[i] is the gap before sample i; charging it to sample i is how DevTools computes self time.
+  let t = prof.startTime;
+  for (let i = 0; i < prof.samples.length; i++) {
+    const d = prof.timeDeltas[i] ?? 0;
+    t += d;
+    if (t < window.fromUs || t > window.toUs) continue;
+    selfUs.set(prof.samples[i], (selfUs.get(prof.samples[i]) ?? 0) + d);
+    if (gcNode.has(prof.samples[i])) gcRun += prof.timeDeltas[i + 1] ?? 0;
+    else if (gcRun > 0) {
+      gcPausesMs.push(gcRun / 1000);
+      gcRun = 0;
+    }
+  }
+  if (gcRun > 0) gcPausesMs.push(gcRun / 1000);
+  return { selfUs, gcPausesMs: gcPausesMs.sort((a, b) => b - a) };
+}
+
+/** Self time per function and per area over the samples taken inside `window` (monotonic µs). */
+export function summarizeProfile(prof: CpuProfile, window: Window, topN: number): ProfileSummary {
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const { selfUs, gcPausesMs } = selfTimes(prof, window);
+  const fn = new Map<string, { name: string; where: string; us: number }>();
+  const groups = new Map<string, number>();
+  let idleUs = 0;
+  let totalUs = 0;
+  for (const [id, us] of selfUs) {
+    const f = byId.get(id)?.callFrame;
+    if (!f) continue;
+    totalUs += us;
+    if (f.functionName === '(idle)') {
+      idleUs += us;
+      continue;
+    }
+    groups.set(groupOf(f), (groups.get(groupOf(f)) ?? 0) + us);
+    // Project files are compiled on load: their line numbers would mislead, so name the file only.
+    const short = shortUrl(f.url);
+    const where = !f.url
+      ? ''
+      : short.includes('node_modules/') || short.startsWith('node:')
+        ? `${short}:${f.lineNumber + 1}`
+        : short;
+    const cur = fn.get(`${f.functionName}|${where}`) ?? { name: f.functionName || '(anonymous)', where, us: 0 };
+    cur.us += us;
+    fn.set(`${f.functionName}|${where}`, cur);
+  }
+  const busyUs = totalUs - idleUs;
+  const pct = (us: number) => (busyUs > 0 ? (100 * us) / busyUs : 0);
+  const top = [...fn.values()].sort((a, b) => b.us - a.us).slice(0, topN);
+  return {
+    totalMs: totalUs / 1000,
+    busyMs: busyUs / 1000,
+    top: top.map((x) => ({ name: x.name, where: x.where, selfMs: x.us / 1000, pct: pct(x.us) })),
+    groups: [...groups.entries()].sort((a, b) => b[1] - a[1]).map(([group, us]) => ({ group, pct: pct(us) })),
+    gcPausesMs,
+  };
+}
+
+/** The main-thread profiles (thread id 0: where requests queue) of the named processes. */
+function mainThreadProfiles(
+  dir: string,
+  pids: Record<string, number | undefined>,
+): { name: string; prof: CpuProfile }[] {
+  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.0.cpuprofile')) : [];
+  return Object.entries(pids).flatMap(([name, pid]) =>
+    files
+      .filter((f) => pid && f.split('.').includes(String(pid)))
+      .map((f) => ({ name, prof: JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as CpuProfile })),
+  );
+}
+
+/** For every row that missed its target, each process's main thread in that row's window; then the whole run. */
+export function printProfiles(dir: string, pids: Record<string, number | undefined>, rows: Row[], whole: Window): void {
+  const profiles = mainThreadProfiles(dir, pids);
+  if (profiles.length === 0) return console.log(`\nno CPU profiles found in ${dir}`);
+  const sections = rows
+    .filter((r) => r.window && r.targetP99 !== undefined && r.s.count > 0 && r.s.p99 > r.targetP99)
+    .map((r) => ({
+      title: `${r.label} @${r.concurrency} (p99 ${fmtMs(r.s.p99)} ms, target ${r.targetP99} ms)`,
+      window: r.window!,
+      topN: 8,
+    }));
+  sections.push({ title: 'whole measured run', window: whole, topN: 15 });
+  for (const sec of sections) {
+    const wallS = (Math.min(sec.window.toUs, monotonicUs()) - sec.window.fromUs) / 1e6;
+    console.log(`\n== CPU profile: ${sec.title}, ${wallS.toFixed(1)} s ==`);
+    for (const p of profiles) {
+      const sum = summarizeProfile(p.prof, sec.window, sec.topN);
+      const gc = sum.gcPausesMs;
+      console.log(
+        `\n${p.name} main thread: busy ${sum.busyMs.toFixed(0)} ms of ${sum.totalMs.toFixed(0)} ms sampled (${((100 * sum.busyMs) / Math.max(1, sum.totalMs)).toFixed(0)}% of a core)`,
+      );
+      console.log(
+        '  areas: ' +
+          sum.groups
+            .slice(0, 6)
+            .map((g) => `${g.group} ${g.pct.toFixed(0)}%`)
+            .join(', '),
+      );
+      console.log(
+        `  GC pauses (from samples): ${gc.length}, ${gc.filter((x) => x >= 5).length} of >= 5 ms, longest ${
+          gc
+            .slice(0, 5)
+            .map((x) => x.toFixed(1))
+            .join(', ') || '-'
+        } ms`,
+      );
+      console.log(
+        table(
+          [
+            ['  top self time', 'where', 'ms', '%'],
+            ...sum.top.map((t) => [`  ${t.name}`, t.where, t.selfMs.toFixed(0), t.pct.toFixed(1)]),
+          ],
+          (c) => c > 1,
+        ),
+      );
+    }
+  }
+  console.log(`\n(profiles: ${dir})`);
 }

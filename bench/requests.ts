@@ -1,24 +1,15 @@
 // The request phases: background submit (paced, bursts, and the diagnostic
 // `isolated`), status, status under load, result, the baseline server beside
 // them, and time to first event. Every row but time to first event is timed by
-// the measuring client (bench/client.ts); time to first event stays in this
+// the measuring client (bench/servers.ts); time to first event stays in this
 // process, which serves the model.
 import { performance } from 'node:perf_hooks';
 import { keys } from '../src/common/relay/keys';
-import type { ClientResult, RequestSpec } from './client';
-import type { Bench } from './main';
-import { closedLoop, monotonicUs, openSse, sleep, summarize, target } from './measure';
-import { submitSplitRows } from './report';
-
-export const TARGETS = {
-  submit: 20,
-  status: 5,
-  statusUnderLoad: 10,
-  statusSaturated: 50,
-  result: 10,
-  relay: 5,
-} as const;
-export const BASELINE_KEY = 'aes:bench:baseline';
+import { parseServerTiming } from '../src/gateway/middleware/server-timing';
+import { closedLoop, monotonicUs, openSse, sleep, target } from './measure';
+import { Row, rowOf, TARGETS } from './report';
+import type { ClientResult, RequestSpec } from './servers';
+import { BASELINE_KEY, type Bench } from './stack';
 
 const submits = (tag: string, n: number, message = '[[say text=ok]]'): RequestSpec[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -33,7 +24,7 @@ const is200 = (status: number) => status === 200;
 const taskIds = (r: ClientResult) =>
   (r.bodies ?? []).flatMap((b, i) => (r.status[i] === 202 ? [(JSON.parse(b) as { task_id: string }).task_id] : []));
 
-// ---- submit -----------------------------------------------------------------------
+// ---- submit ---------------------------------------------------------------------------
 
 /**
  * The submit rows; the tasks they create (quick replies) are the finished tasks
@@ -134,6 +125,36 @@ async function isolatedSubmits(b: Bench): Promise<string[]> {
   b.log('isolated: restarting the worker');
   await b.stack.startWorker();
   return ids;
+}
+
+/**
+ * Where a submit's time went, from the gateway's Server-Timing header: its
+ * whole handling (arrival to response headers), the engine's start call within
+ * it, and the rest (client, loopback, the gateway's event loop outside Express).
+ */
+function submitSplitRows(
+  result: ClientResult,
+  ok: (status: number) => boolean,
+  concurrency: string,
+  otherCores: number | undefined,
+): Row[] {
+  const inGateway: number[] = [];
+  const start: number[] = [];
+  const outside: number[] = [];
+  result.ms.forEach((ms, i) => {
+    const t = parseServerTiming(result.serverTiming?.[i]);
+    if (!ok(result.status[i]) || !Number.isFinite(ms) || t.total === undefined) return;
+    inGateway.push(t.total);
+    if (t['temporal-start'] !== undefined) start.push(t['temporal-start']);
+    outside.push(Math.max(0, ms - t.total));
+  });
+  if (!inGateway.length) return [];
+  const row = (label: string, v: number[]) => rowOf(label, concurrency, v, { otherCores });
+  return [
+    row('  of which: in the gateway (Server-Timing total)', inGateway),
+    row('  of which: engine start call (temporal-start)', start),
+    row('  of which: outside the handler (client - total)', outside),
+  ];
 }
 
 // ---- status, baseline, result ---------------------------------------------------------
@@ -327,7 +348,7 @@ async function statusUnderLoad(b: Bench, paced: boolean, baselineUrl: string | u
   return { tasks: ids.length, rate, ...okLatencies(r), baseline, fromUs };
 }
 
-// ---- time to first event -------------------------------------------------------------------
+// ---- time to first event --------------------------------------------------------------
 
 /** From the POST (SSE, streaming) to the first `data:` line (agent_started): submit, workflow start, session turn, first publish. */
 export async function ttfePhase(b: Bench): Promise<void> {
@@ -351,13 +372,9 @@ export async function ttfePhase(b: Bench): Promise<void> {
     await closedLoop(Math.min(b.opts.warmup, 2 * C), C, async (i) => void (await runOne(i).catch(() => undefined)));
     headers.length = 0;
     const row = await b.measure('time to first event: POST / (SSE) -> first data:', C, b.opts.ttfe, runOne);
-    b.rows.push({
-      label: '  of which: POST / (SSE) -> response headers',
-      concurrency: String(C),
-      s: summarize(headers),
-      errors: 0,
-      otherCores: row.otherCores,
-    });
+    b.rows.push(
+      rowOf('  of which: POST / (SSE) -> response headers', String(C), headers, { otherCores: row.otherCores }),
+    );
     sseApi.agent.destroy();
   }
 }

@@ -1,30 +1,47 @@
-// What the bench sets up around its measurements, and the processes it reads:
-// the stack's environment, the guards that stop everything it started however
-// the run ends, its own processes (spawned, announced, stopped), the CPU and
-// memory of every process from /proc (Linux), and its view of the event relay.
-import { spawn, type ChildProcess } from 'node:child_process';
+// One run of the bench against the service's stack: its environment, the
+// stack it starts (the ENGINE's Temporal, embedded by default; a private
+// redis-server; worker; gateway) with the scripted model in this process, the
+// processes beside it (the measuring client, the baseline server, the floor
+// worker), the helpers every phase times its rows with, and the guards that
+// stop everything it started however the run ends.
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import type http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Client, Connection } from '@temporalio/client';
 import Redis from 'ioredis';
-import { CHANNEL_PREFIX, taskIdFromChannel } from '../src/common/relay/keys';
-import type { AgentEvent } from '../src/common/relay/events';
-import { TS_LOADER, TS_LOADER_ARGS } from '../src/common/ts-loader';
-import { PROFILE_ENV } from './profile';
+import { ChildLogs } from '../src/dev/launcher/child-logs';
+import { startStack, type Stack } from '../src/dev/launcher/stack';
+import { startScriptedModel, type ScriptedModel } from '../src/dev/scripted-model';
+import { TS_LOADER } from '../src/common/ts-loader';
+import { startFloor, type Floor } from './dag';
+import { loadKey } from './load';
+import type { BenchOptions } from './main';
+import {
+  closedLoop,
+  CpuMeter,
+  fmtMs,
+  monotonicUs,
+  processBusyS,
+  PROFILE_ENV,
+  request,
+  summarize,
+  target,
+  waitQuiet,
+  type CpuMark,
+} from './measure';
+import { RELAY_TOKEN, RelayWatcher, type BareRelay } from './relay';
+import { CLIENT_WARMUP, type Report, type Row } from './report';
+import { spawnEntry, startBenchClient, stopChild, waitForPort, type BenchClient, type ClientJob } from './servers';
+import { ToolCallClock } from './tools';
 
-const ROOT = path.resolve(__dirname, '..');
+const API_KEY = 'bench-key-0123456789';
+/** The baseline server's status document. */
+export const BASELINE_KEY = 'aes:bench:baseline';
+type Busy = Record<string, number>;
 
-// ---- the stack's environment and the run's guards ---------------------------------
-
-export interface StackEnv {
-  env: NodeJS.ProcessEnv;
-  /** Absolute folder of the CPU profiles; unset when not profiling. */
-  profileDir?: string;
-  /** Takes this process's profiling settings back out once the stack is up (call once). */
-  restore(): void;
-}
+// ---- the stack's environment and the run's guards -------------------------------------
 
 /**
  * The stack's environment: this machine's own, minus what would point the
@@ -32,19 +49,12 @@ export interface StackEnv {
  * at `modelUrl`. An OPENAI_API_KEY stops the stack from starting its own
  * scripted model, so the worker talks to the bench's (the one with the hook).
  * ENGINE is kept: it picks the stack's engine (embedded unless it says otherwise).
+ * With `profileDir`, the stack's processes preload the profiler (measure.ts);
+ * `restore` takes this process's profiling settings back out once the stack is up.
  */
-export function stackEnv(profileDir: string | undefined, apiKeys: string[], modelUrl: string): StackEnv {
+export function stackEnv(profileDir: string | undefined, apiKeys: string[], modelUrl: string) {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of [
-    'TEMPORAL_ADDRESS',
-    'REDIS_URL',
-    'OPENAI_API_KEY',
-    'OPENAI_BASE_URL',
-    'PORT',
-    'API_KEYS',
-    'DATA_DIR',
-    'NODE_OPTIONS',
-  ])
+  for (const k of ['TEMPORAL_ADDRESS', 'REDIS_URL', 'OPENAI_BASE_URL', 'PORT', 'DATA_DIR', 'NODE_OPTIONS'])
     delete env[k];
   Object.assign(env, {
     API_KEYS: apiKeys.join(','),
@@ -64,7 +74,7 @@ export function stackEnv(profileDir: string | undefined, apiKeys: string[], mode
   fs.mkdirSync(dir, { recursive: true });
   const saved = process.env.NODE_OPTIONS;
   // Node refuses --cpu-prof in NODE_OPTIONS; a preloaded module starts the same profiler.
-  env.NODE_OPTIONS = `--require ${TS_LOADER} --require ${path.join(__dirname, 'profile.ts')}`;
+  env.NODE_OPTIONS = `--require ${TS_LOADER} --require ${path.join(__dirname, 'measure.ts')}`;
   env[PROFILE_ENV] = dir;
   // The engine is spawned with this process's environment, not the stack's env.
   process.env.NODE_OPTIONS = env.NODE_OPTIONS;
@@ -82,27 +92,22 @@ export function stackEnv(profileDir: string | undefined, apiKeys: string[], mode
  * not keep the run and its children alive) run cleanup and exit; an exit
  * without cleanup kills the children, so no orphans are left.
  */
-export function guardRun(g: {
-  timeLimitS: number;
-  cleanup: () => Promise<void>;
-  children: () => (ChildProcess | undefined)[];
-  log: (line: string) => void;
-}): void {
+function guardRun(b: Bench): void {
   process.on('exit', () => {
-    for (const c of g.children()) if (c?.pid && c.exitCode === null) safeKill(c.pid);
+    for (const c of b.children()) if (c?.pid && c.exitCode === null) safeKill(c.pid);
   });
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.once(sig, () => {
-      g.log(`${sig}: stopping the stack`);
-      void g.cleanup().finally(() => process.exit(130));
+      b.log(`${sig}: stopping the stack`);
+      void b.cleanup().finally(() => process.exit(130));
     });
   }
   const hardStop = setTimeout(
     () => {
-      g.log('hard time limit reached: stopping everything');
-      void g.cleanup().finally(() => process.exit(2));
+      b.log('hard time limit reached: stopping everything');
+      void b.cleanup().finally(() => process.exit(2));
     },
-    (g.timeLimitS + 90) * 1000,
+    (b.opts.timeLimitS + 90) * 1000,
   );
   hardStop.unref();
 }
@@ -115,242 +120,236 @@ function safeKill(pid: number): void {
   }
 }
 
-// ---- the bench's own processes ---------------------------------------------------
+// ---- the run --------------------------------------------------------------------------
 
-/**
- * Starts one of the bench's own entry points (a file of this folder, through
- * bin/register-ts.js) with its stdout piped for `announced`. Neither profiled
- * nor given the stack's NODE_OPTIONS: it is a reference, not what is measured.
- */
-export function spawnEntry(file: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, [...TS_LOADER_ARGS, path.join(__dirname, file), ...args], {
-    cwd: ROOT,
-    env: { ...env, NODE_OPTIONS: '', [PROFILE_ENV]: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-}
+/** One run of the bench: what it started, what it measured, and the helpers every phase times with. */
+export class Bench {
+  readonly apiKey = API_KEY;
+  readonly rows: Row[] = [];
+  readonly taskCosts: Report['taskCosts'] = [];
+  readonly bursts: Report['bursts'] = [];
+  readonly relaySplits: Report['relaySplits'] = [];
+  /** Token emission times, keyed by the token text (see RELAY_TOKEN). */
+  readonly emittedAt = new Map<string, number>();
+  readonly mcpClock = new ToolCallClock();
+  readonly cpu = new CpuMeter(() => [process.pid, this.client?.pid, ...this.children().map((c) => c?.pid)]);
+  model!: ScriptedModel;
+  stack!: Stack;
+  watcher!: RelayWatcher;
+  redis!: Redis;
+  client!: BenchClient;
+  env!: NodeJS.ProcessEnv;
+  profileDir?: string;
+  baseline?: ChildProcess;
+  baselinePort!: Promise<number>;
+  bare?: BareRelay;
+  private floorWorker?: Promise<Floor>;
+  private floorChild?: ChildProcess;
+  private temporalClient?: Promise<Client>;
+  private readonly dataDir?: string;
+  private readonly t0 = performance.now();
+  private cleaning?: Promise<void>;
 
-/** SIGTERM, and resolves once the child has exited (at once if it already has). */
-export async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-/** The child side of `announced`: prints one JSON line on stdout. */
-export function announce(what: Record<string, unknown>): void {
-  process.stdout.write(`${JSON.stringify(what)}\n`);
-}
-
-/**
- * Serves `server` on a free loopback port, announces `{"port":N}`, and on
- * SIGTERM closes it (its keep-alive connections too), then calls `onStop`.
- */
-export async function serveAndAnnounce(server: http.Server, onStop: () => void = () => undefined): Promise<void> {
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  announce({ port: (server.address() as AddressInfo).port });
-  process.once('SIGTERM', () => {
-    server.closeAllConnections();
-    server.close();
-    onStop();
-  });
-}
-
-/** The first JSON object with `key` that a child prints on a line of its stdout (see `announce`). */
-export function announced<T>(child: ChildProcess, key: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      for (const line of buf.split('\n').filter((l) => l.startsWith(`{"${key}":`))) {
-        try {
-          return resolve(JSON.parse(line) as T);
-        } catch {
-          // the line is not complete yet
-        }
-      }
-    });
-    child.once('exit', (code) =>
-      reject(new Error(`${child.spawnargs.slice(2).join(' ')} exited (${code}) before it was ready`)),
-    );
-  });
-}
-
-export const waitForPort = async (child: ChildProcess): Promise<number> =>
-  (await announced<{ port: number }>(child, 'port')).port;
-
-// ---- CPU and memory from /proc -------------------------------------------------
-
-export interface Mem {
-  rssKiB?: number;
-  /** VmHWM, the kernel's own peak-RSS watermark, which cannot miss a spike the way sampling can. */
-  hwmKiB?: number;
-}
-
-export function readMem(pid: number | undefined): Mem {
-  if (!pid) return {};
-  try {
-    const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const field = (name: string) => {
-      const m = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text);
-      return m ? Number(m[1]) : undefined;
-    };
-    return { rssKiB: field('VmRSS'), hwmKiB: field('VmHWM') };
-  } catch {
-    return {}; // the process is gone
-  }
-}
-
-/** Seconds of CPU (user + system) a process has used. */
-export function processBusyS(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name may hold spaces; the fields after it are fixed.
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(rest[11]) + Number(rest[12])) / 100; // utime, stime; USER_HZ 100
-  } catch {
-    return 0;
-  }
-}
-
-function machineBusyS(): number {
-  // cpu  user nice system idle iowait irq softirq steal ...: all but idle and iowait is busy.
-  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  return (f[0] + f[1] + f[2] + f[5] + f[6] + (f[7] ?? 0)) / 100;
-}
-
-export interface CpuMark {
-  machineS: number;
-  oursS: number;
-  at: number;
-}
-
-/**
- * How much CPU the rest of the machine used during a measurement: on a shared
- * two-core box another process's burst is indistinguishable from a slow
- * request, so each row carries this as a noise figure.
- */
-export class CpuMeter {
-  constructor(private readonly pids: () => (number | undefined)[]) {}
-
-  mark(): CpuMark {
-    let ours = 0;
-    for (const pid of this.pids()) if (pid) ours += processBusyS(pid);
-    return { machineS: machineBusyS(), oursS: ours, at: Date.now() };
+  constructor(readonly opts: BenchOptions) {
+    // Removed by cleanup(); only the bench's own temporary folder.
+    this.dataDir = opts.persist ? fs.mkdtempSync(path.join(os.tmpdir(), 'aes-bench-')) : undefined;
+    // From here on, however the process ends, what the run started is stopped.
+    guardRun(this);
   }
 
-  /** Average cores used by processes outside the bench and its stack between two marks. */
-  static foreignCores(a: CpuMark, b: CpuMark): number {
-    const wall = (b.at - a.at) / 1000;
-    if (wall <= 0) return 0;
-    return Math.max(0, b.machineS - a.machineS - (b.oursS - a.oursS)) / wall;
+  get gatewayUrl(): string {
+    return this.stack.gatewayUrl;
   }
-}
-
-/**
- * Waits until the given processes together use under 0.05 cores for half a
- * second (at most 15 s): a row must not start while the stack still digests
- * the previous one (workflow tasks, a compaction, a full GC after a burst).
- */
-export async function waitQuiet(
-  pids: () => (number | undefined)[],
-): Promise<{ quiet: boolean; cores: number; waitedMs: number }> {
-  const busy = () => pids().reduce<number>((sum, pid) => sum + (pid ? processBusyS(pid) : 0), 0);
-  const t0 = Date.now();
-  for (;;) {
-    const a = busy();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const cores = (busy() - a) / 0.5;
-    const waitedMs = Date.now() - t0;
-    if (cores < 0.05) return { quiet: true, cores, waitedMs };
-    if (waitedMs >= 15_000) return { quiet: false, cores, waitedMs };
+  get maxClients(): number {
+    return this.opts.concurrency[this.opts.concurrency.length - 1];
   }
-}
+  readonly log = (s: string) => console.log(`[bench +${((performance.now() - this.t0) / 1000).toFixed(1)}s] ${s}`);
+  readonly left = () => this.t0 + this.opts.timeLimitS * 1000 - performance.now();
 
-// ---- the bench's view of the event relay -------------------------------------------
-
-export interface Ended {
-  type: string;
-  /** performance.now() when the terminal event was seen. */
-  at: number;
-}
-
-/**
- * A pattern subscription on the stack's Redis to every task's event channel.
- * It tells the bench when tasks end without polling the API (polling would add
- * load to the gateway being measured), and it stamps when a token reached Redis
- * pub/sub, which splits the relay's time into the worker's and the gateway's hop.
- */
-export class RelayWatcher {
-  readonly ended = new Map<string, Ended>();
-  /** Extra per-event callback (the relay phase's hop split); cheap when unset. */
-  onEvent?: (ev: AgentEvent, at: number) => void;
-  private readonly sub: Redis;
-  private waiters: (() => void)[] = [];
-
-  constructor(redisUrl: string) {
-    this.sub = new Redis(redisUrl, { lazyConnect: true, connectionName: 'bench-watch' });
-    this.sub.on('pmessage', (_pattern: string, channel: string, message: string) => this.onMessage(channel, message));
-  }
-
-  private onMessage(channel: string, message: string): void {
-    const at = performance.now();
-    const taskId = taskIdFromChannel(channel);
-    if (!taskId) return;
-    let ev: AgentEvent;
-    try {
-      // `<publish ms> <JSON>`, as the relay publishes (src/common/relay/publisher.ts).
-      ev = JSON.parse(message.startsWith('{') ? message : message.slice(message.indexOf(' ') + 1)) as AgentEvent;
-    } catch {
-      return;
-    }
-    this.onEvent?.(ev, at);
-    if (ev.type !== 'agent_completed' && ev.type !== 'agent_error') return;
-    if (!this.ended.has(taskId)) this.ended.set(taskId, { type: ev.type, at });
-    const ws = this.waiters;
-    this.waiters = [];
-    for (const w of ws) w();
-  }
-
+  /** The scripted model (here), the stack, the watcher, the measuring client and the baseline server. */
   async start(): Promise<void> {
-    await this.sub.connect();
-    await this.resume();
+    this.model = await startScriptedModel({ port: 0, onTokenWritten: (delta) => this.onToken(delta) });
+    const load = Array.from({ length: this.opts.loadAccounts }, (_, i) => `${loadKey(i)}:load${i}`);
+    const { env, profileDir, restore } = stackEnv(this.opts.profileDir, [`${API_KEY}:bench`, ...load], this.model.url);
+    [this.env, this.profileDir] = [env, profileDir];
+    const profiling = profileDir ? `, profiling into ${profileDir}` : '';
+    this.log(`starting the stack (${os.cpus().length} cores, Node ${process.version})${profiling}`);
+    const childLogs = this.opts.echoChildren ? new ChildLogs({ show: this.log }) : undefined;
+    const ports = { gatewayPort: 0, temporalPort: 0, demoMcpPort: 0 };
+    this.stack = await startStack({ ...ports, env, log: this.log, childLogs, dataDir: this.dataDir });
+    restore();
+    const p = this.pids();
+    this.log(
+      `stack up: ${this.stack.engine ?? 'external'} engine, gateway ${this.gatewayUrl} (pid ${p.gateway}), worker pid ${p.worker}, engine pid ${p.engine}, redis pid ${p.redis}`,
+    );
+    this.redis = new Redis(this.stack.redisUrl, { connectionName: 'bench' });
+    this.watcher = new RelayWatcher(this.stack.redisUrl);
+    await this.watcher.start();
+    this.client = startBenchClient(env);
+    // Unmeasured: the client process's own HTTP code gets optimised before any phase times it.
+    await this.client.warm(this.gatewayUrl, CLIENT_WARMUP);
+    this.baseline = spawnEntry('servers.ts', ['baseline', this.stack.redisUrl, BASELINE_KEY], env);
+    this.baselinePort = waitForPort(this.baseline);
+    this.baselinePort.catch(() => undefined); // reported when a phase awaits it
   }
 
-  /** Resolves when every id has ended or the time is up; returns the ids still running. */
-  async waitAll(ids: string[], timeoutMs: number): Promise<string[]> {
-    const end = performance.now() + timeoutMs;
-    for (;;) {
-      const missing = ids.filter((id) => !this.ended.has(id));
-      if (missing.length === 0 || performance.now() >= end) return missing;
-      // Wake on the next terminal event, or after a second.
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, Math.min(1000, Math.max(1, end - performance.now())));
-        this.waiters.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
+  private onToken(delta: Record<string, unknown>): void {
+    this.mcpClock.onDelta(delta);
+    const k = typeof delta.content === 'string' ? delta.content.trim() : '';
+    if (RELAY_TOKEN.test(k)) this.emittedAt.set(k, performance.now());
+  }
+
+  /** The floor worker on the stack's engine, started on first use. */
+  floor(): Promise<Floor> {
+    this.floorWorker ??= startFloor(this.stack.env).then((f) => ((this.floorChild = f.child), f));
+    return this.floorWorker;
+  }
+
+  /** A Temporal client of the stack's engine (histories, describes), connected on first use. */
+  temporal(): Promise<Client> {
+    this.temporalClient ??= Connection.connect({ address: this.stack.temporalAddress }).then(
+      (connection) => new Client({ connection }),
+    );
+    return this.temporalClient;
+  }
+
+  /** One POST / of a phase that runs its tasks one at a time; a failed request answers status 0 with the error. */
+  async post(body: unknown, timeoutMs: number): Promise<{ status: number; body: string }> {
+    const api = target(this.gatewayUrl, this.apiKey, 1);
+    try {
+      return await request(api, 'POST', '/', body, { timeoutMs });
+    } catch (err) {
+      return { status: 0, body: err instanceof Error ? err.message : String(err) };
+    } finally {
+      api.agent.destroy();
     }
+  }
+
+  /** The stack's processes now (the isolated phase restarts the worker under a new pid). */
+  pids(): Record<string, number | undefined> {
+    const c = this.stack.children;
+    return {
+      gateway: c.gateway?.proc.pid,
+      worker: c.worker?.proc.pid,
+      engine: c.engine?.proc.pid,
+      redis: c.redis?.proc.pid,
+    };
+  }
+
+  busyByProcess(): Busy {
+    const all = { ...this.pids(), baseline: this.baseline?.pid };
+    return Object.fromEntries(Object.entries(all).flatMap(([name, pid]) => (pid ? [[name, processBusyS(pid)]] : [])));
+  }
+
+  /** CPU ms per unit of work, by process, between two busyByProcess() readings. */
+  cpuPer(busy0: Busy, busy1: Busy, n: number): Record<string, number> {
+    return Object.fromEntries(Object.keys(busy1).map((k) => [k, ((busy1[k] - (busy0[k] ?? 0)) * 1000) / n]));
+  }
+
+  /** Waits for the stack (and the processes beside it) to settle; logs when it did not. */
+  async quiet(what = 'the stack'): Promise<void> {
+    const q = await waitQuiet(() => [...Object.values(this.pids()), this.baseline?.pid, this.floorChild?.pid]);
+    if (!q.quiet)
+      this.log(
+        `${what} did not settle (${q.cores.toFixed(2)} cores busy after ${(q.waitedMs / 1000).toFixed(1)} s); measuring anyway`,
+      );
+  }
+
+  /** One latency row from its samples, measured since the CPU mark m0 and monotonic time fromUs. */
+  addRow(
+    label: string,
+    concurrency: number | string,
+    lat: number[],
+    errors: number,
+    m0: CpuMark,
+    fromUs: number,
+    targetP99?: number,
+  ): Row {
+    const otherCores = CpuMeter.foreignCores(m0, this.cpu.mark());
+    const s = summarize(lat);
+    const window = { fromUs, toUs: monotonicUs() };
+    const row: Row = { label, concurrency: String(concurrency), s, errors, targetP99, otherCores, window };
+    this.rows.push(row);
+    this.log(`${label} @${concurrency}: n=${s.count} p50=${fmtMs(s.p50)} ms p99=${fmtMs(s.p99)} ms errors=${errors}`);
+    return row;
+  }
+
+  /** A closed loop of C clients in this process (SSE rows, which need the model's clock). */
+  async measure(
+    label: string,
+    C: number,
+    n: number,
+    job: (i: number) => Promise<{ ms: number; ok: boolean }>,
+    targetP99?: number,
+  ): Promise<Row> {
+    const lat: number[] = [];
+    let errors = 0;
+    const [m0, fromUs] = [this.cpu.mark(), monotonicUs()];
+    await closedLoop(n, C, async (i) => {
+      if (this.left() <= 0) return;
+      const r = await job(i).catch(() => ({ ms: NaN, ok: false }));
+      if (r.ok) lat.push(r.ms);
+      else errors++;
+    });
+    return this.addRow(label, C, lat, errors, m0, fromUs, targetP99);
+  }
+
+  /** Requests timed by the measuring client, after a quiet stack; the row gets the CPU each request cost, by process. */
+  async remote(
+    label: string,
+    concurrency: number | string,
+    job: Partial<ClientJob> & Pick<ClientJob, 'requests'>,
+    ok: (status: number) => boolean,
+    targetP99?: number,
+  ) {
+    await this.quiet(`${label} @${concurrency}: the stack`);
+    const [m0, fromUs, busy0] = [this.cpu.mark(), monotonicUs(), this.busyByProcess()];
+    const result = await this.client.run({ base: this.gatewayUrl, key: API_KEY, concurrency: 1, warmup: [], ...job });
+    const busy1 = this.busyByProcess();
+    const lat: number[] = [];
+    let errors = 0;
+    result.ms.forEach((ms, i) => (ok(result.status[i]) && Number.isFinite(ms) ? lat.push(ms) : errors++));
+    const row = this.addRow(label, concurrency, lat, errors, m0, fromUs, targetP99);
+    if (result.ms.length) row.cpuPerRequest = this.cpuPer(busy0, busy1, result.ms.length);
+    return result;
   }
 
   /**
-   * Unsubscribes until resume(). The subscription is an observer the service
-   * does not have: Redis writes every event to it too, and this process wakes
-   * for each one, on the very cores whose delays the relay row measures. Tasks
-   * that end meanwhile are not seen.
+   * Rows of a phase that runs tasks one at a time and times them itself. This
+   * process serves the model (and the MCP server): it does not also follow every event meanwhile.
    */
-  async pause(): Promise<void> {
-    await this.sub.punsubscribe();
+  async unwatched(phase: (b: Bench) => Promise<Row[]>): Promise<void> {
+    await this.watcher.pause();
+    const [m0, fromUs] = [this.cpu.mark(), monotonicUs()];
+    const rows = await phase(this).finally(() => this.watcher.resume());
+    const otherCores = CpuMeter.foreignCores(m0, this.cpu.mark());
+    this.rows.push(...rows.map((r) => ({ ...r, otherCores, window: { fromUs, toUs: monotonicUs() } })));
   }
 
-  async resume(): Promise<void> {
-    await this.sub.psubscribe(`${CHANNEL_PREFIX}*`);
+  /** Stops everything the run started (once, however often it is called). */
+  cleanup(): Promise<void> {
+    this.cleaning ??= (async () => {
+      this.watcher?.stop();
+      this.client?.close();
+      this.redis?.disconnect();
+      await (await this.temporalClient?.catch(() => undefined))?.connection.close();
+      await (await this.floorWorker?.catch(() => undefined))?.stop();
+      if (this.baseline) await stopChild(this.baseline);
+      await this.bare?.stop();
+      await this.stack?.stop();
+      await this.model?.close();
+      if (this.dataDir) fs.rmSync(this.dataDir, { recursive: true, force: true });
+    })();
+    return this.cleaning;
   }
 
-  stop(): void {
-    this.sub.disconnect();
+  /** The processes the run started, but the measuring client (it exits with this process's IPC channel). */
+  children(): (ChildProcess | undefined)[] {
+    return [
+      ...Object.values(this.stack?.children ?? {}).map((c) => c.proc),
+      this.baseline,
+      this.floorChild,
+      ...(this.bare?.children ?? []),
+    ];
   }
 }

@@ -8,26 +8,25 @@
 // Each run makes MCP_ROUNDS sequential echo calls ([[tool rounds=N]]); the k-th
 // call's arrival and answer go with the k-th tool-call message and request k+1.
 // After each run: as many direct SDK calls to the same server, and a floor run
-// (bench/floor.ts) of as many calls, judged together: p99 <= FLOOR_RATIO x the floor's.
+// (dag.ts) of as many calls, judged together: p99 <= FLOOR_RATIO x the floor's.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as TemporalClient, Connection } from '@temporalio/client';
+import type { Client as TemporalClient } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { CallDatastoreOutput } from '../activities/datastores';
-import { codecDataConverter, codecFromKeys } from '../src/common/codec/data-converter';
+import { codecFromKeys } from '../src/common/codec/data-converter';
 import { startBearerMcpServer, type BearerMcpServer } from '../test/mcp/fixtures/bearer-server';
-import { MCP_FLOOR_LABEL } from './floor';
-import type { Bench } from './main';
-import { completedTaskId, epochNow, fmtMs, request, summarize, target } from './measure';
-import { judgeAgainstFloor, Row } from './report';
+import { MCP_FLOOR_LABEL } from './dag';
+import { completedTaskId, epochNow, fmtMs, summarize } from './measure';
+import { judgeAgainstFloor, Row, rowOf, TARGETS } from './report';
+import type { Bench } from './stack';
 
 export const MCP_ROUNDS = 20;
 export const MCP_LABEL = 'MCP tool call overhead: model -> server + answer -> model';
 export const DIRECT_MCP_LABEL = 'baseline: direct MCP client call (SDK, same server)';
 export const DATASTORE_LABEL = 'Datastore named query: tool call overhead over the bare query (callMs - queryMs)';
-export const DATASTORE_TARGET_P99_MS = 10;
 const TOKEN = 'bench-mcp-token-0123456789';
 const SAMPLE_DB = path.join(__dirname, '..', 'examples', 'shop.db');
 
@@ -61,17 +60,12 @@ async function mcpRun(
   server.reset();
   b.mcpClock.ends = [];
   b.mcpClock.on = true;
-  const api = target(b.gatewayUrl, b.apiKey, 1);
   const message = `[[tool name=echo rounds=${MCP_ROUNDS} args={"text":"${tag} r{{round}}"}]] ${tag}`;
   const body = {
     message,
     mcp_servers: [{ serverName: 'bench', serverUrl: server.url, auth: { type: 'bearer', token: TOKEN } }],
   };
-  const r = await request(api, 'POST', '/', body, { timeoutMs: 60_000 }).catch((err: Error) => ({
-    status: 0,
-    body: err.message,
-  }));
-  api.agent.destroy();
+  const r = await b.post(body, 60_000);
   b.mcpClock.on = false;
   const { toolCallArrivals: arrivals, answers } = server.stats();
   const ends = b.mcpClock.ends;
@@ -139,16 +133,10 @@ export async function mcpPhase(b: Bench): Promise<Row[]> {
     await client.close().catch(() => undefined);
     await server.close();
   }
-  const row = (label: string, v: number[], errors = 0): Row => ({ label, concurrency: '1', s: summarize(v), errors });
+  const row = (label: string, v: number[], errors = 0) => rowOf(label, '1', v, { errors });
   const floor = row(MCP_FLOOR_LABEL, s.floor);
-  const overhead = judgeAgainstFloor(
-    row(
-      MCP_LABEL,
-      s.toServer.map((x, i) => x + s.toModel[i]),
-      s.errors,
-    ),
-    floor,
-  );
+  const calls = s.toServer.map((x, i) => x + s.toModel[i]);
+  const overhead = judgeAgainstFloor(row(MCP_LABEL, calls, s.errors), floor);
   const direct = row(DIRECT_MCP_LABEL, s.direct);
   b.log(
     `mcp: overhead p50=${fmtMs(overhead.s.p50)} p99=${fmtMs(overhead.s.p99)} ms, floor p50=${fmtMs(floor.s.p50)} p99=${fmtMs(floor.s.p99)} ms, direct p99=${fmtMs(direct.s.p99)} ms (n=${overhead.s.count}/${floor.s.count}/${direct.s.count}, errors=${s.errors})`,
@@ -162,7 +150,7 @@ export async function mcpPhase(b: Bench): Promise<Row[]> {
   ];
 }
 
-// ---- datastores ---------------------------------------------------------------------
+// ---- datastores -----------------------------------------------------------------------
 
 /**
  * examples/shop.db uploaded once; each run one task whose agent calls the named
@@ -173,50 +161,38 @@ export async function mcpPhase(b: Bench): Promise<Row[]> {
  */
 export async function datastoresPhase(b: Bench): Promise<Row[]> {
   const codec = codecFromKeys(b.stack.env.PAYLOAD_KEYS!);
-  const connection = await Connection.connect({ address: b.stack.temporalAddress });
-  const temporal = new TemporalClient({ connection, dataConverter: codecDataConverter(codec) });
-  const api = target(b.gatewayUrl, b.apiKey, 1);
+  const temporal = await b.temporal();
   const samples: number[] = [];
   const queryMs: number[] = [];
   let errors = 0;
-  try {
-    const run = {
-      datastores: [{ id: await uploadSampleDb(b), name: 'shop' }],
-      queries: [
-        {
-          name: 'customer_city',
-          description: 'The city of a customer by name',
-          query: 'SELECT city FROM customers WHERE name = ?',
-        },
-      ],
-    };
-    // Run 0 is an unmeasured warm-up (it starts the SQLite reader).
-    for (let i = 0; i <= b.opts.datastoreRuns && b.left() > 0; i++) {
-      await b.quiet();
-      const message = `[[tool name=customer_city args={"p1":"Ada"}]] where does Ada live? (dsbench ${i})`;
-      const r = await request(api, 'POST', '/', { message, ...run }, { timeoutMs: 60_000 }).catch((err: Error) => ({
-        status: 0,
-        body: err.message,
-      }));
-      const taskId = r.body.includes('London') ? completedTaskId(r) : undefined;
-      const out = taskId ? await datastoreCall(temporal, codec, taskId) : undefined;
-      if (!out || out.isError || out.queryMs === undefined) errors++;
-      else if (i > 0) {
-        samples.push(out.callMs - out.queryMs);
-        queryMs.push(out.queryMs);
-      }
+  const run = {
+    datastores: [{ id: await uploadSampleDb(b), name: 'shop' }],
+    queries: [
+      {
+        name: 'customer_city',
+        description: 'The city of a customer by name',
+        query: 'SELECT city FROM customers WHERE name = ?',
+      },
+    ],
+  };
+  // Run 0 is an unmeasured warm-up (it starts the SQLite reader).
+  for (let i = 0; i <= b.opts.datastoreRuns && b.left() > 0; i++) {
+    await b.quiet();
+    const message = `[[tool name=customer_city args={"p1":"Ada"}]] where does Ada live? (dsbench ${i})`;
+    const r = await b.post({ message, ...run }, 60_000);
+    const taskId = r.body.includes('London') ? completedTaskId(r) : undefined;
+    const out = taskId ? await datastoreCall(temporal, codec, taskId) : undefined;
+    if (!out || out.isError || out.queryMs === undefined) errors++;
+    else if (i > 0) {
+      samples.push(out.callMs - out.queryMs);
+      queryMs.push(out.queryMs);
     }
-  } finally {
-    api.agent.destroy();
-    await connection.close();
   }
   const q = summarize(queryMs);
   b.log(
     `datastores: ${samples.length} named-query calls over ${b.opts.datastoreRuns} runs, ${errors} errors; bare query p50 ${q.p50.toFixed(2)} / p99 ${q.p99.toFixed(2)} ms`,
   );
-  return [
-    { label: DATASTORE_LABEL, concurrency: '1 run', s: summarize(samples), errors, targetP99: DATASTORE_TARGET_P99_MS },
-  ];
+  return [rowOf(DATASTORE_LABEL, '1 run', samples, { errors, targetP99: TARGETS.datastore })];
 }
 
 async function uploadSampleDb(b: Bench): Promise<string> {

@@ -1,7 +1,7 @@
-// The floors' worker on a real engine (the ENGINE's dev server): its own process, the bare
-// workflows bundled from bench/floor-workflows.ts, one sample per tool call and per chain link.
+// The floors' worker (bench/dag.ts) on a real engine (the ENGINE's dev server): its own process, the
+// bare workflows bundled from bench/floor-workflows.ts, one sample per tool call and per chain link.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { startFloor, type Floor } from '../../bench/floor';
+import { startFloor, type Floor } from '../../bench/dag';
 import { localEnv } from '../engine';
 
 jest.setTimeout(120_000);

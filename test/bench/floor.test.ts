@@ -1,6 +1,6 @@
 // The floors' samples: a tool call is the two activity hand-offs around the tool, a chain link the
 // time from one child's close to the next child's activity.
-import { chainSamples, toolCallSamples } from '../../bench/floor';
+import { chainSamples, toolCallSamples } from '../../bench/dag';
 
 describe('bench floors', () => {
   it('times each tool call as (tool start - turn end) + (next turn start - tool end)', () => {

@@ -1,5 +1,6 @@
-// The bench's options: the relay hop split is opt-in; the other flags parse as before.
-import { parseOptions } from '../../bench/options';
+// The bench's options: the relay hop split is opt-in; the other flags parse as before; the phases
+// that run without the bench's stack are opt-in and run apart.
+import { parseOptions } from '../../bench/main';
 
 describe('bench options', () => {
   it('leaves the relay hop split off unless asked for (its observer adds load to the relay row)', () => {
@@ -22,5 +23,14 @@ describe('bench options', () => {
   it('refuses what it does not know', () => {
     expect(() => parseOptions(['--relay-hop'], {})).toThrow(/unknown argument --relay-hop/);
     expect(() => parseOptions(['--phases', 'relay,nope'], {})).toThrow(/unknown phase nope/);
+  });
+
+  it('runs express and soak only when asked, and apart from the phases that need its stack', () => {
+    const dflt = parseOptions([], {});
+    expect(dflt.phases.has('express') || dflt.phases.has('soak')).toBe(false);
+    const soak = parseOptions(['--phases', 'soak', '--url', 'http://h:1', '--soak-tasks=15'], { BENCH_KEY: 'k' });
+    expect([soak.url, soak.key, soak.soakTasks, soak.soakWaves]).toEqual(['http://h:1', 'k', 15, 5]);
+    expect(parseOptions(['--phases', 'express,soak'], { PORT: '9' }).url).toBe('http://127.0.0.1:9');
+    expect(() => parseOptions(['--phases', 'express,relay'], {})).toThrow(/express run without the bench's stack/);
   });
 });

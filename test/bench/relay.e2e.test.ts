@@ -4,8 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { startScriptedModel, ScriptedModel } from '../../src/dev/scripted-model';
 import { openSse, target } from '../../bench/measure';
-import { measureRelayRow, RELAY_TOKEN, startBareRelay, BareRelay } from '../../bench/relay';
-import type { RelayWatcher } from '../../bench/stack';
+import { measureRelayRow, RELAY_TOKEN, startBareRelay, BareRelay, type RelayWatcher } from '../../bench/relay';
 import { startPrivateRedis, PrivateRedis } from '../common/relay/private-redis';
 
 jest.setTimeout(60_000);

@@ -1,5 +1,6 @@
-// `npm run bench:soak` against the real processes: its waves end only when the
-// account has nothing queued or running, and it reports every process's RSS.
+// `npm run bench:soak` (the bench's soak phase, `bench/main.ts --phases soak`) against the real
+// processes: its waves end only when the account has nothing queued or running, and it reports
+// every process's RSS.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -8,22 +9,22 @@ import { KEY_A, useStack } from '../e2e/helpers';
 jest.setTimeout(180_000);
 const ctx = useStack({ SESSION_IDLE_CLOSE_MS: '2000' });
 const ROOT = path.resolve(__dirname, '../..');
+const SOAK = ['tsx', 'bench/main.ts', '--phases', 'soak'];
 
 test('two small waves run to their end and print throughput and memory per process', async () => {
   const args = [
-    'tsx',
-    'bench/soak.ts',
+    ...SOAK,
     '--url',
     ctx.stack().gatewayUrl,
     '--key',
     KEY_A,
-    '--waves',
+    '--soak-waves',
     '2',
-    '--per-wave',
+    '--soak-tasks',
     '15',
-    '--clients',
+    '--soak-clients',
     '3',
-    '--settle-ms',
+    '--soak-settle-ms',
     '100',
   ];
   const { stdout } = await promisify(execFile)('npx', args, { cwd: ROOT, timeout: 150_000 });
@@ -43,15 +44,14 @@ test('two small waves run to their end and print throughput and memory per proce
 
 test('a wrong key stops it with the gateway answer', async () => {
   const args = [
-    'tsx',
-    'bench/soak.ts',
+    ...SOAK,
     '--url',
     ctx.stack().gatewayUrl,
     '--key',
     'not-a-key',
-    '--waves',
+    '--soak-waves',
     '1',
-    '--per-wave',
+    '--soak-tasks',
     '1',
   ];
   const err = await promisify(execFile)('npx', args, { cwd: ROOT, timeout: 60_000 }).catch((e) => e);

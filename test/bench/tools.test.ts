@@ -1,6 +1,6 @@
 // The MCP phase's clock: one entry per tool-call message, stamped at its last delta, only while on.
 import { ToolCallClock } from '../../bench/tools';
-import { parseOptions } from '../../bench/options';
+import { parseOptions } from '../../bench/main';
 
 describe('bench MCP phase', () => {
   it('stamps the last delta of each tool-call message, and nothing while off', () => {
