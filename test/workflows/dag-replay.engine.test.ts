@@ -12,10 +12,10 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
 import { createEnv, saveHistories, workflowBundle } from './env';
-import { fakeActivities, recorder, taskInput } from './fake-activities';
+import { dagRelayFakes, fakeActivities, recorder, taskInput } from './fake-activities';
 import { temporal } from '@temporalio/proto';
 import type { ModelTurnInput } from '../../activities/model-turn';
-import type { BlockEvent, DagWorkflow, TaskResult } from '../../workflows/types';
+import type { DagWorkflow, TaskResult } from '../../workflows/types';
 
 jest.setTimeout(240_000);
 const EventType = temporal.api.enums.v1.EventType;
@@ -46,24 +46,14 @@ afterAll(async () => {
 
 function activities() {
   const fakes = fakeActivities(() => env, taskQueue, rec);
-  let seq = 0;
   return {
     ...fakes,
+    ...dagRelayFakes(),
     async modelTurn(input: ModelTurnInput) {
       const when = input.tag && answers.get(`${input.taskId}/${input.tag.step_id}`);
       if (when instanceof Barrier) await when.arrive();
       else if (when) await new Promise((r) => setTimeout(r, when));
       return fakes.modelTurn(input);
-    },
-    async publishDagEvents(input: { events: BlockEvent[] }) {
-      seq += input.events.length;
-      return { lastSeq: seq };
-    },
-    async publishStepEnd() {
-      return { lastSeq: ++seq };
-    },
-    async checkStepOutput() {
-      return { output: {} };
     },
   };
 }

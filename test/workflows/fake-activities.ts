@@ -93,6 +93,23 @@ function decide(input: ModelTurnInput, run: RunMessage[]): Omit<ModelTurnOutput,
   return answer(`echo:${said}`);
 }
 
+/** A DAG's relay activities that only count the events they are given, and a step output check that passes. */
+export function dagRelayFakes() {
+  let seq = 0;
+  return {
+    async publishDagEvents(input: { events: readonly unknown[] }) {
+      seq += input.events.length;
+      return { lastSeq: seq };
+    },
+    async publishStepEnd() {
+      return { lastSeq: ++seq };
+    },
+    async checkStepOutput() {
+      return { output: {} };
+    },
+  };
+}
+
 // eslint-disable-next-line max-lines-per-function -- the factory's body is the fake activities, one short closure each over the recorder
 export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: string, rec: Recorder) {
   const config = { TEMPORAL_TASK_QUEUE: taskQueue, RUN_WATCH_MS: 500, SESSION_IDLE_CLOSE_MS: 0 };

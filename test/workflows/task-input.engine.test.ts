@@ -9,7 +9,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { createEnv, worker } from './env';
-import { type InputFields, fakeActivities, flatInput, recorder, taskInput } from './fake-activities';
+import { type InputFields, dagRelayFakes, fakeActivities, flatInput, recorder, taskInput } from './fake-activities';
 import type { PreparedTask } from '../../activities/schedules';
 import type { BlockEvent, DagWorkflow, TaskInput } from '../../workflows/types';
 import type { FlatTaskInput } from '../../workflows/task-input';
@@ -23,19 +23,9 @@ const rec = recorder();
 let prepared: PreparedTask | undefined;
 
 function activities() {
-  let seq = 0;
   return {
     ...fakeActivities(() => env, taskQueue, rec),
-    async publishDagEvents(input: { events: BlockEvent[] }) {
-      seq += input.events.length;
-      return { lastSeq: seq };
-    },
-    async publishStepEnd() {
-      return { lastSeq: ++seq };
-    },
-    async checkStepOutput() {
-      return { output: {} };
-    },
+    ...dagRelayFakes(),
     async prepareScheduledTask(): Promise<PreparedTask> {
       return prepared!;
     },
