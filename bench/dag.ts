@@ -3,7 +3,10 @@
 // DAG: how long a declarative workflow's step waits to start once its last
 // dependency has finished. Each run is the 20-step DAG of
 // test/e2e/workflows.e2e.test.ts (fan-out, diamond, fan-in; one model turn a
-// step). Per step with dependencies:
+// step), each step answering a short fixed text: with the scripted model's echo
+// the answers grew along the DAG (a step's prompt holds its dependencies'
+// answers: e1's reached about 24 KB, streamed word by word), and the streaming
+// of siblings, not the scheduling, filled the row. Per step with dependencies:
 //   sample = the step's first model request (received().at, this process)
 //          - the latest close among its dependencies' step workflows (describe: the engine's record).
 // After each run, a floor run: a bare chain of as many child workflows as the
@@ -77,7 +80,12 @@ function firstRequests(b: Bench, tag: string): Map<string, number> {
 
 /** One DAG through the service; undefined when the task did not complete. */
 async function dagRun(b: Bench, tag: string): Promise<DagRun | undefined> {
-  const steps = STEPS.map(([id, deps]) => ({ id, name: `${tag}-${id}`, description: `do ${id}`, depends_on: deps }));
+  const steps = STEPS.map(([id, deps]) => ({
+    id,
+    name: `${tag}-${id}`,
+    description: `[[say text="${id} done"]]`,
+    depends_on: deps,
+  }));
   const body = { message: `plan ${tag}`, workflows: [{ id: 'w', name: tag, description: 'bench', steps }] };
   const taskId = completedTaskId(await b.post(body, 120_000));
   if (!taskId) return undefined;
