@@ -43,19 +43,7 @@ export type Phase = (typeof PHASES)[number];
 /** Phases that need no stack of the bench's own: they run alone (the stack is not started). */
 const STANDALONE: readonly Phase[] = ['express', 'soak'];
 /** 'isolated' (submits with the worker stopped) is a diagnostic: opt-in; express and soak are runs of their own. */
-const DEFAULT_PHASES: Phase[] = [
-  'submit',
-  'status',
-  'status-load',
-  'result',
-  'baseline',
-  'ttfe',
-  'relay',
-  'mcp',
-  'dag',
-  'datastores',
-  'load',
-];
+const DEFAULT_PHASES: Phase[] = PHASES.filter((p) => p !== 'isolated' && !STANDALONE.includes(p));
 
 export interface BenchOptions {
   /** Client counts of the latency phases (each a closed loop, no think time), ascending. */
