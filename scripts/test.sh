@@ -27,21 +27,17 @@ need() { # <present: a shell test> <package> <why>
 need 'command -v redis-server >/dev/null 2>&1' redis-server 'the end-to-end and relay tests (a private redis-server)'
 need 'command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1' postgresql 'the datastore tests (a private PostgreSQL: initdb, pg_ctl)'
 need 'command -v tmux >/dev/null 2>&1' tmux 'the CLI tests (agent run and agent tail in a real terminal)'
-# Agentbase's Python SDK, pinned, in a virtual environment under .tools/ (test/e2e/agentbase-sdk.e2e.test.ts).
-bash scripts/install-agentbase-sdk.sh >/dev/null
-# schemathesis, pinned, in a virtual environment under .tools/ (test/e2e/contract.e2e.test.ts).
-bash scripts/install-schemathesis.sh >/dev/null
 # The engines the engine and e2e jest projects run on (jest.config.js); the unit project runs once.
 export TEST_ENGINES="${TEST_ENGINES:-embedded temporal-cli}"
 for engine in $TEST_ENGINES; do
   case "$engine" in
-    embedded) ;;
-    temporal-cli) bash scripts/install-temporal-cli.sh >/dev/null ;;
+    embedded | temporal-cli) ;;
     *) echo "TEST_ENGINES: unknown engine '$engine' (embedded, temporal-cli)" >&2; exit 2 ;;
   esac
 done
-# Type-check, lint and check the formatting (prettier: npm run format writes it) beside jest: on two cores the three share the CPU, and the checks fill what
-# jest leaves idle instead of holding it back for a minute. A failed check is printed as soon as it
+# Type-check, lint and check the formatting (prettier: npm run format writes it) in the background,
+# from the start: at a lower priority (nice), they take the core the native build leaves and then
+# what jest leaves idle, instead of holding either back. A failed check is printed as soon as it
 # ends and fails the run; jest is left to finish (stopping it mid-file would leave the processes
 # its e2e stacks started running). Background jobs of a script ignore Ctrl-C: the traps pass
 # Ctrl-C and SIGTERM on to the script's process group, jobs included.
@@ -49,14 +45,24 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 trap 'trap "" TERM; kill -TERM 0 2>/dev/null; exit 130' INT
 trap 'trap "" TERM; kill -TERM 0 2>/dev/null; exit 143' TERM
-npx tsc --noEmit -p . >"$out/tsc" 2>&1 & typecheck=$!
-npx eslint . >"$out/eslint" 2>&1 & lint=$!
-npx prettier --check . >"$out/prettier" 2>&1 & format=$!
+nice -n 10 npx tsc --noEmit -p . >"$out/tsc" 2>&1 & typecheck=$!
+nice -n 10 npx eslint . >"$out/eslint" 2>&1 & lint=$!
+nice -n 10 npx prettier --check . >"$out/prettier" 2>&1 & format=$!
+# The Python tools the tests use, pinned, each in a virtual environment under .tools/ (idempotent:
+# quick when installed), one after another (each may need apt), beside the native build below:
+# Agentbase's SDK (test/e2e/agentbase-sdk.e2e.test.ts), schemathesis (test/e2e/contract.e2e.test.ts),
+# and the real Temporal CLI and test server when temporal-cli is one of the engines.
+(
+  bash scripts/install-agentbase-sdk.sh >/dev/null
+  bash scripts/install-schemathesis.sh >/dev/null
+  case " $TEST_ENGINES " in *" temporal-cli "*) bash scripts/install-temporal-cli.sh >/dev/null ;; esac
+) >"$out/tools" 2>&1 & tools=$!
 # The native builds an install without scripts left (see above), before any test loads them.
 if [ ! -f node_modules/better-sqlite3/build/Release/better_sqlite3.node ]; then
-  echo "building the packages' native parts (npm rebuild) beside the checks..."
+  echo "building the packages' native parts (npm rebuild) beside the checks and the Python tools..."
   npm rebuild >"$out/rebuild" 2>&1 || { cat "$out/rebuild"; echo "npm test: npm rebuild failed" >&2; exit 1; }
 fi
+wait "$tools" || { cat "$out/tools"; echo "npm test: installing the Python tools failed" >&2; exit 1; }
 # One jest run for every project on every engine: the workers stay busy to the end.
 npx jest "$@" & tests=$!
 failed=
