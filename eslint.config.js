@@ -42,7 +42,19 @@ function room(name, others, types = false) {
 }
 
 module.exports = tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**', '.scratch/**', '**/*.js', '!eslint.config.js'] },
+  // .tools/ holds the tests' Python environments (npm test may be creating them while eslint runs).
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      'coverage/**',
+      '.data/**',
+      '.scratch/**',
+      '.tools/**',
+      '**/*.js',
+      '!eslint.config.js',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {
