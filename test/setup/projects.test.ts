@@ -6,6 +6,7 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const realServerE2e: string[] = require('./real-server-e2e');
+const embeddedOnlyEngine: string[] = require('./embedded-only-engine');
 
 function testFiles(dir: string): string[] {
   return fs
@@ -16,6 +17,10 @@ function testFiles(dir: string): string[] {
 
 test('each entry of the real-server e2e list is an e2e test file', () => {
   for (const entry of realServerE2e) expect(fs.existsSync(path.join(ROOT, 'test', `${entry}.e2e.test.ts`))).toBe(true);
+});
+
+test('each entry of the embedded-only engine list is an engine test file', () => {
+  for (const entry of embeddedOnlyEngine) expect(fs.existsSync(path.join(ROOT, `${entry}.engine.test.ts`))).toBe(true);
 });
 
 test('the list has no entry twice', () => {
