@@ -48,6 +48,14 @@ trap 'trap "" TERM; kill -TERM 0 2>/dev/null; exit 143' TERM
 nice -n 10 npx tsc --noEmit -p . >"$out/tsc" 2>&1 & typecheck=$!
 nice -n 10 npx eslint . >"$out/eslint" 2>&1 & lint=$!
 nice -n 10 npx prettier --check . >"$out/prettier" 2>&1 & format=$!
+# A set-up step that failed ends the run before jest, and the checks with it (their output would
+# otherwise go on into a removed folder).
+set_up_failed() { # <output file> <what failed>
+  cat "$out/$1"
+  echo "npm test: $2" >&2
+  kill "$typecheck" "$lint" "$format" 2>/dev/null || true
+  exit 1
+}
 # The Python tools the tests use, pinned, each in a virtual environment under .tools/ (idempotent:
 # quick when installed), one after another (each may need apt), beside the native build below:
 # Agentbase's SDK (test/e2e/agentbase-sdk.e2e.test.ts), schemathesis (test/e2e/contract.e2e.test.ts),
@@ -60,9 +68,9 @@ nice -n 10 npx prettier --check . >"$out/prettier" 2>&1 & format=$!
 # The native builds an install without scripts left (see above), before any test loads them.
 if [ ! -f node_modules/better-sqlite3/build/Release/better_sqlite3.node ]; then
   echo "building the packages' native parts (npm rebuild) beside the checks and the Python tools..."
-  npm rebuild >"$out/rebuild" 2>&1 || { cat "$out/rebuild"; echo "npm test: npm rebuild failed" >&2; exit 1; }
+  npm rebuild >"$out/rebuild" 2>&1 || set_up_failed rebuild "npm rebuild failed"
 fi
-wait "$tools" || { cat "$out/tools"; echo "npm test: installing the Python tools failed" >&2; exit 1; }
+wait "$tools" || set_up_failed tools "installing the Python tools failed"
 # One jest run for every project on every engine: the workers stay busy to the end.
 npx jest "$@" & tests=$!
 failed=
