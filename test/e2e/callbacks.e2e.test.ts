@@ -49,6 +49,17 @@ async function submit(
   return r.json.task_id;
 }
 
+// A receiver has the request before our delivery activity has its answer and records it: read the
+// task's deliveries once none is pending (any longer).
+async function settled(id: string, count = 1) {
+  const list = await waitUntil(
+    `the deliveries of ${id} to settle`,
+    async () => (await call('GET', `/tasks/${id}/deliveries`)).json.deliveries as { status: string }[],
+    (l) => l.length >= count && l.every((r) => r.status !== 'pending'),
+  );
+  return list as unknown as Record<string, unknown>[];
+}
+
 const finalOf = (path: string) => receiver.accepted(path).find((d) => String(d.json.type).startsWith('task.'));
 const idOrder = (ds: Delivery[]) => ds.map((d) => String(d.headers['webhook-id']));
 
@@ -96,13 +107,12 @@ test('every event and the final notification arrive signed, in order, with the r
     result: { output: expect.any(String) },
   });
   expect(new Date(String(end.timestamp)).toISOString()).toBe(end.timestamp);
-  const list = await call('GET', `/tasks/${id}/deliveries`);
-  expect(list.status).toBe(200);
-  expect(list.json.deliveries).toHaveLength(got.length);
-  for (const r of list.json.deliveries) expect(r).toMatchObject({ status: 'delivered', attempts: 1, last_status: 200 });
+  const deliveries = await settled(id, got.length);
+  expect(deliveries).toHaveLength(got.length);
+  for (const r of deliveries) expect(r).toMatchObject({ status: 'delivered', attempts: 1, last_status: 200 });
   // The typed client reads the same.
   const client = new AgentClient({ baseUrl: ctx.stack().gatewayUrl, apiKey: KEY_A });
-  expect((await client.tasks.deliveries(id)).deliveries).toEqual(list.json.deliveries);
+  expect((await client.tasks.deliveries(id)).deliveries).toEqual(deliveries);
   expect((await client.account.webhookSecret()).secret).toBe(valid[0]);
 });
 
@@ -119,8 +129,8 @@ test('a delivery that fails is retried with the same webhook-id; events picks wh
   ]);
   expect(all[0].headers['webhook-id']).toBe(all[1].headers['webhook-id']);
   expect(all[2].headers['webhook-id']).toBe(`msg_${id}_end`);
-  const list = (await call('GET', `/tasks/${id}/deliveries`)).json.deliveries;
-  expect(list.map((r: { type: string; attempts: number; status: string }) => [r.type, r.attempts, r.status])).toEqual([
+  const list = await settled(id, 2);
+  expect(list.map((r) => [r.type, r.attempts, r.status])).toEqual([
     ['agent_response', 2, 'delivered'],
     ['task.completed', 2, 'delivered'],
   ]);
@@ -205,8 +215,7 @@ test('a task terminated from outside still delivers its end (task.failed, termin
   });
   // The same end as the task's own status says.
   expect((await call('GET', `/tasks/${id}`)).json).toMatchObject({ status: 'failed', error: { type: 'terminated' } });
-  const deliveries = await call('GET', `/tasks/${id}/deliveries`);
-  expect(deliveries.json.deliveries).toEqual([
+  expect(await settled(id)).toEqual([
     expect.objectContaining({ webhook_id: `msg_${id}_end`, type: 'task.failed', status: 'delivered' }),
   ]);
   await waitUntil(
