@@ -14,7 +14,8 @@ export interface ToolSpec {
 }
 
 /**
- * How a call runs: `activity` = the runTool activity (its own retries, timeout
+ * How a call runs: `computer` = the runComputerTool activity in the session's workspace (summarised
+ * in the Web UI by the tool's name: `bash`, `str_replace_editor`, ...); `activity` = the runTool activity (its own retries, timeout
  * and heartbeat; visible in the Web UI as one activity per call); `timer` = a
  * durable timer in the workflow itself (waiting costs no worker slot and
  * survives any restart); `mcp` = the callMcpTool activity, summarised in the
@@ -24,7 +25,7 @@ export interface ToolSpec {
  */
 export type RegisteredTool = ToolSpec &
   (
-    | { kind: 'activity' | 'timer' }
+    | { kind: 'activity' | 'timer' | 'computer' }
     | { kind: 'mcp'; server: string; tool: string }
     | { kind: 'datastore'; def: DatastoreToolDef }
     | { kind: 'handoff'; agent: string }
@@ -33,7 +34,90 @@ export type RegisteredTool = ToolSpec &
 /** Longest single wait of the `wait` tool; the model calls it again to wait longer. */
 export const MAX_WAIT_SECONDS = 3600;
 
-export const BUILTIN_TOOLS: Readonly<Record<string, RegisteredTool & { kind: 'activity' | 'timer' }>> = {
+/** Where the session's workspace is inside the sandbox (bash starts there; editor paths may be relative to it). */
+export const WORKSPACE_MOUNT = '/workspace';
+
+const pathParam = (what: string) => ({
+  type: 'string',
+  description: `${what}: relative to ${WORKSPACE_MOUNT} (the workspace), or absolute under it.`,
+});
+
+/** The session's computer: a shell, an editor and search over its workspace (docs/computer.md). */
+export const COMPUTER_TOOLS: Readonly<Record<string, RegisteredTool & { kind: 'computer' }>> = {
+  bash: {
+    name: 'bash',
+    kind: 'computer',
+    description: `Runs a bash command in the session's sandboxed Linux workspace (${WORKSPACE_MOUNT}, also HOME), with python3, node and the usual shell tools; no network. The working directory and exported variables carry over to the next call, and files stay for the session's later runs. Returns the exit code, stdout and stderr (long output is cut; the whole of it is kept in a file of the workspace, named in the result).`,
+    parameters: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', description: 'The bash command (a script of several lines is fine).' },
+        timeout: { type: 'number', minimum: 1, description: 'Seconds before the command is killed (default 120).' },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+  },
+  str_replace_editor: {
+    name: 'str_replace_editor',
+    kind: 'computer',
+    description:
+      'Views and edits files of the workspace. view: a file with line numbers (view_range [first, last], last -1 = to the end) or a directory two levels deep; create: writes file_text (parents created); str_replace: replaces old_str, which must occur exactly once, by new_str; insert: puts new_str after line insert_line (0 = at the top); undo_edit: reverts the last edit of the file.',
+    parameters: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', enum: ['view', 'create', 'str_replace', 'insert', 'undo_edit'] },
+        path: pathParam('The file or directory'),
+        file_text: { type: 'string', description: 'create: the content of the file.' },
+        old_str: { type: 'string', description: 'str_replace: the exact text to replace (unique in the file).' },
+        new_str: { type: 'string', description: 'str_replace: the replacement; insert: the text to insert.' },
+        insert_line: { type: 'integer', minimum: 0, description: 'insert: the line after which new_str goes.' },
+        view_range: {
+          type: 'array',
+          items: { type: 'integer' },
+          minItems: 2,
+          maxItems: 2,
+          description: 'view: [first, last] line, 1-based; last -1 = to the end.',
+        },
+      },
+      required: ['command', 'path'],
+      additionalProperties: false,
+    },
+  },
+  glob: {
+    name: 'glob',
+    kind: 'computer',
+    description: 'Lists the workspace files whose path matches a glob pattern (e.g. **/*.py), sorted; hidden and ignored files included.',
+    parameters: {
+      type: 'object',
+      properties: { pattern: { type: 'string' }, path: pathParam('The folder to search in (default: the workspace)') },
+      required: ['pattern'],
+      additionalProperties: false,
+    },
+  },
+  grep: {
+    name: 'grep',
+    kind: 'computer',
+    description:
+      'Searches the contents of workspace files for a regular expression (ripgrep syntax); returns path:line:text matches, sorted.',
+    parameters: {
+      type: 'object',
+      properties: {
+        pattern: { type: 'string', description: 'A regular expression.' },
+        path: pathParam('The file or folder to search (default: the workspace)'),
+        glob: { type: 'string', description: 'Only files whose path matches this glob, e.g. *.ts.' },
+        ignore_case: { type: 'boolean' },
+      },
+      required: ['pattern'],
+      additionalProperties: false,
+    },
+  },
+};
+
+/** Names that stand for several built-in tools, in configuration and in a request's `tools`. */
+export const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = { computer: Object.keys(COMPUTER_TOOLS) };
+
+export const BUILTIN_TOOLS: Readonly<Record<string, RegisteredTool & { kind: 'activity' | 'timer' | 'computer' }>> = {
   current_time: {
     name: 'current_time',
     kind: 'activity',
@@ -66,9 +150,23 @@ export const BUILTIN_TOOLS: Readonly<Record<string, RegisteredTool & { kind: 'ac
       additionalProperties: false,
     },
   },
+  ...COMPUTER_TOOLS,
 };
 
 export const BUILTIN_TOOL_NAMES = Object.keys(BUILTIN_TOOLS);
+
+/** What configuration and a request's `tools` may name: each built-in, and each group. */
+export const BUILTIN_TOOL_CHOICES = [...BUILTIN_TOOL_NAMES, ...Object.keys(TOOL_GROUPS)] as [string, ...string[]];
+
+/** The built-ins named, groups expanded, each once, in the order named. */
+export function expandToolGroups(names: readonly string[]): string[] {
+  return [...new Set(names.flatMap((n) => TOOL_GROUPS[n] ?? [n]))];
+}
+
+/** Whether a run offers any tool of the session's computer (its workspace is then in use). */
+export function usesComputer(names: readonly string[]): boolean {
+  return names.some((n) => BUILTIN_TOOLS[n]?.kind === 'computer');
+}
 
 /** The name the request's main agent goes by in handoff events. */
 export const MAIN_AGENT = 'main';

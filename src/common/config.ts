@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parsePayloadKeys, PayloadKeysError } from './codec/keys';
 import { AllowlistError, parseAllowlist } from './outbound/policy';
+import { BUILTIN_TOOL_CHOICES, expandToolGroups } from '../../workflows/tool-registry';
 import { isApiVersion, LATEST_VERSION, VERSION_NAMES, type ApiVersionName } from './api-versions';
 
 const int = (dflt: number) => z.coerce.number().int().nonnegative().default(dflt);
@@ -211,10 +212,14 @@ export const envSchema = z.object({
   MAX_STEPS_CEILING: z.coerce.number().int().min(1).default(1000),
   /** The longest a run's agent may work when the request gives no max_duration, seconds; 0 = no limit. */
   MAX_DURATION_DEFAULT: int(0),
-  /** Built-in tools offered to every run's model, comma-separated (current_time, calculate, wait), or `none`. */
+  /**
+   * Built-in tools a run's model is offered when its request names none (`tools`), comma-separated,
+   * or `none`: current_time, calculate, wait, and the session's computer (`computer` = bash,
+   * str_replace_editor, glob, grep; or each by name). A request may pick among these only.
+   */
   BUILTIN_TOOLS: z
     .string()
-    .default('current_time,calculate,wait')
+    .default('current_time,calculate,wait,computer')
     .transform((s) =>
       s.trim() === 'none'
         ? []
@@ -223,7 +228,8 @@ export const envSchema = z.object({
             .map((t) => t.trim())
             .filter(Boolean),
     )
-    .pipe(z.array(z.enum(['current_time', 'calculate', 'wait']))),
+    .pipe(z.array(z.enum(BUILTIN_TOOL_CHOICES)))
+    .transform(expandToolGroups),
   /** A tool result longer than this many characters reaches the model (and history) cut, with a note saying so. */
   TOOL_RESULT_MAX_CHARS: z.coerce
     .number()
@@ -257,6 +263,41 @@ export const envSchema = z.object({
   SSE_HEARTBEAT_MS: int(15_000),
   /** Data folder of the single-machine start (embedded engine log, Redis dump, payload key file). */
   DATA_DIR: z.string().default('.data'),
+  /**
+   * Where sessions' workspaces (the agent's computer: its files) live; default DATA_DIR/workspaces.
+   * Workers and gateways must all see the same folder (docs/computer.md, "Several workers").
+   */
+  WORKSPACE_DIR: z.string().optional(),
+  /** A session's workspace may hold this many bytes; a write beyond is a tool error or a 413. */
+  WORKSPACE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .default(1024 * 1024 * 1024),
+  /** A session's workspace may hold this many files. */
+  WORKSPACE_MAX_FILES: z.coerce.number().int().min(10).default(10_000),
+  /** A `bash` call's time limit when the model gives none, seconds. */
+  BASH_TIMEOUT_DEFAULT_S: z.coerce.number().int().min(1).default(120),
+  /** Longest time limit a `bash` call may ask for, seconds. */
+  BASH_TIMEOUT_MAX_S: z.coerce.number().int().min(1).default(600),
+  /** Memory of one sandboxed command and its processes, MiB (killed beyond). */
+  SANDBOX_MEMORY_MB: z.coerce.number().int().min(64).default(1024),
+  /** Processes (and threads) one sandboxed command may have at once. */
+  SANDBOX_MAX_PROCESSES: z.coerce.number().int().min(8).default(256),
+  /** CPU time one sandboxed command may use, seconds. */
+  SANDBOX_CPU_SECONDS: z.coerce.number().int().min(1).default(600),
+  /** Output one sandboxed command may write (stdout and stderr together), bytes: killed beyond. */
+  SANDBOX_MAX_OUTPUT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(64 * 1024 * 1024),
+  /** Each of a `bash` call's stdout and stderr reaches the model cut to this many bytes (the rest stays in the workspace). */
+  BASH_OUTPUT_MODEL_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(30 * 1024),
   /**
    * Payload encryption keys, `id:base64key,...` (32-byte AES-256 keys): the
    * first encrypts, all decrypt (rotation: put the new key first). Unset: the
@@ -456,6 +497,11 @@ export const SECRET_VARIABLES = [
   'CODEC_AUTH_TOKEN',
   'METRICS_TOKEN',
 ] as const;
+
+/** Where sessions' workspaces live (WORKSPACE_DIR, else DATA_DIR/workspaces). */
+export function workspaceDir(config: Pick<Config, 'WORKSPACE_DIR' | 'DATA_DIR'>): string {
+  return config.WORKSPACE_DIR ?? path.join(config.DATA_DIR, 'workspaces');
+}
 
 /** Where datastore files live (DATASTORE_DIR, else DATA_DIR/datastores). */
 export function datastoreDir(config: Pick<Config, 'DATASTORE_DIR' | 'DATA_DIR'>): string {
