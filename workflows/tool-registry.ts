@@ -62,7 +62,7 @@ export const COMPUTER_TOOLS: Readonly<Record<string, RegisteredTool & { kind: 'c
     name: 'str_replace_editor',
     kind: 'computer',
     description:
-      'Views and edits files of the workspace. view: a file with line numbers (view_range [first, last], last -1 = to the end) or a directory two levels deep; create: writes file_text (parents created); str_replace: replaces old_str, which must occur exactly once, by new_str; insert: puts new_str after line insert_line (0 = at the top); undo_edit: reverts the last edit of the file.',
+      'Views and edits files of the workspace. view: a file with line numbers (view_range [first, last], last -1 = to the end) or a directory two levels deep; create: writes file_text to a new file (parents created; refused if the path exists); str_replace: replaces old_str, which must occur exactly once, by new_str; insert: puts new_str after line insert_line (0 = at the top); undo_edit: reverts the last edit of the file (again to go further back, up to 10 edits). Text files up to 10 MiB.',
     parameters: {
       type: 'object',
       properties: {
@@ -87,7 +87,8 @@ export const COMPUTER_TOOLS: Readonly<Record<string, RegisteredTool & { kind: 'c
   glob: {
     name: 'glob',
     kind: 'computer',
-    description: 'Lists the workspace files whose path matches a glob pattern (e.g. **/*.py), sorted; hidden and ignored files included.',
+    description:
+      'Lists the workspace files whose path matches a glob pattern, sorted; hidden and ignored files included, links not followed. A pattern without / matches file names at any depth (*.py); one with / is matched from path (src/**/*.ts).',
     parameters: {
       type: 'object',
       properties: { pattern: { type: 'string' }, path: pathParam('The folder to search in (default: the workspace)') },
@@ -99,7 +100,7 @@ export const COMPUTER_TOOLS: Readonly<Record<string, RegisteredTool & { kind: 'c
     name: 'grep',
     kind: 'computer',
     description:
-      'Searches the contents of workspace files for a regular expression (ripgrep syntax); returns path:line:text matches, sorted.',
+      'Searches the contents of workspace files for a regular expression (ripgrep syntax); returns path:line:text matches, sorted. Hidden and ignored files are searched; binary files are skipped, links not followed.',
     parameters: {
       type: 'object',
       properties: {

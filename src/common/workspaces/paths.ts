@@ -49,13 +49,20 @@ export async function resolveWorkspacePath(filesDir: string, name: string): Prom
     try {
       st = await fs.lstat(probe);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') break;
+      // Missing, or under a regular file (ENOTDIR): nothing further exists, so no link either; the
+      // caller's own open or write then says what is wrong with the path.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') break;
       throw err;
     }
     if (!st.isSymbolicLink()) continue;
+    // A link whose target is missing (or a loop) is refused too: what it would lead to once the
+    // target exists cannot be checked now, and writing through it could create a file outside.
     const target = await fs.realpath(probe).catch(() => undefined);
+    if (target === undefined)
+      throw new WorkspacePathError(`${JSON.stringify(name)} goes through a broken link (its target does not exist)`);
     const realRoot = await fs.realpath(root);
-    if (target === undefined || !(target === realRoot || target.startsWith(realRoot + path.sep)))
+    if (!(target === realRoot || target.startsWith(realRoot + path.sep)))
       throw new WorkspacePathError(`${JSON.stringify(name)} goes through a link that leads out of the workspace`);
   }
   return { rel, abs };
