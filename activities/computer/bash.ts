@@ -105,8 +105,6 @@ export interface BashResult {
   /** Null when it did not run or was killed. */
   exitCode: number | null;
   killed?: BashKill;
-  /** The command was not run (why: `text`). */
-  refused?: boolean;
   durationMs: number;
   /** The timeout applied, seconds. */
   timeoutS: number;
