@@ -100,9 +100,9 @@ export type BashKill = SandboxKill | 'disk';
 export interface BashResult {
   /** What the model reads. */
   text: string;
-  /** The command did not run, or the sandbox ended it. */
+  /** The sandbox ended the command (`killed` says why). */
   isError: boolean;
-  /** Null when it did not run or was killed. */
+  /** Null when it was killed. */
   exitCode: number | null;
   killed?: BashKill;
   durationMs: number;
