@@ -17,6 +17,8 @@ import { createScheduleActivities } from './schedules';
 import { createFinalOutputActivities } from './final-output';
 import { createDagActivities } from './dag';
 import { createDatastoreActivities } from './datastores';
+import { createComputerActivities } from './computer/computer-activities';
+import type { ComputerTools } from './computer/computer-tools';
 import type { DatastoreAccess } from '../src/common/datastores/access';
 import type { PolicyFetch } from '../src/common/outbound/fetch';
 import type { McpPool } from './mcp/pool';
@@ -32,6 +34,8 @@ export interface ActivityDeps {
   mcpPool: McpPool;
   /** The account's datastores (registrations, open sources); absent: the tools fail plainly. */
   datastores?: DatastoreAccess;
+  /** The tools of sessions' computers (bash, the editor, search) around the worker's sandbox; absent: their calls fail plainly. */
+  computer?: ComputerTools;
   /** The outbound policy's fetch, for callback deliveries (user-supplied URLs). */
   outboundFetch?: PolicyFetch;
   config: Pick<
@@ -41,6 +45,8 @@ export interface ActivityDeps {
     | 'SESSION_IDLE_CLOSE_MS'
     | 'RUN_WATCH_MS'
     | 'MODEL_UNAVAILABLE_AFTER_MS'
+    | 'WORKSPACE_DIR'
+    | 'DATA_DIR'
   > &
     TaskInputConfig;
   logger: Logger;
@@ -59,6 +65,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFinalOutputActivities(deps),
     ...createDagActivities(deps),
     ...createDatastoreActivities(deps),
+    ...createComputerActivities(deps),
   };
 }
 

@@ -27,6 +27,8 @@ need() { # <present: a shell test> <package> <why>
 need 'command -v redis-server >/dev/null 2>&1' redis-server 'the end-to-end and relay tests (a private redis-server)'
 need 'command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1' postgresql 'the datastore tests (a private PostgreSQL: initdb, pg_ctl)'
 need 'command -v tmux >/dev/null 2>&1' tmux 'the CLI tests (agent run and agent tail in a real terminal)'
+need 'command -v bwrap >/dev/null 2>&1' bubblewrap "the agent's computer (its sandbox) and its tests"
+need 'command -v rg >/dev/null 2>&1' ripgrep "the agent's computer (its glob and grep tools) and its tests"
 # The engines the engine and e2e jest projects run on (jest.config.js); the unit project runs once.
 export TEST_ENGINES="${TEST_ENGINES:-embedded temporal-cli}"
 for engine in $TEST_ENGINES; do

@@ -1,5 +1,6 @@
 // How each kind of tool call of the agent loop runs (workflows/tool-registry.ts
-// names the kinds): a built-in as the runTool activity, `wait` as a durable
+// names the kinds): a built-in as the runTool activity, a tool of the session's
+// computer as the runComputerTool activity summarised by its name (`bash`...), `wait` as a durable
 // timer, an MCP tool as the callMcpTool activity summarised `<server>/<tool>`
 // in the Web UI, a datastore tool as the callDatastore activity summarised
 // `datastore/<name>`, and a transfer to a handoff agent decided here, in the
@@ -77,8 +78,33 @@ const datastoreOptions = (heartbeatTimeoutMs: number): ActivityOptions => ({
   },
 });
 
+/**
+ * A computer call (bash, the editor, search) runs in the session's workspace. Retried for the
+ * machinery's faults only; a call whose worker died mid-command is not run again: the activity
+ * answers its retry "outcome unknown" from the workspace's record of the calls it started.
+ */
+const computerOptions = (heartbeatTimeoutMs: number, callTimeoutMs: number): ActivityOptions => ({
+  startToCloseTimeout: callTimeoutMs,
+  heartbeatTimeout: heartbeatTimeoutMs,
+  retry: {
+    initialInterval: '1s',
+    maximumInterval: '10s',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: ['ToolBadInput'],
+  },
+});
+
 export class ToolCalls {
   private readonly builtins;
+  private readonly computer;
+  private readonly computerOptions: ActivityOptions;
+  /**
+   * The computer's calls of a run go one at a time, in the order the model made them: a command
+   * never runs while the editor reads or writes the same workspace (a link it swapped in between
+   * the editor's check of a path and its write could lead out of the workspace), and the shell's
+   * directory and variables carry from one call to the next as in a terminal.
+   */
+  private computerQueue: Promise<unknown> = Promise.resolve();
   private readonly mcp;
   private readonly mcpOptions: ActivityOptions;
   private readonly datastoreOptions: ActivityOptions;
@@ -87,6 +113,8 @@ export class ToolCalls {
   constructor(private readonly input: TaskInput) {
     const heartbeat = input.limits.modelHeartbeatTimeoutMs || 20_000;
     this.builtins = proxyActivities<Activities>(builtinOptions(heartbeat));
+    this.computerOptions = computerOptions(heartbeat, input.limits.computerCallTimeoutMs ?? 11 * 60_000);
+    this.computer = proxyActivities<Activities>(this.computerOptions);
     this.mcpOptions = mcpOptions(heartbeat, input.limits.mcpCallTimeoutMs ?? 5 * 60_000);
     this.mcp = proxyActivities<Activities>(this.mcpOptions);
     this.datastoreOptions = datastoreOptions(heartbeat);
@@ -110,6 +138,11 @@ export class ToolCalls {
           return await this.mcpCall(tool.server, tool.tool, call, ctx);
         case 'datastore':
           return await this.datastoreCall(tool.def, call, ctx);
+        case 'computer': {
+          const turn = this.computerQueue.then(() => this.computerCall(call, ctx));
+          this.computerQueue = turn.catch(() => undefined);
+          return await turn;
+        }
         default:
           return await this.builtin(call, ctx);
       }
@@ -197,6 +230,31 @@ export class ToolCalls {
       published: true,
       lastSeq: r.lastSeq,
       ...(r.relayLost && { relayLost: r.relayLost }),
+    };
+  }
+
+  private async computerCall(call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
+    const { taskId, session, account } = this.input;
+    const r = await this.computer.runComputerTool.executeWithOptions({ ...this.computerOptions, summary: call.name }, [
+      {
+        taskId,
+        session,
+        account,
+        producer: ctx.producer,
+        floor: ctx.floor,
+        call,
+        maxChars: this.input.limits.toolResultMaxChars,
+        ...(this.input.step && { tag: this.input.step.tag }),
+      },
+    ]);
+    const changed = r.files && r.files.created.length + r.files.modified.length + r.files.deleted.length > 0;
+    return {
+      content: r.content,
+      isError: r.isError,
+      published: true,
+      lastSeq: r.lastSeq,
+      ...(r.relayLost && { relayLost: r.relayLost }),
+      ...(changed && { event: { type: 'agent_files_changed', tool_call_id: call.id, ...r.files! } }),
     };
   }
 

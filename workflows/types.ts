@@ -125,6 +125,8 @@ export interface TaskLimits {
   toolResultMaxChars: number;
   /** Heartbeat timeout of model calls (how fast a lost worker is noticed). */
   modelHeartbeatTimeoutMs: number;
+  /** Longest call of a computer tool (bash, str_replace_editor, glob, grep), ms: BASH_TIMEOUT_MAX_S and a margin. */
+  computerCallTimeoutMs?: number;
   /** Longest MCP tool call, ms (MCP_CALL_TIMEOUT_MS). */
   mcpCallTimeoutMs?: number;
   /** Connecting to an MCP server and listing its tools, per attempt, ms (MCP_CONNECT_TIMEOUT_MS). */

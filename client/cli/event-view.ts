@@ -109,6 +109,15 @@ export class EventView {
       case 'agent_handoff':
         this.note('magenta', '[handoff]', `${ev.from} -> ${ev.to}`);
         break;
+      case 'agent_files_changed': {
+        const parts = [
+          ...ev.created.map((p) => `+${p}`),
+          ...ev.modified.map((p) => `~${p}`),
+          ...ev.deleted.map((p) => `-${p}`),
+        ];
+        this.note('cyan', '[files]', short(parts.join(' '), RESULT_MAX));
+        break;
+      }
       case 'agent_input':
         this.note('yellow', '[input]', short(ev.content, RESULT_MAX));
         break;

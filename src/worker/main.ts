@@ -11,6 +11,7 @@ import { connectWithRetry, ensureNamespaceSetup, installRuntimeLogger, runtimeLo
 import { EventPublisher } from '../common/relay/publisher';
 import { StatusCache } from '../common/relay/status-cache';
 import { createActivities } from '../../activities';
+import { computerTools } from './computer';
 import { ThreadedModelStream } from './model-stream/thread-runner';
 import { lowerPriorityExcept, scavengeWithoutHelpers } from './thread-priority';
 import { codecDataConverter, payloadCodec } from '../common/codec/data-converter';
@@ -52,7 +53,10 @@ async function main(): Promise<void> {
   // Prometheus metrics of the activities' attempts; served on WORKER_METRICS_PORT when set.
   const metrics = await startWorkerMetrics(config, logger);
   const datastores = datastoreAccess(config, { client, codec, policy: outbound, logger });
+  // Sessions' computers (bash in a sandbox, the editor, search), probed now when offered.
+  const computer = await computerTools(config, logger);
   const activities = createActivities({
+    computer: computer?.tools,
     mcpPool,
     datastores,
     modelStream,
@@ -76,6 +80,7 @@ async function main(): Promise<void> {
   await modelStream.close();
   await mcpPool.close();
   await datastores.close();
+  await computer?.close();
   await outboundFetch.close();
   await metrics.close();
   redis.disconnect();

@@ -174,9 +174,13 @@ export async function runCommand(plan: RunPlan): Promise<RunOutcome> {
     throw new SandboxStartError(`the sandbox did not start: ${err.text().trim() || `exit code ${exit.code}`}`);
   const exitCode = ours ? null : (status.exitCode() ?? exit.code);
   // Ended on its own, yet the sandbox had a hand in it: the out-of-memory killer ended one of its
-  // processes, or (without a control group) RLIMIT_CPU did, by SIGXCPU (24): 128 + 24.
+  // processes, a fork was refused at the process limit (a fork bomb started in the background
+  // whose shell then exited: the pid namespace's end killed the rest before the poll saw it), or
+  // (without a control group) RLIMIT_CPU ended it, by SIGXCPU (24): 128 + 24.
   let killed = ours;
-  if (!killed && cgroup && cgroup.counters().oomKills > 0) killed = 'memory';
+  const counters = cgroup?.counters();
+  if (!killed && counters && counters.oomKills > 0) killed = 'memory';
+  if (!killed && counters && counters.pidsMaxHits > 0) killed = 'processes';
   if (!killed && !cgroup && exitCode === 152) killed = 'cpu';
   const result: SandboxResult = {
     exitCode,

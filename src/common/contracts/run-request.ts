@@ -6,6 +6,7 @@
 // imports the other's room for it (docs/architecture.md, "Who imports what").
 import { z } from 'zod';
 import { RESERVED_HEADERS } from '../callbacks/signature';
+import { BUILTIN_TOOL_CHOICES } from '../../../workflows/tool-registry';
 
 /**
  * A character that trimming keeps: anything but what JavaScript's String.prototype.trim removes.
@@ -84,6 +85,7 @@ export const CALLBACK_EVENT_TYPES = [
   'agent_step',
   'agent_input',
   'agent_handoff',
+  'agent_files_changed',
   'agent_final_output',
   'agent_cost',
   'agent_completed',
@@ -180,6 +182,13 @@ export const runRequestSchema = z
       .optional()
       .describe(
         'Handoff agents: the model gets a transfer_to_<name> tool for each; the session remembers the agent that has the conversation.',
+      ),
+    tools: z
+      .array(z.enum(BUILTIN_TOOL_CHOICES))
+      .max(20)
+      .optional()
+      .describe(
+        "The built-in tools the model is offered (default: the deployment's BUILTIN_TOOLS; [] = none): current_time, calculate, wait, and the session's computer, `computer` = bash, str_replace_editor, glob and grep (or each by name). Only tools the deployment offers may be named (422 otherwise).",
       ),
     mcp_servers: z.array(mcpServerSchema).max(20).optional(),
     mcpServers: z.array(mcpServerSchema).max(20).optional().describe('Alias of mcp_servers.'),

@@ -10,6 +10,7 @@ import { CancelledFailure } from '@temporalio/common';
 import { modelForMode, type Config } from '../config';
 import type { ModelTurnInput, ModelTurnOutput } from '../../../activities/model-turn';
 import type { PublishEndInput } from '../../../activities/relay';
+import type { RunComputerToolOutput } from '../../../activities/computer/computer-activities';
 import type { StepKind, ToolServer, WorkerMetrics } from './worker-metrics';
 
 type Activity = (...args: any[]) => Promise<unknown>;
@@ -19,8 +20,13 @@ const STEP_KIND: Partial<Record<string, StepKind>> = {
   modelTurn: 'model_turn',
   runTool: 'tool_call',
   callMcpTool: 'tool_call',
+  runComputerTool: 'tool_call',
 };
-const TOOL_SERVER: Partial<Record<string, ToolServer>> = { runTool: 'builtin', callMcpTool: 'mcp' };
+const TOOL_SERVER: Partial<Record<string, ToolServer>> = {
+  runTool: 'builtin',
+  callMcpTool: 'mcp',
+  runComputerTool: 'computer',
+};
 
 /** The running attempt's number (1 for the first); Temporal's activity context by default. */
 export type AttemptOf = () => number;
@@ -73,6 +79,7 @@ function succeeded(name: string, input: unknown, result: unknown, metrics: Worke
   const server = TOOL_SERVER[name];
   if (server) {
     metrics.toolCalls.inc({ server, outcome: (result as { isError?: boolean }).isError ? 'error' : 'ok' });
+    if (name === 'runComputerTool') metrics.computerCall(result as RunComputerToolOutput);
   } else if (name === 'modelTurn') {
     // The turn's usage counts every attempt of it once (a retry's output carries the earlier attempts' tokens).
     const model = modelForMode(config, (input as ModelTurnInput).mode);

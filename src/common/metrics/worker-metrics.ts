@@ -7,7 +7,7 @@ import { BUCKETS, PREFIX } from './registry';
 import type { TaskView, Usage } from '../../../workflows/types';
 
 export type StepKind = 'model_turn' | 'tool_call';
-export type ToolServer = 'builtin' | 'mcp';
+export type ToolServer = 'builtin' | 'mcp' | 'computer';
 export type Outcome = 'ok' | 'error';
 type Price = { input: number; output: number };
 
@@ -19,6 +19,9 @@ export class WorkerMetrics {
   readonly retries: Counter<'activity'>;
   readonly queueWait: Histogram;
   readonly taskSeconds: Histogram<'status'>;
+  readonly commands: Counter<'result'>;
+  readonly commandSeconds: Histogram;
+  readonly workspaceBytes: Histogram;
 
   constructor(readonly registry: Registry) {
     const registers = [registry];
@@ -43,7 +46,7 @@ export class WorkerMetrics {
     });
     this.toolCalls = new Counter({
       name: `${PREFIX}tool_calls_total`,
-      help: 'Tool call attempts run as activities, by server (builtin, mcp) and outcome (ok; error: an error result for the model, or a failed attempt).',
+      help: "Tool call attempts run as activities, by server (builtin, mcp, computer: the session's bash, editor and search) and outcome (ok; error: an error result for the model, or a failed attempt).",
       labelNames: ['server', 'outcome'],
       registers,
     });
@@ -59,6 +62,11 @@ export class WorkerMetrics {
       buckets: [...BUCKETS.task],
       registers,
     });
+    ({
+      commands: this.commands,
+      commandSeconds: this.commandSeconds,
+      workspaceBytes: this.workspaceBytes,
+    } = computerMetrics(registers));
     this.taskSeconds = new Histogram({
       name: `${PREFIX}task_duration_seconds`,
       help: "Time from a task's creation to its end (queue wait included), by final status.",
@@ -66,6 +74,19 @@ export class WorkerMetrics {
       buckets: [...BUCKETS.task],
       registers,
     });
+  }
+
+  /** A computer call's end: its command (bash) counted by how it ended, and the workspace's size after a call that may change it. */
+  computerCall(r: {
+    command?: { exitCode: number | null; killed?: string; durationMs: number };
+    workspaceBytes?: number;
+  }) {
+    if (r.command) {
+      const { exitCode, killed, durationMs } = r.command;
+      this.commands.inc({ result: killed ?? (exitCode === 0 ? 'exit_0' : 'exit_nonzero') });
+      this.commandSeconds.observe(durationMs / 1000);
+    }
+    if (r.workspaceBytes !== undefined) this.workspaceBytes.observe(r.workspaceBytes);
   }
 
   /** A completed turn's tokens and their cost (no price: the model costs 0, as in the run's cost). */
@@ -88,4 +109,27 @@ export class WorkerMetrics {
     if (!Number.isNaN(started)) this.queueWait.observe(Math.max(0, started - created) / 1000);
     if (!Number.isNaN(ended)) this.taskSeconds.observe({ status: view.status }, Math.max(0, ended - created) / 1000);
   }
+}
+
+/** The metrics of sessions' computers: their commands and their workspaces' size. */
+function computerMetrics(registers: Registry[]) {
+  const commands = new Counter({
+    name: `${PREFIX}sandbox_commands_total`,
+    help: "Commands run in sessions' sandboxes (bash), by how they ended: exit_0, exit_nonzero, or what the sandbox ended them for (timeout, memory, processes, cpu, output, disk, cancel). A sandbox that failed to start counts in tool_calls_total{server=computer,outcome=error}.",
+    labelNames: ['result'],
+    registers,
+  });
+  const commandSeconds = new Histogram({
+    name: `${PREFIX}sandbox_command_duration_seconds`,
+    help: 'Duration of a command in a sandbox, from its start to its end.',
+    buckets: [...BUCKETS.step],
+    registers,
+  });
+  const workspaceBytes = new Histogram({
+    name: `${PREFIX}workspace_bytes`,
+    help: "A session's workspace size after each call that may change it (bash, the editor's edits), bytes; its quota is WORKSPACE_MAX_BYTES.",
+    buckets: [2 ** 10, 2 ** 16, 2 ** 20, 2 ** 24, 2 ** 27, 2 ** 29, 2 ** 30, 2 ** 32],
+    registers,
+  });
+  return { commands, commandSeconds, workspaceBytes };
 }

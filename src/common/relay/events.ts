@@ -61,6 +61,11 @@ export type AgentEventBody =
   /** The conversation went to another agent (a transfer_to_<name> call); `main` is the request's own agent. */
   | { type: 'agent_handoff'; from: string; to: string }
   /**
+   * A tool call of the session's computer (bash, str_replace_editor) created, changed or deleted
+   * files of the session's workspace: paths relative to it, after the call's agent_tool_response.
+   */
+  | { type: 'agent_files_changed'; tool_call_id: string; created: string[]; modified: string[]; deleted: string[] }
+  /**
    * An attempt of a model or tool call failed and Temporal retries it: `attempt` is the one that
    * failed, `retry_in_ms` the wait before the next when known. Stream-only (not in the result's events).
    */

@@ -25,6 +25,8 @@ function identity(e: Body): string | undefined {
       return `input|${e.content}`;
     case 'agent_handoff':
       return `handoff|${e.from}|${e.to}`;
+    case 'agent_files_changed':
+      return `files|${e.tool_call_id}`;
     case 'agent_started':
     case 'agent_scheduled':
       return e.type;

@@ -8,6 +8,7 @@ import type { CallbackConfig, ScheduledSummary, TaskInput, TaskLimits, TaskReque
 import { SEARCH_ATTRIBUTES } from '../../../workflows/types';
 import type { RunRequest } from '../contracts/run-request';
 import { agentsOf, mcpServersOf } from './request-tools';
+import { expandToolGroups, usesComputer } from '../../../workflows/tool-registry';
 
 export type TaskInputConfig = Pick<
   Config,
@@ -23,7 +24,11 @@ export type TaskInputConfig = Pick<
   | 'MCP_CALL_TIMEOUT_MS'
   | 'MCP_CONNECT_TIMEOUT_MS'
   | 'TOOL_RESULT_MAX_CHARS'
+  | 'BASH_TIMEOUT_MAX_S'
 >;
+
+/** A computer call's time limit beyond its longest command: the sandbox's start, the workspace's checks, the result's publication. */
+const COMPUTER_CALL_MARGIN_S = 60;
 
 export interface TaskStart {
   taskId: string;
@@ -85,12 +90,15 @@ function taskRequest(req: RunRequest, start: TaskStart): TaskRequest {
 /** The deployment's settings for the run as it starts, and the caller's caps (TaskInput.limits). */
 function taskLimits(config: TaskInputConfig, req: RunRequest): TaskLimits {
   const maxSeconds = req.max_duration ?? config.MAX_DURATION_DEFAULT;
+  const tools = req.tools ? expandToolGroups(req.tools) : config.BUILTIN_TOOLS;
   return {
     maxSteps: req.max_steps ?? config.MAX_STEPS_DEFAULT,
     ...(req.max_cost !== undefined && { maxCost: req.max_cost }),
     // Absent without a limit: the run then starts no deadline timer (its commands stay as they were).
     ...(maxSeconds && { maxDurationMs: maxSeconds * 1000 }),
-    tools: config.BUILTIN_TOOLS,
+    tools,
+    // Only with the computer's tools: older runs' inputs stay as they were.
+    ...(usesComputer(tools) && { computerCallTimeoutMs: (config.BASH_TIMEOUT_MAX_S + COMPUTER_CALL_MARGIN_S) * 1000 }),
     toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
     modelHeartbeatTimeoutMs: config.MODEL_HEARTBEAT_TIMEOUT_MS,
     // Only with MCP servers: older runs' inputs stay as they were.

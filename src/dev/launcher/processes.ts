@@ -165,28 +165,44 @@ export function which(bin: string): string | undefined {
 
 /** Finds redis-server, installing Debian's package when apt is usable. */
 export function ensureRedisServer(log: (s: string) => void): string {
-  const found = which('redis-server');
+  return ensureCommand(
+    { bin: 'redis-server', pkg: 'redis-server', orElse: 'or set REDIS_URL to an existing Redis' },
+    log,
+  );
+}
+
+/** What a command of a Debian package is needed for, and the alternative to installing it. */
+export interface NeededCommand {
+  bin: string;
+  pkg: string;
+  /** What else the user may do, e.g. "or set REDIS_URL to an existing Redis". */
+  orElse: string;
+}
+
+/** Finds a command, installing its Debian package when apt is usable (root); else throws saying what to do. */
+export function ensureCommand(need: NeededCommand, log: (s: string) => void): string {
+  const found = which(need.bin);
   if (found) return found;
   const canApt = which('apt-get') && typeof process.getuid === 'function' && process.getuid() === 0;
   if (!canApt) {
     throw new Error(
-      'redis-server is not installed and apt-get is not usable here. Install Redis (e.g. `sudo apt-get install redis-server`) or set REDIS_URL to an existing Redis.',
+      `${need.bin} is not installed and apt-get is not usable here. Install it (e.g. \`sudo apt-get install ${need.pkg}\`) ${need.orElse}.`,
     );
   }
-  log('redis-server is missing: installing it with apt-get (one time)...');
+  log(`${need.bin} is missing: installing ${need.pkg} with apt-get (one time)...`);
   for (const args of [
     ['update', '-qq'],
-    ['install', '-y', '-qq', 'redis-server'],
+    ['install', '-y', '-qq', need.pkg],
   ]) {
     const r = spawnSync('apt-get', args, {
       stdio: 'inherit',
       env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
     });
     if (r.status !== 0)
-      throw new Error(`apt-get ${args.join(' ')} failed; install redis-server yourself or set REDIS_URL`);
+      throw new Error(`apt-get ${args.join(' ')} failed; install ${need.pkg} yourself ${need.orElse}`);
   }
-  const installed = which('redis-server');
-  if (!installed) throw new Error('redis-server still not found after installing it');
+  const installed = which(need.bin);
+  if (!installed) throw new Error(`${need.bin} still not found after installing ${need.pkg}`);
   return installed;
 }
 

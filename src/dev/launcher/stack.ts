@@ -9,7 +9,18 @@ import path from 'node:path';
 import Redis from 'ioredis';
 import { startScriptedModel } from '../scripted-model';
 import { DEMO_MCP_TOOLS, startDemoMcpServer } from '../demo-mcp/server';
-import { Child, ensureDir, ensureRedisServer, freePort, startChild, startNode, waitFor } from './processes';
+import {
+  Child,
+  ensureCommand,
+  ensureDir,
+  ensureRedisServer,
+  freePort,
+  startChild,
+  startNode,
+  waitFor,
+} from './processes';
+import { envSchema } from '../../common/config';
+import { usesComputer } from '../../../workflows/tool-registry';
 import { GATEWAY_NODE_FLAGS } from './node-flags';
 import { EngineName, engineFromEnv, startEngine } from './engines';
 import { ensurePayloadKeyFile, generatePayloadKey } from '../../common/codec/keys';
@@ -105,7 +116,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const env = serviceEnv(st, temporalAddress, redisUrl);
     const model = base.OPENAI_API_KEY ? undefined : await startModel(st, env);
     const demoMcp = base.DEMO_MCP !== 'false' ? await startDemoMcp(st, env) : undefined;
-    ensureDatastoreDir(st, env);
+    ensureDataDirs(st, env);
     let devKey: string | undefined;
     if (!base.API_KEYS) {
       devKey = 'dev-key';
@@ -275,14 +286,19 @@ async function startDemoMcp(st: Starting, env: NodeJS.ProcessEnv): Promise<Stack
   return demoMcp;
 }
 
-/** Datastore files (uploads, knowledge bases) beside the engine's file; a stack kept in memory gets a folder of its own. */
-function ensureDatastoreDir(st: Starting, env: NodeJS.ProcessEnv): void {
-  if (st.base.DATASTORE_DIR) return;
-  if (st.opts.dataDir) env.DATASTORE_DIR = ensureDir(path.join(st.opts.dataDir, 'datastores'));
-  else {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-datastores-'));
-    env.DATASTORE_DIR = dir;
-    st.stoppers.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
+/** Datastore files (uploads, knowledge bases) and sessions' workspaces beside the engine's file; a stack kept in memory gets folders of its own. */
+function ensureDataDirs(st: Starting, env: NodeJS.ProcessEnv): void {
+  for (const [variable, name] of [
+    ['DATASTORE_DIR', 'datastores'],
+    ['WORKSPACE_DIR', 'workspaces'],
+  ] as const) {
+    if (st.base[variable]) continue;
+    if (st.opts.dataDir) env[variable] = ensureDir(path.join(st.opts.dataDir, name));
+    else {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), `aes-${name}-`));
+      env[variable] = dir;
+      st.stoppers.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
+    }
   }
 }
 
@@ -304,6 +320,18 @@ function ensurePayloadKeys(st: Starting, env: NodeJS.ProcessEnv): Stack['payload
   return { source: 'file', file: k.file, created: k.created };
 }
 
+/**
+ * The session's computer (on unless BUILTIN_TOOLS leaves it out) needs bubblewrap, its sandbox,
+ * and ripgrep, its glob and grep: installed with apt when missing, as Redis is.
+ */
+function ensureComputerCommands(st: Starting, env: NodeJS.ProcessEnv): void {
+  const tools = envSchema.shape.BUILTIN_TOOLS.safeParse(env.BUILTIN_TOOLS || undefined);
+  if (!tools.success || !usesComputer(tools.data)) return;
+  const orElse = "or leave the computer out of BUILTIN_TOOLS (the agent's bash, editor and search tools)";
+  ensureCommand({ bin: 'bwrap', pkg: 'bubblewrap', orElse }, st.log);
+  ensureCommand({ bin: 'rg', pkg: 'ripgrep', orElse }, st.log);
+}
+
 /** The worker, then the gateway once the worker is ready; each can be started again (restarters). */
 async function startWorkerAndGateway(
   st: Starting,
@@ -311,6 +339,7 @@ async function startWorkerAndGateway(
   gatewayPort: number,
 ): Promise<{ startWorker: () => Promise<Child>; gatewayUrl: string }> {
   const { children, stoppers, restarters } = st;
+  ensureComputerCommands(st, env);
   const startWorker = async () => {
     const w = startNode('worker', 'src/worker/main.ts', [], { env, echo: st.echo('worker') });
     children.worker = w;

@@ -275,6 +275,15 @@ const EVENT_SHAPES = {
     },
     'The conversation went to another agent (its transfer_to_<name> tool); from the next turn the model speaks as that agent.',
   ],
+  agent_files_changed: [
+    {
+      tool_call_id: z.string().describe('The tool call that changed them (bash, str_replace_editor).'),
+      created: z.array(z.string()).describe('Files it created, paths relative to the workspace, sorted.'),
+      modified: z.array(z.string()).describe('Files it changed.'),
+      deleted: z.array(z.string()).describe('Files it deleted.'),
+    },
+    "A tool call changed files of the session's workspace (GET /sessions/{id}/files lists and serves them); right after its agent_tool_response.",
+  ],
   agent_retry: [
     {
       what: z.enum(['model', 'tool']).describe('What failed: the model call of a turn, or a tool call.'),

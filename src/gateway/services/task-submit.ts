@@ -16,6 +16,7 @@ import { sessionRef, sessionStart, sessionStartMeta } from '../../common/session
 import { ServerTiming, timed } from '../middleware/server-timing';
 import type { WorkflowStarter } from '../start-thread/starter';
 import { reserveUpdate } from '../../../workflows/definitions';
+import { expandToolGroups } from '../../../workflows/tool-registry';
 
 /** What a run request brings besides its body. */
 export interface SubmitExtras {
@@ -73,6 +74,7 @@ export class TaskSubmitter {
     extras: SubmitExtras,
   ): Promise<Submitted> {
     this.checkMaxSteps(req);
+    this.checkTools(req);
     const requestHash = createHash('sha256').update(JSON.stringify(req)).digest('hex').slice(0, 32);
     const taskId = idempotencyKey
       ? `task_${createHash('sha256').update(`${account.account}\u0000${idempotencyKey}`).digest('hex').slice(0, 32)}`
@@ -116,6 +118,20 @@ export class TaskSubmitter {
       if (earlier) return earlier;
     } else await this.startWithNewSession(s);
     return { taskId, session: sessionId, createdAt, repeated: false };
+  }
+
+  /** Each tool the request names must be one the deployment offers (BUILTIN_TOOLS), groups expanded. */
+  private checkTools(req: RunRequest): void {
+    const offered = new Set(this.config.BUILTIN_TOOLS);
+    req.tools?.forEach((name, i) => {
+      const missing = expandToolGroups([name]).filter((t) => !offered.has(t));
+      if (missing.length)
+        throw UnprocessableRequestError.at(
+          `body.tools[${i}]`,
+          `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not offered here (BUILTIN_TOOLS: ${this.config.BUILTIN_TOOLS.join(', ') || 'none'})`,
+          'tool_not_offered',
+        );
+    });
   }
 
   private checkMaxSteps(req: RunRequest): void {

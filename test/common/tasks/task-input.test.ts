@@ -19,6 +19,7 @@ const CONFIG: TaskInputConfig = {
   MCP_CALL_TIMEOUT_MS: 300_000,
   MCP_CONNECT_TIMEOUT_MS: 10_000,
   TOOL_RESULT_MAX_CHARS: 65_536,
+  BASH_TIMEOUT_MAX_S: 600,
 };
 const START = { taskId: 'task_1', account: 'acct', session: 'sess_1', createdAt: '2026-11-28T00:00:00.000Z' };
 
@@ -109,4 +110,20 @@ test('a request with every option: each field in its group, none lost or added',
   };
   const built = taskInput(CONFIG, req, { ...START, maxRunning: 2, callback, joinsSession: true, schedules });
   expect(asStored(built)).toStrictEqual(readTaskInput(before));
+});
+
+test("a request's tools replace the deployment's, groups expanded; the computer's bring their call time limit", () => {
+  const computer = taskInput(
+    CONFIG,
+    runRequestSchema.parse({ message: 'hi', tools: ['computer', 'calculate'] }),
+    START,
+  );
+  expect(computer.limits.tools).toEqual(['bash', 'str_replace_editor', 'glob', 'grep', 'calculate']);
+  expect(computer.limits.computerCallTimeoutMs).toBe(660_000);
+  const none = taskInput(CONFIG, runRequestSchema.parse({ message: 'hi', tools: [] }), START);
+  expect(none.limits.tools).toEqual([]);
+  expect(none.limits).not.toHaveProperty('computerCallTimeoutMs');
+  const deployment = taskInput(CONFIG, runRequestSchema.parse({ message: 'hi' }), START);
+  expect(deployment.limits.tools).toEqual(CONFIG.BUILTIN_TOOLS);
+  expect(() => runRequestSchema.parse({ message: 'hi', tools: ['shell'] })).toThrow(/tools/);
 });
