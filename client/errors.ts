@@ -33,6 +33,8 @@ export class BadRequestError extends AgentApiError {}
 export class AuthenticationError extends AgentApiError {}
 export class NotFoundError extends AgentApiError {}
 export class ConflictError extends AgentApiError {}
+/** 413: a body past a limit (BODY_LIMIT_BYTES, an upload past the workspace's quota: details say which). */
+export class PayloadTooLargeError extends AgentApiError {}
 export class UnprocessableEntityError extends AgentApiError {}
 export class RateLimitError extends AgentApiError {}
 export class InternalServerError extends AgentApiError {}
@@ -71,6 +73,7 @@ const BY_STATUS: Record<number, new (s: number, t: string, m: string, d: unknown
   401: AuthenticationError,
   404: NotFoundError,
   409: ConflictError,
+  413: PayloadTooLargeError,
   422: UnprocessableEntityError,
   429: RateLimitError,
   503: ServiceUnavailableError,

@@ -1,5 +1,6 @@
 // The one way the client talks HTTP: base URL and key, JSON in and out (or a
-// form in: an uploaded file, a document as a file), the timeout, the caller's
+// form or raw bytes in: an uploaded file, a document as a file; bytes out: a
+// downloaded file), the timeout, the caller's
 // AbortSignal, and the mapping of every failure to a typed error (errors.ts).
 // Resource classes (tasks.ts, sessions.ts) and the event stream build on it;
 // none of them calls fetch itself.
@@ -39,6 +40,8 @@ export interface SendOptions extends RequestOptions {
   body?: unknown;
   /** Sent as multipart/form-data instead of JSON (a file and its fields); fetch writes the Content-Type with its boundary. */
   form?: FormData;
+  /** Sent as it is instead of JSON (a file's bytes, a string as UTF-8), as application/octet-stream. */
+  raw?: Uint8Array | string;
   accept?: string;
   idempotencyKey?: string;
 }
@@ -84,9 +87,12 @@ export class HttpCore {
       authorization: `Bearer ${this.apiKey}`,
       accept: opts.accept ?? 'application/json',
     };
-    let body: string | FormData | undefined;
+    let body: string | FormData | Uint8Array | undefined;
     if (opts.form !== undefined) {
       body = opts.form;
+    } else if (opts.raw !== undefined) {
+      body = opts.raw;
+      headers['content-type'] = 'application/octet-stream';
     } else if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['content-type'] = 'application/json';
@@ -141,6 +147,24 @@ export class HttpCore {
     try {
       const text = await open.response.text();
       return (text ? JSON.parse(text) : undefined) as T;
+    } catch (err) {
+      throw this.failure(
+        err,
+        this.url(path, opts.query),
+        opts.signal,
+        open.timedOut(),
+        opts.timeoutMs ?? this.timeoutMs,
+      );
+    } finally {
+      open.close();
+    }
+  }
+
+  /** A call whose answer is bytes (a file): resolves with the whole body. */
+  async bytes(method: string, path: string, opts: SendOptions = {}): Promise<Buffer> {
+    const open = await this.open(method, path, { accept: '*/*', ...opts, keepTimeout: true });
+    try {
+      return Buffer.from(await open.response.arrayBuffer());
     } catch (err) {
       throw this.failure(
         err,

@@ -21,6 +21,7 @@ export {
   ConnectionTimeoutError,
   InternalServerError,
   NotFoundError,
+  PayloadTooLargeError,
   RateLimitError,
   ServiceUnavailableError,
   UnprocessableEntityError,

@@ -1,5 +1,5 @@
 // client.sessions: a session's conversation, and listing, creating and
-// deleting sessions.
+// deleting sessions; `client.sessions.files`, the files of a session's workspace.
 import type { HttpCore, RequestOptions } from './http';
 import type {
   CreateSessionBody,
@@ -10,11 +10,17 @@ import type {
   SessionMessages,
 } from './types';
 import { eachItem } from './paging';
+import { SessionFiles } from './session-files';
 
 const sessionPath = (id: string, rest = '') => `/sessions/${encodeURIComponent(id)}${rest}`;
 
 export class Sessions {
-  constructor(private readonly core: HttpCore) {}
+  /** The files of a session's workspace: upload, list, download, delete. */
+  readonly files: SessionFiles;
+
+  constructor(private readonly core: HttpCore) {
+    this.files = new SessionFiles(core);
+  }
 
   /** The conversation so far, oldest first. */
   messages(id: string, opts: RequestOptions = {}): Promise<SessionMessages> {
@@ -44,7 +50,7 @@ export class Sessions {
     return this.core.json('POST', '/sessions', { ...opts, body });
   }
 
-  /** Deletes a session; a ConflictError while one of its runs is active or queued. */
+  /** Deletes a session, its conversation and its workspace's files; a ConflictError while one of its runs is active or queued. */
   async delete(id: string, opts: RequestOptions = {}): Promise<void> {
     await this.core.json('DELETE', sessionPath(id), opts);
   }

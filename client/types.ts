@@ -43,6 +43,8 @@ import type {
   documentSchema,
 } from '../src/gateway/schemas/datastore';
 import type { DatastoreView } from '../src/gateway/services/datastore-service';
+import type { fileListQuerySchema, workspaceFileListSchema } from '../src/gateway/schemas/session-files';
+import type { WorkspaceFile } from '../src/common/workspaces/usage';
 import type { DocumentInfo } from '../src/common/datastores/types';
 
 export type { AgentEvent, EventType };
@@ -81,6 +83,13 @@ export type SessionCreated = z.output<typeof sessionCreatedSchema>;
 export type CreateSessionBody = z.input<typeof createSessionSchema>;
 /** GET /sessions query (`limit` 1..100, default 20; coerced from text by the schema, as for tasks). */
 export type ListSessionsQuery = Omit<z.input<typeof sessionListQuerySchema>, 'limit'> & { limit?: number };
+
+/** A file of a session's workspace (what an upload answers, one entry of a listing). */
+export type { WorkspaceFile };
+/** GET /sessions/{id}/files: every file, sorted by path. */
+export type WorkspaceFileList = z.output<typeof workspaceFileListSchema>;
+/** GET /sessions/{id}/files query: `prefix`, the start of the paths listed. */
+export type ListFilesQuery = z.input<typeof fileListQuerySchema>;
 
 /** One entry of a run request's `schedules`: seconds from now, an ISO 8601 date-time with its zone, or a five-field cron string. */
 export type ScheduleEntry = z.input<typeof scheduleSchema>;

@@ -10,6 +10,7 @@ import { cancelCommand } from './commands/cancel';
 import { datastoreCommand } from './commands/datastore';
 import { datastoresCommand } from './commands/datastores';
 import { documentsCommand } from './commands/documents';
+import { filesCommand } from './commands/files';
 import { messagesCommand } from './commands/messages';
 import { replayCommand } from './commands/replay';
 import { resultCommand } from './commands/result';
@@ -30,6 +31,7 @@ const COMMANDS: Command[] = [
   resultCommand,
   sessionsCommand,
   messagesCommand,
+  filesCommand,
   schedulesCommand,
   scheduleCommand,
   datastoresCommand,

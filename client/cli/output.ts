@@ -18,7 +18,7 @@ const CODES: Record<Style, [number, number]> = {
 };
 
 export interface Stream {
-  write(s: string): unknown;
+  write(s: string | Uint8Array): unknown;
   isTTY?: boolean;
   columns?: number;
 }
@@ -44,6 +44,14 @@ export class Output {
   /** Writes to stdout as is (an answer's tokens arrive mid-line). */
   out(text: string): void {
     this.write(this.stdout, text);
+  }
+
+  /** Writes bytes to stdout as they are (a downloaded file). */
+  bytes(data: Uint8Array): void {
+    if (!data.length) return;
+    this.beforeWrite();
+    this.stdout.write(data);
+    if (this.stdout.isTTY) this.atLineStart = data[data.length - 1] === 0x0a;
   }
 
   line(text = ''): void {

@@ -16,6 +16,7 @@ import { openApiRoute } from './openapi/document';
 import { runRoutes } from './routes/run';
 import { taskRoutes } from './routes/tasks';
 import { sessionRoutes } from './routes/sessions';
+import { sessionFileRoutes } from './routes/session-files';
 import { agentbaseRoutes } from './routes/agentbase';
 import { accountRoutes } from './routes/account';
 import { scheduleRoutes } from './routes/schedules';
@@ -28,7 +29,7 @@ import type { GatewayMetrics } from '../common/metrics/gateway-metrics';
 import type { DependencyHealth } from './dependency-health';
 import { withTimeout } from '../common/timeout';
 import { UnsupportedMediaTypeError } from '../common/errors';
-import { answerOptions, noRoute } from './middleware/method-not-allowed';
+import { allowedMethods, answerOptions, noRoute } from './middleware/method-not-allowed';
 import { apiVersion } from './middleware/api-version';
 import type { OutboundPolicy } from '../common/outbound/policy';
 
@@ -79,10 +80,20 @@ function readiness(deps: GatewayDeps) {
   };
 }
 
-/** A POST or PATCH with a body must send JSON (the file uploads are routed before this). */
+/**
+ * A POST or PATCH with a body must send JSON (the file uploads are routed before this). A method
+ * the path does not serve is left to noRoute's 405, whatever its body (a POST of a file to
+ * /sessions/{id}/files/{path}, which takes PUT); asked only of a body that is not JSON, so a
+ * request that is pays nothing for it.
+ */
 function jsonOnly(req: Request, _res: Response, next: NextFunction) {
   const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;
-  if ((req.method === 'POST' || req.method === 'PATCH') && hasBody && !req.is('application/json')) {
+  if (
+    (req.method === 'POST' || req.method === 'PATCH') &&
+    hasBody &&
+    !req.is('application/json') &&
+    allowedMethods(req).includes(req.method)
+  ) {
     return next(
       new UnsupportedMediaTypeError(
         `Content-Type must be application/json (got ${req.header('content-type') ?? 'none'})`,
@@ -125,8 +136,9 @@ export function createApp(deps: GatewayDeps): express.Express {
       next();
     });
   }
-  // Files (a SQLite upload, a document as text) come before the JSON-only rule below.
+  // Files (a SQLite upload, a document as text, a session's files) come before the JSON-only rule below.
   app.use(datastoreUploadRoutes(deps));
+  app.use(sessionFileRoutes(deps));
   app.use(jsonOnly);
   app.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, strict: true }));
   app.use(runRoutes(deps));

@@ -42,13 +42,13 @@ function operations(): { path: string; method: string; op: Json }[] {
   );
 }
 
-/** Every route Express would dispatch: the app's own handlers and those of the routers it mounts. */
+/** Every route Express would dispatch: the app's own handlers and those of the routers it mounts (`:id` and a wildcard `*path` as `{id}`, `{path}`). */
 function expressRoutes(stack: any[]): string[] {
   return stack.flatMap((layer) => {
     if (layer.route) {
       return Object.keys(layer.route.methods)
         .filter((m) => m !== '_all')
-        .map((m) => `${m.toUpperCase()} ${String(layer.route.path).replace(/:(\w+)/g, '{$1}')}`);
+        .map((m) => `${m.toUpperCase()} ${String(layer.route.path).replace(/[:*](\w+)/g, '{$1}')}`);
     }
     return Array.isArray(layer.handle?.stack) ? expressRoutes(layer.handle.stack) : [];
   });

@@ -9,8 +9,8 @@
  * codec, the replay CLI).
  *
  * Left to the embedded engine's pass, each with where the real server still meets what it asks:
- * contract, agentbase-sdk, bad-input, run-modes, api-version, mcp, datastores, final-output, the
- * client's, the launcher's and telemetry's files (the gateway, the relay, the tools, the processes:
+ * contract, agentbase-sdk, bad-input, run-modes, api-version, mcp, datastores, session-files,
+ * final-output, the client's, the launcher's and telemetry's files (the gateway, the relay, the tools, the processes:
  * the engine under them does nothing the files below do not do); mid-answer and tool-loop (a
  * worker killed mid-activity: crash below, and the conformance suite's heartbeat, retry and
  * cancellation cases); callbacks (callbacks.engine: delivery, retries, 410, order); workflows (the

@@ -36,6 +36,17 @@ function fromBodyParser(err: {
   return undefined;
 }
 
+/** Express's router could not percent-decode a path parameter (`%zz`): a malformed path, not a fault of ours. */
+function fromRouter(err: unknown): ServiceError | undefined {
+  if (!(err instanceof URIError) || (err as { status?: unknown }).status !== 400) return undefined;
+  const value = /'(.*)'$/.exec(err.message)?.[1];
+  return ValidationError.at(
+    'path',
+    `malformed percent-encoding${value === undefined ? '' : ` in ${JSON.stringify(value.slice(0, 80))}`}: % is followed by two hex digits of UTF-8`,
+    'malformed_path',
+  );
+}
+
 /** What an error answers: its status, the headers that say whether and when to retry, and the body. */
 export function errorAnswer(known: ServiceError): {
   status: number;
@@ -72,7 +83,7 @@ export function errorHandler(logger: Logger) {
         ? err
         : err instanceof z.ZodError
           ? validationError(err, 'body')
-          : fromBodyParser(err as object);
+          : (fromRouter(err) ?? fromBodyParser(err as object));
     if (!known) {
       logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
       if (!res.headersSent)

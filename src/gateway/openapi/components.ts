@@ -5,6 +5,7 @@ import { API_VERSION_HEADER, LATEST_VERSION, VERSION_NAMES } from '../../common/
 import { agentbaseSchemas } from './agentbase';
 import { scheduleParameters, scheduleSchemas } from './schedules';
 import { datastoreParameters, datastoreSchemas } from './datastores';
+import { sessionFileParameters, sessionFileSchemas } from './session-files';
 import {
   createSessionSchema,
   patchTaskSchema,
@@ -73,6 +74,7 @@ function componentSchemas(): Json {
     DeliveryList: toSchema(deliveryListSchema),
     ...scheduleSchemas(),
     ...datastoreSchemas(),
+    ...sessionFileSchemas(),
     ...agentbaseSchemas(),
     AgentEvent: toSchema(agentEventSchema),
     StreamError: toSchema(streamErrorSchema),
@@ -118,6 +120,7 @@ function componentParameters(): Json {
     },
     ...scheduleParameters(),
     ...datastoreParameters(),
+    ...sessionFileParameters(),
     IdempotencyKey: {
       name: 'Idempotency-Key',
       in: 'header',

@@ -13,6 +13,7 @@ import { datastorePaths } from './datastores';
 import { runPaths } from './run';
 import { taskId, taskPaths } from './tasks';
 import { sessionPaths } from './sessions';
+import { sessionFilePaths } from './session-files';
 import { components } from './components';
 
 function paths(): Json {
@@ -23,6 +24,7 @@ function paths(): Json {
     ...schedulePaths(),
     ...datastorePaths(),
     ...sessionPaths(),
+    ...sessionFilePaths(),
     ...agentbasePaths(),
     ...probePaths(),
   };
@@ -85,6 +87,10 @@ export function buildOpenApi(): Json {
       { name: 'run', description: 'Running the agent.' },
       { name: 'tasks', description: 'Tasks: status, results, events, cancellation, metadata.' },
       { name: 'sessions', description: 'Conversations.' },
+      {
+        name: 'files',
+        description: "A session's workspace: the files its agent's computer (bash, editor, search tools) works in.",
+      },
       { name: 'callbacks', description: 'Signed callback deliveries of background tasks.' },
       {
         name: 'schedules',

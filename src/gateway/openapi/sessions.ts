@@ -51,9 +51,9 @@ function sessionItemPaths(): Json {
       delete: operation('delete', {
         id: 'deleteSession',
         tag: 'sessions',
-        summary: 'Delete a session and its conversation',
+        summary: 'Delete a session, its conversation and its workspace',
         description:
-          'Removes every run of the session from Temporal: its messages are gone (404), it is no longer listed, and its id can be created again. Its tasks stay (GET /tasks?session=).',
+          "Removes every run of the session from Temporal: its messages are gone (404), it is no longer listed, and its id can be created again. Then its workspace (the files of its agent's computer, GET /sessions/{id}/files) is deleted: a session created again with the id starts with none. Its tasks stay (GET /tasks?session=).",
         parameters: [sessionId],
         responses: { 204: { description: 'Deleted.' } },
         errors: {

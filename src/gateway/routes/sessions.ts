@@ -7,18 +7,21 @@ import { ValidationError } from '../../common/errors';
 import { parse } from '../schemas/validate';
 import { createSessionSchema, sessionListQuerySchema, SESSION_ID } from '../schemas/request';
 
+/** The session id of a path (`/sessions/{id}...`), or the 400 naming it. */
+export function sessionIdParam(raw: string): string {
+  if (!SESSION_ID.test(raw))
+    throw ValidationError.at(
+      'path.id',
+      `malformed session id ${JSON.stringify(raw.slice(0, 80))}: letters, digits and _ . : -, at most 128`,
+      'invalid_format',
+    );
+  return raw;
+}
+
 export function sessionRoutes(deps: GatewayDeps): Router {
   const r = Router();
   const { sessions } = deps;
-  const id = (raw: string) => {
-    if (!SESSION_ID.test(raw))
-      throw ValidationError.at(
-        'path.id',
-        `malformed session id ${JSON.stringify(raw.slice(0, 80))}: letters, digits and _ . : -, at most 128`,
-        'invalid_format',
-      );
-    return raw;
-  };
+  const id = sessionIdParam;
   r.get('/sessions', async (req, res) => {
     const q = parse(sessionListQuerySchema, req.query, 'query');
     res.json(await sessions.list(requireAccount(req), q));

@@ -12,11 +12,14 @@ import { DatastoreService } from './datastore-service';
 import { RunEnds } from './run-end';
 import { ScheduleService } from './schedule-service';
 import { SessionService } from './session-service';
+import { SessionFiles } from './session-files';
 import { TaskService } from './task-service';
 
 export interface GatewayServices {
   tasks: TaskService;
   sessions: SessionService;
+  /** The files of sessions' workspaces. */
+  files: SessionFiles;
   schedules: ScheduleService;
   datastores: DatastoreService;
   /** Ends the streams of runs that closed without a terminal event on the relay. */
@@ -39,9 +42,11 @@ export interface ServiceDeps {
 }
 
 export function buildServices(d: ServiceDeps): GatewayServices {
+  const sessions = new SessionService(d.client, d.connection, d.config);
   return {
     tasks: new TaskService(d.client, d.connection, d.cache, d.config, d.logger, d.starter),
-    sessions: new SessionService(d.client, d.connection, d.config),
+    sessions,
+    files: new SessionFiles(d.config, sessions),
     schedules: new ScheduleService(d.client, d.connection, d.config),
     datastores: new DatastoreService(d.client, d.connection, d.payloadCodec, d.outbound, d.config),
     runEnds: new RunEnds(d.client, d.connection, d.publisher, d.cache),

@@ -4,8 +4,9 @@
 // (which terminates an open run first), so its thread is gone and its id free again
 // at once, even where Temporal removes closed runs only later (see delete()).
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
 import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
-import type { Config } from '../../common/config';
+import { workspaceDir, type Config } from '../../common/config';
 import type { Account } from '../../common/accounts/registry';
 import { ConflictError, DependencyUnavailableError, NotFoundError } from '../../common/errors';
 import { sessionWorkflowId } from '../../../workflows/types';
@@ -14,6 +15,7 @@ import { temporalCall } from './temporal-errors';
 import { listSessions, SessionListQuery, SessionPage } from './session-list';
 import { listRuns, quote } from './visibility';
 import { busyQuery, reserveUpdate } from '../../../workflows/definitions';
+import { sessionWorkspace } from '../../common/workspaces/layout';
 
 export interface SessionCreated {
   session: string;
@@ -33,7 +35,12 @@ export class SessionService {
     private readonly connection: Connection,
     private readonly config: Pick<
       Config,
-      'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS'
+      | 'TEMPORAL_NAMESPACE'
+      | 'TEMPORAL_TASK_QUEUE'
+      | 'SESSION_IDLE_CLOSE_MS'
+      | 'RUN_WATCH_MS'
+      | 'WORKSPACE_DIR'
+      | 'DATA_DIR'
     >,
   ) {}
 
@@ -69,8 +76,28 @@ export class SessionService {
     return { session, created_at: createdAt };
   }
 
-  /** Deletes the session and its thread; 404 when unknown, 409 while a run is active or queued in it. */
-  async delete(account: Account, session: string, retried = false): Promise<void> {
+  /**
+   * Resolves when the account has the session (open or closed), else a 404: the rule of every
+   * route under /sessions/{id}, another account's session being one it does not have.
+   */
+  async require(account: Account, session: string): Promise<void> {
+    const handle = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
+    await this.deadline(5000, () => handle.describe(), `session ${session} not found`);
+  }
+
+  /**
+   * Deletes the session, its thread and its workspace (the files of its computer); 404 when
+   * unknown, 409 while a run is active or queued in it. The workspace goes last, once the
+   * session is gone: a refused delete (409) leaves the files, and a new session of the same
+   * id starts with none.
+   */
+  async delete(account: Account, session: string): Promise<void> {
+    await this.deleteRuns(account, session);
+    const { root } = sessionWorkspace(workspaceDir(this.config), account.account, session);
+    await fs.rm(root, { recursive: true, force: true });
+  }
+
+  private async deleteRuns(account: Account, session: string, retried = false): Promise<void> {
     const workflowId = sessionWorkflowId(account.account, session);
     const handle = this.client.workflow.getHandle(workflowId);
     const desc = await this.deadline(5000, () => handle.describe(), `session ${session} not found`);
@@ -90,7 +117,7 @@ export class SessionService {
       } catch (err) {
         if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
         if (retried) throw new ConflictError('the session was reopened meanwhile; retry', { session }, true);
-        return this.delete(account, session, true); // reopened since the describe: delete the open run
+        return this.deleteRuns(account, session, true); // reopened since the describe: delete the open run
       }
       await this.deleteRun(workflowId, current);
       await this.deleteRun(workflowId, desc.runId);
