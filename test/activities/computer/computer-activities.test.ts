@@ -12,6 +12,7 @@ import {
   createComputerActivities,
   OUTCOME_UNKNOWN,
   type RunComputerToolInput,
+  type RunComputerToolOutput,
 } from '../../../activities/computer/computer-activities';
 import type { ComputerTool, ComputerTools } from '../../../activities/computer/computer-tools';
 import { ToolInputError } from '../../../activities/tools/builtin';
@@ -46,7 +47,7 @@ function harness(tools: Partial<Record<string, ComputerTool>>) {
     maxChars: 10_000,
   });
   // The same activity id across attempts: a retry of the same call.
-  const attempt = (i: RunComputerToolInput, activityId = 'act-1') =>
+  const attempt = (i: RunComputerToolInput, activityId = 'act-1'): Promise<RunComputerToolOutput> =>
     new MockActivityEnvironment({ activityId }).run(acts.runComputerTool, i);
   return { published, input, attempt, ws: sessionWorkspace(dir, 'acct', 'sess_1') };
 }
