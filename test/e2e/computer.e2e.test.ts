@@ -118,6 +118,35 @@ test("the sandbox's limits end a command and the next one works: fork bomb, memo
   expect((await fetch(`${ctx.stack().gatewayUrl}/readyz`)).status).toBe(200);
 });
 
+test("through the service, a command sees none of the worker's secrets, ports or other sessions' files, and runs unprivileged", async () => {
+  const stack = ctx.stack();
+  const ports = [new URL(stack.gatewayUrl).port, new URL(stack.redisUrl).port, stack.temporalAddress.split(':').pop()];
+  const other = await newSession('isolation-other');
+  await run(other, `${rounds(['bash', { command: 'echo secret-of-other > mine.txt' }])} write`);
+  const hostFiles = stack.env.WORKSPACE_DIR!;
+  const session = await newSession('isolation-1');
+  const probe = [
+    'id -u',
+    'env | cut -d= -f1 | sort | paste -sd, -',
+    ...ports.map((p) => `(echo > /dev/tcp/127.0.0.1/${p}) 2>/dev/null && echo "open ${p}" || echo "closed ${p}"`),
+    `ls ${hostFiles} 2>&1 | head -1`,
+    `grep -rs secret-of-other / --include=mine.txt 2>/dev/null | head -1; echo searched`,
+  ].join('; ');
+  const { events } = await run(session, `${rounds(['bash', { command: probe }])} look around`);
+  const [result] = toolResults(events);
+  const out = result.content.split('stdout:')[1];
+  const lines = out.trim().split('\n');
+  expect(lines[0]).toBe('1000');
+  // The worker's environment holds OPENAI_BASE_URL, API_KEYS, PAYLOAD_KEYS, REDIS_URL: none reaches the command.
+  expect(lines[1].split(',').sort()).toEqual(expect.arrayContaining(['HOME', 'PATH']));
+  for (const secret of ['API_KEYS', 'PAYLOAD_KEYS', 'REDIS_URL', 'OPENAI_BASE_URL', 'TEMPORAL_ADDRESS'])
+    expect(lines[1]).not.toContain(secret);
+  for (const p of ports) expect(out).toContain(`closed ${p}`);
+  expect(out).toMatch(/No such file or directory/);
+  expect(out).not.toContain('secret-of-other');
+  expect(out).toContain('searched');
+});
+
 /** The host processes whose command line holds `marker` (a sandboxed command's, seen from outside). */
 function processesWith(marker: string): number[] {
   return fs
