@@ -10,6 +10,7 @@
 //   malformed    an answer the workflow cannot read (toolCalls missing)
 //   mcp:N        N calls of the MCP tool srv__echo at once, then an answer from the results
 //   handoff:A    a call of transfer_to_A, then an answer naming the agent that has the conversation
+//   turns:JSON   the calls of each turn as given, [[[name, args], ...], ...], then an answer from all results
 //   reject...    HTTP 400 from the model
 //   slow...      5 s of heartbeats before answering
 //   anything else: echo:<message>
@@ -22,6 +23,8 @@ import { createToolActivities } from '../../activities/tools/tool-activities';
 import { readThread } from '../../activities/thread-reader';
 import type { ModelTurnInput, ModelTurnOutput } from '../../activities/model-turn';
 import type { PublishEndInput } from '../../activities/relay';
+import type { RunComputerToolInput, RunComputerToolOutput } from '../../activities/computer/computer-activities';
+import type { FilesChanged } from '../../activities/computer/files-changed';
 import { randomUUID } from 'node:crypto';
 import type { RunMessage, TaskInput } from '../../workflows/types';
 import { type FlatTaskInput, readTaskInput } from '../../workflows/task-input';
@@ -35,10 +38,12 @@ export interface Recorder {
   seen: Record<string, string[][]>;
   /** The handoff agent of each model turn (undefined: the main agent) and the tools it was offered, by task id. */
   turns: Record<string, { agent?: string; tools: string[] }[]>;
+  /** What the fake computer did, by task id, in order: `start <call id>`, then `end <call id>` or `cancelled <call id>`. */
+  computer: Record<string, string[]>;
 }
 
 export function recorder(): Recorder {
-  return { published: {}, calls: {}, seen: {}, turns: {} };
+  return { published: {}, calls: {}, seen: {}, turns: {}, computer: {} };
 }
 
 const USAGE = { promptTokens: 3, completionTokens: 2 };
@@ -86,6 +91,11 @@ function decide(input: ModelTurnInput, run: RunMessage[]): Omit<ModelTurnOutput,
   }
   if ((m = said.match(/^handoff:(\w+)/)))
     return done.length ? answer(`agent:${input.agent?.name ?? 'main'}`) : ask([call(`transfer_to_${m[1]}`, {})]);
+  if ((m = said.match(/^turns:(.*)$/s))) {
+    const turns = JSON.parse(m[1]) as [string, object][][];
+    if (done.length >= turns.length) return answer(`results:${results.join(',')}`);
+    return ask(turns[done.length].map(([name, args], k) => call(name, args, k)));
+  }
   if (said === 'badtool')
     return done.length ? answer(`tool said: ${results.join(',')}`) : ask([call('calculate', { expression: '2 +' })]);
   if (said === 'unknowntool')
@@ -110,8 +120,69 @@ export function dagRelayFakes() {
   };
 }
 
+/** What a fake computer call changed: as the real activity reports, files only for the calls that may change any. */
+function fakeChanges(tool: string, args: Record<string, unknown>): FilesChanged | undefined {
+  const none = { created: [], modified: [], deleted: [] };
+  const path = String(args.path ?? '');
+  if (tool === 'str_replace_editor' && args.command !== 'view')
+    return args.command === 'create' ? { ...none, created: [path] } : { ...none, modified: [path] };
+  if (tool !== 'bash') return undefined;
+  const command = String(args.command ?? '');
+  let m: RegExpMatchArray | null;
+  if ((m = command.match(/^touch (\S+)$/))) return { ...none, created: [m[1]] };
+  if ((m = command.match(/^rm (\S+)$/))) return { ...none, deleted: [m[1]] };
+  if ((m = command.match(/>> (\S+)$/))) return { ...none, modified: [m[1]] };
+  return none;
+}
+
+/** Options of the fake activities. */
+export interface FakeOptions {
+  /** Awaited by each computer call after it started (heartbeating, so a cancel reaches it): a test holds calls with it. */
+  holdComputerCall?: (input: RunComputerToolInput) => Promise<void>;
+}
+
+/**
+ * The session's computer, faked: a call records its start, waits for `holdComputerCall` (a bash
+ * command `hang` waits until it is cancelled), publishes its result and records its end (or its
+ * cancellation); it answers `<tool>: <command>` and the files `fakeChanges` names.
+ */
+function fakeComputer(
+  rec: Recorder,
+  publish: (taskId: string, producer: string, b: { type: string }[]) => { lastSeq: number },
+  options: FakeOptions,
+) {
+  return async (input: RunComputerToolInput): Promise<RunComputerToolOutput> => {
+    const log = (rec.computer[input.taskId] ??= []);
+    log.push(`start ${input.call.id}`);
+    const args = JSON.parse(input.call.arguments || '{}') as Record<string, unknown>;
+    const ctx = Context.current();
+    ctx.heartbeat();
+    // Heartbeats carry the cancel to the activity; ctx.cancelled rejects with it.
+    const beat = setInterval(() => ctx.heartbeat(), 100);
+    try {
+      const hold = args.command === 'hang' ? new Promise<never>(() => undefined) : options.holdComputerCall?.(input);
+      await Promise.race([hold, ctx.cancelled]);
+    } catch (err) {
+      if (ctx.cancellationSignal.aborted) log.push(`cancelled ${input.call.id}`);
+      throw err;
+    } finally {
+      clearInterval(beat);
+    }
+    const r = publish(input.taskId, input.producer, [{ type: 'agent_tool_response' }]);
+    log.push(`end ${input.call.id}`);
+    const files = fakeChanges(input.call.name, args);
+    const content = `${input.call.name}: ${String(args.command ?? '')}`;
+    return { content, isError: false, lastSeq: r.lastSeq, ...(files && { files }) };
+  };
+}
+
 // eslint-disable-next-line max-lines-per-function -- the factory's body is the fake activities, one short closure each over the recorder
-export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: string, rec: Recorder) {
+export function fakeActivities(
+  env: () => TestWorkflowEnvironment,
+  taskQueue: string,
+  rec: Recorder,
+  options: FakeOptions = {},
+) {
   const config = { TEMPORAL_TASK_QUEUE: taskQueue, RUN_WATCH_MS: 500, SESSION_IDLE_CLOSE_MS: 0 };
   const record = (taskId: string, name: string) => void (rec.calls[taskId] ??= []).push(name);
   const publish = (taskId: string, producer: string, bodies: readonly { type: string }[]) => {
@@ -145,6 +216,7 @@ export function fakeActivities(env: () => TestWorkflowEnvironment, taskQueue: st
       record(input.taskId, 'runTool');
       return createToolActivities(deps()).runTool(input);
     },
+    runComputerTool: fakeComputer(rec, publish, options),
     async listMcpTools(input: { account: string; server: { name: string } }) {
       if (input.server.name === 'down')
         throw ApplicationFailure.create({
