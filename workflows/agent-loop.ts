@@ -46,6 +46,17 @@ export function historyIsLarge(): boolean {
   return historyPastBudget(HISTORY_BUDGET.events, HISTORY_BUDGET.bytes);
 }
 
+/**
+ * Pending events that runTools put in the run's record (blocks) already, in their place after the
+ * round's results: taking them from `pending` to publish them must not record them again (a
+ * handoff and a files-changed event were in a result's events twice).
+ */
+const RECORDED_BY_ROUND: ReadonlySet<BlockEvent['type']> = new Set([
+  'agent_tool_response',
+  'agent_handoff',
+  'agent_files_changed',
+]);
+
 export class AgentLoop {
   private readonly model;
   private readonly tools: ToolCalls;
@@ -138,7 +149,7 @@ export class AgentLoop {
   takePending(): BlockEvent[] {
     const pending = this.state.pending;
     this.state.pending = [];
-    this.state.blocks.push(...pending.filter((e) => e.type !== 'agent_tool_response'));
+    this.state.blocks.push(...pending.filter((e) => !RECORDED_BY_ROUND.has(e.type)));
     return pending;
   }
 

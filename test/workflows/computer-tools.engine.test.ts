@@ -201,12 +201,9 @@ test("agent_files_changed follows the round's tool responses when a call changed
   });
 });
 
-// Known bug, outside this file: AgentLoop.runTools (workflows/agent-loop.ts) puts an event that
-// follows a round (agent_files_changed, and agent_handoff since handoffs came) into the result's
-// events and into `pending`, whose events takePending puts there again: the result (and a
-// callback's feed) holds each twice, the stream once. This fails until that is fixed; then make
-// it a plain test.
-test.failing("the result's events hold each agent_files_changed once, after the round's tool responses", () => {
+// Once each: the round's events are recorded in their place after its results, and publishing
+// them later (pending) does not record them again (they once were, handoffs too).
+test("the result's events hold each agent_files_changed once, after the round's tool responses", () => {
   const use = ['agent_tool_use_start', 'agent_tool_use'];
   expect(filesRun!.events.map((e) => e.type)).toEqual([
     'agent_started',

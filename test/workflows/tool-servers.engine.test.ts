@@ -104,6 +104,8 @@ test('a transfer hands the conversation to the agent; the session remembers it f
       'agent_tool_response',
       'agent_handoff',
     ]);
+    // Once: publishing it after the round (pending) does not record it again.
+    expect(types.filter((t: string) => t === 'agent_handoff')).toHaveLength(1);
     expect(r1.events.find((e: { type: string }) => e.type === 'agent_handoff')).toEqual({
       type: 'agent_handoff',
       from: 'main',
