@@ -13,7 +13,8 @@
  * final-output, the client's, the launcher's and telemetry's files (the gateway, the relay, the tools, the processes:
  * the engine under them does nothing the files below do not do); mid-answer and tool-loop (a
  * worker killed mid-activity: crash below, and the conformance suite's heartbeat, retry and
- * cancellation cases); callbacks (callbacks.engine: delivery, retries, 410, order); workflows (the
+ * cancellation cases); computer (the same for a worker killed mid-command; the computer's calls in
+ * the workflow: computer-tools.engine, on both engines); callbacks (callbacks.engine: delivery, retries, 410, order); workflows (the
  * DAG: dag.engine and dag-replay.engine); model-outage (activity retry policies: the conformance
  * suite's activities cases); concurrency (account slots: account-slots.engine); terminated
  * (termination: sessions-api below, the conformance suite's lifecycle cases). Measured in a
