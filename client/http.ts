@@ -142,29 +142,28 @@ export class HttpCore {
   }
 
   /** A JSON call: resolves with the parsed body (undefined for 204). */
-  async json<T>(method: string, path: string, opts: SendOptions = {}): Promise<T> {
-    const open = await this.open(method, path, { ...opts, keepTimeout: true });
-    try {
-      const text = await open.response.text();
+  json<T>(method: string, path: string, opts: SendOptions = {}): Promise<T> {
+    return this.read(method, path, opts, async (res) => {
+      const text = await res.text();
       return (text ? JSON.parse(text) : undefined) as T;
-    } catch (err) {
-      throw this.failure(
-        err,
-        this.url(path, opts.query),
-        opts.signal,
-        open.timedOut(),
-        opts.timeoutMs ?? this.timeoutMs,
-      );
-    } finally {
-      open.close();
-    }
+    });
   }
 
   /** A call whose answer is bytes (a file): resolves with the whole body. */
-  async bytes(method: string, path: string, opts: SendOptions = {}): Promise<Buffer> {
-    const open = await this.open(method, path, { accept: '*/*', ...opts, keepTimeout: true });
+  bytes(method: string, path: string, opts: SendOptions = {}): Promise<Buffer> {
+    return this.read(method, path, { accept: '*/*', ...opts }, async (res) => Buffer.from(await res.arrayBuffer()));
+  }
+
+  /** Opens the call and reads its whole body within the call's time limit; a failure named as the client names them. */
+  private async read<T>(
+    method: string,
+    path: string,
+    opts: SendOptions,
+    body: (res: Response) => Promise<T>,
+  ): Promise<T> {
+    const open = await this.open(method, path, { ...opts, keepTimeout: true });
     try {
-      return Buffer.from(await open.response.arrayBuffer());
+      return await body(open.response);
     } catch (err) {
       throw this.failure(
         err,

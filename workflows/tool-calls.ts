@@ -35,64 +35,50 @@ export interface CallContext {
   handOff(to: string): void;
 }
 
-const builtinOptions = (heartbeatTimeoutMs: number): ActivityOptions => ({
-  startToCloseTimeout: '5m',
-  heartbeatTimeout: heartbeatTimeoutMs,
-  retry: {
-    initialInterval: '1s',
-    maximumInterval: '10s',
-    maximumAttempts: 3,
-    nonRetryableErrorTypes: ['ToolBadInput'],
-  },
-});
+/** A tool call's activity options: its time limit and attempts; retries 1 s apart, growing to 10 s. */
+function toolOptions(
+  heartbeatTimeoutMs: number,
+  startToCloseTimeout: ActivityOptions['startToCloseTimeout'],
+  maximumAttempts: number,
+  nonRetryable: string[] = [],
+): ActivityOptions {
+  return {
+    startToCloseTimeout,
+    heartbeatTimeout: heartbeatTimeoutMs,
+    retry: {
+      initialInterval: '1s',
+      maximumInterval: '10s',
+      maximumAttempts,
+      nonRetryableErrorTypes: ['ToolBadInput', ...nonRetryable],
+    },
+  };
+}
+
+const builtinOptions = (heartbeatTimeoutMs: number) => toolOptions(heartbeatTimeoutMs, '5m', 3);
 
 /**
  * An MCP call is retried for transport errors only (the activity answers a tool's own error
  * as a result); a call whose outcome is unknown after a crash is sent again at most once
  * (the activity counts the sends in its heartbeat details).
  */
-const mcpOptions = (heartbeatTimeoutMs: number, callTimeoutMs: number): ActivityOptions => ({
-  startToCloseTimeout: callTimeoutMs,
-  heartbeatTimeout: heartbeatTimeoutMs,
-  retry: {
-    initialInterval: '1s',
-    maximumInterval: '10s',
-    maximumAttempts: 5,
-    nonRetryableErrorTypes: ['ToolBadInput'],
-  },
-});
+const mcpOptions = (heartbeatTimeoutMs: number, callTimeoutMs: number) =>
+  toolOptions(heartbeatTimeoutMs, callTimeoutMs, 5);
 
 /**
  * A datastore call is retried for connection errors only (a query's own error is a result
  * for the model; a source that refuses the connection outright is DatastoreUnavailable).
  * The database stops the statement at its own time limit, well within this.
  */
-const datastoreOptions = (heartbeatTimeoutMs: number): ActivityOptions => ({
-  startToCloseTimeout: '2m',
-  heartbeatTimeout: heartbeatTimeoutMs,
-  retry: {
-    initialInterval: '1s',
-    maximumInterval: '10s',
-    maximumAttempts: 4,
-    nonRetryableErrorTypes: ['ToolBadInput', 'DatastoreUnavailable'],
-  },
-});
+const datastoreOptions = (heartbeatTimeoutMs: number) =>
+  toolOptions(heartbeatTimeoutMs, '2m', 4, ['DatastoreUnavailable']);
 
 /**
  * A computer call (bash, the editor, search) runs in the session's workspace. Retried for the
  * machinery's faults only; a call whose worker died mid-command is not run again: the activity
  * answers its retry "outcome unknown" from the workspace's record of the calls it started.
  */
-const computerOptions = (heartbeatTimeoutMs: number, callTimeoutMs: number): ActivityOptions => ({
-  startToCloseTimeout: callTimeoutMs,
-  heartbeatTimeout: heartbeatTimeoutMs,
-  retry: {
-    initialInterval: '1s',
-    maximumInterval: '10s',
-    maximumAttempts: 3,
-    nonRetryableErrorTypes: ['ToolBadInput'],
-  },
-});
+const computerOptions = (heartbeatTimeoutMs: number, callTimeoutMs: number) =>
+  toolOptions(heartbeatTimeoutMs, callTimeoutMs, 3);
 
 export class ToolCalls {
   private readonly builtins;
