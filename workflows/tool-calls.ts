@@ -143,103 +143,44 @@ export class ToolCalls {
     }
   }
 
-  private async builtin(call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
+  /** What every tool activity is told: the task, the call, its place on the relay, the model's limit. */
+  private callFields(call: ToolCall, ctx: CallContext) {
     const { taskId, session } = this.input;
-    const maxChars = this.input.limits.toolResultMaxChars;
-    const r = await this.builtins.runTool({
+    return {
       taskId,
       session,
       producer: ctx.producer,
       floor: ctx.floor,
       call,
-      maxChars,
+      maxChars: this.input.limits.toolResultMaxChars,
       ...(this.input.step && { tag: this.input.step.tag }),
-    });
-    return {
-      content: r.content,
-      isError: r.isError,
-      published: true,
-      lastSeq: r.lastSeq,
-      ...(r.relayLost && { relayLost: r.relayLost }),
     };
+  }
+
+  private async builtin(call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
+    return publishedOutcome(await this.builtins.runTool(this.callFields(call, ctx)));
   }
 
   private async mcpCall(serverName: string, tool: string, call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
     const server = this.server(serverName);
-    const { taskId, session, account } = this.input;
-    const maxChars = this.input.limits.toolResultMaxChars;
-    const r = await this.mcp.callMcpTool.executeWithOptions({ ...this.mcpOptions, summary: `${serverName}/${tool}` }, [
-      {
-        taskId,
-        session,
-        account,
-        producer: ctx.producer,
-        floor: ctx.floor,
-        server,
-        tool,
-        call,
-        maxChars,
-        ...(this.input.step && { tag: this.input.step.tag }),
-      },
-    ]);
-    return {
-      content: r.content,
-      isError: r.isError,
-      published: true,
-      lastSeq: r.lastSeq,
-      ...(r.relayLost && { relayLost: r.relayLost }),
-    };
+    const options = { ...this.mcpOptions, summary: `${serverName}/${tool}` };
+    const fields = { ...this.callFields(call, ctx), account: this.input.account, server, tool };
+    return publishedOutcome(await this.mcp.callMcpTool.executeWithOptions(options, [fields]));
   }
 
   private async datastoreCall(def: DatastoreToolDef, call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
-    const { taskId, session, account } = this.input;
-    const maxChars = this.input.limits.toolResultMaxChars;
-    const r = await this.datastores.callDatastore.executeWithOptions(
-      { ...this.datastoreOptions, summary: `datastore/${def.datastoreName}` },
-      [
-        {
-          taskId,
-          session,
-          account,
-          producer: ctx.producer,
-          floor: ctx.floor,
-          def,
-          call,
-          maxChars,
-          ...(this.input.step && { tag: this.input.step.tag }),
-        },
-      ],
-    );
-    return {
-      content: r.content,
-      isError: r.isError,
-      published: true,
-      lastSeq: r.lastSeq,
-      ...(r.relayLost && { relayLost: r.relayLost }),
-    };
+    const options = { ...this.datastoreOptions, summary: `datastore/${def.datastoreName}` };
+    const fields = { ...this.callFields(call, ctx), account: this.input.account, def };
+    return publishedOutcome(await this.datastores.callDatastore.executeWithOptions(options, [fields]));
   }
 
   private async computerCall(call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
-    const { taskId, session, account } = this.input;
-    const r = await this.computer.runComputerTool.executeWithOptions({ ...this.computerOptions, summary: call.name }, [
-      {
-        taskId,
-        session,
-        account,
-        producer: ctx.producer,
-        floor: ctx.floor,
-        call,
-        maxChars: this.input.limits.toolResultMaxChars,
-        ...(this.input.step && { tag: this.input.step.tag }),
-      },
-    ]);
+    const options = { ...this.computerOptions, summary: call.name };
+    const fields = { ...this.callFields(call, ctx), account: this.input.account };
+    const r = await this.computer.runComputerTool.executeWithOptions(options, [fields]);
     const changed = r.files && r.files.created.length + r.files.modified.length + r.files.deleted.length > 0;
     return {
-      content: r.content,
-      isError: r.isError,
-      published: true,
-      lastSeq: r.lastSeq,
-      ...(r.relayLost && { relayLost: r.relayLost }),
+      ...publishedOutcome(r),
       ...(changed && { event: { type: 'agent_files_changed', tool_call_id: call.id, ...r.files! } }),
     };
   }
@@ -281,4 +222,15 @@ export class ToolCalls {
     await sleep(s * 1000);
     return { content: `waited ${s} seconds`, isError: false, published: false };
   }
+}
+
+/** The outcome of a call whose activity published its result itself. */
+function publishedOutcome(r: { content: string; isError: boolean; lastSeq: number; relayLost?: true }): ToolOutcome {
+  return {
+    content: r.content,
+    isError: r.isError,
+    published: true,
+    lastSeq: r.lastSeq,
+    ...(r.relayLost && { relayLost: r.relayLost }),
+  };
 }
