@@ -1,4 +1,4 @@
-// The DAG phase, and the floors the MCP and DAG targets are judged against.
+// The DAG phase, and the floors the MCP, DAG and computer targets are judged against.
 //
 // DAG: how long a declarative workflow's step waits to start once its last
 // dependency has finished. Each run is the 20-step DAG of
@@ -164,6 +164,11 @@ export function toolCallSamples(steps: Stamp[]): number[] {
   return out;
 }
 
+/** Per activity after the first: its start - the previous one's return (one activity round: completed -> workflow task -> next started). */
+export function roundSamples(steps: Stamp[]): number[] {
+  return steps.slice(1).map((step, k) => step[0] - steps[k][1]);
+}
+
 /** Per link after the first: its activity's start - the previous child's close. */
 export function chainSamples(starts: number[], closes: number[]): number[] {
   return starts.slice(1).map((at, k) => at - closes[k]);
@@ -175,6 +180,8 @@ export interface Floor {
   readonly child: ChildProcess;
   /** One floorToolCalls workflow of `calls` calls: a sample per call (ms). */
   toolCalls(tag: string, calls: number): Promise<number[]>;
+  /** The floorToolCalls workflow of about `rounds` / 2 calls: a sample per activity round (ms). */
+  rounds(tag: string, rounds: number): Promise<number[]>;
   /** One floorChain workflow of `links` children: a sample per link after the first (ms). */
   chain(tag: string, links: number): Promise<number[]>;
   stop(): Promise<void>;
@@ -201,6 +208,8 @@ export async function startFloor(stackEnv: NodeJS.ProcessEnv): Promise<Floor> {
     child,
     toolCalls: async (tag, calls) =>
       toolCallSamples(await client.workflow.execute('floorToolCalls', opts(tag, [calls]))),
+    rounds: async (tag, rounds) =>
+      roundSamples(await client.workflow.execute('floorToolCalls', opts(tag, [Math.ceil(rounds / 2)]))),
     chain: async (tag, links) => {
       const o = opts(tag, [links]);
       const starts = await client.workflow.execute<(n: number) => Promise<number[]>>('floorChain', o);

@@ -6,13 +6,14 @@
  * This file is the runner: its flags (every size a flag, --name value or
  * --name=value, with a BENCH_NAME environment equivalent; flags win), the
  * phases in the order they run, and the run itself: it starts the stack
- * (stack.ts), runs the phases (requests, relay, tools, dag, load: a file each),
+ * (stack.ts), runs the phases (requests, relay, tools, dag, computer, load: a file each),
  * prints the report (report.ts) and stops everything it started. The express
  * and soak phases run without the stack (`npm run bench:express`, `bench:soak`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import { readFlags } from '../packages/embedded-temporal/bench/bench-flags';
+import { computerPhase } from './computer';
 import { dagPhase } from './dag';
 import { loadPhase, soakPhase } from './load';
 import { CpuMeter, cpuProbeMs, monotonicUs } from './measure';
@@ -35,6 +36,7 @@ export const PHASES = [
   'mcp',
   'dag',
   'datastores',
+  'computer',
   'load',
   'express',
   'soak',
@@ -71,6 +73,8 @@ export interface BenchOptions {
   dagRuns: number;
   /** Runs of one named-query datastore call timed (after one warm-up run). */
   datastoreRuns: number;
+  /** bash tool calls timed through runs (20 per run), and as many bare sandbox spawns, bare bwrap spawns and floor rounds. */
+  computerCalls: number;
   loadTasks: number;
   loadSse: number;
   loadTokens: number;
@@ -145,6 +149,12 @@ measures, prints a table, stops everything.
                          child workflows, as many links as dependent steps) (5)
   --datastore-runs N     runs of one named SQLite query tool call timed,
                          after a warm-up                                (30)
+  --computer-calls N     bash tool calls timed through runs (20 per run,
+                         each \`date +%s%N\`: tool-call message -> process
+                         start), and as many spawns of the same command
+                         through the sandbox and through a bare bwrap,
+                         and floor rounds (activity returned -> next one
+                         started) of the floor workflow                 (200)
   --load-tasks N         background tasks in the load phase             (1000)
   --load-sse N           SSE clients on GET /tasks/{id}/events           (500)
   --load-tokens N        tokens per load task (streamed to the relay)   (20)
@@ -153,7 +163,7 @@ measures, prints a table, stops everything.
   --load-accounts N      accounts the load tasks are spread over; each
                          runs at most MAX_RUNNING_TASKS_PER_ACCOUNT     (10)
   --load-timeout S       give up waiting for load tasks after S         (150)
-  --time-limit S         whole run; phases past it are skipped          (480)
+  --time-limit S         whole run; phases past it are skipped          (600)
   --phases a,b,...       any of ${PHASES.join(',')}
                          (default: all but isolated, a diagnostic that stops
                          the worker to time the submit path alone, and the
@@ -203,6 +213,7 @@ const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   'mcp-calls': ['mcpCalls', 200, 1],
   'dag-runs': ['dagRuns', 5, 1],
   'datastore-runs': ['datastoreRuns', 30, 1],
+  'computer-calls': ['computerCalls', 200, 1],
   'load-tasks': ['loadTasks', 1000, 1],
   'load-sse': ['loadSse', 500, 0],
   'load-tokens': ['loadTokens', 20, 1],
@@ -216,7 +227,7 @@ const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   'soak-tasks': ['soakTasks', 1000, 1],
   'soak-clients': ['soakClients', 16, 1],
   'soak-settle-ms': ['soakSettleMs', 5000, 1],
-  'time-limit': ['timeLimitS', 480, 30],
+  'time-limit': ['timeLimitS', 600, 30],
 };
 const STRING_FLAGS = ['concurrency', 'submit-rate', 'phases', 'profile', 'json', 'url', 'key'];
 const BOOL_FLAGS = ['echo-children', 'persist', 'relay-hops'];
@@ -280,6 +291,7 @@ async function runPhases(b: Bench): Promise<Report['load']> {
   if (has('mcp')) await b.unwatched(mcpPhase);
   if (has('dag')) await b.unwatched(dagPhase);
   if (has('datastores')) await b.unwatched(datastoresPhase);
+  if (has('computer')) await b.unwatched(computerPhase);
   if (!has('load')) return undefined;
   if (b.left() < 30_000) return void b.log('load phase skipped: not enough of the time limit left');
   b.log(

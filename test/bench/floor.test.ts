@@ -1,6 +1,6 @@
-// The floors' samples: a tool call is the two activity hand-offs around the tool, a chain link the
-// time from one child's close to the next child's activity.
-import { chainSamples, toolCallSamples } from '../../bench/dag';
+// The floors' samples: a tool call is the two activity hand-offs around the tool, an activity round
+// one of them, a chain link the time from one child's close to the next child's activity.
+import { chainSamples, roundSamples, toolCallSamples } from '../../bench/dag';
 
 describe('bench floors', () => {
   it('times each tool call as (tool start - turn end) + (next turn start - tool end)', () => {
@@ -23,6 +23,17 @@ describe('bench floors', () => {
       ]),
     ).toEqual([]);
     expect(toolCallSamples([])).toEqual([]);
+  });
+
+  it('times each activity round as the next start - the previous return', () => {
+    expect(
+      roundSamples([
+        [0, 1],
+        [5, 6],
+        [9, 9],
+      ]),
+    ).toEqual([4, 3]);
+    expect(roundSamples([[0, 1]])).toEqual([]);
   });
 
   it('times each link after the first from the previous child close', () => {
