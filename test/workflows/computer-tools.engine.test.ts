@@ -10,9 +10,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
-import { createEnv, saveHistories as save, worker, workflowBundle } from './env';
+import { createEnv, replayingWorker, saveHistories as save, worker } from './env';
 import { type InputFields, fakeActivities, recorder, taskInput } from './fake-activities';
 import type { TaskInput, TaskResult } from '../../workflows/types';
 import type { RunComputerToolInput } from '../../activities/computer/computer-activities';
@@ -105,15 +104,7 @@ const VIEW = ['str_replace_editor', { command: 'view', path: 'a.txt' }] as [stri
 test("a turn's bash calls run one after the other in the model's order while its calculate runs at once; rebuilt from history at every workflow task", async () => {
   // No run cached: each workflow task rebuilds the run from its history, as a worker started
   // afresh (or another worker) does; a nondeterminism then fails the run instead of retrying.
-  const w = await Worker.create({
-    connection: env.nativeConnection,
-    namespace: 'default',
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities: activities(),
-    maxCachedWorkflows: 0,
-    workflowFailureErrorTypes: { '*': ['NondeterminismError'] },
-  });
+  const w = await replayingWorker(env, taskQueue, activities(), 0);
   await w.runUntil(async () => {
     const i = input([[TOUCH, CALC, CAT], [EDIT], [VIEW]], {}, 123_000);
     let release!: () => void;

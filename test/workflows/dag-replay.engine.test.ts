@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
-import { createEnv, saveHistories, workflowBundle } from './env';
+import { createEnv, replayingWorker, saveHistories, workflowBundle } from './env';
 import { dagRelayFakes, fakeActivities, recorder, taskInput } from './fake-activities';
 import { temporal } from '@temporalio/proto';
 import type { ModelTurnInput } from '../../activities/model-turn';
@@ -121,15 +121,7 @@ test('diamond DAGs complete and replay over many completion orders, on a worker 
   const random = seeded(seed);
   // Two cached runs for some thirty workflows in flight: runs are evicted all the time and rebuilt
   // from their history mid-flight. A nondeterminism fails the run at once instead of its task retrying.
-  const w = await Worker.create({
-    connection: env.nativeConnection,
-    namespace: 'default',
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities: activities(),
-    maxCachedWorkflows: 2,
-    workflowFailureErrorTypes: { '*': ['NondeterminismError'] },
-  });
+  const w = await replayingWorker(env, taskQueue, activities(), 2);
   const runs = Array.from({ length: 12 }, (_, k) => {
     const dag = diamond(2 + (k % 2));
     const i = taskInput('plan', { ownsTurn: true, joinGraceMs: 300, workflows: [dag] });

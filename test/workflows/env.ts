@@ -42,6 +42,28 @@ export async function worker(env: TestWorkflowEnvironment, taskQueue: string, ac
   });
 }
 
+/**
+ * A worker that keeps at most `cached` runs in memory, so runs are rebuilt from their history
+ * mid-flight (0: at every workflow task, as a worker started afresh does), and on which a
+ * nondeterminism fails the run at once instead of its task retrying.
+ */
+export async function replayingWorker(
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  activities: object,
+  cached: number,
+): Promise<Worker> {
+  return Worker.create({
+    connection: env.nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities,
+    maxCachedWorkflows: cached,
+    workflowFailureErrorTypes: { '*': ['NondeterminismError'] },
+  });
+}
+
 /** Histories of the current workflow code are saved here; older generations stay for the replay test. */
 export const HISTORY_GENERATION = '6-grouped-task-input';
 
