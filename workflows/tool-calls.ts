@@ -176,7 +176,11 @@ export class ToolCalls {
 
   private async computerCall(call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
     const options = { ...this.computerOptions, summary: call.name };
-    const fields = { ...this.callFields(call, ctx), account: this.input.account };
+    const fields = {
+      ...this.callFields(call, ctx),
+      account: this.input.account,
+      ...(this.input.limits.computerNetwork && { network: true as const }),
+    };
     const r = await this.computer.runComputerTool.executeWithOptions(options, [fields]);
     const changed = r.files && r.files.created.length + r.files.modified.length + r.files.deleted.length > 0;
     return {

@@ -127,6 +127,8 @@ export interface TaskLimits {
   modelHeartbeatTimeoutMs: number;
   /** Longest call of a computer tool (bash, str_replace_editor, glob, grep), ms: BASH_TIMEOUT_MAX_S and a margin. */
   computerCallTimeoutMs?: number;
+  /** The run's commands may use the network, through the outbound policy (request `computer.network`). */
+  computerNetwork?: true;
   /** Longest MCP tool call, ms (MCP_CALL_TIMEOUT_MS). */
   mcpCallTimeoutMs?: number;
   /** Connecting to an MCP server and listing its tools, per attempt, ms (MCP_CONNECT_TIMEOUT_MS). */

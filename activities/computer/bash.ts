@@ -20,6 +20,7 @@ import type { SessionWorkspace } from '../../src/common/workspaces/layout';
 import { workspaceUsage, type WorkspaceUsage } from '../../src/common/workspaces/usage';
 import { WORKSPACE_MOUNT } from '../../workflows/tool-registry';
 import type { Sandbox, SandboxKill } from './sandbox';
+import { PROXY_ENV } from './sandbox/network';
 import { utf8Head } from './sandbox/output';
 import { OutputFiles, type StreamName } from './sandbox/workspace-output';
 
@@ -78,6 +79,8 @@ export interface RunBashInput {
   callId: string;
   /** Aborting it kills the command. */
   signal?: AbortSignal;
+  /** The command may use the network through the outbound policy (the sandbox's proxy). */
+  network?: boolean;
   logger?: Logger;
   /** How often the workspace is measured while the command runs, ms; default 500. */
   quotaCheckMs?: number;
@@ -114,6 +117,8 @@ export interface BashResult {
   stderr: BashStream;
 }
 
+const PROXY_NAMES = Object.keys(PROXY_ENV).join(' | ');
+
 /** The saved shell state (cwd and exported variables), in the workspace's state folder. */
 export const SHELL_STATE_FILE = 'bash-shell.sh';
 /** Largest saved shell state; beyond, the variables do not carry over (the result says so). */
@@ -128,7 +133,8 @@ const STATE_END = '#agent-bash-state-end';
  * after the command, whatever functions it defined; tracing is off and IFS is ours while saving.
  * SIGXFSZ is ignored (and so for every program the command starts: an ignored signal stays
  * ignored across exec), so that a write beyond the file size limit fails with "File too large"
- * rather than killing the writer, the shell itself included.
+ * rather than killing the writer, the shell itself included. The proxy variables are the
+ * sandbox's, set for a run given network only: they are not carried to the next call.
  */
 export const BASH_WRAPPER = `trap '' XFSZ
 IFS= read -r -d '' __agent_state <&3; exec 3<&- {__agent_out}>&4 4>&-
@@ -143,7 +149,7 @@ __agent_save() {
     [[ $PWD == *$'\\n'* ]] || builtin printf '# cwd: %s\\n' "$PWD"
     builtin printf 'builtin cd -- %q 2>/dev/null || __agent_gone %q\\n' "$PWD" "$PWD"
     for __n in $(builtin compgen -e); do
-      case $__n in PWD | OLDPWD | SHLVL | _ | BASH* | SHELLOPTS | EUID | UID | PPID) continue ;; esac
+      case $__n in PWD | OLDPWD | SHLVL | _ | BASH* | SHELLOPTS | EUID | UID | PPID | ${PROXY_NAMES}) continue ;; esac
       builtin printf 'builtin export %s=%q\\n' "$__n" "\${!__n-}"
     done
     builtin echo '${STATE_END}'
@@ -302,6 +308,7 @@ async function runWatched(input: RunBashInput, timeoutS: number, before: Workspa
       workspace: ws.files,
       timeoutMs: timeoutS * 1000,
       signal,
+      ...(input.network && { network: true }),
       limits: {
         memoryBytes: limits.memoryBytes,
         processes: limits.processes,

@@ -33,6 +33,8 @@ export interface RunComputerToolInput {
   maxChars: number;
   /** A DAG step's run: its events carry the workflow and step ids. */
   tag?: EventTag;
+  /** The run allowed its commands network, through the outbound policy (request `computer.network`). */
+  network?: true;
 }
 
 export interface RunComputerToolOutput {
@@ -86,7 +88,9 @@ export function createComputerActivities(deps: Pick<ActivityDeps, 'publisher' | 
       const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
       let r: CallResult;
       try {
-        r = await runCall(ws, input.call, key, (args) => tool(args, ws, { id: key, signal: ctx.cancellationSignal }));
+        r = await runCall(ws, input.call, key, (args) =>
+          tool(args, ws, { id: key, signal: ctx.cancellationSignal, network: !!input.network }),
+        );
       } finally {
         clearInterval(beat);
       }

@@ -19,11 +19,14 @@ export interface CommandEnd {
   durationMs: number;
 }
 
-/** One call: the parsed arguments, the session's workspace, the call's id (stable across its retries), the task's cancellation. */
+/**
+ * One call: the parsed arguments, the session's workspace, the call's id (stable across its
+ * retries), the task's cancellation, and whether the run allowed its commands network.
+ */
 export type ComputerTool = (
   args: Record<string, unknown>,
   ws: SessionWorkspace,
-  call: { id: string; signal: AbortSignal },
+  call: { id: string; signal: AbortSignal; network?: boolean },
 ) => Promise<ToolAnswer>;
 
 export type ComputerTools = Readonly<Record<string, ComputerTool>>;

@@ -292,6 +292,12 @@ export const envSchema = z.object({
     .int()
     .min(64 * 1024)
     .default(64 * 1024 * 1024),
+  /**
+   * Whether a run may give its commands network (request `computer.network`): `request` (a run
+   * asks; none by default) or `off` (never). The network a command gets goes through the outbound
+   * policy only (OUTBOUND_ALLOWLIST): docs/computer.md, "Network".
+   */
+  SANDBOX_NETWORK: z.enum(['off', 'request']).default('request'),
   /** Each of a `bash` call's stdout and stderr reaches the model cut to this many bytes (the rest stays in the workspace). */
   BASH_OUTPUT_MODEL_BYTES: z.coerce
     .number()

@@ -11,19 +11,40 @@ import { bashLimits, runBash } from '../../activities/computer/bash';
 import { runEditor } from '../../activities/computer/editor';
 import { runGlob, runGrep } from '../../activities/computer/search';
 import { ToolInputError } from '../../activities/tools/builtin';
+import { cidrContains } from '../common/outbound/address-ranges';
+import type { OutboundPolicy } from '../common/outbound/policy';
+import type { ProxyDecision } from '../common/outbound/proxy';
+import type { WorkerMetrics } from '../common/metrics/worker-metrics';
 
-type ComputerConfig = Parameters<typeof bashLimits>[0] & Pick<Config, 'BUILTIN_TOOLS'>;
+type ComputerConfig = Parameters<typeof bashLimits>[0] & Pick<Config, 'BUILTIN_TOOLS' | 'SANDBOX_NETWORK'>;
 
 /** The computer's tools and the sandbox's release, or undefined when the deployment offers none of them. */
 export async function computerTools(
   config: ComputerConfig,
-  logger: Logger,
+  deps: { logger: Logger; policy: OutboundPolicy; metrics?: WorkerMetrics },
 ): Promise<{ tools: ComputerTools; close(): Promise<void> } | undefined> {
   if (!usesComputer(config.BUILTIN_TOOLS)) return undefined;
-  const sandbox = createLocalSandbox({ logger });
+  const { logger, policy, metrics } = deps;
+  const network = config.SANDBOX_NETWORK === 'off' ? undefined : sandboxNetwork(policy, logger, metrics);
+  const sandbox = createLocalSandbox({ logger, network });
   const enforced = await sandbox.probe();
   logger.info({ sandbox: sandbox.name, limits: enforced }, "sessions' computers ready");
   return { tools: tools(sandbox, config, logger), close: () => sandbox.close() };
+}
+
+/** The policy proxy's decisions: counted, and each refusal logged (a target, never a path or query). */
+function sandboxNetwork(policy: OutboundPolicy, logger: Logger, metrics?: WorkerMetrics) {
+  if (policy.allowlist.cidrs.some((c) => cidrContains(c, '127.0.0.1')))
+    logger.warn(
+      'OUTBOUND_ALLOWLIST allows loopback and SANDBOX_NETWORK allows requests to ask for network: such commands can reach every port of this host (set SANDBOX_NETWORK=off, or narrow the allowlist)',
+    );
+  return {
+    policy,
+    onDecision: (d: ProxyDecision) => {
+      metrics?.sandboxNetwork.inc({ kind: d.kind, result: d.result });
+      if (d.result !== 'allowed') logger.info({ target: d.target, reason: d.reason }, 'sandbox network: refused');
+    },
+  };
 }
 
 /** The tools around a sandbox (tests may hand in their own). */
@@ -44,6 +65,7 @@ export function tools(sandbox: Sandbox, config: Parameters<typeof bashLimits>[0]
         limits,
         callId: call.id,
         signal: call.signal,
+        network: call.network,
         logger,
       });
       return {

@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   const metrics = await startWorkerMetrics(config, logger);
   const datastores = datastoreAccess(config, { client, codec, policy: outbound, logger });
   // Sessions' computers (bash in a sandbox, the editor, search), probed now when offered.
-  const computer = await computerTools(config, logger);
+  const computer = await computerTools(config, { logger, policy: outbound, metrics: metrics.metrics });
   const activities = createActivities({
     computer: computer?.tools,
     mcpPool,

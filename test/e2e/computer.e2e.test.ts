@@ -3,9 +3,11 @@
 // the files API lists and serves the file, the session's next run finds it), a file uploaded
 // through the API read by the agent, the sandbox's limits each followed by a healthy service,
 // kill -9 of the worker during a command (it ran once; the model reads that its outcome is
-// unknown), cancel during a long command (its process tree gone), and two workers sharing the
-// workspaces.
+// unknown), cancel during a long command (its process tree gone), two workers sharing the
+// workspaces, and a run given network (an allowlisted registry, never the service's ports).
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { KEY_A, KEY_B, readSse, SseEvent, useStack, waitUntil } from './helpers';
 import { startNode, type Child } from '../../src/dev/launcher/processes';
 
@@ -15,6 +17,8 @@ const ctx = useStack({
   SANDBOX_MEMORY_MB: '256',
   SANDBOX_MAX_PROCESSES: '64',
   BASH_OUTPUT_MODEL_BYTES: '2048',
+  // The "package registry" of the network test on 127.0.0.2; the service's own ports stay refused.
+  OUTBOUND_ALLOWLIST: '127.0.0.2/32',
 });
 const call: ReturnType<typeof useStack>['call'] = (...args) => ctx.call(...args);
 
@@ -35,7 +39,11 @@ async function newSession(name: string): Promise<string> {
   return name;
 }
 
-async function run(session: string, message: string): Promise<{ output: string; events: SseEvent[] }> {
+async function run(
+  session: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ output: string; events: SseEvent[] }> {
   const res = await fetch(`${ctx.stack().gatewayUrl}/?session=${session}`, {
     method: 'POST',
     headers: {
@@ -43,7 +51,7 @@ async function run(session: string, message: string): Promise<{ output: string; 
       'content-type': 'application/json',
       accept: 'text/event-stream',
     },
-    body: JSON.stringify({ message }),
+    body: JSON.stringify({ message, ...extra }),
   });
   expect(res.status).toBe(200);
   const events = await readSse(res);
@@ -145,6 +153,42 @@ test("through the service, a command sees none of the worker's secrets, ports or
   expect(out).toMatch(/No such file or directory/);
   expect(out).not.toContain('secret-of-other');
   expect(out).toContain('searched');
+});
+
+test("computer.network: a command reaches an allowlisted registry through the policy, never the service's ports; without it, nothing", async () => {
+  const registry = http.createServer((req, res) => res.end(`package index at ${req.url}\n`));
+  await new Promise<void>((resolve) => registry.listen(0, '127.0.0.2', resolve));
+  try {
+    const at = `127.0.0.2:${(registry.address() as AddressInfo).port}`;
+    const stack = ctx.stack();
+    const ports = [
+      new URL(stack.gatewayUrl).port,
+      new URL(stack.redisUrl).port,
+      stack.temporalAddress.split(':').pop(),
+    ];
+    const session = await newSession('network-1');
+    const command = [
+      `curl -sS http://${at}/simple/`,
+      `python3 -c 'import urllib.request; print(urllib.request.urlopen("http://${at}/py").read().decode().strip())'`,
+      // Through the proxy (--noproxy ''), as a command that wanted the service would try.
+      ...ports.map((p) => `curl -sS --noproxy '' http://127.0.0.1:${p}/ | head -c 70; echo`),
+    ].join('; ');
+    const allowed = await run(session, `${rounds(['bash', { command }])} fetch`, { computer: { network: true } });
+    const out = toolResults(allowed.events)[0].content;
+    expect(out).toContain('package index at /simple/');
+    expect(out).toContain('package index at /py');
+    for (const p of ports) expect(out).toContain(`http://127.0.0.1:${p}/ resolves to 127.0.0.1, a loopback address`);
+    // The same session's next run, without the field: no proxy, no network.
+    const plain = await run(
+      session,
+      `${rounds(['bash', { command: `env | grep -ci proxy; curl -sS http://${at}/ 2>&1` }])} again`,
+    );
+    const none = toolResults(plain.events)[0].content;
+    expect(none).toMatch(/stdout:\s*0\s+curl: \(7\) Failed to connect/);
+    expect(none).not.toContain('package index');
+  } finally {
+    await new Promise((resolve) => registry.close(resolve));
+  }
 });
 
 /** The host processes whose command line holds `marker` (a sandboxed command's, seen from outside). */

@@ -3,7 +3,8 @@
 // model's order while its other tools run at once, a call that changed files is followed by
 // agent_files_changed after the round's responses, each call is an activity summarised by the
 // tool's name with the run's computer timeout, a run whose tools leave the computer out does not
-// offer it, and a cancelled task cancels the call in flight. Histories are saved
+// offer it, a run given network passes it to its calls, and a cancelled task cancels the call
+// in flight. Histories are saved
 // (UPDATE_HISTORIES=1) for the replay test.
 import { randomUUID } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -238,6 +239,24 @@ test("each computer call is an activity summarised by the tool's name, with the 
     );
     expect(computer[1].event).toBeGreaterThan(Number(done?.eventId));
     expect(acts.find((a) => a.type === 'runTool')?.summary).toBeUndefined();
+  });
+});
+
+test("a run given network (computer.network) passes it to each of its computer calls; other runs' calls go without", async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const plain = input([[TOUCH], [CAT]]);
+    const networked = input([[TOUCH], [CAT]]);
+    networked.limits = { ...networked.limits, computerNetwork: true };
+    await Promise.all([plain, networked].map(async (i) => (await start(i)).result()));
+    expect(rec.computer[plain.taskId].filter((l) => l.startsWith('start'))).toEqual([
+      'start call_1_0',
+      'start call_2_0',
+    ]);
+    expect(rec.computer[networked.taskId].filter((l) => l.startsWith('start'))).toEqual([
+      'start call_1_0 with network',
+      'start call_2_0 with network',
+    ]);
   });
 });
 

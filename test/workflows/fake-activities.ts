@@ -143,7 +143,7 @@ export interface FakeOptions {
 
 /**
  * The session's computer, faked: a call records its start, waits for `holdComputerCall` (a bash
- * command `hang` waits until it is cancelled), publishes its result and records its end (or its
+ * command `hang` waits until it is cancelled; a run that allowed network says so at the start), publishes its result and records its end (or its
  * cancellation); it answers `<tool>: <command>` and the files `fakeChanges` names.
  */
 function fakeComputer(
@@ -153,7 +153,7 @@ function fakeComputer(
 ) {
   return async (input: RunComputerToolInput): Promise<RunComputerToolOutput> => {
     const log = (rec.computer[input.taskId] ??= []);
-    log.push(`start ${input.call.id}`);
+    log.push(`start ${input.call.id}${input.network ? ' with network' : ''}`);
     const args = JSON.parse(input.call.arguments || '{}') as Record<string, unknown>;
     const ctx = Context.current();
     ctx.heartbeat();

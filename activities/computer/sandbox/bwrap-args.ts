@@ -1,10 +1,12 @@
 // The bubblewrap command line of one sandboxed command: every namespace of its own (no network,
 // its own pids, a user namespace where it is uid 1000 with no capability and may not make
 // another), a clear environment, the host's /usr and a minimal /etc read-only, a private size-
-// limited /tmp, and the workspace read-write at /workspace, the only writable host folder.
+// limited /tmp, and the workspace read-write at /workspace, the only writable host folder. With
+// network allowed, still no network of its own: the policy proxy's socket (network.ts).
 // Pure: the host's layout is read once (host-layout.ts).
 import { WORKSPACE_MOUNT } from '../../../workflows/tool-registry';
 import type { HostLayout } from './host-layout';
+import { networkBinds, PROXY_ENV, withForwarder } from './network';
 
 export interface BwrapOptions {
   /** uid and gid inside the sandbox. */
@@ -18,6 +20,8 @@ export interface BwrapOptions {
   etcFiles: readonly string[];
   /** Where bwrap writes its JSON status (child-pid when the sandbox is up, exit-code at the end). */
   statusFd: number;
+  /** Network through the policy proxy (network.ts): the host paths of its socket and of the forwarder. */
+  network?: { socket: string; forwarder: string };
 }
 
 export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -62,7 +66,7 @@ export function bwrapArgs(
 ): string[] {
   checkEnv(cmd.env);
   if (!cmd.argv.length) throw new TypeError('argv is empty');
-  const env = { ...BASE_ENV, ...cmd.env };
+  const env = { ...BASE_ENV, ...(opts.network && PROXY_ENV), ...cmd.env };
   return [
     // --unshare-all is user (try), ipc, pid, net, uts and cgroup (try); user is asked for outright
     // so that a host without user namespaces fails here instead of running the command as root.
@@ -85,6 +89,7 @@ export function bwrapArgs(
     '--bind',
     cmd.workspace,
     WORKSPACE_MOUNT,
+    ...(opts.network ? networkBinds(opts.network) : []),
     // The root itself (a tmpfs bwrap makes) read-only: else any path outside /tmp and /workspace
     // would be writable, in memory that no tmpfs size bounds.
     '--remount-ro',
@@ -94,6 +99,6 @@ export function bwrapArgs(
     '--json-status-fd',
     String(opts.statusFd),
     '--',
-    ...cmd.argv,
+    ...(opts.network ? withForwarder(cmd.argv) : cmd.argv),
   ];
 }

@@ -6,11 +6,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../../src/common/logger';
+import type { OutboundPolicy } from '../../../src/common/outbound/policy';
+import type { ProxyDecision } from '../../../src/common/outbound/proxy';
 import { bwrapArgs } from './bwrap-args';
 import { detectCgroups } from './cgroup-detect';
 import { CgroupDriver, CommandCgroup, sweepStale } from './cgroups';
 import { runCommand } from './command-run';
 import { HostLayout, readHostLayout } from './host-layout';
+import { SandboxNetwork } from './network';
 import { alive, RuntimeDir } from './runtime-dir';
 import {
   LimitEnforcement,
@@ -35,6 +38,8 @@ export interface LocalSandboxOptions {
   logger?: Logger;
   /** Where the worker's private folder for its sandboxes goes; default the host's temporary folder. */
   runtimeParent?: string;
+  /** The outbound policy for commands that ask for network (without it, such a command is refused). */
+  network?: { policy: OutboundPolicy; onDecision?: (d: ProxyDecision) => void };
 }
 
 const STATUS_FD = 5;
@@ -106,10 +111,12 @@ class BwrapSandbox implements Sandbox {
   private readonly instance = crypto.randomBytes(4).toString('hex');
   private readonly uid: number;
   private readonly gid: number;
+  private readonly network?: SandboxNetwork;
 
   constructor(private readonly options: LocalSandboxOptions) {
     this.uid = options.uid ?? 1000;
     this.gid = options.gid ?? 1000;
+    if (options.network) this.network = new SandboxNetwork(options.network.policy, options.network.onDecision);
   }
 
   async probe(): Promise<LimitEnforcement> {
@@ -207,6 +214,7 @@ class BwrapSandbox implements Sandbox {
     const ready = await this.ready?.catch(() => undefined);
     await Promise.allSettled([...this.running]);
     await Promise.allSettled([...this.removing]);
+    await this.network?.close();
     ready?.runtime.remove();
     this.ready = undefined;
   }
@@ -215,6 +223,9 @@ class BwrapSandbox implements Sandbox {
     if (!fs.statSync(cmd.workspace, { throwIfNoEntry: false })?.isDirectory())
       throw new SandboxStartError(`the workspace folder ${cmd.workspace} does not exist`);
     if (!ready.runtime.intact()) ready.runtime = RuntimeDir.create(this.uid, this.gid, this.options.runtimeParent);
+    if (cmd.network && !this.network)
+      throw new SandboxStartError('this sandbox has no outbound policy, so it cannot give a command network');
+    const network = cmd.network ? await this.network!.paths(ready.runtime.dir) : undefined;
     const args = bwrapArgs(
       ready.layout,
       {
@@ -224,6 +235,7 @@ class BwrapSandbox implements Sandbox {
         etcDir: ready.runtime.etcDir,
         etcFiles: ready.runtime.etcFiles,
         statusFd: STATUS_FD,
+        network,
       },
       cmd,
     );

@@ -58,6 +58,11 @@ export interface SandboxCommand {
    * as the result's `channelOutput`, cut to `maxOutputBytes`.
    */
   channel?: { input: string; maxOutputBytes: number };
+  /**
+   * Network through the outbound policy (HTTP_PROXY and HTTPS_PROXY name the way out); without it,
+   * none. A sandbox made without a policy refuses it (SandboxStartError).
+   */
+  network?: boolean;
 }
 
 export interface SandboxResult {

@@ -190,6 +190,17 @@ export const runRequestSchema = z
       .describe(
         "The built-in tools the model is offered (default: the deployment's BUILTIN_TOOLS; [] = none): current_time, calculate, wait, and the session's computer, `computer` = bash, str_replace_editor, glob and grep (or each by name). Only tools the deployment offers may be named (422 otherwise).",
       ),
+    computer: z
+      .strictObject({
+        network: z
+          .boolean()
+          .default(false)
+          .describe(
+            "Commands may reach the network through the deployment's outbound policy (HTTP_PROXY and HTTPS_PROXY inside the sandbox; loopback, private and link-local addresses refused unless OUTBOUND_ALLOWLIST names them). Needs the bash tool, and a deployment that allows it (SANDBOX_NETWORK; 422 otherwise).",
+          ),
+      })
+      .optional()
+      .describe("Settings of the session's computer for this run (default: commands have no network)."),
     mcp_servers: z.array(mcpServerSchema).max(20).optional(),
     mcpServers: z.array(mcpServerSchema).max(20).optional().describe('Alias of mcp_servers.'),
     background: z.boolean().default(false),

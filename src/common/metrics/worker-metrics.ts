@@ -22,6 +22,7 @@ export class WorkerMetrics {
   readonly commands: Counter<'result'>;
   readonly commandSeconds: Histogram;
   readonly workspaceBytes: Histogram;
+  readonly sandboxNetwork: Counter<'kind' | 'result'>;
 
   constructor(readonly registry: Registry) {
     const registers = [registry];
@@ -66,6 +67,7 @@ export class WorkerMetrics {
       commands: this.commands,
       commandSeconds: this.commandSeconds,
       workspaceBytes: this.workspaceBytes,
+      sandboxNetwork: this.sandboxNetwork,
     } = computerMetrics(registers));
     this.taskSeconds = new Histogram({
       name: `${PREFIX}task_duration_seconds`,
@@ -131,5 +133,11 @@ function computerMetrics(registers: Registry[]) {
     buckets: [2 ** 10, 2 ** 16, 2 ** 20, 2 ** 24, 2 ** 27, 2 ** 29, 2 ** 30, 2 ** 32],
     registers,
   });
-  return { commands, commandSeconds, workspaceBytes };
+  const sandboxNetwork = new Counter({
+    name: `${PREFIX}sandbox_network_requests_total`,
+    help: "Connections that commands with network (request computer.network) asked the outbound policy's proxy for, by kind (connect: a tunnel, https; http: a plain request) and result (allowed; refused by the policy; failed: the target could not be reached).",
+    labelNames: ['kind', 'result'],
+    registers,
+  });
+  return { commands, commandSeconds, workspaceBytes, sandboxNetwork };
 }

@@ -99,6 +99,8 @@ function taskLimits(config: TaskInputConfig, req: RunRequest): TaskLimits {
     tools,
     // Only with the computer's tools: older runs' inputs stay as they were.
     ...(usesComputer(tools) && { computerCallTimeoutMs: (config.BASH_TIMEOUT_MAX_S + COMPUTER_CALL_MARGIN_S) * 1000 }),
+    // Only when asked: older runs' inputs stay as they were (the gateway checked it is offered).
+    ...(req.computer?.network && { computerNetwork: true as const }),
     toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
     modelHeartbeatTimeoutMs: config.MODEL_HEARTBEAT_TIMEOUT_MS,
     // Only with MCP servers: older runs' inputs stay as they were.

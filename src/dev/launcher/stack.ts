@@ -282,6 +282,11 @@ async function startDemoMcp(st: Starting, env: NodeJS.ProcessEnv): Promise<Stack
   if (base.OUTBOUND_ALLOWLIST === undefined) {
     env.OUTBOUND_ALLOWLIST = '127.0.0.1';
     log('OUTBOUND_ALLOWLIST unset: allowing 127.0.0.1 (loopback) so runs can reach the demo MCP server');
+    // With loopback allowed, a command given network could reach Redis, the engine and the gateway.
+    if (base.SANDBOX_NETWORK === undefined) {
+      env.SANDBOX_NETWORK = 'off';
+      log('SANDBOX_NETWORK unset: off, as loopback is allowed (set OUTBOUND_ALLOWLIST to give commands network)');
+    }
   }
   return demoMcp;
 }

@@ -4,7 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../../common/config';
-import { ConflictError, IdempotencyMismatchError, NotFoundError, UnprocessableRequestError } from '../../common/errors';
+import { ConflictError, IdempotencyMismatchError, NotFoundError } from '../../common/errors';
 import type { StatusCache } from '../../common/relay/status-cache';
 import type { Account } from '../../common/accounts/registry';
 import type { CallbackConfig, ScheduledSummary, TaskInput } from '../../../workflows/types';
@@ -16,7 +16,7 @@ import { sessionRef, sessionStart, sessionStartMeta } from '../../common/session
 import { ServerTiming, timed } from '../middleware/server-timing';
 import type { WorkflowStarter } from '../start-thread/starter';
 import { reserveUpdate } from '../../../workflows/definitions';
-import { expandToolGroups } from '../../../workflows/tool-registry';
+import { checkDeploymentLimits } from '../schemas/deployment-limits';
 
 /** What a run request brings besides its body. */
 export interface SubmitExtras {
@@ -73,8 +73,7 @@ export class TaskSubmitter {
     timing: ServerTiming | undefined,
     extras: SubmitExtras,
   ): Promise<Submitted> {
-    this.checkMaxSteps(req);
-    this.checkTools(req);
+    checkDeploymentLimits(this.config, req);
     const requestHash = createHash('sha256').update(JSON.stringify(req)).digest('hex').slice(0, 32);
     const taskId = idempotencyKey
       ? `task_${createHash('sha256').update(`${account.account}\u0000${idempotencyKey}`).digest('hex').slice(0, 32)}`
@@ -118,31 +117,6 @@ export class TaskSubmitter {
       if (earlier) return earlier;
     } else await this.startWithNewSession(s);
     return { taskId, session: sessionId, createdAt, repeated: false };
-  }
-
-  /** Each tool the request names must be one the deployment offers (BUILTIN_TOOLS), groups expanded. */
-  private checkTools(req: RunRequest): void {
-    const offered = new Set(this.config.BUILTIN_TOOLS);
-    req.tools?.forEach((name, i) => {
-      const missing = expandToolGroups([name]).filter((t) => !offered.has(t));
-      if (missing.length)
-        throw UnprocessableRequestError.at(
-          `body.tools[${i}]`,
-          `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not offered here (BUILTIN_TOOLS: ${this.config.BUILTIN_TOOLS.join(', ') || 'none'})`,
-          'tool_not_offered',
-        );
-    });
-  }
-
-  private checkMaxSteps(req: RunRequest): void {
-    if (req.max_steps !== undefined && req.max_steps > this.config.MAX_STEPS_CEILING) {
-      // A limit of this deployment, not of the document: a 422.
-      throw UnprocessableRequestError.at(
-        'body.max_steps',
-        `may be at most ${this.config.MAX_STEPS_CEILING} here (MAX_STEPS_CEILING)`,
-        'too_big',
-      );
-    }
   }
 
   /** The task caches nothing until it runs: status reads of a queued task stay one GET. */

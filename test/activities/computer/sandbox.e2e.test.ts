@@ -3,7 +3,8 @@
 // Host files outside /usr and a minimal /etc are not there (a canary in a "data folder", in /root,
 // in another workspace, the repository), nothing outside /workspace and /tmp is writable, sysctls
 // neither; the worker's environment does not reach the command; it is uid 1000 without
-// capabilities, in its own pid namespace, and dies with the worker; it has no network; a fork
+// capabilities, in its own pid namespace, and dies with the worker; it has no network, and when
+// asked for, only the outbound policy's (an allowlisted host; never the worker's loopback); a fork
 // bomb, a 4 GB allocation, a busy loop, an output flood and an oversized file each end with the
 // limit named; cancel and timeout kill the whole tree, setsid'd processes included.
 import { ChildProcess, spawn } from 'node:child_process';
@@ -12,7 +13,10 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import http from 'node:http';
 import { createLocalSandbox, Sandbox, SandboxCommand, SandboxResult } from '../../../activities/computer/sandbox';
+import { OutboundPolicy } from '../../../src/common/outbound/policy';
+import type { ProxyDecision } from '../../../src/common/outbound/proxy';
 import { waitUntil } from '../../support/wait-until';
 
 const REPO = path.resolve(__dirname, '../../..');
@@ -241,6 +245,94 @@ describe('network', () => {
     expect(r.stdout).not.toContain('connected');
     expect(r.stdout).toMatch(/127\.0\.0\.1 refused \d+\n1\.1\.1\.1 refused \d+\n10\.0\.0\.1 refused \d+\n\['lo'\]\n/);
     expect(connections).toBe(0);
+    await stillWorks();
+  });
+});
+
+describe('network through the outbound policy (SandboxCommand.network)', () => {
+  // The "registry": an allowlisted host on 127.0.0.2. The worker's own port on 127.0.0.1 stands for
+  // Redis, the engine and the gateway: loopback, never allowlisted here.
+  let registry: http.Server;
+  let own: http.Server;
+  let ownConnections = 0;
+  let networked: Sandbox;
+  const decisions: ProxyDecision[] = [];
+  beforeAll(async () => {
+    registry = http.createServer((req, res) => res.end(`registry:${req.method} ${req.url}\n`));
+    own = http.createServer((_req, res) => res.end('the worker answered\n'));
+    own.on('connection', () => ownConnections++);
+    await new Promise<void>((r) => registry.listen(0, '127.0.0.2', r));
+    await new Promise<void>((r) => own.listen(0, '127.0.0.1', r));
+    networked = createLocalSandbox({
+      tmpBytes: 16 * MiB,
+      network: { policy: new OutboundPolicy('127.0.0.2/32'), onDecision: (d) => decisions.push(d) },
+    });
+  });
+  afterAll(async () => {
+    await networked.close();
+    await new Promise((r) => registry.close(r));
+    await new Promise((r) => own.close(r));
+  });
+  const runWith = (script: string, network = true) =>
+    networked.run({
+      argv: ['bash', '-c', script],
+      workspace,
+      timeoutMs: 30_000,
+      limits: LIMITS,
+      keepBytes: 64 * 1024,
+      network,
+    });
+
+  test('an allowlisted host is reached by plain HTTP, a CONNECT tunnel and python; nothing else of the network', async () => {
+    const at = `127.0.0.2:${(registry.address() as net.AddressInfo).port}`;
+    const r = await runWith(
+      [
+        `curl -sS http://${at}/plain`,
+        `curl -sS -p http://${at}/tunnel`,
+        `python3 -c 'import urllib.request; print(urllib.request.urlopen("http://${at}/py").read().decode().strip())'`,
+        // Around the proxy: the sandbox's 127.0.0.2 is its own loopback, where nothing listens.
+        `python3 -c 'import socket; socket.create_connection(("127.0.0.2", ${at.split(':')[1]}), timeout=5)' 2>/dev/null || echo "direct refused"`,
+        `python3 -c 'import socket; print([n for _, n in socket.if_nameindex()])'`,
+      ].join('; '),
+    );
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(`registry:GET /plain\nregistry:GET /tunnel\nregistry:GET /py\ndirect refused\n['lo']\n`);
+    expect(decisions.map((d) => `${d.kind} ${d.result}`)).toEqual(['http allowed', 'connect allowed', 'http allowed']);
+  });
+
+  test("the worker's loopback, private and link-local addresses are refused by the policy, saying why", async () => {
+    decisions.length = 0;
+    const ownPort = (own.address() as net.AddressInfo).port;
+    const r = await runWith(
+      [
+        // --noproxy '': through the proxy although NO_PROXY names 127.0.0.1 (the sandbox's own loopback).
+        `curl -sS --noproxy '' http://127.0.0.1:${ownPort}/`,
+        `curl -sS --noproxy '' -p http://127.0.0.1:${ownPort}/ 2>&1 | head -1`,
+        'curl -sS http://10.0.0.1/',
+        'curl -sS http://169.254.169.254/latest/meta-data/',
+      ].join('; '),
+    );
+    expect(r.stdout).toMatch(/http:\/\/127\.0\.0\.1:\d+\/ resolves to 127\.0\.0\.1, a loopback address/);
+    expect(r.stdout).toMatch(/CONNECT tunnel failed, response 403/);
+    expect(r.stdout).toMatch(/http:\/\/10\.0\.0\.1\/ resolves to 10\.0\.0\.1, a private address/);
+    expect(r.stdout).toMatch(
+      /169\.254\.169\.254\/latest\/meta-data\/ resolves to 169\.254\.169\.254, a link-local address/,
+    );
+    expect(ownConnections).toBe(0);
+    expect(decisions.map((d) => d.result)).toEqual(['refused', 'refused', 'refused', 'refused']);
+    await stillWorks();
+  });
+
+  test('a command that does not ask gets no proxy, no socket, no network, in the same sandbox', async () => {
+    const r = await runWith(
+      `env | grep -ci proxy; ls /run/agent-network 2>&1; curl -sS http://127.0.0.2:${(registry.address() as net.AddressInfo).port}/ 2>&1`,
+      false,
+    );
+    expect(r.stdout).toMatch(/^0\n.*No such file or directory\ncurl: \(7\) Failed to connect/);
+  });
+
+  test('a sandbox made without a policy refuses a command that asks for network', async () => {
+    await expect(run('true', { network: true })).rejects.toThrow(/no outbound policy/);
     await stillWorks();
   });
 });

@@ -127,3 +127,12 @@ test("a request's tools replace the deployment's, groups expanded; the computer'
   expect(deployment.limits.tools).toEqual(CONFIG.BUILTIN_TOOLS);
   expect(() => runRequestSchema.parse({ message: 'hi', tools: ['shell'] })).toThrow(/tools/);
 });
+
+test('computer.network becomes limits.computerNetwork, only when asked (older inputs stay as they were)', () => {
+  const asked = taskInput(CONFIG, runRequestSchema.parse({ message: 'hi', computer: { network: true } }), START);
+  expect(asked.limits.computerNetwork).toBe(true);
+  for (const computer of [undefined, { network: false }, {}]) {
+    const plain = taskInput(CONFIG, runRequestSchema.parse({ message: 'hi', ...(computer && { computer }) }), START);
+    expect(plain.limits).not.toHaveProperty('computerNetwork');
+  }
+});
