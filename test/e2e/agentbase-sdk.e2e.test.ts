@@ -3,11 +3,13 @@
 // stack: every method (run_agent, agent.run, messages.get, messages.clear, their
 // raw and streamed variants), sync and async; each field of its run parameters;
 // errors typed by status, and its retries obeying x-should-retry. Each call is
-// a Python process (fixtures/agentbase-sdk-calls.py) printing what it got as
-// JSON. Agentbase's TypeScript SDK is not on the npm registry (docs/testing.md).
-import { execFile, spawnSync } from 'node:child_process';
+// a Python process (fixtures/agentbase-sdk-calls.py, forked from one that imported
+// the SDK once) printing what it got as JSON. Agentbase's TypeScript SDK is not on the npm registry (docs/testing.md).
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { formOf, KEY_A, useStack, waitUntil } from './helpers';
 import { startReceiver, type Receiver } from './callback-receiver';
 
@@ -33,7 +35,11 @@ beforeAll(async () => {
   expect(shop.status).toBe(201);
   shopId = shop.json.id;
 });
-afterAll(() => receiver?.close());
+afterAll(async () => {
+  await server?.close();
+  if (server) fs.rmSync(server.dir, { recursive: true, force: true });
+  await receiver?.close();
+});
 
 type Flavor = 'sync' | 'async';
 interface Failure {
@@ -47,25 +53,73 @@ interface Failure {
 }
 type Outcome = { ok: any; error?: undefined } | { ok?: undefined; error: Failure };
 
+/**
+ * The calls' Python parent (the fixture's `serve`): the SDK imported once, each call forked from it
+ * into a process of its own. Started at the first call, when the stack's address is known.
+ */
+class CallServer {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly waiting = new Map<number, { pid?: number; done(code: number): void }>();
+  private next = 0;
+  private exited = false;
+  private log = '';
+
+  constructor(readonly dir: string) {
+    const env = {
+      ...process.env,
+      AGENTBASE_BASE_URL: ctx.stack().gatewayUrl,
+      AGENTBASE_API_KEY: KEY_A,
+      PYTHONDONTWRITEBYTECODE: '1',
+    };
+    this.child = spawn(python, [CALLS, 'serve'], { env });
+    this.child.stderr.on('data', (d) => (this.log += d));
+    readline.createInterface({ input: this.child.stdout }).on('line', (line) => {
+      const msg = JSON.parse(line) as { id: number; pid?: number; code?: number };
+      const call = this.waiting.get(msg.id);
+      if (call && msg.pid !== undefined) call.pid = msg.pid;
+      if (call && msg.code !== undefined) call.done(msg.code);
+    });
+    this.child.on('exit', () => {
+      this.exited = true;
+      for (const call of this.waiting.values()) call.done(-1);
+    });
+  }
+
+  /** One call in its own forked process: its stdout, or an error with its stderr. */
+  async call(argv: string[]): Promise<string> {
+    if (this.exited) throw new Error(`the SDK's call server exited:\n${this.log}`);
+    const id = this.next++;
+    const [out, err] = ['out', 'err'].map((k) => path.join(this.dir, `${id}.${k}`));
+    const code = await new Promise<number>((resolve) => {
+      const call = { done: resolve } as { pid?: number; done(code: number): void };
+      const timer = setTimeout(() => call.pid && process.kill(call.pid, 'SIGKILL'), 120_000);
+      call.done = (c) => {
+        clearTimeout(timer);
+        this.waiting.delete(id);
+        resolve(c);
+      };
+      this.waiting.set(id, call);
+      this.child.stdin.write(`${JSON.stringify({ id, argv, out, err })}\n`);
+    });
+    const read = (f: string) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
+    if (code !== 0) throw new Error(`${argv.slice(0, 2).join(' ')} exited ${code}\n${read(err)}${this.log}`);
+    return read(out);
+  }
+
+  async close(): Promise<void> {
+    if (this.exited) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.stdin.end();
+    await exited;
+  }
+}
+
+let server: CallServer | undefined;
+
 /** One SDK call in its own Python process (async: the scripted model answers from this process). */
-function sdk(flavor: Flavor, call: string, args: object): Promise<Outcome> {
-  const env = {
-    ...process.env,
-    AGENTBASE_BASE_URL: ctx.stack().gatewayUrl,
-    AGENTBASE_API_KEY: KEY_A,
-    PYTHONDONTWRITEBYTECODE: '1',
-  };
-  return new Promise((resolve, reject) => {
-    execFile(
-      python,
-      [CALLS, flavor, call, JSON.stringify(args)],
-      { env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
-      (err, stdout, stderr) => {
-        if (err) return reject(new Error(`${call} (${flavor}) exited: ${err.message}\n${stderr}`));
-        resolve(JSON.parse(stdout) as Outcome);
-      },
-    );
-  });
+async function sdk(flavor: Flavor, call: string, args: object): Promise<Outcome> {
+  server ??= new CallServer(fs.mkdtempSync(path.join(os.tmpdir(), 'agentbase-sdk-')));
+  return JSON.parse(await server.call([flavor, call, JSON.stringify(args)])) as Outcome;
 }
 
 /** The events of a run that must succeed. */

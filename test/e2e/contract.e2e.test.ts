@@ -54,6 +54,9 @@ function schemathesis(seed: number, phases: string): Promise<Run> {
     ...['-m', 'schemathesis.cli', '--config-file', path.join(FIXTURES, 'schemathesis.toml')],
     ...['run', `${ctx.stack().gatewayUrl}/openapi.json`, '--checks', 'all', '-H', `Authorization: Bearer ${KEY_A}`],
     ...['--seed', String(seed), '--max-examples', String(EXAMPLES), '--phases', phases],
+    // No example database: it would live in this run's temporary folder and go with it, and keeping
+    // it cost 40% of the fuzzing's CPU (same seed, same cases: 85 CPU-s with it, 49 without).
+    ...['--generation-database', 'none'],
     // Two workers for two cores; the longest wait the API documents is ?wait=60, so 90 s is a hang.
     ...['--workers', '2', '--request-timeout', '90', '--report', 'junit', '--report-junit-path', junit, '--no-color'],
   ];
