@@ -2,10 +2,12 @@
 // whose bytes the model cannot use), writing one atomically, the workspace quota a write must fit,
 // and one edit at a time per file. fs errors become ToolInputError: the model reads what went wrong.
 import { randomBytes } from 'node:crypto';
+import { constants as C } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { WORKSPACE_MOUNT } from '../../workflows/tool-registry';
-import { WorkspacePathError, resolveWorkspacePath } from '../../src/common/workspaces/paths';
+import { normaliseWorkspacePath, WorkspacePathError } from '../../src/common/workspaces/paths';
+import { openNoFollow, pinWorkspacePath } from '../../src/common/workspaces/pinned';
 import { workspaceUsage } from '../../src/common/workspaces/usage';
 import { ToolInputError } from '../tools/builtin';
 
@@ -36,22 +38,44 @@ export function formatBytes(n: number): string {
   return u === 0 ? `${n} bytes` : `${v.toFixed(1)} ${units[u]}`;
 }
 
-/** resolveWorkspacePath for a tool: a path out of the workspace is an error the model reads. */
-export async function resolveToolPath(filesDir: string, name: string): Promise<{ rel: string; abs: string }> {
-  try {
-    return await resolveWorkspacePath(filesDir, name);
-  } catch (err) {
-    throw err instanceof WorkspacePathError ? new ToolInputError(err.message) : err;
-  }
+/** A tool's path, pinned (src/common/workspaces/pinned.ts); `missing` when a folder on the way is not there. */
+export interface ToolPath {
+  /** As the agent named it, normalised. */
+  rel: string;
+  /** The entry through its open folder (links inside the workspace followed); use no more once closed. */
+  abs: string;
+  missing: boolean;
+  /** Why it is missing: ENOENT (a folder on the way is not there) or ENOTDIR (a file is). */
+  missingCode?: string;
+  close(): Promise<void>;
 }
 
 /**
- * The lstat of `abs` (its stat with `follow`: a link in the workspace leads inside it, as
- * resolveWorkspacePath checked), or undefined when nothing is there.
+ * pinWorkspacePath for a tool: a path out of the workspace is an error the model reads; a missing
+ * folder on the way (made, with `makeParents`) leaves the path `missing`.
  */
-export async function statOrMissing(abs: string, follow = false) {
+export async function pinToolPath(filesDir: string, name: string, makeParents = false): Promise<ToolPath> {
   try {
-    return await (follow ? fs.stat(abs) : fs.lstat(abs));
+    return { ...(await pinWorkspacePath(filesDir, name, { makeParents })), missing: false };
+  } catch (err) {
+    if (err instanceof WorkspacePathError) throw new ToolInputError(err.message);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
+    return {
+      rel: normaliseWorkspacePath(name),
+      abs: '',
+      missing: true,
+      missingCode: code,
+      close: async () => undefined,
+    };
+  }
+}
+
+/** The lstat of a pinned path (links were followed when it was pinned), or undefined when nothing is there. */
+export async function statOrMissing(p: ToolPath) {
+  if (p.missing) return undefined;
+  try {
+    return await fs.lstat(p.abs);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
@@ -71,6 +95,8 @@ export function fsError(err: unknown, rel: string, doing: string): Error {
     EACCES: 'permission denied',
     EPERM: 'permission denied',
     ENOSPC: 'the disk is full',
+    // A link put in the pinned entry's place since (a command racing the editor): never followed.
+    ELOOP: 'it was replaced by a link while the editor worked on it',
   };
   if (e?.code && known[e.code]) return new ToolInputError(`cannot ${doing} ${shown(rel)}: ${known[e.code]}`);
   return err instanceof Error ? err : new Error(String(err));
@@ -83,20 +109,30 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * EDITOR_MAX_FILE_BYTES, and a binary one (a NUL byte, as git and grep decide, or bytes that are
  * not UTF-8: decoding and writing back would corrupt it).
  */
-export async function readText(abs: string, rel: string): Promise<string> {
-  const st = await statOrMissing(abs, true);
-  if (!st) throw new ToolInputError(`The path ${shown(rel)} does not exist.`);
-  if (st.isDirectory())
-    throw new ToolInputError(`The path ${shown(rel)} is a folder: only the view command works on folders.`);
-  if (!st.isFile()) throw new ToolInputError(`The path ${shown(rel)} is not a regular file.`);
-  if (st.size > EDITOR_MAX_FILE_BYTES)
-    throw new ToolInputError(
-      `${shown(rel)} is ${formatBytes(st.size)}: the editor opens files up to ${formatBytes(EDITOR_MAX_FILE_BYTES)}. ` +
-        `Find lines with grep, or read parts with bash (sed -n '100,200p' FILE, head, tail).`,
-    );
-  const bytes = await fs.readFile(abs).catch((err) => {
+export async function readText(p: ToolPath): Promise<string> {
+  const { rel } = p;
+  if (p.missing) throw new ToolInputError(`The path ${shown(rel)} does not exist.`);
+  const handle = await openNoFollow(p.abs, C.O_RDONLY | C.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') throw new ToolInputError(`The path ${shown(rel)} does not exist.`);
     throw fsError(err, rel, 'read');
   });
+  let bytes: Buffer;
+  try {
+    const st = await handle.stat();
+    if (st.isDirectory())
+      throw new ToolInputError(`The path ${shown(rel)} is a folder: only the view command works on folders.`);
+    if (!st.isFile()) throw new ToolInputError(`The path ${shown(rel)} is not a regular file.`);
+    if (st.size > EDITOR_MAX_FILE_BYTES)
+      throw new ToolInputError(
+        `${shown(rel)} is ${formatBytes(st.size)}: the editor opens files up to ${formatBytes(EDITOR_MAX_FILE_BYTES)}. ` +
+          `Find lines with grep, or read parts with bash (sed -n '100,200p' FILE, head, tail).`,
+      );
+    bytes = await handle.readFile().catch((err) => {
+      throw fsError(err, rel, 'read');
+    });
+  } finally {
+    await handle.close();
+  }
   const binary = () =>
     new ToolInputError(
       `${shown(rel)} is a binary file (${formatBytes(bytes.length)}): the editor shows and edits text (UTF-8) only. ` +
@@ -111,16 +147,19 @@ export async function readText(abs: string, rel: string): Promise<string> {
 }
 
 /**
- * Writes `text` to `abs` through a temporary file in the same folder and a rename, so a crash
- * leaves the old file or the new one, never half of one. The file replaced keeps its mode (a
- * script stays executable) and, where the worker may, its owner; missing parent folders are made.
+ * Writes `text` to the pinned entry through a temporary file in its open folder and a rename (which
+ * replaces a link put there since rather than following it), so a crash leaves the old file or
+ * the new one, never half of one. The file replaced keeps its mode (a script stays executable)
+ * and, where the worker may, its owner. Its folder exists: it was pinned with makeParents.
  */
-export async function writeAtomic(abs: string, rel: string, text: string): Promise<void> {
+export async function writeAtomic(p: ToolPath, text: string): Promise<void> {
+  const { abs, rel } = p;
+  if (p.missing) throw fsError({ code: p.missingCode }, rel, 'write');
   const dir = path.dirname(abs);
-  const before = await statOrMissing(abs);
+  const before = await statOrMissing(p);
   const tmp = path.join(dir, `.${path.basename(abs)}.${randomBytes(6).toString('hex')}.editor-tmp`);
   try {
-    await fs.mkdir(dir, { recursive: true });
+    // 'wx' (O_EXCL) never follows a link.
     const handle = await fs.open(tmp, 'wx', before ? before.mode & 0o7777 : 0o666);
     try {
       await handle.writeFile(text, 'utf8');

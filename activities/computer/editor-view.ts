@@ -5,7 +5,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ToolInputError } from '../tools/builtin';
-import { readText, shown } from './editor-files';
+import { readdirNoFollow } from '../../src/common/workspaces/pinned';
+import { readText, shown, type ToolPath } from './editor-files';
 
 /** Most characters of one view (a file's lines or a folder's entries); the rest is not shown. */
 export const VIEW_MAX_CHARS = 30_000;
@@ -62,8 +63,9 @@ function parseRange(range: unknown): [number, number] {
 }
 
 /** The view of a file: all of it, or `view_range` [first, last] (last -1 = to the end). */
-export async function viewFile(abs: string, rel: string, range: unknown): Promise<string> {
-  const lines = splitLines(await readText(abs, rel));
+export async function viewFile(p: ToolPath, range: unknown): Promise<string> {
+  const { rel } = p;
+  const lines = splitLines(await readText(p));
   const n = lines.length;
   if (range === undefined) return n ? showLines(lines, 1, shown(rel)) : `The file ${shown(rel)} is empty.\n`;
   const [first, lastAsked] = parseRange(range);
@@ -90,7 +92,8 @@ interface Listing {
 
 /** Entries of `abs` (`rel` in the workspace) and one level below, hidden ones left out, sorted. */
 async function list(abs: string, rel: string, depth: number, into: Listing): Promise<void> {
-  const entries = await fs.readdir(abs, { withFileTypes: true }).catch(() => []);
+  // Each folder opened without following a link (one swapped in since lists nothing).
+  const entries = await readdirNoFollow(abs).catch(() => []);
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
     if (e.name.startsWith('.')) {

@@ -4,19 +4,22 @@
 // data: tabs are never expanded in the file, an undo of a create deletes the file (the reference
 // writes the created text again), a file's mode is kept, writes are atomic. As there, `create`
 // refuses a path that exists (str_replace and insert edit a file; bash's rm makes room).
-// Every path goes through resolveWorkspacePath; errors are ToolInputError, read by the model.
+// Every path is pinned (src/common/workspaces/pinned.ts: no race with a command swapping a folder
+// for a link); errors are ToolInputError, read by the model.
 import fs from 'node:fs/promises';
 import type { SessionWorkspace } from '../../src/common/workspaces/layout';
+import { normaliseWorkspacePath } from '../../src/common/workspaces/paths';
 import { ToolInputError } from '../tools/builtin';
 import {
   checkQuota,
   fsError,
   oneAtATime,
+  pinToolPath,
   readText,
-  resolveToolPath,
   shown,
   statOrMissing,
   writeAtomic,
+  type ToolPath,
   type WorkspaceQuota,
 } from './editor-files';
 import { HISTORY_DEPTH, newestHistory, pushHistory, type Before } from './editor-history';
@@ -35,9 +38,7 @@ const ARGUMENTS = new Set(['command', 'path', 'file_text', 'old_str', 'new_str',
 /** Lines shown around an edit, before and after it (as the reference tool). */
 const SNIPPET_LINES = 4;
 
-interface Target {
-  rel: string;
-  abs: string;
+interface Target extends ToolPath {
   ws: SessionWorkspace;
   quota: WorkspaceQuota;
 }
@@ -56,18 +57,49 @@ export async function runEditor(
   const unknown = Object.keys(args).filter((k) => !ARGUMENTS.has(k));
   if (unknown.length) throw new ToolInputError(`Unknown parameter(s): ${unknown.join(', ')}.`);
   if (typeof args.path !== 'string') throw new ToolInputError('The parameter `path` (a string) is required.');
-  const t: Target = { ...(await resolveToolPath(ws.files, args.path)), ws, quota };
-  if (command === 'view') return { text: await view(t, args.view_range), changed: [] };
-  if (!t.rel) throw new ToolInputError(`${shown('')} is the workspace folder: only the view command works on it.`);
+  if (command === 'view')
+    return { text: await withTarget(ws, quota, args.path, false, (t) => view(t, args.view_range)), changed: [] };
   // One edit of a file at a time (parallel tool calls of one round may name the same file).
-  const text = await oneAtATime(`${ws.state}\0${t.rel}`, () => edit(command, t, args));
-  return { text, changed: [t.rel] };
+  const key = `${ws.state}\0${normalisedForKey(args.path)}`;
+  const makeParents = command === 'create' || command === 'undo_edit';
+  const text = await oneAtATime(key, () =>
+    withTarget(ws, quota, args.path as string, makeParents, (t) => {
+      if (!t.rel) throw new ToolInputError(`${shown('')} is the workspace folder: only the view command works on it.`);
+      return edit(command, t, args);
+    }),
+  );
+  return { text, changed: [normalisedForKey(args.path)] };
+}
+
+/** The path the agent named, normalised (an invalid one is refused when it is pinned). */
+function normalisedForKey(name: string): string {
+  try {
+    return normaliseWorkspacePath(name);
+  } catch {
+    return name;
+  }
+}
+
+/** Runs `fn` on the pinned path, the folder it holds open closed after. */
+async function withTarget<T>(
+  ws: SessionWorkspace,
+  quota: WorkspaceQuota,
+  name: string,
+  makeParents: boolean,
+  fn: (t: Target) => Promise<T>,
+): Promise<T> {
+  const t: Target = { ...(await pinToolPath(ws.files, name, makeParents)), ws, quota };
+  try {
+    return await fn(t);
+  } finally {
+    await t.close();
+  }
 }
 
 async function view(t: Target, range: unknown): Promise<string> {
-  const st = await statOrMissing(t.abs, true);
+  const st = await statOrMissing(t);
   if (st?.isDirectory()) return viewFolder(t.abs, t.rel, range);
-  return viewFile(t.abs, t.rel, range);
+  return viewFile(t, range);
 }
 
 function edit(command: string, t: Target, args: Record<string, unknown>): Promise<string> {
@@ -102,24 +134,15 @@ async function commit(t: Target, before: Before, text: string): Promise<void> {
   await checkQuota(t.ws.files, t.quota, { rel: t.rel, oldBytes, newBytes: Buffer.byteLength(text) });
   const takeBack = await pushHistory(t.ws.state, t.rel, before);
   try {
-    await writeAtomic(await realTarget(t), t.rel, text);
+    await writeAtomic(t, text);
   } catch (err) {
     await takeBack().catch(() => undefined);
     throw err;
   }
 }
 
-/**
- * Where to write: the file a link inside the workspace leads to (resolveWorkspacePath checked
- * that it stays inside), so that the rename replaces that file rather than the link.
- */
-async function realTarget(t: Target): Promise<string> {
-  const st = await statOrMissing(t.abs);
-  return st?.isSymbolicLink() ? fs.realpath(t.abs) : t.abs;
-}
-
 async function create(t: Target, fileText: string): Promise<string> {
-  const st = await statOrMissing(t.abs);
+  const st = await statOrMissing(t);
   if (st?.isDirectory()) throw new ToolInputError(`The path ${shown(t.rel)} is a folder.`);
   if (st)
     throw new ToolInputError(
@@ -157,7 +180,7 @@ const quoted = (s: string) => (s.length > 200 ? `${JSON.stringify(s.slice(0, 200
 
 async function strReplace(t: Target, oldStr: string, newStr: string): Promise<string> {
   if (oldStr === '') throw new ToolInputError('The parameter `old_str` must not be empty.');
-  const text = await readText(t.abs, t.rel);
+  const text = await readText(t);
   const found = occurrences(text, oldStr);
   if (!found.length)
     throw new ToolInputError(
@@ -177,7 +200,7 @@ async function strReplace(t: Target, oldStr: string, newStr: string): Promise<st
 }
 
 async function insert(t: Target, line: number, newStr: string): Promise<string> {
-  const text = await readText(t.abs, t.rel);
+  const text = await readText(t);
   const lines = splitLines(text);
   if (line > lines.length)
     throw new ToolInputError(
@@ -207,18 +230,20 @@ async function undo(t: Target): Promise<string> {
       `No edit history found for ${shown(t.rel)} (the editor keeps the last ${HISTORY_DEPTH} edits of each file it edited).`,
     );
   const left = `${newest.remaining} earlier edit(s) can still be undone.`;
-  const st = await statOrMissing(t.abs);
+  const st = await statOrMissing(t);
   if (st?.isDirectory()) throw new ToolInputError(`The path ${shown(t.rel)} is now a folder: it cannot be restored.`);
   if ('absent' in newest.before) {
-    await fs.rm(t.abs, { force: true }).catch((err) => {
-      throw fsError(err, t.rel, 'remove');
-    });
+    // unlink (no link followed), through the open folder.
+    if (!t.missing)
+      await fs.rm(t.abs, { force: true }).catch((err) => {
+        throw fsError(err, t.rel, 'remove');
+      });
     await newest.drop();
     return `Last edit to ${shown(t.rel)} undone successfully: it created the file, which is now removed. ${left}\n`;
   }
   const text = newest.before.text;
   await checkQuota(t.ws.files, t.quota, { rel: t.rel, oldBytes: st?.size, newBytes: Buffer.byteLength(text) });
-  await writeAtomic(st ? await realTarget(t) : t.abs, t.rel, text);
+  await writeAtomic(t, text);
   await newest.drop();
   const shownText = splitLines(text).length
     ? showLines(splitLines(text), 1, shown(t.rel))

@@ -1,7 +1,8 @@
 // The `glob` and `grep` tools (workflows/tool-registry.ts): ripgrep over the session's workspace,
 // run on the host (not in the sandbox: rg only reads, and a search must not wait for a sandbox).
-// What keeps it inside the workspace: the folder searched passes resolveWorkspacePath and is rg's
-// working directory; rg never follows a link below it (no -L), so a link to /etc shows nothing of
+// What keeps it inside the workspace: the folder searched is pinned (no race with a command that
+// swaps it for a link) and rg's working directory is that open folder, by the worker's descriptor
+// (a file grepped is passed the same way); rg never follows a link below it (no -L), so a link to /etc shows nothing of
 // /etc; the user's pattern comes after `--` and globs travel as `--glob=<pattern>`, one argument,
 // so neither can become a flag; --no-config, so no RIPGREP_CONFIG_PATH adds any.
 // What the agent sees: every file, hidden ones (--hidden) and those its own .gitignore names
@@ -14,7 +15,9 @@ import path from 'node:path';
 import { WORKSPACE_MOUNT } from '../../workflows/tool-registry';
 import type { SessionWorkspace } from '../../src/common/workspaces/layout';
 import { ToolInputError } from '../tools/builtin';
-import { resolveToolPath, shown, statOrMissing } from './editor-files';
+import { constants as C } from 'node:fs';
+import { forChild, openNoFollow } from '../../src/common/workspaces/pinned';
+import { pinToolPath, shown, statOrMissing } from './editor-files';
 
 /** Most paths a glob answers. */
 export const MAX_PATHS = 1_000;
@@ -47,10 +50,16 @@ export async function runGlob(
 ): Promise<SearchResult> {
   const given = known(args, ['pattern', 'path']);
   const where = await folderOf(ws, given.path, 'folder');
-  const pattern = relativePattern(requiredString(given, 'pattern'), where.rel);
-  if (!where.exists) return { text: `No files match \`${pattern}\` in ${shown(where.rel)}.\n` };
-  const argv = ['--files', '--null', ...COMMON, `--glob=${pattern}`];
-  const out = await ripgrep(argv, where.cwd, '\0', MAX_PATHS, (p) => join(where.rel, p), options);
+  let out: Collected;
+  let pattern: string;
+  try {
+    pattern = relativePattern(requiredString(given, 'pattern'), where.rel);
+    if (!where.exists) return { text: `No files match \`${pattern}\` in ${shown(where.rel)}.\n` };
+    const argv = ['--files', '--null', ...COMMON, `--glob=${pattern}`];
+    out = await ripgrep(argv, where.cwd, '\0', MAX_PATHS, (p) => join(where.rel, p), options);
+  } finally {
+    await where.close();
+  }
   if (out.error !== undefined) throw new ToolInputError(`The pattern was refused: ${out.error}`);
   if (!out.items.length && !out.timedOut) return { text: `No files match \`${pattern}\` in ${shown(where.rel)}.\n` };
   const head = `${count(out, 'file')} ${out.items.length + out.more === 1 ? 'matches' : 'match'} \`${pattern}\` in ${shown(where.rel)} (paths relative to ${WORKSPACE_MOUNT}):\n`;
@@ -78,8 +87,18 @@ export async function runGrep(
   }
   argv.push('--', pattern, ...(where.file ? [where.file] : []));
   const none = `No matches for \`${pattern}\` in ${shown(where.fileRel ?? where.rel)}.\n`;
-  if (!where.exists) return { text: none };
-  const out = await ripgrep(argv, where.cwd, '\n', MAX_MATCHES, (line) => join(where.rel, line), options);
+  // One file's lines come prefixed with the /proc path rg read it by: shown as the file's own.
+  const shape = (line: string) =>
+    where.file && line.startsWith(`${where.file}:`)
+      ? `${where.fileRel}${line.slice(where.file.length)}`
+      : join(where.rel, line);
+  let out: Collected;
+  try {
+    if (!where.exists) return { text: none };
+    out = await ripgrep(argv, where.cwd, '\n', MAX_MATCHES, shape, options);
+  } finally {
+    await where.close();
+  }
   if (out.error !== undefined) throw new ToolInputError(`The search was refused: ${out.error}`);
   if (!out.items.length && !out.timedOut) return { text: none };
   const head = `${count(out, 'match', 'matches')} for \`${pattern}\` in ${shown(where.fileRel ?? where.rel)} (path:line:text, paths relative to ${WORKSPACE_MOUNT}):\n`;
@@ -120,28 +139,49 @@ function relativePattern(pattern: string, rel: string): string {
 interface Where {
   /** The folder searched, workspace-relative. */
   rel: string;
-  /** Its host path: rg's working directory. */
+  /** rg's working directory: the folder, open in the worker, by its /proc path (no name to swap). */
   cwd: string;
   exists: boolean;
-  /** A grep of one file: its name in `cwd`, and its workspace path. */
+  /** A grep of one file: the file, open in the worker, by its /proc path, and its workspace path. */
   file?: string;
   fileRel?: string;
+  /** Closes what the worker holds open for the search. */
+  close(): Promise<void>;
 }
 
+/**
+ * The folder (or file) to search, pinned and then opened itself without following a link
+ * (src/common/workspaces/pinned.ts): rg gets it by the worker's descriptor, so a command swapping
+ * it for a link to /etc meanwhile leads rg nowhere.
+ */
 async function folderOf(ws: SessionWorkspace, name: unknown, kind: 'folder' | 'file or folder'): Promise<Where> {
   if (name !== undefined && typeof name !== 'string')
     throw new ToolInputError('The parameter `path` must be a string.');
-  const { rel, abs } = await resolveToolPath(ws.files, name ?? '');
-  const st = await statOrMissing(abs, true);
-  // A new session's workspace folder may not exist yet: it holds nothing.
-  if (!st && !rel) return { rel, cwd: abs, exists: false };
-  if (!st) throw new ToolInputError(`The path ${shown(rel)} does not exist.`);
-  if (st.isDirectory()) return { rel, cwd: abs, exists: true };
-  if (kind === 'folder' || !st.isFile())
-    throw new ToolInputError(`The path ${shown(rel)} is not a ${kind === 'folder' ? 'folder' : 'file'}.`);
-  const cut = rel.lastIndexOf('/');
-  const parent = cut === -1 ? '' : rel.slice(0, cut);
-  return { rel: parent, cwd: path.dirname(abs), exists: true, file: path.basename(abs), fileRel: rel };
+  const p = await pinToolPath(ws.files, name ?? '');
+  try {
+    const st = await statOrMissing(p);
+    const { rel } = p;
+    // A new session's workspace folder may not exist yet: it holds nothing.
+    if (!st && !rel) return { rel, cwd: '', exists: false, close: p.close };
+    if (!st) throw new ToolInputError(`The path ${shown(rel)} does not exist.`);
+    if (!st.isDirectory() && (kind === 'folder' || !st.isFile()))
+      throw new ToolInputError(`The path ${shown(rel)} is not a ${kind === 'folder' ? 'folder' : 'file'}.`);
+    const flags = st.isDirectory() ? C.O_RDONLY | C.O_DIRECTORY : C.O_RDONLY | C.O_NONBLOCK;
+    const opened = await openNoFollow(p.abs, flags).catch((err: NodeJS.ErrnoException) => {
+      throw new ToolInputError(`The path ${shown(rel)} changed while it was searched (${err.code}): search again.`);
+    });
+    const close = async () => {
+      await opened.close();
+      await p.close();
+    };
+    const held = forChild(`/proc/self/fd/${opened.fd}`);
+    if (st.isDirectory()) return { rel, cwd: held, exists: true, close };
+    const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+    return { rel: parent, cwd: forChild(path.dirname(p.abs)), exists: true, file: held, fileRel: rel, close };
+  } catch (err) {
+    await p.close();
+    throw err;
+  }
 }
 
 const join = (rel: string, item: string) => (rel ? `${rel}/${item}` : item);

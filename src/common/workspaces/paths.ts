@@ -1,9 +1,8 @@
 // A path the agent or an API caller names inside a workspace, checked before any file is touched:
 // relative (or absolute under /workspace, as the agent sees it), normalised, never outside the
-// workspace, whether by `..`, by an absolute path elsewhere, or by a symbolic link that leads out.
-// The one check of workspace paths: the files API and the computer's tools both use it.
-import fs from 'node:fs/promises';
-import path from 'node:path';
+// workspace by `..` or by an absolute path elsewhere. Links on the way are followed, and one that
+// leads out refused, when the path is pinned (pinned.ts), which the files API and the computer's
+// tools both do.
 import { WORKSPACE_MOUNT } from '../../../workflows/tool-registry';
 
 /** A path that is not one of the workspace's: the files API answers 400, a tool an error result. */
@@ -31,39 +30,4 @@ export function normaliseWorkspacePath(name: string): string {
     } else segments.push(part);
   }
   return segments.join('/');
-}
-
-/**
- * The host path of `name` in the workspace folder `filesDir`, after checking that no symbolic
- * link on the way (the file itself included) resolves outside the workspace. Parts that do not
- * exist yet are fine (a file to create).
- */
-export async function resolveWorkspacePath(filesDir: string, name: string): Promise<{ rel: string; abs: string }> {
-  const rel = normaliseWorkspacePath(name);
-  const root = path.resolve(filesDir);
-  const abs = rel ? path.join(root, ...rel.split('/')) : root;
-  let probe = root;
-  for (const part of rel ? rel.split('/') : []) {
-    probe = path.join(probe, part);
-    let st;
-    try {
-      st = await fs.lstat(probe);
-    } catch (err) {
-      // Missing, or under a regular file (ENOTDIR): nothing further exists, so no link either; the
-      // caller's own open or write then says what is wrong with the path.
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') break;
-      throw err;
-    }
-    if (!st.isSymbolicLink()) continue;
-    // A link whose target is missing (or a loop) is refused too: what it would lead to once the
-    // target exists cannot be checked now, and writing through it could create a file outside.
-    const target = await fs.realpath(probe).catch(() => undefined);
-    if (target === undefined)
-      throw new WorkspacePathError(`${JSON.stringify(name)} goes through a broken link (its target does not exist)`);
-    const realRoot = await fs.realpath(root);
-    if (!(target === realRoot || target.startsWith(realRoot + path.sep)))
-      throw new WorkspacePathError(`${JSON.stringify(name)} goes through a link that leads out of the workspace`);
-  }
-  return { rel, abs };
 }

@@ -76,7 +76,7 @@ async function insideRoot(root: string, dir: string, rel: string): Promise<void>
 }
 
 /** A folder where the file goes (EISDIR), or a file where one of its folders must be (ENOTDIR, EEXIST). */
-function conflictOf(err: unknown, rel: string): ConflictError | undefined {
+export function conflictOf(err: unknown, rel: string): ConflictError | undefined {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'EISDIR')
     return new ConflictError(`${JSON.stringify(rel)} is a folder of the workspace; a file cannot replace it`, {

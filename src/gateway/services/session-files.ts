@@ -3,6 +3,7 @@
 // the same storage: WORKSPACE_DIR); only the workspace's files folder, never its state folder.
 // Every call first asks whether the account has the session (a 404 otherwise, as every route
 // under /sessions/{id} answers), then checks the path on the folder (links that lead out).
+import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -16,10 +17,11 @@ import {
   ValidationError,
 } from '../../common/errors';
 import { sessionWorkspace } from '../../common/workspaces/layout';
-import { resolveWorkspacePath, WorkspacePathError } from '../../common/workspaces/paths';
+import { normaliseWorkspacePath, WorkspacePathError } from '../../common/workspaces/paths';
+import { pinWorkspacePath } from '../../common/workspaces/pinned';
 import { listWorkspaceFiles, workspaceUsage, type WorkspaceFile } from '../../common/workspaces/usage';
 import type { SessionService } from './session-service';
-import { writeUpload, type UploadBody } from './file-upload';
+import { conflictOf, writeUpload, type UploadBody } from './file-upload';
 
 /** Where a file's path is in the request, for every 4xx about it. */
 export const FILE_PATH_AT = 'path.path';
@@ -58,13 +60,25 @@ export class SessionFiles {
     return sessionWorkspace(workspaceDir(this.config), account.account, session).files;
   }
 
-  /** The host path of `name` in the session's workspace (a 400 for a link that leads out). */
-  private async resolve(account: Account, session: string, name: string) {
+  /**
+   * `name` in the session's workspace, pinned (a 400 for a link that leads out): `abs` reaches it
+   * through its open folder, so a command swapping a folder for a link meanwhile cannot redirect
+   * the call (src/common/workspaces/pinned.ts). `close()` it when done. A missing folder on the
+   * way is a 404, or with `makeParents` is made (a file in its place: 409).
+   */
+  private async pin(account: Account, session: string, name: string, makeParents = false) {
     const root = await this.folder(account, session);
-    const { rel, abs } = await resolveWorkspacePath(root, name).catch((err) => {
-      throw pathError(err);
+    const rel = (() => {
+      try {
+        return normaliseWorkspacePath(name);
+      } catch (err) {
+        throw pathError(err);
+      }
+    })();
+    const p = await pinWorkspacePath(root, name, { makeParents }).catch((err) => {
+      throw (makeParents ? conflictOf(err, rel) : missing(err, rel)) ?? pathError(err);
     });
-    return { root, rel, abs };
+    return { root, rel, abs: p.abs, close: p.close };
   }
 
   list(account: Account, session: string, prefix = ''): Promise<WorkspaceFile[]> {
@@ -73,10 +87,13 @@ export class SessionFiles {
 
   /** The file and its bytes; a 404 for a missing file or a folder. */
   async read(account: Account, session: string, name: string): Promise<FileRead> {
-    const { root, rel, abs } = await this.resolve(account, session, name);
-    const handle = await fs.open(abs, 'r').catch((err) => {
-      throw missing(err, rel) ?? pathError(err);
-    });
+    const { root, rel, abs, close } = await this.pin(account, session, name);
+    const handle = await fs
+      .open(abs, constants.O_RDONLY | constants.O_NOFOLLOW)
+      .catch((err) => {
+        throw missing(err, rel) ?? pathError(err);
+      })
+      .finally(close);
     try {
       await openedInside(handle.fd, root, rel);
       const st = await handle.stat();
@@ -106,34 +123,42 @@ export class SessionFiles {
     body: UploadBody,
     declaredLength?: number,
   ): Promise<FileWritten> {
-    const { root, rel, abs } = await this.resolve(account, session, name);
-    const existing = await fs.lstat(abs).catch((err) => {
-      if (isMissing(err)) return undefined;
-      throw pathError(err);
-    });
-    if (existing?.isDirectory())
-      throw new ConflictError(`${JSON.stringify(rel)} is a folder of the workspace; a file cannot replace it`, {
-        path: rel,
+    const { root, rel, abs, close } = await this.pin(account, session, name, true);
+    try {
+      const existing = await fs.lstat(abs).catch((err) => {
+        if (isMissing(err)) return undefined;
+        throw pathError(err);
       });
-    const room = await this.room(root, existing === undefined, existing?.size ?? 0);
-    if (declaredLength !== undefined && declaredLength > room) throw this.tooLarge(room, declaredLength);
-    await writeUpload({ root, rel, abs }, body, room, () => this.tooLarge(room)).catch((err) => {
-      throw pathError(err);
-    });
-    const st = await fs.stat(abs);
-    return { file: { path: rel, size: st.size, modified_at: st.mtime.toISOString() }, created: !existing };
+      if (existing?.isDirectory())
+        throw new ConflictError(`${JSON.stringify(rel)} is a folder of the workspace; a file cannot replace it`, {
+          path: rel,
+        });
+      const room = await this.room(root, existing === undefined, existing?.size ?? 0);
+      if (declaredLength !== undefined && declaredLength > room) throw this.tooLarge(room, declaredLength);
+      await writeUpload({ root, rel, abs }, body, room, () => this.tooLarge(room)).catch((err) => {
+        throw pathError(err);
+      });
+      const st = await fs.lstat(abs);
+      return { file: { path: rel, size: st.size, modified_at: st.mtime.toISOString() }, created: !existing };
+    } finally {
+      await close();
+    }
   }
 
   /** Deletes the file; a 404 for a missing file or a folder. */
   async remove(account: Account, session: string, name: string): Promise<void> {
-    const { rel, abs } = await this.resolve(account, session, name);
-    const st = await fs.lstat(abs).catch((err) => {
-      throw missing(err, rel) ?? pathError(err);
-    });
-    if (st.isDirectory()) throw new NotFoundError(`${JSON.stringify(rel)} is a folder, not a file`);
-    await fs.unlink(abs).catch((err) => {
-      throw missing(err, rel) ?? err;
-    });
+    const { rel, abs, close } = await this.pin(account, session, name);
+    try {
+      const st = await fs.lstat(abs).catch((err) => {
+        throw missing(err, rel) ?? pathError(err);
+      });
+      if (st.isDirectory()) throw new NotFoundError(`${JSON.stringify(rel)} is a folder, not a file`);
+      await fs.unlink(abs).catch((err) => {
+        throw missing(err, rel) ?? err;
+      });
+    } finally {
+      await close();
+    }
   }
 
   /** The bytes an upload may bring: the quota less every other file; a 413 when one more file is one too many. */
