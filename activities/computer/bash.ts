@@ -81,6 +81,8 @@ export interface RunBashInput {
   signal?: AbortSignal;
   /** The command may use the network through the outbound policy (the sandbox's proxy). */
   network?: boolean;
+  /** The workspace's size now, when the caller has just measured it (else it is measured here). */
+  usageBefore?: WorkspaceUsage;
   logger?: Logger;
   /** How often the workspace is measured while the command runs, ms; default 500. */
   quotaCheckMs?: number;
@@ -350,7 +352,7 @@ export async function runBash(input: RunBashInput): Promise<BashResult> {
   const timeout = bashTimeout(input.timeoutS, limits);
   await fs.promises.mkdir(ws.files, { recursive: true });
   await fs.promises.mkdir(ws.state, { recursive: true });
-  const before = await workspaceUsage(ws.files);
+  const before = input.usageBefore ?? (await workspaceUsage(ws.files));
   const overAtStart = over(before, { bytes: limits.workspaceMaxBytes, files: limits.workspaceMaxFiles });
   const notes: string[] = [];
   if (timeout.clampedFrom !== undefined)

@@ -14,6 +14,7 @@ import type { EventTag } from '../../src/common/relay/events';
 import type { ToolCall } from '../../workflows/types';
 import { workspaceDir } from '../../src/common/config';
 import { sessionWorkspace, type SessionWorkspace } from '../../src/common/workspaces/layout';
+import type { WorkspaceUsage } from '../../src/common/workspaces/usage';
 import { WorkspacePathError } from '../../src/common/workspaces/paths';
 import { parseArguments, publishToolResult } from '../tools/tool-activities';
 import { ToolInputError } from '../tools/builtin';
@@ -88,8 +89,8 @@ export function createComputerActivities(deps: Pick<ActivityDeps, 'publisher' | 
       const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
       let r: CallResult;
       try {
-        r = await runCall(ws, input.call, key, (args) =>
-          tool(args, ws, { id: key, signal: ctx.cancellationSignal, network: !!input.network }),
+        r = await runCall(ws, input.call, key, (args, usage) =>
+          tool(args, ws, { id: key, signal: ctx.cancellationSignal, network: !!input.network, usage }),
         );
       } finally {
         clearInterval(beat);
@@ -108,7 +109,7 @@ async function runCall(
   ws: SessionWorkspace,
   call: ToolCall,
   key: string,
-  run: (args: Record<string, unknown>) => Promise<ToolAnswer>,
+  run: (args: Record<string, unknown>, usage?: WorkspaceUsage) => Promise<ToolAnswer>,
 ): Promise<CallResult> {
   let args: Record<string, unknown>;
   try {
@@ -123,7 +124,8 @@ async function runCall(
   if (earlier) return { text: OUTCOME_UNKNOWN, isError: true };
   await records.start(key, call.name);
   const before = await snapshotFiles(ws.files);
-  const r = await attempt(() => run(args));
+  // The walk just made is the workspace's size for the tool too (bash's quota): not walked again.
+  const r = await attempt(() => run(args, { bytes: snapshotBytes(before), files: before.size }));
   const after = await snapshotFiles(ws.files);
   const result: CallResult = { ...r, files: changedFiles(before, after), workspaceBytes: snapshotBytes(after) };
   await records.finish(key, result);

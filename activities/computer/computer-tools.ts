@@ -2,6 +2,7 @@
 // over a session's workspace. The worker builds them around its sandbox (computer-setup.ts);
 // tests may hand in their own.
 import type { SessionWorkspace } from '../../src/common/workspaces/layout';
+import type { WorkspaceUsage } from '../../src/common/workspaces/usage';
 
 export interface ToolAnswer {
   /** What the model reads. */
@@ -26,7 +27,13 @@ export interface CommandEnd {
 export type ComputerTool = (
   args: Record<string, unknown>,
   ws: SessionWorkspace,
-  call: { id: string; signal: AbortSignal; network?: boolean },
+  call: {
+    id: string;
+    signal: AbortSignal;
+    network?: boolean;
+    /** The workspace's size just before a call that may change it (the activity measured it). */
+    usage?: WorkspaceUsage;
+  },
 ) => Promise<ToolAnswer>;
 
 export type ComputerTools = Readonly<Record<string, ComputerTool>>;

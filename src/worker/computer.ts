@@ -66,6 +66,7 @@ export function tools(sandbox: Sandbox, config: Parameters<typeof bashLimits>[0]
         callId: call.id,
         signal: call.signal,
         network: call.network,
+        usageBefore: call.usage,
         logger,
       });
       return {

@@ -183,6 +183,12 @@ describe("the workspace's quota", () => {
     expect(next.stdout.text).toBe('back\n');
   });
 
+  test('the size its caller measured just before is the one the quota starts from (the workspace is not walked again)', async () => {
+    const measured = await bash('echo small', { usageBefore: { bytes: 5 * 1024 * 1024, files: 1 } });
+    expect(measured.text).toMatch(/^note: the workspace is over its quota/);
+    expect((await bash('echo small')).text).not.toMatch(/over its quota/);
+  });
+
   test('over the quota by bytes across files: killed', async () => {
     const r = await bash('for i in 1 2 3 4 5 6; do head -c 1M /dev/zero > part$i; done; sleep 30');
     expect(r.killed).toBe('disk');

@@ -103,6 +103,23 @@ test('read-only calls (view, glob, grep) keep no record and run again on a retry
   expect(fs.existsSync(path.join(h.ws.state, 'calls'))).toBe(false);
 });
 
+test("a changing call gets the workspace's size the activity measured (one walk, not two), with the run's network flag; a read-only one neither", async () => {
+  const seen: unknown[] = [];
+  const h = harness({
+    bash: async (_a, _ws, call) => (seen.push({ usage: call.usage, network: call.network }), { text: 'ran' }),
+    glob: async (_a, _ws, call) => (seen.push({ usage: call.usage, network: call.network }), { text: 'found' }),
+  });
+  fs.mkdirSync(path.join(h.ws.files, 'src'), { recursive: true });
+  fs.writeFileSync(path.join(h.ws.files, 'a.txt'), 'abc');
+  fs.writeFileSync(path.join(h.ws.files, 'src', 'b.txt'), 'hello');
+  await h.attempt({ ...h.input('bash', { command: 'true' }), network: true });
+  await h.attempt(h.input('glob', { pattern: '*' }), 'act-2');
+  expect(seen).toEqual([
+    { usage: { bytes: 8, files: 2 }, network: true },
+    { usage: undefined, network: false },
+  ]);
+});
+
 test("the tools' input errors are results for the model; bad arguments never reach the tool", async () => {
   const h = harness({
     str_replace_editor: async () => {
