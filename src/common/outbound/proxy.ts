@@ -174,6 +174,8 @@ async function forward(ctx: Ctx, req: http.IncomingMessage, res: http.ServerResp
       agent: false,
       timeout: ctx.connectTimeoutMs,
     });
+    // The connect timeout until the socket is up, then the idle one (a slow answer is not a dead target).
+    upstream.on('socket', (socket) => socket.once('connect', () => upstream.setTimeout(ctx.idleTimeoutMs)));
     upstream.on('timeout', () =>
       upstream.destroy(new ProxyFailure(504, `${showUrl(url)}: no answer in time`, 'failed')),
     );

@@ -146,6 +146,20 @@ test('an origin-form or https:// request to the proxy is a 400 naming the forms 
   expect(connections).toBe(0);
 });
 
+test('an answer slower than the connect timeout still comes through (only connecting is held to it)', async () => {
+  const slow = http.createServer((_req, res) => setTimeout(() => res.end('late but here'), 300));
+  await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+  try {
+    await start('127.0.0.1/32', { connectTimeoutMs: 100 });
+    const at = `127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    const got = await exchange(`GET http://${at}/ HTTP/1.1\r\nHost: ${at}\r\nConnection: close\r\n\r\n`);
+    expect(got).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*late but here/);
+  } finally {
+    slow.closeAllConnections();
+    await new Promise((resolve) => slow.close(resolve));
+  }
+});
+
 test('a target that refuses the connection is a 502 naming the error', async () => {
   const closed = net.createServer();
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
