@@ -76,6 +76,23 @@ test('run: the answer on stdout, tool calls, steps and cost on stderr; off a ter
   expect(r.stdout + r.stderr).not.toMatch(/\x1b|\r/);
 });
 
+test('run --tools offers only the tools named; --tools and --network reach the service, which refuses what it does not offer', async () => {
+  const [only, unknown, network] = await Promise.all([
+    cli(['run', '[[tool name=calculate args={"expression":"1+1"}]] compute', '--tools', 'current_time']),
+    cli(['run', 'x', '--tools', 'calculate,shell']),
+    // This stack allowlists loopback for the demo MCP server, so it gives commands no network.
+    cli(['run', 'x', '--network']),
+  ]);
+  // The scripted model calls only tools it was offered, and says so otherwise.
+  expect(only).toMatchObject({ code: 0, stdout: 'no tool named calculate is offered\n' });
+  expect(unknown).toMatchObject({ code: 1, stdout: '' });
+  expect(unknown.stderr).toMatch(/^error: invalid_request: body\.tools\[1\]: .+ \(HTTP 400\)\n$/);
+  expect(network).toMatchObject({ code: 1, stdout: '' });
+  expect(network.stderr).toBe(
+    'error: unprocessable_request: body.computer.network: commands are given no network here (SANDBOX_NETWORK=off) (HTTP 422)\n',
+  );
+});
+
 test('run --json prints every event as a JSON line; an agent error (here: cancelled) exits 1 with its message on stderr', async () => {
   let taskId: string | undefined;
   const running = cli(['run', '[[tool name=wait args={"seconds":60}]] hold on', '--json'], {}, (out) => {

@@ -1,7 +1,8 @@
 // agent run "message": runs the agent, streaming its answer and what it does.
 // With --schedule, the request also makes a schedule that runs the agent
 // later (once, or on a cron), shown as a [scheduled] line. With --datastore
-// and --query, the agent reads registered datastores (agent datastores).
+// and --query, the agent reads registered datastores (agent datastores); --tools picks the
+// built-in tools and --network gives its commands network.
 import type { ForegroundRunRequest, NamedQuery, RunDatastore, ScheduleEntry } from '../../types';
 import type { AgentClient } from '../../client';
 import { listOption, positiveOption, stringOption, UsageError, type Command, type Values } from '../args';
@@ -65,11 +66,30 @@ function capOptions(values: Values): Pick<ForegroundRunRequest, 'max_steps' | 'm
   };
 }
 
+/** The request's `tools` from --tools (comma-separated; none = no built-in tool) and `computer` from --network. */
+function toolOptions(values: Values): Pick<ForegroundRunRequest, 'tools' | 'computer'> {
+  const tools = stringOption(values, 'tools');
+  const names =
+    tools === undefined
+      ? undefined
+      : tools.trim() === 'none'
+        ? []
+        : tools
+            .split(',')
+            .map((t) => t.trim())
+            .filter(Boolean);
+  return {
+    // The service names a tool it does not know or offer (400, 422): passed on as they are.
+    ...(names && { tools: names as NonNullable<ForegroundRunRequest['tools']> }),
+    ...(values.network && { computer: { network: true } }),
+  };
+}
+
 export const runCommand: Command = {
   name: 'run',
   summary: 'Run the agent on a message: its answer streams to stdout, tool calls and steps to stderr.',
   usage:
-    'agent run "message" [--background] [--session S] [--mode flash|base|fast|max] [--tokens] [--json] [--schedule SPEC [--schedule-message TEXT] [--timezone ZONE]] [--datastore ID[:NAME]]... [--query NAME=SQL]... [--max-steps N] [--max-cost USD] [--max-duration S]',
+    'agent run "message" [--background] [--session S] [--mode flash|base|fast|max] [--tokens] [--json] [--schedule SPEC [--schedule-message TEXT] [--timezone ZONE]] [--datastore ID[:NAME]]... [--query NAME=SQL]... [--max-steps N] [--max-cost USD] [--max-duration S] [--tools A,B] [--network]',
   help: [
     '--background  start it in the background; print the task id (with --json, the answer of POST /)',
     '--session S   continue session S (default: a new session)',
@@ -92,6 +112,10 @@ export const runCommand: Command = {
     "              tool's arguments p1, p2...; repeatable",
     '--max-steps N, --max-cost USD, --max-duration S',
     "              the run's caps: model turns, dollars, seconds of work",
+    '--tools A,B   the built-in tools the model is offered (computer = bash, str_replace_editor,',
+    "              glob, grep; none = no built-in tool; default: the service's BUILTIN_TOOLS)",
+    "--network     the run's bash commands may reach the network, through the service's outbound",
+    '              policy (a service with SANDBOX_NETWORK=off refuses it)',
     'exit status: 0 when the agent completed, 1 on an agent error',
   ],
   options: {
@@ -108,6 +132,8 @@ export const runCommand: Command = {
     'max-steps': { type: 'string' },
     'max-cost': { type: 'string' },
     'max-duration': { type: 'string' },
+    tools: { type: 'string' },
+    network: { type: 'boolean' },
   },
   positionals: { min: 1, max: 1 },
   async run(ctx, values, [message]) {
@@ -122,6 +148,7 @@ export const runCommand: Command = {
       ...(values.tokens && { streaming_tokens: true }),
       ...(schedules && { schedules }),
       ...capOptions(values),
+      ...toolOptions(values),
       ...data,
     };
     const session = stringOption(values, 'session');
