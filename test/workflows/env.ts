@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, WorkflowBundleWithSourceMap, type WorkerOptions } from '@temporalio/worker';
 import pino from 'pino';
 import { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../../workflows/types';
@@ -32,13 +32,19 @@ export async function createEnv(): Promise<TestWorkflowEnvironment> {
   return env;
 }
 
-export async function worker(env: TestWorkflowEnvironment, taskQueue: string, activities: object): Promise<Worker> {
+export async function worker(
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  activities: object,
+  options: Partial<WorkerOptions> = {},
+): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
     namespace: 'default',
     taskQueue,
     workflowBundle: await workflowBundle(),
     activities,
+    ...options,
   });
 }
 
@@ -47,18 +53,13 @@ export async function worker(env: TestWorkflowEnvironment, taskQueue: string, ac
  * mid-flight (0: at every workflow task, as a worker started afresh does), and on which a
  * nondeterminism fails the run at once instead of its task retrying.
  */
-export async function replayingWorker(
+export function replayingWorker(
   env: TestWorkflowEnvironment,
   taskQueue: string,
   activities: object,
   cached: number,
 ): Promise<Worker> {
-  return Worker.create({
-    connection: env.nativeConnection,
-    namespace: 'default',
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities,
+  return worker(env, taskQueue, activities, {
     maxCachedWorkflows: cached,
     workflowFailureErrorTypes: { '*': ['NondeterminismError'] },
   });

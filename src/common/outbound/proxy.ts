@@ -52,6 +52,13 @@ const HOP_HEADERS = new Set([
   'upgrade',
 ]);
 
+/** `headers` without the hop headers (a copy). */
+function endToEnd<T extends object>(headers: T): T {
+  const out = { ...headers } as Record<string, unknown>;
+  for (const h of Object.keys(out)) if (HOP_HEADERS.has(h)) delete out[h];
+  return out as T;
+}
+
 class ProxyFailure extends Error {
   constructor(
     readonly status: number,
@@ -165,8 +172,7 @@ async function forward(ctx: Ctx, req: http.IncomingMessage, res: http.ServerResp
       );
     target = url.host;
     await ctx.policy.checkUrl(url);
-    const headers = { ...req.headers };
-    for (const h of Object.keys(headers)) if (HOP_HEADERS.has(h)) delete headers[h];
+    const headers = endToEnd(req.headers);
     const upstream = http.request(url, {
       method: req.method,
       headers,
@@ -181,9 +187,7 @@ async function forward(ctx: Ctx, req: http.IncomingMessage, res: http.ServerResp
     );
     upstream.on('response', (reply) => {
       ctx.decide({ kind: 'http', target, result: 'allowed' });
-      const out = { ...reply.headers };
-      for (const h of Object.keys(out)) if (HOP_HEADERS.has(h)) delete out[h];
-      res.writeHead(reply.statusCode ?? 502, out);
+      res.writeHead(reply.statusCode ?? 502, endToEnd(reply.headers));
       reply.pipe(res);
     });
     upstream.on('error', (err) => (res.headersSent ? res.destroy() : fail(err)));

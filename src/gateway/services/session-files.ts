@@ -68,17 +68,13 @@ export class SessionFiles {
    */
   private async pin(account: Account, session: string, name: string, makeParents = false) {
     const root = await this.folder(account, session);
-    const rel = (() => {
-      try {
-        return normaliseWorkspacePath(name);
-      } catch (err) {
-        throw pathError(err);
-      }
-    })();
     const p = await pinWorkspacePath(root, name, { makeParents }).catch((err) => {
+      // A name that is no workspace path fails before any file is looked at: it is normalisable here.
+      if (err instanceof WorkspacePathError) throw pathError(err);
+      const rel = normaliseWorkspacePath(name);
       throw (makeParents ? conflictOf(err, rel) : missing(err, rel)) ?? pathError(err);
     });
-    return { root, rel, abs: p.abs, close: p.close };
+    return { root, rel: p.rel, abs: p.abs, close: p.close };
   }
 
   list(account: Account, session: string, prefix = ''): Promise<WorkspaceFile[]> {
