@@ -8,9 +8,9 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, WorkflowBundleWithSourceMap, type WorkerOptions } from '@temporalio/worker';
 import pino from 'pino';
-import { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../../workflows/types';
-import { localEnv } from '../engine';
+import { devServerPath } from '../engine';
+import { sharedLocalEnv } from '../../packages/embedded-temporal/test/support/shared-server';
 import { workflowBundle as cachedBundle } from '../../src/worker/workflow-bundle';
 
 export const WORKFLOWS = path.resolve(__dirname, '../../workflows');
@@ -21,15 +21,16 @@ export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   return bundle;
 }
 
+/**
+ * The ENGINE's dev server with the service's search attributes: the one this jest worker's
+ * workflow tests share (test files stay apart by their random task queues and ids).
+ */
 export async function createEnv(): Promise<TestWorkflowEnvironment> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const env = await localEnv();
-  const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: 'default',
-    searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((n) => [n, KEYWORD])),
-  });
-  return env;
+  return sharedLocalEnv(
+    devServerPath(),
+    Object.values(SEARCH_ATTRIBUTES).flatMap((n) => ['--search-attribute', `${n}=Keyword`]),
+  );
 }
 
 export async function worker(

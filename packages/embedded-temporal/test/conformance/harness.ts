@@ -7,7 +7,8 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, Runtime, DefaultLogger, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { localEnv, timeSkippingEnv } from '../support/engine';
+import { devServerPath, localEnv, timeSkippingEnv } from '../support/engine';
+import { sharedLocalEnv } from '../support/shared-server';
 import { cachedWorkflowBundle } from '../support/workflow-bundle';
 
 export { ENGINE, JAVA_TEST_SERVER, ON_REAL_SERVER } from '../support/engine';
@@ -135,10 +136,19 @@ async function connectServer(
     '--dynamic-config-value',
     `${k}=${JSON.stringify(v)}`,
   ]);
-  const env = await localEnv({
-    dbFilename: opts.dbFilename,
-    extraArgs: ['--search-attribute', 'CustomKeyword=Keyword', '--search-attribute', 'CustomInt=Int', ...dynamicConfig],
-  });
+  const extraArgs = [
+    '--search-attribute',
+    'CustomKeyword=Keyword',
+    '--search-attribute',
+    'CustomInt=Int',
+    ...dynamicConfig,
+  ];
+  // A file with a data file or limits of its own gets a server of its own; the others share the
+  // jest worker's (the suite runs against a shared server anyway under TEMPORAL_ADDRESS).
+  const env =
+    opts.dbFilename || dynamicConfig.length
+      ? await localEnv({ dbFilename: opts.dbFilename, extraArgs })
+      : await sharedLocalEnv(devServerPath(), extraArgs);
   return { env, connection: env.connection, address: env.address };
 }
 
