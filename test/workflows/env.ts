@@ -45,6 +45,9 @@ export async function worker(
     taskQueue,
     workflowBundle: await workflowBundle(),
     activities,
+    // Workflows in this thread, as replay runs them: a workflow thread per worker costs half a
+    // CPU-second of module loading (docs/testing.md).
+    debugMode: true,
     ...options,
   });
 }

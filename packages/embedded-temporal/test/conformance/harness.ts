@@ -104,6 +104,9 @@ export async function createEnv(opts: EnvOptions): Promise<Env> {
         workflowBundle: await workflowBundle(wopts.workflowsPath ?? opts.workflowsPath),
         activities: wopts.activities ?? opts.activities,
         maxCachedWorkflows: wopts.maxCachedWorkflows,
+        // Workflows in this thread, as replay runs them: a workflow thread per worker costs half a
+        // CPU-second of module loading (docs/testing.md).
+        debugMode: true,
         // Only when given: an explicit undefined replaces the SDK's default and the native worker refuses it.
         ...(wopts.identity ? { identity: wopts.identity } : {}),
       });
