@@ -24,6 +24,7 @@ import {
   SandboxUnavailableError,
 } from './sandbox';
 import { rlimits, spawnArgv } from './spawn-script';
+import { Spawner } from './spawner';
 
 export interface LocalSandboxOptions {
   /** uid and gid of the command inside the sandbox; default 1000. */
@@ -87,6 +88,8 @@ interface Ready {
   runtime: RuntimeDir;
   cgroups?: CgroupDriver;
   enforcement: LimitEnforcement;
+  /** Starts the commands, from a process far smaller than the worker (spawner-process.js). */
+  spawner: Spawner;
 }
 
 /**
@@ -145,7 +148,23 @@ class BwrapSandbox implements Sandbox {
       runtime: RuntimeDir.create(this.uid, this.gid, this.options.runtimeParent),
       cgroups: driver,
       enforcement: enforcementOf(driver, 'reason' in found ? found.reason : ''),
+      spawner: new Spawner(),
     };
+    try {
+      await this.tryWithFallback(ready);
+    } catch (err) {
+      ready.spawner.close();
+      throw err;
+    }
+    this.options.logger?.info(
+      { sandbox: this.name, bwrap, enforcement: ready.enforcement, cgroups: ready.cgroups?.parents },
+      'sandbox ready',
+    );
+    return ready;
+  }
+
+  /** tryOnce, and again without control groups if they were what failed. */
+  private async tryWithFallback(ready: Ready): Promise<void> {
     try {
       await this.tryOnce(ready);
     } catch (err) {
@@ -156,11 +175,6 @@ class BwrapSandbox implements Sandbox {
       ready.enforcement = enforcementOf(undefined, (err as Error).message);
       await this.tryOnce(ready);
     }
-    this.options.logger?.info(
-      { sandbox: this.name, bwrap, enforcement: ready.enforcement, cgroups: ready.cgroups?.parents },
-      'sandbox ready',
-    );
-    return ready;
   }
 
   private findCgroups(): ReturnType<typeof detectCgroups> {
@@ -215,6 +229,7 @@ class BwrapSandbox implements Sandbox {
     await Promise.allSettled([...this.running]);
     await Promise.allSettled([...this.removing]);
     await this.network?.close();
+    ready?.spawner.close();
     ready?.runtime.remove();
     this.ready = undefined;
   }
@@ -293,6 +308,7 @@ class BwrapSandbox implements Sandbox {
         pollMs: this.options.pollMs ?? 100,
         enforcement: ready.enforcement,
         drainMs: DRAIN_MS,
+        spawner: ready.spawner,
       });
       ended = streamsEnded;
       if (!streamsEnded) this.options.logger?.warn('sandbox: output streams still open after the command ended');

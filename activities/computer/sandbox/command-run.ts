@@ -1,16 +1,18 @@
 // One command through the sandbox, from spawn to result: its streams read into their collectors,
 // its control group's counters polled (the out-of-memory killer struck, a fork was refused, the CPU
 // time is spent: the command is killed and the result says which), its timeout and the caller's
-// abort. Killing means SIGKILL to bwrap, our own child: bwrap's --die-with-parent then kills the
-// init of the command's pid namespace, and the kernel every process in that namespace, setsid'd
-// or daemonised ones included.
-import { ChildProcess, spawn } from 'node:child_process';
+// abort. Killing means SIGKILL to bwrap, the spawner's child (spawner.ts): bwrap's
+// --die-with-parent then kills the init of the command's pid namespace, and the kernel every
+// process in that namespace, setsid'd or daemonised ones included.
 import fs from 'node:fs';
-import type { Readable, Writable } from 'node:stream';
 import type { CommandCgroup, CgroupCounters } from './cgroups';
 import { OutputBudget, StreamCollector, utf8Head } from './output';
 import type { OpenFifo } from './runtime-dir';
 import { LimitEnforcement, SandboxCommand, SandboxKill, SandboxResult, SandboxStartError } from './sandbox';
+import type { Spawned, SpawnExit, Spawner } from './spawner';
+
+/** The command's environment as bwrap starts (bwrap-args.ts sets the command's own). */
+const SPAWN_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
 
 export interface RunPlan {
   /** The spawn script's command line (spawn-script.ts). */
@@ -23,6 +25,7 @@ export interface RunPlan {
   enforcement: LimitEnforcement;
   /** How long to wait for the streams' end after the sandbox exited before giving up on them. */
   drainMs: number;
+  spawner: Spawner;
 }
 
 export interface RunOutcome {
@@ -32,35 +35,9 @@ export interface RunOutcome {
 }
 
 /** What the status fd said: bwrap reports the command's pid once the sandbox is up, and its exit code. */
-function statusReader(stream: Readable): { started: () => boolean; exitCode: () => number | undefined } {
-  let text = '';
-  stream.on('data', (d: Buffer) => {
-    if (text.length < 4096) text += d.toString('utf8');
-  });
-  stream.on('error', () => undefined);
-  return {
-    started: () => /"child-pid"\s*:\s*\d+/.test(text),
-    exitCode: () => {
-      const m = /"exit-code"\s*:\s*(\d+)/.exec(text);
-      return m ? Number(m[1]) : undefined;
-    },
-  };
-}
-
-function channelReader(stream: Readable | null, max: number): { text: () => string; done: Promise<void> } {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  if (!stream) return { text: () => '', done: Promise.resolve() };
-  stream.on('data', (d: Buffer) => {
-    if (size < max) chunks.push(d.subarray(0, max - size));
-    size += d.length;
-  });
-  const done = new Promise<void>((resolve) => {
-    stream.once('close', resolve);
-    stream.once('end', resolve);
-    stream.once('error', () => resolve());
-  });
-  return { text: () => utf8Head(Buffer.concat(chunks), max), done };
+function statusOf(text: string): { started: boolean; exitCode?: number } {
+  const m = /"exit-code"\s*:\s*(\d+)/.exec(text);
+  return { started: /"child-pid"\s*:\s*\d+/.test(text), exitCode: m ? Number(m[1]) : undefined };
 }
 
 /** What the counters say the sandbox should end the command for, if anything. */
@@ -71,32 +48,24 @@ export function verdict(c: CgroupCounters, cpuSeconds: number): SandboxKill | un
   return undefined;
 }
 
-function spawnChild(plan: RunPlan) {
+/** Starts the command through the spawner; our ends of its output fifos are closed either way. */
+async function spawnCommand(plan: RunPlan): Promise<Spawned> {
   const ch = plan.cmd.channel;
-  let child: ChildProcess;
   try {
-    child = spawn(plan.argv[0], plan.argv.slice(1), {
-      stdio: [
-        'ignore',
-        plan.stdout.writeFd,
-        plan.stderr.writeFd,
-        ch ? 'pipe' : 'ignore',
-        ch ? 'pipe' : 'ignore',
-        'pipe',
-      ],
-      env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
+    return await plan.spawner.spawn({
+      argv: plan.argv,
+      env: SPAWN_ENV,
+      stdout: plan.stdout.path,
+      stderr: plan.stderr.path,
+      ...(ch ? { channel: { input: ch.input, max: ch.maxOutputBytes } } : {}),
     });
+  } catch (err) {
+    throw new SandboxStartError(`could not start the sandbox: ${(err as Error).message}`);
   } finally {
     // The command holds the write ends now; ours would keep the pipes from ever ending.
     fs.closeSync(plan.stdout.writeFd);
     fs.closeSync(plan.stderr.writeFd);
   }
-  if (ch) {
-    const input = child.stdio[3] as Writable;
-    input.on('error', () => undefined); // the command need not read it
-    input.end(ch.input);
-  }
-  return child;
 }
 
 /** Waits for `p`, at most `ms`; whether it settled in time. */
@@ -113,14 +82,14 @@ class Killer {
   reason?: SandboxKill;
   exited = false;
   constructor(
-    private readonly child: ChildProcess,
+    private readonly child: Spawned,
     private readonly cgroup?: CommandCgroup,
   ) {}
 
   kill(reason: SandboxKill): void {
     if (this.reason || this.exited) return;
     this.reason = reason;
-    this.child.kill('SIGKILL');
+    this.child.kill();
     this.cgroup?.kill();
   }
 }
@@ -146,33 +115,34 @@ function watch(plan: RunPlan, killer: Killer): () => void {
   };
 }
 
-function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }> {
-  return new Promise((resolve) => {
-    child.once('error', (error) => resolve({ code: null, signal: null, error }));
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-  });
+/** The command's end; the spawner's own end instead means the command ended with it. */
+async function exitOf(child: Spawned): Promise<SpawnExit & { error?: Error }> {
+  try {
+    return await child.exited;
+  } catch (error) {
+    return { code: null, signal: null, status: '', channel: Buffer.alloc(0), error: error as Error };
+  }
 }
 
 export async function runCommand(plan: RunPlan): Promise<RunOutcome> {
   const { cmd, cgroup } = plan;
   const startedAt = performance.now();
-  const child = spawnChild(plan);
+  const child = await spawnCommand(plan);
   const killer = new Killer(child, cgroup);
   const budget = new OutputBudget(cmd.limits.maxOutputBytes, () => killer.kill('output'));
   const out = new StreamCollector(plan.stdout.reader, cmd.keepBytes, budget, cmd.outputFiles?.stdout);
   const err = new StreamCollector(plan.stderr.reader, cmd.keepBytes, budget, cmd.outputFiles?.stderr);
-  const status = statusReader((child.stdio as unknown as Readable[])[5]);
-  const channel = channelReader(cmd.channel ? (child.stdio[4] as Readable) : null, cmd.channel?.maxOutputBytes ?? 0);
   const disarm = watch(plan, killer);
   const exit = await exitOf(child);
   killer.exited = true;
   disarm();
-  const streamsEnded = await within(Promise.all([out.done, err.done, channel.done]), plan.drainMs);
-  if (exit.error) throw new SandboxStartError(`could not start the sandbox: ${exit.error.message}`);
+  const streamsEnded = await within(Promise.all([out.done, err.done]), plan.drainMs);
+  const status = statusOf(exit.status);
+  if (exit.error) throw new SandboxStartError(`the command's sandbox ended with its spawner: ${exit.error.message}`);
   const ours = killer.reason;
-  if (!ours && !status.started())
+  if (!ours && !status.started)
     throw new SandboxStartError(`the sandbox did not start: ${err.text().trim() || `exit code ${exit.code}`}`);
-  const exitCode = ours ? null : (status.exitCode() ?? exit.code);
+  const exitCode = ours ? null : (status.exitCode ?? exit.code);
   // Ended on its own, yet the sandbox had a hand in it: the out-of-memory killer ended one of its
   // processes, a fork was refused at the process limit (a fork bomb started in the background
   // whose shell then exited: the pid namespace's end killed the rest before the poll saw it), or
@@ -191,7 +161,7 @@ export async function runCommand(plan: RunPlan): Promise<RunOutcome> {
     stderrBytes: err.total,
     durationMs: performance.now() - startedAt,
     ...(killed ? { killed } : {}),
-    ...(cmd.channel ? { channelOutput: channel.text() } : {}),
+    ...(cmd.channel ? { channelOutput: utf8Head(exit.channel, cmd.channel.maxOutputBytes) } : {}),
     enforcement: plan.enforcement,
   };
   return { result, streamsEnded };
