@@ -27,13 +27,14 @@ export interface SpawnExit {
 }
 
 export interface Spawned {
-  pid: number;
   exited: Promise<SpawnExit>;
   kill(): void;
 }
 
 interface Pending {
-  started(pid: number): void;
+  /** The helper the command went to: its end fails only its own commands. */
+  helper: ChildProcess;
+  started(): void;
   failed(err: Error): void;
   exited(exit: SpawnExit): void;
 }
@@ -60,16 +61,17 @@ export class Spawner {
       let exited!: (exit: SpawnExit) => void;
       let failedLater!: (err: Error) => void;
       const exit = new Promise<SpawnExit>((res, rej) => ((exited = res), (failedLater = rej)));
-      let pid: number | undefined;
+      let started = false;
       this.pending.set(id, {
-        started: (p) => {
-          pid = p;
-          resolve({ pid: p, exited: exit, kill: () => this.send({ kill: id }) });
+        helper,
+        started: () => {
+          started = true;
+          resolve({ exited: exit, kill: () => this.send({ kill: id }) });
         },
         failed: (err) => {
           this.settled(id);
-          if (pid === undefined) reject(err);
-          else failedLater(err);
+          if (started) failedLater(err);
+          else reject(err);
         },
         exited: (e) => {
           this.settled(id);
@@ -118,7 +120,7 @@ export class Spawner {
     const gone = (why: string) => {
       if (this.helper === helper) this.helper = undefined;
       const err = new Error(`the sandbox's spawner ${why}`);
-      for (const p of [...this.pending.values()]) p.failed(err);
+      for (const p of [...this.pending.values()]) if (p.helper === helper) p.failed(err);
     };
     helper.once('error', (err) => gone(`could not start: ${err.message}`));
     helper.once('exit', (code, signal) => gone(`exited (${signal ?? code})`));
@@ -130,7 +132,7 @@ export class Spawner {
     const p = this.pending.get(a.id);
     if (!p) return;
     if (a.error !== undefined) p.failed(new Error(a.error));
-    else if (a.pid !== undefined) p.started(a.pid);
+    else if (a.pid !== undefined) p.started();
     else if (a.exit)
       p.exited({
         ...a.exit,

@@ -8,9 +8,8 @@
 import childProcess = require('node:child_process');
 import net from 'node:net';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-
-/** How long a shared server has to answer after it is started. */
-const START_TIMEOUT_MS = 30_000;
+import { freePort } from './free-port';
+import { waitUntil } from './wait-until';
 
 type Registry = Map<string, Promise<string>>;
 
@@ -68,21 +67,18 @@ async function startServer(executable: string, extraArgs: readonly string[]): Pr
   holder.unref();
   (holder.stdin as unknown as net.Socket).unref();
   const address = `127.0.0.1:${port}`;
-  await answering(port, holder, `${executable} server start-dev (shared by this jest worker's engine tests)`);
+  await waitUntil(
+    `${executable} server start-dev (shared by this jest worker's engine tests) to answer on port ${port}`,
+    () => connects(port),
+    {
+      stepMs: 50,
+      giveUpIf: () => (holder.exitCode !== null ? `it exited (${holder.exitCode}) first` : undefined),
+    },
+  );
   return address;
 }
 
-/** Resolves once the port takes connections; rejects if the holder exits first or time runs out. */
-async function answering(port: number, holder: childProcess.ChildProcess, what: string): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    if (holder.exitCode !== null) throw new Error(`${what} exited (${holder.exitCode}) before it answered`);
-    if (await connects(port)) return;
-    if (Date.now() > deadline) throw new Error(`${what} did not answer on port ${port} within ${START_TIMEOUT_MS} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
+/** Whether the port takes a connection now. */
 function connects(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port });
@@ -91,16 +87,5 @@ function connects(port: number): Promise<boolean> {
       resolve(true);
     });
     socket.once('error', () => resolve(false));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }
