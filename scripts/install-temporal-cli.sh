@@ -34,8 +34,8 @@ ensure_pip() {
 pip_install() { # <package==version> <dir>
   local tmp="$2.partial"
   rm -rf "$tmp"
-  { python3 -m pip install --disable-pip-version-check --no-deps --break-system-packages --target "$tmp" "$1" \
-      || python3 -m pip install --disable-pip-version-check --no-deps --target "$tmp" "$1"; } >>"$LOG" 2>&1 || return 1
+  { python3 -m pip install --disable-pip-version-check --no-compile --no-deps --break-system-packages --target "$tmp" "$1" \
+      || python3 -m pip install --disable-pip-version-check --no-compile --no-deps --target "$tmp" "$1"; } >>"$LOG" 2>&1 || return 1
   rm -rf "$2" && mv "$tmp" "$2"
 }
 

@@ -8,12 +8,14 @@
 // re-export them), the failure converter and interceptor modules
 // bundled with them, the locked dependency versions, and where the repository
 // is (the source map names its paths). A cache that cannot be read or written
-// is passed over.
+// is passed over; processes needing one bundle together build it once
+// (built-once.ts).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { bundleWorkflowCode, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { builtOnce } from './built-once';
 
 const ROOT = path.resolve(__dirname, '../..');
 const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'aes-workflow-bundles');
@@ -32,29 +34,22 @@ export async function workflowBundle(
   cacheDir = CACHE_DIR,
 ): Promise<WorkflowBundleWithSourceMap> {
   const file = path.join(cacheDir, `workflows-${cacheKey(inputs)}.json`);
+  const build = async () => {
+    logger.debug({ file }, 'building the workflow bundle');
+    return bundleWorkflowCode({
+      workflowsPath: inputs.workflowsPath,
+      failureConverterPath: inputs.failureConverterPath,
+      workflowInterceptorModules: inputs.interceptorModules,
+      logger: Runtime.instance().logger,
+    });
+  };
+  // Once per content on this machine: workers starting together wait for the first one's build.
+  const text = await builtOnce(file, async () => JSON.stringify(await build()));
   try {
-    const cached = JSON.parse(fs.readFileSync(file, 'utf8')) as WorkflowBundleWithSourceMap;
-    logger.debug({ file }, 'workflow bundle from the cache');
-    return cached;
+    return JSON.parse(text) as WorkflowBundleWithSourceMap;
   } catch {
-    // not built for this content yet
+    return build(); // a cache file someone else damaged: not ours to fix, built here instead
   }
-  const bundle = await bundleWorkflowCode({
-    workflowsPath: inputs.workflowsPath,
-    failureConverterPath: inputs.failureConverterPath,
-    workflowInterceptorModules: inputs.interceptorModules,
-    logger: Runtime.instance().logger,
-  });
-  try {
-    fs.mkdirSync(cacheDir, { recursive: true });
-    // Whole or not at all: workers starting together may race on the same file.
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(bundle));
-    fs.renameSync(tmp, file);
-  } catch (err) {
-    logger.debug({ err: (err as Error).message }, 'workflow bundle not cached');
-  }
-  return bundle;
 }
 
 export function cacheKey(inputs: BundleInputs): string {
