@@ -30,6 +30,7 @@ import { loadConfig } from '../src/common/config';
 import { completedTaskId, epochNow, fmtMiB, fmtMs, percentile, readMem, sleep } from './measure';
 import { judgeAgainstFloor, Row, rowOf } from './report';
 import type { Bench } from './stack';
+import { pausesBetween, workerPauses } from './worker-pauses';
 
 export const COMPUTER_ROUNDS = 20;
 export const COMPUTER_LABEL = 'bash tool call -> process start (tool-call message -> `date` in the sandbox)';
@@ -63,6 +64,9 @@ interface Samples {
   /** Each call split at the engine's record of its runComputerTool scheduled: before, after. */
   toScheduled: number[];
   fromScheduled: number[];
+  /** The after part split at the engine's record of the activity started (handed to a worker's poll). */
+  toStarted: number[];
+  fromStarted: number[];
   /** Each run's median interval between process starts, the bare spawns' pace. */
   paces: number[];
   sandbox: number[];
@@ -76,15 +80,26 @@ interface ServiceRun {
   /** Per call: its tool-call message, its runComputerTool scheduled (the engine's record, ms resolution), its process start. */
   ends: number[];
   scheduled: number[];
+  /** Its runComputerTool started: the engine handed it to a worker's poll (same record, same clock). */
+  started: number[];
   starts: number[];
 }
 
-/** When the engine recorded each runComputerTool of the task's run scheduled (its clock, this machine's), in order. */
-async function scheduledTimes(b: Bench, taskId: string): Promise<number[]> {
+/** When the engine recorded each runComputerTool of the task's run scheduled and started (its clock, this machine's), in order. */
+async function activityTimes(b: Bench, taskId: string): Promise<{ scheduled: number[]; started: number[] }> {
   const events = (await (await b.temporal()).workflow.getHandle(taskId).fetchHistory()).events ?? [];
-  return events
-    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runComputerTool')
-    .map((e) => tsToMs(e.eventTime));
+  const scheduled = events.filter(
+    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runComputerTool',
+  );
+  const startedBy = new Map(
+    events
+      .filter((e) => e.activityTaskStartedEventAttributes)
+      .map((e) => [String(e.activityTaskStartedEventAttributes!.scheduledEventId), tsToMs(e.eventTime)]),
+  );
+  return {
+    scheduled: scheduled.map((e) => tsToMs(e.eventTime)),
+    started: scheduled.map((e) => startedBy.get(String(e.eventId)) ?? NaN),
+  };
 }
 
 /** One run through the service, its calls' stamps; undefined (logged) when it went wrong. */
@@ -106,13 +121,13 @@ async function serviceRun(b: Bench, tag: string): Promise<ServiceRun | undefined
     });
   const stamped = starts.filter((x): x is number => x !== undefined);
   const taskId = completedTaskId(r);
-  const scheduled = taskId ? await scheduledTimes(b, taskId) : [];
+  const { scheduled, started } = taskId ? await activityTimes(b, taskId) : { scheduled: [], started: [] };
   if (!taskId || [ends, stamped, scheduled].some((x) => x.length !== COMPUTER_ROUNDS)) {
     const got = `${ends.length} tool-call messages, ${stamped.length} stamped results, ${scheduled.length} activities`;
     b.log(`computer ${tag}: HTTP ${r.status}, ${got} (want ${COMPUTER_ROUNDS} of each): ${r.body.slice(0, 200)}`);
     return undefined;
   }
-  return { ends, scheduled, starts: stamped };
+  return { ends, scheduled, started, starts: stamped };
 }
 
 /** `n` spawns of `spawn`, one every `paceMs`: per spawn, the stamp at process start - the time just before it. */
@@ -162,6 +177,8 @@ async function computerSamples(b: Bench, sandbox: Sandbox, workspace: string): P
     service: [],
     toScheduled: [],
     fromScheduled: [],
+    toStarted: [],
+    fromStarted: [],
     paces: [],
     sandbox: [],
     bwrap: [],
@@ -194,6 +211,11 @@ async function computerSamples(b: Bench, sandbox: Sandbox, workspace: string): P
         out.service.push(run.starts[k] - end);
         out.toScheduled.push(run.scheduled[k] - end);
         out.fromScheduled.push(run.starts[k] - run.scheduled[k]);
+        // A started record not found (none expected) leaves the split short, not wrong.
+        if (Number.isFinite(run.started[k])) {
+          out.toStarted.push(run.started[k] - run.scheduled[k]);
+          out.fromStarted.push(run.starts[k] - run.started[k]);
+        }
       });
     out.paces.push(pace);
     out.sandbox.push(...s.ms);
@@ -213,8 +235,11 @@ export async function computerPhase(b: Bench): Promise<Row[]> {
   // The worker forks each command: its page tables are copied, so its size is part of a spawn's cost.
   const workerRss = fmtMiB(readMem(b.pids().worker).rssKiB);
   let s: Samples;
+  // Read once before (which also restarts the loop's delay measure) and once after the samples.
+  const pausesBefore = await workerPauses(b);
   try {
     s = await computerSamples(b, sandbox, workspace);
+    b.log(`computer: ${pausesBetween(pausesBefore, await workerPauses(b))}`);
   } finally {
     await sandbox.close();
     fs.rmSync(workspace, { recursive: true, force: true });
@@ -236,6 +261,8 @@ export async function computerPhase(b: Bench): Promise<Row[]> {
       s.toScheduled,
     ),
     rowOf('  of which: runComputerTool scheduled -> process start', '1', s.fromScheduled),
+    rowOf("    of which: scheduled -> started (the engine's record: handed to a worker's poll)", '1', s.toStarted),
+    rowOf('    of which: started -> process start (the worker: the call record, the spawn)', '1', s.fromStarted),
     spawn,
     rowOf(BARE_BWRAP_LABEL, '1', s.bwrap, { errors: s.errors.bwrap }),
     round,

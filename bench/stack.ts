@@ -175,7 +175,8 @@ export class Bench {
     const profiling = profileDir ? `, profiling into ${profileDir}` : '';
     this.log(`starting the stack (${os.cpus().length} cores, Node ${process.version})${profiling}`);
     const childLogs = this.opts.echoChildren ? new ChildLogs({ show: this.log }) : undefined;
-    const ports = { gatewayPort: 0, temporalPort: 0, demoMcpPort: 0 };
+    // The worker serves its metrics (through the gateway's /metrics): phases read its pauses.
+    const ports = { gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, workerMetricsPort: 0 };
     this.stack = await startStack({ ...ports, env, log: this.log, childLogs, dataDir: this.dataDir });
     restore();
     const p = this.pids();

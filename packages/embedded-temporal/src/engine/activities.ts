@@ -197,6 +197,9 @@ function recordOutcome(
     lastFailure: info.lastFailure,
     workerVersion: wasStarted ? info.startedWorkerVersion : undefined,
   });
+  // Written now, with the outcome, but stamped when a worker took the attempt (the real server's
+  // record too): the history times the activity's wait in the queue apart from its run.
+  if (wasStarted) started.eventTime = tsFromMs(info.startedTime!);
   const withStarted = wasStarted || fabricateStartedBy !== undefined;
   const outcome = eng.event(type, attr, { scheduledEventId: info.scheduledEventId, ...attrs });
   clearAll(eng, e, info);

@@ -224,10 +224,14 @@ export class Engine {
     return { eventId: 0, eventType, [attrName]: attrs } as HistoryEvent;
   }
 
-  /** Appends directly to history (ignores buffering). Returns the event id. */
+  /**
+   * Appends directly to history (ignores buffering). Returns the event id. Its time is now, unless
+   * the event already carries the time it happened (an activity's started event, written with its
+   * outcome; a transient workflow task's events).
+   */
   appendEvent(e: Execution, ev: HistoryEvent): number {
     ev.eventId = e.nextEventId++;
-    ev.eventTime = tsFromMs(this.now());
+    ev.eventTime ??= tsFromMs(this.now());
     ev.version = 0;
     ev.taskId = ev.eventId;
     e.history.push(ev);

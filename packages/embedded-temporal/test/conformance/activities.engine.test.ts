@@ -93,6 +93,21 @@ describe('timeouts the workflow leaves out are filled in like the real server', 
   });
 });
 
+test("an activity's started event carries when a worker took it, not when the attempt ended", async () => {
+  // The started event is written with the outcome (it is transient until then), but stamped with
+  // the time the worker's poll took the task: the Web UI and any reader of the history time an
+  // activity's queueing and its run from it.
+  const { result, evs } = await run(runActivity, [step('sleepy', { startToCloseTimeout: '10s' }, [1500])]);
+  expect(result.ok).toBe('slept');
+  const at = (type: number) => tsToMs(ofType(evs, type)[0].eventTime);
+  const scheduled = at(ET.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
+  const started = at(ET.EVENT_TYPE_ACTIVITY_TASK_STARTED);
+  const completed = at(ET.EVENT_TYPE_ACTIVITY_TASK_COMPLETED);
+  expect(started).toBeGreaterThanOrEqual(scheduled);
+  // The attempt slept 1.5 s between the two.
+  expect(completed - started).toBeGreaterThanOrEqual(1400);
+});
+
 describe('each timeout fires', () => {
   test('schedule-to-start: nobody polls the activity queue', async () => {
     const started = Date.now();
