@@ -3,7 +3,8 @@
 // worker) would otherwise each run the same seconds-long build and race to write one result.
 // The first to need it takes `<file>.lock` (created exclusively, holding its pid) and builds;
 // the others wait for the file. A lock whose process is gone, or one left without a pid, is
-// taken over; a folder where no lock can be made means building without one.
+// taken over; a folder where no lock can be made, or a builder that takes too long, means
+// building without one.
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +15,8 @@ const PIDLESS_LOCK_MS = 10_000;
 export interface BuiltOnceOptions {
   /** Between two looks at the file while another process builds it. */
   pollMs?: number;
+  /** How long to wait on a live builder before building here as well (one stuck must not hold the rest). */
+  maxWaitMs?: number;
 }
 
 /**
@@ -25,10 +28,12 @@ export async function builtOnce(
   build: () => Promise<string>,
   opts: BuiltOnceOptions = {},
 ): Promise<string> {
+  const giveUpAt = Date.now() + (opts.maxWaitMs ?? 120_000);
   for (;;) {
     const done = readOr(file);
     if (done !== undefined) return done;
-    const lock = takeLock(`${file}.lock`);
+    let lock = takeLock(`${file}.lock`);
+    if (lock === 'busy' && Date.now() >= giveUpAt) lock = 'none';
     if (lock === 'busy') {
       await sleep(opts.pollMs ?? 100);
       continue;

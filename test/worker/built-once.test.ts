@@ -66,6 +66,17 @@ test('a failed build releases the lock: the next caller builds', async () => {
   expect(await builtOnce(file, async () => 'second')).toBe('second');
 });
 
+test('a live builder that takes too long is not waited on for ever: the caller builds too', async () => {
+  const file = path.join(dir, 'thing.json');
+  // Held by this very process, which is alive and never finishes.
+  fs.writeFileSync(`${file}.lock`, String(process.pid));
+  const build = jest.fn(async () => 'mine');
+  expect(await builtOnce(file, build, { pollMs: 5, maxWaitMs: 50 })).toBe('mine');
+  expect(build).toHaveBeenCalledTimes(1);
+  // The lock is the other builder's: left for it to remove.
+  expect(fs.existsSync(`${file}.lock`)).toBe(true);
+});
+
 test('a folder where nothing can be written: built every time, never waited on', async () => {
   const blocker = path.join(dir, 'not-a-folder');
   fs.writeFileSync(blocker, '');
