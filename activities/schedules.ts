@@ -19,13 +19,16 @@ export interface PreparedTask {
 export function createScheduleActivities(deps: ActivityDeps) {
   const registry = new AccountsRegistry(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE);
   return {
-    async prepareScheduledTask(run: ScheduledRunInput & { runWorkflowId: string }): Promise<PreparedTask> {
+    // runFirstRunId is absent from a call a worker recorded before runs carried it.
+    async prepareScheduledTask(
+      run: ScheduledRunInput & { runWorkflowId: string; runFirstRunId?: string },
+    ): Promise<PreparedTask> {
       const snapshot = await registry.snapshot();
       const input = taskInput(
         deps.config,
         { ...storedRequest(run.request), background: true },
         {
-          taskId: scheduledTaskId(run.runWorkflowId),
+          taskId: scheduledTaskId(run.runWorkflowId, run.runFirstRunId),
           account: run.account,
           maxRunning: snapshot.accounts[run.account]?.maxRunning,
           session: run.session,

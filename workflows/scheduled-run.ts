@@ -38,8 +38,14 @@ const acts = proxyActivities<Activities>({
 });
 
 export async function scheduledRun(input: ScheduledRunInput): Promise<ScheduledRunResult> {
-  // The task's id comes from this run's id (one per schedule time): a retried activity or a replay makes the same task.
-  const task = await acts.prepareScheduledTask({ ...input, runWorkflowId: workflowInfo().workflowId });
+  // The task's id comes from this run's ids (its workflow id names the schedule time; the run id a
+  // second trigger within that second): a retried activity or a replay makes the same task.
+  const { workflowId, firstExecutionRunId } = workflowInfo();
+  const task = await acts.prepareScheduledTask({
+    ...input,
+    runWorkflowId: workflowId,
+    runFirstRunId: firstExecutionRunId,
+  });
   // Either shape: an activity result recorded before the grouped input carries it flat.
   const taskInput = readTaskInput(task.input);
   const child = await startChild(agentTask, {

@@ -10,7 +10,13 @@ export function scheduleIdsFor(taskId: string, count: number): string[] {
   return Array.from({ length: count }, (_, i) => `sched_${hex(`${taskId}\u0000schedule\u0000${i}`)}`);
 }
 
-/** The task a schedule's run starts, from that run's workflow id (one per schedule time). */
-export function scheduledTaskId(runWorkflowId: string): string {
-  return `task_${hex(`scheduled\u0000${runWorkflowId}`)}`;
+/**
+ * The task a schedule's run starts, from that run's workflow id and first run id. Temporal names a
+ * schedule's run by the schedule and the second it is due, so two triggers within one second (the
+ * first run closed by the second) are two runs of one workflow id: the run id tells them apart.
+ * Without it (a run recorded before runs carried it, or a listing without it), the workflow id alone.
+ */
+export function scheduledTaskId(runWorkflowId: string, firstRunId?: string): string {
+  const key = firstRunId ? `${runWorkflowId}\u0000${firstRunId}` : runWorkflowId;
+  return `task_${hex(`scheduled\u0000${key}`)}`;
 }

@@ -211,11 +211,13 @@ export class ScheduleService {
       next_runs: next.slice(0, NEXT_RUNS_SHOWN).map((t) => t.toISOString()),
       runs: d.info.numActionsTaken,
       recent_tasks: d.info.recentActions.map((a) => ({
-        task_id: scheduledTaskId(a.action.workflow.workflowId),
+        task_id: scheduledTaskId(a.action.workflow.workflowId, a.action.workflow.firstExecutionRunId),
         scheduled_at: a.scheduledAt.toISOString(),
         started_at: a.takenAt.toISOString(),
       })),
-      running_tasks: d.info.runningActions.map((a) => scheduledTaskId(a.workflow.workflowId)),
+      running_tasks: d.info.runningActions.map((a) =>
+        scheduledTaskId(a.workflow.workflowId, a.workflow.firstExecutionRunId),
+      ),
     };
   }
 

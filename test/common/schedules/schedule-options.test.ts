@@ -63,3 +63,13 @@ test('ids are derived, distinct per entry and per schedule time, and valid in th
   expect(scheduledTaskId('sched_x-2026-11-26T09:00:00Z')).toBe(a);
   expect(scheduledTaskId('sched_x-2026-11-27T09:00:00Z')).not.toBe(a);
 });
+
+test("two runs of one schedule time (two triggers within a second) are two tasks; a run without its run id keeps the workflow id's task", () => {
+  const wf = 'sched_x-2026-11-26T09:00:00Z';
+  const first = scheduledTaskId(wf, 'run-1');
+  expect(first).toMatch(TASK_ID);
+  expect(scheduledTaskId(wf, 'run-1')).toBe(first);
+  expect(scheduledTaskId(wf, 'run-2')).not.toBe(first);
+  expect(scheduledTaskId(wf, 'run-1')).not.toBe(scheduledTaskId(wf));
+  expect(scheduledTaskId(wf, undefined)).toBe(scheduledTaskId(wf));
+});
