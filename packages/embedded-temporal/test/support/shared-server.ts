@@ -10,6 +10,7 @@ import net from 'node:net';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { freePort } from './free-port';
 import { waitUntil } from './wait-until';
+import { Connection } from '@temporalio/client';
 
 type Registry = Map<string, Promise<string>>;
 
@@ -75,7 +76,27 @@ async function startServer(executable: string, extraArgs: readonly string[]): Pr
       giveUpIf: () => (holder.exitCode !== null ? `it exited (${holder.exitCode}) first` : undefined),
     },
   );
+  // The real server takes connections before its frontend is ready ("Frontend is not healthy yet"):
+  // a test file's first call must find it ready, as createLocal's do.
+  await waitUntil(`${executable} server start-dev on port ${port} to answer GetSystemInfo`, () => answers(address), {
+    stepMs: 100,
+    giveUpIf: () => (holder.exitCode !== null ? `it exited (${holder.exitCode}) first` : undefined),
+  });
   return address;
+}
+
+/** Whether the server answers a GetSystemInfo call now. */
+async function answers(address: string): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: 2000 }).catch(() => undefined);
+  if (!connection) return false;
+  try {
+    await connection.workflowService.getSystemInfo({});
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection.close();
+  }
 }
 
 /** Whether the port takes a connection now. */
