@@ -206,6 +206,9 @@ test('schedule --trigger starts a task now; tasks --schedule lists it and schedu
   expect(shown.stdout).toMatch(/^runs +1$/m);
   expect(shown.stdout).toMatch(new RegExp(`^recent tasks ${taskId}  due ${TIME}, started ${TIME}$`, 'm'));
   expect(shown.stderr).toBe(`all its tasks: agent tasks --schedule ${id}\n`);
+  // The first run ended (its task did; the schedule's run closes a moment after): a trigger within
+  // the second of a run still going is not taken (docs/api.md, Schedules).
+  await waitUntil('the first run ended', async () => (await agent.schedules.get(id)).running_tasks.length === 0);
   const triggerJson = JSON.parse((await cli(['schedule', id, '--trigger', '--json'])).stdout);
   expect(triggerJson).toEqual({ schedule_id: id, triggered: true });
   await waitUntil(
