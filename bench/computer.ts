@@ -232,7 +232,7 @@ export async function computerPhase(b: Bench): Promise<Row[]> {
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'aes-bench-computer-'));
   const skew = () => (Date.now() - epochNow()).toFixed(1);
   const skewBefore = skew();
-  // The worker forks each command: its page tables are copied, so its size is part of a spawn's cost.
+  // Logged with the row: before the spawner, each command forked the worker, whose size then set a spawn's cost.
   const workerRss = fmtMiB(readMem(b.pids().worker).rssKiB);
   let s: Samples;
   // Read once before (which also restarts the loop's delay measure) and once after the samples.
