@@ -5,11 +5,12 @@
 // (UPDATE_HISTORIES=1) for the replay test.
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createEnv, saveHistories as save, worker } from './env';
+import { createEnv, replayingWorker, saveHistories as save, worker } from './env';
 import { fakeActivities, recorder, taskInput } from './fake-activities';
 import type { ScheduledRunInput } from '../../workflows/scheduled-run';
 import type { PreparedTask } from '../../activities/schedules';
 import { SEARCH_ATTRIBUTES, sessionWorkflowId } from '../../workflows/types';
+import { scheduledTaskId } from '../../src/common/schedules/schedule-ids';
 import { waitUntil } from '../support/wait-until';
 
 jest.setTimeout(60_000);
@@ -17,11 +18,16 @@ let env: TestWorkflowEnvironment;
 const taskQueue = `wf-scheduled-${randomUUID()}`;
 const rec = recorder();
 const prepared: string[] = [];
+const preparedRuns: { workflowId: string; firstRunId?: string }[] = [];
 
-/** The task a schedule's run starts: the request's message in its session, joining it by itself. */
-async function prepareScheduledTask(run: ScheduledRunInput & { runWorkflowId: string }): Promise<PreparedTask> {
+/** The task a schedule's run starts (its id as the real activity makes it): the request's message in its session, joining it by itself. */
+async function prepareScheduledTask(
+  run: ScheduledRunInput & { runWorkflowId: string; runFirstRunId?: string },
+): Promise<PreparedTask> {
   prepared.push(run.runWorkflowId);
+  preparedRuns.push({ workflowId: run.runWorkflowId, firstRunId: run.runFirstRunId });
   const input = taskInput(run.request.message, {
+    taskId: scheduledTaskId(run.runWorkflowId, run.runFirstRunId),
     account: run.account,
     session: run.session,
     background: true,
@@ -80,6 +86,28 @@ test('the run starts its task as a child that joins the session itself, and ends
     const session = await env.client.workflow.getHandle(sessionWorkflowId('acct', input.session)).describe();
     expect(session.status.name).toBe('RUNNING');
     await save('scheduled-run', h, task);
+  });
+});
+
+test('two runs of one schedule time are two tasks; runs in parallel replay on a worker that caches none', async () => {
+  // Every workflow task replays the history so far (no cache): the shape must replay mid-run, with
+  // two schedules' runs and their tasks completing at once.
+  const w = await replayingWorker(env, taskQueue, activities(), 0);
+  await w.runUntil(async () => {
+    const [a, b] = [runInput('tools:1'), runInput('tools:1')];
+    const start = (input: ScheduledRunInput, workflowId: string) =>
+      env.client.workflow.start('scheduledRun', { taskQueue, workflowId, args: [input] });
+    const idA = `${a.scheduleId}-2026-11-26T11:00:00Z`;
+    const [h1, h2] = await Promise.all([start(a, idA), start(b, `${b.scheduleId}-2026-11-26T11:00:00Z`)]);
+    const [r1, r2] = (await Promise.all([h1.result(), h2.result()])) as { task_id: string; status: string }[];
+    // The same schedule time again once its run has closed (a second trigger within that second).
+    const h3 = await start(a, idA);
+    const r3 = (await h3.result()) as { task_id: string; status: string };
+    expect([r1.status, r2.status, r3.status]).toEqual(['completed', 'completed', 'completed']);
+    expect(new Set([r1.task_id, r2.task_id, r3.task_id]).size).toBe(3);
+    expect(preparedRuns).toContainEqual({ workflowId: idA, firstRunId: h1.firstExecutionRunId });
+    expect(preparedRuns).toContainEqual({ workflowId: idA, firstRunId: h3.firstExecutionRunId });
+    await save('scheduled-run-same-second', h1, h2, h3);
   });
 });
 
