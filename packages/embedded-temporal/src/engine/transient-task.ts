@@ -101,11 +101,8 @@ export function startTransientTask(eng: Engine, e: Execution): boolean {
  */
 export function writeTransientEvents(eng: Engine, e: Execution, identity: string | undefined): void {
   const wft = e.wft!;
-  const scheduled = scheduledEvent(e, wft);
-  wft.scheduledEventId = eng.appendEvent(e, scheduled);
-  scheduled.eventTime = tsFromMs(wft.scheduledTime);
-  const started = startedEvent(e, wft, identity);
-  wft.startedEventId = eng.appendEvent(e, started);
-  started.eventTime = tsFromMs(wft.startedTime ?? wft.scheduledTime);
+  // Each event carries its own time (appendEvent keeps it).
+  wft.scheduledEventId = eng.appendEvent(e, scheduledEvent(e, wft));
+  wft.startedEventId = eng.appendEvent(e, startedEvent(e, wft, identity));
   wft.transient = false;
 }
