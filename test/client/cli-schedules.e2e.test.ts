@@ -4,7 +4,7 @@
 // --trigger, --delete), and `agent tasks --schedule`. Cron schedules far from
 // now, so nothing runs but the one trigger. One stack for the file.
 import { AgentClient, NotFoundError } from '../../client';
-import { KEY_A, useStack, waitUntil, withTemporal } from '../e2e/helpers';
+import { KEY_A, scheduleRunClosed, useStack, waitUntil } from '../e2e/helpers';
 import { cliRunner, lines, TIME, type Run } from './cli-process';
 
 jest.setTimeout(90_000);
@@ -207,13 +207,8 @@ test('schedule --trigger starts a task now; tasks --schedule lists it and schedu
   expect(shown.stdout).toMatch(new RegExp(`^recent tasks ${taskId}  due ${TIME}, started ${TIME}$`, 'm'));
   expect(shown.stderr).toBe(`all its tasks: agent tasks --schedule ${id}\n`);
   // The schedule's first run closed (its task did; the run closes a moment after): a trigger within
-  // the second of a run still going starts nothing (docs/api.md, Schedules). A trigger's run is not
-  // among running_tasks (it may overlap anything), hence the engine's own record.
-  await withTemporal(ctx.stack(), async (client) => {
-    const [first] = (await client.schedule.getHandle(id).describe()).info.recentActions;
-    const run = client.workflow.getHandle(first.action.workflow.workflowId, first.action.workflow.firstExecutionRunId);
-    await waitUntil("the schedule's first run closed", async () => (await run.describe()).status.name !== 'RUNNING');
-  });
+  // the second of a run still going starts nothing (docs/api.md, Schedules).
+  await scheduleRunClosed(ctx.stack(), id);
   const triggerJson = JSON.parse((await cli(['schedule', id, '--trigger', '--json'])).stdout);
   expect(triggerJson).toEqual({ schedule_id: id, triggered: true });
   await waitUntil(

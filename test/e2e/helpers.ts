@@ -3,6 +3,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { startStack, Stack, StackOptions } from '../../src/dev/launcher/stack';
 import { codecDataConverter, codecFromKeys } from '../../src/common/codec/data-converter';
+import { waitUntil } from '../support/wait-until';
 
 export const KEY_A = 'key-alice-0123456789';
 export const KEY_B = 'key-bob-0123456789';
@@ -189,4 +190,19 @@ export async function withTemporal<T>(stack: Stack, fn: (client: Client) => Prom
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * Waits until the schedule's first recent run (its scheduledRun workflow) has closed, as Temporal
+ * records it: a trigger's run is never among the API's running_tasks (it may overlap anything).
+ */
+export function scheduleRunClosed(stack: Stack, scheduleId: string): Promise<void> {
+  return withTemporal(stack, async (client) => {
+    const [first] = (await client.schedule.getHandle(scheduleId).describe()).info.recentActions;
+    const run = client.workflow.getHandle(first.action.workflow.workflowId, first.action.workflow.firstExecutionRunId);
+    await waitUntil(
+      `schedule ${scheduleId}'s first run closed`,
+      async () => (await run.describe()).status.name !== 'RUNNING',
+    );
+  });
 }

@@ -4,7 +4,7 @@
 // follow their time zone; pause, unpause, trigger and delete; each bad entry
 // is a 400 naming it; another account sees none of it. (Three days of a cron
 // schedule in virtual time: schedules-cron.e2e.test.ts; here by a backfill.)
-import { KEY_B, postStream, readSse, useStack, waitUntil, withTemporal, sleep } from './helpers';
+import { KEY_B, postStream, readSse, scheduleRunClosed, useStack, waitUntil, withTemporal, sleep } from './helpers';
 import { DAY, threeMorningsOfCron } from './cron-days';
 
 jest.setTimeout(120_000);
@@ -203,12 +203,7 @@ test('each run of a schedule is a task of its own, even two runs of one second',
   await sleep(1000 - (Date.now() % 1000));
   expect((await call('POST', `/schedules/${id}/trigger`)).status).toBe(202);
   await finishedTasks(id, 1);
-  // The schedule's run closed (a trigger's run is not among running_tasks: it may overlap anything).
-  await withTemporal(ctx.stack(), async (client) => {
-    const [first] = (await client.schedule.getHandle(id).describe()).info.recentActions;
-    const run = client.workflow.getHandle(first.action.workflow.workflowId, first.action.workflow.firstExecutionRunId);
-    await waitUntil('the first run closed', async () => (await run.describe()).status.name !== 'RUNNING');
-  });
+  await scheduleRunClosed(ctx.stack(), id);
   expect((await call('POST', `/schedules/${id}/trigger`)).status).toBe(202);
   // A trigger in a later second, surely another run: once it is taken, so is the one before it.
   await sleep(1100);
