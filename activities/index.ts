@@ -19,6 +19,7 @@ import { createDagActivities } from './dag';
 import { createDatastoreActivities } from './datastores';
 import { createComputerActivities } from './computer/computer-activities';
 import type { ComputerTools } from './computer/computer-tools';
+import { createWebActivities, type WebTools } from './web/web-activities';
 import type { DatastoreAccess } from '../src/common/datastores/access';
 import type { PolicyFetch } from '../src/common/outbound/fetch';
 import type { McpPool } from './mcp/pool';
@@ -36,6 +37,8 @@ export interface ActivityDeps {
   datastores?: DatastoreAccess;
   /** The tools of sessions' computers (bash, the editor, search) around the worker's sandbox; absent: their calls fail plainly. */
   computer?: ComputerTools;
+  /** The web tools (web_fetch, and web_search with a provider) around the outbound policy; absent: their calls fail plainly. */
+  web?: WebTools;
   /** The outbound policy's fetch, for callback deliveries (user-supplied URLs). */
   outboundFetch?: PolicyFetch;
   config: Pick<
@@ -66,6 +69,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDagActivities(deps),
     ...createDatastoreActivities(deps),
     ...createComputerActivities(deps),
+    ...createWebActivities(deps),
   };
 }
 

@@ -23,6 +23,7 @@ import { resultPhase, statusAndBaseline, statusLoadPhase, submitPhases, ttfePhas
 import { expressPhase } from './servers';
 import { Bench } from './stack';
 import { datastoresPhase, mcpPhase } from './tools';
+import { webPhase } from './web';
 
 export const PHASES = [
   'submit',
@@ -37,6 +38,7 @@ export const PHASES = [
   'dag',
   'datastores',
   'computer',
+  'web',
   'load',
   'express',
   'soak',
@@ -75,6 +77,8 @@ export interface BenchOptions {
   datastoreRuns: number;
   /** bash tool calls timed through runs (20 per run), and as many bare sandbox spawns, bare bwrap spawns and floor rounds. */
   computerCalls: number;
+  /** Runs of one web_fetch call timed (after one warm-up run), each followed by a direct fetch of the page. */
+  webRuns: number;
   loadTasks: number;
   loadSse: number;
   loadTokens: number;
@@ -155,6 +159,8 @@ measures, prints a table, stops everything.
                          through the sandbox and through a bare bwrap,
                          and floor rounds (activity returned -> next one
                          started) of the floor workflow                 (200)
+  --web-runs N           runs of one web_fetch call of a local page timed,
+                         each followed by a direct fetch of it          (30)
   --load-tasks N         background tasks in the load phase             (1000)
   --load-sse N           SSE clients on GET /tasks/{id}/events           (500)
   --load-tokens N        tokens per load task (streamed to the relay)   (20)
@@ -214,6 +220,7 @@ const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   'dag-runs': ['dagRuns', 5, 1],
   'datastore-runs': ['datastoreRuns', 30, 1],
   'computer-calls': ['computerCalls', 200, 1],
+  'web-runs': ['webRuns', 30, 1],
   'load-tasks': ['loadTasks', 1000, 1],
   'load-sse': ['loadSse', 500, 0],
   'load-tokens': ['loadTokens', 20, 1],
@@ -292,6 +299,7 @@ async function runPhases(b: Bench): Promise<Report['load']> {
   if (has('dag')) await b.unwatched(dagPhase);
   if (has('datastores')) await b.unwatched(datastoresPhase);
   if (has('computer')) await b.unwatched(computerPhase);
+  if (has('web')) await b.unwatched(webPhase);
   if (!has('load')) return undefined;
   if (b.left() < 30_000) return void b.log('load phase skipped: not enough of the time limit left');
   b.log(

@@ -247,6 +247,8 @@ function methodNotes(rep: Report): string[] {
     "- DAG step scheduling: a step's first model request - the latest close of its dependencies' step workflows (describe).",
     "  Floor: a bare chain of child workflows on the same engine: child closed (describe) -> the next child's activity started.",
     '- Datastore named query: callMs - queryMs of the callDatastore activity (its result in history). Target p99 10 ms.',
+    '- web_fetch: the runWebTool activity, started -> completed in history, minus a direct fetch of the same local page',
+    '  by the bench right after (GET and body; the activity adds the policy checks, readable markdown and the relay).',
     "- bash tool call: the stamp `date +%s%N` prints as its process starts in the sandbox - the model's tool-call message",
     '  (one realtime clock), 20 calls a run; then as many spawns of it through createLocalSandbox() and a bare bwrap, paced',
     "  as the run's calls, and floor rounds. Target: p99 <= 1.5 x (bare sandbox p99 + one activity round p99).",

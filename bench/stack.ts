@@ -68,6 +68,8 @@ export function stackEnv(profileDir: string | undefined, apiKeys: string[], mode
     OUTBOUND_ALLOWLIST: '127.0.0.1',
     // The bench does not use the stack's demo MCP server (nor its fixed port 8790).
     DEMO_MCP: 'false',
+    // Nor its demo web site (the web phase serves its own page).
+    DEMO_WEB: 'false',
   });
   if (!profileDir) return { env, restore: () => undefined };
   const dir = path.resolve(profileDir);
@@ -176,7 +178,7 @@ export class Bench {
     this.log(`starting the stack (${os.cpus().length} cores, Node ${process.version})${profiling}`);
     const childLogs = this.opts.echoChildren ? new ChildLogs({ show: this.log }) : undefined;
     // The worker serves its metrics (through the gateway's /metrics): phases read its pauses.
-    const ports = { gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, workerMetricsPort: 0 };
+    const ports = { gatewayPort: 0, temporalPort: 0, demoMcpPort: 0, demoWebPort: 0, workerMetricsPort: 0 };
     this.stack = await startStack({ ...ports, env, log: this.log, childLogs, dataDir: this.dataDir });
     restore();
     const p = this.pids();

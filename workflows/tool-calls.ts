@@ -3,7 +3,8 @@
 // computer as the runComputerTool activity summarised by its name (`bash`...), `wait` as a durable
 // timer, an MCP tool as the callMcpTool activity summarised `<server>/<tool>`
 // in the Web UI, a datastore tool as the callDatastore activity summarised
-// `datastore/<name>`, and a transfer to a handoff agent decided here, in the
+// `datastore/<name>`, a web tool as the runWebTool activity summarised by its name (`web_fetch`),
+// and a transfer to a handoff agent decided here, in the
 // workflow. A failing tool is an error result for the model, never the run's
 // failure; only cancellation goes through.
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
@@ -80,6 +81,14 @@ const datastoreOptions = (heartbeatTimeoutMs: number) =>
 const computerOptions = (heartbeatTimeoutMs: number, callTimeoutMs: number) =>
   toolOptions(heartbeatTimeoutMs, callTimeoutMs, 3);
 
+/**
+ * A web call (web_fetch, web_search) reads the web through the outbound policy. Retried for
+ * network errors only (a timeout, a reset connection): an HTTP error status, a refusal of the
+ * policy or the search provider's error is an answer the model reads. Reads have no side effect
+ * worth guarding, so a call cut by a crash is simply made again.
+ */
+const webOptions = (heartbeatTimeoutMs: number) => toolOptions(heartbeatTimeoutMs, '3m', 3);
+
 export class ToolCalls {
   private readonly builtins;
   private readonly computer;
@@ -95,6 +104,8 @@ export class ToolCalls {
   private readonly mcpOptions: ActivityOptions;
   private readonly datastoreOptions: ActivityOptions;
   private readonly datastores;
+  private readonly web;
+  private readonly webOptions: ActivityOptions;
 
   constructor(private readonly input: TaskInput) {
     const heartbeat = input.limits.modelHeartbeatTimeoutMs || 20_000;
@@ -105,6 +116,8 @@ export class ToolCalls {
     this.mcp = proxyActivities<Activities>(this.mcpOptions);
     this.datastoreOptions = datastoreOptions(heartbeat);
     this.datastores = proxyActivities<Activities>(this.datastoreOptions);
+    this.webOptions = webOptions(heartbeat);
+    this.web = proxyActivities<Activities>(this.webOptions);
   }
 
   async run(tool: RegisteredTool | undefined, call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
@@ -124,6 +137,8 @@ export class ToolCalls {
           return await this.mcpCall(tool.server, tool.tool, call, ctx);
         case 'datastore':
           return await this.datastoreCall(tool.def, call, ctx);
+        case 'web':
+          return await this.webCall(call, ctx);
         case 'computer': {
           const turn = this.computerQueue.then(() => this.computerCall(call, ctx));
           this.computerQueue = turn.catch(() => undefined);
@@ -186,6 +201,18 @@ export class ToolCalls {
     return {
       ...publishedOutcome(r),
       ...(changed && { event: { type: 'agent_files_changed', tool_call_id: call.id, ...r.files! } }),
+    };
+  }
+
+  private async webCall(call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
+    const fields = { ...this.callFields(call, ctx), account: this.input.account };
+    const r = await this.web.runWebTool.executeWithOptions({ ...this.webOptions, summary: call.name }, [fields]);
+    const saved = r.files && r.files.length > 0;
+    return {
+      ...publishedOutcome(r),
+      ...(saved && {
+        event: { type: 'agent_files_changed', tool_call_id: call.id, created: r.files!, modified: [], deleted: [] },
+      }),
     };
   }
 

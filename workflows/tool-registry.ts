@@ -4,6 +4,9 @@
 // start) and one transfer tool per handoff agent. Pure data: bundled into the
 // workflow sandbox.
 import type { DatastoreToolDef, HandoffAgent, McpTool } from './types';
+import { WEB_TOOL_SPECS } from './web-tools';
+
+export { WEB_FETCH_DEFAULT_CHARS, WEB_SEARCH_MAX_RESULTS } from './web-tools';
 
 /** What the model is told about a tool (OpenAI function tool). */
 export interface ToolSpec {
@@ -20,12 +23,13 @@ export interface ToolSpec {
  * durable timer in the workflow itself (waiting costs no worker slot and
  * survives any restart); `mcp` = the callMcpTool activity, summarised in the
  * Web UI as `<server>/<tool>`; `datastore` = the callDatastore activity,
- * summarised `datastore/<name>`; `handoff` = decided by the workflow itself (the
+ * summarised `datastore/<name>`; `web` = the runWebTool activity (web_fetch, web_search: through
+ * the outbound policy, retried for network errors only), summarised by the tool's name; `handoff` = decided by the workflow itself (the
  * conversation goes to that agent).
  */
 export type RegisteredTool = ToolSpec &
   (
-    | { kind: 'activity' | 'timer' | 'computer' }
+    | { kind: 'activity' | 'timer' | 'computer' | 'web' }
     | { kind: 'mcp'; server: string; tool: string }
     | { kind: 'datastore'; def: DatastoreToolDef }
     | { kind: 'handoff'; agent: string }
@@ -115,10 +119,21 @@ export const COMPUTER_TOOLS: Readonly<Record<string, RegisteredTool & { kind: 'c
   },
 };
 
-/** Names that stand for several built-in tools, in configuration and in a request's `tools`. */
-export const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = { computer: Object.keys(COMPUTER_TOOLS) };
+/** The web: reading pages and searching (docs/web.md). */
+export const WEB_TOOLS: Readonly<Record<string, RegisteredTool & { kind: 'web' }>> = {
+  web_fetch: { ...WEB_TOOL_SPECS.web_fetch, kind: 'web' },
+  web_search: { ...WEB_TOOL_SPECS.web_search, kind: 'web' },
+};
 
-export const BUILTIN_TOOLS: Readonly<Record<string, RegisteredTool & { kind: 'activity' | 'timer' | 'computer' }>> = {
+/** Names that stand for several built-in tools, in configuration and in a request's `tools`. */
+export const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = {
+  computer: Object.keys(COMPUTER_TOOLS),
+  web: Object.keys(WEB_TOOLS),
+};
+
+type BuiltinKind = 'activity' | 'timer' | 'computer' | 'web';
+
+export const BUILTIN_TOOLS: Readonly<Record<string, RegisteredTool & { kind: BuiltinKind }>> = {
   current_time: {
     name: 'current_time',
     kind: 'activity',
@@ -152,6 +167,7 @@ export const BUILTIN_TOOLS: Readonly<Record<string, RegisteredTool & { kind: 'ac
     },
   },
   ...COMPUTER_TOOLS,
+  ...WEB_TOOLS,
 };
 
 export const BUILTIN_TOOL_NAMES = Object.keys(BUILTIN_TOOLS);

@@ -152,7 +152,7 @@ export async function readText(p: ToolPath): Promise<string> {
  * the new one, never half of one. The file replaced keeps its mode (a script stays executable)
  * and, where the worker may, its owner. Its folder exists: it was pinned with makeParents.
  */
-export async function writeAtomic(p: ToolPath, text: string): Promise<void> {
+export async function writeAtomic(p: ToolPath, text: string | Uint8Array): Promise<void> {
   const { abs, rel } = p;
   if (p.missing) throw fsError({ code: p.missingCode }, rel, 'write');
   const dir = path.dirname(abs);

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { parsePayloadKeys, PayloadKeysError } from './codec/keys';
 import { AllowlistError, parseAllowlist } from './outbound/policy';
 import { BUILTIN_TOOL_CHOICES, expandToolGroups } from '../../workflows/tool-registry';
+import { checkWebSearch, webVariables } from './web-config';
 import { isApiVersion, LATEST_VERSION, VERSION_NAMES, type ApiVersionName } from './api-versions';
 
 const int = (dflt: number) => z.coerce.number().int().nonnegative().default(dflt);
@@ -214,12 +215,13 @@ export const envSchema = z.object({
   MAX_DURATION_DEFAULT: int(0),
   /**
    * Built-in tools a run's model is offered when its request names none (`tools`), comma-separated,
-   * or `none`: current_time, calculate, wait, and the session's computer (`computer` = bash,
-   * str_replace_editor, glob, grep; or each by name). A request may pick among these only.
+   * or `none`: current_time, calculate, wait, the session's computer (`computer` = bash,
+   * str_replace_editor, glob, grep) and the web (`web` = web_fetch, and web_search where
+   * WEB_SEARCH_PROVIDER is set); or each by name. A request may pick among these only.
    */
   BUILTIN_TOOLS: z
     .string()
-    .default('current_time,calculate,wait,computer')
+    .default('current_time,calculate,wait,computer,web')
     .transform((s) =>
       s.trim() === 'none'
         ? []
@@ -298,6 +300,8 @@ export const envSchema = z.object({
    * policy only (OUTBOUND_ALLOWLIST): docs/computer.md, "Network".
    */
   SANDBOX_NETWORK: z.enum(['off', 'request']).default('request'),
+  /** The web tools: WEB_FETCH_*, WEB_USER_AGENT, WEB_SEARCH_* (web-config.ts). */
+  ...webVariables,
   /** Each of a `bash` call's stdout and stderr reaches the model cut to this many bytes (the rest stays in the workspace). */
   BASH_OUTPUT_MODEL_BYTES: z.coerce
     .number()
@@ -492,7 +496,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => ({ variable: String(i.path[0] ?? '?'), message: i.message })));
   }
-  return parsed.data;
+  const { config, issues } = checkWebSearch(parsed.data, cleaned.BUILTIN_TOOLS);
+  if (issues.length) throw new ConfigError(issues);
+  return config;
 }
 
 /** Variables whose values must never be logged. */
@@ -502,6 +508,7 @@ export const SECRET_VARIABLES = [
   'PAYLOAD_KEYS',
   'CODEC_AUTH_TOKEN',
   'METRICS_TOKEN',
+  'WEB_SEARCH_API_KEY',
 ] as const;
 
 /** Where sessions' workspaces live (WORKSPACE_DIR, else DATA_DIR/workspaces). */

@@ -24,6 +24,7 @@ const REDACT = [
   'PAYLOAD_KEYS',
   'CODEC_AUTH_TOKEN',
   'METRICS_TOKEN',
+  'WEB_SEARCH_API_KEY',
 ];
 
 export interface LoggerOptions {

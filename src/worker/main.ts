@@ -12,6 +12,7 @@ import { EventPublisher } from '../common/relay/publisher';
 import { StatusCache } from '../common/relay/status-cache';
 import { createActivities } from '../../activities';
 import { computerTools } from './computer';
+import { webTools } from './web';
 import { ThreadedModelStream } from './model-stream/thread-runner';
 import { lowerPriorityExcept, scavengeWithoutHelpers } from './thread-priority';
 import { codecDataConverter, payloadCodec } from '../common/codec/data-converter';
@@ -55,8 +56,11 @@ async function main(): Promise<void> {
   const datastores = datastoreAccess(config, { client, codec, policy: outbound, logger });
   // Sessions' computers (bash in a sandbox, the editor, search), probed now when offered.
   const computer = await computerTools(config, { logger, policy: outbound, metrics: metrics.metrics });
+  // The web tools (web_fetch, web_search with a provider), through the same policy.
+  const web = webTools(config, { policy: outbound, logger });
   const activities = createActivities({
     computer: computer?.tools,
+    web: web?.tools,
     mcpPool,
     datastores,
     modelStream,
@@ -81,6 +85,7 @@ async function main(): Promise<void> {
   await mcpPool.close();
   await datastores.close();
   await computer?.close();
+  await web?.close();
   await outboundFetch.close();
   await metrics.close();
   redis.disconnect();

@@ -30,6 +30,7 @@ const start = async () => {
     gatewayPort: 0,
     temporalPort: 0,
     demoMcpPort: 0,
+    demoWebPort: 0,
     childLogs,
     env: {
       ...cleanEnv(),

@@ -33,6 +33,7 @@ export function startPersistentStack(dataDir: string, env: Record<string, string
     gatewayPort: 0,
     temporalPort: 0,
     demoMcpPort: 0,
+    demoWebPort: 0,
     env: { ...cleanEnv(), API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn', ...env },
   });
 }
@@ -46,6 +47,7 @@ export async function startTestStack(
     gatewayPort: 0,
     temporalPort: 0,
     demoMcpPort: 0,
+    demoWebPort: 0,
     env: { ...base, API_KEYS: `${KEY_A}:alice,${KEY_B}:bob`, LOG_LEVEL: 'warn', SSE_HEARTBEAT_MS: '1000', ...env },
     ...opts,
   });

@@ -33,6 +33,7 @@ beforeAll(async () => {
     gatewayPort: 0,
     temporalPort: 0,
     demoMcpPort: 0,
+    demoWebPort: 0,
     env: { ...base, API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'debug', OUTBOUND_ALLOWLIST: '127.0.0.1' },
   });
 });

@@ -27,6 +27,7 @@ beforeAll(async () => {
     gatewayPort: 0,
     temporalPort: 0,
     demoMcpPort: 0,
+    demoWebPort: 0,
     temporalUiPort: 0,
     env: { ...base, ENGINE: 'temporal-cli', API_KEYS: `${KEY_A}:alice`, LOG_LEVEL: 'warn' },
   });

@@ -20,6 +20,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { createSessionActivities } from '../../activities/sessions';
 import { createRunActivities } from '../../activities/runs';
 import { createToolActivities } from '../../activities/tools/tool-activities';
+import { createWebActivities, type RunWebToolInput, type WebTools } from '../../activities/web/web-activities';
 import { readThread } from '../../activities/thread-reader';
 import type { ModelTurnInput, ModelTurnOutput } from '../../activities/model-turn';
 import type { PublishEndInput } from '../../activities/relay';
@@ -176,6 +177,21 @@ function fakeComputer(
   };
 }
 
+/**
+ * The web tools, faked behind the real runWebTool activity: web_search answers two result URLs,
+ * web_fetch answers the page's URL (a `.png` one is "saved" to the workspace).
+ */
+const FAKE_WEB: WebTools = {
+  web_search: async (args) => ({
+    text: `1. A\n   https://a.example/${String(args.query)}\n\n2. B\n   https://b.example/${String(args.query)}`,
+  }),
+  web_fetch: async (args) => {
+    const url = String(args.url);
+    if (url.endsWith('.png')) return { text: `URL: ${url}\n\nsaved`, files: ['downloads/x.png'] };
+    return { text: `URL: ${url}\n\npage` };
+  },
+};
+
 // eslint-disable-next-line max-lines-per-function -- the factory's body is the fake activities, one short closure each over the recorder
 export function fakeActivities(
   env: () => TestWorkflowEnvironment,
@@ -217,6 +233,11 @@ export function fakeActivities(
       return createToolActivities(deps()).runTool(input);
     },
     runComputerTool: fakeComputer(rec, publish, options),
+    runWebTool: (input: RunWebToolInput) => {
+      record(input.taskId, `runWebTool:${input.call.name}`);
+      const web = { publisher, config: { WORKSPACE_DIR: '/nonexistent-web-tools-fake', DATA_DIR: '' }, web: FAKE_WEB };
+      return createWebActivities(web as never).runWebTool(input);
+    },
     async listMcpTools(input: { account: string; server: { name: string } }) {
       if (input.server.name === 'down')
         throw ApplicationFailure.create({

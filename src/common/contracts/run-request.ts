@@ -188,7 +188,7 @@ export const runRequestSchema = z
       .max(20)
       .optional()
       .describe(
-        "The built-in tools the model is offered (default: the deployment's BUILTIN_TOOLS; [] = none): current_time, calculate, wait, and the session's computer, `computer` = bash, str_replace_editor, glob and grep (or each by name). Only tools the deployment offers may be named (422 otherwise).",
+        "The built-in tools the model is offered (default: the deployment's BUILTIN_TOOLS; [] = none): current_time, calculate, wait, the session's computer (`computer` = bash, str_replace_editor, glob and grep) and the web (`web` = web_fetch, and web_search where the deployment has a search provider); or each by name. Only tools the deployment offers may be named (422 otherwise).",
       ),
     computer: z
       .strictObject({

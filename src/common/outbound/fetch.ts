@@ -20,6 +20,11 @@ const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 // Headers describing a body, dropped with it when a redirect turns the request into a GET.
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
 
+/** A redirect that is not followed: too many, an invalid Location, a streamed body to send again. */
+export class RedirectError extends Error {
+  override readonly name = 'RedirectError';
+}
+
 /** A fetch (the MCP SDK's FetchLike) that also owns its connection pool: close() it when done. */
 export type PolicyFetch = ((url: string | URL, init?: RequestInit) => Promise<Response>) & {
   /** Closes the connection pool (idle keep-alive sockets); later calls fail. */
@@ -59,7 +64,7 @@ export function policyFetch(policy: OutboundPolicy, opts: { maxRedirects?: numbe
       if (init.redirect === 'error')
         throw new TypeError(`${showUrl(url)} redirected (HTTP ${res.status}) and redirect is "error"`);
       if (followed === maxRedirects)
-        throw new Error(`too many redirects: ${showUrl(first)} redirected more than ${maxRedirects} times`);
+        throw new RedirectError(`too many redirects: ${showUrl(first)} redirected more than ${maxRedirects} times`);
       const next = redirectTarget(location, url);
       hop = redirected(hop, res.status, url, next);
       url = next;
@@ -79,7 +84,7 @@ function redirectTarget(location: string, from: URL): URL {
   try {
     return new URL(location, from);
   } catch {
-    throw new Error(`${showUrl(from)} redirected to an invalid Location`);
+    throw new RedirectError(`${showUrl(from)} redirected to an invalid Location`);
   }
 }
 
@@ -95,7 +100,7 @@ function redirected(hop: Hop, status: number, from: URL, to: URL): Hop {
     return { ...hop, method: 'GET', body: undefined, headers };
   }
   if (!resendable(hop.body))
-    throw new Error(`${showUrl(from)} redirected (HTTP ${status}) a request whose streamed body cannot be sent again`);
+    throw new RedirectError(`${showUrl(from)} redirected (HTTP ${status}) a request whose streamed body cannot be sent again`);
   return { ...hop, headers };
 }
 

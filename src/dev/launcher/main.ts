@@ -91,6 +91,10 @@ function showBanner(
       `  try a tool loop: curl -s ${stack.gatewayUrl}/ -H 'Authorization: Bearer ${stack.devKey ?? '<key>'}' -H 'Content-Type: application/json' -d '${body}'`,
     );
   }
+  if (stack.demoWebUrl)
+    say(`  Web: demo site ${stack.demoWebUrl}, searched by web_search (DEMO_WEB=false turns it off)`);
+  else if (!stack.env.WEB_SEARCH_PROVIDER)
+    say('  Web: web_fetch only; set WEB_SEARCH_PROVIDER (searxng, brave, tavily) for web_search (docs/web.md)');
   say(line);
 }
 

@@ -57,6 +57,13 @@ export function wantedPorts(env: NodeJS.ProcessEnv): WantedPort[] {
       variable: 'DEMO_MCP_PORT',
       what: 'the demo MCP server',
     });
+  if (env.DEMO_WEB !== 'false')
+    out.push({
+      port: Number(env.DEMO_WEB_PORT || 8791),
+      host: '127.0.0.1',
+      variable: 'DEMO_WEB_PORT',
+      what: 'the demo web site',
+    });
   out.push({
     port: launcherWorkerMetricsPort(env),
     host: envSchema.shape.WORKER_METRICS_HOST.parse(env.WORKER_METRICS_HOST || undefined),

@@ -1,6 +1,7 @@
 // The complete single-machine service: a Temporal engine (ours or the real dev server), a private
 // Redis with persistence, the scripted model when no OPENAI_API_KEY is set,
-// the demo MCP server (unless DEMO_MCP=false), the worker and the gateway.
+// the demo MCP server (unless DEMO_MCP=false), the demo web site (unless DEMO_WEB=false), the worker
+// and the gateway.
 // Used by `npm start` and by the end-to-end tests.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import Redis from 'ioredis';
 import { startScriptedModel } from '../scripted-model';
 import { DEMO_MCP_TOOLS, startDemoMcpServer } from '../demo-mcp/server';
+import { startDemoWebServer } from '../demo-web/server';
 import {
   Child,
   ensureCommand,
@@ -39,6 +41,8 @@ export interface StackOptions {
   temporalUiPort?: number;
   /** Demo MCP server port; 0 = free port. Default: DEMO_MCP_PORT from env, else 8790. */
   demoMcpPort?: number;
+  /** Demo web site port; 0 = free port. Default: DEMO_WEB_PORT from env, else 8791. */
+  demoWebPort?: number;
   /**
    * Port of the worker's metrics endpoint, which the gateway's /metrics then
    * includes (METRICS_INCLUDE_URLS); 0 = free port. Absent: as the environment
@@ -65,6 +69,8 @@ export interface Stack {
   /** The in-process demo MCP server's endpoint (…/mcp); undefined with DEMO_MCP=false. */
   demoMcpUrl?: string;
   demoMcp?: Awaited<ReturnType<typeof startDemoMcpServer>>;
+  /** The in-process demo web site and its SearXNG-style search; undefined with DEMO_WEB=false. */
+  demoWebUrl?: string;
   /** The dev key created when no API_KEYS were configured. */
   devKey?: string;
   /**
@@ -116,6 +122,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const env = serviceEnv(st, temporalAddress, redisUrl);
     const model = base.OPENAI_API_KEY ? undefined : await startModel(st, env);
     const demoMcp = base.DEMO_MCP !== 'false' ? await startDemoMcp(st, env) : undefined;
+    const demoWebUrl = base.DEMO_WEB !== 'false' ? await startDemoWeb(st, env) : undefined;
     ensureDataDirs(st, env);
     let devKey: string | undefined;
     if (!base.API_KEYS) {
@@ -138,6 +145,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       model,
       demoMcpUrl: demoMcp?.url,
       demoMcp,
+      demoWebUrl,
       devKey,
       payloadKeys,
       env,
@@ -278,17 +286,43 @@ async function startDemoMcp(st: Starting, env: NodeJS.ProcessEnv): Promise<Stack
   });
   st.stoppers.unshift(() => demoMcp.close());
   log(`demo MCP server at ${demoMcp.url} (tools: ${DEMO_MCP_TOOLS.join(', ')})`);
-  // The outbound policy refuses loopback addresses; without this the service could not reach its own demo server.
-  if (base.OUTBOUND_ALLOWLIST === undefined) {
-    env.OUTBOUND_ALLOWLIST = '127.0.0.1';
-    log('OUTBOUND_ALLOWLIST unset: allowing 127.0.0.1 (loopback) so runs can reach the demo MCP server');
-    // With loopback allowed, a command given network could reach Redis, the engine and the gateway.
-    if (base.SANDBOX_NETWORK === undefined) {
-      env.SANDBOX_NETWORK = 'off';
-      log('SANDBOX_NETWORK unset: off, as loopback is allowed (set OUTBOUND_ALLOWLIST to give commands network)');
-    }
-  }
+  allowLoopback(st, env, 'the demo MCP server');
   return demoMcp;
+}
+
+/** The demo web site (DEMO_WEB_PORT), in process, as web_search's provider unless one is configured. */
+async function startDemoWeb(st: Starting, env: NodeJS.ProcessEnv): Promise<string> {
+  const { opts, base, log } = st;
+  const port = opts.demoWebPort ?? Number(base.DEMO_WEB_PORT || 8791);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`DEMO_WEB_PORT must be a port number, got ${base.DEMO_WEB_PORT}`);
+  const site = await startDemoWebServer({ port }).catch((err: Error) => {
+    throw new Error(
+      `demo web site could not start on port ${port} (${err.message}); set DEMO_WEB_PORT, or DEMO_WEB=false to go without it`,
+    );
+  });
+  st.stoppers.unshift(() => site.close());
+  log(`demo web site at ${site.url} (articles, and a SearXNG-style search at /search)`);
+  if (base.WEB_SEARCH_PROVIDER === undefined) {
+    env.WEB_SEARCH_PROVIDER = 'searxng';
+    env.WEB_SEARCH_URL = site.url;
+    log('WEB_SEARCH_PROVIDER unset: web_search searches the demo web site');
+  }
+  allowLoopback(st, env, 'the demo web site');
+  return site.url;
+}
+
+/** The outbound policy refuses loopback addresses; without this the service could not reach its own demo servers. */
+function allowLoopback(st: Starting, env: NodeJS.ProcessEnv, what: string): void {
+  const { base, log } = st;
+  if (base.OUTBOUND_ALLOWLIST !== undefined || env.OUTBOUND_ALLOWLIST !== undefined) return;
+  env.OUTBOUND_ALLOWLIST = '127.0.0.1';
+  log(`OUTBOUND_ALLOWLIST unset: allowing 127.0.0.1 (loopback) so runs can reach ${what}`);
+  // With loopback allowed, a command given network could reach Redis, the engine and the gateway.
+  if (base.SANDBOX_NETWORK === undefined) {
+    env.SANDBOX_NETWORK = 'off';
+    log('SANDBOX_NETWORK unset: off, as loopback is allowed (set OUTBOUND_ALLOWLIST to give commands network)');
+  }
 }
 
 /** Datastore files (uploads, knowledge bases) and sessions' workspaces beside the engine's file; a stack kept in memory gets folders of its own. */

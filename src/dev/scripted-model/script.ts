@@ -100,13 +100,25 @@ function toolCallIds(convo: ChatMessage[]): (round: number, index: number) => st
   };
 }
 
+/** The http(s) URLs the previous round's tool results mention, in order (for `{{url}}`). */
+function earlierUrls(convo: ChatMessage[]): string[] {
+  const results: string[] = [];
+  for (let i = convo.length - 1; i >= 0 && convo[i].role === 'tool'; i--) results.unshift(messageText(convo[i]));
+  return results.flatMap((t) => t.match(/https?:\/\/[^\s)\]>"'`]+/g) ?? []);
+}
+
 /**
- * The directive's `args`, JSON normalised, with `{{round}}` and `{{call}}` in
- * string values replaced; text that is not JSON is kept verbatim (placeholders
- * replaced too), to exercise bad-argument handling.
+ * The directive's `args`, JSON normalised, with `{{round}}`, `{{call}}` and `{{url}}` /
+ * `{{url:N}}` (the first / Nth URL of the previous round's results) in string values
+ * replaced; text that is not JSON is kept verbatim (placeholders replaced too), to exercise
+ * bad-argument handling.
  */
-function scriptedArgs(raw: string, round: number, call: number): string {
-  const fill = (s: string) => s.replaceAll('{{round}}', String(round)).replaceAll('{{call}}', String(call));
+function scriptedArgs(raw: string, round: number, call: number, urls: readonly string[] = []): string {
+  const fill = (s: string) =>
+    s
+      .replaceAll('{{round}}', String(round))
+      .replaceAll('{{call}}', String(call))
+      .replace(/\{\{url(?::(\d+))?\}\}/g, (_m, n?: string) => urls[Number(n ?? 1) - 1] ?? 'no-url-in-the-last-results');
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -155,6 +167,7 @@ function planToolCalls(req: ChatRequest, convo: ChatMessage[], script: Script, r
     if (forced) wanted = [{ name: 'tool', params: { name: forced, unknown: 'call' } }];
   }
   const idFor = toolCallIds(convo);
+  const urls = earlierUrls(convo);
   const calls: ToolCallOut[] = [];
   for (const d of wanted) {
     const requested = d.params.name || undefined;
@@ -171,7 +184,7 @@ function planToolCalls(req: ChatRequest, convo: ChatMessage[], script: Script, r
       calls.push({
         id: idFor(round, calls.length),
         name,
-        arguments: generated ?? scriptedArgs(d.params.args!, round, k),
+        arguments: generated ?? scriptedArgs(d.params.args!, round, k, urls),
       });
     }
   }

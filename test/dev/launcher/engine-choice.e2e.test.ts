@@ -53,6 +53,7 @@ test('npm start with no ENGINE: the dev server, its Web UI wired to the codec en
     TEMPORAL_PORT: String(temporalPort),
     TEMPORAL_UI_PORT: String(uiPort),
     DEMO_MCP_PORT: String(mcpPort),
+    DEMO_WEB_PORT: String(await freePort()),
     NO_COLOR: '1',
   };
   for (const k of [

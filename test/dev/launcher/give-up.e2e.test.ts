@@ -34,6 +34,7 @@ test('restarts exhausted: npm start stops everything and exits 1', async () => {
     TEMPORAL_PORT: String(temporalPort),
     WORKER_METRICS_PORT: '0',
     DEMO_MCP: 'false',
+    DEMO_WEB: 'false',
     ENGINE: 'embedded',
     NO_COLOR: '1',
     SUPERVISE_MAX_RESTARTS: '0',

@@ -21,22 +21,26 @@ afterAll(() => new Promise((resolve) => holder.close(resolve)));
 
 test('the ports npm start needs follow the environment', () => {
   const names = (env: NodeJS.ProcessEnv) => wantedPorts(env).map((p) => `${p.variable}=${p.port}`);
-  expect(names({})).toEqual(['PORT=8080', 'TEMPORAL_PORT=7233', 'DEMO_MCP_PORT=8790', 'WORKER_METRICS_PORT=9464']);
+  expect(names({})).toEqual([
+    'PORT=8080',
+    'TEMPORAL_PORT=7233',
+    'DEMO_MCP_PORT=8790',
+    'DEMO_WEB_PORT=8791',
+    'WORKER_METRICS_PORT=9464',
+  ]);
   expect(names({ ENGINE: 'temporal-cli', TEMPORAL_UI_PORT: '9233' })).toEqual([
     'PORT=8080',
     'TEMPORAL_PORT=7233',
     'TEMPORAL_UI_PORT=9233',
     'DEMO_MCP_PORT=8790',
+    'DEMO_WEB_PORT=8791',
     'WORKER_METRICS_PORT=9464',
   ]);
-  // A server named by TEMPORAL_ADDRESS is not started here; the demo MCP server and the worker's metrics can be turned off.
-  expect(
-    names({ TEMPORAL_ADDRESS: 'temporal:7233', DEMO_MCP: 'false', WORKER_METRICS_PORT: '0', PORT: '9000' }),
-  ).toEqual(['PORT=9000']);
-  expect(names({ TEMPORAL_ADDRESS: 'temporal:7233', DEMO_MCP: 'false', WORKER_METRICS_PORT: '9100' })).toEqual([
-    'PORT=8080',
-    'WORKER_METRICS_PORT=9100',
-  ]);
+  // A server named by TEMPORAL_ADDRESS is not started here; the demo servers and the worker's metrics can be turned off.
+  const off = { TEMPORAL_ADDRESS: 'temporal:7233', DEMO_MCP: 'false', DEMO_WEB: 'false' };
+  expect(names({ ...off, WORKER_METRICS_PORT: '0', PORT: '9000' })).toEqual(['PORT=9000']);
+  expect(names({ ...off, DEMO_WEB_PORT: '9791', DEMO_WEB: undefined })).toContain('DEMO_WEB_PORT=9791');
+  expect(names({ ...off, WORKER_METRICS_PORT: '9100' })).toEqual(['PORT=8080', 'WORKER_METRICS_PORT=9100']);
 });
 
 test('portProblem tells a taken port from a free one', async () => {
@@ -44,7 +48,7 @@ test('portProblem tells a taken port from a free one', async () => {
   expect(await portProblem({ port: await freePort(), host: '127.0.0.1' })).toBeUndefined();
 });
 
-describe.each(['PORT', 'TEMPORAL_PORT', 'DEMO_MCP_PORT', 'WORKER_METRICS_PORT'])(
+describe.each(['PORT', 'TEMPORAL_PORT', 'DEMO_MCP_PORT', 'DEMO_WEB_PORT', 'WORKER_METRICS_PORT'])(
   'npm start with %s taken',
   (variable) => {
     test('exits 1 with one line naming the port and the variable, having started and written nothing', async () => {
@@ -55,6 +59,7 @@ describe.each(['PORT', 'TEMPORAL_PORT', 'DEMO_MCP_PORT', 'WORKER_METRICS_PORT'])
         PORT: String(await freePort()),
         TEMPORAL_PORT: String(await freePort()),
         DEMO_MCP_PORT: String(await freePort()),
+        DEMO_WEB_PORT: String(await freePort()),
         WORKER_METRICS_PORT: String(await freePort()),
         ENGINE: 'embedded',
       };

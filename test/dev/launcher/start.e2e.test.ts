@@ -39,6 +39,7 @@ beforeAll(async () => {
     PORT: String(port),
     TEMPORAL_PORT: String(temporalPort),
     DEMO_MCP_PORT: String(mcpPort),
+    DEMO_WEB_PORT: String(await freePort()),
     WORKER_METRICS_PORT: String(metricsPort),
     ENGINE: 'embedded',
     NO_COLOR: '1',

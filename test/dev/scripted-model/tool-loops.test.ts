@@ -154,6 +154,27 @@ describe.each([false, true])('scripted model: tool directives for agent loops (s
     expect(sent).toEqual([0, 1, 2, 3]);
   });
 
+  test('{{url}} and {{url:N}} take the URLs the results of the previous round mention (a search, then a fetch of a result)', async () => {
+    const tools = [fn('web_search', { query: { type: 'string' } }), fn('web_fetch', { url: { type: 'string' } })];
+    const run = await runLoop(
+      stream,
+      '[[tool name=web_search args={"query":"tides"}]] [[tool name=web_fetch turn=2 args={"url":"{{url}}","second":"{{url:2}}","third":"{{url:3}}"}]] research',
+      {
+        tools,
+        execute: (c) =>
+          c.function.name === 'web_search'
+            ? '1. Tides\n   https://a.example/tides?x=1\n\n2. More (see http://b.example/more).'
+            : `read ${JSON.parse(c.function.arguments).url}`,
+      },
+    );
+    expect(JSON.parse(run.rounds[1][0].function.arguments)).toEqual({
+      url: 'https://a.example/tides?x=1',
+      second: 'http://b.example/more',
+      third: 'no-url-in-the-last-results',
+    });
+    expect(run.answer.content).toBe('tool said: read https://a.example/tides?x=1');
+  });
+
   test('rounds with count, and turn= to start later: {{round}} is the conversation round', async () => {
     const run = await runLoop(
       stream,

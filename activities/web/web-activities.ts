@@ -1,0 +1,98 @@
+// One call of a web tool (web_fetch, web_search: workflows/web-tools.ts) as an activity the Web UI
+// shows by the tool's name. The worker builds the tools around the outbound policy
+// (src/worker/web.ts); this only runs one and publishes its result. A tool answers what the model
+// reads, errors included (an HTTP status, a refused address, the search provider's refusal); it
+// throws only for a network failure worth another attempt, which Temporal retries.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ActivityDeps } from '../index';
+import type { EventTag } from '../../src/common/relay/events';
+import type { ToolCall } from '../../workflows/types';
+import { workspaceDir } from '../../src/common/config';
+import { sessionWorkspace, type SessionWorkspace } from '../../src/common/workspaces/layout';
+import { WorkspacePathError } from '../../src/common/workspaces/paths';
+import { parseArguments, publishToolResult } from '../tools/tool-activities';
+import { ToolInputError } from '../tools/builtin';
+
+export interface RunWebToolInput {
+  taskId: string;
+  session: string;
+  account: string;
+  /** The call's producer id on the relay (`s<step>:t<index>`). */
+  producer: string;
+  floor: number;
+  call: ToolCall;
+  /** Longest result the model gets, characters. */
+  maxChars: number;
+  /** A DAG step's run: its events carry the workflow and step ids. */
+  tag?: EventTag;
+}
+
+export interface RunWebToolOutput {
+  content: string;
+  isError: boolean;
+  lastSeq: number;
+  relayLost?: true;
+  /** Files the call saved in the session's workspace (workspace-relative): a download, a long page's whole text. */
+  files?: string[];
+}
+
+/** What a web tool answers. */
+export interface WebAnswer {
+  text: string;
+  isError?: boolean;
+  /** Files it saved in the workspace, workspace-relative. */
+  files?: string[];
+}
+
+/** One web tool: the parsed arguments, the session's workspace (for files it saves), the task's cancellation. */
+export type WebTool = (
+  args: Record<string, unknown>,
+  ws: SessionWorkspace,
+  call: { signal: AbortSignal },
+) => Promise<WebAnswer>;
+
+export type WebTools = Readonly<Record<string, WebTool>>;
+
+const HEARTBEAT_MS = 1000;
+
+export function createWebActivities(deps: Pick<ActivityDeps, 'publisher' | 'config' | 'web'>) {
+  const root = workspaceDir(deps.config);
+  return {
+    async runWebTool(input: RunWebToolInput): Promise<RunWebToolOutput> {
+      const ctx = Context.current();
+      const tool = deps.web?.[input.call.name];
+      if (!tool)
+        throw ApplicationFailure.nonRetryable(
+          `this worker has no web tool named ${JSON.stringify(input.call.name)} (a search provider not configured here?)`,
+          'ToolBadInput',
+        );
+      const ws = sessionWorkspace(root, input.account, input.session);
+      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
+      let answer: WebAnswer;
+      try {
+        answer = await answerOf(() =>
+          tool(parseArguments(input.call.arguments), ws, { signal: ctx.cancellationSignal }),
+        );
+      } finally {
+        clearInterval(beat);
+      }
+      // A cancelled task: the request was aborted; the activity ends cancelled, not with a result.
+      if (ctx.cancellationSignal.aborted) await ctx.cancelled;
+      const isError = !!answer.isError;
+      const published = await publishToolResult(deps, input, answer.text, isError);
+      return { ...published, isError, ...(answer.files?.length && { files: answer.files }) };
+    },
+  };
+}
+
+/** The tool's answer; bad arguments and a path out of the workspace are error results, anything else is retried. */
+async function answerOf(run: () => Promise<WebAnswer>): Promise<WebAnswer> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof ToolInputError || err instanceof WorkspacePathError)
+      return { text: `Error: ${err.message}`, isError: true };
+    throw err;
+  }
+}
