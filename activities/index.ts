@@ -20,6 +20,7 @@ import { createDatastoreActivities } from './datastores';
 import { createComputerActivities } from './computer/computer-activities';
 import type { ComputerTools } from './computer/computer-tools';
 import { createWebActivities, type WebTools } from './web/web-activities';
+import { createBrowserActivities, type BrowserRunner } from './browser/browser-activities';
 import type { DatastoreAccess } from '../src/common/datastores/access';
 import type { PolicyFetch } from '../src/common/outbound/fetch';
 import type { McpPool } from './mcp/pool';
@@ -39,6 +40,8 @@ export interface ActivityDeps {
   computer?: ComputerTools;
   /** The web tools (web_fetch, and web_search with a provider) around the outbound policy; absent: their calls fail plainly. */
   web?: WebTools;
+  /** The worker's headless browser (one Chromium, a context per session); absent: its calls fail plainly. */
+  browser?: BrowserRunner;
   /** The outbound policy's fetch, for callback deliveries (user-supplied URLs). */
   outboundFetch?: PolicyFetch;
   config: Pick<
@@ -70,6 +73,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDatastoreActivities(deps),
     ...createComputerActivities(deps),
     ...createWebActivities(deps),
+    ...createBrowserActivities(deps),
   };
 }
 

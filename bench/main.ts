@@ -23,7 +23,7 @@ import { resultPhase, statusAndBaseline, statusLoadPhase, submitPhases, ttfePhas
 import { expressPhase } from './servers';
 import { Bench } from './stack';
 import { datastoresPhase, mcpPhase } from './tools';
-import { webPhase } from './web';
+import { browserPhase, webPhase } from './web';
 
 export const PHASES = [
   'submit',
@@ -39,6 +39,7 @@ export const PHASES = [
   'datastores',
   'computer',
   'web',
+  'browser',
   'load',
   'express',
   'soak',
@@ -160,7 +161,8 @@ measures, prints a table, stops everything.
                          and floor rounds (activity returned -> next one
                          started) of the floor workflow                 (200)
   --web-runs N           runs of one web_fetch call of a local page timed,
-                         each followed by a direct fetch of it          (30)
+                         each followed by a direct fetch of it; as many
+                         browser_navigate calls in one session          (30)
   --load-tasks N         background tasks in the load phase             (1000)
   --load-sse N           SSE clients on GET /tasks/{id}/events           (500)
   --load-tokens N        tokens per load task (streamed to the relay)   (20)
@@ -300,6 +302,7 @@ async function runPhases(b: Bench): Promise<Report['load']> {
   if (has('datastores')) await b.unwatched(datastoresPhase);
   if (has('computer')) await b.unwatched(computerPhase);
   if (has('web')) await b.unwatched(webPhase);
+  if (has('browser')) await b.unwatched(browserPhase);
   if (!has('load')) return undefined;
   if (b.left() < 30_000) return void b.log('load phase skipped: not enough of the time limit left');
   b.log(

@@ -249,6 +249,8 @@ function methodNotes(rep: Report): string[] {
     '- Datastore named query: callMs - queryMs of the callDatastore activity (its result in history). Target p99 10 ms.',
     '- web_fetch: the runWebTool activity, started -> completed in history, minus a direct fetch of the same local page',
     '  by the bench right after (GET and body; the activity adds the policy checks, readable markdown and the relay).',
+    '- browser_navigate: the runBrowserTool activity, started -> completed in history (navigation, load, the page snapshot',
+    "  answered), one session's context reused; the first run (Chromium's launch) not measured.",
     "- bash tool call: the stamp `date +%s%N` prints as its process starts in the sandbox - the model's tool-call message",
     '  (one realtime clock), 20 calls a run; then as many spawns of it through createLocalSandbox() and a bare bwrap, paced',
     "  as the run's calls, and floor rounds. Target: p99 <= 1.5 x (bare sandbox p99 + one activity round p99).",

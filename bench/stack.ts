@@ -217,10 +217,10 @@ export class Bench {
   }
 
   /** One POST / of a phase that runs its tasks one at a time; a failed request answers status 0 with the error. */
-  async post(body: unknown, timeoutMs: number): Promise<{ status: number; body: string }> {
+  async post(body: unknown, timeoutMs: number, path = '/'): Promise<{ status: number; body: string }> {
     const api = target(this.gatewayUrl, this.apiKey, 1);
     try {
-      return await request(api, 'POST', '/', body, { timeoutMs });
+      return await request(api, 'POST', path, body, { timeoutMs });
     } catch (err) {
       return { status: 0, body: err instanceof Error ? err.message : String(err) };
     } finally {

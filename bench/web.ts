@@ -4,6 +4,9 @@
 // task's history (started -> completed, the server's stamps: the policy's checks, the GET, the
 // readable markdown, the publish on the relay), then the bench fetches the same page itself
 // (GET and the whole body, no conversion). The row is the difference, per run.
+// The browser phase: browser_navigate (which answers the page's snapshot) of the same page in a
+// session's context, its runBrowserTool activity's time from history; the first run launches
+// Chromium and is not measured.
 import type { Client as TemporalClient } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { startDemoWebServer } from '../src/dev/demo-web/server';
@@ -13,6 +16,7 @@ import type { Bench } from './stack';
 
 export const WEB_FETCH_LABEL = 'web_fetch: activity time over a direct fetch of the same page';
 export const DIRECT_FETCH_LABEL = 'baseline: direct fetch of the same page (bench process)';
+export const BROWSER_LABEL = 'browser_navigate + snapshot of a local page (runBrowserTool activity)';
 
 export async function webPhase(b: Bench): Promise<Row[]> {
   const site = await startDemoWebServer();
@@ -28,7 +32,7 @@ export async function webPhase(b: Bench): Promise<Row[]> {
       const message = `[[tool name=web_fetch args={"url":"${page}"}]] read it (webbench ${i})`;
       const r = await b.post({ message, tools: ['web_fetch'] }, 60_000);
       const taskId = r.body.includes('Durable execution means') ? completedTaskId(r) : undefined;
-      const activityMs = taskId ? await webActivityMs(temporal, taskId) : undefined;
+      const activityMs = taskId ? await activityMsOf(temporal, taskId, 'runWebTool') : undefined;
       const t0 = performance.now();
       const body = await (await fetch(page)).text();
       const directMs = performance.now() - t0;
@@ -48,10 +52,39 @@ export async function webPhase(b: Bench): Promise<Row[]> {
   return [rowOf(WEB_FETCH_LABEL, '1 run', overhead, { errors }), rowOf(DIRECT_FETCH_LABEL, '1 run', direct)];
 }
 
-/** The task's one runWebTool activity: started -> completed, ms; undefined unless there is exactly one. */
-async function webActivityMs(temporal: TemporalClient, taskId: string): Promise<number | undefined> {
+export async function browserPhase(b: Bench): Promise<Row[]> {
+  const site = await startDemoWebServer();
+  const temporal = await b.temporal();
+  const page = `${site.url}/articles/tides`;
+  const samples: number[] = [];
+  let errors = 0;
+  // One session for all runs: its browser context is reused, as an agent's is.
+  const session = `browser-bench-${Date.now()}`;
+  const made = await b.post({ session }, 10_000, '/sessions');
+  if (made.status !== 201) throw new Error(`creating the bench's session: ${made.status} ${made.body}`);
+  try {
+    for (let i = 0; i <= b.opts.webRuns && b.left() > 0; i++) {
+      await b.quiet();
+      const message = `[[tool name=browser_navigate args={"url":"${page}"}]] open it (browserbench ${i})`;
+      const r = await b.post({ message, tools: ['browser_navigate'] }, 60_000, `/?session=${session}`);
+      const taskId = r.body.includes('two tides a day') ? completedTaskId(r) : undefined;
+      const ms = taskId ? await activityMsOf(temporal, taskId, 'runBrowserTool') : undefined;
+      if (ms === undefined) {
+        errors++;
+        if (errors === 1) b.log(`browser: a run went wrong: ${r.status} ${r.body.slice(0, 300)}`);
+      } else if (i > 0) samples.push(ms);
+    }
+  } finally {
+    await site.close();
+  }
+  b.log(`browser: ${samples.length} browser_navigate calls over ${b.opts.webRuns} runs, ${errors} errors`);
+  return [rowOf(BROWSER_LABEL, '1 run', samples, { errors })];
+}
+
+/** The task's one activity of `type`: started -> completed, ms; undefined unless there is exactly one. */
+async function activityMsOf(temporal: TemporalClient, taskId: string, type: string): Promise<number | undefined> {
   const events = (await temporal.workflow.getHandle(taskId).fetchHistory()).events ?? [];
-  const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runWebTool');
+  const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type);
   if (scheduled.length !== 1) return undefined;
   // Event ids are Long: compared through their text.
   const id = String(scheduled[0].eventId);

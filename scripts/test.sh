@@ -29,6 +29,7 @@ need 'command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >
 need 'command -v tmux >/dev/null 2>&1' tmux 'the CLI tests (agent run and agent tail in a real terminal)'
 need 'command -v bwrap >/dev/null 2>&1' bubblewrap "the agent's computer (its sandbox) and its tests"
 need 'command -v rg >/dev/null 2>&1' ripgrep "the agent's computer (its glob and grep tools) and its tests"
+need 'command -v chromium >/dev/null 2>&1' chromium "the agent's browser tools and their tests (Debian's Chromium, never a download)"
 # The engines the engine and e2e jest projects run on (jest.config.js); the unit project runs once.
 export TEST_ENGINES="${TEST_ENGINES:-embedded temporal-cli}"
 for engine in $TEST_ENGINES; do

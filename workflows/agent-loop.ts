@@ -254,7 +254,7 @@ export class AgentLoop {
       s.blocks.push(forResult(ev));
       // Published by its activity already, unless the activity never got that far.
       if (!r.published) unpublished.push(ev);
-      if (r.event) after.push(r.event);
+      if (r.events) after.push(...r.events);
     });
     // A handoff shows after the round's results, as it takes effect from the next turn.
     s.blocks.push(...after);

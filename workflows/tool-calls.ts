@@ -4,7 +4,7 @@
 // timer, an MCP tool as the callMcpTool activity summarised `<server>/<tool>`
 // in the Web UI, a datastore tool as the callDatastore activity summarised
 // `datastore/<name>`, a web tool as the runWebTool activity summarised by its name (`web_fetch`),
-// and a transfer to a handoff agent decided here, in the
+// a browser tool as the runBrowserTool activity summarised by its name (`browser_click`), and a transfer to a handoff agent decided here, in the
 // workflow. A failing tool is an error result for the model, never the run's
 // failure; only cancellation goes through.
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
@@ -21,8 +21,8 @@ export interface ToolOutcome {
   published: boolean;
   /** The highest seq the call heard of. */
   lastSeq?: number;
-  /** An event the call adds after its result (a handoff). */
-  event?: BlockEvent;
+  /** Events the call adds after its result (a handoff, files changed, a screenshot). */
+  events?: BlockEvent[];
   /** The relay did not take what the call published. */
   relayLost?: true;
 }
@@ -89,6 +89,22 @@ const computerOptions = (heartbeatTimeoutMs: number, callTimeoutMs: number) =>
  */
 const webOptions = (heartbeatTimeoutMs: number) => toolOptions(heartbeatTimeoutMs, '3m', 3);
 
+/**
+ * A browser call acts on the session's browser context, which lives in the worker that runs it:
+ * a call whose worker died is not run again (its page died with it, and a click may have
+ * happened); the second attempt answers that the browser's state was lost.
+ */
+const browserOptions = (heartbeatTimeoutMs: number, callTimeoutMs: number) =>
+  toolOptions(heartbeatTimeoutMs, callTimeoutMs, 2);
+
+/** agent_files_changed for the files a call saved (workspace-relative), if any. */
+function savedFiles(call: ToolCall, files: string[] | undefined): Pick<ToolOutcome, 'events'> {
+  if (!files?.length) return {};
+  return {
+    events: [{ type: 'agent_files_changed', tool_call_id: call.id, created: files, modified: [], deleted: [] }],
+  };
+}
+
 export class ToolCalls {
   private readonly builtins;
   private readonly computer;
@@ -106,6 +122,10 @@ export class ToolCalls {
   private readonly datastores;
   private readonly web;
   private readonly webOptions: ActivityOptions;
+  private readonly browser;
+  private readonly browserOptions: ActivityOptions;
+  /** browser_navigate calls of the run so far (limits.browserMaxPages). */
+  private browserPages = 0;
 
   constructor(private readonly input: TaskInput) {
     const heartbeat = input.limits.modelHeartbeatTimeoutMs || 20_000;
@@ -118,6 +138,8 @@ export class ToolCalls {
     this.datastores = proxyActivities<Activities>(this.datastoreOptions);
     this.webOptions = webOptions(heartbeat);
     this.web = proxyActivities<Activities>(this.webOptions);
+    this.browserOptions = browserOptions(heartbeat, input.limits.browserCallTimeoutMs ?? 90_000);
+    this.browser = proxyActivities<Activities>(this.browserOptions);
   }
 
   async run(tool: RegisteredTool | undefined, call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
@@ -139,6 +161,8 @@ export class ToolCalls {
           return await this.datastoreCall(tool.def, call, ctx);
         case 'web':
           return await this.webCall(call, ctx);
+        case 'browser':
+          return await this.browserCall(call, ctx);
         case 'computer': {
           const turn = this.computerQueue.then(() => this.computerCall(call, ctx));
           this.computerQueue = turn.catch(() => undefined);
@@ -200,20 +224,36 @@ export class ToolCalls {
     const changed = r.files && r.files.created.length + r.files.modified.length + r.files.deleted.length > 0;
     return {
       ...publishedOutcome(r),
-      ...(changed && { event: { type: 'agent_files_changed', tool_call_id: call.id, ...r.files! } }),
+      ...(changed && { events: [{ type: 'agent_files_changed', tool_call_id: call.id, ...r.files! }] }),
     };
   }
 
   private async webCall(call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
     const fields = { ...this.callFields(call, ctx), account: this.input.account };
     const r = await this.web.runWebTool.executeWithOptions({ ...this.webOptions, summary: call.name }, [fields]);
-    const saved = r.files && r.files.length > 0;
-    return {
-      ...publishedOutcome(r),
-      ...(saved && {
-        event: { type: 'agent_files_changed', tool_call_id: call.id, created: r.files!, modified: [], deleted: [] },
-      }),
-    };
+    return { ...publishedOutcome(r), ...savedFiles(call, r.files) };
+  }
+
+  private async browserCall(call: ToolCall, ctx: CallContext): Promise<ToolOutcome> {
+    const max = this.input.limits.browserMaxPages;
+    if (call.name === 'browser_navigate' && max !== undefined && this.browserPages++ >= max)
+      return {
+        content: `Error: this run has opened ${max} pages, its limit (BROWSER_MAX_PAGES_PER_RUN); answer with what you have.`,
+        isError: true,
+        published: false,
+      };
+    const fields = { ...this.callFields(call, ctx), account: this.input.account };
+    const r = await this.browser.runBrowserTool.executeWithOptions({ ...this.browserOptions, summary: call.name }, [
+      fields,
+    ]);
+    const shots = (r.screenshots ?? []).map((path: string): BlockEvent => ({
+      type: 'agent_screenshot',
+      tool_call_id: call.id,
+      path,
+      ...(r.url && { url: r.url }),
+    }));
+    const files = savedFiles(call, r.files);
+    return { ...publishedOutcome(r), events: [...(files.events ?? []), ...shots] };
   }
 
   private server(name: string): McpServerConfig {
@@ -230,7 +270,7 @@ export class ToolCalls {
       content: `Transferred the conversation to the ${to} agent.`,
       isError: false,
       published: false,
-      event: { type: 'agent_handoff', from, to },
+      events: [{ type: 'agent_handoff', from, to }],
     };
   }
 

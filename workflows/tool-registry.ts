@@ -5,6 +5,7 @@
 // workflow sandbox.
 import type { DatastoreToolDef, HandoffAgent, McpTool } from './types';
 import { WEB_TOOL_SPECS } from './web-tools';
+import { BROWSER_TOOLS as BROWSER_TOOL_SPECS } from './browser-tools';
 
 export { WEB_FETCH_DEFAULT_CHARS, WEB_SEARCH_MAX_RESULTS } from './web-tools';
 
@@ -24,12 +25,14 @@ export interface ToolSpec {
  * survives any restart); `mcp` = the callMcpTool activity, summarised in the
  * Web UI as `<server>/<tool>`; `datastore` = the callDatastore activity,
  * summarised `datastore/<name>`; `web` = the runWebTool activity (web_fetch, web_search: through
- * the outbound policy, retried for network errors only), summarised by the tool's name; `handoff` = decided by the workflow itself (the
+ * the outbound policy, retried for network errors only), summarised by the tool's name; `browser` =
+ * the runBrowserTool activity in the session's browser context (docs/web.md), summarised by the
+ * tool's name; `handoff` = decided by the workflow itself (the
  * conversation goes to that agent).
  */
 export type RegisteredTool = ToolSpec &
   (
-    | { kind: 'activity' | 'timer' | 'computer' | 'web' }
+    | { kind: 'activity' | 'timer' | 'computer' | 'web' | 'browser' }
     | { kind: 'mcp'; server: string; tool: string }
     | { kind: 'datastore'; def: DatastoreToolDef }
     | { kind: 'handoff'; agent: string }
@@ -125,13 +128,19 @@ export const WEB_TOOLS: Readonly<Record<string, RegisteredTool & { kind: 'web' }
   web_search: { ...WEB_TOOL_SPECS.web_search, kind: 'web' },
 };
 
+/** A real headless browser, tools named as the Playwright MCP server names them (docs/web.md). */
+export const BROWSER_TOOLS: Readonly<Record<string, RegisteredTool & { kind: 'browser' }>> = Object.fromEntries(
+  Object.entries(BROWSER_TOOL_SPECS).map(([name, spec]) => [name, { ...spec, kind: 'browser' as const }]),
+);
+
 /** Names that stand for several built-in tools, in configuration and in a request's `tools`. */
 export const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = {
   computer: Object.keys(COMPUTER_TOOLS),
   web: Object.keys(WEB_TOOLS),
+  browser: Object.keys(BROWSER_TOOLS),
 };
 
-type BuiltinKind = 'activity' | 'timer' | 'computer' | 'web';
+type BuiltinKind = 'activity' | 'timer' | 'computer' | 'web' | 'browser';
 
 export const BUILTIN_TOOLS: Readonly<Record<string, RegisteredTool & { kind: BuiltinKind }>> = {
   current_time: {
@@ -168,6 +177,7 @@ export const BUILTIN_TOOLS: Readonly<Record<string, RegisteredTool & { kind: Bui
   },
   ...COMPUTER_TOOLS,
   ...WEB_TOOLS,
+  ...BROWSER_TOOLS,
 };
 
 export const BUILTIN_TOOL_NAMES = Object.keys(BUILTIN_TOOLS);
@@ -178,6 +188,11 @@ export const BUILTIN_TOOL_CHOICES = [...BUILTIN_TOOL_NAMES, ...Object.keys(TOOL_
 /** The built-ins named, groups expanded, each once, in the order named. */
 export function expandToolGroups(names: readonly string[]): string[] {
   return [...new Set(names.flatMap((n) => TOOL_GROUPS[n] ?? [n]))];
+}
+
+/** Whether a run offers any browser tool. */
+export function usesBrowser(names: readonly string[]): boolean {
+  return names.some((n) => BUILTIN_TOOLS[n]?.kind === 'browser');
 }
 
 /** Whether a run offers any tool of the session's computer (its workspace is then in use). */

@@ -129,6 +129,10 @@ export interface TaskLimits {
   computerCallTimeoutMs?: number;
   /** The run's commands may use the network, through the outbound policy (request `computer.network`). */
   computerNetwork?: true;
+  /** Pages the run may open with browser_navigate (BROWSER_MAX_PAGES_PER_RUN); absent when it offers no browser. */
+  browserMaxPages?: number;
+  /** Longest browser call, ms (BROWSER_NAVIGATION_TIMEOUT_S and a margin); absent when it offers no browser. */
+  browserCallTimeoutMs?: number;
   /** Longest MCP tool call, ms (MCP_CALL_TIMEOUT_MS). */
   mcpCallTimeoutMs?: number;
   /** Connecting to an MCP server and listing its tools, per attempt, ms (MCP_CONNECT_TIMEOUT_MS). */

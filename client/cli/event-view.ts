@@ -118,6 +118,9 @@ export class EventView {
         this.note('cyan', '[files]', short(parts.join(' '), RESULT_MAX));
         break;
       }
+      case 'agent_screenshot':
+        this.note('cyan', '[screenshot]', `${ev.path}${ev.url ? ` (${ev.url})` : ''}`);
+        break;
       case 'agent_input':
         this.note('yellow', '[input]', short(ev.content, RESULT_MAX));
         break;

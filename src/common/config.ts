@@ -216,12 +216,13 @@ export const envSchema = z.object({
   /**
    * Built-in tools a run's model is offered when its request names none (`tools`), comma-separated,
    * or `none`: current_time, calculate, wait, the session's computer (`computer` = bash,
-   * str_replace_editor, glob, grep) and the web (`web` = web_fetch, and web_search where
-   * WEB_SEARCH_PROVIDER is set); or each by name. A request may pick among these only.
+   * str_replace_editor, glob, grep), the web (`web` = web_fetch, and web_search where
+   * WEB_SEARCH_PROVIDER is set) and a headless browser (`browser` = browser_navigate,
+   * browser_snapshot, browser_click, ...); or each by name. A request may pick among these only.
    */
   BUILTIN_TOOLS: z
     .string()
-    .default('current_time,calculate,wait,computer,web')
+    .default('current_time,calculate,wait,computer,web,browser')
     .transform((s) =>
       s.trim() === 'none'
         ? []
@@ -300,7 +301,7 @@ export const envSchema = z.object({
    * policy only (OUTBOUND_ALLOWLIST): docs/computer.md, "Network".
    */
   SANDBOX_NETWORK: z.enum(['off', 'request']).default('request'),
-  /** The web tools: WEB_FETCH_*, WEB_USER_AGENT, WEB_SEARCH_* (web-config.ts). */
+  /** The web tools and the browser: WEB_FETCH_*, WEB_USER_AGENT, WEB_SEARCH_*, BROWSER_* (web-config.ts). */
   ...webVariables,
   /** Each of a `bash` call's stdout and stderr reaches the model cut to this many bytes (the rest stays in the workspace). */
   BASH_OUTPUT_MODEL_BYTES: z.coerce

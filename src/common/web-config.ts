@@ -1,4 +1,4 @@
-// The web tools' variables (docs/web.md), part of the one configuration schema (config.ts spreads
+// The web tools' and the browser's variables (docs/web.md), part of the one configuration schema (config.ts spreads
 // them into envSchema), and the check that ties the search tool to a provider: web_search is
 // offered only where a provider is configured.
 import { z } from 'zod';
@@ -26,6 +26,16 @@ export const webVariables = {
   WEB_SEARCH_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** The provider's API key (brave: X-Subscription-Token; tavily: the Bearer token); a secret, never logged. */
   WEB_SEARCH_API_KEY: z.string().optional(),
+  /** The Chromium the browser tools drive; default Debian's (/usr/lib/chromium/chromium, else /usr/bin/chromium). */
+  BROWSER_EXECUTABLE: z.string().optional(),
+  /** Sessions' browser contexts open at once per worker; beyond, the least recently used is closed (its cookies lost). */
+  BROWSER_MAX_CONTEXTS: z.coerce.number().int().min(1).max(200).default(8),
+  /** A session's browser context unused this long is closed (its pages and cookies with it), seconds. */
+  BROWSER_IDLE_CLOSE_S: z.coerce.number().int().min(10).default(600),
+  /** Longest navigation or page action of a browser tool, seconds (a slower one is an error the model reads). */
+  BROWSER_NAVIGATION_TIMEOUT_S: z.coerce.number().int().min(1).max(600).default(30),
+  /** Pages one run may open (browser_navigate calls); more are refused, as an error the model reads. */
+  BROWSER_MAX_PAGES_PER_RUN: z.coerce.number().int().min(1).default(50),
 };
 
 interface WebSearchSettings {

@@ -13,6 +13,7 @@ import { StatusCache } from '../common/relay/status-cache';
 import { createActivities } from '../../activities';
 import { computerTools } from './computer';
 import { webTools } from './web';
+import { browserService } from './browser';
 import { ThreadedModelStream } from './model-stream/thread-runner';
 import { lowerPriorityExcept, scavengeWithoutHelpers } from './thread-priority';
 import { codecDataConverter, payloadCodec } from '../common/codec/data-converter';
@@ -58,9 +59,12 @@ async function main(): Promise<void> {
   const computer = await computerTools(config, { logger, policy: outbound, metrics: metrics.metrics });
   // The web tools (web_fetch, web_search with a provider), through the same policy.
   const web = webTools(config, { policy: outbound, logger });
+  // The headless browser (one Chromium, started on its first call), through the same policy.
+  const browser = browserService(config, { policy: outbound, logger });
   const activities = createActivities({
     computer: computer?.tools,
     web: web?.tools,
+    browser,
     mcpPool,
     datastores,
     modelStream,
@@ -86,6 +90,7 @@ async function main(): Promise<void> {
   await datastores.close();
   await computer?.close();
   await web?.close();
+  await browser?.close();
   await outboundFetch.close();
   await metrics.close();
   redis.disconnect();

@@ -3,18 +3,17 @@
 // citing the page's URL), a redirect to the metadata address refused with nothing sent, a search
 // provider's rate limit read by the model, and the provider's key in none of the task's history,
 // the session's thread or the processes' logs.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { api, startTestStack, type Api } from './helpers';
 import type { Stack } from '../../src/dev/launcher/stack';
 import { ChildLogs } from '../../src/dev/launcher/child-logs';
 import { rawHistory } from './raw-history';
 import { WEB_FETCH_PAGES } from '../support/web-pages';
+import { startWebSite, type WebSite } from '../support/web-site';
 import { startSearchServer, type SearchServer, type SearchServerOptions } from '../support/search-servers';
 
 jest.setTimeout(120_000);
 const SEARCH_KEY = 'searx-proxy-SECRET-0123456789';
-let site: http.Server;
+let site: WebSite;
 let siteUrl: string;
 let search: SearchServer;
 let searchOptions: SearchServerOptions;
@@ -24,13 +23,8 @@ let call: Api;
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  site = http.createServer((req, res) => {
-    const route = WEB_FETCH_PAGES[new URL(req.url ?? '/', 'http://x').pathname];
-    if (route) return route(req, res, { url: siteUrl });
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  site = await startWebSite({ routes: WEB_FETCH_PAGES });
+  siteUrl = site.url;
   searchOptions = {
     apiKey: SEARCH_KEY,
     results: [
@@ -56,8 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await search?.close();
-  site?.closeAllConnections();
-  await new Promise((r) => site?.close(r));
+  await site?.close();
 });
 
 const RESEARCH =

@@ -1,11 +1,11 @@
 // Pages of the tests' local web site that web_fetch reads (docs/web.md): an article inside a
 // site's chrome, a PDF, a page larger than the byte cap, redirects to where the outbound policy
-// must not go, a page only JavaScript fills, pages in other charsets. A route table, so the
-// browser's test site can serve the same pages.
+// must not go, a page only JavaScript fills, pages in other charsets. Routes for the tests' site
+// (web-site.ts: startWebSite({ routes: WEB_FETCH_PAGES }), which also has /slow and
+// /redirect-metadata).
 import type http from 'node:http';
 import { pdfFile } from './pdf-file';
-
-export type Route = (req: http.IncomingMessage, res: http.ServerResponse, site: { url: string }) => void;
+import type { Route } from './web-site';
 
 /** Words of the article's text, and words of the chrome around it that must not reach the model. */
 export const ARTICLE_WORDS = ['barnacles', 'intertidal', 'cement'];
@@ -58,8 +58,6 @@ export const WEB_FETCH_PAGES: Readonly<Record<string, Route>> = {
     res.on('error', () => undefined);
     more();
   },
-  '/redirect-metadata': (_req, res) =>
-    res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end(),
   '/redirect-metadata-name': (_req, res) => res.writeHead(302, { location: 'http://metadata.test/latest/' }).end(),
   '/redirect-private': (req, res) => {
     const to = new URL(req.url ?? '/', 'http://x').searchParams.get('to') ?? 'http://10.0.0.1/';
@@ -108,8 +106,4 @@ export const WEB_FETCH_PAGES: Readonly<Record<string, Route>> = {
       .end(Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex')),
   '/not-found': (_req, res) =>
     res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body><p>No such page here.</p></body></html>'),
-  '/slow': (_req, res) => {
-    const t = setTimeout(() => html(res, '<p>finally</p>'), 30_000);
-    res.on('close', () => clearTimeout(t));
-  },
 };

@@ -21,6 +21,11 @@ import { createSessionActivities } from '../../activities/sessions';
 import { createRunActivities } from '../../activities/runs';
 import { createToolActivities } from '../../activities/tools/tool-activities';
 import { createWebActivities, type RunWebToolInput, type WebTools } from '../../activities/web/web-activities';
+import {
+  createBrowserActivities,
+  type BrowserRunner,
+  type RunBrowserToolInput,
+} from '../../activities/browser/browser-activities';
 import { readThread } from '../../activities/thread-reader';
 import type { ModelTurnInput, ModelTurnOutput } from '../../activities/model-turn';
 import type { PublishEndInput } from '../../activities/relay';
@@ -192,6 +197,19 @@ const FAKE_WEB: WebTools = {
   },
 };
 
+/** The browser, faked behind the real runBrowserTool activity: a screenshot is "saved" and named. */
+const FAKE_BROWSER: BrowserRunner = {
+  async call(_session, tool, args) {
+    if (tool === 'browser_take_screenshot')
+      return {
+        text: 'Saved a screenshot to /workspace/screenshots/shot.png',
+        files: ['screenshots/shot.png'],
+        screenshots: [{ path: 'screenshots/shot.png', url: 'https://a.example/' }],
+      };
+    return { text: `${tool} ${String(args.url ?? '')}`.trim() };
+  },
+};
+
 // eslint-disable-next-line max-lines-per-function -- the factory's body is the fake activities, one short closure each over the recorder
 export function fakeActivities(
   env: () => TestWorkflowEnvironment,
@@ -233,6 +251,15 @@ export function fakeActivities(
       return createToolActivities(deps()).runTool(input);
     },
     runComputerTool: fakeComputer(rec, publish, options),
+    runBrowserTool: (input: RunBrowserToolInput) => {
+      record(input.taskId, `runBrowserTool:${input.call.name}`);
+      const deps = {
+        publisher,
+        config: { WORKSPACE_DIR: '/nonexistent-browser-fake', DATA_DIR: '' },
+        browser: FAKE_BROWSER,
+      };
+      return createBrowserActivities(deps as never).runBrowserTool(input);
+    },
     runWebTool: (input: RunWebToolInput) => {
       record(input.taskId, `runWebTool:${input.call.name}`);
       const web = { publisher, config: { WORKSPACE_DIR: '/nonexistent-web-tools-fake', DATA_DIR: '' }, web: FAKE_WEB };

@@ -1,4 +1,4 @@
-// The web tools in the task workflow, on the engine (fake model, the real runWebTool activity
+// The web tools and the browser in the task workflow, on the engine (fake model, the real runWebTool activity
 // around fake tools, the real workflows): a turn's web calls run at once, each an activity
 // summarised by the tool's name; a call that saved a file is followed by agent_files_changed; a
 // run rebuilt from its history at every workflow task (a worker caching none) takes the same
@@ -70,5 +70,66 @@ test('a search and two fetches run at once as runWebTool activities named by the
     expect(announced).toBeGreaterThan(responses[2]);
     expect(announced).toBeLessThan(responses[3]);
     await save('web-tools', h);
+  });
+});
+
+test("browser calls are runBrowserTool activities named by their tool; a screenshot is announced with its file; the run's page limit refuses a navigation without an activity", async () => {
+  const w = await replayingWorker(
+    env,
+    taskQueue,
+    fakeActivities(() => env, taskQueue, rec),
+    0,
+  );
+  await w.runUntil(async () => {
+    const turns = [
+      [['browser_navigate', { url: 'https://a.example/' }]],
+      [
+        ['browser_take_screenshot', {}],
+        ['browser_snapshot', {}],
+      ],
+      [['browser_navigate', { url: 'https://b.example/' }]],
+    ];
+    const base = taskInput(`turns:${JSON.stringify(turns)}`, {
+      joinGraceMs: 300,
+      ownsTurn: true,
+      tools: ['browser_navigate', 'browser_snapshot', 'browser_take_screenshot'],
+    });
+    const i = { ...base, limits: { ...base.limits, browserMaxPages: 1, browserCallTimeoutMs: 90_000 } };
+    const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
+    const r = (await h.result()) as TaskResult;
+    expect(r.output).toBe(
+      'results:browser_navigate https://a.example/,Saved a screenshot to /workspace/screenshots/shot.png,browser_snapshot,' +
+        'Error: this run has opened 1 pages, its limit (BROWSER_MAX_PAGES_PER_RUN); answer with what you have.',
+    );
+    expect(rec.calls[i.taskId].filter((c) => c.startsWith('runBrowserTool'))).toEqual([
+      'runBrowserTool:browser_navigate',
+      'runBrowserTool:browser_take_screenshot',
+      'runBrowserTool:browser_snapshot',
+    ]);
+    const events = (await h.fetchHistory()).events ?? [];
+    const scheduled = events.flatMap((e) =>
+      e.activityTaskScheduledEventAttributes?.activityType?.name === 'runBrowserTool'
+        ? [
+            {
+              summary: defaultPayloadConverter.fromPayload<string>(e.userMetadata!.summary!),
+              timeoutMs: Number(e.activityTaskScheduledEventAttributes.startToCloseTimeout!.seconds) * 1000,
+              attempts: e.activityTaskScheduledEventAttributes.retryPolicy!.maximumAttempts,
+            },
+          ]
+        : [],
+    );
+    expect(scheduled).toEqual(
+      ['browser_navigate', 'browser_take_screenshot', 'browser_snapshot'].map((summary) => ({
+        summary,
+        timeoutMs: 90_000,
+        attempts: 2,
+      })),
+    );
+    // After the screenshot's round: the file it saved, then the screenshot itself.
+    const types = rec.published[i.taskId].map((e) => e.type);
+    const changed = types.indexOf('agent_files_changed');
+    expect(changed).toBeGreaterThan(0);
+    expect(types[changed + 1]).toBe('agent_screenshot');
+    await save('browser-tools', h);
   });
 });

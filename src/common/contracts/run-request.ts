@@ -86,6 +86,7 @@ export const CALLBACK_EVENT_TYPES = [
   'agent_input',
   'agent_handoff',
   'agent_files_changed',
+  'agent_screenshot',
   'agent_final_output',
   'agent_cost',
   'agent_completed',

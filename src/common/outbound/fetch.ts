@@ -100,7 +100,9 @@ function redirected(hop: Hop, status: number, from: URL, to: URL): Hop {
     return { ...hop, method: 'GET', body: undefined, headers };
   }
   if (!resendable(hop.body))
-    throw new RedirectError(`${showUrl(from)} redirected (HTTP ${status}) a request whose streamed body cannot be sent again`);
+    throw new RedirectError(
+      `${showUrl(from)} redirected (HTTP ${status}) a request whose streamed body cannot be sent again`,
+    );
   return { ...hop, headers };
 }
 

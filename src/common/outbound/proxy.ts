@@ -5,7 +5,9 @@
 // absolute-form request (plain HTTP). Each target is resolved and checked here, and the socket
 // connects to the address that was checked (DNS rebinding): loopback, private and link-local
 // addresses are refused unless OUTBOUND_ALLOWLIST names them. A refusal is a 403 whose text says
-// why, so that the agent's curl or pip shows the reason.
+// why, so that the agent's curl or pip shows the reason. The same proxy also listens on TCP
+// (startTcpPolicyProxy, 127.0.0.1 and a free port) for clients that cannot speak to a unix socket:
+// the headless browser (activities/browser/) is one.
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -36,6 +38,16 @@ export interface PolicyProxyOptions {
 export interface PolicyProxy {
   /** The unix socket it listens on. */
   readonly socketPath: string;
+  /** Stops listening and ends every open tunnel and request. */
+  close(): Promise<void>;
+}
+
+export interface TcpPolicyProxy {
+  /** Always 127.0.0.1: the proxy is for clients on this machine only. */
+  readonly host: string;
+  readonly port: number;
+  /** `http://127.0.0.1:<port>`, as a browser's proxy setting names it. */
+  readonly url: string;
   /** Stops listening and ends every open tunnel and request. */
   close(): Promise<void>;
 }
@@ -197,12 +209,11 @@ async function forward(ctx: Ctx, req: http.IncomingMessage, res: http.ServerResp
   }
 }
 
-/** Starts the proxy on `socketPath` (a stale socket file there is replaced). */
-export async function startPolicyProxy(
+/** The proxy's server, not yet listening, and how to end every connection it holds. */
+function proxyServer(
   policy: OutboundPolicy,
-  socketPath: string,
-  options: PolicyProxyOptions = {},
-): Promise<PolicyProxy> {
+  options: PolicyProxyOptions,
+): { server: http.Server; endAll: () => Promise<void> } {
   const open = new Set<Duplex>();
   const ctx: Ctx = {
     policy,
@@ -219,21 +230,53 @@ export async function startPolicyProxy(
   server.on('connection', ctx.track);
   server.maxConnections = options.maxConnections ?? 256;
   server.setTimeout(ctx.idleTimeoutMs);
-  fs.rmSync(socketPath, { force: true });
-  await new Promise<void>((resolve, reject) => {
+  const endAll = async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const s of open) s.destroy();
+    await closed;
+  };
+  return { server, endAll };
+}
+
+/** Listens on a unix socket path, or on 127.0.0.1 and a free port. */
+function listen(server: http.Server, at: { path: string } | { host: string; port: 0 }): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(socketPath, () => {
+    server.listen(at, () => {
       server.off('error', reject);
       resolve();
     });
   });
+}
+
+/** Starts the proxy on `socketPath` (a stale socket file there is replaced). */
+export async function startPolicyProxy(
+  policy: OutboundPolicy,
+  socketPath: string,
+  options: PolicyProxyOptions = {},
+): Promise<PolicyProxy> {
+  const { server, endAll } = proxyServer(policy, options);
+  fs.rmSync(socketPath, { force: true });
+  await listen(server, { path: socketPath });
   return {
     socketPath,
     close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const s of open) s.destroy();
-      await closed;
+      await endAll();
       fs.rmSync(socketPath, { force: true });
     },
   };
+}
+
+/**
+ * Starts the proxy on 127.0.0.1 and a free port. Any process of this machine may connect to it,
+ * which grants nothing the policy would not: every target is checked as for the unix socket.
+ */
+export async function startTcpPolicyProxy(
+  policy: OutboundPolicy,
+  options: PolicyProxyOptions = {},
+): Promise<TcpPolicyProxy> {
+  const { server, endAll } = proxyServer(policy, options);
+  await listen(server, { host: '127.0.0.1', port: 0 });
+  const { port } = server.address() as net.AddressInfo;
+  return { host: '127.0.0.1', port, url: `http://127.0.0.1:${port}`, close: endAll };
 }

@@ -66,6 +66,12 @@ export type AgentEventBody =
    */
   | { type: 'agent_files_changed'; tool_call_id: string; created: string[]; modified: string[]; deleted: string[] }
   /**
+   * A browser call took a screenshot: `path` is its file in the session's workspace (relative to
+   * it; GET /sessions/{id}/files/{path} serves it), `url` the page it shows; after the call's
+   * agent_tool_response (and its agent_files_changed).
+   */
+  | { type: 'agent_screenshot'; tool_call_id: string; path: string; url?: string }
+  /**
    * An attempt of a model or tool call failed and Temporal retries it: `attempt` is the one that
    * failed, `retry_in_ms` the wait before the next when known. Stream-only (not in the result's events).
    */

@@ -27,6 +27,8 @@ function identity(e: Body): string | undefined {
       return `handoff|${e.from}|${e.to}`;
     case 'agent_files_changed':
       return `files|${e.tool_call_id}`;
+    case 'agent_screenshot':
+      return `screenshot|${e.tool_call_id}|${e.path}`;
     case 'agent_started':
     case 'agent_scheduled':
       return e.type;

@@ -8,7 +8,7 @@ import type { CallbackConfig, ScheduledSummary, TaskInput, TaskLimits, TaskReque
 import { SEARCH_ATTRIBUTES } from '../../../workflows/types';
 import type { RunRequest } from '../contracts/run-request';
 import { agentsOf, mcpServersOf } from './request-tools';
-import { expandToolGroups, usesComputer } from '../../../workflows/tool-registry';
+import { expandToolGroups, usesBrowser, usesComputer } from '../../../workflows/tool-registry';
 
 export type TaskInputConfig = Pick<
   Config,
@@ -25,7 +25,12 @@ export type TaskInputConfig = Pick<
   | 'MCP_CONNECT_TIMEOUT_MS'
   | 'TOOL_RESULT_MAX_CHARS'
   | 'BASH_TIMEOUT_MAX_S'
+  | 'BROWSER_MAX_PAGES_PER_RUN'
+  | 'BROWSER_NAVIGATION_TIMEOUT_S'
 >;
+
+/** A browser call's time limit beyond two navigations (an action that starts one, then its snapshot): the launch, the files. */
+const BROWSER_CALL_MARGIN_S = 30;
 
 /** A computer call's time limit beyond its longest command: the sandbox's start, the workspace's checks, the result's publication. */
 const COMPUTER_CALL_MARGIN_S = 60;
@@ -101,6 +106,11 @@ function taskLimits(config: TaskInputConfig, req: RunRequest): TaskLimits {
     ...(usesComputer(tools) && { computerCallTimeoutMs: (config.BASH_TIMEOUT_MAX_S + COMPUTER_CALL_MARGIN_S) * 1000 }),
     // Only when asked: older runs' inputs stay as they were (the gateway checked it is offered).
     ...(req.computer?.network && { computerNetwork: true as const }),
+    // Only with the browser's tools: older runs' inputs stay as they were.
+    ...(usesBrowser(tools) && {
+      browserMaxPages: config.BROWSER_MAX_PAGES_PER_RUN,
+      browserCallTimeoutMs: (config.BROWSER_NAVIGATION_TIMEOUT_S * 2 + BROWSER_CALL_MARGIN_S) * 1000,
+    }),
     toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
     modelHeartbeatTimeoutMs: config.MODEL_HEARTBEAT_TIMEOUT_MS,
     // Only with MCP servers: older runs' inputs stay as they were.

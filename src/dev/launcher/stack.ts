@@ -22,7 +22,7 @@ import {
   waitFor,
 } from './processes';
 import { envSchema } from '../../common/config';
-import { usesComputer } from '../../../workflows/tool-registry';
+import { usesBrowser, usesComputer } from '../../../workflows/tool-registry';
 import { GATEWAY_NODE_FLAGS } from './node-flags';
 import { EngineName, engineFromEnv, startEngine } from './engines';
 import { ensurePayloadKeyFile, generatePayloadKey } from '../../common/codec/keys';
@@ -361,14 +361,22 @@ function ensurePayloadKeys(st: Starting, env: NodeJS.ProcessEnv): Stack['payload
 
 /**
  * The session's computer (on unless BUILTIN_TOOLS leaves it out) needs bubblewrap, its sandbox,
- * and ripgrep, its glob and grep: installed with apt when missing, as Redis is.
+ * and ripgrep, its glob and grep; the browser needs Chromium: installed with apt when missing, as
+ * Redis is.
  */
 function ensureComputerCommands(st: Starting, env: NodeJS.ProcessEnv): void {
   const tools = envSchema.shape.BUILTIN_TOOLS.safeParse(env.BUILTIN_TOOLS || undefined);
-  if (!tools.success || !usesComputer(tools.data)) return;
-  const orElse = "or leave the computer out of BUILTIN_TOOLS (the agent's bash, editor and search tools)";
-  ensureCommand({ bin: 'bwrap', pkg: 'bubblewrap', orElse }, st.log);
-  ensureCommand({ bin: 'rg', pkg: 'ripgrep', orElse }, st.log);
+  if (!tools.success) return;
+  if (usesComputer(tools.data)) {
+    const orElse = "or leave the computer out of BUILTIN_TOOLS (the agent's bash, editor and search tools)";
+    ensureCommand({ bin: 'bwrap', pkg: 'bubblewrap', orElse }, st.log);
+    ensureCommand({ bin: 'rg', pkg: 'ripgrep', orElse }, st.log);
+  }
+  // The browser tools drive Debian's Chromium: installed the same way, never downloaded at run time.
+  if (usesBrowser(tools.data) && !env.BROWSER_EXECUTABLE) {
+    const orElse = 'or set BROWSER_EXECUTABLE to a Chromium, or leave the browser out of BUILTIN_TOOLS';
+    ensureCommand({ bin: 'chromium', pkg: 'chromium', orElse }, st.log);
+  }
 }
 
 /** The worker, then the gateway once the worker is ready; each can be started again (restarters). */

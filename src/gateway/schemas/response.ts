@@ -284,6 +284,14 @@ const EVENT_SHAPES = {
     },
     "A tool call changed files of the session's workspace (GET /sessions/{id}/files lists and serves them); right after its agent_tool_response.",
   ],
+  agent_screenshot: [
+    {
+      tool_call_id: z.string().describe('The browser call that took it (browser_take_screenshot).'),
+      path: z.string().describe("Its file, relative to the session's workspace (e.g. screenshots/page-1.png)."),
+      url: z.string().optional().describe('The page it shows.'),
+    },
+    "A browser call saved a screenshot in the session's workspace (GET /sessions/{id}/files/{path} serves it); after its agent_tool_response and agent_files_changed.",
+  ],
   agent_retry: [
     {
       what: z.enum(['model', 'tool']).describe('What failed: the model call of a turn, or a tool call.'),

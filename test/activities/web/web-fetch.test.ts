@@ -13,13 +13,14 @@ import { sessionWorkspace } from '../../../src/common/workspaces/layout';
 import { webFetchTool, type WebFetchOptions } from '../../../activities/web/web-fetch';
 import { ToolInputError } from '../../../activities/tools/builtin';
 import { ARTICLE_WORDS, CHROME_WORDS, WEB_FETCH_PAGES } from '../../support/web-pages';
+import { startWebSite, type WebSite } from '../../support/web-site';
 
 const listen = async (server: http.Server, host: string) => {
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return (server.address() as AddressInfo).port;
 };
 
-let site: http.Server;
+let site: WebSite;
 let privateServer: http.Server;
 let sitePort: number;
 let privatePort: number;
@@ -39,13 +40,16 @@ const resolver: Resolver = async (host) => {
 };
 
 beforeAll(async () => {
-  site = http.createServer((req, res) => {
-    seen.push(req.headers);
-    const route = WEB_FETCH_PAGES[new URL(req.url ?? '/', 'http://x').pathname];
-    if (route) return route(req, res, { url: `http://site.test:${sitePort}` });
-    res.writeHead(404).end('none');
+  site = await startWebSite({
+    routes: {
+      ...WEB_FETCH_PAGES,
+      '/article': (req, res, ctx) => {
+        seen.push(req.headers);
+        return WEB_FETCH_PAGES['/article'](req, res, ctx);
+      },
+    },
   });
-  sitePort = await listen(site, '127.0.0.1');
+  sitePort = site.port;
   privateServer = http.createServer((_req, res) => {
     privateHits++;
     res.end('secret');
@@ -57,9 +61,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fetch.close();
-  site.closeAllConnections();
+  await site.close();
   privateServer.closeAllConnections();
-  await new Promise((r) => site.close(r));
   await new Promise((r) => privateServer.close(r));
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -20,6 +20,8 @@ const CONFIG: TaskInputConfig = {
   MCP_CONNECT_TIMEOUT_MS: 10_000,
   TOOL_RESULT_MAX_CHARS: 65_536,
   BASH_TIMEOUT_MAX_S: 600,
+  BROWSER_MAX_PAGES_PER_RUN: 50,
+  BROWSER_NAVIGATION_TIMEOUT_S: 30,
 };
 const START = { taskId: 'task_1', account: 'acct', session: 'sess_1', createdAt: '2026-11-28T00:00:00.000Z' };
 
@@ -126,6 +128,18 @@ test("a request's tools replace the deployment's, groups expanded; the computer'
   const deployment = taskInput(CONFIG, runRequestSchema.parse({ message: 'hi' }), START);
   expect(deployment.limits.tools).toEqual(CONFIG.BUILTIN_TOOLS);
   expect(() => runRequestSchema.parse({ message: 'hi', tools: ['shell'] })).toThrow(/tools/);
+});
+
+test("the browser's tools bring their page limit and call time limit; a run without them carries neither", () => {
+  const browser = taskInput(CONFIG, runRequestSchema.parse({ message: 'hi', tools: ['browser'] }), START);
+  expect(browser.limits.tools).toEqual(
+    expect.arrayContaining(['browser_navigate', 'browser_snapshot', 'browser_click']),
+  );
+  expect(browser.limits).toMatchObject({ browserMaxPages: 50, browserCallTimeoutMs: 90_000 });
+  const web = taskInput(CONFIG, runRequestSchema.parse({ message: 'hi', tools: ['web'] }), START);
+  expect(web.limits.tools).toEqual(['web_fetch', 'web_search']);
+  expect(web.limits).not.toHaveProperty('browserMaxPages');
+  expect(web.limits).not.toHaveProperty('browserCallTimeoutMs');
 });
 
 test('computer.network becomes limits.computerNetwork, only when asked (older inputs stay as they were)', () => {

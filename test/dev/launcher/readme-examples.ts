@@ -42,8 +42,9 @@ export function readmeExamples(file: string): Example[] {
 }
 
 /** The example aimed at a service on other ports than the README's defaults. */
-export function retarget(code: string, ports: { gateway: number; demoMcp: number }): string {
+export function retarget(code: string, ports: { gateway: number; demoMcp: number; demoWeb: number }): string {
   return code
     .replace(/(localhost|127\.0\.0\.1):8080/g, `127.0.0.1:${ports.gateway}`)
-    .replace(/127\.0\.0\.1:8790/g, `127.0.0.1:${ports.demoMcp}`);
+    .replace(/127\.0\.0\.1:8790/g, `127.0.0.1:${ports.demoMcp}`)
+    .replace(/127\.0\.0\.1:8791/g, `127.0.0.1:${ports.demoWeb}`);
 }

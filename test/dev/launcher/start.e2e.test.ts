@@ -15,7 +15,7 @@ let proc: ChildProcess;
 let out = '';
 let dataDir: string;
 let gatewayUrl: string;
-let ports: { gateway: number; demoMcp: number };
+let ports: { gateway: number; demoMcp: number; demoWeb: number };
 
 /** Waits for `what` in npm start's output; an exit of npm start ends the wait at once. The error ends with the output's tail. */
 const waitFor = launcherWait(
@@ -25,21 +25,22 @@ const waitFor = launcherWait(
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'start-'));
-  const [port, temporalPort, mcpPort, metricsPort] = [
+  const [port, temporalPort, mcpPort, metricsPort, webPort] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
   ];
   gatewayUrl = `http://127.0.0.1:${port}`;
-  ports = { gateway: port, demoMcp: mcpPort };
+  ports = { gateway: port, demoMcp: mcpPort, demoWeb: webPort };
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: dataDir,
     PORT: String(port),
     TEMPORAL_PORT: String(temporalPort),
     DEMO_MCP_PORT: String(mcpPort),
-    DEMO_WEB_PORT: String(await freePort()),
+    DEMO_WEB_PORT: String(webPort),
     WORKER_METRICS_PORT: String(metricsPort),
     ENGINE: 'embedded',
     NO_COLOR: '1',
