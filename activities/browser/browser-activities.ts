@@ -6,35 +6,22 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from '../index';
-import type { EventTag } from '../../src/common/relay/events';
-import type { ToolCall } from '../../workflows/types';
 import { workspaceDir } from '../../src/common/config';
 import { sessionWorkspace } from '../../src/common/workspaces/layout';
-import { parseArguments, publishToolResult } from '../tools/tool-activities';
+import {
+  parseArguments,
+  publishToolResult,
+  type SessionToolInput,
+  type SessionToolOutput,
+} from '../tools/tool-activities';
 import { ToolInputError } from '../tools/builtin';
 import type { BrowserCallResult } from './browser-service';
 
-export interface RunBrowserToolInput {
-  taskId: string;
-  session: string;
-  account: string;
-  /** The call's producer id on the relay (`s<step>:t<index>`). */
-  producer: string;
-  floor: number;
-  call: ToolCall;
-  /** Longest result the model gets, characters. */
-  maxChars: number;
-  /** A DAG step's run: its events carry the workflow and step ids. */
-  tag?: EventTag;
-}
+/** One browser call: the tool call and the session whose browser context it acts in. */
+export type RunBrowserToolInput = SessionToolInput;
 
-export interface RunBrowserToolOutput {
-  content: string;
-  isError: boolean;
-  lastSeq: number;
-  relayLost?: true;
-  /** Files the call saved in the session's workspace (workspace-relative): screenshots, downloads. */
-  files?: string[];
+/** Its answer, the files it saved (screenshots, downloads), and which of them are screenshots of which page. */
+export interface RunBrowserToolOutput extends SessionToolOutput {
   /** The screenshots among them (workspace-relative). */
   screenshots?: string[];
   /** The page the screenshots show. */

@@ -10,30 +10,18 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from '../index';
-import type { EventTag } from '../../src/common/relay/events';
 import type { ToolCall } from '../../workflows/types';
 import { workspaceDir } from '../../src/common/config';
 import { sessionWorkspace, type SessionWorkspace } from '../../src/common/workspaces/layout';
 import type { WorkspaceUsage } from '../../src/common/workspaces/usage';
 import { WorkspacePathError } from '../../src/common/workspaces/paths';
-import { parseArguments, publishToolResult } from '../tools/tool-activities';
+import { parseArguments, publishToolResult, type SessionToolInput } from '../tools/tool-activities';
 import { ToolInputError } from '../tools/builtin';
 import { type CallRecords, callRecords } from './call-records';
 import { changedFiles, type FilesChanged, snapshotBytes, snapshotFiles } from './files-changed';
 import type { CommandEnd, ToolAnswer } from './computer-tools';
 
-export interface RunComputerToolInput {
-  taskId: string;
-  session: string;
-  account: string;
-  /** The call's producer id on the relay (`s<step>:t<index>`). */
-  producer: string;
-  floor: number;
-  call: ToolCall;
-  /** Longest result the model gets, characters. */
-  maxChars: number;
-  /** A DAG step's run: its events carry the workflow and step ids. */
-  tag?: EventTag;
+export interface RunComputerToolInput extends SessionToolInput {
   /** The run allowed its commands network, through the outbound policy (request `computer.network`). */
   network?: true;
 }

@@ -24,6 +24,16 @@ export interface RunToolInput {
   tag?: EventTag;
 }
 
+/** A tool call that works in a session's workspace or browser (computer, web, browser tools): the account too. */
+export interface SessionToolInput extends RunToolInput {
+  account: string;
+}
+
+/** What such a call answers: RunToolOutput and the files it saved in the workspace (workspace-relative). */
+export interface SessionToolOutput extends RunToolOutput {
+  files?: string[];
+}
+
 export interface RunToolOutput {
   content: string;
   isError: boolean;

@@ -6,36 +6,22 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from '../index';
-import type { EventTag } from '../../src/common/relay/events';
-import type { ToolCall } from '../../workflows/types';
 import { workspaceDir } from '../../src/common/config';
 import { sessionWorkspace, type SessionWorkspace } from '../../src/common/workspaces/layout';
 import { WorkspacePathError } from '../../src/common/workspaces/paths';
-import { parseArguments, publishToolResult } from '../tools/tool-activities';
+import {
+  parseArguments,
+  publishToolResult,
+  type SessionToolInput,
+  type SessionToolOutput,
+} from '../tools/tool-activities';
 import { ToolInputError } from '../tools/builtin';
 
-export interface RunWebToolInput {
-  taskId: string;
-  session: string;
-  account: string;
-  /** The call's producer id on the relay (`s<step>:t<index>`). */
-  producer: string;
-  floor: number;
-  call: ToolCall;
-  /** Longest result the model gets, characters. */
-  maxChars: number;
-  /** A DAG step's run: its events carry the workflow and step ids. */
-  tag?: EventTag;
-}
+/** One web call: the tool call and where it runs (the session's workspace takes what it saves). */
+export type RunWebToolInput = SessionToolInput;
 
-export interface RunWebToolOutput {
-  content: string;
-  isError: boolean;
-  lastSeq: number;
-  relayLost?: true;
-  /** Files the call saved in the session's workspace (workspace-relative): a download, a long page's whole text. */
-  files?: string[];
-}
+/** Its answer, and the files it saved in the session's workspace (a download, a long page's whole text). */
+export type RunWebToolOutput = SessionToolOutput;
 
 /** What a web tool answers. */
 export interface WebAnswer {

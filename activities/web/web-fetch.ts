@@ -9,7 +9,7 @@ import { WEB_FETCH_DEFAULT_CHARS, WORKSPACE_MOUNT } from '../../workflows/tool-r
 import type { WorkspaceQuota } from '../computer/editor-files';
 import { formatBytes } from '../computer/editor-files';
 import { ToolInputError } from '../tools/builtin';
-import { type PageContent, PageContentError, type PageFormat, pageContent } from './page-content';
+import { type PageContent, PageContentError, type PageFormat, type PageInput, pageContent } from './page-content';
 import { type FetchLike, type FetchedBody, readBody } from './read-body';
 import { saveToWorkspace, savedName } from './saved-files';
 import type { WebAnswer, WebTool } from './web-activities';
@@ -20,6 +20,8 @@ export interface WebFetchOptions {
   timeoutMs: number;
   userAgent: string;
   quota: WorkspaceQuota;
+  /** Makes the page readable; default in this thread (the worker hands in its page thread: page-thread/). */
+  convert?: (input: PageInput) => Promise<PageContent>;
 }
 
 const FORMATS: readonly PageFormat[] = ['markdown', 'text', 'raw'];
@@ -59,7 +61,7 @@ export function webFetchTool(opts: WebFetchOptions): WebTool {
     }
     let content: PageContent;
     try {
-      content = await pageContent({ ...body, format: a.format });
+      content = await (opts.convert ?? pageContent)({ ...body, format: a.format });
     } catch (err) {
       if (err instanceof PageContentError) return { text: `${header(body)}\n\nError: ${err.message}`, isError: true };
       throw err;

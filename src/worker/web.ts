@@ -8,6 +8,7 @@ import { policyFetch, type PolicyFetch } from '../common/outbound/fetch';
 import { OutboundPolicy } from '../common/outbound/policy';
 import type { WebTools } from '../../activities/web/web-activities';
 import { webFetchTool } from '../../activities/web/web-fetch';
+import { PageThread } from '../../activities/web/page-thread/page-thread';
 import { webSearchTool } from '../../activities/web/web-search';
 import { createSearchProvider, SEARCH_DEFAULT_URLS } from '../../activities/web/search/providers';
 
@@ -34,15 +35,20 @@ export function webTools(
   const timeoutMs = config.WEB_FETCH_TIMEOUT_S * 1000;
   const pools: PolicyFetch[] = [];
   const tools: Record<string, WebTools[string]> = {};
+  let pages: PageThread | undefined;
   if (offered('web_fetch')) {
     const fetch = policyFetch(deps.policy);
     pools.push(fetch);
+    // Pages are made readable off the main thread, each within the fetch's time limit again.
+    pages = new PageThread({ timeoutMs, logger: deps.logger });
+    const thread = pages;
     tools.web_fetch = webFetchTool({
       fetch,
       maxBytes: config.WEB_FETCH_MAX_BYTES,
       timeoutMs,
       userAgent: config.WEB_USER_AGENT,
       quota: { maxBytes: config.WORKSPACE_MAX_BYTES, maxFiles: config.WORKSPACE_MAX_FILES },
+      convert: (input) => thread.convert(input),
     });
   }
   if (offered('web_search') && config.WEB_SEARCH_PROVIDER) {
@@ -56,7 +62,13 @@ export function webTools(
     tools.web_search = webSearchTool(provider, timeoutMs);
     deps.logger.info({ provider: config.WEB_SEARCH_PROVIDER, url }, 'web search ready');
   }
-  return { tools, close: async () => void (await Promise.all(pools.map((p) => p.close()))) };
+  return {
+    tools,
+    close: async () => {
+      await pages?.close();
+      await Promise.all(pools.map((p) => p.close()));
+    },
+  };
 }
 
 /** The policy with the provider's host allowed besides OUTBOUND_ALLOWLIST. */
