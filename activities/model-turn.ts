@@ -23,7 +23,7 @@ import type { Mode, RunMessage, TaskView, ToolCall, Usage } from '../workflows/t
 import { addUsage } from '../workflows/types';
 import type { BlockEvent } from '../workflows/types';
 import type { EventTag } from '../src/common/relay/events';
-import type { ToolSpec } from '../workflows/tool-registry';
+import { BUILTIN_TOOLS, toolSpec, type ToolSpec } from '../workflows/tool-registry';
 import { stepEvent, textBlocks, toolUseEvents } from '../workflows/run-events';
 import { answerTooLarge, buildMessages, chatTools, classifyModelError, outcomeBytes } from './model-support';
 import { publishAs, StreamRunnerError, type TurnProgress } from './model-stream';
@@ -41,7 +41,14 @@ export interface ModelTurnInput {
   streamTokens: boolean;
   system?: string;
   rules?: string[];
+  /** The tools offered besides the built-ins (MCP, datastore and transfer tools), as the model is told of them. */
   tools: ToolSpec[];
+  /**
+   * The built-in tools offered, by name, told to the model before `tools` with their specs from the
+   * registry (workflows/tool-registry.ts): their descriptions and schemas stay out of every turn's
+   * history. Absent in turns scheduled before: `tools` then holds every spec.
+   */
+  builtinTools?: string[];
   /** The handoff agent that has the conversation (absent: the main agent). */
   agent?: { name: string; description: string };
   /** How much of the session's and the run's threads this turn reads (by query). */
@@ -195,7 +202,7 @@ export function createModelActivities(deps: ActivityDeps) {
       ...req,
       model: modelForMode(deps.config, input.mode),
       messages,
-      tools: chatTools(input.tools),
+      tools: chatTools(offeredSpecs(input)),
       streamTokens: input.streamTokens,
       showThinking,
       ...(input.responseFormat && { responseFormat: input.responseFormat }),
@@ -275,4 +282,10 @@ function beatOf(p: TurnProgress): TurnProgress {
 /** Prompt tokens, estimated (about 4 characters a token): what an attempt cut short before the usage came is charged. */
 function estimateTokens(messages: object[]): number {
   return Math.ceil(JSON.stringify(messages).length / 4);
+}
+
+/** What the model is told of the offered tools: the built-ins' specs from the registry, then the others'. */
+export function offeredSpecs(input: Pick<ModelTurnInput, 'tools' | 'builtinTools'>): ToolSpec[] {
+  const builtins = (input.builtinTools ?? []).flatMap((n) => (BUILTIN_TOOLS[n] ? [toolSpec(BUILTIN_TOOLS[n])] : []));
+  return [...builtins, ...input.tools];
 }

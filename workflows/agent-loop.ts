@@ -8,7 +8,7 @@ import type { Activities } from '../activities';
 import type { BlockEvent, RunCarry, TaskInput, TaskView, ToolCall } from './types';
 import { HISTORY_BUDGET, historyPastBudget } from './history-budget';
 import { addUsage, costOf } from './types';
-import { RegisteredTool, offeredTools, toolSpec } from './tool-registry';
+import { BUILTIN_TOOLS, RegisteredTool, type ToolSpec, offeredTools, toolSpec } from './tool-registry';
 import { compactThread, forResult, stepEvent, textBlocks, toolResponseEvent, toolUseEvents } from './run-events';
 import { ToolCalls } from './tool-calls';
 import { bindDatastoreTools, listMcpTools } from './mcp-setup';
@@ -96,6 +96,16 @@ export class AgentLoop {
   }
 
   /** What the model is offered now: built-ins, datastore and MCP tools, and transfers to the agents that do not have the conversation. */
+  /** The turn's tools: the built-ins by name (their specs stay out of history), the others whole, in the offered order. */
+  private offeredForTurn(): { tools: ToolSpec[]; builtinTools: string[] } {
+    const offered = this.offered();
+    const builtin = (t: RegisteredTool) => BUILTIN_TOOLS[t.name] === t;
+    return {
+      builtinTools: offered.filter(builtin).map((t) => t.name),
+      tools: offered.filter((t) => !builtin(t)).map(toolSpec),
+    };
+  }
+
   private offered(): RegisteredTool[] {
     return offeredTools(
       this.input.limits.tools,
@@ -195,7 +205,7 @@ export class AgentLoop {
       streamTokens: request.streamTokens,
       system: request.system,
       rules: request.rules,
-      tools: this.offered().map(toolSpec),
+      ...this.offeredForTurn(),
       ...(this.state.agent !== undefined && { agent: this.activeAgent() }),
       thread: { sessionMessages: this.sessionMessages(), runMessages: s.thread.length },
       ...(JSON.stringify(s.thread).length <= INLINE_THREAD_CHARS && { runThread: s.thread }),

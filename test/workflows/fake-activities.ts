@@ -27,7 +27,7 @@ import {
   type RunBrowserToolInput,
 } from '../../activities/browser/browser-activities';
 import { readThread } from '../../activities/thread-reader';
-import type { ModelTurnInput, ModelTurnOutput } from '../../activities/model-turn';
+import { offeredSpecs, type ModelTurnInput, type ModelTurnOutput } from '../../activities/model-turn';
 import type { PublishEndInput } from '../../activities/relay';
 import type { RunComputerToolInput, RunComputerToolOutput } from '../../activities/computer/computer-activities';
 import type { FilesChanged } from '../../activities/computer/files-changed';
@@ -301,7 +301,8 @@ export function fakeActivities(
       if (input.prelude) publish(input.taskId, `s${input.step}`, input.prelude);
       const { session, run } = await readThread(env().client, input);
       (rec.seen[input.taskId] ??= []).push([...session, ...run].map((m) => m.content));
-      (rec.turns[input.taskId] ??= []).push({ agent: input.agent?.name, tools: input.tools.map((t) => t.name) });
+      const tools = offeredSpecs(input).map((t) => t.name);
+      (rec.turns[input.taskId] ??= []).push({ agent: input.agent?.name, tools });
       const said = lastUser(run);
       if (said.startsWith('reject'))
         throw ApplicationFailure.nonRetryable('the model rejected the request (HTTP 400)', 'ModelBadRequest');
