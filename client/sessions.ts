@@ -5,6 +5,8 @@ import type {
   CreateSessionBody,
   ListSessionsQuery,
   SessionCreated,
+  ForkSessionBody,
+  SessionForked,
   SessionInfo,
   SessionList,
   SessionMessages,
@@ -48,6 +50,14 @@ export class Sessions {
   /** A new session, with an id of one's own choosing if given (a ConflictError if it is taken). */
   create(body: CreateSessionBody = {}, opts: RequestOptions = {}): Promise<SessionCreated> {
     return this.core.json('POST', '/sessions', { ...opts, body });
+  }
+
+  /**
+   * A new session whose thread is this one's, or its first `at` messages; this one goes on
+   * unchanged. A ConflictError if the new id given is taken.
+   */
+  fork(id: string, body: ForkSessionBody = {}, opts: RequestOptions = {}): Promise<SessionForked> {
+    return this.core.json('POST', sessionPath(id, '/fork'), { ...opts, body });
   }
 
   /** Deletes a session, its conversation and its workspace's files; a ConflictError while one of its runs is active or queued. */

@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type {
   createSessionSchema,
+  forkSessionSchema,
   listQuerySchema,
   patchTaskSchema,
   scheduleListQuerySchema,
@@ -21,6 +22,7 @@ import type {
   runResultSchema,
   scheduledSummarySchema,
   sessionCreatedSchema,
+  sessionForkedSchema,
   sessionListSchema,
   sessionMessagesSchema,
   taskAcceptedSchema,
@@ -81,6 +83,10 @@ export type SessionInfo = SessionList['sessions'][number];
 export type SessionCreated = z.output<typeof sessionCreatedSchema>;
 /** POST /sessions body: an id of one's own choosing, or none for a new sess_… id. */
 export type CreateSessionBody = z.input<typeof createSessionSchema>;
+/** POST /sessions/{id}/fork body: how many messages to keep (default all), the new session's id. */
+export type ForkSessionBody = z.input<typeof forkSessionSchema>;
+/** POST /sessions/{id}/fork → 201. */
+export type SessionForked = z.output<typeof sessionForkedSchema>;
 /** GET /sessions query (`limit` 1..100, default 20; coerced from text by the schema, as for tasks). */
 export type ListSessionsQuery = Omit<z.input<typeof sessionListQuerySchema>, 'limit'> & { limit?: number };
 

@@ -18,6 +18,7 @@ import { runCommand } from './commands/run';
 import { scheduleCommand } from './commands/schedule';
 import { schedulesCommand } from './commands/schedules';
 import { sessionsCommand } from './commands/sessions';
+import { forkCommand } from './commands/fork';
 import { tailCommand } from './commands/tail';
 import { taskCommand } from './commands/task';
 import { tasksCommand } from './commands/tasks';
@@ -31,6 +32,7 @@ const COMMANDS: Command[] = [
   resultCommand,
   sessionsCommand,
   messagesCommand,
+  forkCommand,
   filesCommand,
   schedulesCommand,
   scheduleCommand,

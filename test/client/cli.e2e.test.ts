@@ -37,7 +37,7 @@ test('--help for agent and each command (stdout, exit 0); a missing or unknown c
       cli(['run', 'hi', '--max-duration', '1.5']),
     ]);
   expect(general).toMatchObject({ code: 0, stderr: '' });
-  for (const cmd of ['run', 'tail', 'tasks', 'task', 'cancel', 'result', 'sessions', 'messages', 'replay'])
+  for (const cmd of ['run', 'tail', 'tasks', 'task', 'cancel', 'result', 'sessions', 'messages', 'fork', 'replay'])
     expect(general.stdout).toMatch(new RegExp(`^  ${cmd} +\\S`, 'm'));
   expect(runHelp).toMatchObject({ code: 0, stderr: '' });
   expect(runHelp.stdout).toMatch(
@@ -163,6 +163,16 @@ test('run --background prints the task id (--json: the accepted task); task, tas
     stdout:
       'user: in the background\nassistant: You said: in the background\nuser: second\nassistant: You said: second\n',
   });
+
+  const fork = await cli(['fork', session, '--at', '2', '--as', `${session}-fork`]);
+  expect(fork).toMatchObject({
+    code: 0,
+    stdout: `${session}-fork\n`,
+    stderr: `forked from ${session} with 2 messages\n`,
+  });
+  expect((await cli(['messages', `${session}-fork`])).stdout).toBe(
+    'user: in the background\nassistant: You said: in the background\n',
+  );
 
   const long = (await cli(['run', '[[tool name=wait args={"seconds":60}]] long', '--background'])).stdout.trim();
   await waitUntil('the long task running', async () => (await agent.tasks.get(long)).status === 'running');

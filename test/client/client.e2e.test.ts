@@ -36,7 +36,7 @@ const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 const answerText = (events: AgentEvent[]) =>
   events.flatMap((e) => (e.type === 'agent_response' ? [e.content] : [])).join('');
 
-test('run() answers the finished run as JSON; ?session continues it; sessions.messages reads and clearMessages clears it', async () => {
+test('run() answers the finished run as JSON; ?session continues it; sessions.messages reads it, fork copies it, clearMessages clears it', async () => {
   const first = await agent.run({ message: 'hello' });
   expect(first).toMatchObject({
     status: 'completed',
@@ -65,8 +65,13 @@ test('run() answers the finished run as JSON; ?session continues it; sessions.me
       { role: 'assistant', content: 'You said: again' },
     ],
   });
+  const forked = await agent.sessions.fork(first.session, { at: 2 });
+  expect(forked).toMatchObject({ forked_from: first.session, messages: 2 });
+  expect((await agent.sessions.messages(forked.session)).messages).toEqual(thread.messages.slice(0, 2));
   await agent.sessions.clearMessages(first.session);
   expect((await agent.sessions.messages(first.session)).messages).toEqual([]);
+  // The fork has a thread of its own: clearing the session it came from leaves it.
+  expect((await agent.sessions.messages(forked.session)).messages).toHaveLength(2);
 });
 
 test('stream() yields the typed events in seq order, tool calls included, and ends after agent_completed', async () => {

@@ -1,6 +1,7 @@
 // The sessions API: create (an id of the client's choosing or a new one, 409 when
 // taken, 400 when malformed), list (paged, each session once across idle closes
-// and reopens, per account), delete (204, 404, 409 while busy, the id free again).
+// and reopens, per account), delete (204, 404, 409 while busy, the id free again), fork (a new
+// session with the thread or its first messages; its next run sees only those).
 // Sessions here close after 1.5 s idle, so closed sessions are exercised too.
 import { randomUUID } from 'node:crypto';
 import { Api, KEY_B, useStack, waitUntil, withTemporal } from './helpers';
@@ -212,4 +213,61 @@ test('delete is 409 while a run is active or queued in the session, and works on
     { stepMs: 200 },
   );
   expect((await call('GET', `/sessions/${id}/messages`)).status).toBe(404);
+});
+
+describe('fork', () => {
+  /** A session of two exchanges (four messages), closed when idle or not. */
+  async function twoExchanges(prefix: string): Promise<string> {
+    const id = newId(prefix);
+    expect((await call('POST', '/sessions', { body: { session: id } })).status).toBe(201);
+    for (const message of ['[[say text="Noted: the tide is at six."]] first fact', 'second fact: the moon is full'])
+      expect((await call('POST', `/?session=${id}`, { body: { message } })).json.status).toBe('completed');
+    return id;
+  }
+
+  test('a fork at 2 keeps the first exchange; its next run sees only that; the session forked from is unchanged', async () => {
+    const from = await twoExchanges('fork-src');
+    const all = (await call('GET', `/sessions/${from}/messages`)).json.messages;
+    expect(all).toHaveLength(4);
+    const to = newId('fork-dst');
+    const forked = await call('POST', `/sessions/${from}/fork`, { body: { at: 2, session: to } });
+    expect(forked.status).toBe(201);
+    expect(forked.json).toEqual({ session: to, created_at: expect.any(String), forked_from: from, messages: 2 });
+    expect((await call('GET', `/sessions/${to}/messages`)).json.messages).toEqual(all.slice(0, 2));
+    const run = await call('POST', `/?session=${to}`, { body: { message: 'what do you know?' } });
+    expect(run.json.status).toBe('completed');
+    const sent = ctx
+      .stack()
+      .model!.received()
+      .map((r) => JSON.stringify(r.body.messages))
+      .filter((m) => m.includes('what do you know?'));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toContain('Noted: the tide is at six.');
+    expect(sent[0]).not.toContain('the moon is full');
+    expect((await call('GET', `/sessions/${from}/messages`)).json.messages).toEqual(all);
+    expect((await call('GET', `/sessions/${to}/messages`)).json.messages).toHaveLength(4);
+  });
+
+  test('a closed session forks whole by default, to a new sess_ id', async () => {
+    const from = await twoExchanges('fork-closed');
+    await waitUntil('the session closed when idle', async () => (await entries(from)).some((s) => !s.open), {
+      stepMs: 200,
+    });
+    const forked = await call('POST', `/sessions/${from}/fork`);
+    expect(forked.status).toBe(201);
+    expect(forked.json).toMatchObject({ session: expect.stringMatching(/^sess_[0-9a-f]{32}$/), messages: 4 });
+    expect((await call('GET', `/sessions/${forked.json.session}/messages`)).json.messages).toHaveLength(4);
+  });
+
+  test('at beyond the thread is 400 naming body.at; unknown and other accounts\u2019 sessions 404; a taken id 409', async () => {
+    const from = await twoExchanges('fork-bad');
+    const beyond = await call('POST', `/sessions/${from}/fork`, { body: { at: 5 } });
+    expect(beyond.status).toBe(400);
+    expect(beyond.json.error.details[0]).toMatchObject({ path: 'body.at' });
+    expect(beyond.json.error.message).toMatch(/has 4 messages/);
+    expect((await call('POST', `/sessions/${from}/fork`, { body: { at: -1 } })).status).toBe(400);
+    expect((await call('POST', `/sessions/${newId('nope')}/fork`)).status).toBe(404);
+    expect((await call('POST', `/sessions/${from}/fork`, { key: KEY_B })).status).toBe(404);
+    expect((await call('POST', `/sessions/${from}/fork`, { body: { session: from } })).status).toBe(409);
+  });
 });

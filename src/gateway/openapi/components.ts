@@ -8,6 +8,7 @@ import { datastoreParameters, datastoreSchemas } from './datastores';
 import { sessionFileParameters, sessionFileSchemas } from './session-files';
 import {
   createSessionSchema,
+  forkSessionSchema,
   patchTaskSchema,
   taskMessageSchema,
   runQuerySchema,
@@ -23,6 +24,7 @@ import {
   healthSchema,
   readinessSchema,
   sessionCreatedSchema,
+  sessionForkedSchema,
   webhookSecretSchema,
   deliveryListSchema,
   sessionListSchema,
@@ -70,6 +72,8 @@ function componentSchemas(): Json {
     SessionList: toSchema(sessionListSchema),
     CreateSessionRequest: toSchema(createSessionSchema),
     SessionCreated: toSchema(sessionCreatedSchema),
+    ForkSessionRequest: toSchema(forkSessionSchema),
+    SessionForked: toSchema(sessionForkedSchema),
     WebhookSecret: toSchema(webhookSecretSchema),
     DeliveryList: toSchema(deliveryListSchema),
     ...scheduleSchemas(),

@@ -64,6 +64,24 @@ function sessionItemPaths(): Json {
         },
       }),
     },
+    '/sessions/{id}/fork': {
+      post: operation('post', {
+        id: 'forkSession',
+        tag: 'sessions',
+        summary: "A new session with this session's conversation, or its first messages",
+        description:
+          "The new session's thread is the first `at` messages of this one (default: all of them), and its next run continues from there; this session goes on unchanged. Its workspace (the agent's files) starts empty, and its first run starts with the main agent. Like any new session, its id may be given (409 when taken).",
+        parameters: [sessionId],
+        body: 'ForkSessionRequest',
+        bodyOptional: true,
+        responses: { 201: { description: 'The new session.', content: jsonBody('SessionForked') } },
+        errors: {
+          400: 'A malformed session id or body, or `at` beyond the number of messages (body.at).',
+          404: 'No such session for this account.',
+          409: 'A session with the new id exists (open or closed).',
+        },
+      }),
+    },
     '/sessions/{id}/messages': {
       get: operation('get', {
         id: 'getSessionMessages',

@@ -1,11 +1,11 @@
-// Sessions: list, create (with an id of the client's choosing), delete; and a
+// Sessions: list, create (with an id of the client's choosing), fork, delete; and a
 // session's messages (Agentbase's get/clear messages).
 import { Router } from 'express';
 import type { GatewayDeps } from '../app';
 import { requireAccount } from '../middleware/auth';
 import { ValidationError } from '../../common/errors';
 import { parse } from '../schemas/validate';
-import { createSessionSchema, sessionListQuerySchema, SESSION_ID } from '../schemas/request';
+import { createSessionSchema, forkSessionSchema, sessionListQuerySchema, SESSION_ID } from '../schemas/request';
 
 /** The session id of a path (`/sessions/{id}...`), or the 400 naming it. */
 export function sessionIdParam(raw: string): string {
@@ -29,6 +29,22 @@ export function sessionRoutes(deps: GatewayDeps): Router {
   r.post('/sessions', async (req, res) => {
     const body = parse(createSessionSchema, req.body, 'body');
     res.status(201).json(await sessions.create(requireAccount(req), body.session));
+  });
+  // A new session with this one's thread, or its first `at` messages; this one goes on unchanged.
+  r.post('/sessions/:id/fork', async (req, res) => {
+    const from = id(req.params.id);
+    const body = parse(forkSessionSchema, req.body ?? {}, 'body');
+    const account = requireAccount(req);
+    const thread = await deps.tasks.messages(account, from);
+    const at = body.at ?? thread.length;
+    if (at > thread.length)
+      throw ValidationError.at(
+        'body.at',
+        `the session has ${thread.length} messages: at may be at most ${thread.length}`,
+        'too_big',
+      );
+    const created = await sessions.create(account, body.session, thread.slice(0, at));
+    res.status(201).json({ ...created, forked_from: from, messages: at });
   });
   r.delete('/sessions/:id', async (req, res) => {
     await sessions.delete(requireAccount(req), id(req.params.id));

@@ -54,6 +54,22 @@ export const createSessionSchema = z.strictObject({
     .describe('The id to give the session (letters, digits and _ . : -, at most 128); default: a new sess_… id.'),
 });
 
+export const forkSessionSchema = z.strictObject({
+  at: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      "How many of the session's messages the fork keeps, from the first (GET /sessions/{id}/messages lists them in order): 2 keeps the first exchange of a plain conversation; default all of them.",
+    ),
+  session: z
+    .string()
+    .regex(SESSION_ID)
+    .optional()
+    .describe('The id to give the new session (letters, digits and _ . : -, at most 128); default: a new sess_… id.'),
+});
+
 export const resultQuerySchema = z.strictObject({ wait: z.coerce.number().min(0).max(60).default(0) });
 
 export const eventsQuerySchema = z.strictObject({ after: z.coerce.number().int().min(0).optional() });

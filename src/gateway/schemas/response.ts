@@ -195,6 +195,17 @@ export const sessionCreatedSchema = z
   .describe('The new, empty session: POST /?session=<session> runs in it.');
 same<z.output<typeof sessionCreatedSchema>, SessionCreated>(true);
 
+export const sessionForkedSchema = z
+  .object({
+    session: z.string().describe('The new session.'),
+    created_at: z.string().describe('ISO 8601.'),
+    forked_from: z.string().describe('The session it was forked from, which goes on unchanged.'),
+    messages: z.number().int().min(0).describe('How many messages its thread starts with.'),
+  })
+  .describe(
+    "A new session whose thread is the first `messages` of the other's: POST /?session=<session> continues from there. Its workspace starts empty.",
+  );
+
 export const healthSchema = z.object({ status: z.literal('ok') }).describe('The process is up (no dependency checks).');
 
 export const readinessSchema = z

@@ -9,7 +9,7 @@ import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import { workspaceDir, type Config } from '../../common/config';
 import type { Account } from '../../common/accounts/registry';
 import { ConflictError, DependencyUnavailableError, NotFoundError } from '../../common/errors';
-import { sessionWorkflowId } from '../../../workflows/types';
+import { sessionWorkflowId, type ThreadMessage } from '../../../workflows/types';
 import { sessionRef, sessionStart, sessionStartMeta } from '../../common/sessions/session-signals';
 import { temporalCall } from './temporal-errors';
 import { listSessions, SessionListQuery, SessionPage } from './session-list';
@@ -52,8 +52,8 @@ export class SessionService {
     return temporalCall(() => listSessions(this.client, this.config.TEMPORAL_NAMESPACE, account.account, q));
   }
 
-  /** A new, empty session; 409 when the id is taken (by a session open or closed). */
-  async create(account: Account, id?: string): Promise<SessionCreated> {
+  /** A new session, empty or with `messages` as its thread; 409 when the id is taken (by a session open or closed). */
+  async create(account: Account, id?: string, messages: ThreadMessage[] = []): Promise<SessionCreated> {
     const session = id ?? `sess_${randomUUID().replace(/-/g, '')}`;
     const ref = sessionRef(this.config, account.account, session);
     const createdAt = new Date().toISOString();
@@ -62,7 +62,7 @@ export class SessionService {
         this.client.workflow.start('agentSession', {
           workflowId: sessionWorkflowId(account.account, session),
           taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-          args: [sessionStart(ref, [])],
+          args: [sessionStart(ref, messages)],
           ...sessionStartMeta(ref, createdAt),
           // A closed session still holds its id (its next run reopens it with its thread).
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
