@@ -1,5 +1,6 @@
 // Sessions: the agent remembers earlier messages; runs of one session never
-// interleave (queued by default, 409 with multitask: reject); messages can be
+// interleave (queued by default, 409 with multitask: reject, into the running run with
+// multitask: steer); messages can be
 // read and cleared; unknown sessions are 404. Sessions here close after 2 s
 // idle, so every test also runs across closes and reopens.
 import { Api, KEY_B, postStream, readSse, useStack, waitUntil, withTemporal } from './helpers';
@@ -237,4 +238,66 @@ test('a thread cleared as soon as a stream has ended stays clear: the exchange d
     await new Promise((r) => setTimeout(r, 300));
     expect((await call('GET', `/sessions/${session}/messages`)).json.messages).toEqual([]);
   }
+});
+
+describe('multitask: steer', () => {
+  /** A session with a run in it that is running (waiting on a 4 s tool call), and that run's task id. */
+  async function busySession(): Promise<{ session: string; running: string }> {
+    const first = await call('POST', '/', {
+      body: { message: '[[tool name=wait args={"seconds":4}]] take your time', background: true },
+    });
+    const running = first.json.task_id;
+    await waitUntil(
+      'the first run running',
+      async () => (await call('GET', `/tasks/${running}`)).json.status === 'running',
+    );
+    return { session: first.json.session, running };
+  }
+
+  const steer = (message: string, background = false) => ({ message, multitask: 'steer', background });
+
+  test('JSON: the message goes into the running run, and the answer is that run’s own, taking it in', async () => {
+    const { session, running } = await busySession();
+    const r = await call('POST', `/?session=${session}`, { body: steer('also mention the moon') });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-steered')).toBe('true');
+    expect(r.json).toMatchObject({ task_id: running, session, status: 'completed' });
+    expect(r.json.events.map((e: { type: string }) => e.type)).toContain('agent_input');
+    expect(r.json.output).toContain('also mention the moon');
+    // Nothing else started in the session.
+    expect((await call('GET', `/tasks?session=${session}`)).json.tasks).toHaveLength(1);
+  });
+
+  test('SSE: the running run’s stream, its agent_input and its end; background: 202 naming the running task', async () => {
+    const a = await busySession();
+    const res = await postStream(ctx.stack(), steer('from a stream'), `/?session=${a.session}`);
+    expect(res.headers.get('x-task-id')).toBe(a.running);
+    expect(res.headers.get('x-steered')).toBe('true');
+    const events = await readSse(res);
+    const types = events.map((e) => e.data.type);
+    expect(types[0]).toBe('agent_started');
+    expect(types).toContain('agent_input');
+    expect(types.at(-1)).toBe('agent_completed');
+
+    const b = await busySession();
+    const accepted = await call('POST', `/?session=${b.session}`, { body: steer('in the background', true) });
+    expect(accepted.status).toBe(202);
+    expect(accepted.json).toMatchObject({ task_id: b.running, session: b.session, status: 'running', steered: true });
+    const result = await call('GET', `/tasks/${b.running}/result?wait=30`);
+    expect(result.json.output).toContain('in the background');
+  });
+
+  test('with no run running, the request runs as with queue; steer takes no callback or schedules', async () => {
+    const first = await call('POST', '/', { body: { message: 'hello' } });
+    const r = await call('POST', `/?session=${first.json.session}`, { body: steer('a new run then') });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-steered')).toBeNull();
+    expect(r.json.task_id).not.toBe(first.json.task_id);
+    expect(r.json.output).toBe('You said: a new run then');
+    const bad = await call('POST', `/?session=${first.json.session}`, {
+      body: { ...steer('x', true), callback: { url: 'https://example.com/hook' } },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.details[0].path).toBe('body.multitask');
+  });
 });

@@ -299,14 +299,24 @@ export const runRequestSchema = z
         'Seconds the agent may work, from when the run starts (default MAX_DURATION_DEFAULT, none when 0); reaching it cancels what is in flight and ends the run with agent_error max_duration.',
       ),
     multitask: z
-      .enum(['queue', 'reject'])
+      .enum(['queue', 'reject', 'steer'])
       .default('queue')
-      .describe('When the session is busy: wait for its turn (queue) or answer 409 (reject).'),
+      .describe(
+        "When the session is busy: wait for its turn (queue), answer 409 (reject), or steer: the message goes into the session's running run (as POST /tasks/{id}/messages does) and the answer is that run's own (its task_id; X-Steered: true); with no run running, the request runs as with queue.",
+      ),
     metadata: z.record(z.string(), z.unknown()).default({}).describe('Initial user metadata of the task.'),
   })
   .superRefine((r, ctx) => {
     for (const [a, b] of EXCLUSIVE_FIELDS)
       if (r[a] && r[b]) ctx.addIssue({ code: 'custom', message: `give ${a} or ${b}, not both`, path: [b] });
+    // A steered message starts nothing: what would belong to a new task would be lost.
+    for (const field of ['schedules', ...CALLBACK_FIELDS] as const)
+      if (r.multitask === 'steer' && r[field])
+        ctx.addIssue({
+          code: 'custom',
+          message: `multitask "steer" starts no task of its own, so it takes no ${field}`,
+          path: ['multitask'],
+        });
     for (const field of CALLBACK_FIELDS) {
       if (r[field] && !r.background)
         ctx.addIssue({

@@ -42,11 +42,18 @@ export function runRoutes(deps: GatewayDeps): Router {
           return { schedules: made.schedules };
         }
       : undefined;
-    const sub = await deps.tasks.submit(account, body, query.session, idem, req.timing, {
-      callback,
-      beforeStart,
-      undo: async () => made?.undo(),
-    });
+    // multitask "steer": into the session's running run, whose answer this request then gets.
+    const steered =
+      body.multitask === 'steer' && query.session
+        ? await deps.tasks.steer(account, query.session, body.message, idem)
+        : undefined;
+    const sub =
+      steered ??
+      (await deps.tasks.submit(account, body, query.session, idem, req.timing, {
+        callback,
+        beforeStart,
+        undo: async () => made?.undo(),
+      }));
     // The answer's schedules: those just made, or (a repeated Idempotency-Key) those the first request made.
     const scheduled = async () =>
       plan
@@ -57,6 +64,7 @@ export function runRoutes(deps: GatewayDeps): Router {
       'X-Task-Id': sub.taskId,
       'X-Session-Id': sub.session,
       ...(sub.repeated && { 'Idempotent-Replayed': 'true' }),
+      ...(sub.steered && { 'X-Steered': 'true' }),
     };
 
     if (body.background) return answerAccepted(deps, res, { account, sub, common, scheduled, wantsStream });
@@ -107,12 +115,13 @@ async function answerAccepted(
   { account, sub, common, scheduled, wantsStream }: Started & { wantsStream: boolean },
 ): Promise<void> {
   res.status(202).set({ ...common, Location: `/tasks/${sub.taskId}` });
-  const status = sub.repeated ? (await deps.tasks.view(account, sub.taskId)).status : 'queued';
+  const status = sub.repeated || sub.steered ? (await deps.tasks.view(account, sub.taskId)).status : 'queued';
   const accepted = {
     task_id: sub.taskId,
     session: sub.session,
     status,
     created_at: sub.createdAt,
+    ...(sub.steered && { steered: true }),
     ...(await scheduled()),
   };
   // Asked for a stream, the same answer as its one event: a client that reads only events still learns the task.

@@ -136,9 +136,13 @@ export const taskAcceptedSchema = z
       'queued for a new task; the current status when an Idempotency-Key replays an earlier one.',
     ),
     created_at: z.string().describe('ISO 8601.'),
+    steered: z
+      .literal(true)
+      .optional()
+      .describe('multitask "steer": the message went into this running task of the session; nothing new started.'),
     ...runAnswerExtras,
   })
-  .describe('A background task was accepted (or replayed by Idempotency-Key).');
+  .describe('A background task was accepted (or replayed by Idempotency-Key, or steered into).');
 
 /** The same, as the one event of a background run's answer to a client that asked for a stream. */
 export const taskAcceptedEventSchema = taskAcceptedSchema

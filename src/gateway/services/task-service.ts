@@ -220,16 +220,39 @@ export class TaskService {
   }
 
   /** Sends a message into a running task (a Temporal update): the agent reads it before its next model turn. */
+  /**
+   * multitask "steer": the message into the session's running run, which answers it; undefined
+   * when the session has no run running (or it is finishing, or the session is closed or unknown):
+   * the request then runs as a queued one would. An Idempotency-Key makes a repeat no second message.
+   */
+  async steer(account: Account, session: string, message: string, key?: string): Promise<Submitted | undefined> {
+    const h = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
+    const busy = await this.deadline(5000, () => h.query(busyQuery)).catch(() => undefined);
+    if (!busy?.active) return undefined;
+    try {
+      await this.sendMessage(account, busy.active, message, key && `steer:${key}`);
+    } catch (err) {
+      if (err instanceof ConflictError || err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+    const view = await this.view(account, busy.active);
+    return { taskId: busy.active, session, createdAt: view.created_at, repeated: false, steered: true };
+  }
+
   async sendMessage(
     account: Account,
     taskId: string,
     message: string,
+    updateId?: string,
   ): Promise<{ task_id: string; status: TaskView['status']; pending: number }> {
     const view = await this.view(account, taskId);
     if (isFinished(view.status))
       throw new ConflictError(`the task is already ${view.status}; it takes no more messages`, { status: view.status });
     try {
-      const update = () => this.client.workflow.getHandle(taskId).executeUpdate(messageUpdate, { args: [{ message }] });
+      const update = () =>
+        this.client.workflow
+          .getHandle(taskId)
+          .executeUpdate(messageUpdate, { args: [{ message }], ...(updateId && { updateId }) });
       const r = await this.connection.withDeadline(Date.now() + 10_000, update);
       return { task_id: taskId, status: view.status, pending: r.pending };
     } catch (err) {

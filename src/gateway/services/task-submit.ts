@@ -34,6 +34,8 @@ export interface Submitted {
   createdAt: string;
   /** The Idempotency-Key matched an earlier request: nothing new was started. */
   repeated: boolean;
+  /** multitask "steer": the message went into the session's running run, this task; nothing new was started. */
+  steered?: true;
 }
 
 /** One request on its way to a started task: what the steps of TaskSubmitter.submit share. */
