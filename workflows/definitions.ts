@@ -16,6 +16,12 @@ export const threadQuery = defineQuery<{ messages: RunMessage[]; total: number }
 /** What a completed run adds to its session's thread; the session reads it so when it is too large to ride on the hand-over signal. */
 export const exchangeQuery = defineQuery<ThreadMessage[]>('exchange');
 export const patchMetadataSignal = defineSignal<[Record<string, unknown>]>('patchMetadata');
+/**
+ * multitask "interrupt": the run's cancellation that follows is an interruption by a new message
+ * of its session: the run ends cancelled (error `interrupted`) and hands its exchange so far to the
+ * session's thread, its answer marked as interrupted, instead of nothing.
+ */
+export const interruptSignal = defineSignal('interrupt');
 /** A message into the running task: the agent takes it in before its next model turn. */
 export const messageUpdate = defineUpdate<{ accepted: true; pending: number }, [{ message: string }]>('message');
 

@@ -37,7 +37,14 @@ import { DagRun } from './dag-run';
 import { recoverLostEvents } from './relay-recovery';
 import { RunDeadline } from './run-deadline';
 import { innermostFailure } from './failure-cause';
-import { exchangeQuery, messageUpdate, patchMetadataSignal, statusQuery, threadQuery } from './definitions';
+import {
+  exchangeQuery,
+  interruptSignal,
+  messageUpdate,
+  patchMetadataSignal,
+  statusQuery,
+  threadQuery,
+} from './definitions';
 
 /** Largest completed result (JSON characters) the run's end caches for the gateway. */
 const RESULT_CACHE_MAX_CHARS = 16_384;
@@ -88,6 +95,8 @@ export class TaskRun {
   private finalOutput: TaskResult['final_output'];
   /** Set once the run is past its work: a message sent after it is refused. */
   private ending = false;
+  /** The coming cancellation is an interruption by a new message (interruptSignal). */
+  private interrupted = false;
 
   constructor(private readonly input: TaskInput) {
     this.view = input.carry?.view ?? initialView(input);
@@ -115,6 +124,7 @@ export class TaskRun {
     setHandler(threadQuery, (from) => threadPage(this.state.thread, from));
     setHandler(exchangeQuery, () => this.exchange());
     setHandler(patchMetadataSignal, (patch) => void (this.view.metadata = { ...this.view.metadata, ...patch }));
+    setHandler(interruptSignal, () => void (this.interrupted = true));
     setHandler(
       messageUpdate,
       ({ message }) => {
@@ -302,11 +312,21 @@ export class TaskRun {
     });
   }
 
-  /** A failure Temporal reported: cancelled (thrown on as it came) or failed with its innermost cause. */
+  /**
+   * A failure Temporal reported: cancelled (thrown on as it came) or failed with its innermost
+   * cause. A cancellation announced as an interruption (multitask "interrupt") keeps the exchange
+   * so far in the session's thread, its answer marked as interrupted.
+   */
   async fail(err: TemporalFailure): Promise<never> {
     const cancelled = isCancellation(err);
-    const error = describeFailure(err, cancelled);
-    await this.finishUnsuccessfully(cancelled ? 'cancelled' : 'failed', error, [{ type: 'agent_error', error }]);
+    const interrupted = cancelled && this.interrupted;
+    const error = interrupted ? INTERRUPTED : describeFailure(err, cancelled);
+    await this.finishUnsuccessfully(
+      cancelled ? 'cancelled' : 'failed',
+      error,
+      [{ type: 'agent_error', error }],
+      interrupted ? this.interruptedExchange() : [],
+    );
     if (cancelled) throw err;
     throw ApplicationFailure.create({ message: error.message, type: error.type, nonRetryable: true });
   }
@@ -315,12 +335,13 @@ export class TaskRun {
     status: TaskStatus,
     error: { type: string; message: string },
     events: BlockEvent[],
+    exchange: ThreadMessage[] = [],
   ): Promise<void> {
     this.setStatus(status);
     this.view.error = error;
     this.view.completed_at = new Date(Date.now()).toISOString();
     this.note(`task ${status}`, { steps: this.state.step, error: error.type, reason: error.message });
-    await this.admission.release([]);
+    await this.admission.release(exchange);
     await this.publishEnd(events);
     const unlisted = events.filter((e) => !this.state.blocks.includes(e));
     await this.feed?.flush([...this.state.blocks, ...unlisted], {
@@ -354,6 +375,18 @@ export class TaskRun {
   }
 
   /** What a completed run adds to its session's thread: the messages it took in and its answer. */
+  /** The exchange of an interrupted run: its user messages, and what the agent had said so far, marked. */
+  private interruptedExchange(): ThreadMessage[] {
+    const said = this.exchange().filter((m) => m.role === 'user');
+    const partial = this.state.thread
+      .filter((m): m is Extract<RunMessage, { role: 'assistant' }> => m.role === 'assistant')
+      .map((m) => (typeof m.content === 'string' ? m.content.trim() : ''))
+      .filter(Boolean)
+      .join('\n\n');
+    const mark = '[interrupted: a new message arrived before this answer was finished]';
+    return [...said, { role: 'assistant', content: partial ? `${partial}\n\n${mark}` : mark }];
+  }
+
   private exchange(): ThreadMessage[] {
     const said = this.state.thread
       .filter((m): m is Extract<RunMessage, { role: 'user' }> => m.role === 'user')
@@ -361,6 +394,11 @@ export class TaskRun {
     return [...said, { role: 'assistant', content: this.state.output }];
   }
 }
+
+const INTERRUPTED = {
+  type: 'interrupted',
+  message: 'the task was interrupted by a new message in its session (multitask: interrupt)',
+};
 
 function describeFailure(err: unknown, cancelled: boolean): { type: string; message: string } {
   if (cancelled) return { type: 'cancelled', message: 'the task was cancelled' };

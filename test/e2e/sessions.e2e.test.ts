@@ -1,9 +1,9 @@
 // Sessions: the agent remembers earlier messages; runs of one session never
 // interleave (queued by default, 409 with multitask: reject, into the running run with
-// multitask: steer); messages can be
+// multitask: steer, after the running run is interrupted with multitask: interrupt); messages can be
 // read and cleared; unknown sessions are 404. Sessions here close after 2 s
 // idle, so every test also runs across closes and reopens.
-import { Api, KEY_B, postStream, readSse, useStack, waitUntil, withTemporal } from './helpers';
+import { Api, KEY_A, KEY_B, postStream, readSse, useStack, waitUntil, withTemporal } from './helpers';
 
 jest.setTimeout(120_000);
 const ctx = useStack({ SESSION_IDLE_CLOSE_MS: '2000' });
@@ -299,5 +299,79 @@ describe('multitask: steer', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.json.error.details[0].path).toBe('body.multitask');
+  });
+});
+
+describe('multitask: interrupt', () => {
+  async function busySession(): Promise<{ session: string; running: string }> {
+    const first = await call('POST', '/', {
+      body: { message: '[[tool name=wait args={"seconds":30}]] a long job', background: true },
+    });
+    const running = first.json.task_id;
+    await waitUntil(
+      'the first run running',
+      async () => (await call('GET', `/tasks/${running}`)).json.status === 'running',
+    );
+    return { session: first.json.session, running };
+  }
+  const interrupt = (message: string, background = false) => ({ message, multitask: 'interrupt', background });
+
+  test('JSON: the running run ends cancelled as interrupted, its exchange kept and marked; the new run answers at once, seeing it', async () => {
+    const { session, running } = await busySession();
+    ctx.stack().model!.reset();
+    const r = await call('POST', `/?session=${session}`, { body: interrupt('change of plan') });
+    expect(r.status).toBe(200);
+    expect(r.json.task_id).not.toBe(running);
+    expect(r.json).toMatchObject({ session, status: 'completed', output: 'You said: change of plan' });
+    const old = await call('GET', `/tasks/${running}/result`);
+    expect(old.json).toMatchObject({ status: 'cancelled', error: { type: 'interrupted' } });
+    const thread = (await call('GET', `/sessions/${session}/messages`)).json.messages;
+    expect(thread).toEqual([
+      { role: 'user', content: '[[tool name=wait args={"seconds":30}]] a long job' },
+      { role: 'assistant', content: expect.stringMatching(/^\[interrupted: a new message arrived/) },
+      { role: 'user', content: 'change of plan' },
+      { role: 'assistant', content: 'You said: change of plan' },
+    ]);
+    // The new run's model request carried the interrupted exchange.
+    const sent = JSON.stringify(ctx.stack().model!.received().at(-1)!.body.messages);
+    expect(sent).toContain('a long job');
+    expect(sent).toContain('[interrupted');
+  });
+
+  test('SSE and background: the new run streams or is accepted; the interrupted run ends with agent_error interrupted', async () => {
+    const a = await busySession();
+    const res = await postStream(ctx.stack(), interrupt('streamed instead'), `/?session=${a.session}`);
+    const events = await readSse(res);
+    expect(res.headers.get('x-task-id')).not.toBe(a.running);
+    expect(events.at(-1)?.data.type).toBe('agent_completed');
+    // The interrupted run's own stream ends with its agent_error.
+    const old = await fetch(`${ctx.stack().gatewayUrl}/tasks/${a.running}/events`, {
+      headers: { authorization: `Bearer ${KEY_A}`, accept: 'text/event-stream' },
+    });
+    const oldEvents = await readSse(old);
+    expect(oldEvents.at(-1)?.data).toMatchObject({ type: 'agent_error', error: { type: 'interrupted' } });
+    const b = await busySession();
+    const accepted = await call('POST', `/?session=${b.session}`, { body: interrupt('later instead', true) });
+    expect(accepted.status).toBe(202);
+    expect(accepted.json.task_id).not.toBe(b.running);
+    const result = await call('GET', `/tasks/${accepted.json.task_id}/result?wait=30`);
+    expect(result.json).toMatchObject({ status: 'completed', output: 'You said: later instead' });
+    const cancelled = await call('GET', `/tasks/${b.running}/result`);
+    expect(cancelled.json).toMatchObject({ status: 'cancelled', error: { type: 'interrupted' } });
+  });
+
+  test('with no run running it is a plain run, and a cancel without interrupt keeps nothing of the run', async () => {
+    const { session, running } = await busySession();
+    await call('POST', `/tasks/${running}/cancel`);
+    await waitUntil(
+      'the cancel done',
+      async () => (await call('GET', `/tasks/${running}`)).json.status === 'cancelled',
+    );
+    const r = await call('POST', `/?session=${session}`, { body: interrupt('nothing to interrupt') });
+    expect(r.json).toMatchObject({ status: 'completed', output: 'You said: nothing to interrupt' });
+    expect((await call('GET', `/sessions/${session}/messages`)).json.messages).toEqual([
+      { role: 'user', content: 'nothing to interrupt' },
+      { role: 'assistant', content: 'You said: nothing to interrupt' },
+    ]);
   });
 });

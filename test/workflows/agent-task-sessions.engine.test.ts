@@ -1,6 +1,7 @@
 // The task and session workflows on the engine: a run takes its turn in its session as the
 // gateway submits it (enqueued, or opening a new session), hands its exchange over, an idle
-// session closes and reopens, runs of one session take turns and a cancelled or terminated run
+// session closes and reopens, runs of one session take turns, an interrupted run hands its exchange
+// over marked, and a cancelled or terminated run
 // gives its turn back (agent-task.engine.test.ts: the run itself and the slots). Histories of
 // these runs are saved (UPDATE_HISTORIES=1) for the replay test.
 import { randomUUID } from 'node:crypto';
@@ -9,7 +10,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createEnv, saveHistories as save, worker } from './env';
 import { fakeActivities, recorder } from './fake-activities';
 import { input, TaskHandles } from './task-handles';
-import { messagesQuery } from '../../workflows/definitions';
+import { interruptSignal, messagesQuery } from '../../workflows/definitions';
 
 jest.setTimeout(90_000);
 let env: TestWorkflowEnvironment;
@@ -219,5 +220,37 @@ test('runs of one session take turns; a cancelled run gives the turn back', asyn
     const s = env.client.workflow.getHandle(`session:acct:${session}`);
     expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual(['second', 'echo:second']);
     await save('session-turns', a, b, s);
+  });
+});
+
+test('an interrupted run (interrupt, then cancel) ends cancelled as interrupted and hands its exchange, marked, to the session; the next run sees it', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const session = `sess_${randomUUID().replace(/-/g, '')}`;
+    const a = await start(input('slow first', { session }));
+    await statusBecomes(a, 'running');
+    const b = await start(input('second', { session }));
+    await hasEvent(
+      b,
+      'EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED',
+      "the second run's join delivered to its session",
+    );
+    await a.signal(interruptSignal);
+    await a.cancel();
+    expect(await a.result().catch((e) => e)).toBeInstanceOf(WorkflowFailedError);
+    expect(await statusOf(a)).toMatchObject({ status: 'cancelled', error: { type: 'interrupted' } });
+    expect((await b.result()).output).toBe('echo:second');
+    const s = env.client.workflow.getHandle(`session:acct:${session}`);
+    expect((await s.query(messagesQuery)).map((m) => m.content)).toEqual([
+      'slow first',
+      '[interrupted: a new message arrived before this answer was finished]',
+      'second',
+      'echo:second',
+    ]);
+    // The second run's model turn read the thread with the interrupted exchange in it.
+    expect(seen[b.workflowId]).toEqual([
+      ['slow first', '[interrupted: a new message arrived before this answer was finished]', 'second'],
+    ]);
+    await save('session-interrupted', a, b, s);
   });
 });

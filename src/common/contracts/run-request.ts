@@ -299,10 +299,10 @@ export const runRequestSchema = z
         'Seconds the agent may work, from when the run starts (default MAX_DURATION_DEFAULT, none when 0); reaching it cancels what is in flight and ends the run with agent_error max_duration.',
       ),
     multitask: z
-      .enum(['queue', 'reject', 'steer'])
+      .enum(['queue', 'reject', 'steer', 'interrupt'])
       .default('queue')
       .describe(
-        "When the session is busy: wait for its turn (queue), answer 409 (reject), or steer: the message goes into the session's running run (as POST /tasks/{id}/messages does) and the answer is that run's own (its task_id; X-Steered: true); with no run running, the request runs as with queue.",
+        "When the session is busy: wait for its turn (queue), answer 409 (reject), or steer: the message goes into the session's running run (as POST /tasks/{id}/messages does) and the answer is that run's own (its task_id; X-Steered: true); with no run running, the request runs as with queue; or interrupt: the running run is cancelled (its exchange so far kept in the thread, marked interrupted; its status cancelled, error interrupted) and this request runs at once after it.",
       ),
     metadata: z.record(z.string(), z.unknown()).default({}).describe('Initial user metadata of the task.'),
   })

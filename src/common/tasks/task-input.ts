@@ -59,7 +59,7 @@ export function taskInput(config: TaskInputConfig, req: RunRequest, start: TaskS
     limits: taskLimits(config, req),
     admission: {
       background: req.background,
-      // A "steer" request that starts a task found no run to steer into: it runs as a queued one.
+      // "steer" that found no run to steer into, and "interrupt" once the running run is ended, queue as usual.
       multitask: req.multitask === 'reject' ? 'reject' : 'queue',
       slots: req.background ? { limit: start.maxRunning ?? config.MAX_RUNNING_TASKS_PER_ACCOUNT } : undefined,
       ownsTurn: !!start.ownsTurn,

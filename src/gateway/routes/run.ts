@@ -42,6 +42,8 @@ export function runRoutes(deps: GatewayDeps): Router {
           return { schedules: made.schedules };
         }
       : undefined;
+    // multitask "interrupt": the session's running run ends (its exchange so far kept), this one follows.
+    if (body.multitask === 'interrupt' && query.session) await deps.tasks.interrupt(account, query.session);
     // multitask "steer": into the session's running run, whose answer this request then gets.
     const steered =
       body.multitask === 'steer' && query.session

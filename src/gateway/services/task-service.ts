@@ -24,6 +24,7 @@ import { inProcessStarter, WorkflowStarter } from '../start-thread/starter';
 import { TaskSubmitter, type SubmitExtras, type Submitted } from './task-submit';
 import {
   busyQuery,
+  interruptSignal,
   clearSignal,
   messagesQuery,
   messageUpdate,
@@ -237,6 +238,26 @@ export class TaskService {
     }
     const view = await this.view(account, busy.active);
     return { taskId: busy.active, session, createdAt: view.created_at, repeated: false, steered: true };
+  }
+
+  /**
+   * multitask "interrupt": the session's running run is told it is interrupted (it then keeps its
+   * exchange so far in the thread, marked) and cancelled; the request's own run then queues in the
+   * session as usual, first in line unless other runs were already queued. Nothing to interrupt
+   * (idle, closed, unknown, or the run finishing): nothing is done.
+   */
+  async interrupt(account: Account, session: string): Promise<void> {
+    const h = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
+    const busy = await this.deadline(5000, () => h.query(busyQuery)).catch(() => undefined);
+    if (!busy?.active) return;
+    const run = this.client.workflow.getHandle(busy.active);
+    try {
+      await this.deadline(5000, () => run.signal(interruptSignal));
+      await this.deadline(5000, () => run.cancel());
+    } catch (err) {
+      // Closed meanwhile: it finished on its own, and the new run simply follows it.
+      if (!(err instanceof NotFoundError) && !(err instanceof WorkflowNotFoundError)) throw err;
+    }
   }
 
   async sendMessage(
