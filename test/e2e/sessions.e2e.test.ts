@@ -240,24 +240,24 @@ test('a thread cleared as soon as a stream has ended stays clear: the exchange d
   }
 });
 
-describe('multitask: steer', () => {
-  /** A session with a run in it that is running (waiting on a 4 s tool call), and that run's task id. */
-  async function busySession(): Promise<{ session: string; running: string }> {
-    const first = await call('POST', '/', {
-      body: { message: '[[tool name=wait args={"seconds":4}]] take your time', background: true },
-    });
-    const running = first.json.task_id;
-    await waitUntil(
-      'the first run running',
-      async () => (await call('GET', `/tasks/${running}`)).json.status === 'running',
-    );
-    return { session: first.json.session, running };
-  }
+/** A session with a run in it that is running (waiting on a `seconds` tool call), and that run's task id. */
+async function busySession(seconds: number): Promise<{ session: string; running: string }> {
+  const first = await call('POST', '/', {
+    body: { message: `[[tool name=wait args={"seconds":${seconds}}]] a long job`, background: true },
+  });
+  const running = first.json.task_id;
+  await waitUntil(
+    'the first run running',
+    async () => (await call('GET', `/tasks/${running}`)).json.status === 'running',
+  );
+  return { session: first.json.session, running };
+}
 
+describe('multitask: steer', () => {
   const steer = (message: string, background = false) => ({ message, multitask: 'steer', background });
 
   test('JSON: the message goes into the running run, and the answer is that run’s own, taking it in', async () => {
-    const { session, running } = await busySession();
+    const { session, running } = await busySession(4);
     const r = await call('POST', `/?session=${session}`, { body: steer('also mention the moon') });
     expect(r.status).toBe(200);
     expect(r.headers.get('x-steered')).toBe('true');
@@ -269,7 +269,7 @@ describe('multitask: steer', () => {
   });
 
   test('SSE: the running run’s stream, its agent_input and its end; background: 202 naming the running task', async () => {
-    const a = await busySession();
+    const a = await busySession(4);
     const res = await postStream(ctx.stack(), steer('from a stream'), `/?session=${a.session}`);
     expect(res.headers.get('x-task-id')).toBe(a.running);
     expect(res.headers.get('x-steered')).toBe('true');
@@ -279,7 +279,7 @@ describe('multitask: steer', () => {
     expect(types).toContain('agent_input');
     expect(types.at(-1)).toBe('agent_completed');
 
-    const b = await busySession();
+    const b = await busySession(4);
     const accepted = await call('POST', `/?session=${b.session}`, { body: steer('in the background', true) });
     expect(accepted.status).toBe(202);
     expect(accepted.json).toMatchObject({ task_id: b.running, session: b.session, status: 'running', steered: true });
@@ -303,21 +303,10 @@ describe('multitask: steer', () => {
 });
 
 describe('multitask: interrupt', () => {
-  async function busySession(): Promise<{ session: string; running: string }> {
-    const first = await call('POST', '/', {
-      body: { message: '[[tool name=wait args={"seconds":30}]] a long job', background: true },
-    });
-    const running = first.json.task_id;
-    await waitUntil(
-      'the first run running',
-      async () => (await call('GET', `/tasks/${running}`)).json.status === 'running',
-    );
-    return { session: first.json.session, running };
-  }
   const interrupt = (message: string, background = false) => ({ message, multitask: 'interrupt', background });
 
   test('JSON: the running run ends cancelled as interrupted, its exchange kept and marked; the new run answers at once, seeing it', async () => {
-    const { session, running } = await busySession();
+    const { session, running } = await busySession(30);
     ctx.stack().model!.reset();
     const r = await call('POST', `/?session=${session}`, { body: interrupt('change of plan') });
     expect(r.status).toBe(200);
@@ -339,7 +328,7 @@ describe('multitask: interrupt', () => {
   });
 
   test('SSE and background: the new run streams or is accepted; the interrupted run ends with agent_error interrupted', async () => {
-    const a = await busySession();
+    const a = await busySession(30);
     const res = await postStream(ctx.stack(), interrupt('streamed instead'), `/?session=${a.session}`);
     const events = await readSse(res);
     expect(res.headers.get('x-task-id')).not.toBe(a.running);
@@ -350,7 +339,7 @@ describe('multitask: interrupt', () => {
     });
     const oldEvents = await readSse(old);
     expect(oldEvents.at(-1)?.data).toMatchObject({ type: 'agent_error', error: { type: 'interrupted' } });
-    const b = await busySession();
+    const b = await busySession(30);
     const accepted = await call('POST', `/?session=${b.session}`, { body: interrupt('later instead', true) });
     expect(accepted.status).toBe(202);
     expect(accepted.json.task_id).not.toBe(b.running);
@@ -361,7 +350,7 @@ describe('multitask: interrupt', () => {
   });
 
   test('with no run running it is a plain run, and a cancel without interrupt keeps nothing of the run', async () => {
-    const { session, running } = await busySession();
+    const { session, running } = await busySession(30);
     await call('POST', `/tasks/${running}/cancel`);
     await waitUntil(
       'the cancel done',
