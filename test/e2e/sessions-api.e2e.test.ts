@@ -259,10 +259,10 @@ describe('fork', () => {
     expect((await call('GET', `/sessions/${forked.json.session}/messages`)).json.messages).toHaveLength(4);
   });
 
-  test('at beyond the thread is 400 naming body.at; unknown and other accounts\u2019 sessions 404; a taken id 409', async () => {
+  test('at beyond the thread is 422 naming body.at; unknown and other accounts\u2019 sessions 404; a taken id 409', async () => {
     const from = await twoExchanges('fork-bad');
     const beyond = await call('POST', `/sessions/${from}/fork`, { body: { at: 5 } });
-    expect(beyond.status).toBe(400);
+    expect(beyond.status).toBe(422);
     expect(beyond.json.error.details[0]).toMatchObject({ path: 'body.at' });
     expect(beyond.json.error.message).toMatch(/has 4 messages/);
     expect((await call('POST', `/sessions/${from}/fork`, { body: { at: -1 } })).status).toBe(400);

@@ -326,7 +326,7 @@ export const runRequestSchema = z
         });
     }
   })
-  // The same two rules for the document (a refinement does not show in a JSON Schema).
+  // The same rules for the document (a refinement does not show in a JSON Schema).
   .meta({
     allOf: [
       ...EXCLUSIVE_FIELDS.map(([a, b]) => ({ not: { required: [a, b] } })),
@@ -334,6 +334,10 @@ export const runRequestSchema = z
         if: { required: [field] },
         then: { required: ['background'], properties: { background: { const: true } } },
       })),
+      {
+        if: { required: ['multitask'], properties: { multitask: { const: 'steer' } } },
+        then: { not: { anyOf: ['schedules', ...CALLBACK_FIELDS].map((f) => ({ required: [f] })) } },
+      },
     ],
   });
 

@@ -76,8 +76,9 @@ function sessionItemPaths(): Json {
         bodyOptional: true,
         responses: { 201: { description: 'The new session.', content: jsonBody('SessionForked') } },
         errors: {
-          400: 'A malformed session id or body, or `at` beyond the number of messages (body.at).',
+          400: 'A malformed session id or body.',
           404: 'No such session for this account.',
+          422: '`at` beyond the number of messages of the session (body.at).',
           409: 'A session with the new id exists (open or closed).',
         },
       }),

@@ -3,7 +3,7 @@
 import { Router } from 'express';
 import type { GatewayDeps } from '../app';
 import { requireAccount } from '../middleware/auth';
-import { ValidationError } from '../../common/errors';
+import { UnprocessableRequestError, ValidationError } from '../../common/errors';
 import { parse } from '../schemas/validate';
 import { createSessionSchema, forkSessionSchema, sessionListQuerySchema, SESSION_ID } from '../schemas/request';
 
@@ -37,8 +37,9 @@ export function sessionRoutes(deps: GatewayDeps): Router {
     const account = requireAccount(req);
     const thread = await deps.tasks.messages(account, from);
     const at = body.at ?? thread.length;
+    // Well-formed, but beyond this session's thread: a 422, as a cursor of another listing is.
     if (at > thread.length)
-      throw ValidationError.at(
+      throw UnprocessableRequestError.at(
         'body.at',
         `the session has ${thread.length} messages: at may be at most ${thread.length}`,
         'too_big',
