@@ -13,7 +13,7 @@ import type { DatastoreAccess } from '../src/common/datastores/access';
 import { bindDatastores } from '../src/common/datastores/bindings';
 import { checkStatement } from '../src/common/datastores/sql-text';
 import { DatastoreConnectionError, DatastoreQueryError, type QueryResult } from '../src/common/datastores/types';
-import { parseArguments, publishToolResult } from './tools/tool-activities';
+import { heartbeating, parseArguments, publishToolResult } from './tools/tool-activities';
 import { ToolInputError } from './tools/builtin';
 
 export interface BindDatastoreToolsInput {
@@ -46,7 +46,6 @@ export interface CallDatastoreOutput {
   callMs: number;
 }
 
-const HEARTBEAT_MS = 1000;
 const DEFAULT_HITS = 5;
 
 export function createDatastoreActivities(deps: ActivityDeps) {
@@ -71,16 +70,13 @@ export function createDatastoreActivities(deps: ActivityDeps) {
     async callDatastore(input: CallDatastoreInput): Promise<CallDatastoreOutput> {
       const started = performance.now();
       const ctx = Context.current();
-      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
       let outcome: { text: string; isError: boolean; queryMs?: number };
       try {
-        outcome = await runTool(access(), input, ctx.cancellationSignal);
+        outcome = await heartbeating(() => runTool(access(), input, ctx.cancellationSignal));
       } catch (err) {
         // Cancellation reaches the activity with a heartbeat's answer; the database has been told to stop.
         if (ctx.cancellationSignal.aborted) throw new CancelledFailure('datastore call cancelled');
         outcome = { text: `Error: ${failureText(err)}`, isError: true };
-      } finally {
-        clearInterval(beat);
       }
       const published = await publishToolResult(deps, input, outcome.text, outcome.isError);
       return {

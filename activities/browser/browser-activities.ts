@@ -9,12 +9,13 @@ import type { ActivityDeps } from '../index';
 import { workspaceDir } from '../../src/common/config';
 import { sessionWorkspace } from '../../src/common/workspaces/layout';
 import {
+  heartbeating,
+  inputErrorResult,
   parseArguments,
   publishToolResult,
   type SessionToolInput,
   type SessionToolOutput,
 } from '../tools/tool-activities';
-import { ToolInputError } from '../tools/builtin';
 import type { BrowserCallResult } from './browser-service';
 
 /** One browser call: the tool call and the session whose browser context it acts in. */
@@ -41,8 +42,6 @@ export interface BrowserRunner {
 export const BROWSER_STATE_LOST =
   'Error: the worker running this browser call stopped before it answered, so the call may or may not have happened, and the pages and cookies of this session were lost with that worker. It was not run again: open the page again with browser_navigate and check before repeating an action.';
 
-const HEARTBEAT_MS = 1000;
-
 export function createBrowserActivities(deps: Pick<ActivityDeps, 'publisher' | 'config' | 'browser'>) {
   const root = workspaceDir(deps.config);
   return {
@@ -53,30 +52,20 @@ export function createBrowserActivities(deps: Pick<ActivityDeps, 'publisher' | '
           'this worker runs no browser (BUILTIN_TOOLS leaves it out)',
           'ToolBadInput',
         );
-      let r: BrowserCallResult;
-      if (ctx.info.attempt > 1) r = { text: BROWSER_STATE_LOST, isError: true };
-      else {
-        const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
-        try {
-          r = await answerOf(() =>
-            deps.browser!.call(
-              `${input.account}/${input.session}`,
-              input.call.name,
-              parseArguments(input.call.arguments),
-              {
-                signal: ctx.cancellationSignal,
-                workspaceFiles: sessionWorkspace(root, input.account, input.session).files,
-              },
-            ),
-          );
-        } catch (err) {
-          // A cancelled task: the page was closed; the activity ends cancelled, not with a result.
-          if (ctx.cancellationSignal.aborted) await ctx.cancelled;
-          throw err;
-        } finally {
-          clearInterval(beat);
-        }
-      }
+      const browser = deps.browser;
+      const call = async (): Promise<BrowserCallResult> =>
+        browser.call(`${input.account}/${input.session}`, input.call.name, parseArguments(input.call.arguments), {
+          signal: ctx.cancellationSignal,
+          workspaceFiles: sessionWorkspace(root, input.account, input.session).files,
+        });
+      const r: BrowserCallResult =
+        ctx.info.attempt > 1
+          ? { text: BROWSER_STATE_LOST, isError: true }
+          : await heartbeating(call).catch(async (err: unknown) => {
+              // A cancelled task: the page was closed; the activity ends cancelled, not with a result.
+              if (ctx.cancellationSignal.aborted) await ctx.cancelled;
+              return inputErrorResult(err);
+            });
       const isError = !!r.isError;
       const published = await publishToolResult(deps, input, r.text, isError);
       const shots = r.screenshots ?? [];
@@ -88,14 +77,4 @@ export function createBrowserActivities(deps: Pick<ActivityDeps, 'publisher' | '
       };
     },
   };
-}
-
-/** The tool's answer; arguments that are not a JSON object are an error result. */
-async function answerOf(run: () => Promise<BrowserCallResult>): Promise<BrowserCallResult> {
-  try {
-    return await run();
-  } catch (err) {
-    if (err instanceof ToolInputError) return { text: `Error: ${err.message}`, isError: true };
-    throw err;
-  }
 }

@@ -14,9 +14,13 @@ import type { ToolCall } from '../../workflows/types';
 import { workspaceDir } from '../../src/common/config';
 import { sessionWorkspace, type SessionWorkspace } from '../../src/common/workspaces/layout';
 import type { WorkspaceUsage } from '../../src/common/workspaces/usage';
-import { WorkspacePathError } from '../../src/common/workspaces/paths';
-import { parseArguments, publishToolResult, type SessionToolInput } from '../tools/tool-activities';
-import { ToolInputError } from '../tools/builtin';
+import {
+  heartbeating,
+  inputErrorResult,
+  parseArguments,
+  publishToolResult,
+  type SessionToolInput,
+} from '../tools/tool-activities';
 import { type CallRecords, callRecords } from './call-records';
 import { changedFiles, type FilesChanged, snapshotBytes, snapshotFiles } from './files-changed';
 import type { CommandEnd, ToolAnswer } from './computer-tools';
@@ -48,8 +52,6 @@ interface CallResult {
   workspaceBytes?: number;
 }
 
-const HEARTBEAT_MS = 1000;
-
 export const OUTCOME_UNKNOWN =
   'Error: the outcome of this call is unknown: the worker running it stopped (a crash or a restart) before it answered, so it may have run completely, partly or not at all. It was not run again: look at the workspace before repeating it.';
 
@@ -74,15 +76,11 @@ export function createComputerActivities(deps: Pick<ActivityDeps, 'publisher' | 
       // The same across the call's retries: the key of its record, and its output files' name.
       const { workflowExecution, activityId } = ctx.info;
       const key = `${workflowExecution?.workflowId ?? input.taskId}/${activityId}`;
-      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
-      let r: CallResult;
-      try {
-        r = await runCall(ws, input.call, key, (args, usage) =>
+      const r = await heartbeating(() =>
+        runCall(ws, input.call, key, (args, usage) =>
           tool(args, ws, { id: key, signal: ctx.cancellationSignal, network: !!input.network, usage }),
-        );
-      } finally {
-        clearInterval(beat);
-      }
+        ),
+      );
       // A cancelled task: its command was killed; the activity ends cancelled, not with a result.
       if (ctx.cancellationSignal.aborted) await ctx.cancelled;
       const published = await publishToolResult(deps, input, r.text, r.isError);
@@ -103,7 +101,7 @@ async function runCall(
   try {
     args = parseArguments(call.arguments);
   } catch (err) {
-    return asToolError(err);
+    return inputErrorResult(err);
   }
   if (!changesWorkspace(call.name, args)) return attempt(() => run(args));
   const records: CallRecords = callRecords(ws.state);
@@ -126,13 +124,6 @@ async function attempt(run: () => Promise<ToolAnswer>): Promise<CallResult> {
     const r = await run();
     return { text: r.text, isError: !!r.isError, ...(r.command && { command: r.command }) };
   } catch (err) {
-    return asToolError(err);
+    return inputErrorResult(err);
   }
-}
-
-function asToolError(err: unknown): CallResult {
-  if (err instanceof ToolInputError || err instanceof WorkspacePathError)
-    return { text: `Error: ${err.message}`, isError: true };
-  // A fault of the machinery (the disk, the sandbox's set-up): Temporal retries the activity.
-  throw err;
 }

@@ -9,6 +9,7 @@ import type { ActivityDeps } from '../index';
 import type { EventTag } from '../../src/common/relay/events';
 import type { ToolCall } from '../../workflows/types';
 import { capToolOutput, toolResponseEvent } from '../../workflows/run-events';
+import { WorkspacePathError } from '../../src/common/workspaces/paths';
 import { BUILTIN_IMPLS, ToolInputError } from './builtin';
 
 export interface RunToolInput {
@@ -47,28 +48,43 @@ const HEARTBEAT_MS = 1000;
 export function createToolActivities(deps: ActivityDeps) {
   return {
     async runTool(input: RunToolInput): Promise<RunToolOutput> {
-      const ctx = Context.current();
       const impl = BUILTIN_IMPLS[input.call.name];
       if (!impl)
         throw ApplicationFailure.nonRetryable(
           `no tool named ${JSON.stringify(input.call.name)} runs as an activity`,
           'ToolBadInput',
         );
-      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
-      let content: string;
-      let isError = false;
-      try {
-        content = await impl(parseArguments(input.call.arguments));
-      } catch (err) {
-        if (!(err instanceof ToolInputError)) throw err;
-        content = `Error: ${err.message}`;
-        isError = true;
-      } finally {
-        clearInterval(beat);
-      }
-      return { ...(await publishToolResult(deps, input, content, isError)), isError };
+      const r = await heartbeating(async () => ({
+        text: await impl(parseArguments(input.call.arguments)),
+        isError: false,
+      })).catch(inputErrorResult);
+      return { ...(await publishToolResult(deps, input, r.text, r.isError)), isError: r.isError };
     },
   };
+}
+
+/**
+ * Runs `fn` while the activity heartbeats every second: the worker's liveness for Temporal, and the
+ * way a task's cancellation reaches the call (the answer to a heartbeat).
+ */
+export async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+/**
+ * The model's error result for a mistake of its own (arguments the tool refuses, a path out of the
+ * workspace); anything else is thrown on: a fault of the machinery, which Temporal retries.
+ */
+export function inputErrorResult(err: unknown): { text: string; isError: true } {
+  if (err instanceof ToolInputError || err instanceof WorkspacePathError)
+    return { text: `Error: ${err.message}`, isError: true };
+  throw err;
 }
 
 /** Cuts a result to the model's limit and publishes its agent_tool_response as the call's own producer. */

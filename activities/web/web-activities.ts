@@ -8,14 +8,14 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from '../index';
 import { workspaceDir } from '../../src/common/config';
 import { sessionWorkspace, type SessionWorkspace } from '../../src/common/workspaces/layout';
-import { WorkspacePathError } from '../../src/common/workspaces/paths';
 import {
+  heartbeating,
+  inputErrorResult,
   parseArguments,
   publishToolResult,
   type SessionToolInput,
   type SessionToolOutput,
 } from '../tools/tool-activities';
-import { ToolInputError } from '../tools/builtin';
 
 /** One web call: the tool call and where it runs (the session's workspace takes what it saves). */
 export type RunWebToolInput = SessionToolInput;
@@ -40,8 +40,6 @@ export type WebTool = (
 
 export type WebTools = Readonly<Record<string, WebTool>>;
 
-const HEARTBEAT_MS = 1000;
-
 export function createWebActivities(deps: Pick<ActivityDeps, 'publisher' | 'config' | 'web'>) {
   const root = workspaceDir(deps.config);
   return {
@@ -54,15 +52,9 @@ export function createWebActivities(deps: Pick<ActivityDeps, 'publisher' | 'conf
           'ToolBadInput',
         );
       const ws = sessionWorkspace(root, input.account, input.session);
-      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
-      let answer: WebAnswer;
-      try {
-        answer = await answerOf(() =>
-          tool(parseArguments(input.call.arguments), ws, { signal: ctx.cancellationSignal }),
-        );
-      } finally {
-        clearInterval(beat);
-      }
+      const answer: WebAnswer = await heartbeating(async () =>
+        tool(parseArguments(input.call.arguments), ws, { signal: ctx.cancellationSignal }),
+      ).catch(inputErrorResult);
       // A cancelled task: the request was aborted; the activity ends cancelled, not with a result.
       if (ctx.cancellationSignal.aborted) await ctx.cancelled;
       const isError = !!answer.isError;
@@ -70,15 +62,4 @@ export function createWebActivities(deps: Pick<ActivityDeps, 'publisher' | 'conf
       return { ...published, isError, ...(answer.files?.length && { files: answer.files }) };
     },
   };
-}
-
-/** The tool's answer; bad arguments and a path out of the workspace are error results, anything else is retried. */
-async function answerOf(run: () => Promise<WebAnswer>): Promise<WebAnswer> {
-  try {
-    return await run();
-  } catch (err) {
-    if (err instanceof ToolInputError || err instanceof WorkspacePathError)
-      return { text: `Error: ${err.message}`, isError: true };
-    throw err;
-  }
 }

@@ -3,7 +3,7 @@
 // workspace. What the model reads starts with where the text came from (the final URL), so an
 // answer built on it can cite it. Refusals, HTTP errors and timeouts are answers; only a
 // connection that failed on the way is thrown, for Temporal to try again.
-import { OutboundLookupError, OutboundRefusedError } from '../../src/common/outbound/policy';
+import { OutboundRefusedError } from '../../src/common/outbound/policy';
 import { RedirectError } from '../../src/common/outbound/fetch';
 import { WEB_FETCH_DEFAULT_CHARS, WORKSPACE_MOUNT } from '../../workflows/tool-registry';
 import type { WorkspaceQuota } from '../computer/editor-files';
@@ -80,7 +80,7 @@ function refusalOrThrow(err: unknown, url: string, timedOutMs: number | undefine
       text: `Error: ${url} did not answer within ${timedOutMs / 1000} s; try again later or another page.`,
       isError: true,
     };
-  if (err instanceof OutboundLookupError) throw err;
+  // A connection that failed on the way (OutboundLookupError: DNS for now; a reset, a refusal): retried.
   throw err;
 }
 

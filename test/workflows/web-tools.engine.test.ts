@@ -22,6 +22,10 @@ afterAll(async () => {
   await env?.teardown();
 });
 
+/** A run owning its session's turn whose model makes these calls, turn after turn, offered `tools`. */
+const turnsInput = (turns: unknown[][][], tools: string[]) =>
+  taskInput(`turns:${JSON.stringify(turns)}`, { joinGraceMs: 300, ownsTurn: true, tools });
+
 test('a search and two fetches run at once as runWebTool activities named by their tool; a saved file is announced; rebuilt from history at every task', async () => {
   const w = await replayingWorker(
     env,
@@ -38,11 +42,7 @@ test('a search and two fetches run at once as runWebTool activities named by the
       ],
       [['web_fetch', { url: 'https://b.example/tides', format: 'text' }]],
     ];
-    const i = taskInput(`turns:${JSON.stringify(turns)}`, {
-      joinGraceMs: 300,
-      ownsTurn: true,
-      tools: ['calculate', 'web_fetch', 'web_search'],
-    });
+    const i = turnsInput(turns, ['calculate', 'web_fetch', 'web_search']);
     const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
     const r = (await h.result()) as TaskResult;
     expect(r.output).toBe(
@@ -89,11 +89,7 @@ test("browser calls are runBrowserTool activities named by their tool; a screens
       ],
       [['browser_navigate', { url: 'https://b.example/' }]],
     ];
-    const base = taskInput(`turns:${JSON.stringify(turns)}`, {
-      joinGraceMs: 300,
-      ownsTurn: true,
-      tools: ['browser_navigate', 'browser_snapshot', 'browser_take_screenshot'],
-    });
+    const base = turnsInput(turns, ['browser_navigate', 'browser_snapshot', 'browser_take_screenshot']);
     const i = { ...base, limits: { ...base.limits, browserMaxPages: 1, browserCallTimeoutMs: 90_000 } };
     const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
     const r = (await h.result()) as TaskResult;

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { threadExecArgv } from '../../../src/common/helper-thread';
 import { type PageContent, PageContentError, type PageInput } from '../page-content';
 
-export type ToPageThread = { id: number; input: Omit<PageInput, 'bytes'> & { bytes: Uint8Array } };
+export type ToPageThread = { id: number; input: PageInput };
 export type FromPageThread =
   | { type: 'ready' }
   | { id: number; content: PageContent }

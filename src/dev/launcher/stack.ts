@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { startScriptedModel } from '../scripted-model';
-import { DEMO_MCP_TOOLS, startDemoMcpServer } from '../demo-mcp/server';
-import { startDemoWebServer } from '../demo-web/server';
+import type { DemoMcpServer } from '../demo-mcp/server';
+import { startDemoMcp, startDemoWeb } from './demo-servers';
 import {
   Child,
   ensureCommand,
@@ -68,7 +68,7 @@ export interface Stack {
   model?: Awaited<ReturnType<typeof startScriptedModel>>;
   /** The in-process demo MCP server's endpoint (…/mcp); undefined with DEMO_MCP=false. */
   demoMcpUrl?: string;
-  demoMcp?: Awaited<ReturnType<typeof startDemoMcpServer>>;
+  demoMcp?: DemoMcpServer;
   /** The in-process demo web site and its SearXNG-style search; undefined with DEMO_WEB=false. */
   demoWebUrl?: string;
   /** The dev key created when no API_KEYS were configured. */
@@ -89,7 +89,7 @@ export interface Stack {
 }
 
 /** What the steps of startStack share: the options, and the processes started so far with how to stop them. */
-interface Starting {
+export interface Starting {
   opts: StackOptions;
   base: NodeJS.ProcessEnv;
   log: (line: string) => void;
@@ -271,58 +271,6 @@ async function startModel(st: Starting, env: NodeJS.ProcessEnv): Promise<Stack['
   });
   st.log(`no OPENAI_API_KEY: using the built-in scripted model at ${model.url} (offline demo mode)`);
   return model;
-}
-
-/** The demo MCP server (DEMO_MCP_PORT), in process, and the outbound policy opened to it. */
-async function startDemoMcp(st: Starting, env: NodeJS.ProcessEnv): Promise<Stack['demoMcp']> {
-  const { opts, base, log } = st;
-  const port = opts.demoMcpPort ?? Number(base.DEMO_MCP_PORT || 8790);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new Error(`DEMO_MCP_PORT must be a port number, got ${base.DEMO_MCP_PORT}`);
-  const demoMcp = await startDemoMcpServer({ port }).catch((err: Error) => {
-    throw new Error(
-      `demo MCP server could not start on port ${port} (${err.message}); set DEMO_MCP_PORT, or DEMO_MCP=false to go without it`,
-    );
-  });
-  st.stoppers.unshift(() => demoMcp.close());
-  log(`demo MCP server at ${demoMcp.url} (tools: ${DEMO_MCP_TOOLS.join(', ')})`);
-  allowLoopback(st, env, 'the demo MCP server');
-  return demoMcp;
-}
-
-/** The demo web site (DEMO_WEB_PORT), in process, as web_search's provider unless one is configured. */
-async function startDemoWeb(st: Starting, env: NodeJS.ProcessEnv): Promise<string> {
-  const { opts, base, log } = st;
-  const port = opts.demoWebPort ?? Number(base.DEMO_WEB_PORT || 8791);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new Error(`DEMO_WEB_PORT must be a port number, got ${base.DEMO_WEB_PORT}`);
-  const site = await startDemoWebServer({ port }).catch((err: Error) => {
-    throw new Error(
-      `demo web site could not start on port ${port} (${err.message}); set DEMO_WEB_PORT, or DEMO_WEB=false to go without it`,
-    );
-  });
-  st.stoppers.unshift(() => site.close());
-  log(`demo web site at ${site.url} (articles, and a SearXNG-style search at /search)`);
-  if (base.WEB_SEARCH_PROVIDER === undefined) {
-    env.WEB_SEARCH_PROVIDER = 'searxng';
-    env.WEB_SEARCH_URL = site.url;
-    log('WEB_SEARCH_PROVIDER unset: web_search searches the demo web site');
-  }
-  allowLoopback(st, env, 'the demo web site');
-  return site.url;
-}
-
-/** The outbound policy refuses loopback addresses; without this the service could not reach its own demo servers. */
-function allowLoopback(st: Starting, env: NodeJS.ProcessEnv, what: string): void {
-  const { base, log } = st;
-  if (base.OUTBOUND_ALLOWLIST !== undefined || env.OUTBOUND_ALLOWLIST !== undefined) return;
-  env.OUTBOUND_ALLOWLIST = '127.0.0.1';
-  log(`OUTBOUND_ALLOWLIST unset: allowing 127.0.0.1 (loopback) so runs can reach ${what}`);
-  // With loopback allowed, a command given network could reach Redis, the engine and the gateway.
-  if (base.SANDBOX_NETWORK === undefined) {
-    env.SANDBOX_NETWORK = 'off';
-    log('SANDBOX_NETWORK unset: off, as loopback is allowed (set OUTBOUND_ALLOWLIST to give commands network)');
-  }
 }
 
 /** Datastore files (uploads, knowledge bases) and sessions' workspaces beside the engine's file; a stack kept in memory gets folders of its own. */

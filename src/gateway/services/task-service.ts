@@ -227,17 +227,23 @@ export class TaskService {
    * the request then runs as a queued one would. An Idempotency-Key makes a repeat no second message.
    */
   async steer(account: Account, session: string, message: string, key?: string): Promise<Submitted | undefined> {
-    const h = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
-    const busy = await this.deadline(5000, () => h.query(busyQuery)).catch(() => undefined);
-    if (!busy?.active) return undefined;
+    const active = await this.runningIn(account, session);
+    if (!active) return undefined;
     try {
-      await this.sendMessage(account, busy.active, message, key && `steer:${key}`);
+      await this.sendMessage(account, active, message, key && `steer:${key}`);
     } catch (err) {
       if (err instanceof ConflictError || err instanceof NotFoundError) return undefined;
       throw err;
     }
-    const view = await this.view(account, busy.active);
-    return { taskId: busy.active, session, createdAt: view.created_at, repeated: false, steered: true };
+    const view = await this.view(account, active);
+    return { taskId: active, session, createdAt: view.created_at, repeated: false, steered: true };
+  }
+
+  /** The run holding the session's turn; undefined when none does (idle, closed, unknown). */
+  private async runningIn(account: Account, session: string): Promise<string | undefined> {
+    const h = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
+    const busy = await this.deadline(5000, () => h.query(busyQuery)).catch(() => undefined);
+    return busy?.active ?? undefined;
   }
 
   /**
@@ -247,10 +253,9 @@ export class TaskService {
    * (idle, closed, unknown, or the run finishing): nothing is done.
    */
   async interrupt(account: Account, session: string): Promise<void> {
-    const h = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
-    const busy = await this.deadline(5000, () => h.query(busyQuery)).catch(() => undefined);
-    if (!busy?.active) return;
-    const run = this.client.workflow.getHandle(busy.active);
+    const active = await this.runningIn(account, session);
+    if (!active) return;
+    const run = this.client.workflow.getHandle(active);
     try {
       await this.deadline(5000, () => run.signal(interruptSignal));
       await this.deadline(5000, () => run.cancel());
