@@ -11,6 +11,9 @@ import { type InputFields, fakeActivities, recorder, taskInput } from './fake-ac
 import type { TaskInput } from '../../workflows/types';
 import { SEARCH_ATTRIBUTES } from '../../workflows/types';
 import { timeSkippingEnv } from '../engine';
+import { taskStartMeta } from '../../src/common/tasks/task-input';
+import { listTasks } from '../../src/gateway/services/task-list';
+import { waitUntil } from '../support/wait-until';
 
 jest.setTimeout(240_000);
 
@@ -59,8 +62,13 @@ test('a run of 300 tool calls continues as new, completes, and every run of it r
       fakeActivities(() => env, taskQueue, rec),
     );
     await w.runUntil(async () => {
-      const i = input('loop:300');
-      const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
+      const i = input('loop:300', { account: `long-${randomUUID()}` });
+      const h = await env.client.workflow.start('agentTask', {
+        taskQueue,
+        workflowId: i.taskId,
+        args: [i],
+        ...taskStartMeta(i),
+      });
       const r = await h.result();
       expect(r.output).toBe('looped:300');
       expect(rec.calls[i.taskId].filter((c) => c === 'runTool')).toHaveLength(300);
@@ -70,6 +78,13 @@ test('a run of 300 tool calls continues as new, completes, and every run of it r
       const runs = await chain(env.client, i.taskId, h.firstExecutionRunId);
       report('300 tool calls', runs);
       expect(runs.length).toBeGreaterThan(1);
+      // GET /tasks lists the chain once: its earlier runs are not tasks of their own.
+      const listed = await waitUntil(
+        'the task listed as completed',
+        () => listTasks(env.client, 'default', i.account, { limit: 10 }),
+        (p) => p.tasks.some((t) => t.status === 'completed'),
+      );
+      expect(listed.tasks.map((t) => [t.task_id, t.status])).toEqual([[i.taskId, 'completed']]);
     });
   } finally {
     await env.teardown();

@@ -39,9 +39,46 @@ const CLOSED_STATUS: Partial<Record<number, TaskStatus>> = {
   [ExecutionStatus.WORKFLOW_EXECUTION_STATUS_CANCELED]: 'cancelled',
 };
 
+/**
+ * The status a listed run shows, as GET /tasks/{id} answers it: a run closed from outside
+ * (terminated, timed out) never updated its TaskStatus, so its execution status decides; a run
+ * that has set its end (TaskStatus completed, failed, cancelled) is still running until Temporal
+ * records the close, a moment later, after the run has cached and delivered its end.
+ */
+export function shownStatus(listed: TaskStatus, execution: number): TaskStatus {
+  if (execution === ExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) return isFinished(listed) ? 'running' : listed;
+  const closedAs = CLOSED_STATUS[execution];
+  return closedAs && !isFinished(listed) ? closedAs : listed;
+}
+
+/** Temporal's names of the closes that stand for a finished status when the run never set its own (shownStatus). */
+const CLOSES_AS: Record<'completed' | 'failed' | 'cancelled', string[]> = {
+  completed: ['Completed'],
+  failed: ['Failed', 'Terminated', 'TimedOut'],
+  cancelled: ['Canceled'],
+};
+
+/** The visibility filter that finds the runs shownStatus shows as `status`. */
+export function statusClause(status: TaskStatus): string {
+  const s = SEARCH_ATTRIBUTES.status;
+  if (status === 'queued') return `${s} = 'queued' AND ExecutionStatus = 'Running'`;
+  if (status === 'running') return `${s} != 'queued' AND ExecutionStatus = 'Running'`;
+  const others = (Object.keys(CLOSES_AS) as (keyof typeof CLOSES_AS)[]).filter((f) => f !== status);
+  const closes = CLOSES_AS[status].map((c) => `'${c}'`).join(', ');
+  return (
+    `(${s} = '${status}' AND ExecutionStatus != 'Running') OR ` +
+    `(ExecutionStatus IN (${closes}) AND ${others.map((f) => `${s} != '${f}'`).join(' AND ')})`
+  );
+}
+
 export async function listTasks(client: Client, namespace: string, account: string, q: ListQuery): Promise<ListPage> {
-  const clauses = [`${SEARCH_ATTRIBUTES.account} = ${quote(account)}`, `WorkflowType = 'agentTask'`];
-  if (q.status) clauses.push(`${SEARCH_ATTRIBUTES.status} = ${quote(q.status)}`);
+  // A long task continues as new: its earlier runs are not tasks of their own.
+  const clauses = [
+    `${SEARCH_ATTRIBUTES.account} = ${quote(account)}`,
+    `WorkflowType = 'agentTask'`,
+    `ExecutionStatus != 'ContinuedAsNew'`,
+  ];
+  if (q.status) clauses.push(`(${statusClause(q.status)})`);
   if (q.session) clauses.push(`${SEARCH_ATTRIBUTES.session} = ${quote(q.session)}`);
   if (q.schedule) clauses.push(`${SEARCH_ATTRIBUTES.schedule} = ${quote(q.schedule)}`);
   const page = await listRuns(client, namespace, clauses.join(' AND '), q.limit, tokenOf(q.cursor));
@@ -51,10 +88,8 @@ export async function listTasks(client: Client, namespace: string, account: stri
       const [session, createdAt, preview] = await Promise.all(
         [memo.session, memo.createdAt, memo.preview].map((p) => decodeMemo(client, p)),
       );
-      // A run closed from outside (terminated, timed out) never updated its TaskStatus: its execution status decides.
       const listed = (keyword(x, SEARCH_ATTRIBUTES.status) as TaskStatus | undefined) ?? 'queued';
-      const closedAs = CLOSED_STATUS[x.status ?? 0];
-      const status = closedAs && !isFinished(listed) ? closedAs : listed;
+      const status = shownStatus(listed, x.status ?? 0);
       return {
         task_id: x.execution?.workflowId ?? '',
         session: String(session ?? keyword(x, SEARCH_ATTRIBUTES.session) ?? ''),
