@@ -22,6 +22,16 @@ export interface PublishEndInput {
   result?: unknown;
 }
 
+/** A gated call's request or decision: its events on the relay, and the task's view (status, waiting calls) cached first. */
+export interface PublishApprovalInput {
+  taskId: string;
+  session: string;
+  producer: string;
+  floor: number;
+  events: BlockEvent[];
+  view: TaskView;
+}
+
 export interface RecoverEventsInput {
   taskId: string;
   session: string;
@@ -75,6 +85,15 @@ export function createRelayActivities(deps: ActivityDeps) {
         'events the relay had lost were published again from the run record',
       );
       return { lastSeq: Math.max(input.floor, r.lastSeq), recovered: missing.length };
+    },
+
+    /** The view first: a client that reads the status on seeing the event finds the call waiting (or decided). */
+    async publishApproval(input: PublishApprovalInput): Promise<{ lastSeq: number; relayLost?: true }> {
+      await deps.statusCache.putKeepingMetadata(input.view);
+      const r = await deps.publisher.publish(input.taskId, input.session, input.producer, 0, input.events, {
+        floor: input.floor,
+      });
+      return { lastSeq: Math.max(input.floor, r.lastSeq), ...(r.lost && { relayLost: true as const }) };
     },
 
     async publishEnd(input: PublishEndInput): Promise<void> {

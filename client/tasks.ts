@@ -1,8 +1,11 @@
 // client.tasks: the tasks API (GET/PATCH /tasks/{id}, its result, cancel,
-// messages and events, and the cursor-paged list).
+// messages and events, its approval gates, and the cursor-paged list).
 import type { HttpCore, RequestOptions } from './http';
 import { EventStream, type StreamOptions } from './event-stream';
 import type {
+  ApprovalDecision,
+  ApprovalDecisionBody,
+  TaskApprovals,
   CancelAccepted,
   DeliveryList,
   ListTasksQuery,
@@ -68,6 +71,33 @@ export class Tasks {
   /** Sends a message into the running task; the agent reads it before its next model turn. */
   messages(id: string, message: string, opts: RequestOptions = {}): Promise<TaskMessageAccepted> {
     return this.core.json('POST', taskPath(id, '/messages'), { ...opts, body: { message } });
+  }
+
+  /** The task's tool calls that wait for a decision (require_approval), and the decisions made. */
+  approvals(id: string, opts: RequestOptions = {}): Promise<TaskApprovals> {
+    return this.core.json('GET', taskPath(id, '/approvals'), opts);
+  }
+
+  /**
+   * Decides a gated call: approve (with `input`, the arguments it runs with instead of the
+   * model's) or deny (with a `reason` the model reads). The same decision again answers the first;
+   * another one is a ConflictError.
+   */
+  decide(
+    id: string,
+    toolCallId: string,
+    body: ApprovalDecisionBody,
+    opts: RequestOptions = {},
+  ): Promise<ApprovalDecision> {
+    return this.core.json('POST', taskPath(id, `/approvals/${encodeURIComponent(toolCallId)}`), { ...opts, body });
+  }
+
+  approve(id: string, toolCallId: string, input?: unknown, opts: RequestOptions = {}): Promise<ApprovalDecision> {
+    return this.decide(id, toolCallId, { decision: 'approve', ...(input !== undefined && { input }) }, opts);
+  }
+
+  deny(id: string, toolCallId: string, reason?: string, opts: RequestOptions = {}): Promise<ApprovalDecision> {
+    return this.decide(id, toolCallId, { decision: 'deny', ...(reason && { reason }) }, opts);
   }
 
   /** The task's callback deliveries, in order: status, attempts, last answer, next attempt. */

@@ -10,6 +10,7 @@ import type {
   forkSessionSchema,
   listQuerySchema,
   patchTaskSchema,
+  approvalDecisionSchema as approvalDecisionRequestSchema,
   scheduleListQuerySchema,
   schedulePauseSchema,
   sessionListQuerySchema,
@@ -28,6 +29,8 @@ import type {
   taskAcceptedSchema,
   taskListSchema,
   taskMessageAcceptedSchema,
+  approvalDecisionSchema,
+  approvalsPageSchema,
   taskResultSchema,
   taskViewSchema,
   webhookSecretSchema,
@@ -65,6 +68,11 @@ export type RunResult = z.output<typeof runResultSchema>;
 export type TaskAccepted = z.output<typeof taskAcceptedSchema>;
 export type CancelAccepted = z.output<typeof cancelAcceptedSchema>;
 export type TaskMessageAccepted = z.output<typeof taskMessageAcceptedSchema>;
+/** A decision on a gated tool call (POST /tasks/{id}/approvals/{tool_call_id}). */
+export type ApprovalDecisionBody = z.input<typeof approvalDecisionRequestSchema>;
+export type ApprovalDecision = z.output<typeof approvalDecisionSchema>;
+/** A task's gated calls: waiting and decided (GET /tasks/{id}/approvals). */
+export type TaskApprovals = z.output<typeof approvalsPageSchema>;
 export type TaskList = z.output<typeof taskListSchema>;
 export type TaskListItem = TaskList['tasks'][number];
 export type SessionMessages = z.output<typeof sessionMessagesSchema>;

@@ -12,10 +12,17 @@ import { BUILTIN_TOOLS, RegisteredTool, type ToolSpec, offeredTools, toolSpec } 
 import { compactThread, forResult, stepEvent, textBlocks, toolResponseEvent, toolUseEvents } from './run-events';
 import { ToolCalls } from './tool-calls';
 import { bindDatastoreTools, listMcpTools } from './mcp-setup';
+import { type ToolOutcome } from './tool-calls';
+import { type ApprovalGates, deniedContent } from './approval-gates';
+import { needsApproval } from './approval-rules';
 
 export type LoopEnd =
   | { kind: 'answered' }
-  | { kind: 'cap'; type: 'step_limit' | 'budget_exceeded' | 'final_output_invalid' | 'max_duration'; message: string }
+  | {
+      kind: 'cap';
+      type: 'step_limit' | 'budget_exceeded' | 'final_output_invalid' | 'max_duration' | 'approval_timeout';
+      message: string;
+    }
   /** History grew large: continue as new with the state. */
   | { kind: 'continue' };
 
@@ -125,6 +132,9 @@ export class AgentLoop {
   /** Called after each turn that the run goes on from (the callback's feed: its events so far). */
   afterTurn?: () => Promise<void>;
 
+  /** The run's approval gates (a task's own run; a DAG step has none and denies a gated call). */
+  gates?: ApprovalGates;
+
   cost(): string {
     return costOf(this.state.usage, this.input.limits.price);
   }
@@ -149,8 +159,10 @@ export class AgentLoop {
         };
       }
       const calls = await this.modelTurn(s.step + 1);
-      if (calls.length) await this.runTools(calls);
-      else if (!s.inbox.length) return { kind: 'answered' };
+      if (calls.length) {
+        const failed = await this.runTools(calls);
+        if (failed) return { kind: 'cap', type: 'approval_timeout', message: failed };
+      } else if (!s.inbox.length) return { kind: 'answered' };
       await this.afterTurn?.();
     }
   }
@@ -234,25 +246,66 @@ export class AgentLoop {
     return turn.toolCalls;
   }
 
-  private async runTools(calls: ToolCall[]): Promise<void> {
+  /** Runs a turn's calls at once; returns why the run fails when a gated call's time ran out (on_timeout "fail"). */
+  private async runTools(calls: ToolCall[]): Promise<string | undefined> {
     const s = this.state;
     const step = s.step;
     const offered = this.offered();
-    const ctx = (i: number) => ({
-      producer: `${this.input.step?.producerPrefix ?? ''}s${step}:t${i}`,
-      floor: s.seqFloor,
-      agent: s.agent,
-      handOff: (to: string) => void (s.agent = to),
-    });
+    const producer = (i: number) => `${this.input.step?.producerPrefix ?? ''}s${step}:t${i}`;
+    let failed: string | undefined;
     const results = await Promise.all(
-      calls.map((call, i) =>
-        this.tools.run(
-          offered.find((t) => t.name === call.name),
-          call,
-          ctx(i),
-        ),
-      ),
+      calls.map(async (call, i): Promise<ToolOutcome> => {
+        const tool = offered.find((t) => t.name === call.name);
+        if (tool && needsApproval(this.input, tool)) {
+          const gate = await this.gate(call, tool, producer(i));
+          if ('result' in gate) {
+            failed ??= gate.fail;
+            return gate.result;
+          }
+          calls[i] = call = gate.run;
+        }
+        // The context is taken once the call may run: its floor is what the run has heard by then.
+        const ctx = {
+          producer: producer(i),
+          floor: s.seqFloor,
+          agent: s.agent,
+          handOff: (to: string) => void (s.agent = to),
+        };
+        return this.tools.run(tool, call, ctx);
+      }),
     );
+    this.record(calls, results);
+    return failed;
+  }
+
+  /**
+   * A gated call's decision: the call to run (its arguments edited if the decision edited them,
+   * in the thread too, so the model reads what ran), a denial's result, or the run's failure.
+   */
+  private async gate(
+    call: ToolCall,
+    tool: RegisteredTool,
+    producer: string,
+  ): Promise<{ run: ToolCall } | { result: ToolOutcome; fail?: string }> {
+    if (!this.gates)
+      return {
+        result: denied("this tool needs a person's approval, which a workflow step cannot wait for; it was not run"),
+      };
+    const r = await this.gates.wait(call, tool, producer);
+    if ('fail' in r) return { result: denied(`this call was not run: ${r.fail.message}`), fail: r.fail.message };
+    const d = r.decision;
+    if (d.decision === 'deny') return { result: denied(deniedContent(d), true) };
+    if (d.input === undefined) return { run: call };
+    const edited = { ...call, arguments: JSON.stringify(d.input) };
+    for (const m of this.state.thread)
+      if (m.role === 'assistant' && m.tool_calls)
+        m.tool_calls = m.tool_calls.map((c) => (c.id === call.id ? edited : c));
+    return { run: edited };
+  }
+
+  /** The round's results into the thread and the record, in the order of the calls. */
+  private record(calls: ToolCall[], results: ToolOutcome[]): void {
+    const s = this.state;
     const unpublished: BlockEvent[] = [];
     const after: BlockEvent[] = [];
     calls.forEach((call, i) => {
@@ -273,4 +326,9 @@ export class AgentLoop {
     s.pending = [...unpublished, ...s.pending];
     s.thread = compactThread(s.thread);
   }
+}
+
+/** A result for the model from a call that did not run. */
+function denied(content: string, asIs = false): ToolOutcome {
+  return { content: asIs ? content : `Error: ${content}.`, isError: true, published: false };
 }

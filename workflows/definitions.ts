@@ -3,7 +3,15 @@
 // side import these (lint lets service code take only types and these definitions from
 // workflows/); the workflows set their handlers for them. Pure code: bundled into the sandbox.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { DeliveryItem, DeliveryRecord, RunMessage, TaskView, ThreadMessage } from './types';
+import type {
+  ApprovalDecision,
+  DeliveryItem,
+  DeliveryRecord,
+  PendingApproval,
+  RunMessage,
+  TaskView,
+  ThreadMessage,
+} from './types';
 import type { AccountRecord, RegistryState, WebhookSecret } from './accounts';
 import type { StepReport } from './dag-workflow';
 import type { DatastoreRecord } from './datastores';
@@ -24,6 +32,25 @@ export const patchMetadataSignal = defineSignal<[Record<string, unknown>]>('patc
 export const interruptSignal = defineSignal('interrupt');
 /** A message into the running task: the agent takes it in before its next model turn. */
 export const messageUpdate = defineUpdate<{ accepted: true; pending: number }, [{ message: string }]>('message');
+
+/** A person's decision on a gated tool call (POST /tasks/{id}/approvals/{tool_call_id}); `input` replaces its arguments. */
+export interface ApprovalRequest {
+  tool_call_id: string;
+  decision: 'approve' | 'deny';
+  reason?: string;
+  input?: unknown;
+}
+/**
+ * Decides a gated call. The validator refuses an unknown call (ApplicationFailure type
+ * `approval_not_found`) and a decision other than the one already made (`approval_conflict`,
+ * its details the first decision); the same decision again answers the first one.
+ */
+export const approvalUpdate = defineUpdate<ApprovalDecision, [ApprovalRequest]>('approval');
+/** The run's gated calls: those waiting (with the tool's parameters schema, for the gateway's check of an edited input) and those decided. */
+export const approvalsQuery = defineQuery<{
+  pending: (PendingApproval & { parameters?: Record<string, unknown> })[];
+  decided: ApprovalDecision[];
+}>('approvals');
 
 // Admission of a run: its session hands it its turn, its account's slots workflow its slot
 

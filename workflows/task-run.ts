@@ -37,6 +37,7 @@ import { DagRun } from './dag-run';
 import { recoverLostEvents } from './relay-recovery';
 import { RunDeadline } from './run-deadline';
 import { innermostFailure } from './failure-cause';
+import { ApprovalGates } from './approval-gates';
 import {
   exchangeQuery,
   interruptSignal,
@@ -115,6 +116,7 @@ export class TaskRun {
       : undefined;
     const feed = this.feed;
     if (feed) this.loop.afterTurn = () => feed.flush(this.state.blocks);
+    this.loop.gates = this.approvalGates();
     this.deadline = new RunDeadline(input.limits.maxDurationMs, input.carry?.deadlineAt);
   }
 
@@ -139,6 +141,28 @@ export class TaskRun {
         },
       },
     );
+  }
+
+  /** The run's approval gates: a waiting call makes the task input_required; its events join the record and the callback's feed. */
+  private approvalGates(): ApprovalGates {
+    const state = this.state;
+    return new ApprovalGates(this.input, (state.decisions ??= []), {
+      waiting: (pending) => {
+        this.view.approvals = pending;
+        const status = pending.length ? 'input_required' : 'running';
+        if (this.view.status !== status) this.setStatus(status);
+        return { ...this.view };
+      },
+      floor: () => state.seqFloor,
+      heard: (lastSeq, relayLost) => {
+        state.seqFloor = Math.max(state.seqFloor, lastSeq);
+        if (relayLost) state.relayLost = true;
+      },
+      record: async (event) => {
+        state.blocks.push(event);
+        await this.feed?.flush(state.blocks);
+      },
+    });
   }
 
   /** Before each model turn: the step and progress in the view, which the turn caches. */
@@ -339,6 +363,7 @@ export class TaskRun {
   ): Promise<void> {
     this.setStatus(status);
     this.view.error = error;
+    if (this.view.approvals) this.view.approvals = []; // a call that waited waits no more
     this.view.completed_at = new Date(Date.now()).toISOString();
     this.note(`task ${status}`, { steps: this.state.step, error: error.type, reason: error.message });
     await this.admission.release(exchange);

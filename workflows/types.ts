@@ -4,7 +4,7 @@ import type { AgentEventBody, EventTag } from '../src/common/relay/events';
 
 export type Mode = 'flash' | 'base' | 'max';
 /** Every status of a task, in the order a task moves through them: the one list (schemas, metrics, views). */
-export const TASK_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+export const TASK_STATUSES = ['queued', 'running', 'input_required', 'completed', 'failed', 'cancelled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 /** Whether a task has ended (completed, failed or cancelled): shared by the gateway, the activities and the workflows. */
@@ -98,6 +98,8 @@ export interface TaskRequest {
   mcpServers?: McpServerConfig[];
   /** Handoff agents the model can transfer the conversation to (transfer_to_<name>). */
   agents?: HandoffAgent[];
+  /** Tool calls that wait for a person's decision before they run (require_approval; docs/approvals.md). */
+  requireApproval?: ApprovalRule;
   /** The request's datastores and named queries (SPEC 2.1): their tools are bound at the run's start. */
   datastores?: RequestedDatastore[];
   queries?: RequestedQuery[];
@@ -133,6 +135,10 @@ export interface TaskLimits {
   browserMaxPages?: number;
   /** Longest browser call, ms (BROWSER_NAVIGATION_TIMEOUT_S and a margin); absent when it offers no browser. */
   browserCallTimeoutMs?: number;
+  /** The deployment's approval gates (APPROVAL_REQUIRED_TOOLS): offered tool names or glob patterns; absent when none. */
+  approvalTools?: string[];
+  /** How long a gated call waits for a decision when the request says nothing, ms (APPROVAL_TIMEOUT_S). */
+  approvalTimeoutMs?: number;
   /** Longest MCP tool call, ms (MCP_CALL_TIMEOUT_MS). */
   mcpCallTimeoutMs?: number;
   /** Connecting to an MCP server and listing its tools, per attempt, ms (MCP_CONNECT_TIMEOUT_MS). */
@@ -254,6 +260,8 @@ export interface RunCarry {
   deadlineAt?: number;
   /** The relay failed to take some of the run's events: its end republishes what is missing from its record. */
   relayLost?: true;
+  /** The decisions on the run's gated calls so far (a repeated decision answers with the first). */
+  decisions?: ApprovalDecision[];
 }
 
 /** An MCP server as a run uses it: `auth` of either kind becomes one bearer token. */
@@ -261,6 +269,40 @@ export interface McpServerConfig {
   name: string;
   url: string;
   token?: string;
+  /** Which of its tools (by their own names) wait for a person's decision; absent: none ("never"). */
+  requireApproval?: McpApproval;
+}
+
+/** An MCP server's require_approval, OpenAI's convention: all, none, or by tool name (`never` wins over `always`). */
+export type McpApproval = 'always' | 'never' | { always?: { tool_names: string[] }; never?: { tool_names: string[] } };
+
+/** A request's require_approval: the tools (offered names or glob patterns) whose calls wait for a decision. */
+export interface ApprovalRule {
+  tools: string[];
+  /** How long a call waits, s; absent: the deployment's APPROVAL_TIMEOUT_S. */
+  timeout?: number;
+  /** What a call that got no decision in time does: denied (the model hears so) or the run fails. */
+  onTimeout: 'deny' | 'fail';
+}
+
+/** A gated call waiting for its decision, as GET /tasks/{id} shows it. */
+export interface PendingApproval {
+  tool_call_id: string;
+  tool: string;
+  input: unknown;
+  /** When the call began to wait, and when it stops waiting (ISO 8601 UTC). */
+  since: string;
+  timeout_at: string;
+}
+
+/** A decision on a gated call (the approval update's answer, the same for the same decision again). */
+export interface ApprovalDecision {
+  tool_call_id: string;
+  decision: 'approve' | 'deny';
+  by: 'user' | 'timeout';
+  reason?: string;
+  input?: unknown;
+  decided_at: string;
 }
 
 /** A tool of an MCP server, as listed at the run's start and kept in the run's state. */
@@ -390,6 +432,8 @@ export interface TaskView {
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
+  /** The calls waiting for a decision (status input_required); absent when none ever waited. */
+  approvals?: PendingApproval[];
 }
 
 /**

@@ -19,6 +19,7 @@ import { scheduleCommand } from './commands/schedule';
 import { schedulesCommand } from './commands/schedules';
 import { sessionsCommand } from './commands/sessions';
 import { forkCommand } from './commands/fork';
+import { approvalsCommand, approveCommand, denyCommand } from './commands/approvals';
 import { tailCommand } from './commands/tail';
 import { taskCommand } from './commands/task';
 import { tasksCommand } from './commands/tasks';
@@ -33,6 +34,9 @@ const COMMANDS: Command[] = [
   sessionsCommand,
   messagesCommand,
   forkCommand,
+  approvalsCommand,
+  approveCommand,
+  denyCommand,
   filesCommand,
   schedulesCommand,
   scheduleCommand,

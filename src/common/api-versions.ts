@@ -20,6 +20,11 @@ export const API_VERSIONS = [
     name: '2026-11-28',
     changes: 'The first dated version: the API as openapi/openapi.json describes it on that date.',
   },
+  {
+    name: '2026-11-29',
+    changes:
+      'Approval gates: a task is input_required while a tool call of it waits for a decision (2026-11-28 reads it as running).',
+  },
 ] as const satisfies readonly ApiVersion[];
 
 export type ApiVersionName = (typeof API_VERSIONS)[number]['name'];
@@ -33,3 +38,51 @@ export const VERSION_NAMES: readonly string[] = API_VERSIONS.map((v) => v.name);
 export const LATEST_VERSION: ApiVersionName = API_VERSIONS[API_VERSIONS.length - 1].name;
 
 export const isApiVersion = (name: string): name is ApiVersionName => VERSION_NAMES.includes(name);
+
+/**
+ * Task statuses newer than some versions: a client of an earlier version reads each as the status
+ * it stands for there (a task that waits for a decision is, to it, still running).
+ */
+const NEWER_STATUSES: Readonly<Record<string, { since: ApiVersionName; readAs: string }>> = {
+  input_required: { since: '2026-11-29', readAs: 'running' },
+};
+
+/** Fields that hold what users and tools wrote (their own `status` keys are theirs): never rewritten. */
+const USER_DATA: ReadonlySet<string> = new Set(['metadata', 'input', 'output', 'final_output', 'content']);
+
+/** Versions are dates: an earlier one sorts first. */
+const before = (a: string, b: string) => a < b;
+
+/** An answer's body as `version` shapes it: every `status` it does not know, read as the one it stands for. */
+export function answerIn(version: ApiVersionName, body: unknown): unknown {
+  if (version === LATEST_VERSION || body === null || typeof body !== 'object') return body;
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (!v || typeof v !== 'object') return v;
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => {
+        const newer = k === 'status' && typeof x === 'string' ? NEWER_STATUSES[x] : undefined;
+        if (newer && before(version, newer.since)) return [k, newer.readAs];
+        return [k, USER_DATA.has(k) ? x : walk(x)];
+      }),
+    );
+  };
+  return walk(body);
+}
+
+/** Today's OpenAPI document as `version` describes it: no status value newer than the version. */
+export function documentIn<T>(version: ApiVersionName, doc: T): T {
+  const unknown = new Set(Object.keys(NEWER_STATUSES).filter((s) => before(version, NEWER_STATUSES[s].since)));
+  if (!unknown.size) return doc;
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (!v || typeof v !== 'object') return v;
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [
+        k,
+        k === 'enum' && Array.isArray(x) ? x.filter((e) => !unknown.has(e as string)) : walk(x),
+      ]),
+    );
+  };
+  return walk(doc) as T;
+}

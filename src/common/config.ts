@@ -7,6 +7,7 @@ import { parsePayloadKeys, PayloadKeysError } from './codec/keys';
 import { AllowlistError, parseAllowlist } from './outbound/policy';
 import { BUILTIN_TOOL_CHOICES, expandToolGroups } from '../../workflows/tool-registry';
 import { checkWebSearch, webVariables } from './web-config';
+import { approvalVariables } from './approval-config';
 import { isApiVersion, LATEST_VERSION, VERSION_NAMES, type ApiVersionName } from './api-versions';
 
 const int = (dflt: number) => z.coerce.number().int().nonnegative().default(dflt);
@@ -303,6 +304,8 @@ export const envSchema = z.object({
   SANDBOX_NETWORK: z.enum(['off', 'request']).default('request'),
   /** The web tools and the browser: WEB_FETCH_*, WEB_USER_AGENT, WEB_SEARCH_*, BROWSER_* (web-config.ts). */
   ...webVariables,
+  /** The deployment's approval gates: APPROVAL_REQUIRED_TOOLS, APPROVAL_TIMEOUT_S (approval-config.ts). */
+  ...approvalVariables,
   /** Each of a `bash` call's stdout and stderr reaches the model cut to this many bytes (the rest stays in the workspace). */
   BASH_OUTPUT_MODEL_BYTES: z.coerce
     .number()

@@ -15,6 +15,7 @@ import { errorHandler } from './middleware/error-handler';
 import { openApiRoute } from './openapi/document';
 import { runRoutes } from './routes/run';
 import { taskRoutes } from './routes/tasks';
+import { approvalRoutes } from './routes/approvals';
 import { sessionRoutes } from './routes/sessions';
 import { sessionFileRoutes } from './routes/session-files';
 import { agentbaseRoutes } from './routes/agentbase';
@@ -145,6 +146,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.use(scheduleRoutes(deps));
   app.use(datastoreRoutes(deps));
   app.use(taskRoutes(deps));
+  app.use(approvalRoutes(deps));
   app.use(sessionRoutes(deps));
   app.use(agentbaseRoutes(deps));
   app.use(accountRoutes(deps));

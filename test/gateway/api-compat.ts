@@ -51,7 +51,8 @@ const subset = <T>(a: Iterable<T>, b: Set<T> | T[]) =>
 function answerProblems(d: Docs, oldRaw: unknown, nowRaw: unknown, at: string): string[] {
   const o = Docs.deref(d.old, oldRaw);
   const n = Docs.deref(d.now, nowRaw);
-  if (isAny(o)) return [];
+  // No schema at all (a file's bytes, `*/*`): the client reads anything.
+  if (o === undefined || isAny(o)) return [];
   const oldVariants = variantsOf(o);
   if (oldVariants) {
     const nowVariants = (variantsOf(n) ?? [n]).map((w) => Docs.deref(d.now, w));

@@ -7,7 +7,7 @@
 // and changes it must let through.
 import fs from 'node:fs';
 import path from 'node:path';
-import { API_VERSIONS } from '../../src/common/api-versions';
+import { API_VERSIONS, answerIn, documentIn, type ApiVersionName } from '../../src/common/api-versions';
 import { buildOpenApi } from '../../src/gateway/openapi/document';
 import { compatibilityProblems } from './api-compat';
 
@@ -21,14 +21,28 @@ test.each(API_VERSIONS.map((v) => v.name))(
   (version) => {
     const old = pinned(version);
     expect(old.info.version).toBe(version);
-    expect(compatibilityProblems(old, now())).toEqual([]);
+    expect(compatibilityProblems(old, documentIn(version as ApiVersionName, now()))).toEqual([]);
   },
 );
+
+test('an earlier version reads a status newer than it as the one it stands for; the newest reads it as it is', () => {
+  const doc = now();
+  const statuses = (d: Json) => d.components.schemas.Task.properties.status.enum;
+  expect(statuses(doc)).toContain('input_required');
+  expect(statuses(documentIn('2026-11-28', doc))).not.toContain('input_required');
+  expect(statuses(documentIn('2026-11-29', doc))).toContain('input_required');
+  const body = { tasks: [{ status: 'input_required', metadata: { status: 'input_required' } }], status: 'running' };
+  expect(answerIn('2026-11-28', body)).toEqual({
+    tasks: [{ status: 'running', metadata: { status: 'input_required' } }],
+    status: 'running',
+  });
+  expect(answerIn('2026-11-29', body)).toBe(body);
+});
 
 describe('the comparison', () => {
   const old = pinned(API_VERSIONS[0].name);
   const changed = (edit: (doc: Json) => void) => {
-    const doc = now();
+    const doc = documentIn(API_VERSIONS[0].name, now());
     edit(doc);
     return compatibilityProblems(old, doc);
   };

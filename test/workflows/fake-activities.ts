@@ -28,7 +28,7 @@ import {
 } from '../../activities/browser/browser-activities';
 import { readThread } from '../../activities/thread-reader';
 import { offeredSpecs, type ModelTurnInput, type ModelTurnOutput } from '../../activities/model-turn';
-import type { PublishEndInput } from '../../activities/relay';
+import type { PublishApprovalInput, PublishEndInput } from '../../activities/relay';
 import type { RunComputerToolInput, RunComputerToolOutput } from '../../activities/computer/computer-activities';
 import type { FilesChanged } from '../../activities/computer/files-changed';
 import { randomUUID } from 'node:crypto';
@@ -291,6 +291,11 @@ export function fakeActivities(
         isError: false,
         lastSeq: r.lastSeq,
       };
+    },
+    async publishApproval(input: PublishApprovalInput) {
+      record(input.taskId, `publishApproval:${input.view.status}`);
+      const r = publish(input.taskId, input.producer, input.events);
+      return { lastSeq: r.lastSeq };
     },
     async publishEnd(input: PublishEndInput) {
       record(input.taskId, 'publishEnd');

@@ -5,7 +5,14 @@ import { statusText, table, when } from '../format';
 
 // The client takes only types from the service, so the list is written here; the compiler holds it
 // to the service's TaskStatus (no status missing, none unknown).
-const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const satisfies readonly TaskStatus[];
+const STATUSES = [
+  'queued',
+  'running',
+  'input_required',
+  'completed',
+  'failed',
+  'cancelled',
+] as const satisfies readonly TaskStatus[];
 const EVERY_STATUS: [Exclude<TaskStatus, (typeof STATUSES)[number]>] extends [never] ? true : never = true;
 void EVERY_STATUS;
 

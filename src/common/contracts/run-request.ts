@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { RESERVED_HEADERS } from '../callbacks/signature';
 import { BUILTIN_TOOL_CHOICES } from '../../../workflows/tool-registry';
+import { TOOL_PATTERN } from '../approval-config';
 
 /**
  * A character that trimming keeps: anything but what JavaScript's String.prototype.trim removes.
@@ -29,6 +30,40 @@ export const nonEmpty = text();
 /** What a run's `mode` may be: `fast` is another name of `base` (runRequestSchema says so once). */
 export const MODES = ['flash', 'base', 'fast', 'max'] as const;
 
+const toolNames = z.strictObject({ tool_names: z.array(text(128)).max(200) });
+const mcpApprovalSchema = z.union([
+  z.enum(['always', 'never']),
+  z.strictObject({ always: toolNames.optional(), never: toolNames.optional() }),
+]);
+
+/** require_approval of a run request: its tools' calls wait for a person's decision (docs/approvals.md). */
+export const approvalRuleSchema = z
+  .strictObject({
+    tools: z
+      .array(z.string().regex(TOOL_PATTERN, 'a tool name or glob pattern (letters, digits, _ . - * ?)'))
+      .min(1)
+      .max(100)
+      .describe(
+        'Tool names as the model is offered them (MCP tools: <serverName>__<tool>), or glob patterns: * any run of characters, ? one.',
+      ),
+    timeout: z
+      .number()
+      .int()
+      .min(1)
+      .max(30 * 86_400)
+      .optional()
+      .describe(
+        "Seconds a call waits for a decision (default: the deployment's APPROVAL_TIMEOUT_S, one day unless set).",
+      ),
+    on_timeout: z
+      .enum(['deny', 'fail'])
+      .default('deny')
+      .describe(
+        'No decision in time: deny (the model hears the call was not run) or fail the run (error approval_timeout).',
+      ),
+  })
+  .describe("Tool calls that wait for a person's decision before they run: POST /tasks/{id}/approvals/{tool_call_id}.");
+
 export const mcpServerSchema = z.strictObject({
   serverName: text(64).describe('Name of the tool server; its tools reach the model as <serverName>__<tool>.'),
   serverUrl: z
@@ -42,6 +77,12 @@ export const mcpServerSchema = z.strictObject({
       z.strictObject({ type: z.literal('oauth'), oauth: z.strictObject({ accessToken: nonEmpty }) }),
     ])
     .optional(),
+  require_approval: mcpApprovalSchema
+    .optional()
+    .describe(
+      'Which of its tools wait for a decision before each call (OpenAI\'s convention): "always", "never" (default), or {always: {tool_names}, never: {tool_names}} by the tools\' own names (never wins).',
+    ),
+  requireApproval: mcpApprovalSchema.optional().describe('Alias of require_approval.'),
 });
 
 export const stepSchema = z.strictObject({
@@ -202,6 +243,7 @@ export const runRequestSchema = z
       })
       .optional()
       .describe("Settings of the session's computer for this run (default: commands have no network)."),
+    require_approval: approvalRuleSchema.optional(),
     mcp_servers: z.array(mcpServerSchema).max(20).optional(),
     mcpServers: z.array(mcpServerSchema).max(20).optional().describe('Alias of mcp_servers.'),
     background: z.boolean().default(false),

@@ -98,6 +98,20 @@ export function validationErrors(schema: Schema, value: unknown): string[] {
   return (fn.errors ?? []).map(describe);
 }
 
+/** A request's value against a schema, each problem at its place under `path` (body.input.x), as request issues are. */
+export function valueIssues(schema: Schema, value: unknown, path: string): SchemaIssue[] {
+  const fn = compile(schema);
+  if (fn(value)) return [];
+  return (fn.errors ?? []).map((e) => {
+    const extra =
+      e.keyword === 'additionalProperties' ? [(e.params as { additionalProperty: string }).additionalProperty] : [];
+    const at = fieldPath(path, ...pointerSegments(value, e.instancePath), ...extra);
+    const message =
+      e.keyword === 'additionalProperties' ? 'is not a parameter of the tool' : (e.message ?? 'is not valid');
+    return { path: at, message, code: `schema_${e.keyword}` };
+  });
+}
+
 /** A model's JSON answer: the parsed value when it fits, else its problems and (cut) text to show it. */
 export function judgeJson(
   schema: Schema,

@@ -29,10 +29,11 @@ const S = SEARCH_ATTRIBUTES.status;
 export const TASK_COUNT_QUERIES: Record<TaskStatus | 'strays', string> = {
   queued: `${TASKS} AND ExecutionStatus = 'Running' AND ${S} = 'queued'`,
   running: `${TASKS} AND ExecutionStatus = 'Running' AND ${S} = 'running'`,
+  input_required: `${TASKS} AND ExecutionStatus = 'Running' AND ${S} = 'input_required'`,
   completed: `${TASKS} AND ${S} = 'completed'`,
   failed: `${TASKS} AND ${S} = 'failed'`,
   cancelled: `${TASKS} AND ${S} = 'cancelled'`,
-  strays: `${TASKS} AND ExecutionStatus != 'Running' AND ${S} IN ('queued', 'running') GROUP BY ExecutionStatus`,
+  strays: `${TASKS} AND ExecutionStatus != 'Running' AND ${S} IN ('queued', 'running', 'input_required') GROUP BY ExecutionStatus`,
 };
 
 /** What a run closed from outside counts as (ContinuedAsNew: its next run counts instead). */

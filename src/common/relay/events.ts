@@ -72,6 +72,26 @@ export type AgentEventBody =
    */
   | { type: 'agent_screenshot'; tool_call_id: string; path: string; url?: string }
   /**
+   * A tool call waits for a person's decision (an approval gate: the request's require_approval,
+   * an MCP server's, or the deployment's): `input` is the call's arguments as the model wrote them
+   * (parsed; the text itself when it is not JSON). The task is input_required until every waiting
+   * call of it is decided; POST /tasks/{id}/approvals/{tool_call_id} decides this one.
+   */
+  | { type: 'agent_approval_request'; tool_call_id: string; tool: string; input: unknown; timeout_at: string }
+  /**
+   * The decision on a gated call: `by` says who made it (`user`: POST .../approvals, `timeout`: none
+   * came in time). An approved call then runs (with `input` when the decision edited its
+   * arguments); a denied one gets a tool result saying so, with `reason`.
+   */
+  | {
+      type: 'agent_approval_decision';
+      tool_call_id: string;
+      decision: 'approve' | 'deny';
+      by: 'user' | 'timeout';
+      reason?: string;
+      input?: unknown;
+    }
+  /**
    * An attempt of a model or tool call failed and Temporal retries it: `attempt` is the one that
    * failed, `retry_in_ms` the wait before the next when known. Stream-only (not in the result's events).
    */

@@ -5,7 +5,7 @@
 // Several writers race for one document (the gateway caches `queued` at
 // submit and whatever it read from Temporal on a miss; the worker caches each
 // step), so a write never moves a task backwards: a document whose status is
-// further along (queued < running < finished) is kept. Metadata patches are
+// further along (queued < running, input_required < finished) is kept. Metadata patches are
 // compare-and-set on the document they merged into.
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
@@ -13,9 +13,19 @@ import type { TaskStatus, TaskView } from '../../../workflows/types';
 import { keys } from './keys';
 import { withTimeout } from '../timeout';
 
-const RANK: Record<TaskStatus, number> = { queued: 0, running: 1, completed: 2, failed: 2, cancelled: 2 };
+// input_required ranks with running: a run moves between the two both ways (approval gates).
+const RANK: Record<TaskStatus, number> = {
+  queued: 0,
+  running: 1,
+  input_required: 1,
+  completed: 2,
+  failed: 2,
+  cancelled: 2,
+};
 
-const LUA_RANK = 'local rank = { queued = 0, running = 1, completed = 2, failed = 2, cancelled = 2 }';
+const LUA_RANK = `local rank = { ${Object.entries(RANK)
+  .map(([s, r]) => `${s} = ${r}`)
+  .join(', ')} }`;
 
 // KEYS[1] document; ARGV[1] json, ARGV[2] its rank, ARGV[3] ttl ms,
 // ARGV[4] the exact document expected in place ('' = any, ranked instead).

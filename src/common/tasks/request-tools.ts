@@ -11,7 +11,14 @@ export function mcpServersOf(req: Pick<RunRequest, 'mcp_servers' | 'mcpServers'>
   return given.map((s) => {
     const token =
       s.auth?.type === 'bearer' ? s.auth.token : s.auth?.type === 'oauth' ? s.auth.oauth.accessToken : undefined;
-    return { name: s.serverName, url: s.serverUrl, ...(token && { token }) };
+    const requireApproval = s.require_approval ?? s.requireApproval;
+    return {
+      name: s.serverName,
+      url: s.serverUrl,
+      ...(token && { token }),
+      // "never" is the default: left out, as servers without it are.
+      ...(requireApproval && requireApproval !== 'never' && { requireApproval }),
+    };
   });
 }
 

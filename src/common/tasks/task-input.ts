@@ -21,6 +21,8 @@ export type TaskInputConfig = Pick<
   | 'MAX_STEPS_DEFAULT'
   | 'MAX_DURATION_DEFAULT'
   | 'BUILTIN_TOOLS'
+  | 'APPROVAL_REQUIRED_TOOLS'
+  | 'APPROVAL_TIMEOUT_S'
   | 'MCP_CALL_TIMEOUT_MS'
   | 'MCP_CONNECT_TIMEOUT_MS'
   | 'TOOL_RESULT_MAX_CHARS'
@@ -82,6 +84,13 @@ function taskRequest(req: RunRequest, start: TaskStart): TaskRequest {
     // Absent when the request has none: older runs' inputs stay as they were.
     ...(mcpServers && { mcpServers }),
     ...(agents && { agents }),
+    ...(req.require_approval && {
+      requireApproval: {
+        tools: req.require_approval.tools,
+        onTimeout: req.require_approval.on_timeout,
+        ...(req.require_approval.timeout !== undefined && { timeout: req.require_approval.timeout }),
+      },
+    }),
     ...(req.datastores?.length && { datastores: req.datastores }),
     ...(req.queries?.length && { queries: req.queries }),
     ...(start.callback && { callback: start.callback }),
@@ -112,6 +121,9 @@ function taskLimits(config: TaskInputConfig, req: RunRequest): TaskLimits {
       browserMaxPages: config.BROWSER_MAX_PAGES_PER_RUN,
       browserCallTimeoutMs: (config.BROWSER_NAVIGATION_TIMEOUT_S * 2 + BROWSER_CALL_MARGIN_S) * 1000,
     }),
+    // Only when the deployment gates tools: older runs' inputs stay as they were.
+    ...(config.APPROVAL_REQUIRED_TOOLS.length && { approvalTools: config.APPROVAL_REQUIRED_TOOLS }),
+    ...(gatesPossible(config, req) && { approvalTimeoutMs: config.APPROVAL_TIMEOUT_S * 1000 }),
     toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
     modelHeartbeatTimeoutMs: config.MODEL_HEARTBEAT_TIMEOUT_MS,
     // Only with MCP servers: older runs' inputs stay as they were.
@@ -121,6 +133,12 @@ function taskLimits(config: TaskInputConfig, req: RunRequest): TaskLimits {
     }),
     price: config.MODEL_PRICES[modelForMode(config, req.mode)],
   };
+}
+
+/** Whether any call of the run may wait for a decision (the deployment's gates, the request's, an MCP server's). */
+function gatesPossible(config: TaskInputConfig, req: RunRequest): boolean {
+  if (config.APPROVAL_REQUIRED_TOOLS.length || req.require_approval) return true;
+  return !!mcpServersOf(req)?.some((s) => s.requireApproval);
 }
 
 /** The memo and search attributes of a task's workflow: visibility lists tasks by them (GET /tasks). */

@@ -6,7 +6,14 @@
 // one, Sunset (RFC 8594). Handlers read req.apiVersion where versions differ.
 import type { NextFunction, Request, Response } from 'express';
 import type { Config } from '../../common/config';
-import { API_VERSION_HEADER, VERSION_NAMES, isApiVersion, type ApiVersionName } from '../../common/api-versions';
+import {
+  API_VERSION_HEADER,
+  LATEST_VERSION,
+  VERSION_NAMES,
+  answerIn,
+  isApiVersion,
+  type ApiVersionName,
+} from '../../common/api-versions';
 import { ValidationError } from '../../common/errors';
 
 declare module 'express-serve-static-core' {
@@ -25,6 +32,11 @@ export function apiVersion(config: Pick<Config, 'API_VERSION' | 'API_VERSION_DEP
     const version = asked !== undefined && isApiVersion(asked) ? asked : pinned;
     req.apiVersion = version;
     res.setHeader(API_VERSION_HEADER, version);
+    // An earlier version's JSON answers, shaped as it was released (api-versions.ts, answerIn).
+    if (version !== LATEST_VERSION) {
+      const json = res.json.bind(res);
+      res.json = (body: unknown) => json(answerIn(version, body));
+    }
     const deprecation = config.API_VERSION_DEPRECATIONS[version];
     if (deprecation) {
       res.setHeader('Deprecation', `@${Math.floor(deprecation.deprecatedAt.getTime() / 1000)}`);

@@ -7,7 +7,48 @@ import { eventsQuerySchema, listQuerySchema, resultQuerySchema } from '../schema
 export const taskId = ref('parameters', 'TaskId');
 
 export function taskPaths(): Json {
-  return { ...taskStatePaths(), ...taskEndPaths(), ...taskTalkPaths() };
+  return { ...taskStatePaths(), ...taskEndPaths(), ...taskTalkPaths(), ...approvalPaths() };
+}
+
+const toolCallId = {
+  name: 'tool_call_id',
+  in: 'path',
+  required: true,
+  description: 'The gated call (its agent_approval_request names it).',
+  schema: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,128}$' },
+};
+
+/** Approval gates: the task's gated calls, and a decision on one (docs/approvals.md). */
+function approvalPaths(): Json {
+  return {
+    '/tasks/{id}/approvals': {
+      get: operation('get', {
+        id: 'listTaskApprovals',
+        tag: 'tasks',
+        summary: "A task's tool calls that wait for a decision, and the decisions made",
+        parameters: [taskId],
+        responses: { 200: { description: 'The gated calls.', content: jsonBody('TaskApprovals') } },
+        errors: { 400: 'A malformed task id.', 404: undefined },
+      }),
+    },
+    '/tasks/{id}/approvals/{tool_call_id}': {
+      post: operation('post', {
+        id: 'decideTaskApproval',
+        tag: 'tasks',
+        summary: 'Approve or deny a tool call that waits for a decision',
+        description:
+          "approve runs the call (with `input` instead of the model's arguments when given); deny gives the model a result saying it was not run, with `reason`. The same decision again answers the first one (200); another one is a 409.",
+        parameters: [taskId, toolCallId],
+        body: 'ApprovalDecisionRequest',
+        responses: { 200: { description: 'The decision.', content: jsonBody('ApprovalDecision') } },
+        errors: {
+          400: "A malformed id or body, or an edited input that does not fit the tool's parameters (each problem under body.input).",
+          404: 'No such task, or no call of it with this id waits or waited for a decision.',
+          409: 'The call was decided otherwise already (details.decided), or the task has finished.',
+        },
+      }),
+    },
+  };
 }
 
 /** The listing and one task's status and metadata. */

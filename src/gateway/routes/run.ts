@@ -7,6 +7,7 @@ import { runQuerySchema, IDEMPOTENCY_KEY } from '../schemas/request';
 import { runRequestSchema, type RunRequest } from '../../common/contracts/run-request';
 import { DependencyUnavailableError, ValidationError } from '../../common/errors';
 import { sendOneEvent, streamTaskEvents } from '../sse';
+import { answerIn, LATEST_VERSION } from '../../common/api-versions';
 import { checkToolServers } from '../schemas/tool-servers';
 import { agentsOf } from '../../common/tasks/request-tools';
 import type { DatastoreService } from '../services/datastore-service';
@@ -127,7 +128,11 @@ async function answerAccepted(
     ...(await scheduled()),
   };
   // Asked for a stream, the same answer as its one event: a client that reads only events still learns the task.
-  if (wantsStream) return sendOneEvent(res, { type: 'task_accepted', ...accepted });
+  if (wantsStream)
+    return sendOneEvent(
+      res,
+      answerIn(res.req.apiVersion ?? LATEST_VERSION, { type: 'task_accepted', ...accepted }) as never,
+    );
   return void res.json(accepted);
 }
 

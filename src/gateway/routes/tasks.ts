@@ -17,7 +17,7 @@ import { requireRelay } from './run';
 import { deliveriesOf } from '../services/deliveries';
 import { ValidationError } from '../../common/errors';
 
-function taskId(raw: string): string {
+export function taskId(raw: string): string {
   if (!TASK_ID.test(raw))
     throw ValidationError.at(
       'path.id',

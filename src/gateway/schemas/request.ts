@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { CURSOR } from '../services/list-cursor';
 import { TASK_STATUSES } from '../../../workflows/types';
-import { nonEmpty } from '../../common/contracts/run-request';
+import { nonEmpty, text } from '../../common/contracts/run-request';
 
 /** Ids and headers the routes check; the OpenAPI document states the same patterns. */
 export const TASK_ID = /^task_[A-Za-z0-9]{1,64}$/;
@@ -77,5 +77,23 @@ export const eventsQuerySchema = z.strictObject({ after: z.coerce.number().int()
 export const taskMessageSchema = z.strictObject({
   message: nonEmpty.describe('A message for the running agent; it reads it before its next model turn.'),
 });
+
+/** A gated call's id as the model gave it (the path's {tool_call_id}). */
+export const TOOL_CALL_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+export const approvalDecisionSchema = z
+  .strictObject({
+    decision: z
+      .enum(['approve', 'deny'])
+      .describe('approve: the call runs; deny: it does not, and the model is told so.'),
+    input: z
+      .unknown()
+      .optional()
+      .describe(
+        "With approve: the arguments the call runs with instead of the model's. They must fit the tool's parameters schema: a 400 names each problem under body.input.",
+      ),
+    reason: text(2000).optional().describe("Why: with deny, the model reads it in the call's result."),
+  })
+  .meta({ description: "A person's decision on a tool call that waits for one." });
 
 export const patchTaskSchema = z.strictObject({ metadata: z.record(z.string(), z.unknown()) });

@@ -6,22 +6,14 @@
 // TaskView, TaskResult, ListPage or the event union fails `tsc` until the
 // schema follows. The schedules' bodies are in schedule-response-schemas.ts.
 import { z } from 'zod';
-import {
-  TASK_STATUSES,
-  type BlockEvent,
-  type ScheduledSummary,
-  type TaskStatus,
-  type ThreadMessage,
-} from '../../../workflows/types';
+import { type BlockEvent, type ScheduledSummary, type TaskStatus } from '../../../workflows/types';
 import type { AgentEvent, EventType } from '../../common/relay/events';
 import type { ListPage } from '../services/task-list';
-import type { SessionPage } from '../services/session-list';
-import type { SessionCreated } from '../services/session-service';
 import type { ResultBody, TaskService } from '../services/task-service';
 import type { publicView } from '../services/task-views';
+import { pendingApprovalSchema, taskStatusSchema } from './task-status';
+export { approvalDecisionSchema, approvalsPageSchema } from './task-status';
 import { same, type Norm } from './same-type';
-
-const taskStatusSchema = z.enum(TASK_STATUSES).describe('queued → running → completed | failed | cancelled.');
 
 const errorInfoSchema = z.object({
   type: z.string().describe('Machine-readable kind, e.g. agent_error, timeout, cancelled, terminated.'),
@@ -45,6 +37,12 @@ export const taskViewSchema = z
     created_at: z.string().describe('ISO 8601.'),
     started_at: z.string().nullable(),
     completed_at: z.string().nullable(),
+    approvals: z
+      .array(pendingApprovalSchema)
+      .optional()
+      .describe(
+        'The calls waiting for a decision (status input_required); present once a call of the task has waited.',
+      ),
     attempt: z
       .number()
       .int()
@@ -168,47 +166,12 @@ export const taskListSchema = z
   .describe("The account's tasks, newest first.");
 same<z.output<typeof taskListSchema>, ListPage>(true);
 
-export const sessionMessagesSchema = z.object({
-  session: z.string(),
-  messages: z
-    .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }))
-    .describe('The conversation so far, oldest first.'),
-});
-same<z.output<typeof sessionMessagesSchema>, { session: string; messages: ThreadMessage[] }>(true);
-
-export const sessionListSchema = z
-  .object({
-    sessions: z.array(
-      z.object({
-        session: z.string().describe('The session id; send it as ?session= to continue the conversation.'),
-        created_at: z.string().describe('When the session was created, ISO 8601.'),
-        open: z
-          .boolean()
-          .describe(
-            'Its workflow is running. A session closes when idle (SESSION_IDLE_CLOSE_MS) and reopens on its next run; closed ones are listed too.',
-          ),
-      }),
-    ),
-    next_cursor: z.string().nullable().describe('Pass as ?cursor= for the next page; null on the last page.'),
-  })
-  .describe("The account's sessions, each once, most recently (re)opened first.");
-same<z.output<typeof sessionListSchema>, SessionPage>(true);
-
-export const sessionCreatedSchema = z
-  .object({ session: z.string(), created_at: z.string().describe('ISO 8601.') })
-  .describe('The new, empty session: POST /?session=<session> runs in it.');
-same<z.output<typeof sessionCreatedSchema>, SessionCreated>(true);
-
-export const sessionForkedSchema = z
-  .object({
-    session: z.string().describe('The new session.'),
-    created_at: z.string().describe('ISO 8601.'),
-    forked_from: z.string().describe('The session it was forked from, which goes on unchanged.'),
-    messages: z.number().int().min(0).describe('How many messages its thread starts with.'),
-  })
-  .describe(
-    "A new session whose thread is the first `messages` of the other's: POST /?session=<session> continues from there. Its workspace starts empty.",
-  );
+export {
+  sessionCreatedSchema,
+  sessionForkedSchema,
+  sessionListSchema,
+  sessionMessagesSchema,
+} from './session-response-schemas';
 
 export const healthSchema = z.object({ status: z.literal('ok') }).describe('The process is up (no dependency checks).');
 
@@ -306,6 +269,27 @@ const EVENT_SHAPES = {
       url: z.string().optional().describe('The page it shows.'),
     },
     "A browser call saved a screenshot in the session's workspace (GET /sessions/{id}/files/{path} serves it); after its agent_tool_response and agent_files_changed.",
+  ],
+  agent_approval_request: [
+    {
+      tool_call_id: z.string().describe('The call that waits.'),
+      tool: z.string().describe('The tool as the model called it.'),
+      input: z
+        .unknown()
+        .describe("The call's arguments as the model wrote them (parsed JSON; the text when not JSON)."),
+      timeout_at: z.string().describe('When it stops waiting (ISO 8601).'),
+    },
+    "A tool call waits for a person's decision (require_approval): the task is input_required until every waiting call is decided (POST /tasks/{id}/approvals/{tool_call_id}).",
+  ],
+  agent_approval_decision: [
+    {
+      tool_call_id: z.string(),
+      decision: z.enum(['approve', 'deny']),
+      by: z.enum(['user', 'timeout']).describe('user: a decision was posted; timeout: none came in time.'),
+      reason: z.string().optional().describe("The decision's reason, or why the time ran out."),
+      input: z.unknown().optional().describe('The arguments the call runs with, when the decision edited them.'),
+    },
+    'The decision on a gated call: approved, it runs next (its agent_tool_response follows); denied, its result tells the model so.',
   ],
   agent_retry: [
     {

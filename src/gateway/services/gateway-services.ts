@@ -14,9 +14,12 @@ import { ScheduleService } from './schedule-service';
 import { SessionService } from './session-service';
 import { SessionFiles } from './session-files';
 import { TaskService } from './task-service';
+import { ApprovalService } from './approval-service';
 
 export interface GatewayServices {
   tasks: TaskService;
+  /** Gated tool calls and decisions on them. */
+  approvals: ApprovalService;
   sessions: SessionService;
   /** The files of sessions' workspaces. */
   files: SessionFiles;
@@ -43,8 +46,10 @@ export interface ServiceDeps {
 
 export function buildServices(d: ServiceDeps): GatewayServices {
   const sessions = new SessionService(d.client, d.connection, d.config);
+  const tasks = new TaskService(d.client, d.connection, d.cache, d.config, d.logger, d.starter);
   return {
-    tasks: new TaskService(d.client, d.connection, d.cache, d.config, d.logger, d.starter),
+    tasks,
+    approvals: new ApprovalService(d.client, d.connection, tasks),
     sessions,
     files: new SessionFiles(d.config, sessions),
     schedules: new ScheduleService(d.client, d.connection, d.config),

@@ -62,7 +62,8 @@ const CLOSES_AS: Record<'completed' | 'failed' | 'cancelled', string[]> = {
 export function statusClause(status: TaskStatus): string {
   const s = SEARCH_ATTRIBUTES.status;
   if (status === 'queued') return `${s} = 'queued' AND ExecutionStatus = 'Running'`;
-  if (status === 'running') return `${s} != 'queued' AND ExecutionStatus = 'Running'`;
+  if (status === 'input_required') return `${s} = 'input_required' AND ExecutionStatus = 'Running'`;
+  if (status === 'running') return `${s} != 'queued' AND ${s} != 'input_required' AND ExecutionStatus = 'Running'`;
   const others = (Object.keys(CLOSES_AS) as (keyof typeof CLOSES_AS)[]).filter((f) => f !== status);
   const closes = CLOSES_AS[status].map((c) => `'${c}'`).join(', ');
   return (

@@ -17,7 +17,7 @@ test('open statuses count open runs only; final ones by TaskStatus; the strays q
   );
   expect(TASK_COUNT_QUERIES.completed).toBe(`WorkflowType = 'agentTask' AND TaskStatus = 'completed'`);
   expect(TASK_COUNT_QUERIES.strays).toMatch(
-    /ExecutionStatus != 'Running' AND TaskStatus IN \('queued', 'running'\) GROUP BY ExecutionStatus$/,
+    /ExecutionStatus != 'Running' AND TaskStatus IN \('queued', 'running', 'input_required'\) GROUP BY ExecutionStatus$/,
   );
 });
 
@@ -29,10 +29,19 @@ test('a run terminated, timed out or cancelled from outside counts as failed or 
     { value: 'ContinuedAsNew', count: 5 },
   ]);
   expect(
-    combineCounts({ queued: n(1), running: n(2), completed: n(10), failed: n(4), cancelled: n(0), strays }),
+    combineCounts({
+      queued: n(1),
+      running: n(2),
+      input_required: n(1),
+      completed: n(10),
+      failed: n(4),
+      cancelled: n(0),
+      strays,
+    }),
   ).toEqual({
     queued: 1,
     running: 2,
+    input_required: 1,
     completed: 10,
     failed: 7,
     cancelled: 3,
@@ -55,7 +64,14 @@ test('counts are kept for the ttl: scrapes within it ask Temporal once', async (
   let now = 1_000;
   const count = fakeCount(async (q) => n(q.includes("'completed'") ? 5 : 0));
   const counts = new TaskCounts(count, { ttlMs: 5000, now: () => now });
-  expect(await counts.get()).toEqual({ queued: 0, running: 0, completed: 5, failed: 0, cancelled: 0 });
+  expect(await counts.get()).toEqual({
+    queued: 0,
+    running: 0,
+    input_required: 0,
+    completed: 5,
+    failed: 0,
+    cancelled: 0,
+  });
   const asked = count.calls;
   expect(asked).toBe(Object.keys(TASK_COUNT_QUERIES).length);
   now += 4_000;

@@ -22,6 +22,8 @@ const CONFIG: TaskInputConfig = {
   BASH_TIMEOUT_MAX_S: 600,
   BROWSER_MAX_PAGES_PER_RUN: 50,
   BROWSER_NAVIGATION_TIMEOUT_S: 30,
+  APPROVAL_REQUIRED_TOOLS: [],
+  APPROVAL_TIMEOUT_S: 86_400,
 };
 const START = { taskId: 'task_1', account: 'acct', session: 'sess_1', createdAt: '2026-11-28T00:00:00.000Z' };
 
@@ -149,4 +151,33 @@ test('computer.network becomes limits.computerNetwork, only when asked (older in
     const plain = taskInput(CONFIG, runRequestSchema.parse({ message: 'hi', ...(computer && { computer }) }), START);
     expect(plain.limits).not.toHaveProperty('computerNetwork');
   }
+});
+
+test("approval gates reach the run only when some are set: the request's, an MCP server's, the deployment's", () => {
+  const build = (body: object, config: Partial<TaskInputConfig> = {}) =>
+    taskInput({ ...CONFIG, ...config }, runRequestSchema.parse({ message: 'hi', ...body }), START);
+  const plain = build({});
+  expect(plain.request.requireApproval).toBeUndefined();
+  expect(plain.limits.approvalTools).toBeUndefined();
+  expect(plain.limits.approvalTimeoutMs).toBeUndefined();
+
+  const asked = build({ require_approval: { tools: ['bash', 'browser_*'], timeout: 60 } });
+  expect(asked.request.requireApproval).toEqual({ tools: ['bash', 'browser_*'], timeout: 60, onTimeout: 'deny' });
+  expect(asked.limits.approvalTimeoutMs).toBe(86_400_000);
+
+  const server = { serverName: 'fs', serverUrl: 'https://mcp.example.com/mcp' };
+  const mcp = build({
+    mcp_servers: [
+      { ...server, require_approval: { always: { tool_names: ['write'] } } },
+      { ...server, serverName: 'ro', require_approval: 'never' },
+    ],
+  });
+  expect(mcp.request.mcpServers).toEqual([
+    { name: 'fs', url: server.serverUrl, requireApproval: { always: { tool_names: ['write'] } } },
+    { name: 'ro', url: server.serverUrl },
+  ]);
+  expect(mcp.limits.approvalTimeoutMs).toBe(86_400_000);
+
+  const deployed = build({}, { APPROVAL_REQUIRED_TOOLS: ['bash'], APPROVAL_TIMEOUT_S: 600 });
+  expect(deployed.limits).toMatchObject({ approvalTools: ['bash'], approvalTimeoutMs: 600_000 });
 });

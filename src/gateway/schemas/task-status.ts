@@ -1,0 +1,46 @@
+// A task's status and its gated tool calls in the API's answers: the status every task answer
+// carries, the calls waiting for a decision (GET /tasks/{id}, GET /tasks/{id}/approvals) and the
+// decisions (POST /tasks/{id}/approvals/{tool_call_id}).
+import { z } from 'zod';
+import { TASK_STATUSES, type TaskStatus } from '../../../workflows/types';
+import type { ApprovalsPage } from '../services/approval-service';
+import { same } from './same-type';
+
+export const taskStatusSchema = z
+  .enum(TASK_STATUSES)
+  .describe(
+    'queued → running → completed | failed | cancelled; input_required while a tool call waits for a decision (approvals), then running again.',
+  );
+
+export const pendingApprovalSchema = z
+  .object({
+    tool_call_id: z.string().describe('The call; POST /tasks/{id}/approvals/{tool_call_id} decides it.'),
+    tool: z.string().describe('The tool as the model called it.'),
+    input: z.unknown().describe("The call's arguments as the model wrote them (parsed JSON)."),
+    since: z.string().describe('When it began to wait (ISO 8601).'),
+    timeout_at: z.string().describe('When it stops waiting: its require_approval on_timeout then applies (ISO 8601).'),
+  })
+  .describe('A tool call waiting for a decision.');
+
+const approvalDecisionOutSchema = z
+  .object({
+    tool_call_id: z.string(),
+    decision: z.enum(['approve', 'deny']),
+    by: z.enum(['user', 'timeout']).describe('user: a decision was posted; timeout: none came in time (a denial).'),
+    reason: z.string().optional(),
+    input: z.unknown().optional().describe('The arguments the call ran with, when the decision edited them.'),
+    decided_at: z.string().describe('ISO 8601.'),
+  })
+  .describe('A decision on a gated call; the same decision posted again answers this one.');
+export { approvalDecisionOutSchema as approvalDecisionSchema };
+
+export const approvalsPageSchema = z
+  .object({
+    task_id: z.string(),
+    status: taskStatusSchema,
+    pending: z.array(pendingApprovalSchema).describe('The calls waiting for a decision, oldest first.'),
+    decided: z.array(approvalDecisionOutSchema).describe('The decisions made so far, in order.'),
+  })
+  .describe("A task's gated tool calls.");
+same<z.output<typeof approvalsPageSchema>, ApprovalsPage>(true);
+same<z.output<typeof taskStatusSchema>, TaskStatus>(true);

@@ -1,0 +1,114 @@
+// Approval gates from the gateway's side (docs/approvals.md): a task's gated calls, read from its
+// run (the approvals query), and a person's decision, sent as the run's approval update. The run
+// decides what a decision means; here an edited input is checked against the tool's parameters
+// before it is sent, and the update's refusals become the API's 404 and 409.
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type Connection } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { ConflictError, NotFoundError, ValidationError } from '../../common/errors';
+import type { Account } from '../../common/accounts/registry';
+import { valueIssues } from '../../common/json-schema/schema-check';
+import { approvalsQuery, approvalUpdate, type ApprovalRequest } from '../../../workflows/definitions';
+import type { ApprovalDecision, PendingApproval, TaskStatus } from '../../../workflows/types';
+import { isFinished } from '../../../workflows/types';
+import type { TaskService } from './task-service';
+import { temporalCall } from './temporal-errors';
+
+export interface ApprovalsPage {
+  task_id: string;
+  status: TaskStatus;
+  pending: PendingApproval[];
+  decided: ApprovalDecision[];
+}
+
+/** What the run's approvals query answers: waiting calls with their tool's parameters, and the decisions. */
+interface Found {
+  pending: (PendingApproval & { parameters?: Record<string, unknown> })[];
+  decided: ApprovalDecision[];
+}
+
+export class ApprovalService {
+  constructor(
+    private readonly client: Client,
+    private readonly connection: Connection,
+    private readonly tasks: TaskService,
+  ) {}
+
+  private deadline<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+    return temporalCall(() => this.connection.withDeadline(Date.now() + ms, fn));
+  }
+
+  /** The task's gated calls: those waiting for a decision, and those decided. */
+  async list(account: Account, taskId: string): Promise<ApprovalsPage> {
+    const view = await this.tasks.view(account, taskId);
+    const found = await this.read(taskId);
+    return {
+      task_id: taskId,
+      status: view.status,
+      pending: found.pending.map(({ parameters: _p, ...p }) => p),
+      decided: found.decided,
+    };
+  }
+
+  /** Reads the run's approvals; a run that never had a gate (or one from before gates) has none. */
+  private async read(taskId: string): Promise<Found> {
+    try {
+      return await this.deadline(5000, () => this.client.workflow.getHandle(taskId).query(approvalsQuery));
+    } catch (err) {
+      if (/did not register a handler for approvals|unknown query/i.test((err as Error).message ?? ''))
+        return { pending: [], decided: [] };
+      throw err;
+    }
+  }
+
+  /** Decides a gated call: 200 with the decision (the first one again when repeated), 404 unknown, 409 decided otherwise. */
+  async decide(account: Account, taskId: string, req: ApprovalRequest): Promise<ApprovalDecision> {
+    const view = await this.tasks.view(account, taskId);
+    if (isFinished(view.status)) return this.afterEnd(taskId, req, view.status);
+    if (req.input !== undefined) await this.checkInput(taskId, req);
+    try {
+      return await this.deadline(10_000, () =>
+        this.client.workflow.getHandle(taskId).executeUpdate(approvalUpdate, { args: [req] }),
+      );
+    } catch (err) {
+      // The run closed meanwhile: what it decided stands, or the task takes no more decisions.
+      if (err instanceof WorkflowNotFoundError || (err instanceof WorkflowUpdateFailedError && !refused(err)))
+        return this.afterEnd(taskId, req, (await this.tasks.view(account, taskId)).status);
+      throw refusal(err);
+    }
+  }
+
+  /** An edited input must fit the tool's parameters: a 400 naming each problem under body.input. */
+  private async checkInput(taskId: string, req: ApprovalRequest): Promise<void> {
+    const pending = (await this.read(taskId)).pending.find((p) => p.tool_call_id === req.tool_call_id);
+    if (!pending?.parameters) return; // decided already, or unknown: the update answers that
+    const issues = valueIssues(pending.parameters, req.input, 'body.input');
+    if (issues.length) throw ValidationError.of(issues);
+  }
+
+  /** A finished task takes no decision; the same one as it made is answered with it. */
+  private async afterEnd(taskId: string, req: ApprovalRequest, status: TaskStatus): Promise<ApprovalDecision> {
+    const found = await this.read(taskId).catch(() => undefined);
+    const first = found?.decided.find((d) => d.tool_call_id === req.tool_call_id);
+    if (first && first.decision === req.decision) return first;
+    throw new ConflictError(`the task is already ${status}; it takes no decisions`, {
+      status,
+      decided: first ?? null,
+    });
+  }
+}
+
+const REFUSALS = new Set(['approval_not_found', 'approval_conflict', 'approval_invalid']);
+
+/** The run's validator refused the decision (as opposed to the run being gone). */
+function refused(err: WorkflowUpdateFailedError): boolean {
+  return err.cause instanceof ApplicationFailure && REFUSALS.has(err.cause.type ?? '');
+}
+
+/** The validator's refusal as the API's error: unknown call 404, decided otherwise 409, a bad decision 400. */
+function refusal(err: unknown): Error {
+  if (!(err instanceof WorkflowUpdateFailedError) || !(err.cause instanceof ApplicationFailure)) return err as Error;
+  const { type, message, details } = err.cause;
+  if (type === 'approval_not_found') return new NotFoundError(message);
+  if (type === 'approval_conflict') return new ConflictError(message, { decided: details?.[0] ?? null });
+  return ValidationError.at('body.decision', message, 'invalid_value');
+}
