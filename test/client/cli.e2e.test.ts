@@ -183,6 +183,35 @@ test('run --background prints the task id (--json: the accepted task); task, tas
   expect(cancelled.stderr).toMatch(/^task cancelled: cancelled: /);
 });
 
+test('approvals --wait lists a waiting call; approve --input runs it with other arguments; deny --reason; a bad --input exits 2', async () => {
+  const gated = (expression: string) =>
+    agent.runBackground({
+      message: `[[tool name=calculate args={"expression":"${expression}"}]] compute`,
+      require_approval: { tools: ['calculate'] },
+    });
+  const [first, second] = await Promise.all([gated('6 * 7'), gated('1 / 0')]);
+  const listed = await cli(['approvals', first.task_id, '--wait', '30']);
+  expect(listed.code).toBe(0);
+  expect(listed.stdout).toMatch(/^CALL +TOOL +INPUT/);
+  expect(listed.stdout).toContain('{"expression":"6 * 7"}');
+  const page = JSON.parse((await cli(['approvals', first.task_id, '--json'])).stdout);
+  const callId = page.pending[0].tool_call_id;
+  expect(await cli(['approve', first.task_id, callId, '--input', '{nope'])).toMatchObject({ code: 2 });
+  const approved = await cli(['approve', first.task_id, callId, '--input', '{"expression":"6 * 8"}']);
+  expect(approved).toMatchObject({ code: 0, stdout: `${callId}: approved\n` });
+  expect((await agent.tasks.result(first.task_id, { wait: 30 })).output).toBe('tool said: 48');
+
+  const other = JSON.parse((await cli(['approvals', second.task_id, '--wait', '30', '--json'])).stdout);
+  const denyId = other.pending[0].tool_call_id;
+  const denied = await cli(['deny', second.task_id, denyId, '--reason', 'no dividing by zero', '--json']);
+  expect(JSON.parse(denied.stdout)).toMatchObject({ decision: 'deny', reason: 'no dividing by zero' });
+  const result = await agent.tasks.result(second.task_id, { wait: 30 });
+  expect(result.output).toMatch(/denied this call.*no dividing by zero/);
+  const after = await cli(['approvals', second.task_id]);
+  expect(after.stderr).toMatch(/no call of task_\w+ waits for a decision \(completed\)/);
+  expect(after.stderr).toContain(`${denyId}: deny by user (no dividing by zero)`);
+});
+
 test('HTTP and connection errors: one line on stderr with the type and message, exit 1', async () => {
   const running = await agent.runBackground({ message: '[[tool name=wait args={"seconds":60}]] not yet' });
   const port = await freePort();
