@@ -66,6 +66,9 @@ export const SignalExternalFailedCause = stripped(
   'SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_',
 );
 
+export const ResetReapplyType = stripped('ResetReapplyType', 'RESET_REAPPLY_TYPE_');
+export const ResetReapplyExcludeType = stripped('ResetReapplyExcludeType', 'RESET_REAPPLY_EXCLUDE_TYPE_');
+
 const eventTypeNames = new Map(Object.entries(EventType).map(([k, v]) => [v, k]));
 export function eventTypeName(t: number): string {
   return eventTypeNames.get(t) ?? String(t);

@@ -9,7 +9,7 @@ import { recoverEngine, liveState } from './engine/recovery';
 import { dispatchWorkflowTask } from './engine/workflow-tasks';
 import { dispatchActivity } from './engine/activities';
 import { dispatchQueryTask, dispatchQueuedQueries } from './engine/queries';
-import { onRunClosed } from './engine/effects';
+import { onRunClosed } from './engine/child-close';
 import { abandonUpdates } from './engine/updates';
 import { buildService, Handlers } from './rpc/grpc-service';
 import { workflowHandlers } from './rpc/workflow-service';

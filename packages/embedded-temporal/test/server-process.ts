@@ -69,6 +69,8 @@ export async function startServerProcess(
 
 export interface KillableServer {
   connection(): Connection;
+  /** host:port of the server (the same across restarts), for connections of the test's own. */
+  address(): string;
   /** Starts the server on a file of its own (in a fresh temporary folder) and connects. */
   start(): Promise<void>;
   /** kill -9 of the server, then a restart on the same port and file, and a new connection. */
@@ -95,6 +97,7 @@ export function useKillableServer(prefix: string): KillableServer {
   };
   return {
     connection: () => connection!,
+    address: () => `127.0.0.1:${port}`,
     async start() {
       port = await freePort();
       await up();

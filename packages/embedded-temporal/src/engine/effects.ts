@@ -1,5 +1,5 @@
 // Commands that act on other runs: start child workflow, signal and cancel
-// external workflows; and the child/parent relationship when runs close.
+// external workflows. What a run's close means to its parent and children is child-close.ts's.
 // The "initiated" event is part of the workflow task's transaction; the effect
 // runs right after it as its own transaction and is redone after a crash.
 import type { Engine } from './engine';
@@ -10,7 +10,6 @@ import {
   StartChildFailedCause,
   SignalExternalFailedCause,
   CancelExternalFailedCause,
-  WfStatus,
   WftFailedCause,
   msFromDur,
 } from '../proto';
@@ -18,7 +17,6 @@ import { BadCommand } from './commands';
 import { scheduleWorkflowTask } from './workflow-tasks';
 import { paramsFromRequest, startWorkflow } from './start';
 import { signalRun, requestCancelRun } from './signals';
-import { terminateRun } from './lifecycle';
 import { typedSearchAttributes, validateSearchAttributes } from './search-attributes';
 import { RpcError } from '../errors';
 
@@ -302,87 +300,6 @@ function cancelExternal(eng: Engine, e: Execution, initiatedEventId: number): vo
     );
   }
   scheduleWorkflowTask(eng, e);
-}
-
-const CHILD_CLOSE: Record<number, [number, string]> = {
-  [WfStatus.COMPLETED]: [
-    EventType.CHILD_WORKFLOW_EXECUTION_COMPLETED,
-    'childWorkflowExecutionCompletedEventAttributes',
-  ],
-  [WfStatus.FAILED]: [EventType.CHILD_WORKFLOW_EXECUTION_FAILED, 'childWorkflowExecutionFailedEventAttributes'],
-  [WfStatus.CANCELED]: [EventType.CHILD_WORKFLOW_EXECUTION_CANCELED, 'childWorkflowExecutionCanceledEventAttributes'],
-  [WfStatus.TIMED_OUT]: [EventType.CHILD_WORKFLOW_EXECUTION_TIMED_OUT, 'childWorkflowExecutionTimedOutEventAttributes'],
-  [WfStatus.TERMINATED]: [
-    EventType.CHILD_WORKFLOW_EXECUTION_TERMINATED,
-    'childWorkflowExecutionTerminatedEventAttributes',
-  ],
-};
-
-/** Close hook: tell the parent its child finished, and apply this run's parent close policy. */
-export function onRunClosed(eng: Engine, e: Execution): void {
-  if (!e.newRunId && e.parent) {
-    const parentKey = eng.key({
-      namespace: e.parent.namespace,
-      workflowId: e.parent.workflowId,
-      runId: e.parent.runId,
-    } as Execution);
-    const childKey = eng.key(e);
-    const initiatedEventId = e.parent.initiatedEventId;
-    queueMicrotask(() => notifyParent(eng, parentKey, childKey, initiatedEventId));
-  }
-  for (const child of Object.values(e.children)) {
-    if (!child.runId || child.parentClosePolicy === ParentClosePolicy.ABANDON) continue;
-    // The child's chain, wherever it has got to (retries, continue-as-new, cron), but
-    // not an unrelated later workflow that reuses its id.
-    const run = eng.currentRun(child.namespace, child.workflowId);
-    if (!run || !eng.isOpen(run) || run.firstRunId !== child.runId) continue;
-    const parentExecution = { namespace: e.namespace, workflowId: e.workflowId, runId: e.runId };
-    if (child.parentClosePolicy === ParentClosePolicy.REQUEST_CANCEL) {
-      requestCancelRun(eng, run, { identity: HISTORY_SERVICE, external: parentExecution });
-    } else terminateRun(eng, run, 'by parent close policy', undefined, HISTORY_SERVICE);
-  }
-}
-
-function notifyParent(eng: Engine, parentKey: string, childKey: string, initiatedEventId: number): void {
-  const parent = eng.byKey(parentKey);
-  const child = eng.byKey(childKey);
-  if (!parent || !child || !eng.isOpen(parent) || !parent.children[initiatedEventId]) return;
-  delete parent.children[initiatedEventId];
-  const [type, attr] = CHILD_CLOSE[child.status];
-  const close = child.history[child.history.length - 1] ?? {};
-  const started = parent.history.find(
-    (h) =>
-      h.eventType === EventType.CHILD_WORKFLOW_EXECUTION_STARTED &&
-      h.childWorkflowExecutionStartedEventAttributes?.initiatedEventId === initiatedEventId,
-  );
-  const ns = eng.namespace(child.namespace);
-  const common = {
-    namespace: ns.name,
-    namespaceId: ns.id,
-    workflowExecution: { workflowId: child.workflowId, runId: child.runId },
-    workflowType: { name: child.workflowType },
-    initiatedEventId,
-    startedEventId: started?.eventId,
-  };
-  const c =
-    close.workflowExecutionCompletedEventAttributes ??
-    close.workflowExecutionFailedEventAttributes ??
-    close.workflowExecutionCanceledEventAttributes ??
-    close.workflowExecutionTimedOutEventAttributes ??
-    close.workflowExecutionTerminatedEventAttributes ??
-    {};
-  eng.addWorkflowEvent(
-    parent,
-    eng.event(type, attr, {
-      ...common,
-      result: c.result,
-      failure: c.failure,
-      details: c.details,
-      retryState: c.retryState,
-    }),
-  );
-  scheduleWorkflowTask(eng, parent);
-  void eng.flush().catch((err) => eng.logger.error({ err }, 'flush after child close failed'));
 }
 
 export { msFromDur };

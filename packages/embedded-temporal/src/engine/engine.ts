@@ -15,6 +15,7 @@ import { Execution, HistoryEvent, execKey } from './state';
 import { NamespaceRecord, newNamespace } from './namespaces';
 import { serializeExecution, historyBatch, namespaceValue, owned, packHistory } from './persistence';
 import { DEFAULT_LIMITS, Limits } from './limits';
+import { stampTaskId } from './history-batches';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -43,6 +44,8 @@ export interface RunSide {
   encoded?: { state: Buffer; history: Buffer[] };
   queries: Map<string, import('./queries').PendingQuery>;
   updates: Map<string, import('./updates').PendingUpdate>;
+  /** A batch of events is open: appended since the last flush, not yet cut by a task's started event (history-batches.ts). */
+  txOpen?: boolean;
 }
 
 export interface EngineOptions {
@@ -233,7 +236,7 @@ export class Engine {
     ev.eventId = e.nextEventId++;
     ev.eventTime ??= tsFromMs(this.now());
     ev.version = 0;
-    ev.taskId = ev.eventId;
+    stampTaskId(e.history, this.sideOf(e), ev);
     e.history.push(ev);
     this.markDirty(e);
     this.notifyHistory(e);
@@ -358,6 +361,7 @@ export class Engine {
         // Nothing is written in memory, but the run's HistorySizeBytes is still the size
         // its events encode to, so new events are encoded once for their size.
         const side = this.sideOf(e);
+        side.txOpen = false;
         const written = e.nextEventId - 1;
         if (written > side.persistedEvents) {
           e.historySizeBytes += historyBatch(e.history.slice(side.persistedEvents, written)).length;
@@ -375,6 +379,7 @@ export class Engine {
     this.dirtyNamespaces.clear();
     for (const e of this.dirty) {
       const side = this.sideOf(e);
+      side.txOpen = false;
       const key = this.key(e);
       // Tracked from the first write only, so `encoded` is always the whole run.
       const encoded =

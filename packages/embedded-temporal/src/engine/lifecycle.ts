@@ -9,6 +9,7 @@ import { decideRetry, normalizeRetryPolicy } from './retry';
 import { cronBackoffMs } from './cron-schedule';
 import { typedSearchAttributes, withoutNilPayloads } from './search-attributes';
 import { createRun, type RunParams } from './create-run';
+import { HISTORY_SERVICE_IDENTITY } from './limits';
 
 /**
  * Minimal spacing of runs in a chain (the server's workflowIdReuseMinimalInterval,
@@ -288,6 +289,7 @@ function failRunningTask(eng: Engine, e: Execution): void {
       scheduledEventId: wft.scheduledEventId,
       startedEventId: wft.startedEventId,
       cause: 17, // FORCE_CLOSE_COMMAND
+      identity: HISTORY_SERVICE_IDENTITY,
     }),
   );
 }

@@ -18,6 +18,7 @@ import { armTimer } from './timers';
 import { armActivity } from './activities';
 import { recoverWorkflowTask, scheduleWorkflowTask } from './workflow-tasks';
 import { runEffect } from './effects';
+import { recoverAdmittedUpdates } from './updates';
 import { EventType } from '../proto';
 
 export function recoverEngine(eng: Engine, state: Map<string, RecoveredEntry>): void {
@@ -57,6 +58,8 @@ function rearm(eng: Engine, e: Execution): void {
   const neverScheduled = !e.wft && !e.history.some((h) => h.eventType === EventType.WORKFLOW_TASK_SCHEDULED);
   if (neverScheduled && e.executionTime <= eng.now()) scheduleWorkflowTask(eng, e);
   else recoverWorkflowTask(eng, e);
+  // Only a reset writes UpdateAdmitted events here, and no message brings their updates back.
+  if (e.resetFrom) recoverAdmittedUpdates(eng, e);
   const key = eng.key(e);
   for (const eff of [...(e.pendingEffects ?? [])])
     queueMicrotask(() => runEffect(eng, key, eff.kind, eff.initiatedEventId));

@@ -135,6 +135,10 @@ export interface Execution {
   /** Stamp of the worker that completed the last workflow task (worker-versions.ts). */
   workerVersionStamp?: import('./worker-versions').VersionStamp;
   resetPoints?: import('./worker-versions').ResetPoint[];
+  /** The run a reset of this one made (ResetWorkflowExecution, reset.ts). */
+  resetRunId?: string;
+  /** This run is a reset's: the run it was made from, the reset's request id, and the original start time. */
+  resetFrom?: { baseRunId: string; requestId: string; originalStartTime: number };
 }
 
 export function execKey(namespace: string, workflowId: string, runId: string): string {

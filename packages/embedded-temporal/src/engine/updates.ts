@@ -17,6 +17,8 @@ export interface PendingUpdate {
   acceptedEventId?: number;
   outcome?: object;
   waiters: Set<() => void>;
+  /** Its UpdateAdmitted event (a reset reapplied it): the worker reads the request there, not in a message. */
+  admittedEventId?: number;
 }
 
 function notifyAll(u: PendingUpdate): void {
@@ -79,6 +81,41 @@ export function admitUpdate(eng: Engine, e: Execution, request: any): PendingUpd
   eng.hold(e, `update:${updateId}`);
   scheduleWorkflowTask(eng, e);
   return u;
+}
+
+/**
+ * An update a reset reapplied to its new run, as an UpdateAdmitted event. As on the real server,
+ * no message carries it: the worker finds the request in that event and accepts or rejects it in
+ * the task that shows the event.
+ */
+export function admitFromEvent(eng: Engine, e: Execution, request: any, admittedEventId: number): void {
+  const id: string | undefined = request?.meta?.updateId;
+  const side = eng.sideOf(e);
+  if (!id || side.updates.has(id)) return;
+  side.updates.set(id, { id, request, stage: UpdateStage.ADMITTED, admittedEventId, waiters: new Set() });
+  eng.hold(e, `update:${id}`);
+}
+
+/** After a restart: the admitted updates of a reset run that no completed workflow task has shown a worker yet. */
+export function recoverAdmittedUpdates(eng: Engine, e: Execution): void {
+  const admitted = new Map<string, { request: any; eventId: number }>();
+  for (const ev of e.history) {
+    if (ev.eventType === EventType.WORKFLOW_EXECUTION_UPDATE_ADMITTED) {
+      const request = ev.workflowExecutionUpdateAdmittedEventAttributes?.request;
+      if (request?.meta?.updateId) admitted.set(request.meta.updateId, { request, eventId: ev.eventId });
+    } else if (ev.eventType === EventType.WORKFLOW_EXECUTION_UPDATE_ACCEPTED) {
+      admitted.delete(ev.workflowExecutionUpdateAcceptedEventAttributes?.protocolInstanceId);
+    }
+  }
+  for (const { request, eventId } of admitted.values()) {
+    // One a worker has seen and not accepted was rejected, which writes nothing.
+    if (eventId < e.lastCompletedWftStartedEventId) continue;
+    admitFromEvent(eng, e, request, eventId);
+    // The task running at the crash showed it already.
+    const wft = e.wft;
+    const u = eng.sideOf(e).updates.get(request.meta.updateId);
+    if (u && wft?.startedEventId !== undefined && eventId < wft.startedEventId) u.deliveredTo = wft.scheduledEventId;
+  }
 }
 
 /** The update's final outcome when it completed on this run (it is in the history), else undefined. */
@@ -146,6 +183,7 @@ export function attachUpdates(
   for (const u of side.updates.values()) {
     if (u.stage !== UpdateStage.ADMITTED || u.deliveredTo !== undefined) continue;
     u.deliveredTo = scheduledEventId;
+    if (u.admittedEventId !== undefined) continue;
     out.push({
       id: `${u.id}/request`,
       protocolInstanceId: u.id,
@@ -205,7 +243,8 @@ function handleMessage(eng: Engine, e: Execution, msg: any, _completedEventId: n
         protocolInstanceId: id,
         acceptedRequestMessageId: value.acceptedRequestMessageId,
         acceptedRequestSequencingEventId: value.acceptedRequestSequencingEventId,
-        acceptedRequest: value.acceptedRequest ?? u?.request,
+        // An update admitted by an event has its request there, and the real server leaves it out here.
+        acceptedRequest: u?.admittedEventId !== undefined ? undefined : (value.acceptedRequest ?? u?.request),
       }),
     );
     if (u) {

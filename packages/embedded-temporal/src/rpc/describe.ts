@@ -63,7 +63,10 @@ function extendedInfo(e: Execution): object {
     executionExpirationTime: e.executionExpirationTime ? tsFromMs(e.executionExpirationTime) : undefined,
     runExpirationTime: e.runTimeoutMs > 0 ? tsFromMs(e.executionTime + e.runTimeoutMs) : GO_ZERO_TIME,
     cancelRequested: e.cancelRequested,
-    originalStartTime: tsFromMs(e.startTime),
+    // A reset run started when it was made; its history (and this) go back to the original start.
+    lastResetTime: e.resetFrom ? tsFromMs(e.startTime) : undefined,
+    originalStartTime: tsFromMs(e.resetFrom?.originalStartTime ?? e.startTime),
+    resetRunId: e.resetRunId,
     requestIdInfos: { [e.startRequestId]: { eventType: EventType.WORKFLOW_EXECUTION_STARTED, eventId: 1 } },
   };
 }

@@ -63,6 +63,9 @@ const EXECUTION_FIELD: Record<string, string> = {
   'WorkflowService/UpdateWorkflowExecution': 'workflowExecution',
 };
 
+/** Methods whose request id the real frontend requires, checked before the execution. */
+const REQUEST_ID_REQUIRED = new Set(['WorkflowService/ResetWorkflowExecution']);
+
 /** Fields the real frontend requires before it looks anything up: [path, message when absent]. */
 const REQUIRED: Record<string, [string, string][]> = {
   'WorkflowService/QueryWorkflow': [
@@ -109,6 +112,10 @@ export function checkRequest(eng: Engine, method: string, req: Req, ctx?: CallCo
     throw invalidArgument('Failure must have ApplicationFailureInfo.');
   }
   checkNamespace(eng, method, req);
+  if (REQUEST_ID_REQUIRED.has(method)) {
+    if (!req.requestId) throw invalidArgument('RequestId is not set on request.');
+    if (req.requestId.length > MAX_ID_LENGTH) throw invalidArgument('RequestId length exceeds limit.');
+  }
   const field = EXECUTION_FIELD[method];
   if (field) checkExecution(req[field]);
   for (const [path, message] of REQUIRED[method] ?? []) {

@@ -1,5 +1,5 @@
 // WorkflowService handlers for clients: namespaces, start, signal, cancel,
-// terminate, delete, describe, history, query, update.
+// terminate, reset, delete, describe, history, query, update.
 import type { Engine } from '../engine/engine';
 import type { Execution } from '../engine/state';
 import type { CallContext, Handlers } from './grpc-service';
@@ -16,6 +16,7 @@ import { transientSuffix } from '../engine/transient-task';
 import { commitRun } from '../engine/history-limits';
 import { executeMultiOperationHandler } from './multi-operation';
 import { eagerWorkflowTask } from '../engine/eager-start';
+import { resetWorkflow } from '../engine/reset';
 
 const SERVER_VERSION = '1.29.1';
 
@@ -165,6 +166,11 @@ export function workflowHandlers(eng: Engine): Handlers {
         outcome: u.stage === UpdateStage.COMPLETED ? u.outcome : undefined,
         stage: u.stage,
       };
+    },
+
+    resetWorkflowExecution: (req) => {
+      const run = resetWorkflow(eng, req);
+      return commitTo(run, { runId: run.runId });
     },
 
     executeMultiOperation: executeMultiOperationHandler(eng),

@@ -304,10 +304,7 @@ embeddedOnly('methods the embedded server does not cover answer UNIMPLEMENTED na
     ['PollNexusTaskQueue', ws().pollNexusTaskQueue({ namespace: 'default', taskQueue: { name: 'x' } })],
     ['DescribeWorkerDeployment', ws().describeWorkerDeployment({ namespace: 'default', deploymentName: 'x' })],
     ['ListWorkerDeployments', ws().listWorkerDeployments({ namespace: 'default' })],
-    [
-      'ResetWorkflowExecution',
-      ws().resetWorkflowExecution({ namespace: 'default', workflowExecution: { workflowId: 'x' } }),
-    ],
+    ['ListBatchOperations', ws().listBatchOperations({ namespace: 'default' })],
   ];
   for (const [method, p] of calls)
     expectStatus(await outcome(p), S.UNIMPLEMENTED, new RegExp(`WorkflowService/${method}`));
