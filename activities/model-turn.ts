@@ -19,7 +19,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityDeps } from './index';
-import type { Mode, RunMessage, TaskView, ToolCall, Usage } from '../workflows/types';
+import type { Mode, RewindSeen, RunMessage, TaskView, ToolCall, Usage } from '../workflows/types';
 import { addUsage } from '../workflows/types';
 import type { BlockEvent } from '../workflows/types';
 import type { EventTag } from '../src/common/relay/events';
@@ -31,6 +31,7 @@ import { modelForMode } from '../src/common/config';
 import { readThread } from './thread-reader';
 import { boundedModelFailure } from './model-retry';
 import { noticeRetry } from './retry-notice';
+import { rewindOf } from './rewind-check';
 
 export interface ModelTurnInput {
   taskId: string;
@@ -69,6 +70,11 @@ export interface ModelTurnInput {
   producer?: string;
   /** Chat Completions response_format (a DAG step with an output_schema). */
   responseFormat?: object;
+  /**
+   * The run's original run id and the reset run whose rewind it has taken in: a turn of a run
+   * Temporal reset (a rewind) that the run has not heard of answers that instead of calling the model.
+   */
+  rewindCheck?: { originalRunId: string; handledRun?: string };
 }
 
 export interface ModelTurnOutput {
@@ -81,6 +87,8 @@ export interface ModelTurnOutput {
   lastSeq: number;
   /** The relay did not take some of the turn's events: the run republishes them from its record. */
   relayLost?: true;
+  /** The run was reset (rewound) since its last turn: the model was not called; the run takes this in and asks again. */
+  rewound?: RewindSeen;
 }
 
 /** What a turn keeps on the relay with its last events: the outcome a retry returns. */
@@ -212,6 +220,8 @@ export function createModelActivities(deps: ActivityDeps) {
   return {
     async modelTurn(input: ModelTurnInput): Promise<ModelTurnOutput> {
       const ctx = Context.current();
+      const rewound = await rewindOf(deps.temporal, input.rewindCheck);
+      if (rewound) return { content: '', thinking: '', toolCalls: [], usage: ZERO, lastSeq: input.floor, rewound };
       const producer = input.producer ?? `s${input.step}`;
       const req = { taskId: input.taskId, session: input.session, producer, ...(input.tag && { tag: input.tag }) };
       const p = freshProgress(input, ctx.info.heartbeatDetails as TurnProgress | undefined);

@@ -20,6 +20,8 @@ export interface PublishEndInput {
   view: TaskView;
   /** A completed run's result body when small (the workflow decides), cached before the status says completed. */
   result?: unknown;
+  /** The end's producer: `end`, or a rewound run's epoch's (`r1:end`). */
+  producer?: string;
 }
 
 /** A gated call's request or decision: its events on the relay, and the task's view (status, waiting calls) cached first. */
@@ -100,7 +102,9 @@ export function createRelayActivities(deps: ActivityDeps) {
       // The result lands before the status that says it is ready, the status before the terminal event.
       if (input.result !== undefined) await deps.statusCache.putResult(input.taskId, input.result);
       await deps.statusCache.putKeepingMetadata(input.view);
-      await deps.publisher.publish(input.taskId, input.session, END_PRODUCER, 0, input.events, { floor: input.floor });
+      await deps.publisher.publish(input.taskId, input.session, input.producer ?? END_PRODUCER, 0, input.events, {
+        floor: input.floor,
+      });
     },
   };
 }

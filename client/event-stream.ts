@@ -135,7 +135,7 @@ export class EventStream implements AsyncIterable<AgentEvent> {
             this.lastEventId = ev.seq;
             failures = 0;
             yield ev;
-            if (TERMINAL.has(ev.type)) return;
+            if (TERMINAL.has(ev.type) && !ev.superseded) return; // a superseded end was a rewound branch's
           }
           // The server ended the stream cleanly: nothing more will come (e.g. resumed past a finished task's end).
           if (!relayFailed) return;

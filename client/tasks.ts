@@ -6,6 +6,8 @@ import type {
   ApprovalDecision,
   ApprovalDecisionBody,
   TaskApprovals,
+  RewindAnswer,
+  RewindBody,
   CancelAccepted,
   DeliveryList,
   ListTasksQuery,
@@ -98,6 +100,15 @@ export class Tasks {
 
   deny(id: string, toolCallId: string, reason?: string, opts: RequestOptions = {}): Promise<ApprovalDecision> {
     return this.decide(id, toolCallId, { decision: 'deny', ...(reason && { reason }) }, opts);
+  }
+
+  /**
+   * Goes back to just before model turn `step` and runs again from there (with `message` for the
+   * model there, added or with `replace` replacing the last user message). The answer lists the
+   * calls of the abandoned branch that may have acted, and the seqs of its events (now superseded).
+   */
+  rewind(id: string, body: RewindBody, opts: RequestOptions = {}): Promise<RewindAnswer> {
+    return this.core.json('POST', taskPath(id, '/rewind'), { ...opts, body });
   }
 
   /** The task's callback deliveries, in order: status, attempts, last answer, next attempt. */

@@ -11,6 +11,7 @@ import type {
   listQuerySchema,
   patchTaskSchema,
   approvalDecisionSchema as approvalDecisionRequestSchema,
+  rewindSchema,
   scheduleListQuerySchema,
   schedulePauseSchema,
   sessionListQuerySchema,
@@ -31,6 +32,7 @@ import type {
   taskMessageAcceptedSchema,
   approvalDecisionSchema,
   approvalsPageSchema,
+  rewindAnswerSchema,
   taskResultSchema,
   taskViewSchema,
   webhookSecretSchema,
@@ -73,6 +75,9 @@ export type ApprovalDecisionBody = z.input<typeof approvalDecisionRequestSchema>
 export type ApprovalDecision = z.output<typeof approvalDecisionSchema>;
 /** A task's gated calls: waiting and decided (GET /tasks/{id}/approvals). */
 export type TaskApprovals = z.output<typeof approvalsPageSchema>;
+/** Where a rewind goes back to (POST /tasks/{id}/rewind), and what it answers. */
+export type RewindBody = z.input<typeof rewindSchema>;
+export type RewindAnswer = z.output<typeof rewindAnswerSchema>;
 export type TaskList = z.output<typeof taskListSchema>;
 export type TaskListItem = TaskList['tasks'][number];
 export type SessionMessages = z.output<typeof sessionMessagesSchema>;

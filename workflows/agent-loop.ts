@@ -3,9 +3,9 @@
 // again, until the model answers without tools, a cap is reached, or the
 // history asks for a continuation. Messages sent into the task join the thread
 // before the next model turn.
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { BlockEvent, RunCarry, TaskInput, TaskView, ToolCall } from './types';
+import type { BlockEvent, RewindSeen, RunCarry, TaskInput, TaskView, ToolCall } from './types';
 import { HISTORY_BUDGET, historyPastBudget } from './history-budget';
 import { addUsage, costOf } from './types';
 import { BUILTIN_TOOLS, RegisteredTool, type ToolSpec, offeredTools, toolSpec } from './tool-registry';
@@ -135,6 +135,15 @@ export class AgentLoop {
   /** The run's approval gates (a task's own run; a DAG step has none and denies a gated call). */
   gates?: ApprovalGates;
 
+  /** A turn found the run rewound and asking to take its session's turn again (a finished task's rewind). */
+  rejoin?: () => Promise<void>;
+
+  /** A producer's id on the relay: a DAG step's prefix, and after a rewind its epoch's (r<k>:). */
+  producerOf(id: string): string {
+    const epoch = this.state.epoch ? `r${this.state.epoch}:` : '';
+    return `${this.input.step?.producerPrefix ?? ''}${epoch}${id}`;
+  }
+
   cost(): string {
     return costOf(this.state.usage, this.input.limits.price);
   }
@@ -195,36 +204,27 @@ export class AgentLoop {
       ? {
           tag: step.tag,
           threadWorkflowId: step.threadWorkflowId,
-          producer: `${step.producerPrefix}s${turn}`,
+          producer: this.producerOf(`s${turn}`),
           ...(step.responseFormat && { responseFormat: step.responseFormat }),
         }
-      : {};
+      : this.state.epoch
+        ? { producer: this.producerOf(`s${turn}`) }
+        : {};
   }
 
-  /** Runs one model turn; returns the tool calls it asked for. */
+  /**
+   * Runs one model turn; returns the tool calls it asked for. A turn that finds the run rewound
+   * (the model was not called) has the run take the rewind in, then is asked again.
+   */
   private async modelTurn(step: number): Promise<ToolCall[]> {
     const s = this.state;
     const { view } = this.onStep(step);
-    const prelude = this.takePrelude();
-    const { taskId, account, session, request } = this.input;
-    const turn = await this.model.modelTurn({
-      ...this.stepFields(step),
-      taskId,
-      account,
-      session,
-      step,
-      mode: request.mode,
-      streamTokens: request.streamTokens,
-      system: request.system,
-      rules: request.rules,
-      ...this.offeredForTurn(),
-      ...(this.state.agent !== undefined && { agent: this.activeAgent() }),
-      thread: { sessionMessages: this.sessionMessages(), runMessages: s.thread.length },
-      ...(JSON.stringify(s.thread).length <= INLINE_THREAD_CHARS && { runThread: s.thread }),
-      floor: s.seqFloor,
-      ...(prelude.length && { prelude }),
-      ...(view && { view }),
-    });
+    let prelude = this.takePrelude();
+    let turn = await this.callModel(step, prelude, view);
+    if (turn.rewound) {
+      prelude = [...prelude, ...(await this.takeRewind(turn.rewound))];
+      turn = await this.callModel(step, prelude, view);
+    }
     s.step = step;
     s.seqFloor = Math.max(s.seqFloor, turn.lastSeq);
     if (turn.relayLost) s.relayLost = true;
@@ -246,12 +246,65 @@ export class AgentLoop {
     return turn.toolCalls;
   }
 
+  /** The model activity for turn `step`, with the events to publish before it. */
+  private callModel(step: number, prelude: BlockEvent[], view: TaskView | undefined) {
+    const s = this.state;
+    const { taskId, account, session, request } = this.input;
+    return this.model.modelTurn({
+      ...this.stepFields(step),
+      taskId,
+      account,
+      session,
+      step,
+      mode: request.mode,
+      streamTokens: request.streamTokens,
+      system: request.system,
+      rules: request.rules,
+      ...this.offeredForTurn(),
+      ...(this.state.agent !== undefined && { agent: this.activeAgent() }),
+      thread: { sessionMessages: this.sessionMessages(), runMessages: s.thread.length },
+      ...(JSON.stringify(s.thread).length <= INLINE_THREAD_CHARS && { runThread: s.thread }),
+      floor: s.seqFloor,
+      ...(prelude.length && { prelude }),
+      ...(view && { view }),
+      // A task's own turns only: a DAG step's run is a child workflow no rewind resets.
+      ...(!this.input.step && {
+        rewindCheck: {
+          originalRunId: workflowInfo().originalExecutionRunId,
+          ...(s.rewoundRun && { handledRun: s.rewoundRun }),
+        },
+      }),
+    });
+  }
+
+  /**
+   * A rewind taken in: the run publishes in the rewind's epoch from now on, with its message (added
+   * to the thread, or replacing the last user message), and a finished task's run takes its
+   * session's turn again. Returns the events to publish before the turn.
+   */
+  private async takeRewind(seen: RewindSeen): Promise<BlockEvent[]> {
+    const s = this.state;
+    s.rewoundRun = seen.runId;
+    s.epoch = seen.epoch ?? (s.epoch ?? 0) + 1;
+    if (seen.rejoin) await this.rejoin?.();
+    if (seen.message === undefined) return [];
+    if (!seen.replace) {
+      s.inbox.push(seen.message);
+      return this.takePrelude();
+    }
+    const i = s.thread.map((m) => m.role).lastIndexOf('user');
+    if (i >= 0) s.thread[i] = { role: 'user', content: seen.message };
+    const input: BlockEvent = { type: 'agent_input', content: seen.message };
+    s.blocks.push(input);
+    return [input];
+  }
+
   /** Runs a turn's calls at once; returns why the run fails when a gated call's time ran out (on_timeout "fail"). */
   private async runTools(calls: ToolCall[]): Promise<string | undefined> {
     const s = this.state;
     const step = s.step;
     const offered = this.offered();
-    const producer = (i: number) => `${this.input.step?.producerPrefix ?? ''}s${step}:t${i}`;
+    const producer = (i: number) => this.producerOf(`s${step}:t${i}`);
     let failed: string | undefined;
     const results = await Promise.all(
       calls.map(async (call, i): Promise<ToolOutcome> => {

@@ -72,6 +72,23 @@ export class Admission {
     if (slots && !this.holdsSlot) await this.awaitSlot(slots.limit);
   }
 
+  /**
+   * A finished task rewound: its run, replayed to before the turn it went back to, believes it
+   * holds its session's turn and slot, which its first end gave back. It takes them again, in
+   * the session's order; the thread it reads stays as it was then (its count of session messages).
+   */
+  async rejoin(): Promise<void> {
+    const kept = this.sessionMessages;
+    this.sessionMessages = undefined;
+    this.holdsTurn = true;
+    await this.join();
+    await condition(() => this.sessionMessages !== undefined);
+    this.sessionMessages = kept;
+    this.holdsSlot = this.slotGranted = false;
+    const { slots } = this.input.admission;
+    if (slots) await this.awaitSlot(slots.limit);
+  }
+
   private async awaitTurn(): Promise<void> {
     if (this.holdsTurn) return;
     const { ownsTurn, joinsSession, joinGraceMs } = this.input.admission;

@@ -117,6 +117,7 @@ export class TaskRun {
     const feed = this.feed;
     if (feed) this.loop.afterTurn = () => feed.flush(this.state.blocks);
     this.loop.gates = this.approvalGates();
+    this.loop.rejoin = () => this.admission.rejoin();
     this.deadline = new RunDeadline(input.limits.maxDurationMs, input.carry?.deadlineAt);
   }
 
@@ -385,7 +386,7 @@ export class TaskRun {
         taskId: input.taskId,
         session: input.session,
         floor: state.seqFloor,
-        producer: 'recovered',
+        producer: this.loop.producerOf('recovered'),
         record,
       });
     }
@@ -396,6 +397,8 @@ export class TaskRun {
       events,
       view: { ...this.view },
       ...(result && { result }),
+      // After a rewind, the end of the run's epoch (the earlier epoch's end no longer stops the stream).
+      ...(state.epoch && { producer: this.loop.producerOf('end') }),
     });
   }
 

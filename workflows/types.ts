@@ -262,6 +262,29 @@ export interface RunCarry {
   relayLost?: true;
   /** The decisions on the run's gated calls so far (a repeated decision answers with the first). */
   decisions?: ApprovalDecision[];
+  /**
+   * The relay epoch the run publishes in (absent: 0): a rewind opens a new one, and the run's
+   * producers are prefixed r<epoch>: from then on (src/common/relay/rewind.ts).
+   */
+  epoch?: number;
+  /** The reset run whose rewind the run has taken in (its model turn found it: activities/rewind-check.ts). */
+  rewoundRun?: string;
+}
+
+/**
+ * What a rewind asked of the run it made, as the reset's reason carries it (the message encrypted
+ * like any payload) and the model activity reads it back (src/common/tasks/rewind-spec.ts).
+ */
+export interface RewindSeen {
+  /** The reset run this is about. */
+  runId: string;
+  /** The relay epoch of the new branch; absent: the reset was not a rewind (the Web UI's): the next epoch. */
+  epoch?: number;
+  /** A message for the model before the turn: added to the thread, or replacing its last user message. */
+  message?: string;
+  replace?: boolean;
+  /** The task had finished: the run takes its session's turn (and an account slot) again before the turn. */
+  rejoin?: boolean;
 }
 
 /** An MCP server as a run uses it: `auth` of either kind becomes one bearer token. */

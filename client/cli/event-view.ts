@@ -187,6 +187,7 @@ export class EventView {
   }
 
   private terminal(ev: AgentEvent): void {
+    if (ev.superseded) return; // the end of a branch a rewind abandoned: the task goes on
     if (ev.type === 'agent_completed') this.exitCode = 0;
     else if (ev.type === 'agent_error') this.exitCode = 1;
     if (this.exitCode !== undefined) this.end();

@@ -20,6 +20,7 @@ import { schedulesCommand } from './commands/schedules';
 import { sessionsCommand } from './commands/sessions';
 import { forkCommand } from './commands/fork';
 import { approvalsCommand, approveCommand, denyCommand } from './commands/approvals';
+import { rewindCommand } from './commands/rewind';
 import { tailCommand } from './commands/tail';
 import { taskCommand } from './commands/task';
 import { tasksCommand } from './commands/tasks';
@@ -37,6 +38,7 @@ const COMMANDS: Command[] = [
   approvalsCommand,
   approveCommand,
   denyCommand,
+  rewindCommand,
   filesCommand,
   schedulesCommand,
   scheduleCommand,

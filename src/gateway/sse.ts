@@ -87,7 +87,8 @@ export async function streamTaskEvents(
     if (closed) return;
     res.write(`id: ${ev.seq}\ndata: ${JSON.stringify(ev)}\n\n`);
     lastSent = ev.seq;
-    if (TERMINAL_EVENTS.has(ev.type)) finish();
+    // A superseded terminal event ended a branch a rewind abandoned: the task goes on after it.
+    if (TERMINAL_EVENTS.has(ev.type) && !ev.superseded) finish();
   };
   const fail = (err: Error) => {
     logger.warn({ err: err.message, taskId: opts.taskId }, 'event relay failed during a stream');

@@ -24,6 +24,7 @@ module.exports = [
   'e2e/crash', //             kill -9 of worker and engine mid-run: task redelivery, recovery
   'e2e/restart', //           a stack started again on its data: the engine's persistence
   'e2e/approvals-crash', //   a call waiting for a decision across kill -9 of every process
+  'e2e/rewind', //            the engine's reset of a running and of a finished run
   'e2e/drain', //             a graceful stop: tasks handed back and picked up again (sticky queues)
   'e2e/history-size', //      history sizes and continue-as-new thresholds
   'e2e/tasks-api', //         listing and filters: the engine's visibility queries

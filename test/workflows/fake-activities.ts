@@ -27,6 +27,7 @@ import {
   type RunBrowserToolInput,
 } from '../../activities/browser/browser-activities';
 import { readThread } from '../../activities/thread-reader';
+import { rewindOf } from '../../activities/rewind-check';
 import { offeredSpecs, type ModelTurnInput, type ModelTurnOutput } from '../../activities/model-turn';
 import type { PublishApprovalInput, PublishEndInput } from '../../activities/relay';
 import type { RunComputerToolInput, RunComputerToolOutput } from '../../activities/computer/computer-activities';
@@ -299,11 +300,24 @@ export function fakeActivities(
     },
     async publishEnd(input: PublishEndInput) {
       record(input.taskId, 'publishEnd');
-      publish(input.taskId, 'end', input.events);
+      publish(input.taskId, input.producer ?? 'end', input.events);
     },
     async modelTurn(input: ModelTurnInput): Promise<ModelTurnOutput> {
+      // As the real activity does: a turn of a rewound run that has not taken the rewind in answers it.
+      const rewound = await rewindOf(env().client, input.rewindCheck);
+      if (rewound) {
+        record(input.taskId, 'modelTurn:rewound');
+        return {
+          content: '',
+          thinking: '',
+          toolCalls: [],
+          usage: { promptTokens: 0, completionTokens: 0 },
+          lastSeq: input.floor,
+          rewound,
+        };
+      }
       record(input.taskId, 'modelTurn');
-      if (input.prelude) publish(input.taskId, `s${input.step}`, input.prelude);
+      if (input.prelude) publish(input.taskId, input.producer ?? `s${input.step}`, input.prelude);
       const { session, run } = await readThread(env().client, input);
       (rec.seen[input.taskId] ??= []).push([...session, ...run].map((m) => m.content));
       const tools = offeredSpecs(input).map((t) => t.name);
@@ -325,7 +339,7 @@ export function fakeActivities(
         ...(out.content ? [{ type: 'agent_response_start' }, { type: 'agent_response' }] : []),
         ...out.toolCalls.flatMap(() => [{ type: 'agent_tool_use_start' }, { type: 'agent_tool_use' }]),
       ];
-      const r = publish(input.taskId, `s${input.step}`, [
+      const r = publish(input.taskId, input.producer ?? `s${input.step}`, [
         ...closing,
         ...(out.toolCalls.length ? [] : [{ type: 'agent_step' }]),
       ]);

@@ -17,6 +17,12 @@ export interface EventBase {
    * agent_response is a turn's whole answer: its streamed tokens were incomplete.
    */
   recovered?: true;
+  /**
+   * The event belongs to a branch of the task that a rewind abandoned (POST /tasks/{id}/rewind):
+   * kept, readable by its seq, but no longer the task's story. Set as the event is read; the
+   * agent_rewound event that superseded it names the range.
+   */
+  superseded?: true;
 }
 
 /** What a DAG step's events carry. */
@@ -111,6 +117,18 @@ export type AgentEventBody =
    * `attempt` is the attempt that answers anew. Stream-only (not in the result's events).
    */
   | { type: 'agent_retract'; from_seq: number; attempt: number }
+  /**
+   * The task was rewound to just before its model turn `step` (POST /tasks/{id}/rewind): the events
+   * from `superseded_seqs.from_seq` to `superseded_seqs.to_seq` (null when there were none) belong to the
+   * abandoned branch and are read with `superseded: true` from now on; the task's events go on
+   * after this one, from that turn again, in the Temporal run `run_id`.
+   */
+  | {
+      type: 'agent_rewound';
+      step: number;
+      run_id: string;
+      superseded_seqs: { from_seq: number; to_seq: number } | null;
+    }
   /** The run's structured output (final_output), validated against its schema; right before agent_cost. */
   | { type: 'agent_final_output'; name: string; output: unknown }
   | { type: 'agent_cost'; cost: string }

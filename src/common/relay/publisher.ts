@@ -7,7 +7,8 @@
 // `end`) and numbers its own events from 0. A producer retried after a crash
 // publishes its events again from 0 and the relay skips those it already has,
 // so a resumed stream never shows an event twice. Once a task's terminal event
-// is in (producer `end`), nothing else is appended.
+// is in (producer `end`), nothing else is appended, until a rewind opens a new
+// epoch (rewind.ts), whose producers carry its number (`r1:s3`, `r1:end`).
 //
 // Best effort: Redis is a relay, so when it is down the events are logged and
 // dropped, and the task goes on; the publish says so (`lost`), as it does when
@@ -19,13 +20,14 @@ import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { AgentEvent, AgentEventBody, EventTag } from './events';
 import { keys } from './keys';
+import { rewindStream, type RewoundStream } from './rewind';
 
 /** The producer that publishes a task's terminal event (the workflow's end, or one synthesised for a run that vanished). */
 export const END_PRODUCER = 'end';
 
 // KEYS[1] stream, KEYS[2] channel, KEYS[3] producers hash.
 // ARGV[1] ttl ms, ARGV[2] producer, ARGV[3] offset of the first body, ARGV[4]
-// floor, ARGV[5] meta ('' = none), ARGV[6] end producer, ARGV[7] the publish
+// floor, ARGV[5] meta ('' = none), ARGV[6] end producer (of epoch 0; r<k>: prefixed in epoch k), ARGV[7] the publish
 // time (epoch ms); then the bodies (JSON objects without seq). Returns {added,
 // last seq, gap}: gap 1 when events of this producer before `offset` are not
 // in (they were dropped while Redis was down, or Redis lost them), or when
@@ -35,7 +37,16 @@ export const END_PRODUCER = 'end';
 const APPEND = `
 local h = KEYS[3]
 local producer = ARGV[2]
-if producer ~= ARGV[6] and redis.call('HEXISTS', h, 'c:' .. ARGV[6]) == 1 then
+-- A rewound task publishes in epochs (rewind.ts): producers r<k>: of epoch k. A producer of an
+-- epoch before the task's is of an abandoned branch (a call still running when it was rewound).
+local prefix = string.match(producer, '^(r%d+:)') or ''
+local epoch = tonumber(string.match(prefix, '^r(%d+):') or '0')
+if epoch < tonumber(redis.call('HGET', h, 'epoch') or '0') then
+  return {0, tonumber(redis.call('HGET', h, 'n') or '0'), 0}
+end
+-- Once the epoch's terminal event is in, nothing else of it is appended.
+local ender = prefix .. ARGV[6]
+if producer ~= ender and redis.call('HEXISTS', h, 'c:' .. ender) == 1 then
   return {0, tonumber(redis.call('HGET', h, 'n') or '0'), 0}
 end
 local count = tonumber(redis.call('HGET', h, 'c:' .. producer) or '0')
@@ -182,6 +193,27 @@ export class EventPublisher {
       return { count: Number(count), events, ...(meta && { meta: JSON.parse(meta) }) };
     } catch {
       return { count: 0, events: [] };
+    }
+  }
+
+  /** Opens a rewound task's new epoch (rewind.ts); throws when Redis is unavailable. */
+  rewind(
+    where: { taskId: string; session: string },
+    rewind: { epoch: number; fromSeq: number; step: number; runId: string },
+  ): Promise<RewoundStream> {
+    return rewindStream(this.redis, this.opts.ttlMs, where, rewind);
+  }
+
+  /**
+   * The prefix of the task's producers in its current epoch (`r2:` after two rewinds, '' before
+   * any): what publishes for the task from outside its run (a synthesised end) must use it.
+   */
+  async epochPrefix(taskId: string): Promise<string> {
+    try {
+      const epoch = Number((await this.redis.hget(keys.producers(taskId), 'epoch')) ?? 0);
+      return epoch > 0 ? `r${epoch}:` : '';
+    } catch {
+      return '';
     }
   }
 

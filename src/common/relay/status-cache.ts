@@ -215,10 +215,12 @@ export class StatusCache {
     return this.opts.opTimeoutMs ? withTimeout(fn(), this.opts.opTimeoutMs, 'redis gave no answer') : fn();
   }
 
-  /** Drops the task's document (one cached for a start that then failed). Never throws. */
-  async forget(taskId: string): Promise<void> {
+  /** Drops the task's document (one cached for a start that then failed), and with `result` its cached result (a rewound task's). Never throws. */
+  async forget(taskId: string, opts: { result?: boolean } = {}): Promise<void> {
     try {
-      await this.call(() => this.redis.del(keys.status(taskId)));
+      await this.call(() =>
+        opts.result ? this.redis.del(keys.status(taskId), keys.result(taskId)) : this.redis.del(keys.status(taskId)),
+      );
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, taskId }, 'status cache unavailable');
     }

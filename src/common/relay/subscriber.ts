@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { AgentEvent } from './events';
 import { keys, taskIdFromChannel } from './keys';
 import { withTimeout } from '../timeout';
+import { markSuperseded, parseSuperseded } from './rewind';
 
 const SUBSCRIBE_TIMEOUT_MS = 2000;
 
@@ -24,6 +25,8 @@ interface Listener {
   /** Serialises catch-up reads with live delivery. */
   chain: Promise<void>;
   closed: boolean;
+  /** Seq ranges of branches rewinds abandoned (read at the start, then from agent_rewound events). */
+  superseded: [number, number][];
 }
 
 /** Told of each live event written to a client: seconds since its publisher published it. */
@@ -52,7 +55,11 @@ export class EventSubscriber {
     deliver: (ev: AgentEvent) => void,
     fail: (err: Error) => void,
   ): Promise<Subscription> {
-    const l: Listener = { last: afterSeq, deliver, fail, chain: Promise.resolve(), closed: false };
+    const l: Listener = { last: afterSeq, deliver, fail, chain: Promise.resolve(), closed: false, superseded: [] };
+    // Before any event is read: an event of an abandoned branch is delivered marked as such.
+    l.superseded = parseSuperseded(
+      await withTimeout(this.redis.hget(keys.producers(taskId), 'sup'), SUBSCRIBE_TIMEOUT_MS, 'redis gave no answer'),
+    );
     let set = this.listeners.get(taskId);
     if (!set) {
       set = new Set();
@@ -99,7 +106,9 @@ export class EventSubscriber {
   private emit(l: Listener, ev: AgentEvent): void {
     if (l.closed || ev.seq <= l.last) return;
     l.last = ev.seq;
-    l.deliver(ev);
+    if (ev.type === 'agent_rewound' && ev.superseded_seqs)
+      l.superseded.push([ev.superseded_seqs.from_seq, ev.superseded_seqs.to_seq]);
+    l.deliver(l.superseded.length ? markSuperseded(ev, l.superseded) : ev);
   }
 
   private onMessage(channel: string, message: string): void {

@@ -31,6 +31,24 @@ function approvalPaths(): Json {
         errors: { 400: 'A malformed task id.', 404: undefined },
       }),
     },
+    '/tasks/{id}/rewind': {
+      post: operation('post', {
+        id: 'rewindTask',
+        tag: 'tasks',
+        summary: 'Go back to just before a model turn and run again from there',
+        description:
+          "A Temporal reset of the task's run to the workflow task that decided turn `step` (the old run stays in history, terminated if it was running); with `message`, the model reads it there (added, or replacing the last user message). The abandoned branch's events stay readable, marked superseded; calls of it that may have acted are listed. A finished task may be rewound: it runs again, taking its session's turn.",
+        parameters: [taskId],
+        body: 'RewindRequest',
+        responses: { 200: { description: 'Rewound.', content: jsonBody('RewindAnswer') } },
+        errors: {
+          400: 'A malformed task id or body (replace without message).',
+          404: undefined,
+          409: 'The task has not started yet.',
+          422: "The turn is not in the task's current run (not taken yet, or before a continue-as-new), or the task has workflows.",
+        },
+      }),
+    },
     '/tasks/{id}/approvals/{tool_call_id}': {
       post: operation('post', {
         id: 'decideTaskApproval',

@@ -1,9 +1,10 @@
-// Approval gates: a task's gated tool calls, and a person's decision on one (docs/approvals.md).
+// A person in the loop of a task: its gated tool calls and a decision on one (docs/approvals.md),
+// and a rewind to an earlier model turn (docs/rewind.md).
 import { Router } from 'express';
 import type { GatewayDeps } from '../app';
 import { requireAccount } from '../middleware/auth';
 import { parse } from '../schemas/validate';
-import { approvalDecisionSchema, TOOL_CALL_ID } from '../schemas/request';
+import { approvalDecisionSchema, rewindSchema, TOOL_CALL_ID } from '../schemas/request';
 import { ValidationError } from '../../common/errors';
 import { taskId } from './tasks';
 
@@ -27,6 +28,13 @@ export function approvalRoutes(deps: GatewayDeps): Router {
     const callId = toolCallId(req.params.tool_call_id);
     const body = parse(approvalDecisionSchema, req.body, 'body');
     res.json(await deps.approvals.decide(requireAccount(req), id, { tool_call_id: callId, ...body }));
+  });
+  r.post('/tasks/:id/rewind', async (req, res) => {
+    const id = taskId(req.params.id);
+    const body = parse(rewindSchema, req.body, 'body');
+    if (body.replace && body.message === undefined)
+      throw ValidationError.at('body.replace', 'replace needs a message to replace with', 'missing_message');
+    res.json(await deps.rewinds.rewind(requireAccount(req), id, body));
   });
   return r;
 }

@@ -96,4 +96,26 @@ export const approvalDecisionSchema = z
   })
   .meta({ description: "A person's decision on a tool call that waits for one." });
 
+export const rewindSchema = z
+  .strictObject({
+    step: z
+      .number()
+      .int()
+      .min(1)
+      .describe("The model turn to go back to (agent_step's step): the task runs again from just before it."),
+    message: text(32_000)
+      .optional()
+      .describe(
+        'A message for the model before that turn: added to the thread, or with replace the last user message before it.',
+      ),
+    replace: z
+      .boolean()
+      .optional()
+      .describe("With message: it replaces the last user message before the turn (for turn 1: the request's message)."),
+  })
+  .meta({
+    description:
+      'Where a rewind goes back to, and what the model reads there. replace without message is a 400 (body.replace).',
+  });
+
 export const patchTaskSchema = z.strictObject({ metadata: z.record(z.string(), z.unknown()) });

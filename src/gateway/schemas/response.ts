@@ -12,7 +12,7 @@ import type { ListPage } from '../services/task-list';
 import type { ResultBody, TaskService } from '../services/task-service';
 import type { publicView } from '../services/task-views';
 import { pendingApprovalSchema, taskStatusSchema } from './task-status';
-export { approvalDecisionSchema, approvalsPageSchema } from './task-status';
+export { approvalDecisionSchema, approvalsPageSchema, rewindAnswerSchema } from './task-status';
 import { same, type Norm } from './same-type';
 
 const errorInfoSchema = z.object({
@@ -201,6 +201,10 @@ const eventBase = {
     .describe(
       "The event relay had lost this event; it was published again from the run's record in Temporal, later than its place. A recovered agent_response is a turn's whole answer (its streamed tokens were incomplete).",
     ),
+  superseded: z
+    .literal(true)
+    .optional()
+    .describe('A rewind abandoned the branch of the task this event belongs to (agent_rewound names the range).'),
 };
 
 const text = (what: string) => ({ content: z.string().describe(what) });
@@ -307,6 +311,17 @@ const EVENT_SHAPES = {
       attempt: z.number().int().min(2).describe('The attempt of the model turn that answers anew.'),
     },
     "A model turn's attempt was cut short after streaming part of its answer (its worker died, its stream stalled) and the turn answers again from the start: the agent_thinking_start, agent_thinking, agent_response_start and agent_response events of the same workflow_id/step_id (both absent: the task's own turns) from from_seq up to this event are void. Stream-only.",
+  ],
+  agent_rewound: [
+    {
+      step: z.number().int().min(1).describe('The model turn the task went back to (it runs again from there).'),
+      run_id: z.string().describe('The Temporal run the task goes on in (the reset made it).'),
+      superseded_seqs: z
+        .object({ from_seq: z.number().int().min(1), to_seq: z.number().int().min(1) })
+        .nullable()
+        .describe('The seqs of the abandoned branch, read with superseded: true from now on.'),
+    },
+    'The task was rewound (POST /tasks/{id}/rewind): the events after it are the new branch, from turn `step` on.',
   ],
   agent_final_output: [
     {

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { TASK_STATUSES, type TaskStatus } from '../../../workflows/types';
 import type { ApprovalsPage } from '../services/approval-service';
+import type { RewindAnswer } from '../services/rewind-service';
 import { same } from './same-type';
 
 export const taskStatusSchema = z
@@ -44,3 +45,31 @@ export const approvalsPageSchema = z
   .describe("A task's gated tool calls.");
 same<z.output<typeof approvalsPageSchema>, ApprovalsPage>(true);
 same<z.output<typeof taskStatusSchema>, TaskStatus>(true);
+
+export const rewindAnswerSchema = z
+  .object({
+    task_id: z.string(),
+    run_id: z.string().describe('The Temporal run the task goes on in (the Web UI shows the reset that made it).'),
+    step: z.number().int().min(1).describe('The model turn it went back to.'),
+    status: taskStatusSchema,
+    superseded_seqs: z
+      .object({ from_seq: z.number().int().min(1), to_seq: z.number().int().min(1) })
+      .nullable()
+      .describe("The abandoned branch's events, still readable by seq, marked superseded: true."),
+    side_effects: z
+      .array(
+        z.object({
+          tool_call_id: z.string(),
+          tool: z.string(),
+          step: z.number().int().min(0).describe('The model turn that made the call.'),
+          state: z
+            .enum(['completed', 'failed', 'started', 'scheduled'])
+            .describe('completed or failed: it ran; started: it may have; scheduled: it never started.'),
+        }),
+      )
+      .describe(
+        'Calls of the abandoned branch that may have acted on the world (commands, edits, browser actions, MCP tools): their effects stay.',
+      ),
+  })
+  .describe('The task went back to just before the turn and runs again from there.');
+same<z.output<typeof rewindAnswerSchema>, RewindAnswer>(true);

@@ -15,11 +15,14 @@ import { SessionService } from './session-service';
 import { SessionFiles } from './session-files';
 import { TaskService } from './task-service';
 import { ApprovalService } from './approval-service';
+import { RewindService } from './rewind-service';
 
 export interface GatewayServices {
   tasks: TaskService;
   /** Gated tool calls and decisions on them. */
   approvals: ApprovalService;
+  /** Rewinding a task to an earlier model turn. */
+  rewinds: RewindService;
   sessions: SessionService;
   /** The files of sessions' workspaces. */
   files: SessionFiles;
@@ -50,6 +53,7 @@ export function buildServices(d: ServiceDeps): GatewayServices {
   return {
     tasks,
     approvals: new ApprovalService(d.client, d.connection, tasks),
+    rewinds: new RewindService(d.client, d.connection, tasks, d.cache, d.publisher, d.logger),
     sessions,
     files: new SessionFiles(d.config, sessions),
     schedules: new ScheduleService(d.client, d.connection, d.config),

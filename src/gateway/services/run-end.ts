@@ -38,7 +38,9 @@ export class RunEnds {
     const last = await this.publisher.lastEvent(taskId);
     if (last && TERMINAL_EVENTS.has(last.type)) return last.seq;
     await this.recover(taskId, view).catch(() => undefined);
-    const { added, lastSeq } = await this.publisher.publish(taskId, view.session, END_PRODUCER, 0, [
+    // In the task's current epoch: a rewound task's earlier end no longer ends its stream.
+    const epoch = await this.publisher.epochPrefix(taskId);
+    const { added, lastSeq } = await this.publisher.publish(taskId, view.session, `${epoch}${END_PRODUCER}`, 0, [
       terminalEvent(view),
     ]);
     if (added > 0) return lastSeq;
@@ -52,7 +54,13 @@ export class RunEnds {
     const stream = await this.publisher.readAll(taskId);
     if (!stream || !record.length) return;
     const missing = missingEvents(stream, record).map((e) => ({ ...e, recovered: true }) as unknown as AgentEventBody);
-    await this.publisher.publish(taskId, view.session, 'recovered', 0, missing);
+    await this.publisher.publish(
+      taskId,
+      view.session,
+      `${await this.publisher.epochPrefix(taskId)}recovered`,
+      0,
+      missing,
+    );
   }
 
   /** The final status of a closed run (cached first, as a run's own end does); undefined while it runs. */

@@ -1,0 +1,83 @@
+// POST /tasks/{id}/rewind over HTTP on the real processes (docs/rewind.md): a running task sent back
+// to its turn 2 with a message (the stream keeps the abandoned branch, marked superseded, then
+// agent_rewound, then the new branch to its end); a finished task sent back to its turn 1 with its
+// message replaced (the bash call of the abandoned branch listed as having happened; the session
+// gets the new exchange); the refusals.
+import { KEY_A, KEY_B, readSse, useStack, waitUntil } from './helpers';
+
+jest.setTimeout(120_000);
+const ctx = useStack();
+const call: ReturnType<typeof useStack>['call'] = (...args) => ctx.call(...args);
+
+test('a running task sent back to turn 2: the abandoned branch stays on the stream, superseded; the new branch runs to its end', async () => {
+  const message =
+    '[[tool name=calculate args={"expression":"1 + 1"}]] [[tool name=calculate turn=2 args={"expression":"2 + 2"}]] [[tool name=wait turn=3 args={"seconds":3600}]] count';
+  const submit = await call('POST', '/', { body: { message, background: true } });
+  const id = submit.json.task_id;
+  await waitUntil(
+    'turn 3 under way',
+    async () => (await call('GET', `/tasks/${id}`)).json,
+    (v) => v.current_step === '3',
+    { stepMs: 100 },
+  );
+  const r = await call('POST', `/tasks/${id}/rewind`, {
+    body: { step: 2, message: '[[say text="rewound"]] stop there' },
+  });
+  expect(r.status).toBe(200);
+  expect(r.json).toMatchObject({ task_id: id, step: 2, status: 'running', side_effects: [] });
+  const { from_seq, to_seq } = r.json.superseded_seqs;
+  expect(to_seq).toBeGreaterThanOrEqual(from_seq);
+  const result = await call('GET', `/tasks/${id}/result?wait=30`);
+  expect(result.json).toMatchObject({ status: 'completed', output: 'rewound' });
+
+  const res = await fetch(`${ctx.stack().gatewayUrl}/tasks/${id}/events`, {
+    headers: { authorization: `Bearer ${KEY_A}` },
+  });
+  const stream = await readSse(res);
+  const seqs = stream.map((e) => Number(e.id));
+  expect(seqs).toEqual(seqs.map((_, i) => i + 1)); // every event once, in order: none lost, none repeated
+  const rewound = stream.find((e) => e.data.type === 'agent_rewound')!;
+  expect(rewound.data).toMatchObject({ step: 2, run_id: r.json.run_id, superseded_seqs: { from_seq, to_seq } });
+  for (const e of stream)
+    expect([e.id, e.data.superseded === true]).toEqual([e.id, Number(e.id) >= from_seq && Number(e.id) <= to_seq]);
+  // The stream ended at the new branch's end, after the rewind.
+  expect(stream.at(-1)!.data).toMatchObject({ type: 'agent_completed' });
+  expect(Number(stream.at(-1)!.id)).toBeGreaterThan(Number(rewound.id));
+});
+
+test('a finished task sent back to turn 1 with its message replaced: its bash call is listed as done, the session gets the new exchange', async () => {
+  const first = await call('POST', '/', {
+    body: { message: '[[tool name=bash args={"command":"echo once >> log.txt"}]] write it' },
+  });
+  expect(first.json.status).toBe('completed');
+  const { task_id: id, session } = first.json;
+  const r = await call('POST', `/tasks/${id}/rewind`, {
+    body: { step: 1, message: '[[say text="changed my mind"]] never mind', replace: true },
+  });
+  expect(r.status).toBe(200);
+  expect(r.json.side_effects).toEqual([
+    { tool_call_id: expect.stringMatching(/^call_/), tool: 'bash', step: 1, state: 'completed' },
+  ]);
+  const result = await call('GET', `/tasks/${id}/result?wait=30`);
+  expect(result.json).toMatchObject({ status: 'completed', output: 'changed my mind' });
+  const messages = (await call('GET', `/sessions/${session}/messages`)).json.messages.map(
+    (m: { content: string }) => m.content,
+  );
+  expect(messages).toHaveLength(4);
+  expect(messages.slice(2)).toEqual(['[[say text="changed my mind"]] never mind', 'changed my mind']);
+  // The bash call ran once: the abandoned branch's effect stays, the new branch made none.
+  expect((await call('GET', `/sessions/${session}/files/log.txt`)).text).toBe('once\n');
+});
+
+test('refusals: a turn not taken is a 422, replace without a message a 400, another account a 404', async () => {
+  const done = await call('POST', '/', { body: { message: 'hi' } });
+  const id = done.json.task_id;
+  const far = await call('POST', `/tasks/${id}/rewind`, { body: { step: 3 } });
+  expect(far.status).toBe(422);
+  expect(far.json.error.details[0]).toMatchObject({ path: 'body.step', message: 'the task has taken turns up to 1' });
+  const bare = await call('POST', `/tasks/${id}/rewind`, { body: { step: 1, replace: true } });
+  expect(bare.status).toBe(400);
+  expect(bare.json.error.details[0].path).toBe('body.replace');
+  expect((await call('POST', `/tasks/${id}/rewind`, { body: { step: 1 }, key: KEY_B })).status).toBe(404);
+  expect((await call('POST', `/tasks/${id}/rewind`, { body: { step: 0 } })).status).toBe(400);
+});
