@@ -20,6 +20,11 @@ test('a running task sent back to turn 2: the abandoned branch stays on the stre
     (v) => v.current_step === '3',
     { stepMs: 100 },
   );
+  // A client following the task live, from before the rewind (its answer's head is in: it is subscribed).
+  const res = await fetch(`${ctx.stack().gatewayUrl}/tasks/${id}/events`, {
+    headers: { authorization: `Bearer ${KEY_A}` },
+  });
+  const following = readSse(res, (e) => e.data.type === 'agent_completed' && !e.data.superseded);
   const r = await call('POST', `/tasks/${id}/rewind`, {
     body: { step: 2, message: '[[say text="rewound"]] stop there' },
   });
@@ -30,10 +35,10 @@ test('a running task sent back to turn 2: the abandoned branch stays on the stre
   const result = await call('GET', `/tasks/${id}/result?wait=30`);
   expect(result.json).toMatchObject({ status: 'completed', output: 'rewound' });
 
-  const res = await fetch(`${ctx.stack().gatewayUrl}/tasks/${id}/events`, {
+  const afterwards = await fetch(`${ctx.stack().gatewayUrl}/tasks/${id}/events`, {
     headers: { authorization: `Bearer ${KEY_A}` },
   });
-  const stream = await readSse(res);
+  const stream = await readSse(afterwards);
   const seqs = stream.map((e) => Number(e.id));
   expect(seqs).toEqual(seqs.map((_, i) => i + 1)); // every event once, in order: none lost, none repeated
   const rewound = stream.find((e) => e.data.type === 'agent_rewound')!;
@@ -43,6 +48,10 @@ test('a running task sent back to turn 2: the abandoned branch stays on the stre
   // The stream ended at the new branch's end, after the rewind.
   expect(stream.at(-1)!.data).toMatchObject({ type: 'agent_completed' });
   expect(Number(stream.at(-1)!.id)).toBeGreaterThan(Number(rewound.id));
+  // The live client got every event once, the rewind among them, and followed the new branch to its end.
+  const live = await following;
+  expect(live.map((e) => e.id)).toEqual(stream.map((e) => e.id));
+  expect(live.map((e) => e.data.type)).toEqual(stream.map((e) => e.data.type));
 });
 
 test('a finished task sent back to turn 1 with its message replaced: its bash call is listed as done, the session gets the new exchange', async () => {
