@@ -10,9 +10,8 @@ import { HISTORY_BUDGET, historyPastBudget } from './history-budget';
 import { addUsage, costOf } from './types';
 import { BUILTIN_TOOLS, RegisteredTool, type ToolSpec, offeredTools, toolSpec } from './tool-registry';
 import { compactThread, forResult, stepEvent, textBlocks, toolResponseEvent, toolUseEvents } from './run-events';
-import { ToolCalls } from './tool-calls';
 import { bindDatastoreTools, listMcpTools } from './mcp-setup';
-import { type ToolOutcome } from './tool-calls';
+import { ToolCalls, type ToolOutcome } from './tool-calls';
 import { type ApprovalGates, deniedContent } from './approval-gates';
 import { needsApproval } from './approval-rules';
 
@@ -135,8 +134,8 @@ export class AgentLoop {
   /** The run's approval gates (a task's own run; a DAG step has none and denies a gated call). */
   gates?: ApprovalGates;
 
-  /** A turn found the run rewound and asking to take its session's turn again (a finished task's rewind). */
-  rejoin?: () => Promise<void>;
+  /** A turn found the run rewound: the run takes it in (a finished task's session turn, its callback's ids). */
+  rewound?: (seen: RewindSeen, epoch: number) => Promise<void>;
 
   /** A producer's id on the relay: a DAG step's prefix, and after a rewind its epoch's (r<k>:). */
   producerOf(id: string): string {
@@ -286,7 +285,7 @@ export class AgentLoop {
     const s = this.state;
     s.rewoundRun = seen.runId;
     s.epoch = seen.epoch ?? (s.epoch ?? 0) + 1;
-    if (seen.rejoin) await this.rejoin?.();
+    await this.rewound?.(seen, s.epoch);
     if (seen.message === undefined) return [];
     if (!seen.replace) {
       s.inbox.push(seen.message);

@@ -25,6 +25,8 @@ export interface GateHost {
   heard(lastSeq: number, relayLost: boolean): void;
   /** An event for the run's record (the result's events, the callback's feed). */
   record(event: BlockEvent): Promise<void>;
+  /** The run is ending (cancelled, interrupted, out of time): it takes no more decisions. */
+  ending(): boolean;
 }
 
 interface Waiting {
@@ -58,8 +60,10 @@ export class ApprovalGates {
     return { ...w.entry, ...(w.parameters && { parameters: w.parameters }) };
   }
 
+  /** The decision on call `id`: the waiting call's own first (a model may reuse an id across turns), else the run's record. */
   private decided(id: string): ApprovalDecision | undefined {
-    return this.waitingCalls.get(id)?.decision ?? this.decisions.find((d) => d.tool_call_id === id);
+    const w = this.waitingCalls.get(id);
+    return w ? w.decision : this.decisions.find((d) => d.tool_call_id === id);
   }
 
   /** Refuses an unknown call and a decision other than the one made; accepts the same one again. */
@@ -67,6 +71,11 @@ export class ApprovalGates {
     if (req?.decision !== 'approve' && req?.decision !== 'deny')
       throw ApplicationFailure.create({ type: 'approval_invalid', message: 'decision must be "approve" or "deny"' });
     const id = req.tool_call_id;
+    if (this.host.ending())
+      throw ApplicationFailure.create({
+        type: 'approval_closed',
+        message: 'the task is ending; it takes no decisions',
+      });
     const first = this.decided(id);
     if (!first && !this.waitingCalls.has(id))
       throw ApplicationFailure.create({
@@ -84,7 +93,10 @@ export class ApprovalGates {
   private decide(req: ApprovalRequest): ApprovalDecision {
     const first = this.decided(req.tool_call_id);
     if (first) return first;
-    const w = this.waitingCalls.get(req.tool_call_id)!;
+    const w = this.waitingCalls.get(req.tool_call_id);
+    // The validator let it through: a call that waits, or one decided already (answered above).
+    if (!w)
+      throw ApplicationFailure.create({ type: 'approval_not_found', message: `no call ${req.tool_call_id} waits` });
     w.decision = {
       tool_call_id: req.tool_call_id,
       decision: req.decision,
@@ -112,9 +124,14 @@ export class ApprovalGates {
     this.waitingCalls.set(call.id, w);
     const { since: _since, ...shown } = entry;
     await this.publish(`${producer}:approval`, { type: 'agent_approval_request', ...shown });
-    const decided = await condition(() => w.decision !== undefined || this.failing, ms);
-    if (!decided) w.decision = this.timedOut(call.id, ms, onTimeout);
-    this.waitingCalls.delete(call.id);
+    let decided: boolean;
+    try {
+      decided = await condition(() => w.decision !== undefined || this.failing, ms);
+    } finally {
+      // Ended while it waited (cancelled, interrupted, out of time): it waits no more either.
+      this.waitingCalls.delete(call.id);
+    }
+    if (!decided && !w.decision) w.decision = this.timedOut(call.id, ms, onTimeout);
     const d = w.decision ?? this.timedOut(call.id, ms, 'deny', 'another call of the turn ran out of time');
     const { decided_at: _at, ...event } = d;
     await this.publish(`${producer}:decision`, { type: 'agent_approval_decision', ...event });

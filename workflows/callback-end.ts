@@ -17,9 +17,12 @@ export function endDelivery(
   taskId: string,
   callback: Pick<CallbackConfig, 'events'>,
   end: TaskEnd,
+  /** The relay epoch of a rewound task's run: its end is a delivery of its own (another webhook-id). */
+  epoch?: number,
 ): DeliveryItem | undefined {
   if (callback.events && !callback.events.includes(end.status)) return undefined;
-  return { id: `msg_${taskId}_end`, type: `task.${end.status}`, body: JSON.stringify(finalNotification(taskId, end)) };
+  const id = epoch ? `msg_${taskId}_r${epoch}_end` : `msg_${taskId}_end`;
+  return { id, type: `task.${end.status}`, body: JSON.stringify(finalNotification(taskId, end)) };
 }
 
 function finalNotification(taskId: string, end: TaskEnd): Record<string, unknown> {

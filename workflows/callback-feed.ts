@@ -15,6 +15,8 @@ export interface CallbackProgress {
   /** state.blocks[0..sent) have been handed over (or filtered out). */
   sent: number;
   started: boolean;
+  /** After a rewind: its relay epoch, in the webhook-ids of the new branch's deliveries. */
+  epoch?: number;
 }
 
 export class CallbackFeed {
@@ -56,13 +58,13 @@ export class CallbackFeed {
     for (let i = this.progress.sent; i < blocks.length; i++) {
       if (this.wants(blocks[i].type))
         items.push({
-          id: `msg_${taskId}_${i + 1}`,
+          id: `msg_${taskId}${this.progress.epoch ? `_r${this.progress.epoch}` : ''}_${i + 1}`,
           type: blocks[i].type,
           body: JSON.stringify({ ...blocks[i], task_id: taskId, session }),
         });
     }
     this.progress.sent = blocks.length;
-    const last = end && endDelivery(taskId, callback, end);
+    const last = end && endDelivery(taskId, callback, end, this.progress.epoch);
     if (last) items.push(last);
     if (!items.length && !(end && this.progress.started)) return;
     // Runs from before open() start it here, with their first events (in the scope they did).
@@ -71,6 +73,16 @@ export class CallbackFeed {
       items,
       end: end !== undefined,
     });
+  }
+
+  /**
+   * The run was rewound: the new branch's deliveries get webhook-ids of their own (receivers that
+   * drop repeats would drop them), and go to a delivery workflow started again if the first one
+   * has ended with the task's first end (a running one is kept: start() finds it).
+   */
+  rewound(epoch: number): void {
+    this.progress.epoch = epoch;
+    this.progress.started = false;
   }
 
   private wants(type: string): boolean {

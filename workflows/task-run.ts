@@ -117,7 +117,10 @@ export class TaskRun {
     const feed = this.feed;
     if (feed) this.loop.afterTurn = () => feed.flush(this.state.blocks);
     this.loop.gates = this.approvalGates();
-    this.loop.rejoin = () => this.admission.rejoin();
+    this.loop.rewound = async (seen, epoch) => {
+      this.feed?.rewound(epoch);
+      if (seen.rejoin) await this.admission.rejoin();
+    };
     this.deadline = new RunDeadline(input.limits.maxDurationMs, input.carry?.deadlineAt);
   }
 
@@ -163,6 +166,7 @@ export class TaskRun {
         state.blocks.push(event);
         await this.feed?.flush(state.blocks);
       },
+      ending: () => this.ending,
     });
   }
 

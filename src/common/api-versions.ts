@@ -53,6 +53,12 @@ const USER_DATA: ReadonlySet<string> = new Set(['metadata', 'input', 'output', '
 /** Versions are dates: an earlier one sorts first. */
 const before = (a: string, b: string) => a < b;
 
+/** Whether `version` knows the task status `status` (a newer one is read as another there). */
+export function knowsStatus(version: ApiVersionName, status: string): boolean {
+  const newer = NEWER_STATUSES[status];
+  return !newer || !before(version, newer.since);
+}
+
 /** An answer's body as `version` shapes it: every `status` it does not know, read as the one it stands for. */
 export function answerIn(version: ApiVersionName, body: unknown): unknown {
   if (version === LATEST_VERSION || body === null || typeof body !== 'object') return body;

@@ -55,11 +55,23 @@ test('approve with edited input: the task waits as input_required, refusals are 
   const callId = waiting.tool_call_id;
 
   // The listing and the filters agree; a client of the first API version reads it as running.
-  const listed = (await call('GET', `/tasks?status=input_required&session=${submit.json.session}`)).json.tasks;
-  expect(listed.map((t: { task_id: string }) => t.task_id)).toEqual([id]);
+  // The status is cached as the call starts to wait; visibility has it once that workflow task is done.
+  await waitUntil(
+    'the task listed as input_required',
+    async () => (await call('GET', `/tasks?status=input_required&session=${submit.json.session}`)).json.tasks,
+    (tasks) => tasks.length === 1 && tasks[0].task_id === id,
+    { stepMs: 100 },
+  );
   expect((await call('GET', `/tasks?status=running&session=${submit.json.session}`)).json.tasks).toEqual([]);
   const old = await call('GET', `/tasks/${id}`, { headers: { 'api-version': '2026-11-28' } });
   expect(old.json.status).toBe('running');
+  // That client's ?status=running finds it too; the newest version's does not.
+  const oldRunning = await call('GET', `/tasks?status=running&session=${submit.json.session}`, {
+    headers: { 'api-version': '2026-11-28' },
+  });
+  expect(oldRunning.json.tasks.map((t: { task_id: string; status: string }) => [t.task_id, t.status])).toEqual([
+    [id, 'running'],
+  ]);
   expect((await call('GET', `/tasks/${id}/approvals`)).json).toMatchObject({
     task_id: id,
     status: 'input_required',

@@ -4,9 +4,17 @@
 // message replaced (the bash call of the abandoned branch listed as having happened; the session
 // gets the new exchange); the refusals.
 import { KEY_A, KEY_B, readSse, useStack, waitUntil } from './helpers';
+import { startReceiver, type Receiver } from './callback-receiver';
 
 jest.setTimeout(120_000);
-const ctx = useStack();
+const ctx = useStack({ OUTBOUND_ALLOWLIST: '127.0.0.1' });
+let receiver: Receiver;
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver?.close();
+});
 const call: ReturnType<typeof useStack>['call'] = (...args) => ctx.call(...args);
 
 test('a running task sent back to turn 2: the abandoned branch stays on the stream, superseded; the new branch runs to its end', async () => {
@@ -76,6 +84,26 @@ test('a finished task sent back to turn 1 with its message replaced: its bash ca
   expect(messages.slice(2)).toEqual(['[[say text="changed my mind"]] never mind', 'changed my mind']);
   // The bash call ran once: the abandoned branch's effect stays, the new branch made none.
   expect((await call('GET', `/sessions/${session}/files/log.txt`)).text).toBe('once\n');
+});
+
+test('a finished background task with a callback, rewound: the new branch is delivered under webhook-ids of its own, and the task is listed once', async () => {
+  const submit = await call('POST', '/', {
+    body: {
+      message: '[[tool name=calculate args={"expression":"2 * 3"}]] compute',
+      background: true,
+      callback: { url: receiver.url('/rewound') },
+    },
+  });
+  const id = submit.json.task_id;
+  const ends = () => receiver.accepted('/rewound').filter((d) => String(d.json.type) === 'task.completed');
+  await waitUntil('the first end delivered', async () => ends().length === 1);
+  const r = await call('POST', `/tasks/${id}/rewind`, { body: { step: 2 } });
+  expect(r.status).toBe(200);
+  await waitUntil("the new branch's end delivered", async () => ends().length === 2);
+  const ids = ends().map((d) => String(d.headers['webhook-id']));
+  expect(ids).toEqual([`msg_${id}_end`, `msg_${id}_r1_end`]);
+  const listed = (await call('GET', `/tasks?session=${submit.json.session}`)).json.tasks;
+  expect(listed.map((t: { task_id: string; status: string }) => [t.task_id, t.status])).toEqual([[id, 'completed']]);
 });
 
 test('refusals: a turn not taken is a 422, replace without a message a 400, another account a 404', async () => {

@@ -211,6 +211,7 @@ test('cancelled while a call waits: the run is cancelled, nothing waits any more
     await expect(h.result()).rejects.toThrow();
     const view = await statusOf(h);
     expect(view).toMatchObject({ status: 'cancelled', approvals: [] });
+    expect((await h.query(approvalsQuery)).pending).toEqual([]);
     expect(rec.calls[i.taskId]).not.toContain('runTool');
     await save('approval-cancelled', h);
   });

@@ -37,7 +37,10 @@ const { start, submitLikeGateway } = new TaskHandles(() => env, taskQueue);
 function rewinds(): RewindService {
   const tasks = { view: (_a: unknown, id: string) => env.client.workflow.getHandle(id).query(statusQuery) };
   const cache = { forget: async () => undefined, put: async () => true };
-  const publisher = { rewind: async () => ({ seq: 0, superseded: null }) };
+  const publisher = {
+    rewinding: (_taskId: string, fn: (epoch: number) => Promise<unknown>) => fn(0),
+    rewind: async () => ({ seq: 0, superseded: null }),
+  };
   return new RewindService(
     env.client,
     env.connection,
@@ -155,5 +158,21 @@ test('a finished 4-turn run sent back to turn 2: the model there sees the thread
     expect(seen).toHaveLength(7);
     expect(seen[4]).toEqual(seen[1]);
     expect(seen.slice(4)).toEqual(seen.slice(1, 4));
+  });
+});
+
+test('rewound again before its new run published anything: the second rewind opens the next epoch, read from the first reset', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const turns = [[['calculate', { expression: '1 + 1' }]], [['wait', { seconds: 3600 }]]];
+    const i = input(`turns:${JSON.stringify(turns)}`);
+    await start(i);
+    await waitUntil('turn 2 waiting', async () => rec.calls[i.taskId]?.filter((c) => c === 'modelTurn').length === 2);
+    const first = await rewinds().rewind(account, i.taskId, { step: 2, message: 'first' });
+    const second = await rewinds().rewind(account, i.taskId, { step: 1, message: 'second', replace: true });
+    expect(second.run_id).not.toBe(first.run_id);
+    const result = await env.client.workflow.getHandle(i.taskId, second.run_id).result();
+    expect(result.output).toBe('echo:second');
+    expect(rec.published[i.taskId].at(-1)).toEqual({ type: 'agent_completed', producer: 'r2:end' });
   });
 });

@@ -20,7 +20,7 @@ import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { AgentEvent, AgentEventBody, EventTag } from './events';
 import { keys } from './keys';
-import { rewindStream, type RewoundStream } from './rewind';
+import { currentEpoch, rewindStream, underRewindLock, type RewoundStream } from './rewind';
 
 /** The producer that publishes a task's terminal event (the workflow's end, or one synthesised for a run that vanished). */
 export const END_PRODUCER = 'end';
@@ -194,6 +194,14 @@ export class EventPublisher {
     } catch {
       return { count: 0, events: [] };
     }
+  }
+
+  /**
+   * Runs a rewind of the task (rewind.ts): `fn` gets the task's relay epoch now and does the rest
+   * under the task's rewind lock; undefined when another rewind holds it. Throws when Redis is unavailable.
+   */
+  async rewinding<T>(taskId: string, fn: (epoch: number) => Promise<T>): Promise<T | undefined> {
+    return underRewindLock(this.redis, taskId, async () => fn(await currentEpoch(this.redis, taskId)));
   }
 
   /** Opens a rewound task's new epoch (rewind.ts); throws when Redis is unavailable. */

@@ -84,6 +84,26 @@ export async function rewindStream(
   return { seq, superseded: lo > 0 ? { from_seq: lo, to_seq: hi } : null };
 }
 
+/** The task's relay epoch now (0 before any rewind). Throws when Redis is unavailable. */
+export async function currentEpoch(redis: Redis, taskId: string): Promise<number> {
+  return Number((await redis.hget(keys.producers(taskId), 'epoch')) ?? 0);
+}
+
+/**
+ * Runs `fn` holding the task's rewind lock (one rewind of a task at a time: each needs the epoch
+ * the last one opened); undefined when another holds it. The lock lapses after a minute, should
+ * its holder die.
+ */
+export async function underRewindLock<T>(redis: Redis, taskId: string, fn: () => Promise<T>): Promise<T | undefined> {
+  const key = `${keys.producers(taskId)}:rewinding`;
+  if ((await redis.set(key, '1', 'PX', 60_000, 'NX')) !== 'OK') return undefined;
+  try {
+    return await fn();
+  } finally {
+    await redis.del(key).catch(() => undefined);
+  }
+}
+
 /** The seq ranges a task's rewinds superseded (`from-to,...` in its producers hash). */
 export function parseSuperseded(raw: string | null | undefined): [number, number][] {
   if (!raw) return [];

@@ -42,6 +42,17 @@ export async function rewindReason(
   return REWIND_REASON_PREFIX + JSON.stringify({ ...rest, ...(sealed && { message: sealed }) });
 }
 
+/** A rewind's reason read back; undefined for any other reason (a reset from the Web UI, or text that only looks like one). */
+export function parseReason(reason: string): RewindReason | undefined {
+  if (!reason.startsWith(REWIND_REASON_PREFIX)) return undefined;
+  try {
+    const spec = JSON.parse(reason.slice(REWIND_REASON_PREFIX.length)) as RewindReason;
+    return typeof spec === 'object' && spec !== null && Number.isInteger(spec.epoch) ? spec : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What the reset that made run `runId` asked: a rewind's spec, or a bare reset (the Web UI's), or undefined when it was none. */
 export async function readRewind(client: Client, workflowId: string, runId: string): Promise<RewindSeen | undefined> {
   const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
@@ -53,8 +64,8 @@ export async function readRewind(client: Client, workflowId: string, runId: stri
   );
   if (!reset) return undefined;
   const reason = reset.workflowTaskFailedEventAttributes?.failure?.message ?? '';
-  if (!reason.startsWith(REWIND_REASON_PREFIX)) return { runId };
-  const spec = JSON.parse(reason.slice(REWIND_REASON_PREFIX.length)) as RewindReason;
+  const spec = parseReason(reason);
+  if (!spec) return { runId };
   const message =
     spec.message === undefined
       ? undefined

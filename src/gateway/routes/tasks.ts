@@ -16,6 +16,7 @@ import { resumePoint, streamTaskEvents } from '../sse';
 import { requireRelay } from './run';
 import { deliveriesOf } from '../services/deliveries';
 import { ValidationError } from '../../common/errors';
+import { knowsStatus, LATEST_VERSION } from '../../common/api-versions';
 
 export function taskId(raw: string): string {
   if (!TASK_ID.test(raw))
@@ -31,7 +32,8 @@ export function taskRoutes(deps: GatewayDeps): Router {
   const r = Router();
   r.get('/tasks', async (req, res) => {
     const q = parse(listQuerySchema, req.query, 'query');
-    res.json(await deps.tasks.list(requireAccount(req), q));
+    const legacy = !knowsStatus(req.apiVersion ?? LATEST_VERSION, 'input_required');
+    res.json(await deps.tasks.list(requireAccount(req), { ...q, ...(legacy && { inputRequiredIsRunning: true }) }));
   });
   r.get('/tasks/:id', async (req, res) => {
     res.json(

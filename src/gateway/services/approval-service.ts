@@ -64,6 +64,8 @@ export class ApprovalService {
   async decide(account: Account, taskId: string, req: ApprovalRequest): Promise<ApprovalDecision> {
     const view = await this.tasks.view(account, taskId);
     if (isFinished(view.status)) return this.afterEnd(taskId, req, view.status);
+    // An input only counts with approve (a denied call runs with nothing).
+    if (req.decision === 'deny') req = { ...req, input: undefined };
     if (req.input !== undefined) await this.checkInput(taskId, req);
     try {
       return await this.deadline(10_000, () =>
@@ -81,7 +83,12 @@ export class ApprovalService {
   private async checkInput(taskId: string, req: ApprovalRequest): Promise<void> {
     const pending = (await this.read(taskId)).pending.find((p) => p.tool_call_id === req.tool_call_id);
     if (!pending?.parameters) return; // decided already, or unknown: the update answers that
-    const issues = valueIssues(pending.parameters, req.input, 'body.input');
+    let issues;
+    try {
+      issues = valueIssues(pending.parameters, req.input, 'body.input');
+    } catch {
+      return; // a schema the validator cannot compile (an MCP server's own): the tool judges its input
+    }
     if (issues.length) throw ValidationError.of(issues);
   }
 
@@ -90,6 +97,8 @@ export class ApprovalService {
     const found = await this.read(taskId).catch(() => undefined);
     const first = found?.decided.find((d) => d.tool_call_id === req.tool_call_id);
     if (first && first.decision === req.decision) return first;
+    if (found && !first)
+      throw new NotFoundError(`no call ${JSON.stringify(req.tool_call_id)} of this task waited for a decision`);
     throw new ConflictError(`the task is already ${status}; it takes no decisions`, {
       status,
       decided: first ?? null,
@@ -97,7 +106,7 @@ export class ApprovalService {
   }
 }
 
-const REFUSALS = new Set(['approval_not_found', 'approval_conflict', 'approval_invalid']);
+const REFUSALS = new Set(['approval_not_found', 'approval_conflict', 'approval_invalid', 'approval_closed']);
 
 /** The run's validator refused the decision (as opposed to the run being gone). */
 function refused(err: WorkflowUpdateFailedError): boolean {
@@ -110,5 +119,7 @@ function refusal(err: unknown): Error {
   const { type, message, details } = err.cause;
   if (type === 'approval_not_found') return new NotFoundError(message);
   if (type === 'approval_conflict') return new ConflictError(message, { decided: details?.[0] ?? null });
-  return ValidationError.at('body.decision', message, 'invalid_value');
+  if (type === 'approval_closed') return new ConflictError(message);
+  if (type === 'approval_invalid') return ValidationError.at('body.decision', message, 'invalid_value');
+  return err;
 }

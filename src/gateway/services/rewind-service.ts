@@ -5,15 +5,20 @@
 // the relay opens a new epoch, superseding the abandoned branch's events, and the cached status
 // and result go. Finished tasks may be rewound: the new run takes its session's turn again.
 import { randomUUID } from 'node:crypto';
-import type { Client, Connection } from '@temporalio/client';
+import type { Client, Connection, WorkflowExecutionDescription } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Logger } from 'pino';
-import { ConflictError, UnprocessableRequestError } from '../../common/errors';
+import {
+  ConflictError,
+  DependencyUnavailableError,
+  ServiceError,
+  UnprocessableRequestError,
+} from '../../common/errors';
 import type { Account } from '../../common/accounts/registry';
 import type { StatusCache } from '../../common/relay/status-cache';
 import type { EventPublisher } from '../../common/relay/publisher';
 import { rewindReason } from '../../common/tasks/rewind-spec';
-import { isFinished, type TaskView } from '../../../workflows/types';
+import type { TaskView } from '../../../workflows/types';
 import { readRunTurns, sideEffectsAfter, type RunTurns, type SideEffect } from './rewind-history';
 import type { TaskService } from './task-service';
 import { temporalCall } from './temporal-errors';
@@ -53,40 +58,45 @@ export class RewindService {
   async rewind(account: Account, taskId: string, req: RewindRequest): Promise<RewindAnswer> {
     const view = await this.tasks.view(account, taskId);
     if (view.status === 'queued') throw new ConflictError('the task has not started; it has no turn to go back to');
-    const { runId: baseRun, run } = await this.currentRun(taskId);
+    // One rewind of a task at a time: each opens the epoch after the last one's.
+    let answer: RewindAnswer | undefined;
+    try {
+      answer = await this.publisher.rewinding(taskId, (relayEpoch) => this.rewindNow(view, req, relayEpoch));
+    } catch (err) {
+      if (err instanceof ServiceError) throw err;
+      throw new DependencyUnavailableError('redis', 'the event relay is unavailable; retry shortly');
+    }
+    if (!answer)
+      throw new ConflictError('another rewind of this task is under way; retry in a moment', undefined, true);
+    return answer;
+  }
+
+  private async rewindNow(view: TaskView, req: RewindRequest, relayEpoch: number): Promise<RewindAnswer> {
+    const taskId = view.task_id;
+    const { desc, run } = await this.currentRun(taskId);
     const turn = run.turns.get(req.step);
     if (!turn) throw outOfReach(req.step, [...run.turns.keys()]);
-    const epoch = run.epoch + 1;
+    const epoch = Math.max(run.epoch, relayEpoch) + 1;
+    // Temporal's record says whether the run gave its session's turn back (it ended, or is ending).
+    const rejoin = desc.status.name !== 'RUNNING' || (run.releasedAfter ?? 0) > turn.decidedAt;
     const reason = await rewindReason(this.client, {
       step: req.step,
       epoch,
       ...(req.replace && { replace: true }),
-      ...(isFinished(view.status) && { rejoin: true }),
+      ...(rejoin && { rejoin: true }),
       ...(req.message !== undefined && { message: req.message }),
     });
-    const reset = await this.deadline(30_000, () =>
-      this.client.workflowService.resetWorkflowExecution({
-        namespace: this.client.options.namespace,
-        workflowExecution: { workflowId: taskId, runId: baseRun },
-        reason,
-        // protobufjs takes a number for an int64 field; its type names only Long.
-        workflowTaskFinishEventId: turn.decidedAt as never,
-        requestId: randomUUID(),
-        // What the old branch was sent (messages, decisions, metadata) stays with it.
-        resetReapplyType: temporal.api.enums.v1.ResetReapplyType.RESET_REAPPLY_TYPE_NONE,
-      }),
-    );
-    const runId = reset.runId ?? '';
+    const runId = await this.reset(taskId, desc.runId, turn.decidedAt, reason);
     const superseded = await this.onRelay(view, { epoch, fromSeq: turn.floor + 1, step: req.step, runId });
-    const running: TaskView = {
+    await this.cache.forget(taskId, { result: true });
+    await this.cache.put({
       ...view,
       status: 'running',
       error: null,
       completed_at: null,
       current_step: String(req.step),
-    };
-    await this.cache.forget(taskId, { result: true });
-    await this.cache.put(running);
+      ...(view.approvals && { approvals: [] }),
+    });
     this.logger.info({ taskId, step: req.step, runId, epoch }, 'task rewound');
     return {
       task_id: taskId,
@@ -94,12 +104,29 @@ export class RewindService {
       step: req.step,
       status: 'running',
       superseded_seqs: superseded,
-      side_effects: sideEffectsAfter(run, turn.decidedAt),
+      side_effects: sideEffectsAfter(run, turn.decidedAt, pendingStates(desc)),
     };
   }
 
+  /** Temporal's reset of the run to the workflow task that ended with event `finishEventId`; the new run's id. */
+  private async reset(taskId: string, runId: string, finishEventId: number, reason: string): Promise<string> {
+    const r = await this.deadline(30_000, () =>
+      this.client.workflowService.resetWorkflowExecution({
+        namespace: this.client.options.namespace,
+        workflowExecution: { workflowId: taskId, runId },
+        reason,
+        // protobufjs takes a number for an int64 field; its type names only Long.
+        workflowTaskFinishEventId: finishEventId as never,
+        requestId: randomUUID(),
+        // What the old branch was sent (messages, decisions, metadata) stays with it.
+        resetReapplyType: temporal.api.enums.v1.ResetReapplyType.RESET_REAPPLY_TYPE_NONE,
+      }),
+    );
+    return r.runId ?? '';
+  }
+
   /** The task's current run and what a rewind reads in it; a task with workflows cannot be rewound. */
-  private async currentRun(taskId: string): Promise<{ runId: string; run: RunTurns }> {
+  private async currentRun(taskId: string): Promise<{ desc: WorkflowExecutionDescription; run: RunTurns }> {
     const desc = await this.deadline(5000, () => this.client.workflow.getHandle(taskId).describe());
     const history = await this.deadline(30_000, () =>
       this.client.workflow.getHandle(taskId, desc.runId).fetchHistory(),
@@ -114,7 +141,7 @@ export class RewindService {
         'a task whose request has workflows cannot be rewound',
         'not_rewindable',
       );
-    return { runId: desc.runId, run: await readRunTurns(this.client, events) };
+    return { desc, run: await readRunTurns(this.client, events) };
   }
 
   /** The relay's new epoch; with Redis away, the new branch still publishes (its producers are new) but nothing is marked. */
@@ -129,6 +156,18 @@ export class RewindService {
       return null;
     }
   }
+}
+
+const PendingState = temporal.api.enums.v1.PendingActivityState;
+
+/** The base run's activities under way, by id: started (or tried before) counts as "may have acted". */
+function pendingStates(desc: WorkflowExecutionDescription): Map<string, SideEffect['state']> {
+  const out = new Map<string, SideEffect['state']>();
+  for (const a of desc.raw.pendingActivities ?? []) {
+    const started = a.state !== PendingState.PENDING_ACTIVITY_STATE_SCHEDULED || (a.attempt ?? 1) > 1;
+    out.set(a.activityId ?? '', started ? 'started' : 'scheduled');
+  }
+  return out;
 }
 
 function outOfReach(step: number, turns: number[]): UnprocessableRequestError {

@@ -11,7 +11,8 @@ import { keys } from '../../../src/common/relay/keys';
 import type { AgentEvent } from '../../../src/common/relay/events';
 
 function fakeRedis() {
-  const redis = { xrange: async () => [] } as unknown as Redis;
+  // No events to catch up on, and no rewind ever superseded any (no 'sup' field).
+  const redis = { xrange: async () => [], hget: async () => null } as unknown as Redis;
   const sub = Object.assign(new EventEmitter(), {
     subscribe: async () => 1,
     unsubscribe: async () => 1,
