@@ -31,7 +31,10 @@ export interface PublishApprovalInput {
   producer: string;
   floor: number;
   events: BlockEvent[];
-  view: TaskView;
+  /** The task's view to cache; a workflow step's calls have none (the task caches its own). */
+  view?: TaskView;
+  /** A workflow step's: its events' tag. */
+  tag?: EventTag;
 }
 
 export interface RecoverEventsInput {
@@ -91,9 +94,10 @@ export function createRelayActivities(deps: ActivityDeps) {
 
     /** The view first: a client that reads the status on seeing the event finds the call waiting (or decided). */
     async publishApproval(input: PublishApprovalInput): Promise<{ lastSeq: number; relayLost?: true }> {
-      await deps.statusCache.putKeepingMetadata(input.view);
+      if (input.view) await deps.statusCache.putKeepingMetadata(input.view);
       const r = await deps.publisher.publish(input.taskId, input.session, input.producer, 0, input.events, {
         floor: input.floor,
+        ...(input.tag && { tag: input.tag }),
       });
       return { lastSeq: Math.max(input.floor, r.lastSeq), ...(r.lost && { relayLost: true as const }) };
     },

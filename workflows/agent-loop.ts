@@ -131,7 +131,7 @@ export class AgentLoop {
   /** Called after each turn that the run goes on from (the callback's feed: its events so far). */
   afterTurn?: () => Promise<void>;
 
-  /** The run's approval gates (a task's own run; a DAG step has none and denies a gated call). */
+  /** The run's approval gates (a task's own run's, or a workflow step's); without them a gated call is denied, never run. */
   gates?: ApprovalGates;
 
   /** A turn found the run rewound: the run takes it in (a finished task's session turn, its callback's ids). */
@@ -341,7 +341,7 @@ export class AgentLoop {
   ): Promise<{ run: ToolCall } | { result: ToolOutcome; fail?: string }> {
     if (!this.gates)
       return {
-        result: denied("this tool needs a person's approval, which a workflow step cannot wait for; it was not run"),
+        result: denied("this tool needs a person's approval, which this run cannot wait for; it was not run"),
       };
     const r = await this.gates.wait(call, tool, producer);
     if ('fail' in r) return { result: denied(`this call was not run: ${r.fail.message}`), fail: r.fail.message };

@@ -19,8 +19,8 @@ const relay = proxyLocalActivities<Activities>({
 
 /** What the run lends the gates: its view and status, its place on the relay, its record and callback. */
 export interface GateHost {
-  /** The waiting calls changed: the view to cache (status input_required while any waits). */
-  waiting(pending: PendingApproval[]): TaskView;
+  /** The waiting calls changed (with their tools' parameters): the view to cache (a task's; a workflow step has none). */
+  waiting(pending: Shown[]): TaskView | undefined;
   floor(): number;
   heard(lastSeq: number, relayLost: boolean): void;
   /** An event for the run's record (the result's events, the callback's feed). */
@@ -35,6 +35,9 @@ interface Waiting {
   decision?: ApprovalDecision;
 }
 
+/** A waiting call as the approvals query shows it: with its tool's parameters. */
+export type Shown = PendingApproval & { parameters?: Record<string, unknown> };
+
 /** A decision, or the run must fail: a call's time ran out and the request said on_timeout "fail". */
 export type GateResult = { decision: ApprovalDecision } | { fail: { message: string } };
 
@@ -48,16 +51,23 @@ export class ApprovalGates {
     /** Every decision of the run so far (carried over a continue-as-new). */
     readonly decisions: ApprovalDecision[],
     private readonly host: GateHost,
+    /** Gated calls waiting elsewhere that the query shows too (a task's workflow steps'). */
+    others: () => { pending: Shown[]; decided: ApprovalDecision[] } = () => ({ pending: [], decided: [] }),
   ) {
     setHandler(approvalsQuery, () => ({
-      pending: [...this.waitingCalls.values()].filter((w) => !w.decision).map((w) => this.shown(w)),
-      decided: [...this.decisions],
+      pending: [...this.waiting(), ...others().pending],
+      decided: [...this.decisions, ...others().decided],
     }));
     setHandler(approvalUpdate, (req) => this.decide(req), { validator: (req) => this.check(req) });
   }
 
-  private shown(w: Waiting) {
+  private shown(w: Waiting): Shown {
     return { ...w.entry, ...(w.parameters && { parameters: w.parameters }) };
+  }
+
+  /** The calls waiting for a decision now. */
+  private waiting(): Shown[] {
+    return [...this.waitingCalls.values()].filter((w) => !w.decision).map((w) => this.shown(w));
   }
 
   /** The decision on call `id`: the waiting call's own first (a model may reuse an id across turns), else the run's record. */
@@ -154,15 +164,16 @@ export class ApprovalGates {
   }
 
   private async publish(producer: string, event: BlockEvent): Promise<void> {
-    const pending = [...this.waitingCalls.values()].filter((w) => !w.decision).map((w) => w.entry);
-    const view = this.host.waiting(pending);
+    const view = this.host.waiting(this.waiting());
+    const tag = this.input.step?.tag;
     const r = await relay.publishApproval({
       taskId: this.input.taskId,
       session: this.input.session,
       producer,
       floor: this.host.floor(),
       events: [event],
-      view,
+      ...(view && { view }),
+      ...(tag && { tag }),
     });
     this.host.heard(r.lastSeq, r.relayLost === true);
     await this.host.record(event);

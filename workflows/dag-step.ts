@@ -4,14 +4,22 @@
 // in the Web UI), so Temporal retries it under the step's retry_policy and a
 // finished step is never run again. Its events go to the task's stream,
 // tagged with the workflow and step ids.
-import { ApplicationFailure, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DagStep, DagWorkflow, TaskInput, Usage } from './types';
 import { type AnyTaskInput, readTaskInput } from './task-input';
 import { AgentLoop, LoopState } from './agent-loop';
 import { threadPage } from './run-events';
 import { recoverLostEvents } from './relay-recovery';
-import { threadQuery } from './definitions';
+import { stepApprovalsSignal, threadQuery } from './definitions';
+import { ApprovalGates } from './approval-gates';
 
 /** What a step is told of a step it depends on. */
 export interface StepInputItem {
@@ -94,6 +102,7 @@ export async function dagStep(input: StepRunInput): Promise<StepResult> {
     () => 0,
     () => ({}),
   );
+  loop.gates = stepGates(runInput, state, info.workflowId);
   await loop.prepare(undefined);
   const end = await loop.run();
   if (end.kind === 'continue') return await continueAsNew<typeof dagStep>({ ...input, task, carry: state });
@@ -121,6 +130,29 @@ export async function dagStep(input: StepRunInput): Promise<StepResult> {
       message: `the answer does not fit the step's output_schema: ${judged.errors.join('; ')}`,
     });
   return { output: judged.output, usage: state.usage };
+}
+
+/**
+ * A step's approval gates: a gated call waits in the step, as in a task's own run, and the step
+ * tells its task what waits and what was decided (the task shows them and is input_required); the
+ * gateway sends a decision here, to the step's workflow.
+ */
+function stepGates(runInput: TaskInput, state: LoopState, workflowId: string): ApprovalGates {
+  const task = getExternalWorkflowHandle(runInput.taskId);
+  const decisions = (state.decisions ??= []);
+  return new ApprovalGates(runInput, decisions, {
+    waiting: (pending) => {
+      void task.signal(stepApprovalsSignal, { workflowId, pending, decided: [...decisions] }).catch(() => undefined);
+      return undefined;
+    },
+    floor: () => state.seqFloor,
+    heard: (lastSeq, relayLost) => {
+      state.seqFloor = Math.max(state.seqFloor, lastSeq);
+      if (relayLost) state.relayLost = true;
+    },
+    record: async (event) => void state.blocks.push(event),
+    ending: () => false,
+  });
 }
 
 /** The step's own message: the workflow, the step, the task's request (`request`), its dependencies' results. */

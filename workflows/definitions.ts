@@ -135,6 +135,20 @@ export function callbackWorkflowId(taskId: string): string {
 // A DAG run (dagWorkflow) and its steps
 
 export const dagStepSignal = defineSignal<[StepReport]>('dagStep');
+/**
+ * A workflow step's gated calls, told to its task whenever they change: those waiting (with their
+ * tools' parameters) and the step's decisions. The task is input_required while any waits, and its
+ * approvals query (what the gateway reads) shows them, each with the step's workflow id.
+ */
+export const stepApprovalsSignal = defineSignal<
+  [
+    {
+      workflowId: string;
+      pending: (PendingApproval & { parameters?: Record<string, unknown> })[];
+      decided: ApprovalDecision[];
+    },
+  ]
+>('stepApprovals');
 export function dagWorkflowId(taskId: string, workflowId: string): string {
   return `${taskId}:${workflowId}`;
 }

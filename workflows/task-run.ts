@@ -37,7 +37,7 @@ import { DagRun } from './dag-run';
 import { recoverLostEvents } from './relay-recovery';
 import { RunDeadline } from './run-deadline';
 import { innermostFailure } from './failure-cause';
-import { ApprovalGates } from './approval-gates';
+import { RunApprovals } from './run-approvals';
 import {
   exchangeQuery,
   interruptSignal,
@@ -116,7 +116,16 @@ export class TaskRun {
       : undefined;
     const feed = this.feed;
     if (feed) this.loop.afterTurn = () => feed.flush(this.state.blocks);
-    this.loop.gates = this.approvalGates();
+    const approvals = new RunApprovals({
+      input,
+      state: this.state,
+      view: this.view,
+      setStatus: (status) => this.setStatus(status),
+      ...(feed && { flush: (blocks: readonly BlockEvent[]) => feed.flush(blocks) }),
+      ending: () => this.ending,
+    });
+    this.loop.gates = approvals.gates;
+    approvals.watchSteps();
     this.loop.rewound = async (seen, epoch) => {
       this.feed?.rewound(epoch);
       if (seen.rejoin) await this.admission.rejoin();
@@ -145,29 +154,6 @@ export class TaskRun {
         },
       },
     );
-  }
-
-  /** The run's approval gates: a waiting call makes the task input_required; its events join the record and the callback's feed. */
-  private approvalGates(): ApprovalGates {
-    const state = this.state;
-    return new ApprovalGates(this.input, (state.decisions ??= []), {
-      waiting: (pending) => {
-        this.view.approvals = pending;
-        const status = pending.length ? 'input_required' : 'running';
-        if (this.view.status !== status) this.setStatus(status);
-        return { ...this.view };
-      },
-      floor: () => state.seqFloor,
-      heard: (lastSeq, relayLost) => {
-        state.seqFloor = Math.max(state.seqFloor, lastSeq);
-        if (relayLost) state.relayLost = true;
-      },
-      record: async (event) => {
-        state.blocks.push(event);
-        await this.feed?.flush(state.blocks);
-      },
-      ending: () => this.ending,
-    });
   }
 
   /** Before each model turn: the step and progress in the view, which the turn caches. */

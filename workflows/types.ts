@@ -316,6 +316,8 @@ export interface PendingApproval {
   /** When the call began to wait, and when it stops waiting (ISO 8601 UTC). */
   since: string;
   timeout_at: string;
+  /** A workflow step's call: the step's child workflow, where it waits (and is decided). */
+  workflow_id?: string;
 }
 
 /** A decision on a gated call (the approval update's answer, the same for the same decision again). */
@@ -326,6 +328,8 @@ export interface ApprovalDecision {
   reason?: string;
   input?: unknown;
   decided_at: string;
+  /** A workflow step's call: the step's child workflow, which took the decision. */
+  workflow_id?: string;
 }
 
 /** A tool of an MCP server, as listed at the run's start and kept in the run's state. */

@@ -226,6 +226,46 @@ test('no decision in time with on_timeout "fail": the run fails approval_timeout
   expect(view).toMatchObject({ status: 'cancelled', approvals: [] });
 });
 
+test("a workflow step's gated call is decided through the task: it waits in the step, then the task's own call waits", async () => {
+  const submit = await call('POST', '/', {
+    body: {
+      message: `${CALCULATE('2 * 21')} compute`,
+      background: true,
+      require_approval: { tools: ['calculate'] },
+      workflows: [
+        {
+          id: 'w',
+          name: 'w',
+          description: 'one step',
+          steps: [{ id: 's', name: 's', description: 'do it', depends_on: [] }],
+        },
+      ],
+    },
+  });
+  const id = submit.json.task_id;
+  const [inStep] = await waitingCalls(id, 1);
+  expect(inStep).toMatchObject({ tool: 'calculate', workflow_id: `${id}:w:s` });
+  expect((await decide(id, inStep.tool_call_id, { decision: 'deny', reason: 'not in the step' })).json).toMatchObject({
+    decision: 'deny',
+    by: 'user',
+  });
+  // Then the task's own turn makes the same call, waiting in the task.
+  const own = await waitUntil(
+    "the task's own call waiting",
+    async () => (await call('GET', `/tasks/${id}`)).json,
+    (v) => v.status === 'input_required' && v.approvals?.length === 1 && !v.approvals[0].workflow_id,
+    { stepMs: 100 },
+  );
+  expect((await decide(id, own.approvals[0].tool_call_id, { decision: 'approve' })).status).toBe(200);
+  const result = await call('GET', `/tasks/${id}/result?wait=30`);
+  expect(result.json).toMatchObject({ status: 'completed', output: 'tool said: 42' });
+  const decided = (await call('GET', `/tasks/${id}/approvals`)).json.decided;
+  expect(decided.map((d: { decision: string; workflow_id?: string }) => [d.decision, d.workflow_id ?? null])).toEqual([
+    ['approve', null],
+    ['deny', `${id}:w:s`],
+  ]);
+});
+
 test('a bad require_approval is a 400 naming its place', async () => {
   const empty = await call('POST', '/', { body: { message: 'x', require_approval: { tools: [] } } });
   expect(empty.status).toBe(400);

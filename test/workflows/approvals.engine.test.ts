@@ -8,7 +8,8 @@ import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } f
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createEnv, replayingWorker, saveHistories as save, worker } from './env';
-import { fakeActivities, recorder } from './fake-activities';
+import { dagRelayFakes, fakeActivities, recorder, taskInput } from './fake-activities';
+import type { ModelTurnInput } from '../../activities/model-turn';
 import { input, TaskHandles } from './task-handles';
 import { approvalUpdate, approvalsQuery, threadQuery } from '../../workflows/definitions';
 import type { ApprovalRule, TaskInput } from '../../workflows/types';
@@ -214,5 +215,70 @@ test('cancelled while a call waits: the run is cancelled, nothing waits any more
     expect((await h.query(approvalsQuery)).pending).toEqual([]);
     expect(rec.calls[i.taskId]).not.toContain('runTool');
     await save('approval-cancelled', h);
+  });
+});
+
+test("a workflow step's gated call waits in the step: the task is input_required and shows it; the decision reaches the step", async () => {
+  const fakes = fakeActivities(() => env, taskQueue, rec);
+  const acts = {
+    ...fakes,
+    ...dagRelayFakes(),
+    // The step's model calls calculate once, then answers with what it said.
+    async modelTurn(input: ModelTurnInput) {
+      if (input.tag?.step_id !== 'compute') return fakes.modelTurn(input);
+      const results = (input.runThread ?? []).filter((m) => m.role === 'tool').map((m) => m.content);
+      if (results.length)
+        return {
+          content: `step:${results.join(',')}`,
+          thinking: '',
+          toolCalls: [],
+          usage: { promptTokens: 1, completionTokens: 1 },
+          lastSeq: input.floor,
+        };
+      const call = { id: 'call_step_0', name: 'calculate', arguments: JSON.stringify({ expression: '7 * 6' }) };
+      return {
+        content: '',
+        thinking: '',
+        toolCalls: [call],
+        usage: { promptTokens: 1, completionTokens: 1 },
+        lastSeq: input.floor,
+      };
+    },
+  };
+  const w = await worker(env, taskQueue, acts);
+  await w.runUntil(async () => {
+    const dag = {
+      id: 'w',
+      name: 'w',
+      description: 'one step',
+      steps: [{ id: 'compute', name: 'compute', description: 'compute it', depends_on: [] }],
+    };
+    const i = taskInput('plan', { ownsTurn: true, joinGraceMs: 300, workflows: [dag] });
+    i.request.requireApproval = { tools: ['calculate'], onTimeout: 'deny' };
+    const h = await start(i);
+    const [pending] = (await waiting(h, 1)).pending;
+    expect(pending).toMatchObject({
+      tool_call_id: 'call_step_0',
+      tool: 'calculate',
+      workflow_id: `${i.taskId}:w:compute`,
+    });
+    const view = await statusOf(h);
+    expect(view.status).toBe('input_required');
+    expect(view.approvals).toEqual([
+      expect.objectContaining({ tool_call_id: 'call_step_0', workflow_id: pending.workflow_id }),
+    ]);
+    // The task's own update knows no such call; the step's does.
+    const wrong = await decide(h, 'call_step_0', 'approve').catch((e: unknown) => e);
+    expect(((wrong as WorkflowUpdateFailedError).cause as ApplicationFailure).type).toBe('approval_not_found');
+    const step = env.client.workflow.getHandle(pending.workflow_id!);
+    expect(await decide(step, 'call_step_0', 'approve')).toMatchObject({ decision: 'approve', by: 'user' });
+    await h.result();
+    const after = await h.query(approvalsQuery);
+    expect(after.pending).toEqual([]);
+    expect(after.decided).toEqual([
+      expect.objectContaining({ tool_call_id: 'call_step_0', decision: 'approve', workflow_id: pending.workflow_id }),
+    ]);
+    expect(rec.calls[i.taskId]).toContain('runTool');
+    await save('approval-dag-step', h);
   });
 });

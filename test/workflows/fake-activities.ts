@@ -294,7 +294,7 @@ export function fakeActivities(
       };
     },
     async publishApproval(input: PublishApprovalInput) {
-      record(input.taskId, `publishApproval:${input.view.status}`);
+      record(input.taskId, `publishApproval:${input.view?.status ?? 'step'}`);
       const r = publish(input.taskId, input.producer, input.events);
       return { lastSeq: r.lastSeq };
     },

@@ -20,6 +20,10 @@ export const pendingApprovalSchema = z
     input: z.unknown().describe("The call's arguments as the model wrote them (parsed JSON)."),
     since: z.string().describe('When it began to wait (ISO 8601).'),
     timeout_at: z.string().describe('When it stops waiting: its require_approval on_timeout then applies (ISO 8601).'),
+    workflow_id: z
+      .string()
+      .optional()
+      .describe("A workflow step's call: the step's child workflow (in the Web UI), where it waits."),
   })
   .describe('A tool call waiting for a decision.');
 
@@ -31,6 +35,7 @@ const approvalDecisionOutSchema = z
     reason: z.string().optional(),
     input: z.unknown().optional().describe('The arguments the call ran with, when the decision edited them.'),
     decided_at: z.string().describe('ISO 8601.'),
+    workflow_id: z.string().optional().describe("A workflow step's call: the step's child workflow."),
   })
   .describe('A decision on a gated call; the same decision posted again answers this one.');
 export { approvalDecisionOutSchema as approvalDecisionSchema };

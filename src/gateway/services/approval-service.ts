@@ -11,7 +11,7 @@ import { approvalsQuery, approvalUpdate, type ApprovalRequest } from '../../../w
 import type { ApprovalDecision, PendingApproval, TaskStatus } from '../../../workflows/types';
 import { isFinished } from '../../../workflows/types';
 import type { TaskService } from './task-service';
-import { temporalCall } from './temporal-errors';
+import { mapTemporalError, temporalCall } from './temporal-errors';
 
 export interface ApprovalsPage {
   task_id: string;
@@ -60,45 +60,41 @@ export class ApprovalService {
     }
   }
 
-  /** Decides a gated call: 200 with the decision (the first one again when repeated), 404 unknown, 409 decided otherwise. */
+  /**
+   * Decides a gated call: 200 with the decision (the first one again when repeated), 404 unknown,
+   * 409 decided otherwise. A workflow step's call is decided in the step's workflow, where it waits.
+   */
   async decide(account: Account, taskId: string, req: ApprovalRequest): Promise<ApprovalDecision> {
     const view = await this.tasks.view(account, taskId);
     if (isFinished(view.status)) return this.afterEnd(taskId, req, view.status);
     // An input only counts with approve (a denied call runs with nothing).
-    if (req.decision === 'deny') req = { ...req, input: undefined };
-    if (req.input !== undefined) await this.checkInput(taskId, req);
+    const asked: ApprovalRequest = req.decision === 'deny' ? { ...req, input: undefined } : req;
+    const found = await this.read(taskId);
+    const pending = found.pending.find((p) => p.tool_call_id === asked.tool_call_id);
+    if (asked.input !== undefined && pending?.parameters) checkInput(pending.parameters, asked.input);
+    const where =
+      pending?.workflow_id ?? found.decided.find((d) => d.tool_call_id === asked.tool_call_id)?.workflow_id ?? taskId;
     try {
-      return await this.deadline(10_000, () =>
-        this.client.workflow.getHandle(taskId).executeUpdate(approvalUpdate, { args: [req] }),
+      return await this.connection.withDeadline(Date.now() + 10_000, () =>
+        this.client.workflow.getHandle(where).executeUpdate(approvalUpdate, { args: [asked] }),
       );
     } catch (err) {
-      // The run closed meanwhile: what it decided stands, or the task takes no more decisions.
-      if (err instanceof WorkflowNotFoundError || (err instanceof WorkflowUpdateFailedError && !refused(err)))
-        return this.afterEnd(taskId, req, (await this.tasks.view(account, taskId)).status);
-      throw refusal(err);
+      if (err instanceof WorkflowUpdateFailedError && refused(err)) throw refusal(err);
+      // The run (or the step) closed meanwhile: what it decided stands, or the task takes no more decisions.
+      if (closedMeanwhile(err)) return this.afterEnd(taskId, asked, (await this.tasks.view(account, taskId)).status);
+      throw mapTemporalError(err);
     }
   }
 
-  /** An edited input must fit the tool's parameters: a 400 naming each problem under body.input. */
-  private async checkInput(taskId: string, req: ApprovalRequest): Promise<void> {
-    const pending = (await this.read(taskId)).pending.find((p) => p.tool_call_id === req.tool_call_id);
-    if (!pending?.parameters) return; // decided already, or unknown: the update answers that
-    let issues;
-    try {
-      issues = valueIssues(pending.parameters, req.input, 'body.input');
-    } catch {
-      return; // a schema the validator cannot compile (an MCP server's own): the tool judges its input
-    }
-    if (issues.length) throw ValidationError.of(issues);
-  }
-
-  /** A finished task takes no decision; the same one as it made is answered with it. */
+  /** A finished task (or step) takes no decision; the same one as it made is answered with it. */
   private async afterEnd(taskId: string, req: ApprovalRequest, status: TaskStatus): Promise<ApprovalDecision> {
     const found = await this.read(taskId).catch(() => undefined);
     const first = found?.decided.find((d) => d.tool_call_id === req.tool_call_id);
     if (first && first.decision === req.decision) return first;
     if (found && !first)
       throw new NotFoundError(`no call ${JSON.stringify(req.tool_call_id)} of this task waited for a decision`);
+    if (first)
+      throw new ConflictError(`call ${req.tool_call_id} was already decided: ${first.decision}`, { decided: first });
     throw new ConflictError(`the task is already ${status}; it takes no decisions`, {
       status,
       decided: first ?? null,
@@ -106,7 +102,24 @@ export class ApprovalService {
   }
 }
 
+/** An edited input must fit the tool's parameters: a 400 naming each problem under body.input. */
+function checkInput(parameters: Record<string, unknown>, input: unknown): void {
+  let issues;
+  try {
+    issues = valueIssues(parameters, input, 'body.input');
+  } catch {
+    return; // a schema the validator cannot compile (an MCP server's own): the tool judges its input
+  }
+  if (issues.length) throw ValidationError.of(issues);
+}
+
 const REFUSALS = new Set(['approval_not_found', 'approval_conflict', 'approval_invalid', 'approval_closed']);
+
+/** The workflow the update went to had closed: Temporal answers so in more than one way. */
+function closedMeanwhile(err: unknown): boolean {
+  if (err instanceof WorkflowNotFoundError || err instanceof WorkflowUpdateFailedError) return true;
+  return mapTemporalError(err) instanceof NotFoundError;
+}
 
 /** The run's validator refused the decision (as opposed to the run being gone). */
 function refused(err: WorkflowUpdateFailedError): boolean {
