@@ -106,14 +106,14 @@ test('a finished background task with a callback, rewound: the new branch is del
   expect(listed.map((t: { task_id: string; status: string }) => [t.task_id, t.status])).toEqual([[id, 'completed']]);
 });
 
-test('refusals: a turn not taken is a 422, replace without a message a 400, another account a 404', async () => {
+test('refusals: a turn not taken is a 422, replace without a message a 422, another account a 404', async () => {
   const done = await call('POST', '/', { body: { message: 'hi' } });
   const id = done.json.task_id;
   const far = await call('POST', `/tasks/${id}/rewind`, { body: { step: 3 } });
   expect(far.status).toBe(422);
   expect(far.json.error.details[0]).toMatchObject({ path: 'body.step', message: 'the task has taken turns up to 1' });
   const bare = await call('POST', `/tasks/${id}/rewind`, { body: { step: 1, replace: true } });
-  expect(bare.status).toBe(400);
+  expect(bare.status).toBe(422);
   expect(bare.json.error.details[0].path).toBe('body.replace');
   expect((await call('POST', `/tasks/${id}/rewind`, { body: { step: 1 }, key: KEY_B })).status).toBe(404);
   expect((await call('POST', `/tasks/${id}/rewind`, { body: { step: 0 } })).status).toBe(400);

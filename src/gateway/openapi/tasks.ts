@@ -42,10 +42,10 @@ function approvalPaths(): Json {
         body: 'RewindRequest',
         responses: { 200: { description: 'Rewound.', content: jsonBody('RewindAnswer') } },
         errors: {
-          400: 'A malformed task id or body (replace without message).',
+          400: 'A malformed task id or body.',
           404: undefined,
           409: 'The task has not started yet.',
-          422: "The turn is not in the task's current run (not taken yet, or before a continue-as-new), or the task has workflows.",
+          422: "The turn is not in the task's current run (not taken yet, or before a continue-as-new), the task has workflows, or replace came without a message.",
         },
       }),
     },

@@ -5,7 +5,7 @@ import type { GatewayDeps } from '../app';
 import { requireAccount } from '../middleware/auth';
 import { parse } from '../schemas/validate';
 import { approvalDecisionSchema, rewindSchema, TOOL_CALL_ID } from '../schemas/request';
-import { ValidationError } from '../../common/errors';
+import { UnprocessableRequestError, ValidationError } from '../../common/errors';
 import { taskId } from './tasks';
 
 function toolCallId(raw: string): string {
@@ -32,8 +32,9 @@ export function approvalRoutes(deps: GatewayDeps): Router {
   r.post('/tasks/:id/rewind', async (req, res) => {
     const id = taskId(req.params.id);
     const body = parse(rewindSchema, req.body, 'body');
+    // The document takes replace alone; the rewind cannot carry it out (nothing to replace with).
     if (body.replace && body.message === undefined)
-      throw ValidationError.at('body.replace', 'replace needs a message to replace with', 'missing_message');
+      throw UnprocessableRequestError.at('body.replace', 'replace needs a message to replace with', 'missing_message');
     res.json(await deps.rewinds.rewind(requireAccount(req), id, body));
   });
   return r;

@@ -115,7 +115,7 @@ export const rewindSchema = z
   })
   .meta({
     description:
-      'Where a rewind goes back to, and what the model reads there. replace without message is a 400 (body.replace).',
+      'Where a rewind goes back to, and what the model reads there. replace without message is a 422 (body.replace).',
   });
 
 export const patchTaskSchema = z.strictObject({ metadata: z.record(z.string(), z.unknown()) });
