@@ -56,10 +56,13 @@ export class EventSubscriber {
     fail: (err: Error) => void,
   ): Promise<Subscription> {
     const l: Listener = { last: afterSeq, deliver, fail, chain: Promise.resolve(), closed: false, superseded: [] };
-    // Before any event is read: an event of an abandoned branch is delivered marked as such.
-    l.superseded = parseSuperseded(
-      await withTimeout(this.redis.hget(keys.producers(taskId), 'sup'), SUBSCRIBE_TIMEOUT_MS, 'redis gave no answer'),
-    );
+    // First on the listener's chain, before any event is delivered (catch-up and live alike): the
+    // ranges rewinds superseded, so an event of an abandoned branch is delivered marked as such.
+    l.chain = withTimeout(this.redis.hget(keys.producers(taskId), 'sup'), SUBSCRIBE_TIMEOUT_MS, 'redis gave no answer')
+      .then((raw) => void (l.superseded = parseSuperseded(raw)))
+      .catch((err: Error) => {
+        if (!l.closed) l.fail(err);
+      });
     let set = this.listeners.get(taskId);
     if (!set) {
       set = new Set();
