@@ -53,8 +53,21 @@ const waiting = (h: WorkflowHandle, n: number) =>
     { stepMs: 250 },
   );
 
-const decide = (h: WorkflowHandle, tool_call_id: string, decision: 'approve' | 'deny', extra: object = {}) =>
-  h.executeUpdate(approvalUpdate, { args: [{ tool_call_id, decision, ...extra }] });
+/**
+ * A decision, sent again while the engine refuses updates because the run's workflow task is being
+ * retried (FAILED_PRECONDITION: a loaded machine timed a rebuilding worker's task out), as the
+ * gateway's 503 tells a client to.
+ */
+async function decide(h: WorkflowHandle, tool_call_id: string, decision: 'approve' | 'deny', extra: object = {}) {
+  for (;;) {
+    try {
+      return await h.executeUpdate(approvalUpdate, { args: [{ tool_call_id, decision, ...extra }] });
+    } catch (err) {
+      if (!/FAILED_PRECONDITION/.test(String((err as Error).cause ?? ''))) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
 
 const types = (taskId: string) => rec.published[taskId].map((e) => e.type);
 

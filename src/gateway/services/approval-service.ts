@@ -4,7 +4,8 @@
 // before it is sent, and the update's refusals become the API's 404 and 409.
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type Connection } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { ConflictError, NotFoundError, ValidationError } from '../../common/errors';
+import { ConflictError, DependencyUnavailableError, NotFoundError, ValidationError } from '../../common/errors';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Account } from '../../common/accounts/registry';
 import { valueIssues } from '../../common/json-schema/schema-check';
 import { approvalsQuery, approvalUpdate, type ApprovalRequest } from '../../../workflows/definitions';
@@ -80,6 +81,9 @@ export class ApprovalService {
       );
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError && refused(err)) throw refusal(err);
+      // Temporal takes no update while the run's workflow task is being retried: a moment's wait.
+      if (grpcCode(err) === GrpcStatus.FAILED_PRECONDITION)
+        throw new DependencyUnavailableError('temporal', 'the task is catching up; retry the decision shortly', 1);
       // The run (or the step) closed meanwhile: what it decided stands, or the task takes no more decisions.
       if (closedMeanwhile(err)) return this.afterEnd(taskId, asked, (await this.tasks.view(account, taskId)).status);
       throw mapTemporalError(err);
@@ -114,6 +118,12 @@ function checkInput(parameters: Record<string, unknown>, input: unknown): void {
 }
 
 const REFUSALS = new Set(['approval_not_found', 'approval_conflict', 'approval_invalid', 'approval_closed']);
+
+function grpcCode(err: unknown): number | undefined {
+  const e = err as { code?: unknown; cause?: { code?: unknown } };
+  const code = typeof e?.code === 'number' ? e.code : e?.cause?.code;
+  return typeof code === 'number' ? code : undefined;
+}
 
 /** The workflow the update went to had closed: Temporal answers so in more than one way. */
 function closedMeanwhile(err: unknown): boolean {
