@@ -5,17 +5,12 @@
 // While any call waits the task is input_required; the request and the decision go to the stream
 // at once (a local activity caches the view first) and into the run's record, which the callback
 // is fed from.
-import { ApplicationFailure, condition, proxyLocalActivities, setHandler } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import type { ApprovalDecision, BlockEvent, PendingApproval, TaskInput, TaskView, ToolCall } from './types';
 import { type ApprovalRequest, approvalUpdate, approvalsQuery } from './definitions';
 import { approvalTimeout, callInput } from './approval-rules';
 import type { RegisteredTool } from './tool-registry';
-
-const relay = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 5, initialInterval: '200ms' },
-});
+import { localRelay } from './local-relay';
 
 /** What the run lends the gates: its view and status, its place on the relay, its record and callback. */
 export interface GateHost {
@@ -166,7 +161,7 @@ export class ApprovalGates {
   private async publish(producer: string, event: BlockEvent): Promise<void> {
     const view = this.host.waiting(this.waiting());
     const tag = this.input.step?.tag;
-    const r = await relay.publishApproval({
+    const r = await localRelay.publishApproval({
       taskId: this.input.taskId,
       session: this.input.session,
       producer,

@@ -5,25 +5,13 @@
 // running steps. When all are done, the agent answers the request with the
 // steps' outputs in its context. A workflow that fails (a required step)
 // cancels the others and fails the task.
-import {
-  CancellationScope,
-  condition,
-  executeChild,
-  isCancellation,
-  proxyLocalActivities,
-  setHandler,
-} from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import { CancellationScope, condition, executeChild, isCancellation, setHandler } from '@temporalio/workflow';
 import type { BlockEvent, DagWorkflow, TaskInput, TaskView, Usage } from './types';
 import { dagWorkflow, stepEndEvent, StepOutcome, StepReport } from './dag-workflow';
 import { resultLine } from './dag-step';
 import { addUsage } from './types';
 import { dagStepSignal, dagWorkflowId } from './definitions';
-
-const relay = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 5, initialInterval: '200ms' },
-});
+import { localRelay } from './local-relay';
 
 export interface DagRunOutcome {
   /** What the agent is given: each workflow's steps and their outputs. */
@@ -103,7 +91,7 @@ export class DagRun {
       if (pending.length || moved) {
         const events = pending;
         pending = [];
-        const r = await relay.publishDagEvents({
+        const r = await localRelay.publishDagEvents({
           taskId: this.input.taskId,
           session: this.input.session,
           offset: this.published,

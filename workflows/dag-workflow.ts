@@ -15,15 +15,14 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   patched,
-  proxyLocalActivities,
 } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
-import type { Activities } from '../activities';
 import type { BlockEvent, DagStep, DagWorkflow, Usage } from './types';
 import { type AnyTaskInput, readTaskInput } from './task-input';
 import { dagStep, StepInputItem } from './dag-step';
 import { innermostFailure } from './failure-cause';
 import { dagStepSignal, dagWorkflowId } from './definitions';
+import { localRelay } from './local-relay';
 
 export interface DagWorkflowInput {
   /** The task's input, in either shape (runs started before the grouped input carry it flat). */
@@ -80,11 +79,6 @@ export const STEP_END_PATCH = 'dag-step-end-published-by-its-workflow';
  */
 export const SERIAL_ENDS_PATCH = 'dag-step-ends-one-at-a-time';
 
-const relay = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 5, initialInterval: '200ms' },
-});
-
 /** A step's end as an event: `step` is `<workflow>/<step>`. */
 export function stepEndEvent(r: StepReport & { status: 'completed' | 'skipped' | 'failed' }): BlockEvent {
   const usage = r.usage && {
@@ -133,7 +127,7 @@ export async function dagWorkflow(input: DagWorkflowInput): Promise<StepOutcome[
     // Runs since SERIAL_ENDS_PATCH came after STEP_END_PATCH: no need to ask for it.
     if (!serial && !patched(STEP_END_PATCH)) return tell(r);
     // Not published (the relay was down, or stayed down through the retries): the task publishes it itself.
-    const published = await relay
+    const published = await localRelay
       .publishStepEnd({
         taskId: task.taskId,
         session: task.session,

@@ -2,18 +2,12 @@
 // (approval-gates.ts) and its workflow steps' waiting calls (step-approvals.ts), shown together in
 // the task's view (input_required while any waits) and in its approvals query; the view is cached
 // as they change. The run lends its view, status, record and callback feed.
-import { proxyLocalActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
 import type { BlockEvent, TaskInput, TaskStatus, TaskView } from './types';
 import { isFinished } from './types';
 import { ApprovalGates, type Shown } from './approval-gates';
 import { StepApprovals } from './step-approvals';
 import type { LoopState } from './agent-loop';
-
-const relay = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 5, initialInterval: '200ms' },
-});
+import { localRelay } from './local-relay';
 
 /** What the run lends: its input, loop state and view, and how to set its status, feed its callback, and whether it is ending. */
 export interface ApprovalsHost {
@@ -71,7 +65,7 @@ export class RunApprovals {
     const { input, state } = this.run;
     void this.steps
       .watch(async () => {
-        await relay.publishApproval({
+        await localRelay.publishApproval({
           taskId: input.taskId,
           session: input.session,
           producer: 'step-approvals',

@@ -10,11 +10,9 @@ import {
   isCancellation,
   log,
   patched,
-  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
 import type {
   BlockEvent,
   DagWorkflow,
@@ -46,17 +44,10 @@ import {
   statusQuery,
   threadQuery,
 } from './definitions';
+import { localRelay } from './local-relay';
 
 /** Largest completed result (JSON characters) the run's end caches for the gateway. */
 const RESULT_CACHE_MAX_CHARS = 16_384;
-
-// A local activity: the run's end is a few Redis writes that must not wait in the task queue
-// behind other runs' model turns (a bench load of 1,000 tasks took four times as long), and it
-// leaves one marker in history instead of three events.
-const relay = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 5, initialInterval: '200ms' },
-});
 
 type Cap = Extract<LoopEnd, { kind: 'cap' }>;
 
@@ -380,7 +371,7 @@ export class TaskRun {
         record,
       });
     }
-    await relay.publishEnd({
+    await localRelay.publishEnd({
       taskId: input.taskId,
       session: input.session,
       floor: state.seqFloor,

@@ -59,36 +59,31 @@ export function knowsStatus(version: ApiVersionName, status: string): boolean {
   return !newer || !before(version, newer.since);
 }
 
+/**
+ * A copy of a JSON value with each object field's value as `field` gives it (undefined: the
+ * field's value walked in turn).
+ */
+function mapFields(v: unknown, field: (key: string, value: unknown) => unknown): unknown {
+  if (Array.isArray(v)) return v.map((x) => mapFields(x, field));
+  if (!v || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, field(k, x) ?? mapFields(x, field)]));
+}
+
 /** An answer's body as `version` shapes it: every `status` it does not know, read as the one it stands for. */
 export function answerIn(version: ApiVersionName, body: unknown): unknown {
   if (version === LATEST_VERSION || body === null || typeof body !== 'object') return body;
-  const walk = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(walk);
-    if (!v || typeof v !== 'object') return v;
-    return Object.fromEntries(
-      Object.entries(v).map(([k, x]) => {
-        const newer = k === 'status' && typeof x === 'string' ? NEWER_STATUSES[x] : undefined;
-        if (newer && before(version, newer.since)) return [k, newer.readAs];
-        return [k, USER_DATA.has(k) ? x : walk(x)];
-      }),
-    );
-  };
-  return walk(body);
+  return mapFields(body, (k, x) => {
+    if (USER_DATA.has(k)) return x;
+    const newer = k === 'status' && typeof x === 'string' ? NEWER_STATUSES[x] : undefined;
+    return newer && before(version, newer.since) ? newer.readAs : undefined;
+  });
 }
 
 /** Today's OpenAPI document as `version` describes it: no status value newer than the version. */
 export function documentIn<T>(version: ApiVersionName, doc: T): T {
   const unknown = new Set(Object.keys(NEWER_STATUSES).filter((s) => before(version, NEWER_STATUSES[s].since)));
   if (!unknown.size) return doc;
-  const walk = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(walk);
-    if (!v || typeof v !== 'object') return v;
-    return Object.fromEntries(
-      Object.entries(v).map(([k, x]) => [
-        k,
-        k === 'enum' && Array.isArray(x) ? x.filter((e) => !unknown.has(e as string)) : walk(x),
-      ]),
-    );
-  };
-  return walk(doc) as T;
+  return mapFields(doc, (k, x) =>
+    k === 'enum' && Array.isArray(x) ? x.filter((e) => !unknown.has(e as string)) : undefined,
+  ) as T;
 }

@@ -12,7 +12,7 @@ import { approvalsQuery, approvalUpdate, type ApprovalRequest } from '../../../w
 import type { ApprovalDecision, PendingApproval, TaskStatus } from '../../../workflows/types';
 import { isFinished } from '../../../workflows/types';
 import type { TaskService } from './task-service';
-import { mapTemporalError, temporalCall } from './temporal-errors';
+import { grpcCodeOf, mapTemporalError, temporalCall } from './temporal-errors';
 
 export interface ApprovalsPage {
   task_id: string;
@@ -82,7 +82,7 @@ export class ApprovalService {
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError && refused(err)) throw refusal(err);
       // Temporal takes no update while the run's workflow task is being retried: a moment's wait.
-      if (grpcCode(err) === GrpcStatus.FAILED_PRECONDITION)
+      if (grpcCodeOf(err) === GrpcStatus.FAILED_PRECONDITION)
         throw new DependencyUnavailableError('temporal', 'the task is catching up; retry the decision shortly', 1);
       // The run (or the step) closed meanwhile: what it decided stands, or the task takes no more decisions.
       if (closedMeanwhile(err)) return this.afterEnd(taskId, asked, (await this.tasks.view(account, taskId)).status);
@@ -118,12 +118,6 @@ function checkInput(parameters: Record<string, unknown>, input: unknown): void {
 }
 
 const REFUSALS = new Set(['approval_not_found', 'approval_conflict', 'approval_invalid', 'approval_closed']);
-
-function grpcCode(err: unknown): number | undefined {
-  const e = err as { code?: unknown; cause?: { code?: unknown } };
-  const code = typeof e?.code === 'number' ? e.code : e?.cause?.code;
-  return typeof code === 'number' ? code : undefined;
-}
 
 /** The workflow the update went to had closed: Temporal answers so in more than one way. */
 function closedMeanwhile(err: unknown): boolean {

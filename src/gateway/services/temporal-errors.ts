@@ -11,11 +11,18 @@ const UNAVAILABLE = new Set<number>([
   GrpcStatus.RESOURCE_EXHAUSTED,
 ]);
 
+/** The gRPC status code of a Temporal client error: its own, or the one of the call it wraps. */
+export function grpcCodeOf(err: unknown): number | undefined {
+  const e = err as { code?: unknown; cause?: { code?: unknown } };
+  const code = typeof e?.code === 'number' ? e.code : e?.cause?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
 export function mapTemporalError(err: unknown, notFound = 'task not found'): Error {
   if (err instanceof ServiceError) return err;
   if (err instanceof WorkflowNotFoundError) return new NotFoundError(notFound);
-  const e = err as { code?: unknown; name?: string; message?: string; cause?: unknown };
-  const code = typeof e?.code === 'number' ? e.code : (e?.cause as { code?: unknown })?.code;
+  const e = err as { name?: string; message?: string };
+  const code = grpcCodeOf(err);
   if (code === GrpcStatus.NOT_FOUND) return new NotFoundError(notFound);
   if (typeof code === 'number' && UNAVAILABLE.has(code))
     return new DependencyUnavailableError('temporal', 'Temporal is unavailable; retry shortly');
