@@ -2,6 +2,7 @@
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { TS_LOADER_ARGS } from '../../common/ts-loader';
 
@@ -22,8 +23,9 @@ export interface Child {
  * A port free now, for a child that binds it a moment later. It is taken below the kernel's
  * ephemeral range: a port from bind(0) lies inside that range, where outgoing connections and
  * other programs' bind(0) (the Temporal CLI dev server picks its internal ports so) may take it
- * in the gap before the child binds it (seen in CI as EADDRINUSE). Random, so parallel test
- * workers rarely pick the same one; falls back to bind(0) when no port below the range is free.
+ * in the gap before the child binds it (seen in CI as EADDRINUSE). Random, and claimed (see
+ * `claim`) so that two processes of one machine never hand out the same port within minutes;
+ * falls back to bind(0) when no port below the range is free.
  */
 export async function freePort(): Promise<number> {
   const [low] = ephemeralRange();
@@ -31,9 +33,37 @@ export async function freePort(): Promise<number> {
   const to = Math.min(low, 65_536) - 1;
   for (let i = 0; to > from && i < 40; i++) {
     const port = from + Math.floor(Math.random() * (to - from));
-    if (await canBind(port)) return port;
+    if (claim(port) && (await canBind(port))) return port;
   }
   return bindZero();
+}
+
+/** Ports handed out lately, one file each, shared by every process of the machine. */
+const CLAIMS = path.join(os.tmpdir(), 'agent-service-port-claims');
+const CLAIM_TTL_MS = 10 * 60_000;
+
+/**
+ * Claims `port` for the next minutes: false when another process claimed it lately. Random picks
+ * alone collide: a test suite hands out hundreds of ports, and two that picked the same one while
+ * the first child still held it made CI's gateway fail with EADDRINUSE. A claim older than the TTL
+ * is taken over (its holder has long bound the port, or died).
+ */
+function claim(port: number): boolean {
+  const file = path.join(CLAIMS, String(port));
+  try {
+    fs.mkdirSync(CLAIMS, { recursive: true });
+    fs.closeSync(fs.openSync(file, 'wx'));
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return true; // no claims here: the bind check alone
+    try {
+      if (Date.now() - fs.statSync(file).mtimeMs < CLAIM_TTL_MS) return false;
+      fs.utimesSync(file, new Date(), new Date());
+      return true;
+    } catch {
+      return true;
+    }
+  }
 }
 
 function ephemeralRange(): [number, number] {

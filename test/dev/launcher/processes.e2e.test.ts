@@ -34,3 +34,12 @@ test('freePort gives a bindable port below the ephemeral range (where no outgoin
     await new Promise((resolve) => srv.close(resolve));
   }
 });
+
+test('freePort hands out no port twice within minutes, across the processes of the machine', async () => {
+  // Random picks alone would repeat one among 400 with a probability near 97% (the birthday bound
+  // over the ~22,000 ports below the ephemeral range): the claim files shared by all processes
+  // are what keeps two test processes from starting servers on one port (CI saw EADDRINUSE).
+  const ports: number[] = [];
+  for (let i = 0; i < 400; i++) ports.push(await freePort());
+  expect(ports.length - new Set(ports).size).toBe(0);
+});

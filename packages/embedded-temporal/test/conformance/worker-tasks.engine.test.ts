@@ -30,6 +30,9 @@ test('later workflow tasks go to the sticky queue of the worker that ran the fir
       workflowId: uid('sticky'),
     });
     await h.signal(go, 'a');
+    // Wait for a task that saw 'a': both signals sent at once may land in the first
+    // task on a slow machine (the worker polls late), leaving no later task to be sticky.
+    await waitUntil('a task that saw the first signal', async () => (await h.query(seen)).length === 1);
     await h.signal(go, 'b');
     expect(await h.result()).toEqual(['a', 'b']);
     const scheduled = (await h.fetchHistory()).events!.filter(

@@ -2,21 +2,45 @@
 // launcher has the same one in src/dev/launcher/processes.ts, which says more).
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 
 /**
  * A port free now, for a child that binds it a moment later, taken below the kernel's ephemeral
  * range (where a port from bind(0), another program's bind(0) or an outgoing connection could take
- * it before the child binds it). Random, so parallel test workers rarely pick the same one; bind(0)
- * when none below the range is free.
+ * it before the child binds it). Random and claimed, so that two test processes never pick the
+ * same one within minutes; bind(0) when none below the range is free.
  */
 export async function freePort(): Promise<number> {
   const from = 10_000;
   const to = Math.min(ephemeralLow(), 65_536) - 1;
   for (let i = 0; to > from && i < 40; i++) {
     const port = from + Math.floor(Math.random() * (to - from));
-    if ((await bind(port)) === port) return port;
+    if (claim(port) && (await bind(port)) === port) return port;
   }
   return bind(0) as Promise<number>;
+}
+
+const CLAIMS = path.join(os.tmpdir(), 'agent-service-port-claims');
+const CLAIM_TTL_MS = 10 * 60_000;
+
+/** Claims `port` for ten minutes through a file shared by the machine's processes: false when claimed lately. */
+function claim(port: number): boolean {
+  const file = path.join(CLAIMS, String(port));
+  try {
+    fs.mkdirSync(CLAIMS, { recursive: true });
+    fs.closeSync(fs.openSync(file, 'wx'));
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return true; // no claims here: the bind check alone
+    try {
+      if (Date.now() - fs.statSync(file).mtimeMs < CLAIM_TTL_MS) return false;
+      fs.utimesSync(file, new Date(), new Date());
+      return true;
+    } catch {
+      return true;
+    }
+  }
 }
 
 function ephemeralLow(): number {
