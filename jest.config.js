@@ -43,7 +43,8 @@ module.exports = {
       ...base,
       displayName: 'unit',
       testMatch: ['**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '\\.(engine|e2e)\\.test\\.ts$'],
+      // The cluster's files run in a pass of their own (jest.cluster.config.js).
+      testPathIgnorePatterns: ['/node_modules/', '\\.(engine|e2e|cluster)\\.test\\.ts$'],
       // Refuses child processes and connections off this machine for the file's life.
       testEnvironment: '<rootDir>/test/setup/unit-environment.js',
       // Refuses a Temporal engine, and gives each unit test 10 s (jest reads testTimeout from the top level only).

@@ -30,6 +30,7 @@ need 'command -v tmux >/dev/null 2>&1' tmux 'the CLI tests (agent run and agent 
 need 'command -v bwrap >/dev/null 2>&1' bubblewrap "the agent's computer (its sandbox) and its tests"
 need 'command -v rg >/dev/null 2>&1' ripgrep "the agent's computer (its glob and grep tools) and its tests"
 need 'command -v chromium >/dev/null 2>&1' chromium "the agent's browser tools and their tests (Debian's Chromium, never a download)"
+need 'command -v haproxy >/dev/null 2>&1' haproxy "the cluster pass (the load balancer in front of its gateways)"
 # The engines the engine and e2e jest projects run on (jest.config.js); the unit project runs once.
 export TEST_ENGINES="${TEST_ENGINES:-embedded temporal-cli}"
 for engine in $TEST_ENGINES; do
@@ -59,6 +60,16 @@ set_up_failed() { # <output file> <what failed>
   kill "$typecheck" "$lint" "$format" 2>/dev/null || true
   exit 1
 }
+# The cluster pass (jest.cluster.config.js) runs after the projects, on the production topology of
+# scripts/cluster.sh: on a run of the whole suite (no jest arguments), unless CLUSTER_TESTS=0;
+# CLUSTER_TESTS=1 adds it to a run with arguments. The official Temporal server it needs is built
+# from its Go module (once, into .tools/: a few minutes of a cold Go cache), at a low priority,
+# while the projects run.
+cluster_pass="${CLUSTER_TESTS:-}"
+[ -n "$cluster_pass" ] || { [ "$#" = 0 ] && cluster_pass=1 || cluster_pass=0; }
+if [ "$cluster_pass" = 1 ]; then
+  nice -n 15 bash scripts/cluster.sh build >"$out/cluster-build" 2>&1 & cluster_build=$!
+fi
 # The Python tools the tests use, pinned, each in a virtual environment under .tools/ (idempotent:
 # quick when installed), one after another (each may need apt), beside the native build below:
 # Agentbase's SDK (test/e2e/agentbase-sdk.e2e.test.ts), schemathesis (test/e2e/contract.e2e.test.ts),
@@ -89,5 +100,14 @@ check "$format" prettier
 status=0
 wait "$tests" || status=$?
 tests=
+if [ "$cluster_pass" = 1 ]; then
+  if wait "$cluster_build"; then
+    npx jest -c jest.cluster.config.js || status=1
+  else
+    cat "$out/cluster-build"
+    echo "npm test: building the Temporal server for the cluster pass failed" >&2
+    status=1
+  fi
+fi
 if [ -n "$failed" ] && [ "$status" = 0 ]; then status=1; fi
 exit "$status"

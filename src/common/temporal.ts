@@ -50,11 +50,18 @@ export async function ensureNamespaceSetup(
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
   const missing = wanted.filter((n) => !(existing.customAttributes && n in existing.customAttributes));
   if (missing.length) {
-    await connection.operatorService.addSearchAttributes({
-      namespace,
-      searchAttributes: Object.fromEntries(missing.map((n) => [n, KEYWORD])),
-    });
-    logger.info({ searchAttributes: missing }, 'registered search attributes');
+    try {
+      await connection.operatorService.addSearchAttributes({
+        namespace,
+        searchAttributes: Object.fromEntries(missing.map((n) => [n, KEYWORD])),
+      });
+      logger.info({ searchAttributes: missing }, 'registered search attributes');
+    } catch (err) {
+      // Several workers starting at once (a rollout, a cluster's first start): another one may
+      // have registered them between our list and our add. Temporal 1.29 answers such an add as
+      // done; a server that says ALREADY_EXISTS instead means the same.
+      if ((err as { code?: number }).code !== 6) throw err;
+    }
   }
   try {
     await connection.workflowService.updateNamespace({

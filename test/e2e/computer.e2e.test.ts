@@ -109,7 +109,9 @@ test("the sandbox's limits end a command and the next one works: fork bomb, memo
   const { events } = await run(
     session,
     `${rounds(
-      ['bash', { command: ':(){ :|:& };:', timeout: 20 }],
+      // The shell stays (sleep) while the bomb grows: without it, a slow machine's shell could exit,
+      // ending the sandbox's processes, before the bomb reached the limit (then nothing was refused).
+      ['bash', { command: ':(){ :|:& };: ; sleep 20', timeout: 30 }],
       ['bash', { command: "python3 -c 'x = bytearray(4 * 1024**3); print(len(x))'" }],
       ['bash', { command: 'while :; do :; done', timeout: 2 }],
       ['bash', { command: 'yes flood' }],

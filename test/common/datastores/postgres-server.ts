@@ -1,13 +1,18 @@
 // A real PostgreSQL (Debian's package) on a free port for one test file, seeded
 // with a small shop. The datastore's guarantees (read-only, timeouts, one
 // statement) are the server's to enforce, so only a real server can prove them.
-import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort, which } from '../../../src/dev/launcher/processes';
+import { freePort } from '../../../src/dev/launcher/processes';
+import {
+  postgresLogTail,
+  postgresPid,
+  startPostgresServer,
+  stopPostgresServer,
+} from '../../../src/dev/postgres-server';
 
 export interface TestPostgres {
   /** The `agent` role: password auth, may read and (outside a read-only transaction) write the shop. */
@@ -19,64 +24,12 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
-const APT_ENV = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-
-/** The folder holding initdb and pg_ctl: PATH first, else Debian's newest version, installing the package when we may. */
-function postgresBin(): string {
-  const onPath = which('initdb');
-  if (onPath && which('pg_ctl')) return path.dirname(onPath);
-  const newest = () => {
-    const root = '/usr/lib/postgresql';
-    const versions = fs.existsSync(root)
-      ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin/initdb')))
-      : [];
-    const v = versions.sort((a, b) => Number(b) - Number(a))[0];
-    return v ? path.join(root, v, 'bin') : undefined;
-  };
-  const found = newest();
-  if (found) return found;
-  if (!which('apt-get') || process.getuid?.() !== 0) {
-    throw new Error(
-      'PostgreSQL is not installed and apt-get is not usable here: install it (e.g. `sudo apt-get install postgresql`) to run the datastore tests',
-    );
-  }
-  for (const args of [
-    ['update', '-qq'],
-    ['install', '-y', '-qq', 'postgresql'],
-  ]) {
-    const r = spawnSync('apt-get', args, { stdio: 'inherit', env: APT_ENV });
-    if (r.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed; install postgresql yourself`);
-  }
-  const installed = newest();
-  if (!installed) throw new Error('initdb still not found after installing postgresql');
-  return installed;
-}
-
-/** initdb refuses to run as root, so root runs everything as the package's `postgres` user. */
-const asRoot = process.getuid?.() === 0;
-
-function run(bin: string, args: string[]): void {
-  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
-  const r = spawnSync(cmd, argv, { encoding: 'utf8', timeout: 60_000 });
-  if (r.status !== 0)
-    throw new Error(
-      `${path.basename(bin)} ${args[0]} failed (${r.status ?? r.signal}): ${r.stderr || r.stdout || r.error?.message}`,
-    );
-}
-
-function numericId(flag: '-u' | '-g'): number {
-  const r = spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
-  if (r.status !== 0)
-    throw new Error("running as root needs the `postgres` system user (Debian's postgresql package creates it)");
-  return Number(r.stdout.trim());
-}
-
 const HBA = [
   'local all all trust',
   'host all postgres 127.0.0.1/32 trust',
   // The role under test must authenticate as a real deployment would, so a wrong password fails.
   'host all all 127.0.0.1/32 scram-sha-256',
-].join('\n');
+];
 
 // The database is owned by the superuser: the agent's rights are only the grants below.
 const seedSql = (password: string) => [`CREATE ROLE agent LOGIN PASSWORD '${password}'`, 'CREATE DATABASE shop'];
@@ -120,22 +73,14 @@ export async function adminQuery(server: Pick<TestPostgres, 'adminUrl'>, sql: st
 }
 
 export async function startPostgres(): Promise<TestPostgres> {
-  const bin = postgresBin();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pg-test-'));
-  const owner = asRoot ? [numericId('-u'), numericId('-g')] : undefined;
-  if (owner) fs.chownSync(dir, owner[0], owner[1]);
-  const data = path.join(dir, 'data');
   const port = await freePort();
   const password = crypto.randomBytes(12).toString('hex');
   let started = false;
-  const pidFile = path.join(data, 'postmaster.pid');
   // Jest may end a worker without afterAll: the server is pg_ctl's daemon, not our child, so nothing else would stop it.
   const onExit = () => {
-    try {
-      if (started) process.kill(Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGQUIT'); // immediate shutdown
-    } catch {
-      // already gone
-    }
+    const pid = started ? postgresPid(dir) : undefined;
+    if (pid) process.kill(pid, 'SIGQUIT'); // immediate shutdown
     fs.rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', onExit);
@@ -143,33 +88,19 @@ export async function startPostgres(): Promise<TestPostgres> {
     process.removeListener('exit', onExit);
     if (started) {
       started = false;
-      run(path.join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'immediate']);
+      stopPostgresServer(dir);
     }
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
-    run(path.join(bin, 'initdb'), [
-      '-D',
-      data,
-      '-U',
-      'postgres',
-      '-E',
-      'UTF8',
-      '--no-locale',
-      '--no-sync',
-      '--auth=trust',
-    ]);
-    fs.writeFileSync(path.join(data, 'pg_hba.conf'), `${HBA}\n`);
-    if (owner) fs.chownSync(path.join(data, 'pg_hba.conf'), owner[0], owner[1]);
-    const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
-    run(path.join(bin, 'pg_ctl'), ['start', '-D', data, '-o', opts, '-l', path.join(dir, 'log'), '-w']);
+    startPostgresServer({ dir, port, hba: HBA, settings: { fsync: 'off' } });
     started = true;
     const adminUrl = `postgres://postgres@127.0.0.1:${port}/shop`;
     await admin(`postgres://postgres@127.0.0.1:${port}/postgres`, seedSql(password));
     await admin(adminUrl, [SHOP_SQL]);
     return { url: `postgres://agent:${password}@127.0.0.1:${port}/shop`, adminUrl, port, password, stop };
   } catch (err) {
-    const log = fs.existsSync(path.join(dir, 'log')) ? fs.readFileSync(path.join(dir, 'log'), 'utf8').slice(-2000) : '';
+    const log = postgresLogTail(dir);
     await stop();
     throw new Error(`${(err as Error).message}${log ? `\nserver log:\n${log}` : ''}`);
   }

@@ -1,0 +1,72 @@
+// The service's settings in the cluster on one machine: what every gateway and worker gets, as
+// temporal-docker/docker-compose.yml gives them (test/temporal-docker/compose.test.ts holds the two
+// to the same variables), plus what only a process on a shared machine needs (its own ports).
+import path from 'node:path';
+
+export interface ClusterAddresses {
+  temporalAddress: string;
+  redisUrl: string;
+  payloadKeys: string;
+  /** The scripted model's /v1 when no OPENAI_API_KEY is given. */
+  modelUrl?: string;
+  /** Folders every worker shares, as hosts would share a volume (datastores, sessions' workspaces). */
+  dataDir: string;
+}
+
+/** Variables the cluster sets itself: a value for them in the caller's environment is not used. */
+export const CLUSTER_OWNED = [
+  'TEMPORAL_ADDRESS',
+  'REDIS_URL',
+  'PAYLOAD_KEYS',
+  'PORT',
+  'HOST',
+  'WORKER_METRICS_PORT',
+  'METRICS_INCLUDE_URLS',
+] as const;
+
+/** What the gateways and the workers share (compose: x-app-env). */
+export function sharedSettings(base: NodeJS.ProcessEnv, a: ClusterAddresses): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  for (const k of CLUSTER_OWNED) delete env[k];
+  return {
+    ...env,
+    TEMPORAL_ADDRESS: a.temporalAddress,
+    TEMPORAL_NAMESPACE: base.TEMPORAL_NAMESPACE || 'default',
+    TEMPORAL_TASK_QUEUE: base.TEMPORAL_TASK_QUEUE || 'agent-tasks',
+    REDIS_URL: a.redisUrl,
+    LOG_LEVEL: base.LOG_LEVEL || 'info',
+    LOG_FORMAT: base.LOG_FORMAT || 'json',
+    PAYLOAD_KEYS: a.payloadKeys,
+    // Hosts would mount one volume here; on one machine it is one folder.
+    DATASTORE_DIR: base.DATASTORE_DIR || path.join(a.dataDir, 'datastores'),
+    WORKSPACE_DIR: base.WORKSPACE_DIR || path.join(a.dataDir, 'workspaces'),
+  };
+}
+
+/** A worker's settings (compose: the worker service): the model, and its own metrics port. */
+export function workerSettings(shared: NodeJS.ProcessEnv, metricsPort: number, modelUrl?: string): NodeJS.ProcessEnv {
+  const model = shared.OPENAI_API_KEY
+    ? {}
+    : {
+        OPENAI_BASE_URL: modelUrl,
+        MODEL_FLASH: 'scripted-flash',
+        MODEL_BASE: 'scripted-base',
+        MODEL_MAX: 'scripted-max',
+      };
+  return { ...shared, ...model, WORKER_METRICS_PORT: String(metricsPort) };
+}
+
+/** A gateway's settings (compose: the gateway service): keys, its port, the workers' metrics it includes. */
+export function gatewaySettings(
+  shared: NodeJS.ProcessEnv,
+  port: number,
+  workerMetricsPorts: number[],
+): NodeJS.ProcessEnv {
+  return {
+    ...shared,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    API_KEYS: shared.API_KEYS || 'dev-key:dev',
+    METRICS_INCLUDE_URLS: workerMetricsPorts.map((p) => `http://127.0.0.1:${p}/metrics`).join(','),
+  };
+}
