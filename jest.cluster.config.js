@@ -14,6 +14,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] },
   globalSetup: '<rootDir>/test/cluster/global-setup.js',
   globalTeardown: '<rootDir>/test/cluster/global-teardown.js',
+  testSequencer: '<rootDir>/test/cluster/sequencer.js',
   testTimeout: base.testTimeout,
   maxWorkers: 1,
 };

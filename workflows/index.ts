@@ -8,3 +8,5 @@ export { scheduledRun } from './scheduled-run';
 export { dagWorkflow } from './dag-workflow';
 export { dagStep } from './dag-step';
 export { accountDatastores } from './datastores';
+// Their versioning behaviors (a worker that is a deployment's version reads them).
+import './versioning';

@@ -7,6 +7,7 @@ import { parsePayloadKeys, PayloadKeysError } from './codec/keys';
 import { AllowlistError, parseAllowlist } from './outbound/policy';
 import { BUILTIN_TOOL_CHOICES, expandToolGroups } from '../../workflows/tool-registry';
 import { checkWebSearch, webVariables } from './web-config';
+import { versioningVariables } from './versioning-config';
 import { approvalVariables } from './approval-config';
 import { isApiVersion, LATEST_VERSION, VERSION_NAMES, type ApiVersionName } from './api-versions';
 
@@ -306,6 +307,8 @@ export const envSchema = z.object({
   ...webVariables,
   /** The deployment's approval gates: APPROVAL_REQUIRED_TOOLS, APPROVAL_TIMEOUT_S (approval-config.ts). */
   ...approvalVariables,
+  /** Worker versioning: WORKER_DEPLOYMENT_NAME, WORKER_BUILD_ID (versioning-config.ts). */
+  ...versioningVariables,
   /** Each of a `bash` call's stdout and stderr reaches the model cut to this many bytes (the rest stays in the workspace). */
   BASH_OUTPUT_MODEL_BYTES: z.coerce
     .number()

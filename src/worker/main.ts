@@ -26,6 +26,7 @@ import { workflowBundle } from './workflow-bundle';
 import { FAILURE_CONVERTER_PATH } from '../common/codec/data-converter';
 import { startWorkerMetrics } from '../common/metrics/worker-setup';
 import { watchQueueOf } from '../../workflows/definitions';
+import { deploymentOptions } from './versioning';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
@@ -197,6 +198,8 @@ async function mainWorker(
     shutdownForceTime: '15s',
     // With tracing: the activity interceptor and the workflows' span sink (its workflow interceptors are in the bundle).
     ...tracingOptions.worker,
+    // WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID: a version of a Temporal Worker Deployment.
+    ...deploymentOptions(config),
   });
 }
 
@@ -213,6 +216,8 @@ async function watchWorker(config: Config, w: WorkerParts): Promise<Worker> {
     activities: { awaitRunClose: w.activities.awaitRunClose },
     maxConcurrentActivityTaskExecutions: WATCH_SLOTS,
     shutdownGraceTime: 0,
+    // The same version as the main worker: a pinned run's waits are served by its own build.
+    ...deploymentOptions(config),
   });
 }
 

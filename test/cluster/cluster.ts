@@ -49,8 +49,10 @@ export async function stopNode(name: string, signal: NodeJS.Signals): Promise<vo
 /** Starts the worker or gateway named again (same name, same port), as an orchestrator would. */
 export async function restartNode(name: string): Promise<ClusterNode> {
   const state = clusterState();
-  const { port } = node(name);
-  return name.startsWith('worker') ? startWorker(state, name, port) : startGateway(state, name, port);
+  const { port, buildId, releaseDir } = node(name);
+  return name.startsWith('worker')
+    ? startWorker(state, name, { port, buildId, releaseDir })
+    : startGateway(state, name, port);
 }
 
 /** The log of a process of the cluster, for what it said. */

@@ -17,7 +17,7 @@ const addresses = {
 function clusterOf(role: 'gateway' | 'worker', host: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const shared = sharedSettings(host, addresses);
   return role === 'worker'
-    ? workerSettings(shared, 19464, addresses.modelUrl)
+    ? workerSettings(shared, { metricsPort: 19464, buildId: 'b1', modelUrl: addresses.modelUrl })
     : gatewaySettings(shared, 18080, [19464]);
 }
 

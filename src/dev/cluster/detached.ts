@@ -34,14 +34,19 @@ export function startDetached(
   }
 }
 
-/** One of the service's Node processes (TypeScript entry under the repository), detached. */
+/**
+ * One of the service's Node processes (a TypeScript entry), detached: of this checkout, or of the
+ * release checked out at `root` (a rollout's new build), with that release's own loader.
+ */
 export function startDetachedNode(
   name: string,
   entry: string,
-  opts: { env: NodeJS.ProcessEnv; logDir: string; nodeArgs?: readonly string[]; args?: string[] },
+  opts: { env: NodeJS.ProcessEnv; logDir: string; nodeArgs?: readonly string[]; args?: string[]; root?: string },
 ): DetachedProcess {
-  const argv = [...(opts.nodeArgs ?? []), ...TS_LOADER_ARGS, path.join(ROOT, entry), ...(opts.args ?? [])];
-  return startDetached(name, process.execPath, argv, opts);
+  const root = opts.root ?? ROOT;
+  const loader = root === ROOT ? TS_LOADER_ARGS : ['-r', path.join(root, 'bin', 'register-ts.js')];
+  const argv = [...(opts.nodeArgs ?? []), ...loader, path.join(root, entry), ...(opts.args ?? [])];
+  return startDetached(name, process.execPath, argv, { ...opts, cwd: root });
 }
 
 /** Running (a zombie, which a parent that does not reap leaves behind, counts as gone). */

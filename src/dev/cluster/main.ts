@@ -3,6 +3,8 @@
 //   up [--workers N] [--gateways N]   brings it up from nothing, prints GATEWAY_URL= and TEMPORAL_ADDRESS=
 //   down                              stops everything and removes its folder
 //   status                            what runs, and where
+//   deploy --release DIR --build-id ID [--workers N] [--no-retire]
+//                                     rolls a release out: its workers, then current, then the old ones retired
 //   build                             only builds (or finds) the Temporal server and HAProxy (npm test does, early)
 // The folder is CLUSTER_DIR, else .data/cluster.
 import path from 'node:path';
@@ -11,15 +13,24 @@ import { ROOT } from '../launcher/processes';
 import { isAlive } from './detached';
 import { readState, stateLines } from './state';
 import { down, up } from './topology';
+import { retireOldBuilds, rollOut } from './deploy';
 import { ensureHaproxy } from './load-balancer';
 import { ensureTemporalServer, TEMPORAL_SERVER_VERSION } from './temporal-server';
 
-const USAGE = 'usage: scripts/cluster.sh up [--workers N] [--gateways N] | down | status | build';
+const USAGE =
+  'usage: scripts/cluster.sh up [--workers N] [--gateways N] | down | status | build\n' +
+  '       scripts/cluster.sh deploy --release DIR --build-id ID [--workers N] [--no-retire]';
 
 async function main(): Promise<number> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { workers: { type: 'string', default: '2' }, gateways: { type: 'string', default: '2' } },
+    options: {
+      workers: { type: 'string', default: '2' },
+      gateways: { type: 'string', default: '2' },
+      release: { type: 'string' },
+      'build-id': { type: 'string' },
+      'no-retire': { type: 'boolean', default: false },
+    },
   });
   const dir = path.resolve(ROOT, process.env.CLUSTER_DIR || '.data/cluster');
   const say = (line: string) => process.stderr.write(`cluster: ${line}\n`);
@@ -39,6 +50,14 @@ async function main(): Promise<number> {
       const tools = ensureTemporalServer(say);
       ensureHaproxy(say);
       say(`Temporal server ${TEMPORAL_SERVER_VERSION}: ${tools.server}`);
+      return 0;
+    }
+    case 'deploy': {
+      if (!values.release || !values['build-id']) throw new Error('deploy needs --release DIR and --build-id ID');
+      const releaseDir = path.resolve(values.release);
+      const opts = { dir, releaseDir, buildId: values['build-id'], workers: count(values.workers, '--workers') };
+      await rollOut({ ...opts, log: say });
+      if (!values['no-retire']) await retireOldBuilds(dir, { log: say });
       return 0;
     }
     case 'down':

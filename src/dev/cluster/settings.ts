@@ -13,6 +13,9 @@ export interface ClusterAddresses {
   dataDir: string;
 }
 
+/** The Temporal Worker Deployment the cluster's workers are versions of, unless WORKER_DEPLOYMENT_NAME says otherwise. */
+export const DEPLOYMENT_NAME = 'agent-service';
+
 /** Variables the cluster sets itself: a value for them in the caller's environment is not used. */
 export const CLUSTER_OWNED = [
   'TEMPORAL_ADDRESS',
@@ -22,6 +25,7 @@ export const CLUSTER_OWNED = [
   'HOST',
   'WORKER_METRICS_PORT',
   'METRICS_INCLUDE_URLS',
+  'WORKER_BUILD_ID',
 ] as const;
 
 /** What the gateways and the workers share (compose: x-app-env). */
@@ -37,23 +41,28 @@ export function sharedSettings(base: NodeJS.ProcessEnv, a: ClusterAddresses): No
     LOG_LEVEL: base.LOG_LEVEL || 'info',
     LOG_FORMAT: base.LOG_FORMAT || 'json',
     PAYLOAD_KEYS: a.payloadKeys,
+    // Worker versioning: every worker is a version of this deployment (its build id is its own).
+    WORKER_DEPLOYMENT_NAME: base.WORKER_DEPLOYMENT_NAME || DEPLOYMENT_NAME,
     // Hosts would mount one volume here; on one machine it is one folder.
     DATASTORE_DIR: base.DATASTORE_DIR || path.join(a.dataDir, 'datastores'),
     WORKSPACE_DIR: base.WORKSPACE_DIR || path.join(a.dataDir, 'workspaces'),
   };
 }
 
-/** A worker's settings (compose: the worker service): the model, and its own metrics port. */
-export function workerSettings(shared: NodeJS.ProcessEnv, metricsPort: number, modelUrl?: string): NodeJS.ProcessEnv {
+/** A worker's settings (compose: the worker service): the model, its build, its own metrics port. */
+export function workerSettings(
+  shared: NodeJS.ProcessEnv,
+  w: { metricsPort: number; buildId: string; modelUrl?: string },
+): NodeJS.ProcessEnv {
   const model = shared.OPENAI_API_KEY
     ? {}
     : {
-        OPENAI_BASE_URL: modelUrl,
+        OPENAI_BASE_URL: w.modelUrl,
         MODEL_FLASH: 'scripted-flash',
         MODEL_BASE: 'scripted-base',
         MODEL_MAX: 'scripted-max',
       };
-  return { ...shared, ...model, WORKER_METRICS_PORT: String(metricsPort) };
+  return { ...shared, ...model, WORKER_BUILD_ID: w.buildId, WORKER_METRICS_PORT: String(w.metricsPort) };
 }
 
 /** A gateway's settings (compose: the gateway service): keys, its port, the workers' metrics it includes. */

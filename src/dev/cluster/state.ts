@@ -8,6 +8,9 @@ import type { DetachedProcess } from './detached';
 export interface ClusterNode extends DetachedProcess {
   /** gateway or worker processes: their own port (the gateway's HTTP, the worker's metrics). */
   port?: number;
+  /** A worker: the build it runs (its Worker Deployment version), and the release folder it runs from when not this checkout. */
+  buildId?: string;
+  releaseDir?: string;
   role: 'postgres' | 'temporal' | 'redis' | 'model' | 'worker' | 'gateway' | 'load-balancer';
 }
 
@@ -18,6 +21,10 @@ export interface ClusterState {
   redisUrl: string;
   modelUrl?: string;
   temporalServerVersion: string;
+  /** The Temporal namespace of the service's runs (TEMPORAL_NAMESPACE at `up`). */
+  namespace: string;
+  /** The Temporal Worker Deployment the workers are versions of, and the build new runs go to. */
+  deployment: { name: string; currentBuildId: string };
   /** In the order they were started; `down` stops them in the reverse order. */
   nodes: ClusterNode[];
 }

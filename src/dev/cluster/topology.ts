@@ -14,7 +14,7 @@ import { postgresPid, startPostgresServer, stopPostgresServer } from '../postgre
 import { isAlive, ownLog, startDetached, startDetachedNode, stopPid } from './detached';
 import { ensureHaproxy, haproxyConfig } from './load-balancer';
 import { ClusterNode, ClusterState, readState, writeState } from './state';
-import { gatewaySettings, sharedSettings, workerSettings } from './settings';
+import { DEPLOYMENT_NAME, gatewaySettings, sharedSettings, workerSettings } from './settings';
 import {
   ensureTemporalServer,
   setupTemporalSchemas,
@@ -24,6 +24,7 @@ import {
   type TemporalServerTools,
 } from './temporal-server';
 import { waitForReady } from './readiness';
+import { checkoutBuildId, setCurrentVersion } from './versions';
 
 /** The order in which `up` starts the roles; `down` stops them in the reverse. */
 const START_ORDER: ClusterNode['role'][] = [
@@ -61,6 +62,11 @@ export async function up(opts: UpOptions): Promise<ClusterState> {
     temporalAddress: '',
     redisUrl: '',
     temporalServerVersion: TEMPORAL_SERVER_VERSION,
+    namespace: namespaceOf(opts.env),
+    deployment: {
+      name: opts.env.WORKER_DEPLOYMENT_NAME || DEPLOYMENT_NAME,
+      currentBuildId: opts.env.WORKER_BUILD_ID || checkoutBuildId(),
+    },
     nodes: [],
   };
   const logDir = path.join(opts.dir, 'logs');
@@ -79,6 +85,9 @@ export async function up(opts: UpOptions): Promise<ClusterState> {
     fs.writeFileSync(serviceEnvFile(opts.dir), JSON.stringify(shared), { mode: 0o600 });
     // One after the other: each worker registers the search attributes it finds missing.
     for (let i = 1; i <= opts.workers; i++) await startWorker(state, `worker-${i}`);
+    // The first build: until a version is current, new runs would wait for unversioned workers.
+    const { name, currentBuildId } = state.deployment;
+    await setCurrentVersion(state.temporalAddress, state.namespace, name, currentBuildId);
     for (let i = 1; i <= opts.gateways; i++) await startGateway(state, `gateway-${i}`);
     const gatewayPorts = state.nodes.filter((n) => n.role === 'gateway').map((n) => n.port!);
     await startLoadBalancer(state, haproxy, gatewayPorts, logDir, add);
@@ -141,11 +150,13 @@ async function startDatabase(dir: string, add: (n: ClusterNode) => ClusterNode) 
   return { host: '127.0.0.1', port, user: 'temporal', password };
 }
 
+export const namespaceOf = (env: NodeJS.ProcessEnv) => env.TEMPORAL_NAMESPACE || 'default';
+
 /** The `default` namespace (or TEMPORAL_NAMESPACE): what auto-setup does in the compose file. */
 async function registerNamespace(address: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const connection = await Connection.connect({ address, connectTimeout: 2000 });
   try {
-    const namespace = env.TEMPORAL_NAMESPACE || 'default';
+    const namespace = namespaceOf(env);
     const days = Number(env.RETENTION_DAYS || 7);
     await connection.workflowService
       .registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: days * 86400 } as never })
@@ -188,15 +199,29 @@ async function startModel(state: ClusterState, logDir: string, add: (n: ClusterN
 const serviceEnvFile = (dir: string) => path.join(dir, 'service-env.json');
 const sharedEnv = (dir: string): NodeJS.ProcessEnv => JSON.parse(fs.readFileSync(serviceEnvFile(dir), 'utf8'));
 
-/**
- * Starts a worker named `name` in the cluster of `state` (at `up`, or again after it stopped: on
- * its old metrics port, which the gateways include) and waits for it.
- */
-export async function startWorker(state: ClusterState, name: string, port?: number): Promise<ClusterNode> {
-  port ??= await freePort();
-  const env = workerSettings(sharedEnv(state.dir), port, state.modelUrl);
+export interface WorkerStart {
+  /** Its metrics port (again: its old one, which the gateways include). */
+  port?: number;
+  /** Its build: the deployment's current one by default. */
+  buildId?: string;
+  /** The release it runs, checked out there (node_modules included): this checkout by default. */
+  releaseDir?: string;
+}
+
+/** Starts a worker named `name` in the cluster of `state` (at `up`, a rollout's, or again after it stopped) and waits for it. */
+export async function startWorker(state: ClusterState, name: string, w: WorkerStart = {}): Promise<ClusterNode> {
+  const port = w.port ?? (await freePort());
+  const buildId = w.buildId ?? state.deployment.currentBuildId;
+  const env = workerSettings(sharedEnv(state.dir), { metricsPort: port, buildId, modelUrl: state.modelUrl });
   const logDir = path.join(state.dir, 'logs');
-  const node: ClusterNode = { role: 'worker', port, ...startDetachedNode(name, 'src/worker/main.ts', { env, logDir }) };
+  const started = startDetachedNode(name, 'src/worker/main.ts', { env, logDir, root: w.releaseDir });
+  const node: ClusterNode = {
+    role: 'worker',
+    port,
+    buildId,
+    ...started,
+    ...(w.releaseDir && { releaseDir: w.releaseDir }),
+  };
   addNode(state, node);
   await waitForReady(node, () => ownLog(node).includes('worker started'), 120_000);
   return node;

@@ -1,0 +1,89 @@
+// The cluster's Temporal Worker Deployment: which build new runs go to (its current version), and
+// which runs are still pinned to a build (a build can be retired once none is).
+import { spawnSync } from 'node:child_process';
+import { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { ROOT } from '../launcher/processes';
+
+/** This checkout's build id: its commit, short (`dev` outside a git checkout). */
+export function checkoutBuildId(root = ROOT): string {
+  const r = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' });
+  return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : 'dev';
+}
+
+async function withConnection<T>(address: string, fn: (c: Connection) => Promise<T>): Promise<T> {
+  const connection = await Connection.connect({ address, connectTimeout: 5000 });
+  try {
+    return await fn(connection);
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * Makes `buildId` the deployment's current version: new runs (and auto-upgrading ones at their
+ * next task) go to its workers. The server knows a version once one of its workers has polled, so
+ * this asks again (every half second, up to `timeoutMs`) while it answers that it does not yet.
+ */
+export async function setCurrentVersion(
+  address: string,
+  namespace: string,
+  deploymentName: string,
+  buildId: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  await withConnection(address, async (c) => {
+    for (;;) {
+      try {
+        await c.workflowService.setWorkerDeploymentCurrentVersion({
+          namespace,
+          deploymentName,
+          buildId,
+          identity: 'scripts/cluster.sh',
+        });
+        return;
+      } catch (err) {
+        if (Date.now() > end)
+          throw new Error(`${deploymentName} ${buildId} could not be made current: ${(err as Error).message}`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  });
+}
+
+/** The deployment's current build, as the server has it (undefined before any). */
+export async function currentBuildId(
+  address: string,
+  namespace: string,
+  deploymentName: string,
+): Promise<string | undefined> {
+  return withConnection(address, async (c) => {
+    const d = await c.workflowService.describeWorkerDeployment({ namespace, deploymentName });
+    return d.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId ?? undefined;
+  });
+}
+
+/** Ids of the open runs pinned to `buildId` of the deployment: while there is one, that build's workers must stay. */
+export async function runsPinnedTo(
+  address: string,
+  namespace: string,
+  deploymentName: string,
+  buildId: string,
+): Promise<string[]> {
+  return withConnection(address, async (c) => {
+    const query = `TemporalWorkerDeployment = '${deploymentName}' AND ExecutionStatus = 'Running'`;
+    const ids: string[] = [];
+    let nextPageToken: Uint8Array | undefined;
+    do {
+      const page = await c.workflowService.listWorkflowExecutions({ namespace, query, nextPageToken, pageSize: 1000 });
+      for (const e of page.executions ?? []) {
+        const v = e.versioningInfo;
+        const pinned = v?.behavior === temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_PINNED;
+        if (pinned && v?.deploymentVersion?.buildId === buildId) ids.push(e.execution?.workflowId ?? '');
+      }
+      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+    } while (nextPageToken);
+    return ids;
+  });
+}
