@@ -16,6 +16,7 @@ import { readFlags } from '../packages/embedded-temporal/bench/bench-flags';
 import { computerPhase } from './computer';
 import { dagPhase } from './dag';
 import { loadPhase, soakPhase } from './load';
+import { capacityPhase } from './capacity';
 import { CpuMeter, cpuProbeMs, monotonicUs } from './measure';
 import { relayPhase } from './relay';
 import { printProfiles, printReport, type Report } from './report';
@@ -43,10 +44,11 @@ export const PHASES = [
   'load',
   'express',
   'soak',
+  'capacity',
 ] as const;
 export type Phase = (typeof PHASES)[number];
 /** Phases that need no stack of the bench's own: they run alone (the stack is not started). */
-const STANDALONE: readonly Phase[] = ['express', 'soak'];
+const STANDALONE: readonly Phase[] = ['express', 'soak', 'capacity'];
 /** 'isolated' (submits with the worker stopped) is a diagnostic: opt-in; express and soak are runs of their own. */
 const DEFAULT_PHASES: Phase[] = PHASES.filter((p) => p !== 'isolated' && !STANDALONE.includes(p));
 
@@ -97,6 +99,9 @@ export interface BenchOptions {
   soakTasks: number;
   soakClients: number;
   soakSettleMs: number;
+  /** The capacity phase: one-turn tasks of its throughput row, and agents of each of its held rows. */
+  capacityTasks: number;
+  capacityAgents: number;
   timeLimitS: number;
   phases: Set<Phase>;
   /** Engine log and Redis append-only file in a temporary folder, as `npm start` runs. */
@@ -175,8 +180,8 @@ measures, prints a table, stops everything.
   --phases a,b,...       any of ${PHASES.join(',')}
                          (default: all but isolated, a diagnostic that stops
                          the worker to time the submit path alone, and the
-                         two that run without the bench's stack, alone:
-                         express and soak)
+                         three that run without the bench's stack, alone:
+                         express, soak and capacity)
 
   express: Express 5 on http.createServer against createExpressServer, two
   servers of its own, the measuring client, their GC pauses
@@ -191,6 +196,13 @@ measures, prints a table, stops everything.
   --soak-tasks N         tasks per wave, on the key's account            (1000)
   --soak-clients N       clients submitting them                        (16)
   --soak-settle-ms MS    pause after a wave's last task, before the RSS  (5000)
+
+  capacity: against a running service (e.g. scripts/cluster.sh up), with
+  --url, --key and --soak-clients as for soak: one-turn tasks per second
+  and the CPU each kind of process spent; agents waiting in a timer, then
+  agents in a model call, and the workers' memory per agent
+  --capacity-tasks N     one-turn tasks of the throughput row            (500)
+  --capacity-agents N    agents of each held row                         (200)
 
   --profile DIR          run gateway, worker and engine under the V8 CPU profiler,
                          write profiles to DIR and print top self-time functions
@@ -236,6 +248,8 @@ const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   'soak-tasks': ['soakTasks', 1000, 1],
   'soak-clients': ['soakClients', 16, 1],
   'soak-settle-ms': ['soakSettleMs', 5000, 1],
+  'capacity-tasks': ['capacityTasks', 500, 1],
+  'capacity-agents': ['capacityAgents', 200, 1],
   'time-limit': ['timeLimitS', 600, 30],
 };
 const STRING_FLAGS = ['concurrency', 'submit-rate', 'phases', 'profile', 'json', 'url', 'key'];
@@ -350,6 +364,7 @@ async function main(): Promise<void> {
   const opts = parseOptions(process.argv.slice(2), process.env);
   if (opts.phases.has('express')) await expressPhase(opts);
   if (opts.phases.has('soak')) await soakPhase(opts);
+  if (opts.phases.has('capacity')) await capacityPhase(opts);
   if (!STANDALONE.some((p) => opts.phases.has(p))) await stackRun(opts);
 }
 

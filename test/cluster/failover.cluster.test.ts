@@ -84,29 +84,32 @@ async function lastModelAttempt(taskId: string): Promise<temporal.api.history.v1
   });
 }
 
-test('a worker killed mid-call: the run goes on on the other worker and completes', async () => {
-  const id = await taskOn('worker-1');
-  await stopNode('worker-1', 'SIGKILL');
+/**
+ * A task in a model call on worker `from`, which is then stopped with `signal`: the task completes,
+ * its model call's last attempt made by worker `to`. That attempt, for the caller to check why the
+ * one before ended; `from` is started again.
+ */
+async function handOver(from: string, to: string, signal: NodeJS.Signals) {
+  const id = await taskOn(from);
+  await stopNode(from, signal);
   const done = await lb('GET', `/tasks/${id}/result?wait=60`);
   expect(done.json.status).toBe('completed');
   const attempt = await lastModelAttempt(id);
-  expect(attempt.identity).toMatch(new RegExp(`^${node('worker-2').pid}@`));
+  expect(attempt.identity).toMatch(new RegExp(`^${node(to).pid}@`));
   expect(attempt.attempt).toBeGreaterThanOrEqual(2);
+  await restartNode(from);
+  return attempt;
+}
+
+test('a worker killed mid-call: the run goes on on the other worker and completes', async () => {
+  const attempt = await handOver('worker-1', 'worker-2', 'SIGKILL');
   // The killed worker's attempt ended by its heartbeat timeout: nobody was left to say otherwise.
   expect(attempt.lastFailure?.timeoutFailureInfo).toBeTruthy();
-  await restartNode('worker-1');
 });
 
 test('a drained worker (SIGTERM) hands its call back at once: the retry does not wait out a timeout', async () => {
-  const id = await taskOn('worker-2');
-  await stopNode('worker-2', 'SIGTERM');
-  const done = await lb('GET', `/tasks/${id}/result?wait=60`);
-  expect(done.json.status).toBe('completed');
-  const attempt = await lastModelAttempt(id);
-  expect(attempt.identity).toMatch(new RegExp(`^${node('worker-1').pid}@`));
-  expect(attempt.attempt).toBeGreaterThanOrEqual(2);
+  const attempt = await handOver('worker-2', 'worker-1', 'SIGTERM');
   // Ended by the worker's cancellation as it stopped, not by a heartbeat or start-to-close timeout.
-  expect(attempt.lastFailure?.timeoutFailureInfo).toBeFalsy();
   expect(attempt.lastFailure).toBeTruthy();
-  await restartNode('worker-2');
+  expect(attempt.lastFailure?.timeoutFailureInfo).toBeFalsy();
 });

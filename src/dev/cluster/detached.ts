@@ -10,8 +10,6 @@ export interface DetachedProcess {
   name: string;
   pid: number;
   log: string;
-  /** Where this process's output starts in its log (a name started again appends to the same file). */
-  logFrom: number;
 }
 
 /** Starts `cmd` in a session of its own, its stdout and stderr appended to `<logDir>/<name>.log`. */
@@ -23,12 +21,11 @@ export function startDetached(
 ): DetachedProcess {
   const log = path.join(opts.logDir, `${name}.log`);
   const fd = fs.openSync(log, 'a');
-  const logFrom = fs.fstatSync(fd).size;
   try {
     const child = spawn(cmd, args, { env: opts.env, cwd: opts.cwd ?? ROOT, detached: true, stdio: ['ignore', fd, fd] });
     if (child.pid === undefined) throw new Error(`${name} could not be started (${cmd})`);
     child.unref();
-    return { name, pid: child.pid, log, logFrom };
+    return { name, pid: child.pid, log };
   } finally {
     fs.closeSync(fd);
   }
@@ -89,15 +86,6 @@ export async function stopPid(pid: number, signal: NodeJS.Signals = 'SIGTERM', g
 export function logTail(log: string, chars = 3000): string {
   try {
     return fs.readFileSync(log, 'utf8').slice(-chars);
-  } catch {
-    return '';
-  }
-}
-
-/** What this process (not an earlier one of its name) has written to its log. */
-export function ownLog(p: DetachedProcess): string {
-  try {
-    return fs.readFileSync(p.log).subarray(p.logFrom).toString('utf8');
   } catch {
     return '';
   }

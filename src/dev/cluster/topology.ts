@@ -11,7 +11,7 @@ import { ensureRedisServer, freePort, ROOT } from '../launcher/processes';
 import { GATEWAY_NODE_FLAGS } from '../launcher/node-flags';
 import { ensurePayloadKeyFile } from '../../common/codec/keys';
 import { postgresPid, startPostgresServer, stopPostgresServer } from '../postgres-server';
-import { isAlive, ownLog, startDetached, startDetachedNode, stopPid } from './detached';
+import { isAlive, startDetached, startDetachedNode, stopPid } from './detached';
 import { ensureHaproxy, haproxyConfig } from './load-balancer';
 import { ClusterNode, ClusterState, readState, writeState } from './state';
 import { DEPLOYMENT_NAME, gatewaySettings, sharedSettings, workerSettings } from './settings';
@@ -24,7 +24,7 @@ import {
   type TemporalServerTools,
 } from './temporal-server';
 import { waitForReady } from './readiness';
-import { checkoutBuildId, setCurrentVersion } from './versions';
+import { checkoutBuildId, pollsTaskQueue, setCurrentVersion } from './versions';
 
 /** The order in which `up` starts the roles; `down` stops them in the reverse. */
 const START_ORDER: ClusterNode['role'][] = [
@@ -50,6 +50,10 @@ export async function up(opts: UpOptions): Promise<ClusterState> {
   const running = readState(opts.dir);
   if (running?.nodes.some((n) => isAlive(n.pid)))
     throw new Error(`a cluster is already up in ${opts.dir} (scripts/cluster.sh down first)`);
+  // Only a folder of ours (an earlier cluster's) is emptied: CLUSTER_DIR may name anything.
+  const entries = fs.existsSync(opts.dir) ? fs.readdirSync(opts.dir) : [];
+  if (entries.length && !running)
+    throw new Error(`${opts.dir} is not empty and holds no cluster: name an empty or new folder (CLUSTER_DIR)`);
   fs.rmSync(opts.dir, { recursive: true, force: true });
   fs.mkdirSync(path.join(opts.dir, 'logs'), { recursive: true });
   // Every tool first: a missing one fails before anything starts.
@@ -138,7 +142,7 @@ async function startDatabase(dir: string, add: (n: ClusterNode) => ClusterNode) 
     hba: ['local all all trust', 'host all postgres 127.0.0.1/32 trust', 'host all all 127.0.0.1/32 scram-sha-256'],
     settings: { max_connections: '200' },
   });
-  add({ role: 'postgres', name: 'postgres', pid: postgresPid(pgDir) ?? 0, log: path.join(pgDir, 'log'), logFrom: 0 });
+  add({ role: 'postgres', name: 'postgres', pid: postgresPid(pgDir) ?? 0, log: path.join(pgDir, 'log') });
   const password = crypto.randomBytes(12).toString('hex');
   const admin = new pg.Client(`postgres://postgres@127.0.0.1:${port}/postgres`);
   await admin.connect();
@@ -223,7 +227,9 @@ export async function startWorker(state: ClusterState, name: string, w: WorkerSt
     ...(w.releaseDir && { releaseDir: w.releaseDir }),
   };
   addNode(state, node);
-  await waitForReady(node, () => ownLog(node).includes('worker started'), 120_000);
+  // Ready once the server sees it poll (whatever its LOG_LEVEL says).
+  const queue = env.TEMPORAL_TASK_QUEUE || 'agent-tasks';
+  await waitForReady(node, () => pollsTaskQueue(state.temporalAddress, state.namespace, queue, node.pid), 120_000);
   return node;
 }
 
@@ -293,10 +299,7 @@ async function tcpAnswers(port: number, send: string, expect: string): Promise<b
 /** Stops every process of the cluster in `dir` (the reverse of their start) and removes the folder. */
 export async function down(dir: string, opts: { keepDir?: boolean } = {}): Promise<boolean> {
   const state = readState(dir);
-  if (!state) {
-    if (!opts.keepDir) fs.rmSync(dir, { recursive: true, force: true });
-    return false;
-  }
+  if (!state) return false; // not a cluster's folder: nothing of ours to stop or remove
   // Role by role, in the reverse of the start; the processes of one role at once.
   for (const role of [...START_ORDER].reverse()) {
     const nodes = state.nodes.filter((n) => n.role === role);

@@ -87,3 +87,20 @@ export async function runsPinnedTo(
     return ids;
   });
 }
+
+/** Whether the process `pid` of this machine polls the task queue for workflow tasks (a worker's readiness, as the server sees it). */
+export async function pollsTaskQueue(
+  address: string,
+  namespace: string,
+  taskQueue: string,
+  pid: number,
+): Promise<boolean> {
+  return withConnection(address, async (c) => {
+    const d = await c.workflowService.describeTaskQueue({
+      namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    });
+    return (d.pollers ?? []).some((p) => p.identity?.startsWith(`${pid}@`));
+  });
+}
