@@ -13,5 +13,7 @@ export function clusterTestEnv(): NodeJS.ProcessEnv {
     MODEL_HEARTBEAT_TIMEOUT_MS: '5000',
     CALLBACK_RETRY_DELAYS: Array(30).fill('500ms').join(','),
     CALLBACK_TIMEOUT_MS: '2000',
+    // Four background tasks of an account at once: core.cluster.test.ts fills bob's slots through both gateways.
+    MAX_RUNNING_TASKS_PER_ACCOUNT: '4',
   };
 }

@@ -3,7 +3,7 @@
 // load balancer, each read back through either gateway; a session's turns on different gateways;
 // an idempotency key sent to both; a tool call; a signed callback delivered once per event; a
 // schedule firing once.
-import { KEY_A, postStream, readSse, waitUntil } from '../e2e/helpers';
+import { KEY_A, KEY_B, postStream, readSse, waitUntil } from '../e2e/helpers';
 import { startReceiver, verifiedBy } from '../e2e/callback-receiver';
 import { clusterApi, clusterStack } from './cluster';
 
@@ -104,4 +104,28 @@ test('a date schedule fires once, with two gateways up', async () => {
   expect(tasks).toHaveLength(1);
   const detail = await g1('GET', `/schedules/${id}`);
   expect(detail.json.recent_tasks).toHaveLength(1);
+});
+
+test("an account's concurrency holds across gateways: four of bob's tasks run, the fifth waits for a slot", async () => {
+  // MAX_RUNNING_TASKS_PER_ACCOUNT is 4 in the cluster pass (cluster-env.ts); bob runs nothing else.
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const gateway = i % 2 ? g2 : g1;
+    const r = await gateway('POST', '/', {
+      key: KEY_B,
+      body: { message: `[[slow first=600000 delay=0]] hold ${i}`, background: true },
+    });
+    expect(r.status).toBe(202);
+    ids.push(r.json.task_id);
+  }
+  const statuses = () =>
+    Promise.all(ids.map(async (id) => (await lb('GET', `/tasks/${id}`, { key: KEY_B })).json.status as string));
+  const first = await waitUntil('four of them running', statuses, (s) => s.filter((x) => x === 'running').length === 4);
+  expect(first.filter((x) => x === 'queued')).toHaveLength(1);
+  const waiting = ids[first.indexOf('queued')];
+  // A slot freed through one gateway goes to the task that waited, whichever gateway took it.
+  expect((await g2('POST', `/tasks/${ids[first.indexOf('running')]}/cancel`, { key: KEY_B })).status).toBe(202);
+  const then = await waitUntil('the fifth running', statuses, (s) => s[ids.indexOf(waiting)] === 'running');
+  expect(then.filter((x) => x === 'running')).toHaveLength(4);
+  for (const id of ids) await g1('POST', `/tasks/${id}/cancel`, { key: KEY_B });
 });

@@ -59,10 +59,18 @@ const waiting = (h: WorkflowHandle, n: number) =>
  * gateway's 503 tells a client to.
  */
 async function decide(h: WorkflowHandle, tool_call_id: string, decision: 'approve' | 'deny', extra: object = {}) {
-  for (;;) {
+  for (let retried = false; ; retried = true) {
     try {
       return await h.executeUpdate(approvalUpdate, { args: [{ tool_call_id, decision, ...extra }] });
     } catch (err) {
+      // A retry that finds the run closed: the decision sent before may have been taken, and the run
+      // has ended with it (seen once on a loaded machine, embedded engine, rebuilding worker). What a
+      // client then has is the run's record: the decision counts only if the run recorded it.
+      const closed = /completed before the Update completed/.test(String((err as Error).cause ?? ''));
+      if (retried && closed) {
+        const taken = (await h.query(approvalsQuery)).decided.find((d) => d.tool_call_id === tool_call_id);
+        if (taken?.decision === decision) return taken;
+      }
       if (!/FAILED_PRECONDITION/.test(String((err as Error).cause ?? ''))) throw err;
       await new Promise((r) => setTimeout(r, 200));
     }
