@@ -5,9 +5,10 @@
 import fs from 'node:fs';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { withTemporal } from '../e2e/helpers';
+import { waitUntil, withTemporal } from '../e2e/helpers';
 import { isAlive } from '../../src/dev/cluster/detached';
 import { retireOldBuilds, rollOut } from '../../src/dev/cluster/deploy';
+import { runsPinnedTo } from '../../src/dev/cluster/versions';
 import { clusterApi, clusterStack, clusterState } from './cluster';
 import { B_MARKER, makeReleaseB } from './release';
 
@@ -50,13 +51,26 @@ test('build A’s runs finish on A, new runs start on B, and A’s workers are r
     inFlight.push(r.json.task_id);
   }
   await withTemporal(clusterStack(), async (client) => {
-    for (const id of inFlight) expect(await runOf(client, id)).toMatchObject({ buildId: buildA, pinned: true });
+    for (const id of inFlight) {
+      // The server records a run's version once its first workflow task is done.
+      const run = await waitUntil(
+        `${id} on a build`,
+        () => runOf(client, id),
+        (r) => r.buildId !== undefined,
+      );
+      expect(run).toMatchObject({ buildId: buildA, pinned: true });
+    }
   });
 
   releaseDir = makeReleaseB();
   const buildB = `b${Date.now()}`;
   await rollOut({ dir: clusterState().dir, releaseDir, buildId: buildB, workers: 2, log: () => undefined });
 
+  // What retiring waits on: A's two runs are counted as pinned to A while they wait.
+  const { temporalAddress, namespace, deployment } = clusterState();
+  await waitUntil('A’s two runs counted as pinned to A', () =>
+    runsPinnedTo(temporalAddress, namespace, deployment.name, buildA).then((n) => n === 2),
+  );
   const fresh = await lb('POST', '/', { body: { message: 'after the rollout' } });
   expect(fresh.json).toMatchObject({ status: 'completed', output: 'You said: after the rollout' });
   for (const id of inFlight) {

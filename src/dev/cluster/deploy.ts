@@ -58,11 +58,10 @@ export async function retireOldBuilds(
   for (const build of builds) {
     for (let last = -1; ;) {
       const pinned = await runsPinnedTo(state.temporalAddress, state.namespace, name, build);
-      if (!pinned.length) break;
-      if (pinned.length !== last) opts.log(`build ${build}: ${pinned.length} run(s) still pinned to it`);
-      last = pinned.length;
-      if (Date.now() > end)
-        throw new Error(`build ${build} still has ${pinned.length} run(s) pinned to it; its workers stay`);
+      if (!pinned) break;
+      if (pinned !== last) opts.log(`build ${build}: ${pinned} run(s) still pinned to it`);
+      last = pinned;
+      if (Date.now() > end) throw new Error(`build ${build} still has ${pinned} run(s) pinned to it; its workers stay`);
       await new Promise((r) => setTimeout(r, opts.stepMs ?? 2000));
     }
     const workers = old.filter((n) => n.buildId === build);

@@ -4,9 +4,9 @@
 // listed in <dir>/cluster.json; `down` stops them in the reverse order and removes the folder.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
-import { Connection } from '@temporalio/client';
 import { ensureRedisServer, freePort, ROOT } from '../launcher/processes';
 import { GATEWAY_NODE_FLAGS } from '../launcher/node-flags';
 import { ensurePayloadKeyFile } from '../../common/codec/keys';
@@ -24,7 +24,7 @@ import {
   type TemporalServerTools,
 } from './temporal-server';
 import { waitForReady } from './readiness';
-import { checkoutBuildId, pollsTaskQueue, setCurrentVersion } from './versions';
+import { checkoutBuildId, pollsTaskQueue, setCurrentVersion, withConnection } from './versions';
 
 /** The order in which `up` starts the roles; `down` stops them in the reverse. */
 const START_ORDER: ClusterNode['role'][] = [
@@ -74,16 +74,15 @@ export async function up(opts: UpOptions): Promise<ClusterState> {
     nodes: [],
   };
   const logDir = path.join(opts.dir, 'logs');
-  const add = (node: ClusterNode) => (addNode(state, node), node);
   writeState(state);
   try {
-    const db = await startDatabase(opts.dir, add);
+    const db = await startDatabase(state);
     opts.log(`PostgreSQL on 127.0.0.1:${db.port}`);
     setupTemporalSchemas(tools, db);
     await startTemporal(state, tools, db, opts);
-    await startRedis(state, redisBin, logDir, add);
+    await startRedis(state, redisBin, logDir);
     const payloadKeys = opts.env.PAYLOAD_KEYS || ensurePayloadKeyFile(opts.dir).keys;
-    if (!opts.env.OPENAI_API_KEY) await startModel(state, logDir, add);
+    if (!opts.env.OPENAI_API_KEY) await startModel(state, logDir);
     const shared = sharedSettings(opts.env, { ...state, payloadKeys, dataDir: opts.dir });
     // For processes added later (a test's replacement worker): secrets inside, so only ours to read.
     fs.writeFileSync(serviceEnvFile(opts.dir), JSON.stringify(shared), { mode: 0o600 });
@@ -93,8 +92,7 @@ export async function up(opts: UpOptions): Promise<ClusterState> {
     const { name, currentBuildId } = state.deployment;
     await setCurrentVersion(state.temporalAddress, state.namespace, name, currentBuildId);
     for (let i = 1; i <= opts.gateways; i++) await startGateway(state, `gateway-${i}`);
-    const gatewayPorts = state.nodes.filter((n) => n.role === 'gateway').map((n) => n.port!);
-    await startLoadBalancer(state, haproxy, gatewayPorts, logDir, add);
+    await startLoadBalancer(state, haproxy, logDir);
     writeState(state);
     return state;
   } catch (err) {
@@ -131,8 +129,8 @@ async function startTemporal(
   );
 }
 
-async function startDatabase(dir: string, add: (n: ClusterNode) => ClusterNode) {
-  const pgDir = path.join(dir, 'postgres');
+async function startDatabase(state: ClusterState) {
+  const pgDir = path.join(state.dir, 'postgres');
   fs.mkdirSync(pgDir, { recursive: true });
   const port = await freePort();
   // The server's own connections are many (history shards, matching, visibility): room for them and the tests'.
@@ -142,7 +140,7 @@ async function startDatabase(dir: string, add: (n: ClusterNode) => ClusterNode) 
     hba: ['local all all trust', 'host all postgres 127.0.0.1/32 trust', 'host all all 127.0.0.1/32 scram-sha-256'],
     settings: { max_connections: '200' },
   });
-  add({ role: 'postgres', name: 'postgres', pid: postgresPid(pgDir) ?? 0, log: path.join(pgDir, 'log') });
+  addNode(state, { role: 'postgres', name: 'postgres', pid: postgresPid(pgDir) ?? 0, log: path.join(pgDir, 'log') });
   const password = crypto.randomBytes(12).toString('hex');
   const admin = new pg.Client(`postgres://postgres@127.0.0.1:${port}/postgres`);
   await admin.connect();
@@ -158,8 +156,7 @@ export const namespaceOf = (env: NodeJS.ProcessEnv) => env.TEMPORAL_NAMESPACE ||
 
 /** The `default` namespace (or TEMPORAL_NAMESPACE): what auto-setup does in the compose file. */
 async function registerNamespace(address: string, env: NodeJS.ProcessEnv): Promise<boolean> {
-  const connection = await Connection.connect({ address, connectTimeout: 2000 });
-  try {
+  return withConnection(address, async (connection) => {
     const namespace = namespaceOf(env);
     const days = Number(env.RETENTION_DAYS || 7);
     await connection.workflowService
@@ -169,25 +166,23 @@ async function registerNamespace(address: string, env: NodeJS.ProcessEnv): Promi
       });
     await connection.workflowService.describeNamespace({ namespace });
     return true;
-  } finally {
-    await connection.close();
-  }
+  });
 }
 
-async function startRedis(state: ClusterState, bin: string, logDir: string, add: (n: ClusterNode) => ClusterNode) {
+async function startRedis(state: ClusterState, bin: string, logDir: string) {
   const port = await freePort();
   const redisDir = path.join(state.dir, 'redis');
   fs.mkdirSync(redisDir, { recursive: true });
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', redisDir];
   args.push('--appendonly', 'yes', '--appendfsync', 'everysec', '--loglevel', 'warning');
-  const redis = add({ role: 'redis', ...startDetached('redis', bin, args, { env: process.env, logDir }) });
+  const redis = addNode(state, { role: 'redis', ...startDetached('redis', bin, args, { env: process.env, logDir }) });
   state.redisUrl = `redis://127.0.0.1:${port}`;
   await waitForReady(redis, () => tcpAnswers(port, 'PING\r\n', '+PONG'));
 }
 
-async function startModel(state: ClusterState, logDir: string, add: (n: ClusterNode) => ClusterNode) {
+async function startModel(state: ClusterState, logDir: string) {
   const port = await freePort();
-  const model = add({
+  const model = addNode(state, {
     role: 'model',
     port,
     ...startDetachedNode('model', 'src/dev/scripted-model/main.ts', {
@@ -251,29 +246,20 @@ export async function startGateway(state: ClusterState, name: string, port?: num
 }
 
 /** Records a process in the state (a name started again replaces its old entry). */
-function addNode(state: ClusterState, node: ClusterNode): void {
+function addNode(state: ClusterState, node: ClusterNode): ClusterNode {
   state.nodes = [...state.nodes.filter((n) => n.name !== node.name), node];
   writeState(state);
+  return node;
 }
 
-async function startLoadBalancer(
-  state: ClusterState,
-  bin: string,
-  gatewayPorts: number[],
-  logDir: string,
-  add: (n: ClusterNode) => ClusterNode,
-) {
+/** HAProxy in front of the cluster's gateways (by their names and ports). */
+async function startLoadBalancer(state: ClusterState, bin: string, logDir: string) {
   const port = await freePort();
   const file = path.join(state.dir, 'haproxy.cfg');
-  fs.writeFileSync(
-    file,
-    haproxyConfig(
-      port,
-      gatewayPorts.map((p, i) => ({ name: `gateway-${i + 1}`, port: p })),
-    ),
-  );
+  const gateways = state.nodes.filter((n) => n.role === 'gateway').map((n) => ({ name: n.name, port: n.port! }));
+  fs.writeFileSync(file, haproxyConfig(port, gateways));
   // -db: in the foreground (not haproxy's own daemon mode), so the pid started is the one to stop.
-  const lb = add({
+  const lb = addNode(state, {
     role: 'load-balancer',
     port,
     ...startDetached('haproxy', bin, ['-db', '-f', file], { env: process.env, logDir }),
@@ -283,7 +269,6 @@ async function startLoadBalancer(
 }
 
 async function tcpAnswers(port: number, send: string, expect: string): Promise<boolean> {
-  const net = await import('node:net');
   return new Promise((resolve) => {
     const s = net.connect(port, '127.0.0.1', () => s.write(send));
     s.setTimeout(1000, () => s.destroy());

@@ -11,7 +11,8 @@ export function checkoutBuildId(root = ROOT): string {
   return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : 'dev';
 }
 
-async function withConnection<T>(address: string, fn: (c: Connection) => Promise<T>): Promise<T> {
+/** A connection to the cluster's Temporal for `fn`, closed after. */
+export async function withConnection<T>(address: string, fn: (c: Connection) => Promise<T>): Promise<T> {
   const connection = await Connection.connect({ address, connectTimeout: 5000 });
   try {
     return await fn(connection);
@@ -64,28 +65,25 @@ export async function currentBuildId(
   });
 }
 
-/** Ids of the open runs pinned to `buildId` of the deployment: while there is one, that build's workers must stay. */
+/**
+ * How many open runs are pinned to `buildId` of the deployment: while any is, that build's workers
+ * must stay. One count query on the search attributes the server keeps for versioned runs (the
+ * version is `<deployment>:<build>`; the behavior `Pinned`), as docs/operations.md gives it.
+ */
 export async function runsPinnedTo(
   address: string,
   namespace: string,
   deploymentName: string,
   buildId: string,
-): Promise<string[]> {
-  return withConnection(address, async (c) => {
-    const query = `TemporalWorkerDeployment = '${deploymentName}' AND ExecutionStatus = 'Running'`;
-    const ids: string[] = [];
-    let nextPageToken: Uint8Array | undefined;
-    do {
-      const page = await c.workflowService.listWorkflowExecutions({ namespace, query, nextPageToken, pageSize: 1000 });
-      for (const e of page.executions ?? []) {
-        const v = e.versioningInfo;
-        const pinned = v?.behavior === temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_PINNED;
-        if (pinned && v?.deploymentVersion?.buildId === buildId) ids.push(e.execution?.workflowId ?? '');
-      }
-      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
-    } while (nextPageToken);
-    return ids;
-  });
+): Promise<number> {
+  const query = [
+    `TemporalWorkerDeploymentVersion = '${deploymentName}:${buildId}'`,
+    `TemporalWorkflowVersioningBehavior = 'Pinned'`,
+    `ExecutionStatus = 'Running'`,
+  ].join(' AND ');
+  return withConnection(address, async (c) =>
+    Number((await c.workflowService.countWorkflowExecutions({ namespace, query })).count ?? 0),
+  );
 }
 
 /** Whether the process `pid` of this machine polls the task queue for workflow tasks (a worker's readiness, as the server sees it). */
