@@ -160,6 +160,25 @@ module.exports = tseslint.config(
     },
   },
   {
+    // The web console runs in a browser: it reaches the service through the client (client/) and
+    // takes the service's types only.
+    files: ['console/src/**/*.ts', 'console/src/**/*.tsx'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/src/*', '**/src/**', '**/workflows', '**/workflows/*', '**/activities', '**/activities/*'],
+              allowTypeImports: true,
+              message: 'the console imports only types from the service; it talks to it through client/',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts', 'packages/*/test/**/*.ts', 'packages/*/bench/**/*.ts'],
     rules: { 'no-console': 'off' },
   },

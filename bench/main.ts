@@ -6,7 +6,7 @@
  * This file is the runner: its flags (every size a flag, --name value or
  * --name=value, with a BENCH_NAME environment equivalent; flags win), the
  * phases in the order they run, and the run itself: it starts the stack
- * (stack.ts), runs the phases (requests, relay, tools, dag, computer, load: a file each),
+ * (stack.ts), runs the phases (requests, relay, tools, dag, computer, web, console, load: a file each),
  * prints the report (report.ts) and stops everything it started. The express
  * and soak phases run without the stack (`npm run bench:express`, `bench:soak`).
  */
@@ -25,6 +25,7 @@ import { expressPhase } from './servers';
 import { Bench } from './stack';
 import { datastoresPhase, mcpPhase } from './tools';
 import { browserPhase, webPhase } from './web';
+import { consolePhase } from './console';
 
 export const PHASES = [
   'submit',
@@ -41,6 +42,7 @@ export const PHASES = [
   'computer',
   'web',
   'browser',
+  'console',
   'load',
   'express',
   'soak',
@@ -82,6 +84,8 @@ export interface BenchOptions {
   computerCalls: number;
   /** Runs of one web_fetch call timed (after one warm-up run), each followed by a direct fetch of the page. */
   webRuns: number;
+  /** Cold loads of the web console in Chromium (after one warm-up). */
+  consoleLoads: number;
   loadTasks: number;
   loadSse: number;
   loadTokens: number;
@@ -168,6 +172,9 @@ measures, prints a table, stops everything.
   --web-runs N           runs of one web_fetch call of a local page timed,
                          each followed by a direct fetch of it; as many
                          browser_navigate calls in one session          (30)
+  --console-loads N      loads of the web console in Chromium, each in a
+                         fresh context (nothing cached): its first paint,
+                         and sign-in until the tasks list shows; its size (20)
   --load-tasks N         background tasks in the load phase             (1000)
   --load-sse N           SSE clients on GET /tasks/{id}/events           (500)
   --load-tokens N        tokens per load task (streamed to the relay)   (20)
@@ -235,6 +242,7 @@ const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   'datastore-runs': ['datastoreRuns', 30, 1],
   'computer-calls': ['computerCalls', 200, 1],
   'web-runs': ['webRuns', 30, 1],
+  'console-loads': ['consoleLoads', 20, 1],
   'load-tasks': ['loadTasks', 1000, 1],
   'load-sse': ['loadSse', 500, 0],
   'load-tokens': ['loadTokens', 20, 1],
@@ -317,6 +325,7 @@ async function runPhases(b: Bench): Promise<Report['load']> {
   if (has('computer')) await b.unwatched(computerPhase);
   if (has('web')) await b.unwatched(webPhase);
   if (has('browser')) await b.unwatched(browserPhase);
+  if (has('console')) await b.unwatched(consolePhase);
   if (!has('load')) return undefined;
   if (b.left() < 30_000) return void b.log('load phase skipped: not enough of the time limit left');
   b.log(

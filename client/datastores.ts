@@ -36,7 +36,7 @@ export class Datastores {
     const { name, description, allow_sql, query_timeout_ms, max_rows } = fields;
     const form = formOf(
       { name, description, allow_sql, query_timeout_ms, max_rows },
-      new Blob([file], { type: 'application/vnd.sqlite3' }),
+      new Blob([file as Uint8Array<ArrayBuffer>], { type: 'application/vnd.sqlite3' }),
       `${name}.db`,
     );
     return this.core.json('POST', '/datastores', { ...opts, form });

@@ -62,8 +62,10 @@ export class HttpCore {
   private readonly fetchImpl: typeof fetch;
 
   constructor(opts: ClientOptions = {}) {
-    this.baseUrl = (opts.baseUrl ?? process.env.AGENT_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
-    this.apiKey = opts.apiKey ?? process.env.AGENT_API_KEY ?? DEFAULT_API_KEY;
+    // No process in a browser (the web console bundles this client): its caller passes both.
+    const env = typeof process === 'undefined' ? {} : process.env;
+    this.baseUrl = (opts.baseUrl ?? env.AGENT_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    this.apiKey = opts.apiKey ?? env.AGENT_API_KEY ?? DEFAULT_API_KEY;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     // Bound late, so a test that replaces globalThis.fetch after construction still reaches it.
     this.fetchImpl = opts.fetch ?? ((input, init) => fetch(input, init));
@@ -122,7 +124,13 @@ export class HttpCore {
 
     let response: Response;
     try {
-      response = await this.fetchImpl(url, { method, headers, body, signal: controller.signal });
+      // The cast: the DOM's types (the web console's build) take no Uint8Array of a shared buffer; none is ever sent.
+      response = await this.fetchImpl(url, {
+        method,
+        headers,
+        body: body as RequestInit['body'],
+        signal: controller.signal,
+      });
     } catch (err) {
       release();
       throw this.failure(err, url, opts.signal, timedOut, timeoutMs);

@@ -49,7 +49,8 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 trap 'trap "" TERM; kill -TERM 0 2>/dev/null; exit 130' INT
 trap 'trap "" TERM; kill -TERM 0 2>/dev/null; exit 143' TERM
-nice -n 10 npx tsc --noEmit -p . >"$out/tsc" 2>&1 & typecheck=$!
+# The service, then the web console (its own settings: the browser's DOM, JSX).
+(nice -n 10 npx tsc --noEmit -p . && nice -n 10 npx tsc -p console/tsconfig.json) >"$out/tsc" 2>&1 & typecheck=$!
 nice -n 10 npx eslint . >"$out/eslint" 2>&1 & lint=$!
 nice -n 10 npx prettier --check . >"$out/prettier" 2>&1 & format=$!
 # A set-up step that failed ends the run before jest, and the checks with it (their output would
@@ -85,6 +86,8 @@ if [ ! -f node_modules/better-sqlite3/build/Release/better_sqlite3.node ]; then
   npm rebuild >"$out/rebuild" 2>&1 || set_up_failed rebuild "npm rebuild failed"
 fi
 wait "$tools" || set_up_failed tools "installing the Python tools failed"
+# The web console the gateways of the tests serve (a second or two, skipped when current).
+node -r ./bin/register-ts.js console/build.ts >"$out/console" 2>&1 || set_up_failed console "building the web console failed"
 # One jest run for every project on every engine: the workers stay busy to the end.
 npx jest "$@" & tests=$!
 failed=

@@ -39,6 +39,11 @@ export class DagRun {
     private readonly seq: { get(): number; set(n: number): void },
   ) {
     this.total = workflows.reduce((n, w) => n + w.steps.length, 0);
+    view.workflows = workflows.map((w) => ({
+      id: w.id,
+      name: w.name,
+      steps: w.steps.map((s) => ({ id: s.id, name: s.name, depends_on: s.depends_on, status: 'pending' as const })),
+    }));
     setHandler(dagStepSignal, (r) => void this.reports.push(r));
   }
 
@@ -69,8 +74,14 @@ export class DagRun {
       await reporter;
     }
     const failures = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-    // The failure that made the others stop, rather than their cancellation.
-    if (failures.length) throw failures.find((e) => !isCancellation(e)) ?? failures[0];
+    if (failures.length) {
+      // The steps that were running when the run stopped show as cancelled, not running for ever.
+      for (const step of this.view.workflows?.flatMap((w) => w.steps) ?? []) {
+        if (step.status === 'running') step.status = 'cancelled';
+      }
+      // The failure that made the others stop, rather than their cancellation.
+      throw failures.find((e) => !isCancellation(e)) ?? failures[0];
+    }
     const results = settled.map((r) => (r as PromiseFulfilledResult<StepOutcome[]>).value);
     const usage = results
       .flat()
@@ -112,6 +123,8 @@ export class DagRun {
   /** A report's events, with the status they move. */
   private take(r: StepReport): BlockEvent[] {
     const key = `${r.workflow_id}/${r.step_id}`;
+    const shown = this.view.workflows?.find((w) => w.id === r.workflow_id)?.steps.find((s) => s.id === r.step_id);
+    if (shown) shown.status = r.status === 'started' ? 'running' : r.status;
     if (r.status === 'started') {
       this.runningSteps.add(key);
       this.view.current_step = [...this.runningSteps].join(',');

@@ -461,7 +461,19 @@ export interface TaskView {
   completed_at: string | null;
   /** The calls waiting for a decision (status input_required); absent when none ever waited. */
   approvals?: PendingApproval[];
+  /** A request with workflows (SPEC 2.3): each one's steps, what each waits for, and where it is. */
+  workflows?: WorkflowView[];
 }
+
+/** A declarative workflow of a task as GET /tasks/{id} shows it (the web console draws it). */
+export interface WorkflowView {
+  id: string;
+  name: string;
+  steps: { id: string; name: string; depends_on: string[]; status: StepStatus }[];
+}
+
+/** pending: waiting for the steps it depends on (or never run); running: started; then how it ended (cancelled: stopped with its run). */
+export type StepStatus = 'pending' | 'running' | 'completed' | 'skipped' | 'failed' | 'cancelled';
 
 /**
  * The error of a task whose run Temporal closed without the run's own end (terminated or timed

@@ -7,6 +7,7 @@ import { parsePayloadKeys, PayloadKeysError } from './codec/keys';
 import { AllowlistError, parseAllowlist } from './outbound/policy';
 import { BUILTIN_TOOL_CHOICES, expandToolGroups } from '../../workflows/tool-registry';
 import { checkWebSearch, webVariables } from './web-config';
+import { consoleVariables } from './console-config';
 import { versioningVariables } from './versioning-config';
 import { approvalVariables } from './approval-config';
 import { isApiVersion, LATEST_VERSION, VERSION_NAMES, type ApiVersionName } from './api-versions';
@@ -309,6 +310,8 @@ export const envSchema = z.object({
   ...approvalVariables,
   /** Worker versioning: WORKER_DEPLOYMENT_NAME, WORKER_BUILD_ID (versioning-config.ts). */
   ...versioningVariables,
+  /** The web console: CONSOLE, TEMPORAL_UI_URL (console-config.ts). */
+  ...consoleVariables,
   /** Each of a `bash` call's stdout and stderr reaches the model cut to this many bytes (the rest stays in the workspace). */
   BASH_OUTPUT_MODEL_BYTES: z.coerce
     .number()

@@ -13,6 +13,7 @@ import { authenticate } from './middleware/auth';
 import { codecEndpoint } from './routes/codec';
 import { errorHandler } from './middleware/error-handler';
 import { openApiRoute } from './openapi/document';
+import { consoleRoutes } from './routes/console';
 import { runRoutes } from './routes/run';
 import { taskRoutes } from './routes/tasks';
 import { approvalRoutes } from './routes/approvals';
@@ -53,6 +54,8 @@ export interface GatewayDeps extends GatewayServices {
   health?: DependencyHealth;
   /** Prometheus metrics: every request counted, and GET /metrics. */
   metrics?: GatewayMetrics;
+  /** Where the built web console is served from (default console/dist). */
+  consoleDir?: string;
 }
 
 /** GET /readyz: Redis and Temporal each answer within READY_TIMEOUT_MS, else a 503 that says which is down. */
@@ -120,6 +123,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.get('/readyz', readiness(deps));
 
   app.use(openApiRoute()); // the API description needs no key
+  app.use(consoleRoutes(deps)); // the web console's page and assets need no key: it signs in like any client
   // Prometheus' scrape: no account key, METRICS_TOKEN when set.
   if (deps.metrics) app.get('/metrics', deps.metrics.route());
   // Operators' endpoint with its own token (CODEC_AUTH_TOKEN), not an account's key.

@@ -98,7 +98,22 @@ test('a 20-step DAG: every step after its dependencies, roots together, progress
     (s) => s.rootsAsked === 3 && s.othersAsked === 0 && s.active >= 3,
     { stepMs: 20 },
   );
-  const [events] = await Promise.all([readSse(res, ends), rootsTogether]);
+  const taskId = res.headers.get('x-task-id')!;
+  // Meanwhile the task's view shows the graph: the roots running, the steps after them waiting.
+  const graphWhileRunning = rootsTogether.then(() =>
+    waitUntil(
+      'the roots running in the view',
+      async () => (await call('GET', `/tasks/${taskId}`)).json.workflows?.[0].steps,
+      (v: { id: string; status: string }[] | undefined) =>
+        roots.every((r) => v?.find((x) => x.id === r)?.status === 'running'),
+      { stepMs: 50 },
+    ),
+  );
+  const [events, , midway] = await Promise.all([readSse(res, ends), rootsTogether, graphWhileRunning]);
+  expect(midway!.find((x: { id: string }) => x.id === 'e1')).toMatchObject({
+    status: 'pending',
+    depends_on: ['d1', 'd2', 'd3', 'd4', 'd5'],
+  });
   expect(events.at(-1)!.data.type).toBe('agent_completed');
   expect(events[0].data.type).toBe('agent_started');
   const { end, first } = stepSeqs(events);
@@ -122,6 +137,14 @@ test('a 20-step DAG: every step after its dependencies, roots together, progress
   for (const s of steps) expect(answer.data.content).toContain(`- ${s.name} (${s.id}):`);
   const view = await call('GET', `/tasks/${events[0].data.task_id}`);
   expect(view.json).toMatchObject({ status: 'completed', progress: 1 });
+  // The graph as the web console draws it: every step with its dependencies, completed.
+  expect(view.json.workflows).toEqual([
+    {
+      id: 'launch',
+      name: 'workflow launch',
+      steps: steps.map((s) => ({ id: s.id, name: s.name, depends_on: s.depends_on, status: 'completed' })),
+    },
+  ]);
 });
 
 test('an optional step that keeps failing is skipped and its dependents are told; the task completes', async () => {
@@ -152,6 +175,12 @@ test('an optional step that keeps failing is skipped and its dependents are told
       ['s3', 'completed'],
     ]),
   );
+  const shown = (await call('GET', `/tasks/${events[0].data.task_id}`)).json.workflows[0].steps;
+  expect(shown.map((x: { id: string; status: string }) => [x.id, x.status])).toEqual([
+    ['s1', 'skipped'],
+    ['s2', 'completed'],
+    ['s3', 'completed'],
+  ]);
   const s2 = requestsOf(0, 'step s2').at(-1)!;
   const prompt = (s2.body.messages as { role: string; content: string }[]).find((m) => m.role === 'user')!.content;
   expect(prompt).toMatch(/step s1 \(s1\): skipped, it failed \(.*HTTP 400/);
@@ -183,7 +212,13 @@ test('a required step that fails fails the task naming it, and cancels the steps
       async () => (await c.workflow.getHandle(`${taskId}:w:long`).describe()).status.name === 'CANCELLED',
     );
   });
-  expect((await call('GET', `/tasks/${taskId}`)).json.status).toBe('failed');
+  const failed = (await call('GET', `/tasks/${taskId}`)).json;
+  expect(failed.status).toBe('failed');
+  // The graph of the failed task: the step that failed, the one it stopped shown as cancelled.
+  expect(failed.workflows[0].steps.map((x: { id: string; status: string }) => [x.id, x.status])).toEqual([
+    ['bad', 'failed'],
+    ['long', 'cancelled'],
+  ]);
 });
 
 test('cancelling the task cancels every running step, not waiting for them', async () => {

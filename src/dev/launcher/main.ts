@@ -11,6 +11,7 @@ import { ChildLogs } from './child-logs';
 import { firstTakenPort, launcherWorkerMetricsPort } from './ports';
 import { superviseStack } from './supervise-stack';
 import { showUrl } from '../../common/outbound/policy';
+import { buildConsole } from '../../../console/build';
 
 async function main(): Promise<void> {
   const say = (s: string) => process.stdout.write(`${s}\n`);
@@ -25,6 +26,12 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   say('starting the Agent Execution Service (single machine)...');
+  // The web console the gateway serves at /console: built once, again only when its sources change.
+  const built = await buildConsole().catch((err: Error) => {
+    say(`  the web console could not be built (${err.message}): /console will answer 404`);
+    return undefined;
+  });
+  if (built?.built) say('  built the web console (console/dist)');
   const engine = engineFromEnv(process.env);
   const uiPort =
     engine === 'temporal-cli'
@@ -63,6 +70,7 @@ function showBanner(
   say(`  Agent Execution Service ready: ${stack.gatewayUrl}`);
   say(`  Temporal: ${stack.temporalAddress} (${engineLine(stack)})    Redis: ${stack.redisUrl}`);
   if (o.note) say(`  (${o.note})`);
+  say(`  Console: ${stack.gatewayUrl}/console (sign in with an API key)`);
   say(`  Web UI: ${uiLine(stack)}`);
   if (stack.temporalUiUrl && stack.env.CODEC_AUTH_TOKEN) {
     say(

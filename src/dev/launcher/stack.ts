@@ -119,7 +119,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const codec: CodecAccess = {};
     const { temporalAddress, temporalUiUrl } = await ensureEngine(st, engine, gatewayPort, codec);
     const redisUrl = await ensureRedis(st);
-    const env = serviceEnv(st, temporalAddress, redisUrl);
+    const env = serviceEnv(st, temporalAddress, redisUrl, temporalUiUrl);
     const model = base.OPENAI_API_KEY ? undefined : await startModel(st, env);
     const demoMcp = base.DEMO_MCP !== 'false' ? await startDemoMcp(st, env) : undefined;
     const demoWebUrl = base.DEMO_WEB !== 'false' ? await startDemoWeb(st, env) : undefined;
@@ -246,7 +246,7 @@ function redisArgs(port: number, dataDir: string | undefined): string[] {
 }
 
 /** The environment of the service's processes, to which the later steps add. */
-function serviceEnv(st: Starting, temporalAddress: string, redisUrl: string): NodeJS.ProcessEnv {
+function serviceEnv(st: Starting, temporalAddress: string, redisUrl: string, uiUrl?: string): NodeJS.ProcessEnv {
   // The processes log JSON lines: the launcher renders them in the format asked for (ChildLogs).
   const env: NodeJS.ProcessEnv = {
     ...st.base,
@@ -256,6 +256,8 @@ function serviceEnv(st: Starting, temporalAddress: string, redisUrl: string): No
   };
   // The embedded engine is on loopback: compression would only cost CPU on both sides.
   if (st.children.engine && !st.base.TEMPORAL_GRPC_COMPRESSION) env.TEMPORAL_GRPC_COMPRESSION = 'none';
+  // The web console links each task to its workflow in the dev server's Web UI.
+  if (uiUrl && !st.base.TEMPORAL_UI_URL) env.TEMPORAL_UI_URL = uiUrl;
   return env;
 }
 

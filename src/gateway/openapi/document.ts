@@ -58,6 +58,21 @@ function probePaths(): Json {
         },
       }),
     },
+    '/console': {
+      get: operation('get', {
+        id: 'getConsole',
+        tag: 'meta',
+        summary: 'The web console: an HTML page that signs in with an API key and calls this API',
+        public: true,
+        responses: {
+          200: {
+            description: 'The page (never cached; its scripts and styles under /console/assets/ are).',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+        },
+        errors: { 404: 'The console is turned off here (CONSOLE=off), or was not built.' },
+      }),
+    },
     '/openapi.json': {
       get: operation('get', {
         id: 'getOpenApi',

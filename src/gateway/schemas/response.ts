@@ -11,7 +11,7 @@ import type { AgentEvent, EventType } from '../../common/relay/events';
 import type { ListPage } from '../services/task-list';
 import type { ResultBody, TaskService } from '../services/task-service';
 import type { publicView } from '../services/task-views';
-import { pendingApprovalSchema, taskStatusSchema } from './task-status';
+import { pendingApprovalSchema, taskStatusSchema, workflowViewSchema } from './task-status';
 export { approvalDecisionSchema, approvalsPageSchema, rewindAnswerSchema } from './task-status';
 import { same, type Norm } from './same-type';
 
@@ -43,6 +43,10 @@ export const taskViewSchema = z
       .describe(
         'The calls waiting for a decision (status input_required); present once a call of the task has waited.',
       ),
+    workflows: z
+      .array(workflowViewSchema)
+      .optional()
+      .describe("Only for a request with workflows: each workflow's steps, their dependencies and status."),
     attempt: z
       .number()
       .int()

@@ -78,3 +78,22 @@ export const rewindAnswerSchema = z
   })
   .describe('The task went back to just before the turn and runs again from there.');
 same<z.output<typeof rewindAnswerSchema>, RewindAnswer>(true);
+
+export const workflowViewSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    steps: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        depends_on: z.array(z.string()).describe('The steps it waits for.'),
+        status: z
+          .enum(['pending', 'running', 'completed', 'skipped', 'failed', 'cancelled'])
+          .describe(
+            'pending: waiting for the steps it depends on (or never run, its run having ended); running: started; then how it ended (cancelled: stopped because its run failed or was cancelled).',
+          ),
+      }),
+    ),
+  })
+  .describe('A declarative workflow of the task, as it stands: the web console draws it as a graph.');

@@ -47,6 +47,7 @@ export function viewFromDescription(desc: WorkflowExecutionDescription, known?: 
     created_at: memo.createdAt ?? known?.created_at ?? desc.startTime.toISOString(),
     started_at: known?.started_at ?? null,
     completed_at: desc.closeTime ? (known?.completed_at ?? desc.closeTime.toISOString()) : null,
+    ...(known?.workflows && { workflows: known.workflows }),
   };
 }
 
