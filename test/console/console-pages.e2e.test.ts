@@ -115,6 +115,7 @@ test('dark mode follows the system, and the shell works from the keyboard alone'
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Tasks' }).waitFor();
   expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(13, 17, 23)');
+  await page.locator('table.list').waitFor();
   await shot('tasks-dark');
   // Tab order: the skip link first, then the sections; Enter follows a link.
   await page.keyboard.press('Tab');
