@@ -1,7 +1,9 @@
 // The console's other pages in a real browser, as an operator uses them: a session's thread,
 // forked at a message and the fork deleted; a knowledge base registered, a document added and
-// removed; a message sent into a running task; a finished task rewound from its page; the link to
-// the Temporal Web UI; dark mode following the system; the shell usable from the keyboard.
+// removed; a SQLite upload the agent then queries; thinking folded away; the task list's pages; a
+// message sent into a running task; a finished task rewound from its page; the link to the
+// Temporal Web UI; dark mode following the system; the shell usable from the keyboard.
+import path from 'node:path';
 import { useStack, waitUntil } from '../e2e/helpers';
 import { useBrowser } from './browser';
 
@@ -48,7 +50,7 @@ test('a knowledge base registered from the page, a document added and found, the
   await signIn();
   await page.goto(url('#/datastores'));
   await page.getByLabel('Kind').selectOption('documents');
-  await page.getByLabel('Name').fill('handbook');
+  await page.getByLabel('Name', { exact: true }).fill('handbook');
   await page.getByLabel('Description (optional)').fill('the team handbook');
   await page.getByRole('button', { name: 'Register' }).click();
   await page.waitForURL(/#\/datastores\/ds_/);
@@ -69,6 +71,61 @@ test('a knowledge base registered from the page, a document added and found, the
   );
   await page.goto(url('#/datastores'));
   await page.getByRole('link', { name: 'handbook' }).waitFor();
+});
+
+test('a SQLite database uploaded from the page is queried by the agent through a named query', async () => {
+  await signIn();
+  await page.goto(url('#/datastores'));
+  await page.getByLabel('Kind').selectOption('sqlite-upload');
+  await page.getByLabel('Name', { exact: true }).fill('shop');
+  await page.getByLabel('SQLite database file').setInputFiles(path.join(__dirname, '../../examples/shop.db'));
+  await page.getByRole('button', { name: 'Register' }).click();
+  await page.waitForURL(/#\/datastores\/ds_/);
+  const id = decodeURIComponent(page.url().split('#/datastores/')[1]);
+  const run = await call('POST', '/', {
+    body: {
+      message: '[[tool name=customer_city args={"p1":"Ada"}]] where does Ada live?',
+      datastores: [{ id, name: 'shop' }],
+      queries: [
+        {
+          name: 'customer_city',
+          description: 'The city of a customer',
+          query: 'SELECT city FROM customers WHERE name = ?',
+        },
+      ],
+    },
+  });
+  expect(run.json.output).toContain('London');
+});
+
+test('thinking is folded away until opened; the task list pages through its cursors', async () => {
+  await call('POST', '/sessions', { body: { session: 'console-pages' } });
+  const ids: string[] = [];
+  for (let i = 0; i < 22; i++) {
+    ids.push(
+      (
+        await call('POST', '/?session=console-pages', {
+          body: { message: `[[think words=5]] task ${i}`, mode: 'flash' },
+        })
+      ).json.task_id,
+    );
+  }
+  await signIn();
+  await page.goto(url(`#/tasks/${ids[0]}`));
+  const thinking = page.locator('details.thinking');
+  await thinking.waitFor();
+  expect(await thinking.getAttribute('open')).toBeNull();
+  await thinking.locator('summary').click();
+  expect(await thinking.getAttribute('open')).not.toBeNull();
+  await page.goto(url('#/tasks?session=console-pages'));
+  // Newest first, 20 a page: the last two made are on page one, the first two on page two.
+  await page.locator(`tr[data-task="${ids[21]}"]`).waitFor();
+  expect(await page.locator('tr[data-task]').count()).toBe(20);
+  await page.getByRole('button', { name: 'Next' }).click();
+  await page.locator(`tr[data-task="${ids[0]}"]`).waitFor();
+  expect(await page.locator('tr[data-task]').count()).toBe(2);
+  await page.getByRole('button', { name: 'Previous' }).click();
+  await page.locator(`tr[data-task="${ids[21]}"]`).waitFor();
 });
 
 test('a message sent into a running task from its page is read by its next turn', async () => {
