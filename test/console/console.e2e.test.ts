@@ -186,6 +186,8 @@ test("another account's task is out of reach: not listed, and its page says 404"
   await signIn();
   await page.goto(url(`#/tasks/${theirs}`));
   await page.getByRole('alert').filter({ hasText: '404' }).first().waitFor();
+  // The stream is refused too, and not asked for again.
+  await page.locator('[data-stream="refused"]').waitFor();
   await page.goto(url('#/tasks'));
   await page.locator('table.list').waitFor();
   expect(await page.locator(`tr[data-task="${theirs}"]`).count()).toBe(0);

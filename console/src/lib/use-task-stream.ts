@@ -4,12 +4,22 @@
 // few seconds, until the task has ended. The events are kept by seq, so nothing shows twice.
 import { useEffect, useState } from 'preact/hooks';
 import type { AgentEvent } from '../../../client/types';
+import { AgentApiError } from '../../../client/errors';
 import { api } from './api';
 
-export type StreamState = 'connecting' | 'live' | 'reconnecting' | 'ended';
+export type StreamState = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'refused';
 
 const TERMINAL = new Set(['agent_completed', 'agent_error']);
 const REOPEN_MS = 2000;
+
+/** A 4xx other than 408 and 429: the same request would be refused again. */
+const refused = (err: unknown) =>
+  err instanceof AgentApiError &&
+  err.status !== undefined &&
+  err.status >= 400 &&
+  err.status < 500 &&
+  err.status !== 408 &&
+  err.status !== 429;
 
 export function useTaskStream(taskId: string): { events: AgentEvent[]; state: StreamState; reconnects: number } {
   const [events, setEvents] = useState<AgentEvent[]>([]);
@@ -46,8 +56,10 @@ export function useTaskStream(taskId: string): { events: AgentEvent[]; state: St
             // A terminal event that a later rewind supersedes is not the end: the stream goes on.
             if (TERMINAL.has(e.type) && !e.superseded) ended = true;
           }
-        } catch {
+        } catch (err) {
           if (stop.signal.aborted) return;
+          // Asking again changes nothing for a refusal (no such task for this key, a key revoked).
+          if (refused(err)) return void setState('refused');
         }
         if (ended) {
           setState('ended');

@@ -73,6 +73,7 @@ const STREAM_LABEL: Record<StreamState, string> = {
   live: 'live',
   reconnecting: 'reconnecting…',
   ended: 'ended',
+  refused: 'not available',
 };
 
 function Head({ id, v }: { id: string; v?: TaskView }) {
