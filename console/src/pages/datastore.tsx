@@ -6,6 +6,7 @@ import { api } from '../lib/api';
 import { href, navigate } from '../lib/router';
 import { when } from '../lib/format';
 import { ErrorBox } from '../components/error-box';
+import { Pager, useCursors } from '../components/pager';
 import { KIND_LABEL } from './datastores';
 
 const PAGE_SIZE = 50;
@@ -77,11 +78,10 @@ function Details({ ds }: { ds: Datastore }) {
 }
 
 function Documents({ id, onChange }: { id: string; onChange: () => void }) {
-  // Every visited page's cursor (the first's undefined): the API's cursors only go forward.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const cursors = useCursors();
+  const cursor = cursors.cursor;
   const [page, setPage] = useState<DocumentList>();
   const [error, setError] = useState<unknown>();
-  const cursor = cursors[cursors.length - 1];
   const refresh = () => api().datastores.listDocuments(id, { cursor, limit: PAGE_SIZE }).then(setPage, setError);
   useEffect(() => void refresh(), [cursor]);
 
@@ -106,19 +106,7 @@ function Documents({ id, onChange }: { id: string; onChange: () => void }) {
       <ErrorBox error={error} />
       {page && page.documents.length === 0 && <p class="muted">No documents on this page.</p>}
       {page && page.documents.length > 0 && <DocumentTable page={page} onRemove={remove} />}
-      <nav class="pager" aria-label="Pages of documents">
-        <button
-          type="button"
-          class="secondary"
-          disabled={cursors.length < 2}
-          onClick={() => setCursors(cursors.slice(0, -1))}
-        >
-          Previous
-        </button>
-        <button type="button" class="secondary" disabled={!next} onClick={() => next && setCursors([...cursors, next])}>
-          Next
-        </button>
-      </nav>
+      <Pager cursors={cursors} next={next} label="Pages of documents" />
       <AddText id={id} onAdded={changed} />
     </section>
   );

@@ -6,17 +6,17 @@ import { api } from '../lib/api';
 import { href } from '../lib/router';
 import { when } from '../lib/format';
 import { ErrorBox } from '../components/error-box';
+import { Pager, useCursors } from '../components/pager';
 
 const PAGE_SIZE = 25;
 
 export function SchedulesPage() {
-  // Every visited page's cursor (the first's undefined): the API's cursors only go forward.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const cursors = useCursors();
+  const cursor = cursors.cursor;
   const [page, setPage] = useState<ScheduleList>();
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState('');
   const [busy, setBusy] = useState(false);
-  const cursor = cursors[cursors.length - 1];
 
   const refresh = () => api().schedules.list({ cursor, limit: PAGE_SIZE }).then(setPage, setError);
   useEffect(() => {
@@ -60,33 +60,8 @@ export function SchedulesPage() {
       <ErrorBox error={error} />
       {page && page.schedules.length === 0 && <p class="muted">No schedules on this page.</p>}
       {page && page.schedules.length > 0 && <ScheduleTable schedules={page.schedules} actions={actions} busy={busy} />}
-      <Pager
-        hasPrevious={cursors.length > 1}
-        next={page?.next_cursor}
-        onPrevious={() => setCursors(cursors.slice(0, -1))}
-        onNext={(next) => setCursors([...cursors, next])}
-      />
+      <Pager cursors={cursors} next={page?.next_cursor} label="Pages of schedules" />
     </>
-  );
-}
-
-interface PagerProps {
-  hasPrevious: boolean;
-  next: string | null | undefined;
-  onPrevious: () => void;
-  onNext: (cursor: string) => void;
-}
-
-function Pager({ hasPrevious, next, onPrevious, onNext }: PagerProps) {
-  return (
-    <nav class="pager" aria-label="Pages of schedules">
-      <button type="button" class="secondary" disabled={!hasPrevious} onClick={onPrevious}>
-        Previous
-      </button>
-      <button type="button" class="secondary" disabled={!next} onClick={() => next && onNext(next)}>
-        Next
-      </button>
-    </nav>
   );
 }
 

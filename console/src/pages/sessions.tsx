@@ -6,16 +6,15 @@ import { api } from '../lib/api';
 import { href, navigate } from '../lib/router';
 import { when } from '../lib/format';
 import { ErrorBox } from '../components/error-box';
+import { Pager, useCursors } from '../components/pager';
 
 const PAGE_SIZE = 25;
 
 export function SessionsPage() {
-  // The cursor of every page visited, the first page's being undefined: Previous pops one, as the
-  // API's cursors only go forward.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const cursors = useCursors();
+  const cursor = cursors.cursor;
   const [page, setPage] = useState<SessionList>();
   const [error, setError] = useState<unknown>();
-  const cursor = cursors[cursors.length - 1];
 
   useEffect(() => {
     let live = true;
@@ -38,19 +37,7 @@ export function SessionsPage() {
       <CreateSession />
       <ErrorBox error={error} />
       {page && <SessionTable page={page} />}
-      <nav class="pager" aria-label="Pages of sessions">
-        <button
-          type="button"
-          class="secondary"
-          disabled={cursors.length < 2}
-          onClick={() => setCursors(cursors.slice(0, -1))}
-        >
-          Previous
-        </button>
-        <button type="button" class="secondary" disabled={!next} onClick={() => next && setCursors([...cursors, next])}>
-          Next
-        </button>
-      </nav>
+      <Pager cursors={cursors} next={next} label="Pages of sessions" />
     </>
   );
 }

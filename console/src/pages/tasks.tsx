@@ -9,6 +9,7 @@ import { duration, short, when } from '../lib/format';
 import { useLoad } from '../lib/use-load';
 import { ErrorBox } from '../components/error-box';
 import { StatusBadge } from '../components/status-badge';
+import { Pager, useCursors } from '../components/pager';
 
 const STATUSES = ['queued', 'running', 'input_required', 'completed', 'failed', 'cancelled'] as const;
 const PAGE = 20;
@@ -80,9 +81,8 @@ export function TasksPage({ query }: { query: URLSearchParams }) {
     session: query.get('session') ?? '',
     schedule: query.get('schedule') ?? '',
   };
-  // The cursors of the pages before this one: Previous pops one.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const cursor = cursors[cursors.length - 1];
+  const cursors = useCursors();
+  const cursor = cursors.cursor;
   const list = useLoad(() => loadPage(filters, cursor), [filters.status, filters.session, filters.schedule, cursor], {
     pollMs: 3000,
   });
@@ -90,7 +90,7 @@ export function TasksPage({ query }: { query: URLSearchParams }) {
     const next = new URLSearchParams(query);
     if (value) next.set(name, value);
     else next.delete(name);
-    setCursors([undefined]);
+    cursors.reset();
     navigate(`#/tasks${next.size ? `?${next}` : ''}`);
   };
   const next = list.data?.next_cursor ?? undefined;
@@ -105,19 +105,7 @@ export function TasksPage({ query }: { query: URLSearchParams }) {
       <FilterBar filters={filters} onSet={onSet} />
       <ErrorBox error={list.error} />
       <TaskTable tasks={list.data?.tasks ?? []} summaries={list.data?.summaries ?? new Map()} loading={list.loading} />
-      <div class="pager">
-        <button
-          type="button"
-          class="secondary"
-          disabled={cursors.length < 2}
-          onClick={() => setCursors(cursors.slice(0, -1))}
-        >
-          Previous
-        </button>
-        <button type="button" class="secondary" disabled={!next} onClick={() => setCursors([...cursors, next])}>
-          Next
-        </button>
-      </div>
+      <Pager cursors={cursors} next={next} label="Pages of tasks" />
     </>
   );
 }
