@@ -21,9 +21,9 @@
 // activities that return at once. The bench starts them with the same client
 // and times them on the same clocks as the phases they are the floor of.
 import type { ChildProcess } from 'node:child_process';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import type { FloorActivities, Stamp } from './floor-workflows';
-import { completedTaskId, epochNow } from './measure';
+import { closedLoop, completedTaskId, epochNow } from './measure';
 import { judgeAgainstFloor, Row, rowOf } from './report';
 import { announce, announced, spawnEntry, stopChild } from './servers';
 import type { Bench } from './stack';
@@ -184,6 +184,8 @@ export interface Floor {
   rounds(tag: string, rounds: number): Promise<number[]>;
   /** One floorChain workflow of `links` children: a sample per link after the first (ms). */
   chain(tag: string, links: number): Promise<number[]>;
+  /** `runs` floorModelTurn workflows started at once (`clients` starts in flight), all awaited. */
+  modelTurns(tag: string, runs: number, modelUrl: string, clients: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -220,6 +222,17 @@ export async function startFloor(stackEnv: NodeJS.ProcessEnv): Promise<Floor> {
       );
       return chainSamples(starts, closes);
     },
+    modelTurns: async (tag, runs, modelUrl, clients) => {
+      // Started as the service's background runs are submitted (`clients` at a time), then all awaited.
+      const handles: WorkflowHandle[] = [];
+      await closedLoop(runs, clients, async (k) => {
+        const o = { ...opts(`${tag}-${k}`, [0]), args: [modelUrl, `floor ${tag} ${k}`] };
+        handles.push(await client.workflow.start('floorModelTurn', o));
+      });
+      for (const out of await Promise.all(handles.map((h) => h.result() as Promise<string>))) {
+        if (!out.startsWith('You said')) throw new Error(`a floor turn answered ${out}`);
+      }
+    },
     stop: async () => {
       await connection.close().catch(() => undefined);
       await stopChild(child);
@@ -233,6 +246,16 @@ const activities: FloorActivities = {
   async floorStep(): Promise<Stamp> {
     const at = epochNow();
     return [at, epochNow()];
+  },
+  async floorModelCall(baseUrl: string, message: string): Promise<string> {
+    const res = await fetch(`${baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer bench-scripted-model' },
+      body: JSON.stringify({ model: 'scripted-base', messages: [{ role: 'user', content: message }] }),
+    });
+    if (!res.ok) throw new Error(`the model answered ${res.status}`);
+    const body = (await res.json()) as { choices: { message: { content: string } }[] };
+    return body.choices[0].message.content;
   },
 };
 

@@ -9,9 +9,14 @@ export type Stamp = [number, number];
 export interface FloorActivities {
   /** Returns at once. */
   floorStep(): Promise<Stamp>;
+  /** One chat completion of the model at `baseUrl` (the bench's scripted model), its answer's text. */
+  floorModelCall(baseUrl: string, message: string): Promise<string>;
 }
 
-const { floorStep } = proxyActivities<FloorActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 1 } });
+const { floorStep, floorModelCall } = proxyActivities<FloorActivities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 1 },
+});
 
 /**
  * `calls` tool calls the way a run makes them: turn, tool, turn, ..., turn
@@ -37,4 +42,9 @@ export async function floorChain(links: number): Promise<number[]> {
 
 export async function floorLink(): Promise<number> {
   return (await floorStep())[0];
+}
+
+/** The cost phase's floor: a one-turn agent at its barest, one activity calling the model. */
+export async function floorModelTurn(baseUrl: string, message: string): Promise<string> {
+  return floorModelCall(baseUrl, message);
 }

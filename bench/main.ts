@@ -26,6 +26,7 @@ import { Bench } from './stack';
 import { datastoresPhase, mcpPhase } from './tools';
 import { browserPhase, webPhase } from './web';
 import { consolePhase } from './console';
+import { costPhase } from './cost';
 
 export const PHASES = [
   'submit',
@@ -43,6 +44,7 @@ export const PHASES = [
   'web',
   'browser',
   'console',
+  'cost',
   'load',
   'express',
   'soak',
@@ -86,6 +88,10 @@ export interface BenchOptions {
   webRuns: number;
   /** Cold loads of the web console in Chromium (after one warm-up). */
   consoleLoads: number;
+  /** One-turn background tasks per burst of the cost phase, bursts, and the clients submitting them. */
+  costRuns: number;
+  costBursts: number;
+  costClients: number;
   loadTasks: number;
   loadSse: number;
   loadTokens: number;
@@ -175,6 +181,11 @@ measures, prints a table, stops everything.
   --console-loads N      loads of the web console in Chromium, each in a
                          fresh context (nothing cached): its first paint,
                          and sign-in until the tasks list shows; its size (20)
+  --cost-runs N          one-turn background tasks per burst of the cost
+                         phase, and as many runs of its floor (a bare
+                         workflow, one activity calling the model)     (300)
+  --cost-bursts N        bursts (10 for the soak's memory line)          (3)
+  --cost-clients N       clients submitting a burst                     (64)
   --load-tasks N         background tasks in the load phase             (1000)
   --load-sse N           SSE clients on GET /tasks/{id}/events           (500)
   --load-tokens N        tokens per load task (streamed to the relay)   (20)
@@ -243,6 +254,9 @@ const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   'computer-calls': ['computerCalls', 200, 1],
   'web-runs': ['webRuns', 30, 1],
   'console-loads': ['consoleLoads', 20, 1],
+  'cost-runs': ['costRuns', 300, 1],
+  'cost-bursts': ['costBursts', 3, 1],
+  'cost-clients': ['costClients', 64, 1],
   'load-tasks': ['loadTasks', 1000, 1],
   'load-sse': ['loadSse', 500, 0],
   'load-tokens': ['loadTokens', 20, 1],
@@ -326,6 +340,7 @@ async function runPhases(b: Bench): Promise<Report['load']> {
   if (has('web')) await b.unwatched(webPhase);
   if (has('browser')) await b.unwatched(browserPhase);
   if (has('console')) await b.unwatched(consolePhase);
+  if (has('cost')) await b.unwatched(costPhase);
   if (!has('load')) return undefined;
   if (b.left() < 30_000) return void b.log('load phase skipped: not enough of the time limit left');
   b.log(
