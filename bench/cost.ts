@@ -61,7 +61,10 @@ async function logTemporalWork(b: Bench, t: HttpTarget): Promise<void> {
   const before = await slots.describe().catch(() => undefined);
   const r = await request(t, 'POST', '/', { message: 'cost: one task', background: true });
   const { task_id: id, session } = JSON.parse(r.body) as { task_id: string; session: string };
-  await temporal.workflow.getHandle(id).result().catch(() => undefined);
+  await temporal.workflow
+    .getHandle(id)
+    .result()
+    .catch(() => undefined);
   await sleep(1000); // the session's and the slots' last events (the turn and the slot given back)
   const history = async (wid: string) => (await temporal.workflow.getHandle(wid).fetchHistory()).events ?? [];
   b.log(`cost: Temporal work of one one-turn background task (${id}):`);
