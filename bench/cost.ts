@@ -165,6 +165,14 @@ export async function costPhase(b: Bench): Promise<Row[]> {
           `CPU ms per task ${fmt(x.cpuMsPerTask)} (all ${total(x.cpuMsPerTask).toFixed(1)}); peak MiB ${fmt(x.peakMiB, 0)}; after MiB ${fmt(x.afterMiB, 0)} (V8 heap in use ${fmt(x.heapMiB, 0)})`,
       );
     }
+    if (b.opts.costSettleS > 0) {
+      // Sessions close after their idle time, and the worker's cache lets go of closed runs.
+      await sleep(b.opts.costSettleS * 1000);
+      const settled = Object.fromEntries(Object.entries(b.pids()).map(([k, p]) => [k, rssMiB(p)]));
+      b.log(
+        `cost: memory ${b.opts.costSettleS} s after the last burst, MiB: ${fmt(settled, 0)} (V8 heap in use ${fmt(await heapUsedMiB(b), 0)})`,
+      );
+    }
     const floor = await b.floor();
     await b.quiet('the stack before the floor');
     const f = await measured({ 'floor worker': floor.child.pid, engine: b.pids().engine }, b.opts.costRuns, () =>

@@ -92,6 +92,8 @@ export interface BenchOptions {
   costRuns: number;
   costBursts: number;
   costClients: number;
+  /** Seconds the cost phase waits after its last burst before reading memory again (0: not again). */
+  costSettleS: number;
   loadTasks: number;
   loadSse: number;
   loadTokens: number;
@@ -186,6 +188,8 @@ measures, prints a table, stops everything.
                          workflow, one activity calling the model)     (300)
   --cost-bursts N        bursts (10 for the soak's memory line)          (3)
   --cost-clients N       clients submitting a burst                     (64)
+  --cost-settle-s N      after the last burst, wait N s and read memory
+                         again (sessions closed, caches settled)         (0)
   --load-tasks N         background tasks in the load phase             (1000)
   --load-sse N           SSE clients on GET /tasks/{id}/events           (500)
   --load-tokens N        tokens per load task (streamed to the relay)   (20)
@@ -257,6 +261,7 @@ const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   'cost-runs': ['costRuns', 300, 1],
   'cost-bursts': ['costBursts', 3, 1],
   'cost-clients': ['costClients', 64, 1],
+  'cost-settle-s': ['costSettleS', 0, 0],
   'load-tasks': ['loadTasks', 1000, 1],
   'load-sse': ['loadSse', 500, 0],
   'load-tokens': ['loadTokens', 20, 1],

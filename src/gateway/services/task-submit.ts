@@ -205,13 +205,23 @@ export class TaskSubmitter {
         options: {
           workflowId: sessionWorkflowId(account.account, session),
           taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-          args: [sessionStart(sessionRef(this.config, account.account, session), [], taskId)],
+          args: [sessionStart(this.oneOffSession(account.account, session), [], taskId)],
           ...sessionStartMeta({ account: account.account, session }, createdAt),
         },
       }),
     ).catch((err: unknown) => {
       if (!isAlreadyStarted(err)) throw err;
     });
+  }
+
+  /**
+   * The session a run that named none gets: closed sooner when idle (ONE_OFF_SESSION_IDLE_CLOSE_MS,
+   * never later than SESSION_IDLE_CLOSE_MS; sessions that never close stay so).
+   */
+  private oneOffSession(account: string, session: string) {
+    const ref = sessionRef(this.config, account, session);
+    const oneOff = this.config.ONE_OFF_SESSION_IDLE_CLOSE_MS;
+    return { ...ref, idleCloseMs: ref.idleCloseMs && oneOff ? Math.min(oneOff, ref.idleCloseMs) : ref.idleCloseMs };
   }
 
   /** Holds an open session for this run, or refuses (409) when another run is active or queued. A closed session is not busy. */

@@ -1,0 +1,44 @@
+// The session the service makes for a run that names none closes once idle for
+// ONE_OFF_SESSION_IDLE_CLOSE_MS (here 1 s), not SESSION_IDLE_CLOSE_MS (here 10 min): most are never
+// continued, and an open one holds a workflow in the engine and the worker's cache (the cost
+// phase of the bench: the worker's memory came back after bursts only so). Its thread stays
+// readable, a later run of it reopens it with its thread, and from then on it is a session like
+// any other. A session made with POST /sessions keeps SESSION_IDLE_CLOSE_MS.
+import { randomUUID } from 'node:crypto';
+import { Api, sleep, useStack, waitUntil } from './helpers';
+
+jest.setTimeout(120_000);
+const ctx = useStack({ SESSION_IDLE_CLOSE_MS: '600000', ONE_OFF_SESSION_IDLE_CLOSE_MS: '1000' });
+const call: Api = (...args) => ctx.call(...args);
+
+const openOf = async (session: string): Promise<boolean | undefined> => {
+  const page = await call('GET', '/sessions?limit=100');
+  return (page.json.sessions as { session: string; open: boolean }[]).find((s) => s.session === session)?.open;
+};
+
+test("a run's own session closes soon after it, keeps its thread, and a later run reopens it for good", async () => {
+  const first = await call('POST', '/', { body: { message: '[[say text="Hello, Ada."]] my name is Ada' } });
+  expect(first.json.status).toBe('completed');
+  const session = first.json.session as string;
+  await waitUntil(
+    'the one-off session closed',
+    () => openOf(session),
+    (open) => open === false,
+    { stepMs: 200 },
+  );
+  expect((await call('GET', `/sessions/${session}/messages`)).json.messages).toHaveLength(2);
+  const next = await call('POST', `/?session=${session}`, { body: { message: 'what is my name?' } });
+  expect(next.json).toMatchObject({ session, status: 'completed' });
+  expect((await call('GET', `/sessions/${session}/messages`)).json.messages).toHaveLength(4);
+  // Reopened by a run that named it: SESSION_IDLE_CLOSE_MS from now on, so still open well past 1 s.
+  await sleep(3000);
+  expect(await openOf(session)).toBe(true);
+});
+
+test('a session made with POST /sessions keeps SESSION_IDLE_CLOSE_MS', async () => {
+  const session = `named-${randomUUID().slice(0, 8)}`;
+  expect((await call('POST', '/sessions', { body: { session } })).status).toBe(201);
+  expect((await call('POST', `/?session=${session}`, { body: { message: 'hi' } })).json.status).toBe('completed');
+  await sleep(3000);
+  expect(await openOf(session)).toBe(true);
+});
