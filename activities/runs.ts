@@ -11,12 +11,27 @@ import { isFinished, OUTSIDE_END_ERRORS } from '../workflows/types';
 
 /** A waiting watch heartbeats this often (its heartbeat timeout is 30 s); a cancel reaches it through a heartbeat. */
 const WATCH_BEAT_MS = 5000;
+/** How often a watch asks again for a run Temporal does not know yet. */
+const NOT_FOUND_POLL_MS = 250;
 
 export interface RunState {
   /** Temporal's status name of the workflow's latest run (RUNNING, COMPLETED, TERMINATED, TIMED_OUT...), NOT_FOUND when there is none. */
   status: string;
   /** When that run closed (ISO 8601), if it has. */
   closedAt?: string;
+}
+
+/** The run's state once Temporal knows it, or as it is at `until` (NOT_FOUND: it never came). */
+async function knownOrGone(
+  runState: (input: { workflowId: string }) => Promise<RunState>,
+  input: { workflowId: string },
+  until: number,
+): Promise<RunState> {
+  for (;;) {
+    const state = await runState(input);
+    if (state.status !== 'NOT_FOUND' || Date.now() >= until) return state;
+    await Context.current().sleep(NOT_FOUND_POLL_MS);
+  }
 }
 
 export function createRunActivities(deps: ActivityDeps) {
@@ -53,13 +68,20 @@ export function createRunActivities(deps: ActivityDeps) {
     }
   }
 
-  /** Waits until the run's latest execution closes, however it closes (continue-as-new followed), says how, and records the close in the status cache. */
+  /**
+   * Waits until the run's latest execution closes, however it closes (continue-as-new followed), says how, and records the close in the status cache.
+   * A run Temporal does not know is not closed at once: a new session is opened while the gateway
+   * starts its first run, and its wait may ask first (under load it did, about one run in 300: the
+   * run, still to start, was recorded `vanished` and then completed). It is gone only when Temporal
+   * still does not know it RUN_WATCH_MS after the wait began (the session's own watch interval).
+   */
   async function awaitRunClose(input: { workflowId: string }): Promise<RunState> {
     const ctx = Context.current();
     const beat = setInterval(() => ctx.heartbeat(), WATCH_BEAT_MS);
+    const unknownUntil = Date.now() + deps.config.RUN_WATCH_MS;
     try {
       for (let polls = 0; ; polls++) {
-        const now = await runState(input);
+        const now = await knownOrGone(runState, input, unknownUntil);
         if (now.status !== 'RUNNING') {
           await recordClose(input.workflowId, now).catch(() => undefined);
           return now;

@@ -82,6 +82,8 @@ async function slotsShare(temporal: Client, before: WorkflowExecutionDescription
 
 interface Burst {
   seconds: number;
+  /** Tasks of the burst that failed. */
+  failed: number;
   cpuMsPerTask: Record<string, number>;
   peakMiB: Record<string, number>;
   afterMiB: Record<string, number>;
@@ -99,6 +101,19 @@ async function heapUsedMiB(b: Bench): Promise<Record<string, number>> {
     if (m) out[m[1]] = Number(m[2]) / 2 ** 20;
   }
   return out;
+}
+
+/** The account's failed tasks (a burst's one-turn tasks never should). */
+async function failedTasks(t: HttpTarget): Promise<number> {
+  let n = 0;
+  let cursor: string | undefined;
+  do {
+    const r = await request(t, 'GET', `/tasks?status=failed&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+    const page = JSON.parse(r.body) as { tasks: unknown[]; next_cursor?: string | null };
+    n += page.tasks.length;
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return n;
 }
 
 /** Polls until nothing of the bench's account is queued, running or waiting. */
@@ -130,6 +145,7 @@ async function measured(pids: Record<string, number | undefined>, runs: number, 
 
 async function ourBurst(b: Bench, t: HttpTarget, n: number): Promise<Burst> {
   const runs = b.opts.costRuns;
+  const failedBefore = await failedTasks(t);
   const m = await measured(b.pids(), runs, async () => {
     await closedLoop(runs, b.opts.costClients, async (k) => {
       const r = await request(t, 'POST', '/', { message: `cost ${n}-${k}`, background: true });
@@ -139,7 +155,7 @@ async function ourBurst(b: Bench, t: HttpTarget, n: number): Promise<Burst> {
   });
   await b.quiet('the stack after a burst');
   const afterMiB = Object.fromEntries(Object.entries(b.pids()).map(([k, p]) => [k, rssMiB(p)]));
-  return { ...m, afterMiB, heapMiB: await heapUsedMiB(b) };
+  return { ...m, failed: (await failedTasks(t)) - failedBefore, afterMiB, heapMiB: await heapUsedMiB(b) };
 }
 
 const fmt = (r: Record<string, number>, digits = 1) =>
@@ -161,7 +177,7 @@ export async function costPhase(b: Bench): Promise<Row[]> {
       const x = await ourBurst(b, t, n);
       bursts.push(x);
       b.log(
-        `cost: burst ${n}: ${b.opts.costRuns} one-turn background tasks in ${x.seconds.toFixed(1)} s = ${(b.opts.costRuns / x.seconds).toFixed(1)} tasks/s; ` +
+        `cost: burst ${n}: ${b.opts.costRuns} one-turn background tasks (${x.failed} failed) in ${x.seconds.toFixed(1)} s = ${(b.opts.costRuns / x.seconds).toFixed(1)} tasks/s; ` +
           `CPU ms per task ${fmt(x.cpuMsPerTask)} (all ${total(x.cpuMsPerTask).toFixed(1)}); peak MiB ${fmt(x.peakMiB, 0)}; after MiB ${fmt(x.afterMiB, 0)} (V8 heap in use ${fmt(x.heapMiB, 0)})`,
       );
     }
@@ -181,6 +197,8 @@ export async function costPhase(b: Bench): Promise<Row[]> {
     b.log(
       `cost: floor: ${b.opts.costRuns} bare one-activity workflows calling the same model in ${f.seconds.toFixed(1)} s = ${(b.opts.costRuns / f.seconds).toFixed(1)} runs/s; CPU ms per run ${fmt(f.cpuMsPerTask)} (all ${total(f.cpuMsPerTask).toFixed(1)})`,
     );
+    // A task of a burst that failed is a bug, not a cost: the run fails.
+    if (bursts.some((x) => x.failed > 0)) process.exitCode = 1;
     const ours = bursts.map((x) => total(x.cpuMsPerTask));
     const best = Math.min(...ours);
     b.log(

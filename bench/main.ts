@@ -187,7 +187,7 @@ measures, prints a table, stops everything.
                          phase, and as many runs of its floor (a bare
                          workflow, one activity calling the model)     (300)
   --cost-bursts N        bursts (10 for the soak's memory line)          (3)
-  --cost-clients N       clients submitting a burst                     (64)
+  --cost-clients N       clients submitting a burst (all at once)       (300)
   --cost-settle-s N      after the last burst, wait N s and read memory
                          again (sessions closed, caches settled)         (0)
   --load-tasks N         background tasks in the load phase             (1000)
@@ -260,7 +260,7 @@ const INT_FLAGS: Record<string, [keyof BenchOptions, number, number]> = {
   'console-loads': ['consoleLoads', 20, 1],
   'cost-runs': ['costRuns', 300, 1],
   'cost-bursts': ['costBursts', 3, 1],
-  'cost-clients': ['costClients', 64, 1],
+  'cost-clients': ['costClients', 300, 1],
   'cost-settle-s': ['costSettleS', 0, 0],
   'load-tasks': ['loadTasks', 1000, 1],
   'load-sse': ['loadSse', 500, 0],
