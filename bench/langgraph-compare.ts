@@ -6,16 +6,20 @@
 // POST /threads/{new id}/runs with if_not_exists=create). Latency rows pool their samples over the
 // rounds; the burst's figures are the median of the rounds. CPU and memory: each server's process tree.
 //   npx tsx bench/langgraph-compare.ts [--rounds 2] [--lg-jobs 50] [--url U --key K [--pids P,P] [--model-port P]]
+// --lg-jobs: runs LangGraph runs at once (`langgraph dev` defaults to 1; ours: MAX_RUNNING_TASKS_PER_ACCOUNT, 50).
+// --url: an already-running service instead of startStack; its OPENAI_BASE_URL must be this script's model
+// (--model-port fixes its port), and --pids names its processes for the CPU and memory rows.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { freePort } from '../src/dev/launcher/processes';
 import { startStack, type Stack } from '../src/dev/launcher/stack';
 import { startScriptedModel, type ScriptedModel } from '../src/dev/scripted-model';
-import { closedLoop, fmtMs, openSse, processBusyS, readMem, request, sleep, summarize, table, target } from './measure';
+import { closedLoop, fmtMs, processBusyS, readMem, request, sleep, summarize, table, target } from './measure';
 import type { HttpTarget } from './measure';
 import { RELAY_TOKEN } from './relay';
 import { stackEnv } from './stack';
@@ -23,10 +27,7 @@ import { stackEnv } from './stack';
 const { values: args } = parseArgs({
   options: {
     rounds: { type: 'string', default: '2' },
-    // How many runs LangGraph runs at once (`langgraph dev` defaults to 1); ours: MAX_RUNNING_TASKS_PER_ACCOUNT, 50.
     'lg-jobs': { type: 'string', default: '50' },
-    // An already-running service instead of startStack; its OPENAI_BASE_URL must be this script's model
-    // (--model-port fixes its port), and --pids names its processes for the CPU and memory rows.
     url: { type: 'string' },
     key: { type: 'string', default: 'bench-key-0123456789' },
     pids: { type: 'string', default: '' },
@@ -46,18 +47,14 @@ const log = (s: string) => console.log(`[compare +${(performance.now() / 1000).t
 interface Side {
   name: 'ours' | 'theirs';
   api: HttpTarget;
-  /** Root pids of the server's processes (their descendants count too). */
-  roots: () => number[];
-  /** A background run's request: [path, body]; the answer's status code; the run's status path from it. */
-  submit: (message: string) => [string, unknown];
-  accepted: number;
-  runPath: (submitPath: string, answer: any) => string;
-  /** The status word of a finished run; its long-poll until the run ends, and whether that says it succeeded. */
-  finished: string;
-  waitPath: (runPath: string) => string;
-  succeeded: (body: string) => boolean;
-  /** A streamed run's request: [path, body]; the text of a token event, if it is one. */
-  stream: (message: string) => [string, unknown];
+  roots: () => number[]; // the server's processes (with their descendants)
+  submit: (message: string) => [string, unknown]; // a background run's request: [path, body]
+  accepted: number; // its answer's status code
+  runPath: (submitPath: string, answer: any) => string; // where the run's status is read
+  finished: string; // a finished run's status word
+  waitPath: (runPath: string) => string; // the long-poll that answers when the run has ended...
+  succeeded: (body: string) => boolean; // ...and whether its answer says the run succeeded
+  stream: (message: string) => [string, unknown]; // a streamed run's request
   tokenText: (data: any) => string | undefined;
 }
 
@@ -95,47 +92,51 @@ const theirs = (url: string, roots: () => number[]): Side => ({
   tokenText: (d) => (Array.isArray(d) && typeof d[0]?.content === 'string' ? d[0].content : undefined),
 });
 
-/** One background run: the submit's ms, and its status path (undefined when refused). */
-async function submit(side: Side, message: string): Promise<{ ms: number; run?: string }> {
+/** One background run: the submit's ms, its status path when it was accepted, and the answer in short. */
+async function submit(side: Side, message: string): Promise<{ ms: number; run?: string; answer: string }> {
   const [p, body] = side.submit(message);
-  const r = await request(side.api, 'POST', p, body);
-  return { ms: r.ms, run: r.status === side.accepted ? side.runPath(p, JSON.parse(r.body)) : undefined };
+  const r = await request(side.api, 'POST', p, body).catch((e: Error) => ({ status: 0, body: e.message, ms: NaN }));
+  const run = r.status === side.accepted ? side.runPath(p, JSON.parse(r.body)) : undefined;
+  return { ms: r.ms, run, answer: `HTTP ${r.status} ${r.body.slice(0, 200)}` };
 }
 const statusOf = async (side: Side, run: string) => {
   const r = await request(side.api, 'GET', run);
   return { ms: r.ms, status: r.status === 200 ? (JSON.parse(r.body).status as string) : `HTTP ${r.status}` };
 };
-/** Until the run has ended, by the side's own long-poll; true when it succeeded. */
-async function wait(side: Side, run: string): Promise<boolean> {
+/** Until the run has ended, by the side's own long-poll: '' when it succeeded, else what the answer was. */
+async function wait(side: Side, run: string): Promise<string> {
   for (;;) {
-    const r = await request(side.api, 'GET', side.waitPath(run), undefined, { timeoutMs: 120_000 });
-    if (r.status !== 409) return r.status === 200 && side.succeeded(r.body); // ours: 409 = still running
+    const r = await request(side.api, 'GET', side.waitPath(run), undefined, { timeoutMs: 120_000 }).catch(
+      (e: Error) => ({ status: 0, body: e.message }),
+    );
+    if (r.status === 409) continue; // ours: still running
+    return r.status === 200 && side.succeeded(r.body) ? '' : `HTTP ${r.status} ${r.body.slice(0, 200)}`;
   }
 }
+/** Waits for all the runs; logs the first failure, returns how many failed. */
 async function waitAll(side: Side, runs: string[]): Promise<number> {
   let failed = 0;
-  await closedLoop(runs.length, 50, async (i) => void ((await wait(side, runs[i]).catch(() => false)) || failed++));
+  await closedLoop(runs.length, 50, async (i) => {
+    const why = await wait(side, runs[i]);
+    if (why && !failed++) log(`${side.name}: a run failed: ${why}`);
+  });
   return failed;
 }
 
 // ---- processes: trees, CPU, memory ------------------------------------------------------
 
+/** The pids and all their descendants (/proc/<pid>/task/<tid>/children). */
 function tree(roots: number[]): number[] {
-  const children = new Map<number, number[]>();
-  for (const e of fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(e)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
   const out: number[] = [];
   for (const todo = [...roots]; todo.length;) {
     const pid = todo.pop()!;
     out.push(pid);
-    todo.push(...(children.get(pid) ?? []));
+    try {
+      for (const t of fs.readdirSync(`/proc/${pid}/task`))
+        todo.push(...(fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').match(/\d+/g) ?? []).map(Number));
+    } catch {
+      // gone meanwhile
+    }
   }
   return out;
 }
@@ -161,53 +162,80 @@ const emittedAt = new Map<string, number>();
 let tokenSeq = 0;
 const relayToken = () => `z${(tokenSeq++ % 36 ** 5).toString(36).padStart(5, '0')}`;
 
+/**
+ * POSTs json and reads the SSE answer, handing each event's data to onData with the arrival time of
+ * its chunk; resolves with the status code at the stream's end. Not measure.ts's openSse: that one
+ * splits events at LF LF only, and LangGraph (sse-starlette) ends its lines with CRLF.
+ */
+function postSse(t: HttpTarget, p: string, json: unknown, onData: (data: any, at: number) => void): Promise<number> {
+  const body = JSON.stringify(json);
+  const headers: http.OutgoingHttpHeaders = { accept: 'text/event-stream', 'content-type': 'application/json' };
+  headers['content-length'] = Buffer.byteLength(body);
+  if (t.key) headers.authorization = `Bearer ${t.key}`;
+  return new Promise((resolve, reject) => {
+    const { hostname: host, port } = t.base;
+    const req = http.request({ host, port, method: 'POST', path: p, agent: t.agent, headers }, (res) => {
+      let buf = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        const at = performance.now(); // before any parsing
+        buf += chunk;
+        for (let m; (m = /\r?\n\r?\n/.exec(buf)); buf = buf.slice(m.index + m[0].length)) {
+          const lines = buf.slice(0, m.index).split(/\r?\n/);
+          const data = lines.flatMap((l) => (l.startsWith('data:') ? l.slice(5).replace(/^ /, '') : [])).join('\n');
+          if (!data) continue;
+          let parsed: unknown = data;
+          try {
+            parsed = JSON.parse(data);
+          } catch {
+            // not JSON: handed on as text
+          }
+          onData(parsed, at);
+        }
+      });
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** One streamed run: ms to its first token; each relay token's model-write-to-client-read ms into relay. */
 async function streamRun(side: Side, message: string, relay: number[] = []): Promise<number> {
   const [p, body] = side.stream(message);
   const seen = new Set<string>();
   let first = NaN;
   const t0 = performance.now();
-  const s = await openSse(side.api, 'POST', p, body, (ev) => {
-    const text = side.tokenText(ev.data);
+  const status = await postSse(side.api, p, body, (data, at) => {
+    const text = side.tokenText(data);
     if (!text?.trim()) return;
-    if (Number.isNaN(first)) first = ev.at - t0;
+    if (Number.isNaN(first)) first = at - t0;
     for (const w of text.split(/\s+/).filter((w) => RELAY_TOKEN.test(w) && !seen.has(w))) {
       seen.add(w);
-      if (emittedAt.has(w)) relay.push(ev.at - emittedAt.get(w)!);
+      if (emittedAt.has(w)) relay.push(at - emittedAt.get(w)!);
     }
   });
-  await s.done;
-  if (s.status !== 200 || Number.isNaN(first)) throw new Error(`${side.name} stream: HTTP ${s.status}, no token`);
+  if (status !== 200 || Number.isNaN(first)) throw new Error(`${side.name} stream: HTTP ${status}, no token`);
   return first;
 }
 
-interface Round {
-  side: Side;
-  r: number;
-  add(row: string, v: number): void;
-  err(what: string, n?: number): void;
-}
-/** A sample of the row, or (undefined, or a failure) an error of it. */
+type Round = { side: Side; r: number; add(row: string, v: number): void; err(what: string, n?: number): number };
+/** A sample of the row, or an error of it when p fails or gives undefined. */
 const record = (c: Round, row: string, p: Promise<number | undefined>) =>
-  p.then(
-    (v) => (v === undefined ? c.err(row) : c.add(row, v)),
-    () => c.err(row),
-  );
+  p.catch(() => undefined).then((v) => void (v === undefined ? c.err(row) : c.add(row, v)));
 
 /** Background submit, paced: request i leaves at i/RATE s, whatever the earlier ones do (open loop). */
-async function submitRows({ side, r, ...c }: Round): Promise<string[]> {
-  const runs: string[] = [];
-  const sends: Promise<void>[] = [];
+async function submitRows(c: Round): Promise<string[]> {
+  const { side, r } = c;
+  const [runs, sends]: [string[], Promise<void>[]] = [[], []];
+  const send = async (i: number) => {
+    const x = await submit(side, `[[say text=ok]] submit ${r} ${i}`);
+    return x.run ? (runs.push(x.run), x.ms) : undefined;
+  };
   for (let i = 0, t0 = performance.now(); i < SUBMITS; i++) {
     await sleep(t0 + (i * 1000) / RATE - performance.now());
-    const x = submit(side, `[[say text=ok]] submit ${r} ${i}`);
-    sends.push(
-      record(
-        { side, r, ...c },
-        'submit',
-        x.then((x) => (x.run ? (runs.push(x.run), x.ms) : undefined)),
-      ),
-    );
+    sends.push(record(c, 'submit', send(i)));
   }
   await Promise.all(sends);
   c.err('submitted runs failed', await waitAll(side, runs));
@@ -217,14 +245,10 @@ async function submitRows({ side, r, ...c }: Round): Promise<string[]> {
 /** Status of a finished run (those of submitRows), then of a running one, one client. */
 async function statusRows(c: Round, finished: string[]): Promise<void> {
   const { side, r } = c;
+  const get = async (run: string, want: string) =>
+    ((x) => (x.status === want ? x.ms : undefined))(await statusOf(side, run));
   const read = (row: string, runs: string[], want: string) =>
-    closedLoop(STATUS_GETS, 1, (i) =>
-      record(
-        c,
-        row,
-        statusOf(side, runs[i % runs.length]).then((x) => (x.status === want ? x.ms : undefined)),
-      ),
-    );
+    closedLoop(STATUS_GETS, 1, (i) => record(c, row, get(runs[i % runs.length], want)));
   await settle(side);
   await read('finished', finished, side.finished);
   // A few slow runs (5 s of tokens), read once each of them says it runs.
@@ -241,7 +265,12 @@ async function statusRows(c: Round, finished: string[]): Promise<void> {
 async function streamRows(c: Round): Promise<void> {
   const { side, r } = c;
   await settle(side);
-  for (let i = 0; i < TTFT_RUNS; i++) await record(c, 'ttft', streamRun(side, `hello ${r} ${i}`));
+  for (let i = 0; i < TTFT_RUNS; i++) {
+    // A random pause first: LangGraph's in-memory queue polls for new runs (sleeping 0.5 s when idle), so
+    // when a run is posted decides how long it waits to start (~1 s right after the previous run ended).
+    await sleep(Math.random() * 1000);
+    await record(c, 'ttft', streamRun(side, `hello ${r} ${i}`));
+  }
   await settle(side);
   for (let i = 0; i < RELAY_RUNS; i++) {
     const words = Array.from({ length: RELAY_TOKENS }, relayToken);
@@ -269,9 +298,10 @@ async function burstRows({ side, r, add, err }: Round): Promise<void> {
   const b0 = performance.now();
   let done = 0;
   const one = async (i: number) => {
-    const x = await submit(side, `[[say text=ok]] burst ${r} ${i}`).catch(() => ({ run: undefined }));
-    if (x.run && (await wait(side, x.run).catch(() => false))) done++;
-    else err('burst run failed');
+    const x = await submit(side, `[[say text=ok]] burst ${r} ${i}`);
+    const why = x.run ? await wait(side, x.run) : `submit: ${x.answer}`;
+    if (!why) done++;
+    else if (!err('burst run failed')) log(`${side.name}: a burst run failed: ${why}`);
   };
   await Promise.all(Array.from({ length: BURST }, (_, i) => one(i)));
   add('burstRate', done / ((performance.now() - b0) / 1000));
@@ -285,7 +315,11 @@ async function burstRows({ side, r, add, err }: Round): Promise<void> {
 async function round(side: Side, r: number, out: Samples, errors: Record<string, number>): Promise<void> {
   log(`round ${r}: ${side.name}`);
   const add = (k: string, v: number) => void (out[k] ??= []).push(v);
-  const err = (k: string, n = 1) => void (errors[k] = (errors[k] ?? 0) + n);
+  const err = (k: string, n = 1) => {
+    const before = errors[k] ?? 0;
+    if (n) errors[k] = before + n;
+    return before;
+  };
   const c: Round = { side, r, add, err };
   await settle(side);
   await statusRows(c, await submitRows(c));
@@ -302,10 +336,7 @@ let lgMadeDataDir = false;
 const alive = (c?: ChildProcess) => !!c?.pid && c.exitCode === null && c.signalCode === null;
 
 async function startLangGraph(modelUrl: string): Promise<string> {
-  const install = spawnSync('bash', [path.join(LG_DIR, 'install.sh')], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 2],
-  });
+  const install = spawnSync('bash', [`${LG_DIR}/install.sh`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 2] });
   if (install.status !== 0) throw new Error(`bench/langgraph/install.sh failed (exit ${install.status})`);
   const bin = path.resolve(ROOT, path.dirname(install.stdout.trim().split('\n').pop()!), 'langgraph');
   const port = await freePort();

@@ -7,18 +7,26 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 VENV=.tools/langgraph/venv
-# The issue's server: langgraph-api 0.16.7, with the newest CLI and in-memory runtime that go with it.
+# The issue's server, langgraph-api 0.16.7, with the newest CLI and in-memory runtime that install beside it;
+# then the packages on the measured path (the model client, the HTTP server), at the versions pip chose for those.
 PINS=(
   "langgraph-cli[inmem]==0.4.40"
   "langgraph-api==0.16.7"
   "langgraph-runtime-inmem==0.36.7"
   "langgraph==1.2.22"
   "langchain-openai==1.7.4"
+  "langchain-core==1.8.3"
+  "openai==3.57.0"
+  "langgraph-sdk==0.4.14"
+  "langgraph-checkpoint==4.3.2"
+  "uvicorn==0.54.0"
+  "starlette==1.10.0"
+  "sse-starlette==3.7.0"
 )
 STAMP="$VENV/.pins"
 WANT="$(printf '%s\n' "${PINS[@]}")"
 if [[ -x "$VENV/bin/langgraph" && -f "$STAMP" && "$(cat "$STAMP")" == "$WANT" ]]; then
-  echo "langgraph: present in $VENV ($(tr '\n' ' ' <"$STAMP"))" >&2
+  echo "langgraph: present in $VENV ($(head -5 "$STAMP" | tr '\n' ' ')...)" >&2
   echo "$VENV/bin/python"
   exit 0
 fi
@@ -36,6 +44,6 @@ mkdir -p .tools/langgraph
 [[ -x "$VENV/bin/python" ]] || "$PY" -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${PINS[@]}" >&2
 echo "$WANT" >"$STAMP"
-"$VENV/bin/python" -m pip show langgraph-api langgraph-cli langgraph-runtime-inmem langgraph langchain-openai 2>/dev/null |
+"$VENV/bin/python" -m pip show langgraph-api langgraph-cli langgraph-runtime-inmem langgraph langchain-openai openai 2>/dev/null |
   awk '/^Name:/{n=$2} /^Version:/{print "langgraph:   " n " " $2}' >&2
 echo "$VENV/bin/python"
