@@ -6,7 +6,16 @@
 // The processes are this machine's, found by their command lines.
 import fs from 'node:fs';
 import type { BenchOptions } from './main';
-import { closedLoop, processBusyS, readMem, request, sleep, target, type HttpTarget } from './measure';
+import {
+  closedLoop,
+  countTasks as count,
+  processBusyS,
+  readMem,
+  request,
+  sleep,
+  target,
+  type HttpTarget,
+} from './measure';
 
 /** The kinds of process of a deployment, by what their command lines contain. */
 const KINDS: [kind: string, pattern: RegExp][] = [
@@ -36,18 +45,6 @@ function pidsByKind(): Map<string, number[]> {
 const cpuOf = (pids: Map<string, number[]>) =>
   new Map([...pids].map(([k, list]) => [k, list.reduce((s, p) => s + processBusyS(p), 0)]));
 const workerRssKiB = () => (pidsByKind().get('worker') ?? []).reduce((s, p) => s + (readMem(p).rssKiB ?? 0), 0);
-
-async function count(t: HttpTarget, status: string): Promise<number> {
-  let n = 0;
-  let cursor: string | undefined;
-  do {
-    const r = await request(t, 'GET', `/tasks?status=${status}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
-    const page = JSON.parse(r.body) as { tasks: unknown[]; next_cursor?: string | null };
-    n += page.tasks.length;
-    cursor = page.next_cursor ?? undefined;
-  } while (cursor);
-  return n;
-}
 
 /** One-turn background tasks as fast as `clients` submit them, until all ended: tasks/s and CPU-s per kind. */
 async function throughput(t: HttpTarget, tasks: number, clients: number): Promise<void> {

@@ -11,7 +11,7 @@
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { slotsWorkflowId } from '../workflows/definitions';
-import { closedLoop, processBusyS, readMem, request, sleep, target, type HttpTarget } from './measure';
+import { closedLoop, countTasks, processBusyS, readMem, request, sleep, target, type HttpTarget } from './measure';
 import type { Row } from './report';
 import type { Bench } from './stack';
 
@@ -103,19 +103,6 @@ async function heapUsedMiB(b: Bench): Promise<Record<string, number>> {
   return out;
 }
 
-/** The account's failed tasks (a burst's one-turn tasks never should). */
-async function failedTasks(t: HttpTarget): Promise<number> {
-  let n = 0;
-  let cursor: string | undefined;
-  do {
-    const r = await request(t, 'GET', `/tasks?status=failed&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
-    const page = JSON.parse(r.body) as { tasks: unknown[]; next_cursor?: string | null };
-    n += page.tasks.length;
-    cursor = page.next_cursor ?? undefined;
-  } while (cursor);
-  return n;
-}
-
 /** Polls until nothing of the bench's account is queued, running or waiting. */
 async function allEnded(t: HttpTarget): Promise<void> {
   const open = async (status: string) =>
@@ -145,7 +132,7 @@ async function measured(pids: Record<string, number | undefined>, runs: number, 
 
 async function ourBurst(b: Bench, t: HttpTarget, n: number): Promise<Burst> {
   const runs = b.opts.costRuns;
-  const failedBefore = await failedTasks(t);
+  const failedBefore = await countTasks(t, 'failed');
   const m = await measured(b.pids(), runs, async () => {
     await closedLoop(runs, b.opts.costClients, async (k) => {
       const r = await request(t, 'POST', '/', { message: `cost ${n}-${k}`, background: true });
@@ -155,7 +142,7 @@ async function ourBurst(b: Bench, t: HttpTarget, n: number): Promise<Burst> {
   });
   await b.quiet('the stack after a burst');
   const afterMiB = Object.fromEntries(Object.entries(b.pids()).map(([k, p]) => [k, rssMiB(p)]));
-  return { ...m, failed: (await failedTasks(t)) - failedBefore, afterMiB, heapMiB: await heapUsedMiB(b) };
+  return { ...m, failed: (await countTasks(t, 'failed')) - failedBefore, afterMiB, heapMiB: await heapUsedMiB(b) };
 }
 
 const fmt = (r: Record<string, number>, digits = 1) =>

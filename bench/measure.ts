@@ -402,3 +402,16 @@ function startProfiler(dir: string): void {
 }
 
 if (process.env[PROFILE_ENV]) startProfiler(process.env[PROFILE_ENV]);
+
+/** How many of the key's account's tasks have `status` (every page of GET /tasks). */
+export async function countTasks(t: HttpTarget, status: string): Promise<number> {
+  let n = 0;
+  let cursor: string | undefined;
+  do {
+    const r = await request(t, 'GET', `/tasks?status=${status}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+    const page = JSON.parse(r.body) as { tasks: unknown[]; next_cursor?: string | null };
+    n += page.tasks.length;
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return n;
+}
