@@ -35,6 +35,20 @@ test("a run's own session closes soon after it, keeps its thread, and a later ru
   expect(await openOf(session)).toBe(true);
 });
 
+test('so does the session of a keyed request that named none', async () => {
+  const key = `one-off-${randomUUID()}`;
+  const r = await call('POST', '/', { body: { message: 'hello' }, headers: { 'Idempotency-Key': key } });
+  expect(r.json.status).toBe('completed');
+  await waitUntil(
+    'the keyed one-off session closed',
+    () => openOf(r.json.session),
+    (open) => open === false,
+    {
+      stepMs: 200,
+    },
+  );
+});
+
 test('a session made with POST /sessions keeps SESSION_IDLE_CLOSE_MS', async () => {
   const session = `named-${randomUUID().slice(0, 8)}`;
   expect((await call('POST', '/sessions', { body: { session } })).status).toBe(201);

@@ -170,7 +170,10 @@ export class TaskSubmitter {
     await timed(timing, 'temporal-session', () =>
       temporalCall(() =>
         this.starter.enqueue({
-          ref: sessionRef(this.config, account.account, sessionId),
+          // A keyed request that named no session opens its own, as an unkeyed one does.
+          ref: session
+            ? sessionRef(this.config, account.account, sessionId)
+            : this.oneOffSession(account.account, sessionId),
           taskId,
           deadlineMs: 10_000,
         }),
