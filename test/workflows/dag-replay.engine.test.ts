@@ -16,6 +16,7 @@ import { dagRelayFakes, fakeActivities, recorder, taskInput } from './fake-activ
 import { temporal } from '@temporalio/proto';
 import type { ModelTurnInput } from '../../activities/model-turn';
 import type { DagWorkflow, TaskResult } from '../../workflows/types';
+import { statusQuery } from '../../workflows/definitions';
 
 jest.setTimeout(240_000);
 const EventType = temporal.api.enums.v1.EventType;
@@ -137,6 +138,10 @@ test('diamond DAGs complete and replay over many completion orders, on a worker 
         runs.slice(k, k + 6).map(async ({ i, dag }) => {
           const h = await env.client.workflow.start('agentTask', { taskQueue, workflowId: i.taskId, args: [i] });
           const r = (await h.result()) as TaskResult;
+          // The task's view of its graph, queried from a run the worker rebuilds from history (two cached
+          // runs): every step completed, whatever order their ends came in.
+          const graph = (await h.query(statusQuery)).workflows?.[0].steps.map((s) => [s.id, s.status]);
+          expect(graph).toEqual(dag.steps.map((s) => [s.id, 'completed']));
           handles.push([
             h,
             env.client.workflow.getHandle(`${i.taskId}:${dag.id}`),
