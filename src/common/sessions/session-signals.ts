@@ -19,17 +19,25 @@ export interface SessionRef {
   watchMs: number;
 }
 
-/** A session of an account, with the deployment's task queue and idle close. */
+/**
+ * A session of an account, with the deployment's task queue and idle close. `oneOff`: the session
+ * the service makes for a run that named none, which closes sooner (ONE_OFF_SESSION_IDLE_CLOSE_MS,
+ * never later than SESSION_IDLE_CLOSE_MS; sessions that never close stay so).
+ */
 export function sessionRef(
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS'>,
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS'> &
+    Partial<Pick<Config, 'ONE_OFF_SESSION_IDLE_CLOSE_MS'>>,
   account: string,
   session: string,
+  opts: { oneOff?: boolean } = {},
 ): SessionRef {
+  const idle = config.SESSION_IDLE_CLOSE_MS;
+  const oneOff = opts.oneOff ? config.ONE_OFF_SESSION_IDLE_CLOSE_MS : undefined;
   return {
     account,
     session,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    idleCloseMs: config.SESSION_IDLE_CLOSE_MS,
+    idleCloseMs: idle && oneOff ? Math.min(oneOff, idle) : idle,
     watchMs: config.RUN_WATCH_MS,
   };
 }

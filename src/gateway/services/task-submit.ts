@@ -171,9 +171,7 @@ export class TaskSubmitter {
       temporalCall(() =>
         this.starter.enqueue({
           // A keyed request that named no session opens its own, as an unkeyed one does.
-          ref: session
-            ? sessionRef(this.config, account.account, sessionId)
-            : this.oneOffSession(account.account, sessionId),
+          ref: sessionRef(this.config, account.account, sessionId, { oneOff: !session }),
           taskId,
           deadlineMs: 10_000,
         }),
@@ -208,23 +206,13 @@ export class TaskSubmitter {
         options: {
           workflowId: sessionWorkflowId(account.account, session),
           taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-          args: [sessionStart(this.oneOffSession(account.account, session), [], taskId)],
+          args: [sessionStart(sessionRef(this.config, account.account, session, { oneOff: true }), [], taskId)],
           ...sessionStartMeta({ account: account.account, session }, createdAt),
         },
       }),
     ).catch((err: unknown) => {
       if (!isAlreadyStarted(err)) throw err;
     });
-  }
-
-  /**
-   * The session a run that named none gets: closed sooner when idle (ONE_OFF_SESSION_IDLE_CLOSE_MS,
-   * never later than SESSION_IDLE_CLOSE_MS; sessions that never close stay so).
-   */
-  private oneOffSession(account: string, session: string) {
-    const ref = sessionRef(this.config, account, session);
-    const oneOff = this.config.ONE_OFF_SESSION_IDLE_CLOSE_MS;
-    return { ...ref, idleCloseMs: ref.idleCloseMs && oneOff ? Math.min(oneOff, ref.idleCloseMs) : ref.idleCloseMs };
   }
 
   /** Holds an open session for this run, or refuses (409) when another run is active or queued. A closed session is not busy. */
