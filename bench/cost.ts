@@ -11,7 +11,17 @@
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { slotsWorkflowId } from '../workflows/definitions';
-import { closedLoop, countTasks, processBusyS, readMem, request, sleep, target, type HttpTarget } from './measure';
+import {
+  anyTasks,
+  closedLoop,
+  countTasks,
+  processBusyS,
+  readMem,
+  request,
+  sleep,
+  target,
+  type HttpTarget,
+} from './measure';
 import type { Row } from './report';
 import type { Bench } from './stack';
 
@@ -105,10 +115,7 @@ async function heapUsedMiB(b: Bench): Promise<Record<string, number>> {
 
 /** Polls until nothing of the bench's account is queued, running or waiting. */
 async function allEnded(t: HttpTarget): Promise<void> {
-  const open = async (status: string) =>
-    (JSON.parse((await request(t, 'GET', `/tasks?status=${status}&limit=1`)).body) as { tasks: unknown[] }).tasks
-      .length;
-  while ((await open('queued')) + (await open('running')) + (await open('input_required')) > 0) await sleep(250);
+  while (await anyTasks(t, 'queued', 'running', 'input_required')) await sleep(250);
 }
 
 /** Measures `work` on `pids`: CPU ms per run, peak RSS sampled every 200 ms, seconds. */

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { BenchOptions } from './main';
 import {
+  anyTasks,
   closedLoop,
   fmtMiB,
   fmtMs,
@@ -347,12 +348,6 @@ function rssMiB(pattern: string): number | undefined {
   return kib === undefined ? undefined : Math.round(kib / 1024);
 }
 
-async function tasksWith(t: HttpTarget, status: string): Promise<number> {
-  const r = await request(t, 'GET', `/tasks?status=${status}&limit=1`);
-  if (r.status !== 200) throw new Error(`GET /tasks?status=${status} answered ${r.status}: ${r.body}`);
-  return (JSON.parse(r.body) as { tasks: unknown[] }).tasks.length;
-}
-
 /** Waves of one-turn background tasks on one account, each waited for, then the stack let settle and its RSS read. */
 export async function soakPhase(
   o: Pick<BenchOptions, 'url' | 'key' | 'soakWaves' | 'soakTasks' | 'soakClients' | 'soakSettleMs'>,
@@ -372,7 +367,7 @@ export async function soakPhase(
       });
       const submitted = (Date.now() - started) / 1000;
       // Done when nothing of the account is queued or running (the soak's tasks are the account's only ones).
-      while ((await tasksWith(t, 'queued')) + (await tasksWith(t, 'running')) > 0) await sleep(250);
+      while (await anyTasks(t, 'queued', 'running')) await sleep(250);
       const ended = (Date.now() - started) / 1000;
       await sleep(o.soakSettleMs);
       console.log(

@@ -415,3 +415,13 @@ export async function countTasks(t: HttpTarget, status: string): Promise<number>
   } while (cursor);
   return n;
 }
+
+/** Whether any of the key's account's tasks has one of `statuses` (one page of one task each). */
+export async function anyTasks(t: HttpTarget, ...statuses: string[]): Promise<boolean> {
+  for (const status of statuses) {
+    const r = await request(t, 'GET', `/tasks?status=${status}&limit=1`);
+    if (r.status !== 200) throw new Error(`GET /tasks?status=${status} answered ${r.status}: ${r.body}`);
+    if ((JSON.parse(r.body) as { tasks: unknown[] }).tasks.length) return true;
+  }
+  return false;
+}
