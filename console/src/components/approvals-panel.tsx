@@ -6,31 +6,31 @@ import type { TaskView } from '../../../client/types';
 import { api } from '../lib/api';
 import { json, when } from '../lib/format';
 import { ErrorBox } from './error-box';
+import { useAction } from '../lib/use-action';
 
 type Pending = NonNullable<TaskView['approvals']>[number];
+
+/** The edited input, parsed; undefined when unchanged (the model's own is run). */
+function editedInput(input: string, original: string): unknown {
+  if (input.trim() === original.trim()) return undefined;
+  try {
+    return JSON.parse(input);
+  } catch (err) {
+    throw new Error(`The edited input is not JSON: ${(err as Error).message}`);
+  }
+}
 
 function PendingCall({ taskId, call, onDecided }: { taskId: string; call: Pending; onDecided: () => void }) {
   const original = json(call.input);
   const [input, setInput] = useState(original);
   const [reason, setReason] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const decide = async (decision: 'approve' | 'deny') => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      if (decision === 'approve') {
-        const edited = input.trim() === original.trim() ? undefined : JSON.parse(input);
-        await api().tasks.approve(taskId, call.tool_call_id, edited);
-      } else {
-        await api().tasks.deny(taskId, call.tool_call_id, reason.trim() || undefined);
-      }
-      onDecided();
-    } catch (err) {
-      setError(err instanceof SyntaxError ? new Error(`The edited input is not JSON: ${err.message}`) : err);
-    } finally {
-      setBusy(false);
-    }
+    const decided = await run(async () => {
+      if (decision === 'deny') return api().tasks.deny(taskId, call.tool_call_id, reason.trim() || undefined);
+      return api().tasks.approve(taskId, call.tool_call_id, editedInput(input, original));
+    });
+    if (decided) onDecided();
   };
   const id = `approval-${call.tool_call_id}`;
   return (

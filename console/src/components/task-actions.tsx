@@ -4,27 +4,20 @@ import { useState } from 'preact/hooks';
 import type { TaskView } from '../../../client/types';
 import { api } from '../lib/api';
 import { ErrorBox } from './error-box';
+import { useAction } from '../lib/use-action';
 
 const ACTIVE = new Set(['queued', 'running', 'input_required']);
 
-/** An action's state: busy while it runs, then what it said, or its error. */
-function useAction(onDone: (note: string) => void) {
-  const [busy, setBusy] = useState(false);
+/** An action that says what it did (a note) once done, or shows its error. */
+function useNotedAction(onDone: (note: string) => void) {
+  const { busy, error, run: runAction } = useAction();
   const [note, setNote] = useState('');
-  const [error, setError] = useState<unknown>();
   const run = async (what: () => Promise<string>) => {
-    setBusy(true);
-    setError(undefined);
     setNote('');
-    try {
-      const said = await what();
-      setNote(said);
-      onDone(said);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    const said = await runAction(what);
+    if (said === undefined) return;
+    setNote(said);
+    onDone(said);
   };
   const outcome = (
     <>
@@ -37,7 +30,7 @@ function useAction(onDone: (note: string) => void) {
 
 function CancelAndMessage({ view, onChanged }: { view: TaskView; onChanged: () => void }) {
   const [message, setMessage] = useState('');
-  const { busy, run, outcome } = useAction(onChanged);
+  const { busy, run, outcome } = useNotedAction(onChanged);
   const cancel = () => run(async () => (await api().tasks.cancel(view.task_id), 'Cancel requested.'));
   const send = (e: Event) => {
     e.preventDefault();
@@ -75,7 +68,7 @@ function RewindForm({ view, turns, onRewound }: { view: TaskView; turns: number;
   const [turn, setTurn] = useState(1);
   const [message, setMessage] = useState('');
   const [replace, setReplace] = useState(false);
-  const { busy, run, outcome } = useAction(onRewound);
+  const { busy, run, outcome } = useNotedAction(onRewound);
   const submit = (e: Event) => {
     e.preventDefault();
     void run(async () => {

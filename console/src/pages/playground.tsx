@@ -6,6 +6,7 @@ import type { BackgroundRunRequest } from '../../../client/types';
 import { api } from '../lib/api';
 import { href, navigate } from '../lib/router';
 import { ErrorBox } from '../components/error-box';
+import { useAction } from '../lib/use-action';
 
 const MODES = ['flash', 'base', 'max'] as const;
 const JSON_FIELDS = [
@@ -70,22 +71,13 @@ function JsonFields({ field }: { field: ReturnType<typeof useForm>['field'] }) {
 export function PlaygroundPage() {
   const { form, field, set } = useForm();
   const [tokens, setTokens] = useState(true);
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const accepted = await api().runBackground(requestOf(form, tokens), {
-        session: form.session.trim() || undefined,
-      });
-      navigate(href('tasks', accepted.task_id));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    const accepted = await run(() =>
+      api().runBackground(requestOf(form, tokens), { session: form.session.trim() || undefined }),
+    );
+    if (accepted) navigate(href('tasks', accepted.task_id));
   };
   return (
     <>

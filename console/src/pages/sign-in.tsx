@@ -3,25 +3,17 @@
 import { useState } from 'preact/hooks';
 import { api, signIn, signOut } from '../lib/api';
 import { ErrorBox } from '../components/error-box';
+import { useAction } from '../lib/use-action';
 
 export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
   const [key, setKey] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
     signIn(key.trim());
-    try {
-      await api().sessions.list({ limit: 1 });
-      onSignedIn();
-    } catch (err) {
-      signOut();
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    const checked = await run(() => api().sessions.list({ limit: 1 }));
+    if (checked) onSignedIn();
+    else signOut();
   };
   return (
     <main id="main" class="sign-in">
