@@ -9,6 +9,8 @@ import {
   acquireSignal,
   enqueueSignal,
   exchangeQuery,
+  type Handover,
+  handoverQuery,
   SLOTS_TASK_TIMEOUT,
   slotsWorkflowId,
   turnDoneSignal,
@@ -18,7 +20,9 @@ export function createSessionActivities(deps: ActivityDeps) {
   const ref = (input: { account: string; session: string }) => sessionRef(deps.config, input.account, input.session);
   return {
     async joinSession(input: { taskId: string; account: string; session: string }): Promise<void> {
-      await signalSession(deps.temporal, ref(input), enqueueSignal, [{ taskId: input.taskId }]);
+      await signalSession(deps.temporal, ref(input), enqueueSignal, [{ taskId: input.taskId }], {
+        caller: input.taskId,
+      });
     },
 
     /**
@@ -38,7 +42,7 @@ export function createSessionActivities(deps: ActivityDeps) {
         messages: input.messages,
         ...(input.agent !== undefined && { agent: input.agent }),
       };
-      await signalSession(deps.temporal, ref(input), turnDoneSignal, [done], input.taskId);
+      await signalSession(deps.temporal, ref(input), turnDoneSignal, [done], { active: input.taskId });
     },
 
     /** What a completed run adds to its session's thread, read from the run (too large for its hand-over signal); nothing when the run is gone. */
@@ -47,6 +51,19 @@ export function createSessionActivities(deps: ActivityDeps) {
         return await deps.temporal.workflow.getHandle(input.taskId).query(exchangeQuery);
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return [];
+        throw err;
+      }
+    },
+
+    /**
+     * What a closed run handed its session (handoverQuery): the first run of a session opened after
+     * it began (TaskAdmission.lazySession). Null when the run is gone or never ended on its own.
+     */
+    async readHandover(input: { taskId: string }): Promise<Handover | null> {
+      try {
+        return await deps.temporal.workflow.getHandle(input.taskId).query(handoverQuery);
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return null;
         throw err;
       }
     },

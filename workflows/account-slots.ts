@@ -40,8 +40,16 @@ const watch = proxyActivities<Activities>({
 export async function accountSlots(initial: SlotsState): Promise<void> {
   const s: SlotsState = { ...initial, holders: { ...initial.holders }, waiting: [...initial.waiting] };
   let changed = true;
-  /** When the holders' runs are next checked (workflow time). */
-  let nextCheck = Date.now() + (s.watchMs ?? DEFAULT_WATCH_MS);
+  /** When the holders' runs were last checked, or the check's schedule began (workflow time). */
+  let lastCheck = Date.now();
+  const watchMs = s.watchMs ?? DEFAULT_WATCH_MS;
+  /**
+   * While tasks wait, the holders are checked every few seconds: a holder terminated from outside
+   * whose session never opened (lazy-sessions.ts) has no session watching its close, and those
+   * waiting must not wait watchMs for its slot. Idle or merely busy, the check stays at watchMs.
+   */
+  const checkEvery = () =>
+    s.waiting.length > 0 && patched(CHECK_WHILE_WAITING_PATCH) ? Math.min(watchMs, WAITING_CHECK_MS) : watchMs;
 
   setHandler(acquireSignal, ({ taskId, limit, createdAt }) => {
     s.limit = limit;
@@ -75,17 +83,16 @@ export async function accountSlots(initial: SlotsState): Promise<void> {
     await grantFree(s, () => void (changed = true));
     if (historyPastBudget(s.maxHistoryEvents ?? HISTORY_BUDGET.events)) break;
     const holding = Object.keys(s.holders);
-    const watchMs = s.watchMs ?? DEFAULT_WATCH_MS;
     if (!holding.length) {
       await condition(() => changed);
-      nextCheck = Date.now() + watchMs;
+      lastCheck = Date.now();
     } else if (patched(CHECK_ON_SCHEDULE_PATCH)) {
       // On a schedule, not after a quiet spell: a busy account (a signal every few seconds) would
       // otherwise never check, and a holder terminated from outside would keep its slot for good.
-      const left = nextCheck - Date.now();
+      const left = lastCheck + checkEvery() - Date.now();
       if (left <= 0 || !(await condition(() => changed, left))) {
         await dropClosedHolders(s, holding);
-        nextCheck = Date.now() + watchMs;
+        lastCheck = Date.now();
       }
     } else if (!(await condition(() => changed, watchMs))) {
       await dropClosedHolders(s, holding);
@@ -101,6 +108,10 @@ async function dropClosedHolders(s: SlotsState, holding: string[]): Promise<void
 
 /** Slots workflows from before it checked their holders only after watchMs without a signal. */
 export const CHECK_ON_SCHEDULE_PATCH = 'slots-check-holders-on-schedule';
+/** Slots workflows from before it checked their holders every watchMs even while tasks waited. */
+export const CHECK_WHILE_WAITING_PATCH = 'slots-check-holders-often-while-waiting';
+/** How often the holders are checked while tasks wait for a slot (at most watchMs). */
+const WAITING_CHECK_MS = 5000;
 
 /** Grants every free slot at once, in one workflow task; a task gone before its turn frees its slot again. */
 async function grantFree(s: SlotsState, retry: () => void): Promise<void> {

@@ -68,6 +68,16 @@ export const enqueueSignal = defineSignal<[{ taskId: string }]>('enqueue');
  */
 export const turnDoneSignal =
   defineSignal<[{ taskId: string; messages: ThreadMessage[]; agent?: string | null; byQuery?: true }]>('turnDone');
+/**
+ * What a run handed (or, holding the turn of a session not opened yet, would hand) its session at
+ * its end: its exchange and, with handoff agents, the agent that has the conversation. Null while
+ * the run has not ended. A lazily opened session reads its first run's handover so.
+ */
+export const handoverQuery = defineQuery<Handover | null>('handover');
+export interface Handover {
+  messages: ThreadMessage[];
+  agent?: string | null;
+}
 export const clearSignal = defineSignal('clear');
 export const messagesQuery = defineQuery<ThreadMessage[]>('messages');
 export const busyQuery = defineQuery<{ active: string | null; queued: string[] }>('busy');

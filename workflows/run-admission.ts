@@ -14,6 +14,8 @@ import { sessionWorkflowId } from './types';
 import {
   acquireSignal,
   enqueueSignal,
+  type Handover,
+  handoverQuery,
   releaseSignal,
   slotGrantedSignal,
   slotsWorkflowId,
@@ -43,6 +45,10 @@ export class Admission {
   sessionAgent: string | undefined;
   holdsTurn = false;
   holdsSlot = false;
+  /** Holds the turn of a session not opened yet (TaskAdmission.lazySession): its end signals no session. */
+  lazyTurn = false;
+  /** What release handed over (handoverQuery); null until then. */
+  handover: Handover | null = null;
   private slotGranted = false;
   private readonly session;
   private readonly slots;
@@ -55,7 +61,9 @@ export class Admission {
       this.holdsTurn = carry.holdsTurn;
       this.holdsSlot = this.slotGranted = carry.holdsSlot;
       this.sessionMessages = carry.sessionMessages;
+      this.lazyTurn = carry.lazyTurn === true;
     }
+    setHandler(handoverQuery, () => this.handover);
     setHandler(turnGrantedSignal, ({ session, messages, agent }) => {
       // Only this task's own session hands it the turn.
       if (session !== input.session) return;
@@ -81,6 +89,9 @@ export class Admission {
     const kept = this.sessionMessages;
     this.sessionMessages = undefined;
     this.holdsTurn = true;
+    // Granted by the session from here on (opened now if it never was): the end hands the turn back to it.
+    this.lazyTurn = false;
+    this.handover = null;
     await this.join();
     await condition(() => this.sessionMessages !== undefined);
     this.sessionMessages = kept;
@@ -93,8 +104,10 @@ export class Admission {
     if (this.holdsTurn) return;
     const { ownsTurn, joinsSession, joinGraceMs } = this.input.admission;
     this.holdsTurn = true; // from here on the session must hear back from this run, whatever happens
-    // The gateway opened the session with this run holding the turn: an empty thread, nothing to wait for.
+    // The gateway opened the session with this run holding the turn (or opens none: lazySession): an
+    // empty thread, nothing to wait for.
     if (ownsTurn) this.sessionMessages = 0;
+    if (ownsTurn && this.input.admission.lazySession) this.lazyTurn = true;
     const granted = () => this.sessionMessages !== undefined;
     if (joinsSession) {
       await this.join();
@@ -143,13 +156,16 @@ export class Admission {
       ...(!inline && { byQuery: true as const }),
       ...(handoff && { agent: handoff.agent }),
     };
-    const turn = this.holdsTurn
-      ? this.session.signal(turnDoneSignal, done).catch(async () => {
-          // A run holding its turn from the start finds no session only if the gateway's start of it never
-          // happened: create it now, so the thread the client was promised exists.
-          if (ownsTurn) await fallbacks.finishTurn({ account, session, ...done }).catch(() => undefined);
-        })
-      : undefined;
+    this.handover = { messages, ...(handoff && { agent: handoff.agent }) };
+    // A session not opened yet is told nothing: if something opens it, it reads the handover from this run.
+    const turn =
+      this.holdsTurn && !this.lazyTurn
+        ? this.session.signal(turnDoneSignal, done).catch(async () => {
+            // A run holding its turn from the start finds no session only if the gateway's start of it never
+            // happened: create it now, so the thread the client was promised exists.
+            if (ownsTurn) await fallbacks.finishTurn({ account, session, ...done }).catch(() => undefined);
+          })
+        : undefined;
     await CancellationScope.nonCancellable(() => Promise.all([slot, turn]));
     this.holdsSlot = this.holdsTurn = false;
   }

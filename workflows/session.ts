@@ -25,6 +25,7 @@ import {
   busyQuery,
   clearSignal,
   enqueueSignal,
+  type Handover,
   messagesQuery,
   releaseSignal,
   reserveUpdate,
@@ -52,6 +53,11 @@ export interface SessionState {
    * before idle close existed, or SESSION_IDLE_CLOSE_MS=0): it never closes.
    */
   idleCloseMs?: number;
+  /**
+   * `active` held the turn before the session was opened (TaskAdmission.lazySession): it hands
+   * nothing back by signal; its close does, and the session reads its handover from it.
+   */
+  activeLazy?: boolean;
   /** How often the session checks that its active run still exists, ms (RUN_WATCH_MS; default 60 s). */
   watchMs?: number;
   /** The handoff agent that had the conversation when the last completed run ended; the next run starts with it. */
@@ -87,10 +93,15 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
   /** Runs whose hand-over left their messages with them (too large for the signal). */
   const byQuery = new Set<string>();
   let agent = state.agent;
+  /** The run holding the turn from before the session opened (SessionState.activeLazy), until its turn is back. */
+  let lazy = state.activeLazy === true && active !== null;
+  /** That run asked for its turn again (rewound before the session saw it close). */
+  let rejoined = false;
 
   let reserved: { taskId: string; at: number } | undefined;
   const enqueue = (taskId: string) => {
     if (reserved?.taskId === taskId) reserved = undefined;
+    if (lazy && active === taskId) rejoined = true;
     if (active !== taskId && !queue.includes(taskId)) queue.push(taskId);
   };
   const heldByAnother = (taskId: string) =>
@@ -143,11 +154,21 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
         );
     }
     const taskId: string = active;
-    if (
-      granted &&
-      !(await awaitTurnBack(taskId, done, state.watchMs ?? DEFAULT_WATCH_MS)) &&
-      patched(RELEASES_SLOT_PATCH)
-    ) {
+    const watchMs = state.watchMs ?? DEFAULT_WATCH_MS;
+    let closedOutside: boolean;
+    if (lazy) {
+      lazy = false;
+      const back = await awaitLazyTurnBack(taskId, watchMs, () => rejoined);
+      if (back === 'rejoined') queue.unshift(taskId); // its earlier turn is undone: it takes the turn anew
+      if (typeof back === 'object') {
+        done.set(taskId, back.messages);
+        if (back.agent !== undefined) agent = back.agent ?? undefined;
+      }
+      closedOutside = back === 'outside';
+    } else {
+      closedOutside = granted && !(await awaitTurnBack(taskId, done, watchMs)) && patched(RELEASES_SLOT_PATCH);
+    }
+    if (closedOutside) {
       // Closed from outside without running its end: it never gave back its account slot either
       // (a background task's), or its place among the slot's waiters. A run without one: a no-op.
       await getExternalWorkflowHandle(slotsWorkflowId(state.account))
@@ -161,10 +182,28 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
     active = null;
     if (historyTooLong()) break;
   }
-  return continueAsNew<typeof agentSession>({ ...state, active: undefined, messages, queue, agent });
+  return continueAsNew<typeof agentSession>({
+    ...state,
+    active: undefined,
+    activeLazy: undefined,
+    messages,
+    queue,
+    agent,
+  });
 }
 
 const DEFAULT_WATCH_MS = 60_000;
+
+/** The wait for a run's close, on the watch task queue. */
+function watchActivities() {
+  return proxyActivities<Activities>({
+    taskQueue: watchQueueOf(workflowInfo().taskQueue),
+    // Long enough for most runs; a longer one is waited for again (each attempt a new wait).
+    startToCloseTimeout: '1h',
+    heartbeatTimeout: '30s',
+    retry: { initialInterval: '1s', maximumInterval: '30s' },
+  });
+}
 
 /**
  * Sessions from before this patch noticed a run closed from outside only at their next check,
@@ -190,13 +229,7 @@ async function awaitTurnBack(taskId: string, done: Map<string, ThreadMessage[]>,
   let outside = false;
   const closes = new CancellationScope();
   if (patched(AWAIT_CLOSE_PATCH)) {
-    const { awaitRunClose } = proxyActivities<Activities>({
-      taskQueue: watchQueueOf(workflowInfo().taskQueue),
-      // Long enough for most runs; a longer one is waited for again (each attempt a new wait).
-      startToCloseTimeout: '1h',
-      heartbeatTimeout: '30s',
-      retry: { initialInterval: '1s', maximumInterval: '30s' },
-    });
+    const { awaitRunClose } = watchActivities();
     // A run that ends on its own hands the turn back before it closes: only a close from outside decides here.
     void closes
       .run(() => awaitRunClose({ workflowId: taskId }))
@@ -215,6 +248,32 @@ async function awaitTurnBack(taskId: string, done: Map<string, ThreadMessage[]>,
   // The wait is left to end on its own with the run's close (a moment after the run handed the
   // turn back): it records the close in the status cache, so status reads need not ask Temporal.
   return handedBack;
+}
+
+/**
+ * The run that held the turn before the session opened: its close hands the turn back, and what it
+ * handed over is read from it. 'outside': it closed without running its end (terminated, gone);
+ * 'rejoined': it asked for the turn again before its close was seen (a rewind).
+ */
+async function awaitLazyTurnBack(
+  taskId: string,
+  watchMs: number,
+  rejoined: () => boolean,
+): Promise<Handover | 'outside' | 'rejoined'> {
+  let closed: RunState | undefined;
+  void watchActivities()
+    .awaitRunClose({ workflowId: taskId })
+    .then(
+      (r) => void (closed = r),
+      () => undefined,
+    );
+  while (!(await condition(() => closed !== undefined || rejoined(), watchMs))) {
+    const now = await watch.runState({ workflowId: taskId });
+    if (now.status !== 'RUNNING') closed = now;
+  }
+  if (rejoined()) return 'rejoined';
+  if (CLOSED_FROM_OUTSIDE.has(closed!.status)) return 'outside';
+  return (await io.readHandover({ taskId })) ?? { messages: [] };
 }
 
 function historyTooLong(): boolean {

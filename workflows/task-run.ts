@@ -245,6 +245,7 @@ export class TaskRun {
         view: this.view,
         holdsTurn: admission.holdsTurn,
         holdsSlot: admission.holdsSlot,
+        ...(admission.lazyTurn && { lazyTurn: true }),
         sessionMessages: admission.sessionMessages ?? 0,
         ...(feed && { callback: feed.progress }),
         ...(deadline.at !== undefined && { deadlineAt: deadline.at }),

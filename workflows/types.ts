@@ -181,6 +181,15 @@ export interface TaskAdmission {
    * started): it joins the session itself at once, reopening it when closed.
    */
   joinsSession?: boolean;
+  /**
+   * With ownsTurn: the session has no workflow yet, and gets none for this run
+   * (a run that named no session). The run hands nothing over at its end; its
+   * session opens only when something uses it (a later run, a read of the
+   * thread), and then takes this run's handover from the run itself
+   * (handoverQuery) once it has closed. Saves a workflow start, three
+   * workflow tasks, a watch activity and two signals per such run.
+   */
+  lazySession?: boolean;
 }
 
 /** A DAG step's run (TaskInput.step): its events' tag, the workflow its thread lives in, its producers' prefix. */
@@ -248,6 +257,8 @@ export interface RunCarry {
   callback?: { sent: number; started: boolean };
   /** The run holds its session's turn and an account slot (if background). */
   holdsTurn: boolean;
+  /** It holds the turn of a session not opened yet (TaskAdmission.lazySession): nothing to hand back by signal. */
+  lazyTurn?: boolean;
   holdsSlot: boolean;
   output: string;
   /** The MCP servers' tools, listed once at the run's start. */
@@ -492,6 +503,8 @@ export const SEARCH_ATTRIBUTES = {
   session: 'TaskSession',
   /** The schedule that started a task (GET /tasks?schedule=), and that a schedule belongs to. */
   schedule: 'TaskSchedule',
+  /** Set on a run that began a session not opened yet (its id); GET /sessions lists such sessions by it. */
+  opensSession: 'TaskOpensSession',
 } as const;
 
 /** Workflow id of a session (sessions are scoped by account, so ids never collide across accounts). */

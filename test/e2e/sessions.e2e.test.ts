@@ -9,6 +9,13 @@ jest.setTimeout(120_000);
 const ctx = useStack({ SESSION_IDLE_CLOSE_MS: '2000' });
 const call: Api = (...args) => ctx.call(...args);
 
+/** A session with a workflow from the start (POST /sessions): a run that names none opens none until used again. */
+async function openedSession(): Promise<string> {
+  const created = await call('POST', '/sessions', { body: {} });
+  expect(created.status).toBe(201);
+  return created.json.session;
+}
+
 test('a continued session sends the earlier exchange to the model', async () => {
   const first = await call('POST', '/', { body: { message: 'my name is Ada' } });
   const session = first.json.session;
@@ -102,8 +109,8 @@ test('multitask: reject answers 409 while the session is busy, and the refused r
 });
 
 test('multitask: reject on a session that closed when idle reopens it and runs', async () => {
-  const first = await call('POST', '/', { body: { message: 'before the close' } });
-  const session = first.json.session;
+  const session = await openedSession();
+  await call('POST', `/?session=${session}`, { body: { message: 'before the close' } });
   await withTemporal(ctx.stack(), async (client) => {
     const h = client.workflow.getHandle(`session:alice:${session}`);
     await waitUntil(
@@ -137,8 +144,8 @@ test('messages can be cleared; unknown or foreign sessions are 404', async () =>
 
 test('an idle session closes, keeps its thread, and its next run reopens it; reading and clearing work while it is closed', async () => {
   await withTemporal(ctx.stack(), async (client) => {
-    const first = await call('POST', '/', { body: { message: 'my name is Grace' } });
-    const session = first.json.session;
+    const session = await openedSession();
+    await call('POST', `/?session=${session}`, { body: { message: 'my name is Grace' } });
     const workflow = client.workflow.getHandle(`session:alice:${session}`);
     const closed = async () => (await workflow.describe()).status.name === 'COMPLETED';
     await waitUntil("the idle session's workflow to close", closed);
@@ -166,8 +173,8 @@ test('an idle session closes, keeps its thread, and its next run reopens it; rea
 
 test("while another stream is open (the gateway's Temporal calls then go to its start thread), continuations, unknown sessions and idempotent repeats behave as without", async () => {
   await withTemporal(ctx.stack(), async (client) => {
-    const first = await call('POST', '/', { body: { message: 'my name is Lin' } });
-    const session = first.json.session;
+    const session = await openedSession();
+    await call('POST', `/?session=${session}`, { body: { message: 'my name is Lin' } });
     // Closed when idle: the continuation below must reopen it (signal-with-start from the thread).
     await waitUntil(
       "the idle session's workflow to close",

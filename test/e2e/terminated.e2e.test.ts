@@ -4,9 +4,11 @@
 // session, whose next run starts as soon as the run closed (the session
 // waits for its active run's close; its periodic check, RUN_WATCH_MS, is set
 // to ten minutes here, so it cannot be what moves it on), and the account slot
-// the run held (one per account here: the slots workflow's own check of its
-// holders is ten minutes away too). Streams check the run at every heartbeat,
-// 500 ms here.
+// the run held (one per account here). A run whose session never opened
+// (lazy-sessions.ts) has no session watching it: its slot comes back through
+// the slots workflow's check of its holders, every few seconds while tasks
+// wait for a slot (RUN_WATCH_MS, ten minutes, when none do). Streams check
+// the run at every heartbeat, 500 ms here.
 import { KEY_A, readSse, SseEvent, useStack, waitUntil, withTemporal } from './helpers';
 
 jest.setTimeout(120_000);

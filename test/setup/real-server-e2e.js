@@ -30,6 +30,7 @@ module.exports = [
   'e2e/tasks-api', //         listing and filters: the engine's visibility queries
   'e2e/sessions', //          update-with-start, signals and queries across runs of a session
   'e2e/sessions-api', //      session listing (visibility) and delete (termination)
+  'e2e/lazy-sessions', //     sessions opened lazily: OR / IS NOT NULL listing, queries of closed runs
   'e2e/relay-loss', //        events recovered from the engine's history
   'e2e/secrets', //           what the engine's history and files hold
   'e2e/schedules', //         Temporal Schedules

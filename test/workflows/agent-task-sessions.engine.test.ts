@@ -5,7 +5,7 @@
 // gives its turn back (agent-task.engine.test.ts: the run itself and the slots). Histories of
 // these runs are saved (UPDATE_HISTORIES=1) for the replay test.
 import { randomUUID } from 'node:crypto';
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createEnv, saveHistories as save, worker } from './env';
 import { fakeActivities, recorder } from './fake-activities';
@@ -26,10 +26,16 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-const { start, statusOf, statusBecomes, hasEvent, eventTypes, submitLikeGateway, openLikeGateway } = new TaskHandles(
-  () => env,
-  taskQueue,
-);
+const {
+  start,
+  statusOf,
+  statusBecomes,
+  hasEvent,
+  eventTypes,
+  submitLikeGateway,
+  openLikeGateway,
+  startLazyLikeGateway,
+} = new TaskHandles(() => env, taskQueue);
 
 test('a run the gateway enqueued waits for its turn without signalling its session', async () => {
   const w = await worker(env, taskQueue, activities());
@@ -151,6 +157,55 @@ test("a new session's first run holds its turn from the start; the next run wait
       (await eventTypes(s)).filter((t) => t === 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED'),
     ).toHaveLength(1);
     await save('owned-turn', a, b, s);
+  });
+});
+
+describe('a run whose session is made lazily (no workflow until it is used)', () => {
+  const sessionOf = (h: WorkflowHandle) => `session:acct:${h.workflowId.replace(/^task_/, 'sess_')}`;
+  const contents = async (wid: string) =>
+    (await env.client.workflow.getHandle(wid).query(messagesQuery)).map((m) => m.content);
+
+  test('used while it runs: the session opens with it holding the turn and takes its handover at its close', async () => {
+    const w = await worker(env, taskQueue, activities());
+    await w.runUntil(async () => {
+      const a = await startLazyLikeGateway(input('slow lazy first'));
+      const session = a.workflowId.replace(/^task_/, 'sess_');
+      await statusBecomes(a, 'running');
+      await expect(env.client.workflow.getHandle(sessionOf(a)).describe()).rejects.toThrow(/not found/i);
+      const b = await submitLikeGateway(input('second', { session }));
+      expect((await statusOf(b)).status).toBe('queued');
+      expect((await a.result()).output).toBe('echo:slow lazy first');
+      expect((await b.result()).output).toBe('echo:second');
+      // The first run signalled no session, and the session granted one turn only: the second run's.
+      const typesA = await eventTypes(a);
+      expect(typesA).not.toContain('EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED');
+      expect(typesA).not.toContain('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED');
+      expect(await contents(sessionOf(a))).toEqual([
+        'slow lazy first',
+        'echo:slow lazy first',
+        'second',
+        'echo:second',
+      ]);
+      const s = env.client.workflow.getHandle(sessionOf(a));
+      expect(
+        (await eventTypes(s)).filter((t) => t === 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED'),
+      ).toHaveLength(1);
+      await save('lazy-session-opened-while-running', a, b, s);
+    });
+  });
+
+  test('used after it ended: the session opens with its handover as the thread', async () => {
+    const w = await worker(env, taskQueue, activities());
+    await w.runUntil(async () => {
+      const a = await startLazyLikeGateway(input('lazy alone'));
+      expect((await a.result()).output).toBe('echo:lazy alone');
+      expect(calls[a.workflowId]).toEqual(['modelTurn', 'publishEnd']);
+      await expect(env.client.workflow.getHandle(sessionOf(a)).describe()).rejects.toThrow(/not found/i);
+      const b = await submitLikeGateway(input('then', { session: a.workflowId.replace(/^task_/, 'sess_') }));
+      expect((await b.result()).output).toBe('echo:then');
+      expect(await contents(sessionOf(a))).toEqual(['lazy alone', 'echo:lazy alone', 'then', 'echo:then']);
+      await save('lazy-session-opened-after', a, b, env.client.workflow.getHandle(sessionOf(a)));
+    });
   });
 });
 

@@ -326,7 +326,9 @@ test.each([
   },
 );
 
-test('a terminated holder loses its slot to the next task', async () => {
+// Its session never opened (a run that named none), so only the slots workflow can see the close: while
+// a task waits it checks its holders every few seconds, though its watch interval here is ten minutes.
+test('a terminated holder loses its slot to the next task: checked every few seconds while tasks wait', async () => {
   const w = await worker(env, taskQueue, activities());
   await w.runUntil(async () => {
     const account = `acct-${randomUUID().slice(0, 8)}`;
@@ -334,7 +336,7 @@ test('a terminated holder loses its slot to the next task', async () => {
     await env.client.workflow.start('accountSlots', {
       taskQueue,
       workflowId: `slots:${account}`,
-      args: [{ account, limit: 1, watchMs: 500, holders: {}, waiting: [] }],
+      args: [{ account, limit: 1, watchMs: 600_000, holders: {}, waiting: [] }],
     });
     const a = await start(input('slow one', { account, background: true, slots, ownsTurn: true }));
     await statusBecomes(a, 'running');
@@ -347,6 +349,6 @@ test('a terminated holder loses its slot to the next task', async () => {
     expect((await statusOf(b)).status).toBe('queued');
     await a.terminate('operator stop');
     expect((await b.result()).output).toBe('echo:two');
-    await save('terminated-slot', env.client.workflow.getHandle(`slots:${account}`));
+    await save('terminated-slot-waiting-check', env.client.workflow.getHandle(`slots:${account}`));
   });
 });

@@ -240,6 +240,7 @@ export function fakeActivities(
       return sessions().finishTurn(input);
     },
     readExchange: (input: { taskId: string }) => sessions().readExchange(input),
+    readHandover: (input: { taskId: string }) => sessions().readHandover(input),
     async requestSlot(input: Parameters<ReturnType<typeof createSessionActivities>['requestSlot']>[0]) {
       record(input.taskId, 'requestSlot');
       return sessions().requestSlot(input);

@@ -1,5 +1,6 @@
 // Starting and watching agentTask runs on the engine, as the gateway starts them, for the
 // engine tests of the task workflow (agent-task.engine.test.ts, agent-task-sessions.engine.test.ts).
+import { oneOffIds } from '../../src/common/sessions/lazy-sessions';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
@@ -76,6 +77,21 @@ export class TaskHandles {
       joinSession({ taskId: i.taskId, account: i.account, session: i.session }),
     ]);
     return h;
+  };
+
+  /**
+   * As the gateway submits a run that names no session: the run holds the turn of a session made
+   * for it (its id from the task's) that no workflow stands for until something uses it.
+   */
+  startLazyLikeGateway = (i: TaskInput): Promise<WorkflowHandle> => {
+    const { taskId, session } = oneOffIds();
+    const run = { ...i, taskId, session, admission: { ...i.admission, ownsTurn: true, lazySession: true } };
+    return this.env().client.workflow.start('agentTask', {
+      taskQueue: this.taskQueue,
+      workflowId: taskId,
+      args: [run],
+      memo: { account: i.account, session, lazySession: true, createdAt: i.createdAt },
+    });
   };
 
   /** As the gateway submits a run that starts a new session: the session opens with the run holding its turn. */

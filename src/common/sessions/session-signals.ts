@@ -8,6 +8,7 @@ import type { SessionResult, SessionState, agentSession } from '../../../workflo
 import type { ThreadMessage } from '../../../workflows/types';
 import { SEARCH_ATTRIBUTES, sessionWorkflowId } from '../../../workflows/types';
 import type { Config } from '../config';
+import { describeWith, handoverOf, lazyFirstRun } from './lazy-sessions';
 
 export interface SessionRef {
   account: string;
@@ -85,7 +86,7 @@ export async function signalSession<Args extends unknown[]>(
   ref: SessionRef,
   signal: SignalDefinition<Args>,
   args: Args,
-  active?: string,
+  opts: { active?: string; caller?: string } = {},
 ): Promise<void> {
   const workflowId = sessionWorkflowId(ref.account, ref.session);
   try {
@@ -94,15 +95,41 @@ export async function signalSession<Args extends unknown[]>(
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
-  const { messages, agent, createdAt } = await closedThread(client, workflowId);
+  const { state, createdAt } = await openingState(client, ref, workflowId, opts);
   await client.workflow.signalWithStart<typeof agentSession, unknown[]>('agentSession', {
     workflowId,
     taskQueue: ref.taskQueue,
-    args: [sessionStart(ref, messages, active, agent)],
+    args: [state],
     signal: signal.name,
     signalArgs: args,
     ...sessionStartMeta(ref, createdAt ?? new Date().toISOString()),
   });
+}
+
+/**
+ * The state a session with no open run opens with: the thread its last run left; for a session
+ * made lazily and never opened (lazy-sessions.ts), its first run's. That run going, it holds the
+ * turn (activeLazy) and the session reads its handover at its close; ended, its handover is the
+ * thread. `caller`: the run on whose behalf the session opens; the first run itself (rewound,
+ * rejoining) gets an empty session, its earlier turn being undone.
+ */
+async function openingState(
+  client: Client,
+  ref: SessionRef,
+  workflowId: string,
+  opts: { active?: string; caller?: string },
+): Promise<{ state: SessionState; createdAt?: string }> {
+  const closed = await closedThread(client, workflowId);
+  const first =
+    !closed.createdAt && !opts.active ? await lazyFirstRun(describeWith(client), ref.account, ref.session) : undefined;
+  if (!first)
+    return { state: sessionStart(ref, closed.messages, opts.active, closed.agent), createdAt: closed.createdAt };
+  if (opts.caller === first.taskId) return { state: sessionStart(ref, []), createdAt: first.createdAt };
+  if (first.running)
+    return { state: { ...sessionStart(ref, [], first.taskId), activeLazy: true }, createdAt: first.createdAt };
+  const handover = await handoverOf(client, first.taskId);
+  const state = sessionStart(ref, handover?.messages ?? [], undefined, handover?.agent ?? undefined);
+  return { state, createdAt: first.createdAt };
 }
 
 /**

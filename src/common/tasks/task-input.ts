@@ -45,8 +45,9 @@ export interface TaskStart {
   session: string;
   createdAt: string;
   callback?: CallbackConfig;
-  /** See TaskAdmission.ownsTurn and TaskAdmission.joinsSession. */
+  /** See TaskAdmission.ownsTurn, TaskAdmission.lazySession and TaskAdmission.joinsSession. */
   ownsTurn?: boolean;
+  lazySession?: boolean;
   joinsSession?: boolean;
   schedules?: ScheduledSummary[];
 }
@@ -65,6 +66,7 @@ export function taskInput(config: TaskInputConfig, req: RunRequest, start: TaskS
       multitask: req.multitask === 'reject' ? 'reject' : 'queue',
       slots: req.background ? { limit: start.maxRunning ?? config.MAX_RUNNING_TASKS_PER_ACCOUNT } : undefined,
       ownsTurn: !!start.ownsTurn,
+      ...(start.ownsTurn && start.lazySession && { lazySession: true }),
       ...(start.joinsSession && { joinsSession: true }),
     },
   };
@@ -151,12 +153,15 @@ export function taskStartMeta(input: TaskInput, extra: { requestHash?: string; s
       createdAt: input.createdAt,
       ...(extra.requestHash && { requestHash: extra.requestHash }),
       ...(extra.schedule && { schedule: extra.schedule }),
+      // The first run of a session opened lazily (src/common/sessions/lazy-sessions.ts).
+      ...(input.admission.lazySession && { lazySession: true }),
     },
     searchAttributes: {
       [SEARCH_ATTRIBUTES.status]: ['queued'],
       [SEARCH_ATTRIBUTES.account]: [input.account],
       [SEARCH_ATTRIBUTES.session]: [input.session],
       ...(extra.schedule && { [SEARCH_ATTRIBUTES.schedule]: [extra.schedule] }),
+      ...(input.admission.lazySession && { [SEARCH_ATTRIBUTES.opensSession]: [input.session] }),
     },
   };
 }

@@ -1,4 +1,5 @@
-// GET /sessions: the account's sessions through Temporal visibility, each once.
+// GET /sessions: the account's sessions through Temporal visibility, each once,
+// the lazily made ones never opened too (by their first run).
 // A session is one workflow id with several runs (it closes when idle and is
 // reopened, it continues as new); the listing shows each session at its latest
 // run: the runs it skips are those no longer current for their id (and
@@ -7,7 +8,8 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { SEARCH_ATTRIBUTES } from '../../../workflows/types';
+import { SEARCH_ATTRIBUTES, sessionWorkflowId } from '../../../workflows/types';
+import { describeWith } from '../../common/sessions/lazy-sessions';
 import { ListedRun, cursorOf, decodeMemo, isoTime, keyword, listRuns, quote, tokenOf } from './visibility';
 
 export interface SessionListQuery {
@@ -39,7 +41,10 @@ export async function listSessions(
   account: string,
   q: SessionListQuery,
 ): Promise<SessionPage> {
-  const where = `${SEARCH_ATTRIBUTES.account} = ${quote(account)} AND WorkflowType = 'agentSession' AND ExecutionStatus != 'ContinuedAsNew'`;
+  // Sessions with a workflow, and those made lazily and never opened, through their first run (lazy-sessions.ts).
+  const where =
+    `${SEARCH_ATTRIBUTES.account} = ${quote(account)} AND ExecutionStatus != 'ContinuedAsNew' AND ` +
+    `(WorkflowType = 'agentSession' OR ${SEARCH_ATTRIBUTES.opensSession} IS NOT NULL)`;
   const sessions: SessionItem[] = [];
   let token: Uint8Array | undefined = tokenOf(q.cursor);
   for (let round = 0; round < MAX_ROUNDS && sessions.length < q.limit; round++) {
@@ -52,13 +57,21 @@ export async function listSessions(
   return { sessions, next_cursor: cursorOf(token) };
 }
 
-/** The run's session, if the run is its latest (a running run always is; a closed one while no later run exists). */
+/**
+ * The run's session, if the run is its latest (a running run always is; a closed one while no later
+ * run exists). The first run of a session made lazily stands for it until the session has a
+ * workflow (then listed by it; deleted, by none).
+ */
 async function latestItem(client: Client, run: ListedRun): Promise<SessionItem | undefined> {
   const workflowId = run.execution?.workflowId ?? '';
   const session = keyword(run, SEARCH_ATTRIBUTES.session);
   if (!session) return undefined;
   const open = run.status === RUNNING;
   if (!open && !(await isCurrent(client, workflowId, run.execution?.runId ?? ''))) return undefined;
+  if (keyword(run, SEARCH_ATTRIBUTES.opensSession) !== undefined) {
+    const account = keyword(run, SEARCH_ATTRIBUTES.account) ?? '';
+    if (await describeWith(client)(sessionWorkflowId(account, session))) return undefined;
+  }
   const createdAt = await decodeMemo(client, run.memo?.fields?.createdAt);
   return { session, created_at: typeof createdAt === 'string' ? createdAt : (isoTime(run.startTime) ?? ''), open };
 }

@@ -11,6 +11,14 @@ import type { Account } from '../../common/accounts/registry';
 import { ConflictError, DependencyUnavailableError, NotFoundError } from '../../common/errors';
 import { sessionWorkflowId, type ThreadMessage } from '../../../workflows/types';
 import { sessionRef, sessionStart, sessionStartMeta } from '../../common/sessions/session-signals';
+import {
+  DELETED_SESSION_TYPE,
+  describeWith,
+  findSession,
+  firstRunId,
+  lazyFirstRun,
+  type SessionFound,
+} from '../../common/sessions/lazy-sessions';
 import { temporalCall } from './temporal-errors';
 import { listSessions, SessionListQuery, SessionPage } from './session-list';
 import { listRuns, quote } from './visibility';
@@ -24,8 +32,6 @@ export interface SessionCreated {
 
 /** The hold a delete takes on an idle session (reserveUpdate), so a multitask "reject" run cannot slip in. */
 const DELETE_HOLD = 'session-delete';
-/** The type of the placeholder run that supersedes a closed session's last run when it is deleted (never executed). */
-const DELETED_WORKFLOW_TYPE = 'deletedSession';
 /** How long a delete waits for Temporal to have removed the session (the real server deletes in a task of its own). */
 const DELETE_SETTLE_MS = 10_000;
 
@@ -55,6 +61,9 @@ export class SessionService {
   /** A new session, empty or with `messages` as its thread; 409 when the id is taken (by a session open or closed). */
   async create(account: Account, id?: string, messages: ThreadMessage[] = []): Promise<SessionCreated> {
     const session = id ?? `sess_${randomUUID().replace(/-/g, '')}`;
+    // A session made lazily by a run has no workflow until it is used, but it exists.
+    if (id && (await this.lazyRun(account, id)))
+      throw new ConflictError(`session ${session} already exists`, { session });
     const ref = sessionRef(this.config, account.account, session);
     const createdAt = new Date().toISOString();
     try {
@@ -81,8 +90,17 @@ export class SessionService {
    * route under /sessions/{id}, another account's session being one it does not have.
    */
   async require(account: Account, session: string): Promise<void> {
-    const handle = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
-    await this.deadline(5000, () => handle.describe(), `session ${session} not found`);
+    await this.found(account, session);
+  }
+
+  private lazyRun(account: Account, session: string) {
+    return this.deadline(5000, () => lazyFirstRun(describeWith(this.client), account.account, session));
+  }
+
+  private async found(account: Account, session: string): Promise<SessionFound> {
+    const found = await this.deadline(5000, () => findSession(describeWith(this.client), account.account, session));
+    if (!found) throw new NotFoundError(`session ${session} not found`);
+    return found;
   }
 
   /**
@@ -92,9 +110,28 @@ export class SessionService {
    * id starts with none.
    */
   async delete(account: Account, session: string): Promise<void> {
-    await this.deleteRuns(account, session);
+    const found = await this.found(account, session);
+    if (found.kind === 'lazy' && found.first.running) throw busySession(session, found.first.taskId, []);
+    if (found.kind === 'workflow') await this.deleteRuns(account, session);
+    // A session made lazily would be found again by its first run: a closed run of its id says it was deleted.
+    const madeLazily =
+      found.kind === 'lazy' ||
+      (firstRunId(session) !== undefined && (await this.lazyRun(account, session)) !== undefined);
+    if (madeLazily) await this.markDeleted(sessionWorkflowId(account.account, session));
     const { root } = sessionWorkspace(workspaceDir(this.config), account.account, session);
     await fs.rm(root, { recursive: true, force: true });
+  }
+
+  /** Leaves a closed placeholder run (never executed) as the id's current run: findSession reads it as deleted. */
+  private async markDeleted(workflowId: string): Promise<void> {
+    const handle = await this.deadline(5000, () =>
+      this.client.workflow.start(DELETED_SESSION_TYPE, {
+        workflowId,
+        taskQueue: `${this.config.TEMPORAL_TASK_QUEUE}:deleted-sessions`,
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      }),
+    );
+    await this.deadline(5000, () => handle.terminate('session deleted'));
   }
 
   private async deleteRuns(account: Account, session: string, retried = false): Promise<void> {
@@ -129,7 +166,7 @@ export class SessionService {
   /** Starts a placeholder run of the id (no worker takes it: nothing runs) that the delete removes while it is open. */
   private async supersede(workflowId: string): Promise<string> {
     const placeholder = await this.deadline(5000, () =>
-      this.client.workflow.start(DELETED_WORKFLOW_TYPE, {
+      this.client.workflow.start(DELETED_SESSION_TYPE, {
         workflowId,
         taskQueue: `${this.config.TEMPORAL_TASK_QUEUE}:deleted-sessions`,
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
@@ -150,13 +187,7 @@ export class SessionService {
       if (err instanceof NotFoundError) return; // closed meanwhile: idle
       if ((err as Error).name !== 'WorkflowUpdateFailedError') throw err;
       const busy = await this.deadline(5000, () => handle.query(busyQuery)).catch(() => undefined);
-      throw new ConflictError(
-        'the session has a run active or queued; cancel it or wait for it to finish, then delete the session',
-        {
-          session,
-          ...(busy && { active: busy.active, queued: busy.queued }),
-        },
-      );
+      throw busySession(session, busy?.active, busy?.queued);
     }
   }
 
@@ -207,4 +238,11 @@ export class SessionService {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
+}
+
+function busySession(session: string, active?: string | null, queued?: string[]): ConflictError {
+  return new ConflictError(
+    'the session has a run active or queued; cancel it or wait for it to finish, then delete the session',
+    { session, ...(queued && { active: active ?? null, queued }) },
+  );
 }

@@ -10,7 +10,7 @@ import type { Account } from '../../common/accounts/registry';
 import { answerExpanded } from '../../../workflows/run-events';
 import { completedRunResult, failureDetails } from './run-record';
 import { StatusRevalidator } from './status-revalidation';
-import type { BlockEvent, TaskResult, TaskView } from '../../../workflows/types';
+import type { BlockEvent, TaskResult, TaskView, ThreadMessage } from '../../../workflows/types';
 import { sessionWorkflowId } from '../../../workflows/types';
 import type { RunRequest } from '../../common/contracts/run-request';
 import { isDeadlineExceeded, mapTemporalError, temporalCall } from './temporal-errors';
@@ -19,6 +19,13 @@ import { runState } from './closed-run';
 import { RetryFields, retryFields } from './run-retries';
 import { listTasks, ListQuery, ListPage } from './task-list';
 import { SessionRef, sessionRef, signalSession } from '../../common/sessions/session-signals';
+import {
+  describeWith,
+  findSession,
+  firstRunId,
+  handoverOf,
+  type LazyFirstRun,
+} from '../../common/sessions/lazy-sessions';
 import type { ServerTiming } from '../middleware/server-timing';
 import { inProcessStarter, WorkflowStarter } from '../start-thread/starter';
 import { TaskSubmitter, type SubmitExtras, type Submitted } from './task-submit';
@@ -241,9 +248,23 @@ export class TaskService {
 
   /** The run holding the session's turn; undefined when none does (idle, closed, unknown). */
   private async runningIn(account: Account, session: string): Promise<string | undefined> {
+    const lazy = await this.unopened(account, session).catch(() => undefined);
+    if (lazy !== undefined) return lazy?.running ? lazy.taskId : undefined;
     const h = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
     const busy = await this.deadline(5000, () => h.query(busyQuery)).catch(() => undefined);
     return busy?.active ?? undefined;
+  }
+
+  /**
+   * For a session made lazily (lazy-sessions.ts): its first run while the session has no workflow,
+   * null when there is no such session (or it was deleted). Undefined: it has a workflow, or is no
+   * lazily made one.
+   */
+  private async unopened(account: Account, session: string): Promise<LazyFirstRun | null | undefined> {
+    if (!firstRunId(session)) return undefined;
+    const found = await this.deadline(5000, () => findSession(describeWith(this.client), account.account, session));
+    if (!found) return null;
+    return found.kind === 'lazy' ? found.first : undefined;
   }
 
   /**
@@ -338,9 +359,13 @@ export class TaskService {
     return (await this.cache.update(view, merge)) ?? merge(view);
   }
 
-  async messages(account: Account, session: string) {
-    const h = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
+  async messages(account: Account, session: string): Promise<ThreadMessage[]> {
     const notFound = `session ${session} not found`;
+    const lazy = await this.unopened(account, session);
+    if (lazy === null) throw new NotFoundError(notFound);
+    // Never opened: its thread is what its first run handed over (nothing while it is going).
+    if (lazy) return (await this.deadline(5000, () => handoverOf(this.client, lazy.taskId)))?.messages ?? [];
+    const h = this.client.workflow.getHandle(sessionWorkflowId(account.account, session));
     await this.settleFinishedTurn(h, notFound);
     return this.deadline(5000, () => h.query(messagesQuery), notFound);
   }

@@ -12,7 +12,8 @@ import { initialView, sessionWorkflowId } from '../../../workflows/types';
 import { taskInput, taskStartMeta } from '../../common/tasks/task-input';
 import type { RunRequest } from '../../common/contracts/run-request';
 import { temporalCall } from './temporal-errors';
-import { sessionRef, sessionStart, sessionStartMeta } from '../../common/sessions/session-signals';
+import { sessionRef } from '../../common/sessions/session-signals';
+import { type Describe, findSession, lazyFirstRun, oneOffIds } from '../../common/sessions/lazy-sessions';
 import { ServerTiming, timed } from '../middleware/server-timing';
 import type { WorkflowStarter } from '../start-thread/starter';
 import { reserveUpdate } from '../../../workflows/definitions';
@@ -77,14 +78,16 @@ export class TaskSubmitter {
   ): Promise<Submitted> {
     checkDeploymentLimits(this.config, req);
     const requestHash = createHash('sha256').update(JSON.stringify(req)).digest('hex').slice(0, 32);
+    // A run that names no session (and no key) begins a session opened only if it is used again (lazy-sessions.ts).
+    const oneOff = !session && !idempotencyKey ? oneOffIds() : undefined;
     const taskId = idempotencyKey
       ? `task_${createHash('sha256').update(`${account.account}\u0000${idempotencyKey}`).digest('hex').slice(0, 32)}`
-      : `task_${randomUUID().replace(/-/g, '')}`;
+      : (oneOff?.taskId ?? `task_${randomUUID().replace(/-/g, '')}`);
     if (idempotencyKey) {
       const earlier = await this.existing(account, taskId, requestHash);
       if (earlier) return earlier;
     }
-    const sessionId = session ?? `sess_${randomUUID().replace(/-/g, '')}`;
+    const sessionId = session ?? oneOff?.session ?? `sess_${randomUUID().replace(/-/g, '')}`;
     if (session) await this.requireSession(account, session);
     const createdAt = new Date().toISOString();
     // What the request sets up before its run starts (its schedules), undone if the start fails.
@@ -96,8 +99,9 @@ export class TaskSubmitter {
       session: sessionId,
       createdAt,
       callback: extras.callback,
-      // A new session is opened with this run holding its turn (openSession).
-      ownsTurn: !session && !idempotencyKey,
+      // The run holds the turn of its new session, which is not opened (lazySession).
+      ownsTurn: !!oneOff,
+      lazySession: !!oneOff,
       schedules: prepared?.schedules,
     });
     const meta = taskStartMeta(input, { requestHash });
@@ -117,7 +121,7 @@ export class TaskSubmitter {
     if (session || idempotencyKey) {
       const earlier = await this.startInTurn(s);
       if (earlier) return earlier;
-    } else await this.startWithNewSession(s);
+    } else await this.startAlone(s);
     return { taskId, session: sessionId, createdAt, repeated: false };
   }
 
@@ -181,38 +185,14 @@ export class TaskSubmitter {
     return undefined;
   }
 
-  private async startWithNewSession(s: Submission): Promise<void> {
-    const { account, sessionId, taskId, timing, createdAt } = s;
-    // A new session has no other runs to order against: open it, with this run holding
-    // the turn, while the run starts; and cache the queued status meanwhile (the cache
-    // never moves a task backwards, so a worker that got there first keeps its status).
+  private async startAlone(s: Submission): Promise<void> {
+    const { taskId } = s;
+    // The run's session is not opened (lazy-sessions.ts): the start and the queued status in the cache
+    // go together (the cache never moves a task backwards, so a worker that got there first keeps its status).
     const started = this.startTask(s);
     const cached = this.cacheQueued(s);
-    await Promise.all([
-      started.catch(() => cached.then(() => this.cache.forget(taskId))),
-      timed(timing, 'temporal-session', () => this.openSession(account, sessionId, taskId, createdAt)),
-      cached,
-    ]);
+    await Promise.all([started.catch(() => cached.then(() => this.cache.forget(taskId))), cached]);
     await started; // its failure, if any, once the cache is clean again
-  }
-
-  /** Starts a new session whose first run already holds the turn (TaskInput.ownsTurn): no grant, no join. */
-  private async openSession(account: Account, session: string, taskId: string, createdAt: string): Promise<void> {
-    // The session's id is new to this request: already started means an earlier attempt of this call did it.
-    await temporalCall(() =>
-      this.starter.start({
-        workflowType: 'agentSession',
-        deadlineMs: 5000,
-        options: {
-          workflowId: sessionWorkflowId(account.account, session),
-          taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-          args: [sessionStart(sessionRef(this.config, account.account, session, { oneOff: true }), [], taskId)],
-          ...sessionStartMeta({ account: account.account, session }, createdAt),
-        },
-      }),
-    ).catch((err: unknown) => {
-      if (!isAlreadyStarted(err)) throw err;
-    });
   }
 
   /** Holds an open session for this run, or refuses (409) when another run is active or queued. A closed session is not busy. */
@@ -221,9 +201,13 @@ export class TaskSubmitter {
     try {
       await this.deadline(10_000, () => handle.executeUpdate(reserveUpdate, { args: [{ taskId, reject: true }] }));
     } catch (err) {
-      if (err instanceof NotFoundError) return; // no open session (closed when idle): nothing to be busy with
+      // No open session (closed when idle): nothing to be busy with, unless it was never opened and its first run is going.
+      if (err instanceof NotFoundError) {
+        if ((await this.lazyRun(account, session))?.running) throw busy(session);
+        return;
+      }
       if ((err as Error).name !== 'WorkflowUpdateFailedError') throw err;
-      throw new ConflictError('the session is busy with another run (multitask: reject)', { session });
+      throw busy(session);
     }
   }
 
@@ -245,15 +229,37 @@ export class TaskSubmitter {
     return { taskId, session: memo.session, createdAt: memo.createdAt ?? desc.startTime, repeated: true };
   }
 
-  /** A 404 (NotFoundError) when Temporal has no workflow of this session. */
+  /** A 404 (NotFoundError) when the account has no such session: no workflow of it, nor a first run of one not opened yet. */
   async requireSession(account: Account, session: string): Promise<void> {
-    await temporalCall(
-      () => this.starter.describe({ workflowId: sessionWorkflowId(account.account, session), deadlineMs: 5000 }),
-      `session ${session} not found`,
-    );
+    const found = await temporalCall(() => findSession(this.describe, account.account, session));
+    if (!found) throw new NotFoundError(`session ${session} not found`);
   }
+
+  private lazyRun(account: Account, session: string) {
+    return temporalCall(() => lazyFirstRun(this.describe, account.account, session));
+  }
+
+  /** A describe through the start thread (off the event loop); undefined when Temporal has no such workflow. */
+  private readonly describe: Describe = async (workflowId) => {
+    try {
+      return await this.starter.describe({ workflowId, deadlineMs: 5000 });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  };
+}
+
+function busy(session: string): ConflictError {
+  return new ConflictError('the session is busy with another run (multitask: reject)', { session });
 }
 
 function isAlreadyStarted(err: unknown): boolean {
   return (err as Error | undefined)?.name === 'WorkflowExecutionAlreadyStartedError';
+}
+
+/** Temporal has no such workflow: the client's error, or the start thread's report of it (gRPC NOT_FOUND). */
+function isNotFound(err: unknown): boolean {
+  const e = err as { name?: string; code?: number } | undefined;
+  return e?.name === 'WorkflowNotFoundError' || e?.code === 5;
 }

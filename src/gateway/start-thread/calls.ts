@@ -24,9 +24,12 @@ export function submitCalls(client: Client, connection: Connection): SubmitCalls
     },
     describe: async (req) => {
       const d = await within(req.deadlineMs, () => client.workflow.getHandle(req.workflowId).describe());
-      return { memo: (d.memo ?? {}) as Record<string, unknown>, startTime: d.startTime.toISOString() };
+      const memo = (d.memo ?? {}) as Record<string, unknown>;
+      return { type: d.type, status: d.status.name, memo, startTime: d.startTime.toISOString() };
     },
     enqueue: (req) =>
-      within(req.deadlineMs, () => signalSession(client, req.ref, enqueueSignal, [{ taskId: req.taskId }])),
+      within(req.deadlineMs, () =>
+        signalSession(client, req.ref, enqueueSignal, [{ taskId: req.taskId }], { caller: req.taskId }),
+      ),
   };
 }

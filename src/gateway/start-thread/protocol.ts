@@ -32,6 +32,9 @@ export interface DescribeRequest {
 
 /** What the submit path reads of a described workflow. */
 export interface Described {
+  type: string;
+  /** Temporal's status name of the latest run. */
+  status: string;
   memo: Record<string, unknown>;
   /** ISO 8601. */
   startTime: string;

@@ -170,7 +170,7 @@ test('the relay-aware starter makes every call on the thread only while streams 
     start: async (req) => void calls.push(`${name}:start ${req.options.workflowId}`),
     describe: async (req) => {
       calls.push(`${name}:describe ${req.workflowId}`);
-      return { memo: {}, startTime: new Date(0).toISOString() };
+      return { type: 'agentTask', status: 'RUNNING', memo: {}, startTime: new Date(0).toISOString() };
     },
     enqueue: async (req) => void calls.push(`${name}:enqueue ${req.taskId}`),
     close: async () => void calls.push(`${name}:closed`),
