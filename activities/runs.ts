@@ -34,38 +34,53 @@ async function knownOrGone(
   }
 }
 
-export function createRunActivities(deps: ActivityDeps) {
-  async function runState(input: { workflowId: string }): Promise<RunState> {
-    try {
-      const d = await deps.temporal.workflow.getHandle(input.workflowId).describe();
-      return { status: d.status.name, ...(d.closeTime && { closedAt: d.closeTime.toISOString() }) };
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return { status: 'NOT_FOUND' };
-      throw err;
-    }
+/** The state of the workflow's latest run, as Temporal describes it. */
+async function describeRun(deps: ActivityDeps, input: { workflowId: string }): Promise<RunState> {
+  try {
+    const d = await deps.temporal.workflow.getHandle(input.workflowId).describe();
+    return { status: d.status.name, ...(d.closeTime && { closedAt: d.closeTime.toISOString() }) };
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return { status: 'NOT_FOUND' };
+    throw err;
   }
+}
+
+/**
+ * The closed run's status in the cache as Temporal recorded it, so status reads need not ask
+ * Temporal: a run's own end (cached by it just before the close) marked recorded; a close
+ * from outside (terminated, timed out, gone) as that failure.
+ */
+async function recordClose(deps: ActivityDeps, taskId: string, state: RunState): Promise<void> {
+  const cached = await deps.statusCache.getRecorded(taskId).catch(() => undefined);
+  if (!cached || cached.recorded) return;
+  const outside = OUTSIDE_END_ERRORS[state.status as keyof typeof OUTSIDE_END_ERRORS];
+  if (outside) {
+    await deps.statusCache.put(
+      {
+        ...cached.view,
+        status: 'failed',
+        error: { ...outside },
+        completed_at: state.closedAt ?? new Date().toISOString(),
+      },
+      { recorded: true },
+    );
+  } else if (isFinished(cached.view.status)) {
+    await deps.statusCache.put(cached.view, { recorded: true });
+  }
+}
+
+export function createRunActivities(deps: ActivityDeps) {
   /**
-   * The closed run's status in the cache as Temporal recorded it, so status reads need not ask
-   * Temporal: a run's own end (cached by it just before the close) marked recorded; a close
-   * from outside (terminated, timed out, gone) as that failure.
+   * The run's state; a close it finds is recorded in the status cache too. Whoever checks a run
+   * (its session, its account's slots, its callback's deliveries) so tells status reads of a close
+   * from outside, which a run whose session never opened has no watch of its own to record.
    */
-  async function recordClose(taskId: string, state: RunState): Promise<void> {
-    const cached = await deps.statusCache.getRecorded(taskId).catch(() => undefined);
-    if (!cached || cached.recorded) return;
-    const outside = OUTSIDE_END_ERRORS[state.status as keyof typeof OUTSIDE_END_ERRORS];
-    if (outside) {
-      await deps.statusCache.put(
-        {
-          ...cached.view,
-          status: 'failed',
-          error: { ...outside },
-          completed_at: state.closedAt ?? new Date().toISOString(),
-        },
-        { recorded: true },
-      );
-    } else if (isFinished(cached.view.status)) {
-      await deps.statusCache.put(cached.view, { recorded: true });
-    }
+  async function runState(input: { workflowId: string }): Promise<RunState> {
+    const state = await describeRun(deps, input);
+    // Not one Temporal does not know (yet): a run about to start must not read as vanished (awaitRunClose waits for it).
+    const closed = state.status !== 'RUNNING' && state.status !== 'NOT_FOUND';
+    if (closed) await recordClose(deps, input.workflowId, state).catch(() => undefined);
+    return state;
   }
 
   /**
@@ -81,9 +96,9 @@ export function createRunActivities(deps: ActivityDeps) {
     const unknownUntil = Date.now() + deps.config.RUN_WATCH_MS;
     try {
       for (let polls = 0; ; polls++) {
-        const now = await knownOrGone(runState, input, unknownUntil);
+        const now = await knownOrGone((x) => describeRun(deps, x), input, unknownUntil);
         if (now.status !== 'RUNNING') {
-          await recordClose(input.workflowId, now).catch(() => undefined);
+          await recordClose(deps, input.workflowId, now).catch(() => undefined);
           return now;
         }
         // Still running after a poll ended: it failed (not a close), so the next waits a moment.

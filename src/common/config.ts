@@ -250,9 +250,10 @@ export const envSchema = z.object({
    */
   SESSION_IDLE_CLOSE_MS: int(30 * 60_000),
   /**
-   * The same for a session the service made for a run that named none (its id in the answer):
-   * most such sessions are never continued, and an open one holds a workflow in the engine and in
-   * the worker's cache. A later run of it reopens it, as any closed session, with
+   * The same for a session the service opens for a keyed request that named none (its id in the
+   * answer; an unkeyed one opens none until used: src/common/sessions/lazy-sessions.ts): most such
+   * sessions are never continued, and an open one holds a workflow in the engine and in the
+   * worker's cache. A later run of it reopens it, as any closed session, with
    * SESSION_IDLE_CLOSE_MS from then on. Never longer than SESSION_IDLE_CLOSE_MS (with 0 there, such
    * sessions never close either); 0 = SESSION_IDLE_CLOSE_MS.
    */

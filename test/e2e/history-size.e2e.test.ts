@@ -63,6 +63,16 @@ function carriers(history: HistoryEvent[], answerBytes: number): string[] {
     .map((e) => `${typeName(e)} x${Math.round(encodedSize(e) / answerBytes)}`);
 }
 
+/**
+ * A session with its workflow from the start (POST /sessions): the run hands its turn back to it
+ * (a run that names no session opens none, and hands nothing over).
+ */
+async function openedSession(): Promise<string> {
+  const created = await ctx.call('POST', '/sessions', { body: {} });
+  expect(created.status).toBe(201);
+  return created.json.session;
+}
+
 /** The session's history once the run handed its turn back (its thread holds the answer). */
 async function sessionHistory(session: string): Promise<HistoryFigures> {
   await waitUntil(
@@ -108,14 +118,16 @@ function expectBounded(answerBytes: number, run: HistoryFigures, session: Histor
   expect(run.bytes).toBeLessThan(RUN_BOUND(answerBytes));
   expect(run.bytes).toBeLessThanOrEqual(RUN_MAX_BYTES);
   expect(carriers(run.history, answerBytes)).toEqual(EXPECTED_CARRIERS);
-  // One model turn: admission, one modelTurn, the hand-over and publishEnd, the end (19 measured).
+  // One model turn: admission (its session's grant), one modelTurn, the hand-over and publishEnd, the end.
   expect(run.events).toBeLessThanOrEqual(30);
   expect(session.bytes).toBeLessThan(SESSION_BOUND(answerBytes));
   expect(carriers(session.history, answerBytes)).toEqual(['ACTIVITY_TASK_COMPLETED x1']);
 }
 
 test('a 25 KB answer in JSON mode: the run’s history holds it twice (within 64 KB), its session’s once; the API’s result has it whole', async () => {
-  const r = await ctx.call('POST', '/', { body: { message: `[[long words=${WORDS_25KB}]] write at length` } });
+  const r = await ctx.call('POST', `/?session=${await openedSession()}`, {
+    body: { message: `[[long words=${WORDS_25KB}]] write at length` },
+  });
   expect(r.status).toBe(200);
   expect(r.json.status).toBe('completed');
   expect(r.json.output).toBe(fillerWords(WORDS_25KB));
@@ -141,7 +153,11 @@ test('a 25 KB answer in JSON mode: the run’s history holds it twice (within 64
 
 test('a 25 KB answer streamed token by token (SSE): the tokens add nothing to history', async () => {
   const events = await readSse(
-    await postStream(ctx.stack(), { message: `[[long words=${WORDS_25KB}]] write at length`, streaming_tokens: true }),
+    await postStream(
+      ctx.stack(),
+      { message: `[[long words=${WORDS_25KB}]] write at length`, streaming_tokens: true },
+      `/?session=${await openedSession()}`,
+    ),
   );
   expect(events[events.length - 1].data.type).toBe('agent_completed');
   const tokens = events.filter((e) => e.data.type === 'agent_response');

@@ -60,7 +60,11 @@ test('a secret in the system prompt, the message and a tool call is absent from 
   expect(raw).toContain('binary/encrypted');
   expect(raw).not.toContain(secret);
   expect(raw).not.toContain('my token is');
+  // The session opens from the run's handover (a run that names none opens none by itself): its thread
+  // in the session's start is ciphertext too.
+  expect((await call('DELETE', `/sessions/${r.json.session}/messages`)).status).toBe(204);
   const session = await rawHistory(stack.temporalAddress, `session:alice:${r.json.session}`);
+  expect(session).toContain('binary/encrypted');
   expect(session).not.toContain(secret);
   for (const [file, text] of Object.entries(readEngineData(dataDir)))
     expect({ file, found: text.includes(secret) }).toEqual({ file, found: false });
@@ -94,6 +98,7 @@ test('an MCP token is absent from every history, the engine files and the logs, 
       const raw = await rawHistory(stack.temporalAddress, r.json.task_id);
       expect(raw).toContain('binary/encrypted');
       expect(raw).not.toContain(token);
+      expect((await call('DELETE', `/sessions/${r.json.session}/messages`)).status).toBe(204); // opens it
       expect(await rawHistory(stack.temporalAddress, `session:alice:${r.json.session}`)).not.toContain(token);
     }
     for (const [file, text] of Object.entries(readEngineData(dataDir)))

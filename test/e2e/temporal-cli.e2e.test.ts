@@ -30,6 +30,8 @@ const json = (...args: string[]) => runCliJson(addr(), [...args, ...codec()]);
 const text = (...args: string[]) => runCliText(addr(), [...args, ...codec()]);
 
 let done: { task_id: string; session: string };
+/** The run that continued done's session. */
+let continued: string;
 let running: string;
 let victim: string;
 const scheduleId = `cli-schedule-${Date.now()}`;
@@ -46,6 +48,10 @@ beforeAll(async () => {
   const r = await ctx.call('POST', '/', { body: { message: 'hello' } });
   expect(r.json.status).toBe('completed');
   done = r.json;
+  // Continued: the session opens (a run that names none opens none by itself) and grants this run its turn.
+  const again = await ctx.call('POST', `/?session=${done.session}`, { body: { message: 'hello again' } });
+  expect(again.json.status).toBe('completed');
+  continued = again.json.task_id;
   // Long enough to stay running through every test that needs it; cancelled at the end.
   running = await background('[[slow delay=300 tokens=300]] long');
   victim = await background('[[slow delay=300 tokens=300]] doomed');
@@ -221,9 +227,11 @@ test('workflow show: the history, table and JSON, and --follow until the run clo
     workerVersion: build,
     attempt: 1,
   });
-  const signaled = eventsOfType(h, 'EXTERNAL_WORKFLOW_EXECUTION_SIGNALED')[0]
+  // An external signal as the CLI shows it: the session granting its turn to the run that continued it.
+  const session = await json('workflow', 'show', '-w', `session:alice:${done.session}`);
+  const signaled = eventsOfType(session, 'EXTERNAL_WORKFLOW_EXECUTION_SIGNALED')[0]
     .externalWorkflowExecutionSignaledEventAttributes;
-  expect(signaled.workflowExecution).toEqual({ workflowId: `session:alice:${done.session}` });
+  expect(signaled.workflowExecution).toEqual({ workflowId: continued });
   expect(
     payload(h.events[h.events.length - 1].workflowExecutionCompletedEventAttributes.result.payloads[0]).value,
   ).toMatchObject({ task_id: done.task_id, output: 'You said: hello' });

@@ -107,6 +107,29 @@ export async function signalSession<Args extends unknown[]>(
 }
 
 /**
+ * Opens the session when it has no open run, as signalSession would before its signal: a closed
+ * one with its thread, one made lazily and never opened from its first run. A rewind opens the
+ * session of the finished run it sends back so, before the run rejoins it: the run's first
+ * answer stays in the thread, and the new exchange follows it.
+ */
+export async function openSession(client: Client, ref: SessionRef): Promise<void> {
+  const workflowId = sessionWorkflowId(ref.account, ref.session);
+  const now = await describeWith(client)(workflowId);
+  if (now?.status === 'RUNNING') return;
+  const { state, createdAt } = await openingState(client, ref, workflowId, {});
+  try {
+    await client.workflow.start('agentSession', {
+      workflowId,
+      taskQueue: ref.taskQueue,
+      args: [state],
+      ...sessionStartMeta(ref, createdAt ?? new Date().toISOString()),
+    });
+  } catch (err) {
+    if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err; // opened meanwhile
+  }
+}
+
+/**
  * The state a session with no open run opens with: the thread its last run left; for a session
  * made lazily and never opened (lazy-sessions.ts), its first run's. That run going, it holds the
  * turn (activeLazy) and the session reads its handover at its close; ended, its handover is the

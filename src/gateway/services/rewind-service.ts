@@ -61,7 +61,7 @@ export class RewindService {
     // One rewind of a task at a time: each opens the epoch after the last one's.
     let answer: RewindAnswer | undefined;
     try {
-      answer = await this.publisher.rewinding(taskId, (relayEpoch) => this.rewindNow(view, req, relayEpoch));
+      answer = await this.publisher.rewinding(taskId, (relayEpoch) => this.rewindNow(account, view, req, relayEpoch));
     } catch (err) {
       if (err instanceof ServiceError) throw err;
       throw new DependencyUnavailableError('redis', 'the event relay is unavailable; retry shortly');
@@ -71,7 +71,12 @@ export class RewindService {
     return answer;
   }
 
-  private async rewindNow(view: TaskView, req: RewindRequest, relayEpoch: number): Promise<RewindAnswer> {
+  private async rewindNow(
+    account: Account,
+    view: TaskView,
+    req: RewindRequest,
+    relayEpoch: number,
+  ): Promise<RewindAnswer> {
     const taskId = view.task_id;
     const { desc, run } = await this.currentRun(taskId);
     const turn = run.turns.get(req.step);
@@ -86,6 +91,9 @@ export class RewindService {
       ...(rejoin && { rejoin: true }),
       ...(req.message !== undefined && { message: req.message }),
     });
+    // The session's thread keeps the run's first answer: a session never opened (lazy-sessions.ts) opens
+    // now, from that answer, before the rewound run rejoins it.
+    if (rejoin) await this.tasks.openSession(account, view.session);
     const runId = await this.reset(taskId, desc.runId, turn.decidedAt, reason);
     const superseded = await this.onRelay(view, { epoch, fromSeq: turn.floor + 1, step: req.step, runId });
     await this.cache.forget(taskId, { result: true });

@@ -18,7 +18,7 @@ import { viewFromDescription, isFinished, stillRunning } from './task-views';
 import { runState } from './closed-run';
 import { RetryFields, retryFields } from './run-retries';
 import { listTasks, ListQuery, ListPage } from './task-list';
-import { SessionRef, sessionRef, signalSession } from '../../common/sessions/session-signals';
+import { openSession, SessionRef, sessionRef, signalSession } from '../../common/sessions/session-signals';
 import {
   describeWith,
   findSession,
@@ -101,6 +101,11 @@ export class TaskService {
 
   private sessionRef(account: Account, session: string): SessionRef {
     return sessionRef(this.config, account.account, session);
+  }
+
+  /** Opens the session if it has no open run (session-signals.ts openSession). */
+  openSession(account: Account, session: string): Promise<void> {
+    return this.deadline(10_000, () => openSession(this.client, this.sessionRef(account, session)));
   }
 
   /**
