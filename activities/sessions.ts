@@ -11,7 +11,6 @@ import {
   exchangeQuery,
   type Handover,
   handoverQuery,
-  releaseSignal,
   SLOTS_TASK_TIMEOUT,
   slotsWorkflowId,
   turnDoneSignal,
@@ -66,17 +65,6 @@ export function createSessionActivities(deps: ActivityDeps) {
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return null;
         throw err;
-      }
-    },
-
-    /** Gives the task's account slot back (or its place among the waiters); nothing when the account has no slots workflow. */
-    async releaseSlot(input: { taskId: string; account: string }): Promise<void> {
-      try {
-        await deps.temporal.workflow
-          .getHandle(slotsWorkflowId(input.account))
-          .signal(releaseSignal, { taskId: input.taskId });
-      } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) throw err;
       }
     },
 

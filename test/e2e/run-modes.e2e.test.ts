@@ -96,9 +96,7 @@ test('background: 202 with Location while the model is still working', async () 
   // the new session is not opened: lazy-sessions.ts), and the whole.
   const timing = parseServerTiming(r.headers.get('server-timing'));
   expect(Object.keys(timing).sort()).toEqual(['redis', 'temporal-start', 'total']);
-  expect(timing.total).toBeGreaterThanOrEqual(
-    Math.max(timing['temporal-start'], timing.redis),
-  );
+  expect(timing.total).toBeGreaterThanOrEqual(Math.max(timing['temporal-start'], timing.redis));
   // Consistency, not speed: the gateway's own total is within the time the client saw.
   expect(timing.total).toBeLessThan(elapsed + 1);
   expect((await call('GET', `/tasks/${r.json.task_id}`)).json.status).not.toBe('completed');
