@@ -5,11 +5,11 @@ import type { TaskView } from '../../workflows/types';
 
 const view = (task_id: string): TaskView => ({ task_id, status: 'running' }) as TaskView;
 
-function setup(perSecond = 20) {
+function setup(perSecond = 20, maxTracked?: number) {
   let clock = 1_000_000;
   const asked: string[] = [];
   const pending: Array<() => void> = [];
-  const r = new StatusRevalidator(perSecond, () => clock);
+  const r = new StatusRevalidator(perSecond, () => clock, maxTracked);
   const confirm = (v: TaskView) => {
     asked.push(v.task_id);
     return new Promise<TaskView & { attempt?: number; last_error?: null }>((resolve) =>
@@ -69,4 +69,18 @@ test('a failed describe leaves the last retry fields and frees the task for its 
   tick(1000);
   r.touch(view('task_x'), async (v) => (asked.push(v.task_id), { ...v }));
   expect(asked).toEqual(['task_x', 'task_x']);
+});
+
+test('it remembers a bounded number of tasks: past the bound, the least recently asked about is forgotten', async () => {
+  const { r, confirm, settle } = setup(100, 3);
+  for (const id of ['task_1', 'task_2', 'task_3', 'task_4', 'task_5']) {
+    r.touch(view(id), confirm);
+    await settle();
+    expect(r.size).toBeLessThanOrEqual(3);
+  }
+  expect(r.size).toBe(3);
+  // The first two are forgotten (no retry fields kept), the last three remembered.
+  expect(r.retries('task_1')).toEqual({ attempt: null, last_error: null });
+  expect(r.retries('task_2')).toEqual({ attempt: null, last_error: null });
+  expect(r.retries('task_5')).toEqual({ attempt: 3, last_error: null });
 });

@@ -15,6 +15,7 @@ import { input, TaskHandles } from './task-handles';
 import { messagesQuery, statusQuery } from '../../workflows/definitions';
 import { sessionWorkflowId } from '../../workflows/types';
 import { RewindService } from '../../src/gateway/services/rewind-service';
+import { openSession, sessionRef } from '../../src/common/sessions/session-signals';
 import { UnprocessableRequestError } from '../../src/common/errors';
 import { waitUntil } from '../support/wait-until';
 
@@ -35,7 +36,15 @@ const { start, submitLikeGateway } = new TaskHandles(() => env, taskQueue);
 
 /** The service's rewind, with the task's status read from its run and the relay and cache left out (their own tests). */
 function rewinds(): RewindService {
-  const tasks = { view: (_a: unknown, id: string) => env.client.workflow.getHandle(id).query(statusQuery) };
+  const tasks = {
+    view: (_a: unknown, id: string) => env.client.workflow.getHandle(id).query(statusQuery),
+    // As the gateway's: the session the rewound run rejoins, opened if it has no open run.
+    openSession: (a: { account: string }, session: string) =>
+      openSession(
+        env.client,
+        sessionRef({ TEMPORAL_TASK_QUEUE: taskQueue, SESSION_IDLE_CLOSE_MS: 0, RUN_WATCH_MS: 500 }, a.account, session),
+      ),
+  };
   const cache = { forget: async () => undefined, put: async () => true };
   const publisher = {
     rewinding: (_taskId: string, fn: (epoch: number) => Promise<unknown>) => fn(0),

@@ -1,12 +1,12 @@
 // Starting and watching agentTask runs on the engine, as the gateway starts them, for the
 // engine tests of the task workflow (agent-task.engine.test.ts, agent-task-sessions.engine.test.ts).
-import { oneOffIds } from '../../src/common/sessions/lazy-sessions';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { createSessionActivities } from '../../activities/sessions';
 import type { TaskInput, TaskView } from '../../workflows/types';
 import { statusQuery } from '../../workflows/definitions';
+import { oneOffIds } from '../../src/common/sessions/lazy-sessions';
 import { waitUntil } from '../support/wait-until';
 import { type InputFields, taskInput } from './fake-activities';
 

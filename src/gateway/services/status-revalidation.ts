@@ -41,6 +41,7 @@ export class StatusRevalidator {
   constructor(
     private readonly perSecond = REVALIDATIONS_PER_S,
     private readonly now: () => number = Date.now,
+    private readonly maxTracked = MAX_TRACKED,
   ) {
     this.tokens = perSecond;
     this.toppedUp = now();
@@ -77,6 +78,11 @@ export class StatusRevalidator {
   private remember(taskId: string, entry: Tracked): void {
     this.tracked.delete(taskId);
     this.tracked.set(taskId, entry);
-    if (this.tracked.size > MAX_TRACKED) this.tracked.delete(this.tracked.keys().next().value!);
+    if (this.tracked.size > this.maxTracked) this.tracked.delete(this.tracked.keys().next().value!);
+  }
+
+  /** How many tasks it remembers (at most maxTracked, MAX_TRACKED by default). */
+  get size(): number {
+    return this.tracked.size;
   }
 }
