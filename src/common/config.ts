@@ -272,6 +272,12 @@ export const envSchema = z.object({
     .default(1024 * 1024),
   /** Finished tasks, results and event logs expire after this many days (Redis and Temporal). */
   RETENTION_DAYS: int(7),
+  /**
+   * `npm start`'s embedded engine, with its data folder: how many closed runs it keeps in memory
+   * before the oldest move to its archive file (read back on demand). Bounds the engine's memory
+   * of finished work; the rest of the RETENTION_DAYS are on disk.
+   */
+  ENGINE_MAX_CLOSED_IN_MEMORY: int(1000),
   /** Where API keys come from: `temporal` (accounts registry workflow, managed by the CLI) or `env` (API_KEYS only). */
   API_KEYS_SOURCE: z.enum(['temporal', 'env']).default('temporal'),
   /** Idle SSE streams get a comment line this often, so proxies keep them open. */

@@ -23,7 +23,7 @@ import { scheduleHandlers, startScheduler } from './schedules/scheduler';
 import { startRetention } from './engine/retention';
 import { ClosedArchive } from './engine/closed-archive';
 import { ensureSystemNamespace } from './engine/namespaces';
-import { limitsFromDynamicConfig } from './engine/limits';
+import { limitsFromDynamicConfig, closedInMemoryFromDynamicConfig } from './engine/limits';
 import { installHistoryLimits } from './engine/history-limits';
 import { ActivityExecutions } from './engine/activity-executions';
 import { armActivityRun, dispatchActivityRun } from './engine/activity-transitions';
@@ -70,7 +70,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   wireEngine(engine);
   if (opts.dbFilename) {
     engine.archive = new ClosedArchive(`${opts.dbFilename}.closed`);
-    if (opts.maxClosedInMemory !== undefined) engine.maxClosedInMemory = opts.maxClosedInMemory;
+    const closedMax = opts.maxClosedInMemory ?? closedInMemoryFromDynamicConfig(opts.dynamicConfig ?? {}, opts.logger);
+    if (closedMax !== undefined) engine.maxClosedInMemory = closedMax;
   }
   if (recovered) {
     recoverEngine(engine, recovered);

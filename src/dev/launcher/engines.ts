@@ -53,6 +53,8 @@ export interface EngineOptions {
   uiPort?: number;
   /** Remote codec endpoint the Web UI decodes payloads through (the gateway's /codec). */
   uiCodecEndpoint?: string;
+  /** The embedded engine with a data folder: closed runs kept in memory (ENGINE_MAX_CLOSED_IN_MEMORY). */
+  maxClosedInMemory?: number;
   echo?: (line: string) => void;
 }
 
@@ -74,6 +76,9 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
     ? path.join(ensureDir(opts.dataDir), opts.engine === 'embedded' ? 'temporal.db' : 'temporal-cli.sqlite')
     : undefined;
   if (dbFile) args.push('--db-filename', dbFile);
+  // The embedded engine's own dynamic config key (packages/embedded-temporal/src/engine/limits.ts).
+  if (dbFile && opts.engine === 'embedded' && opts.maxClosedInMemory !== undefined)
+    args.push('--dynamic-config-value', `embedded.maxClosedRunsInMemory=${opts.maxClosedInMemory}`);
   let uiUrl: string | undefined;
   if (opts.engine === 'temporal-cli' && opts.uiPort) {
     args.push('--ui-port', String(opts.uiPort), '--ui-ip', '127.0.0.1');

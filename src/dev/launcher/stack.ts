@@ -187,7 +187,16 @@ async function ensureEngine(
     uiCodecEndpoint = `http://127.0.0.1:${gatewayPort}/codec/${codec.token}`;
     if (!base.CODEC_CORS_ORIGINS) codec.corsOrigins = `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`;
   }
-  const engineOptions = { engine, port, dataDir: opts.dataDir, uiPort, uiCodecEndpoint, echo: st.echo('engine') };
+  const maxClosedInMemory = base.ENGINE_MAX_CLOSED_IN_MEMORY ? Number(base.ENGINE_MAX_CLOSED_IN_MEMORY) : undefined;
+  const engineOptions = {
+    engine,
+    port,
+    dataDir: opts.dataDir,
+    uiPort,
+    uiCodecEndpoint,
+    maxClosedInMemory,
+    echo: st.echo('engine'),
+  };
   const running = await startEngine(engineOptions);
   children.engine = running.child;
   st.restarters.engine = async () => (children.engine = (await startEngine(engineOptions)).child);

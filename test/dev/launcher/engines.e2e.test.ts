@@ -24,7 +24,8 @@ describe.each<[EngineName, boolean]>([
   test('starts on the given port with its data in its own file, and answers', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `engine-${engine}-`));
     const uiPort = servesUi ? await freePort() : undefined;
-    const running = await startEngine({ engine, port: await freePort(), dataDir, uiPort });
+    // ENGINE_MAX_CLOSED_IN_MEMORY reaches the embedded engine as a dynamic config value (the real one has no such bound).
+    const running = await startEngine({ engine, port: await freePort(), dataDir, uiPort, maxClosedInMemory: 5 });
     try {
       expect(running.dbFile).toBe(path.join(dataDir, engine === 'embedded' ? 'temporal.db' : 'temporal-cli.sqlite'));
       const connection = await Connection.connect({ address: running.address });

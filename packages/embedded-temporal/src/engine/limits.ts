@@ -67,6 +67,24 @@ export function limitsFromDynamicConfig(config: Record<string, unknown>, logger?
   return out;
 }
 
+/**
+ * How many closed runs a persisting server keeps in memory before the oldest move to its archive
+ * file (Engine.maxClosedInMemory), from the dynamic config key of this server's own (the real
+ * server keeps none in memory: its database is the store). Undefined: the engine's default.
+ */
+export const CLOSED_IN_MEMORY_KEY = 'embedded.maxClosedRunsInMemory';
+
+export function closedInMemoryFromDynamicConfig(config: Record<string, unknown>, logger?: Logger): number | undefined {
+  if (!(CLOSED_IN_MEMORY_KEY in config)) return undefined;
+  const v = config[CLOSED_IN_MEMORY_KEY];
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return v;
+  logger?.warn(
+    { key: CLOSED_IN_MEMORY_KEY, value: v },
+    'dynamic config value is not a whole number; the default stays',
+  );
+  return undefined;
+}
+
 // ---- the server's messages ---------------------------------------------------
 
 export const BLOB_TOO_LARGE = 'Blob data size exceeds limit.';

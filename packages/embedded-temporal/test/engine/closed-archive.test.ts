@@ -1,6 +1,7 @@
 // Closed runs beyond the in-memory limit move to the archive file and come back
 // on demand: describe, history, list/count, queries and replay still work, and
 // after a restart everything is still there (the durable log is the truth).
+import { CLOSED_IN_MEMORY_KEY } from '../../src/engine/limits';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,7 +28,9 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 async function withServer<T>(
   fn: (s: DevServer, client: Client, run: <R>(f: () => Promise<R>) => Promise<R>) => Promise<T>,
 ): Promise<T> {
-  const server = await startDevServer({ port: 0, dbFilename: path.join(dir, 'db'), maxClosedInMemory: 3, logger });
+  // The bound as a deployment sets it: the command line's --dynamic-config-value embedded.maxClosedRunsInMemory=3.
+  const dynamicConfig = { [CLOSED_IN_MEMORY_KEY]: 3 };
+  const server = await startDevServer({ port: 0, dbFilename: path.join(dir, 'db'), dynamicConfig, logger });
   const address = `127.0.0.1:${server.port}`;
   const connection = await Connection.connect({ address });
   const native = await NativeConnection.connect({ address });

@@ -6,7 +6,13 @@ import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { createLogger } from '../../src/logger';
 import { startDevServer, DevServer } from '../../src/server';
-import { DEFAULT_LIMITS, limitsFromDynamicConfig, truncateFailure } from '../../src/engine/limits';
+import {
+  CLOSED_IN_MEMORY_KEY,
+  closedInMemoryFromDynamicConfig,
+  DEFAULT_LIMITS,
+  limitsFromDynamicConfig,
+  truncateFailure,
+} from '../../src/engine/limits';
 import { parseArgs } from '../../src/cli-args';
 
 const CT = temporal.api.enums.v1.CommandType;
@@ -43,6 +49,16 @@ describe('limits from --dynamic-config-value', () => {
     );
     expect(JSON.parse(lines[0])).toMatchObject({ level: 'WARN', key: 'limit.historySize.error', value: 'big' });
   });
+});
+
+test('the closed runs kept in memory: from its dynamic config key, a whole number; anything else keeps the default', () => {
+  const args = parseArgs(['server', 'start-dev', '--dynamic-config-value', `${CLOSED_IN_MEMORY_KEY}=250`]);
+  expect(closedInMemoryFromDynamicConfig(args.dynamicConfig)).toBe(250);
+  expect(closedInMemoryFromDynamicConfig({})).toBeUndefined();
+  const lines: string[] = [];
+  const logger = createLogger({ format: 'json', destination: { write: (s: string) => lines.push(s) } });
+  expect(closedInMemoryFromDynamicConfig({ [CLOSED_IN_MEMORY_KEY]: -1 }, logger)).toBeUndefined();
+  expect(JSON.parse(lines[0])).toMatchObject({ level: 'WARN', key: CLOSED_IN_MEMORY_KEY, value: -1 });
 });
 
 test('a failure cut down to size keeps type, message head and causes within the budget', () => {
