@@ -157,8 +157,8 @@ export async function agentSession(state: SessionState): Promise<SessionResult> 
     const watchMs = state.watchMs ?? DEFAULT_WATCH_MS;
     let closedOutside: boolean;
     if (lazy) {
-      lazy = false;
       const back = await awaitLazyTurnBack(taskId, watchMs, () => rejoined);
+      lazy = false; // only now: an enqueue of the run while it is awaited is its rejoin
       if (back === 'rejoined') queue.unshift(taskId); // its earlier turn is undone: it takes the turn anew
       if (typeof back === 'object') {
         done.set(taskId, back.messages);

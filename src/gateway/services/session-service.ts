@@ -124,13 +124,7 @@ export class SessionService {
 
   /** Leaves a closed placeholder run (never executed) as the id's current run: findSession reads it as deleted. */
   private async markDeleted(workflowId: string): Promise<void> {
-    const handle = await this.deadline(5000, () =>
-      this.client.workflow.start(DELETED_SESSION_TYPE, {
-        workflowId,
-        taskQueue: `${this.config.TEMPORAL_TASK_QUEUE}:deleted-sessions`,
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      }),
-    );
+    const handle = await this.placeholder(workflowId);
     await this.deadline(5000, () => handle.terminate('session deleted'));
   }
 
@@ -165,16 +159,20 @@ export class SessionService {
 
   /** Starts a placeholder run of the id (no worker takes it: nothing runs) that the delete removes while it is open. */
   private async supersede(workflowId: string): Promise<string> {
-    const placeholder = await this.deadline(5000, () =>
+    return (await this.placeholder(workflowId)).firstExecutionRunId;
+  }
+
+  /** A run of the id that no worker takes (nothing runs), never a session (findSession reads its type as deleted). */
+  private placeholder(workflowId: string) {
+    return this.deadline(5000, () =>
       this.client.workflow.start(DELETED_SESSION_TYPE, {
         workflowId,
         taskQueue: `${this.config.TEMPORAL_TASK_QUEUE}:deleted-sessions`,
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        // Should the delete below fail, the placeholder still ends by itself (timed out: no thread, no session).
+        // Should what follows its start fail, it still ends by itself (timed out: no thread, no session).
         workflowExecutionTimeout: '1 minute',
       }),
     );
-    return placeholder.firstExecutionRunId;
   }
 
   /** Holds an open session for the delete, or refuses (409) while a run is active or queued in it. */
