@@ -66,5 +66,16 @@ export function engineDataFiles(dataDir: string): string[] {
 export function readEngineData(dataDir: string): Record<string, string> {
   const files = engineDataFiles(dataDir);
   if (!files.length) throw new Error(`no engine data files (temporal*) in ${dataDir}`);
-  return Object.fromEntries(files.map((f) => [path.basename(f), fs.readFileSync(f).toString('utf8')]));
+  // A file can go between the listing and the read: the real server's SQLite journal lives only while it writes.
+  return Object.fromEntries(files.map((f) => [path.basename(f), readIfThere(f)]));
+}
+
+/** The file's text; empty when it went before it could be read. */
+function readIfThere(file: string): string {
+  try {
+    return fs.readFileSync(file).toString('utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw err;
+  }
 }
