@@ -5,12 +5,12 @@ import type { ActivityDeps } from './index';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ThreadMessage } from '../workflows/types';
 import { sessionRef, signalSession } from '../src/common/sessions/session-signals';
+import { handoverOf } from '../src/common/sessions/lazy-sessions';
 import {
   acquireSignal,
   enqueueSignal,
   exchangeQuery,
   type Handover,
-  handoverQuery,
   SLOTS_TASK_TIMEOUT,
   slotsWorkflowId,
   turnDoneSignal,
@@ -59,14 +59,7 @@ export function createSessionActivities(deps: ActivityDeps) {
      * What a closed run handed its session (handoverQuery): the first run of a session opened after
      * it began (TaskAdmission.lazySession). Null when the run is gone or never ended on its own.
      */
-    async readHandover(input: { taskId: string }): Promise<Handover | null> {
-      try {
-        return await deps.temporal.workflow.getHandle(input.taskId).query(handoverQuery);
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return null;
-        throw err;
-      }
-    },
+    readHandover: (input: { taskId: string }): Promise<Handover | null> => handoverOf(deps.temporal, input.taskId),
 
     /** Queues the task for one of its account's running slots (creating the account's slots workflow). */
     async requestSlot(input: { taskId: string; account: string; limit: number; createdAt: string }): Promise<void> {

@@ -17,8 +17,8 @@
 // its running run) read the first run instead, so a read never opens one.
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { sessionWorkflowId, type ThreadMessage } from '../../../workflows/types';
-import { handoverQuery } from '../../../workflows/definitions';
+import { sessionWorkflowId } from '../../../workflows/types';
+import { type Handover, handoverQuery } from '../../../workflows/definitions';
 
 /** The workflow type of the closed run a deleted lazily opened session leaves under its id (session-service.ts). */
 export const DELETED_SESSION_TYPE = 'deletedSession';
@@ -107,10 +107,7 @@ export async function findSession(
 }
 
 /** What the first run handed over (null: not ended yet, or ended from outside); nothing when it is gone. */
-export async function handoverOf(
-  client: Client,
-  taskId: string,
-): Promise<{ messages: ThreadMessage[]; agent?: string | null } | null> {
+export async function handoverOf(client: Client, taskId: string): Promise<Handover | null> {
   try {
     return await client.workflow.getHandle(taskId).query(handoverQuery);
   } catch (err) {

@@ -231,20 +231,20 @@ export class TaskSubmitter {
 
   /** A 404 (NotFoundError) when the account has no such session: no workflow of it, nor a first run of one not opened yet. */
   async requireSession(account: Account, session: string): Promise<void> {
-    const found = await temporalCall(() => findSession(this.describe, account.account, session));
+    const found = await findSession(this.describe, account.account, session);
     if (!found) throw new NotFoundError(`session ${session} not found`);
   }
 
   private lazyRun(account: Account, session: string) {
-    return temporalCall(() => lazyFirstRun(this.describe, account.account, session));
+    return lazyFirstRun(this.describe, account.account, session);
   }
 
   /** A describe through the start thread (off the event loop); undefined when Temporal has no such workflow. */
   private readonly describe: Describe = async (workflowId) => {
     try {
-      return await this.starter.describe({ workflowId, deadlineMs: 5000 });
+      return await temporalCall(() => this.starter.describe({ workflowId, deadlineMs: 5000 }));
     } catch (err) {
-      if (isNotFound(err)) return undefined;
+      if (err instanceof NotFoundError) return undefined;
       throw err;
     }
   };
@@ -256,10 +256,4 @@ function busy(session: string): ConflictError {
 
 function isAlreadyStarted(err: unknown): boolean {
   return (err as Error | undefined)?.name === 'WorkflowExecutionAlreadyStartedError';
-}
-
-/** Temporal has no such workflow: the client's error, or the start thread's report of it (gRPC NOT_FOUND). */
-function isNotFound(err: unknown): boolean {
-  const e = err as { name?: string; code?: number } | undefined;
-  return e?.name === 'WorkflowNotFoundError' || e?.code === 5;
 }

@@ -2,7 +2,8 @@
 // run: in process (no stream open) and on the start thread. Each call carries
 // its own gRPC deadline; results cross the thread boundary, so they are plain
 // data (dates as ISO strings).
-import type { Client, Connection } from '@temporalio/client';
+import { type Client, type Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { describeWith } from '../../common/sessions/lazy-sessions';
 import { signalSession } from '../../common/sessions/session-signals';
 import type { Described, DescribeRequest, EnqueueRequest, StartRequest } from './protocol';
 import { enqueueSignal } from '../../../workflows/definitions';
@@ -18,14 +19,16 @@ export interface SubmitCalls {
 
 export function submitCalls(client: Client, connection: Connection): SubmitCalls {
   const within = <T>(ms: number, fn: () => Promise<T>) => connection.withDeadline(Date.now() + ms, fn);
+  const describe = describeWith(client);
   return {
     start: async (req) => {
       await within(req.deadlineMs, () => client.workflow.start(req.workflowType, req.options));
     },
     describe: async (req) => {
-      const d = await within(req.deadlineMs, () => client.workflow.getHandle(req.workflowId).describe());
-      const memo = (d.memo ?? {}) as Record<string, unknown>;
-      return { type: d.type, status: d.status.name, memo, startTime: d.startTime.toISOString() };
+      const d = await within(req.deadlineMs, () => describe(req.workflowId));
+      if (!d)
+        throw new WorkflowNotFoundError(`workflow not found for ID: ${req.workflowId}`, req.workflowId, undefined);
+      return d;
     },
     enqueue: (req) =>
       within(req.deadlineMs, () =>

@@ -1,4 +1,5 @@
 // Messages between the gateway's main thread and its start thread.
+import type { DescribedRun } from '../../common/sessions/lazy-sessions';
 import type { WorkflowStartOptions } from '@temporalio/client';
 import type { SessionRef } from '../../common/sessions/session-signals';
 import type { TraceCarrier, TracingConfig } from '../../common/telemetry/tracing';
@@ -30,15 +31,8 @@ export interface DescribeRequest {
   deadlineMs: number;
 }
 
-/** What the submit path reads of a described workflow. */
-export interface Described {
-  type: string;
-  /** Temporal's status name of the latest run. */
-  status: string;
-  memo: Record<string, unknown>;
-  /** ISO 8601. */
-  startTime: string;
-}
+/** What the submit path reads of a described workflow (plain data: it crosses the thread boundary). */
+export type Described = DescribedRun;
 
 export interface EnqueueRequest {
   ref: SessionRef;
