@@ -22,8 +22,9 @@ export interface SessionRef {
 
 /**
  * A session of an account, with the deployment's task queue and idle close. `oneOff`: the session
- * the service makes for a run that named none, which closes sooner (ONE_OFF_SESSION_IDLE_CLOSE_MS,
- * never later than SESSION_IDLE_CLOSE_MS; sessions that never close stay so).
+ * the service opens for a keyed request that named none (an unkeyed one opens none: lazy-sessions.ts),
+ * which closes sooner (ONE_OFF_SESSION_IDLE_CLOSE_MS, never later than SESSION_IDLE_CLOSE_MS;
+ * sessions that never close stay so).
  */
 export function sessionRef(
   config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'SESSION_IDLE_CLOSE_MS' | 'RUN_WATCH_MS'> &
