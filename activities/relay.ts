@@ -6,11 +6,32 @@
 // at its own end).
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityDeps } from './index';
 import type { BlockEvent, TaskView } from '../workflows/types';
 import type { AgentEventBody, EventTag } from '../src/common/relay/events';
 import { END_PRODUCER } from '../src/common/relay/publisher';
 import { missingEvents } from '../src/common/relay/relay-recovery';
+import { releaseSignal, slotsWorkflowId } from '../workflows/definitions';
+
+/**
+ * Gives a run's slot back (the release is idempotent: a retried end gives it back again). It never
+ * fails the end: a slots workflow gone holds nothing, and one that could not be told frees the slot
+ * at its next check of its holders' runs (RUN_WATCH_MS; every few seconds while tasks wait).
+ */
+export async function releaseSlot(
+  deps: Pick<ActivityDeps, 'temporal' | 'logger'>,
+  account: string,
+  taskId: string,
+): Promise<void> {
+  await deps.temporal.workflow
+    .getHandle(slotsWorkflowId(account))
+    .signal(releaseSignal, { taskId })
+    .catch((err: unknown) => {
+      if (!(err instanceof WorkflowNotFoundError))
+        deps.logger.warn({ taskId, account, err: String(err) }, 'the slot was not given back: its next check frees it');
+    });
+}
 
 export interface PublishEndInput {
   taskId: string;
@@ -22,6 +43,8 @@ export interface PublishEndInput {
   result?: unknown;
   /** The end's producer: `end`, or a rewound run's epoch's (`r1:end`). */
   producer?: string;
+  /** The run's account slot, given back here rather than by a signal of the run's (Admission.release). */
+  releaseSlot?: { account: string };
 }
 
 /** A gated call's request or decision: its events on the relay, and the task's view (status, waiting calls) cached first. */
@@ -103,12 +126,14 @@ export function createRelayActivities(deps: ActivityDeps) {
     },
 
     async publishEnd(input: PublishEndInput): Promise<void> {
+      const slot = input.releaseSlot && releaseSlot(deps, input.releaseSlot.account, input.taskId);
       // The result lands before the status that says it is ready, the status before the terminal event.
       if (input.result !== undefined) await deps.statusCache.putResult(input.taskId, input.result);
       await deps.statusCache.putKeepingMetadata(input.view);
       await deps.publisher.publish(input.taskId, input.session, input.producer ?? END_PRODUCER, 0, input.events, {
         floor: input.floor,
       });
+      await slot;
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   CancellationScope,
   condition,
   getExternalWorkflowHandle,
+  patched,
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
@@ -34,6 +35,14 @@ const fallbacks = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '500ms', maximumInterval: '10s' },
 });
+
+/** Runs from before their end activity gave their slot back (Admission.release). */
+export const SLOT_RELEASED_BY_END_PATCH = 'slot-released-by-end';
+
+/** How the run's slot goes back: by its end activity (publishEnd), or, empty, already given back or none held. */
+export interface SlotRelease {
+  releaseSlot?: { account: string };
+}
 
 /** The largest exchange (JSON characters) a run hands its session on the signal itself. */
 const INLINE_EXCHANGE_CHARS = 4096;
@@ -139,13 +148,17 @@ export class Admission {
   }
 
   /**
-   * Gives the slot and the turn back; `messages` join the session's thread (a completed run's
-   * exchange), and a completed run tells the session which agent has the conversation.
+   * Gives the turn back and says how the slot goes back: `messages` join the session's thread (a
+   * completed run's exchange), and a completed run tells the session which agent has the
+   * conversation. The slot is given back by the run's end activity (publishEnd's releaseSlot, which
+   * the answer names), sparing the run a workflow task; runs from before give it back by a signal.
    */
-  async release(messages: ThreadMessage[], handoff?: { agent: string | null }): Promise<void> {
+  async release(messages: ThreadMessage[], handoff?: { agent: string | null }): Promise<SlotRelease> {
     const { taskId, account, session } = this.input;
     const { ownsTurn } = this.input.admission;
-    const slot = this.holdsSlot ? this.slots.signal(releaseSignal, { taskId }).catch(() => undefined) : undefined;
+    const byEnd = this.holdsSlot && patched(SLOT_RELEASED_BY_END_PATCH);
+    const slot =
+      this.holdsSlot && !byEnd ? this.slots.signal(releaseSignal, { taskId }).catch(() => undefined) : undefined;
     // Only runs with handoff agents say which has the conversation: other histories stay as they were.
     // A large exchange stays out of the signal (it would be one more copy of the answer in this run's
     // history): the session reads it from the run (exchangeQuery).
@@ -166,7 +179,8 @@ export class Admission {
             if (ownsTurn) await fallbacks.finishTurn({ account, session, ...done }).catch(() => undefined);
           })
         : undefined;
-    await CancellationScope.nonCancellable(() => Promise.all([slot, turn]));
+    if (slot || turn) await CancellationScope.nonCancellable(() => Promise.all([slot, turn]));
     this.holdsSlot = this.holdsTurn = false;
+    return byEnd ? { releaseSlot: { account } } : {};
   }
 }

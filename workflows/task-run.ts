@@ -26,7 +26,7 @@ import type {
   ThreadMessage,
 } from './types';
 import { SEARCH_ATTRIBUTES, addUsage, initialView } from './types';
-import { Admission } from './run-admission';
+import { Admission, type SlotRelease } from './run-admission';
 import { AgentLoop, LoopEnd, LoopState } from './agent-loop';
 import { CallbackFeed } from './callback-feed';
 import { FINAL_OUTPUT_REPAIRS, finalOutputOf } from './final-output';
@@ -116,7 +116,8 @@ export class TaskRun {
       ending: () => this.ending,
     });
     this.loop.gates = approvals.gates;
-    approvals.watchSteps();
+    // Only the request's workflows' steps report gated calls (stepApprovalsSignal): no watch without them.
+    if (input.request.workflows?.length) approvals.watchSteps();
     this.loop.rewound = async (seen, epoch) => {
       this.feed?.rewound(epoch);
       if (seen.rejoin) await this.admission.rejoin();
@@ -274,7 +275,7 @@ export class TaskRun {
     view.completed_at = new Date(Date.now()).toISOString();
     this.note('task completed', { steps: state.step, cost });
     const handoff = input.request.agents?.length ? { agent: state.agent ?? null } : undefined;
-    await this.admission.release(this.exchange(), handoff);
+    const slot = await this.admission.release(this.exchange(), handoff);
     const result: TaskResult = {
       task_id: input.taskId,
       session: input.session,
@@ -288,7 +289,7 @@ export class TaskRun {
     const { usage: _usage, ...body } = result;
     // A small result is cached with the end, so its first read is one GET; a large one is not
     // copied into history once more (the gateway reads it from Temporal once, then caches it).
-    await this.publishEnd(closing, JSON.stringify(body).length <= RESULT_CACHE_MAX_CHARS ? body : undefined);
+    await this.publishEnd(closing, slot, JSON.stringify(body).length <= RESULT_CACHE_MAX_CHARS ? body : undefined);
     await this.feed?.flush(state.blocks, {
       status: 'completed',
       timestamp: view.completed_at!,
@@ -349,8 +350,7 @@ export class TaskRun {
     if (this.view.approvals) this.view.approvals = []; // a call that waited waits no more
     this.view.completed_at = new Date(Date.now()).toISOString();
     this.note(`task ${status}`, { steps: this.state.step, error: error.type, reason: error.message });
-    await this.admission.release(exchange);
-    await this.publishEnd(events);
+    await this.publishEnd(events, await this.admission.release(exchange));
     const unlisted = events.filter((e) => !this.state.blocks.includes(e));
     await this.feed?.flush([...this.state.blocks, ...unlisted], {
       status: status as 'failed' | 'cancelled',
@@ -360,7 +360,7 @@ export class TaskRun {
   }
 
   /** The run's end on the relay: its last events and the final status, in one thin activity (after what the relay lost, if it did). */
-  private async publishEnd(events: BlockEvent[], result?: Omit<TaskResult, 'usage'>): Promise<void> {
+  private async publishEnd(events: BlockEvent[], slot: SlotRelease, result?: Omit<TaskResult, 'usage'>): Promise<void> {
     const { state, input } = this;
     if (state.relayLost) {
       const record = state.blocks.filter((e) => !events.includes(e));
@@ -379,6 +379,7 @@ export class TaskRun {
       events,
       view: { ...this.view },
       ...(result && { result }),
+      ...slot,
       // After a rewind, the end of the run's epoch (the earlier epoch's end no longer stops the stream).
       ...(state.epoch && { producer: this.loop.producerOf('end') }),
     });

@@ -383,6 +383,15 @@ export const envSchema = z.object({
    */
   WORKER_CACHED_WORKFLOWS: z.coerce.number().int().min(10).max(100_000).default(4000),
   /**
+   * Frames a stack trace made in the worker's workflow thread keeps (V8's
+   * stack trace limit there; Node's default is 10). The SDK captures one for
+   * every promise a workflow makes, for the Web UI's Stack Trace tab, and
+   * that capture was the largest cost of a run in the worker. The first frame
+   * of each is the SDK's own: 5 shows four frames of workflow code per pending
+   * promise; 1 or 0 leave the tab empty. A workflow's failure keeps 5 frames.
+   */
+  WORKFLOW_STACK_TRACE_LIMIT: z.coerce.number().int().min(0).max(100).default(5),
+  /**
    * Hosts, IP addresses and CIDR ranges (comma-separated) that outbound calls
    * made on a user's behalf (MCP servers, later callbacks) may reach although
    * they are loopback, private, link-local or unique-local, e.g.

@@ -16,6 +16,7 @@ import { webTools } from './web';
 import { browserService } from './browser';
 import { ThreadedModelStream } from './model-stream/thread-runner';
 import { lowerPriorityExcept, scavengeWithoutHelpers } from './thread-priority';
+import { workflowStackTraceLimit } from './workflow-stack-traces';
 import { codecDataConverter, payloadCodec } from '../common/codec/data-converter';
 import { McpPool } from '../../activities/mcp/pool';
 import { policyFetch } from '../common/outbound/fetch';
@@ -30,6 +31,8 @@ import { deploymentOptions } from './versioning';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  // Before the workflow thread and its contexts exist: they take the limit when they are made.
+  workflowStackTraceLimit(config.WORKFLOW_STACK_TRACE_LIMIT);
   const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: 'worker' });
   // Before any thread collects: the helpers it would wait for are niced below.
   if (config.WORKER_NICE > 0) scavengeWithoutHelpers();

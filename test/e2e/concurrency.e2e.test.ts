@@ -94,3 +94,22 @@ test('a slot held by a task that vanished (terminated) is reclaimed by the watch
   expect(done.json.status).toBe('completed');
   await call('POST', `/tasks/${b.json.task_id}/cancel`);
 });
+
+test('a background task gives its slot back from its end activity: its only signal out is its ask', async () => {
+  const r = await call('POST', '/', { body: { message: 'given back', background: true }, key: KEY_B });
+  const taskId: string = r.json.task_id;
+  expect((await call('GET', `/tasks/${taskId}/result?wait=30`, { key: KEY_B })).json.status).toBe('completed');
+  await withTemporal(ctx.stack(), async (client) => {
+    const events = (await client.workflow.getHandle(taskId).fetchHistory()).events ?? [];
+    const out = events
+      .map((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName)
+      .filter(Boolean);
+    expect(out).toEqual(['acquire']);
+    const slots = client.workflow.getHandle(slotsWorkflowId('bob'));
+    await waitUntil(
+      'the slot given back',
+      () => slots.query(slotsQuery),
+      (q) => !q.running.includes(taskId),
+    );
+  });
+});

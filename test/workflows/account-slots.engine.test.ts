@@ -5,11 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
-import { createEnv, saveHistories, worker } from './env';
+import { createEnv, replayingWorker, saveHistories, worker } from './env';
 import { createRunActivities } from '../../activities/runs';
 import type { SlotsState } from '../../workflows/account-slots';
 import { waitUntil } from '../support/wait-until';
-import { releaseSignal, slotsQuery } from '../../workflows/definitions';
+import { acquireSignal, releaseSignal, slotsQuery } from '../../workflows/definitions';
 
 // About 10 s alone; on a machine shared with other test runs it has taken minutes.
 // Every wait below polls against one deadline well inside jest's timeout: a slow
@@ -41,6 +41,18 @@ function pollUntil<T>(what: string, deadline: number, read: () => Promise<T>, do
   return waitUntil(what, perRead, done, { timeoutMs: Math.max(1000, deadline - Date.now()) });
 }
 
+/** A worker whose slots workflows check their holders' runs for real (the closedRuns activity). */
+const checkingWorker = () =>
+  worker(env, taskQueue, { closedRuns: createRunActivities({ temporal: env.client } as never).closedRuns });
+
+/** The account's slots workflow, started with `initial` on `queue`. */
+const startSlots = (queue: string, initial: SlotsState) =>
+  env.client.workflow.start('accountSlots', {
+    taskQueue: queue,
+    workflowId: `slots:${initial.account}`,
+    args: [initial],
+  });
+
 test('a steady stream of grants still continues as new at the history bound, with the longer task timeout', async () => {
   const w = await worker(env, taskQueue, {});
   await w.runUntil(async () => {
@@ -52,11 +64,7 @@ test('a steady stream of grants still continues as new at the history bound, wit
     const maxHistoryEvents = 100;
     const initial: SlotsState = { account, limit: 2, holders: {}, waiting, maxHistoryEvents };
     const deadline = Date.now() + WAIT_BUDGET_MS;
-    const first = await env.client.workflow.start('accountSlots', {
-      taskQueue,
-      workflowId: `slots:${account}`,
-      args: [initial],
-    });
+    const first = await startSlots(taskQueue, initial);
     const current = env.client.workflow.getHandle(first.workflowId);
     const continued = await pollUntil(
       'the slots workflow to continue as new',
@@ -90,9 +98,7 @@ test('a steady stream of grants still continues as new at the history bound, wit
 });
 
 test('a busy account still checks its holders: a holder whose run is gone loses its slot while signals keep coming', async () => {
-  const w = await worker(env, taskQueue, {
-    closedRuns: createRunActivities({ temporal: env.client } as never).closedRuns,
-  });
+  const w = await checkingWorker();
   await w.runUntil(async () => {
     const account = `acct-${randomUUID().slice(0, 8)}`;
     // A holder with no run (as after a terminate its session did not report), a check due every 2 s,
@@ -104,11 +110,7 @@ test('a busy account still checks its holders: a holder whose run is gone loses 
       holders: { 'gone-holder': Date.now() },
       waiting: [],
     };
-    const slots = await env.client.workflow.start('accountSlots', {
-      taskQueue,
-      workflowId: `slots:${account}`,
-      args: [initial],
-    });
+    const slots = await startSlots(taskQueue, initial);
     // Each read keeps the stream going (five signals, 200 ms apart: part of the scenario), then asks who holds a slot.
     let i = 0;
     const running = await waitUntil(
@@ -126,5 +128,36 @@ test('a busy account still checks its holders: a holder whose run is gone loses 
     expect(running).toEqual([]);
     await slots.terminate('test over');
     await saveHistories('busy-check', slots);
+  });
+});
+
+test('asks and releases arriving together replay at every workflow task (a worker that keeps no run)', async () => {
+  const replayQueue = `slots-replay-${randomUUID()}`;
+  const w = await replayingWorker(env, replayQueue, {}, 0);
+  await w.runUntil(async () => {
+    const account = `acct-${randomUUID().slice(0, 8)}`;
+    const initial: SlotsState = { account, limit: 4, holders: {}, waiting: [] };
+    const slots = await startSlots(replayQueue, initial);
+    const createdAt = new Date().toISOString();
+    const slot = (taskId: string) => ({ taskId, limit: 4, createdAt });
+    // Rounds of asks racing releases (tasks with no run: each grant fails and frees its slot again,
+    // while the holders' check keeps its timer): each workflow task is a fresh replay of the whole history.
+    for (let round = 0; round < 3; round++) {
+      const ids = Array.from({ length: 6 }, (_, k) => `r${round}-${k}`);
+      await Promise.all([
+        ...ids.map((id) => slots.signal(acquireSignal, slot(id))),
+        ...ids.slice(0, 2).map((taskId) => slots.signal(releaseSignal, { taskId })),
+      ]);
+    }
+    const q = await waitUntil(
+      'every slot given back',
+      () => slots.query(slotsQuery),
+      (v) => v.running.length === 0 && v.waiting.length === 0,
+    );
+    expect(q.running).toEqual([]);
+    // Still running: a nondeterminism would have failed it (the replaying worker fails runs on one).
+    expect((await slots.describe()).status.name).toBe('RUNNING');
+    await slots.terminate('test over');
+    await saveHistories('asks-replayed', slots);
   });
 });

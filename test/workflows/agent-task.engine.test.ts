@@ -28,10 +28,16 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-const { start, statusOf, statusBecomes, hasEvent, eventTypes, submitLikeGateway, openLikeGateway } = new TaskHandles(
-  () => env,
-  taskQueue,
-);
+const {
+  start,
+  statusOf,
+  statusBecomes,
+  hasEvent,
+  eventTypes,
+  submitLikeGateway,
+  openLikeGateway,
+  startLazyLikeGateway,
+} = new TaskHandles(() => env, taskQueue);
 
 const types = (taskId: string) => published[taskId].map((e) => e.type);
 
@@ -246,6 +252,33 @@ test('background tasks of an account wait for a slot', async () => {
     expect(calls[a.workflowId]).toEqual(['joinSession', 'requestSlot', 'modelTurn', 'publishEnd']);
     expect(calls[b.workflowId]).toEqual(['joinSession', 'modelTurn', 'publishEnd']);
     await save('slots', a, b, env.client.workflow.getHandle(`slots:${account}`));
+  });
+});
+
+test('a background run gives its slot back from its end activity: it signals the slots workflow once, to ask', async () => {
+  const w = await worker(env, taskQueue, activities());
+  await w.runUntil(async () => {
+    const account = `acct-${randomUUID().slice(0, 8)}`;
+    const slots = await env.client.workflow.start('accountSlots', {
+      taskQueue,
+      workflowId: `slots:${account}`,
+      args: [{ account, limit: 1, holders: {}, waiting: [] }],
+    });
+    const i = input('given back', { account, background: true, slots: { limit: 1 } });
+    const h = await startLazyLikeGateway(i);
+    expect((await h.result()).output).toBe('echo:given back');
+    await waitUntil(
+      'the slot given back',
+      () => slots.query(slotsQuery),
+      (q) => q.running.length === 0,
+    );
+    expect(calls[h.workflowId]).toEqual(['modelTurn', 'publishEnd']);
+    const events = (await h.fetchHistory()).events ?? [];
+    const out = events
+      .map((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName)
+      .filter(Boolean);
+    expect(out).toEqual(['acquire']);
+    await save('slot-given-back-by-end', h, slots);
   });
 });
 

@@ -70,7 +70,7 @@ export function replayingWorker(
 }
 
 /** Histories of the current workflow code are saved here; older generations stay for the replay test. */
-export const HISTORY_GENERATION = '7-scheduled-run-ids';
+export const HISTORY_GENERATION = '8-slots-released-by-end';
 
 /** With UPDATE_HISTORIES set, saves the runs' histories as `<name>[-n].json` of the current generation. */
 export async function saveHistories(name: string, ...handles: WorkflowHandle[]): Promise<void> {

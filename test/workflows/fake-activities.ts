@@ -29,7 +29,8 @@ import {
 import { readThread } from '../../activities/thread-reader';
 import { rewindOf } from '../../activities/rewind-check';
 import { offeredSpecs, type ModelTurnInput, type ModelTurnOutput } from '../../activities/model-turn';
-import type { PublishApprovalInput, PublishEndInput } from '../../activities/relay';
+import { releaseSlot, type PublishApprovalInput, type PublishEndInput } from '../../activities/relay';
+import pino from 'pino';
 import type { RunComputerToolInput, RunComputerToolOutput } from '../../activities/computer/computer-activities';
 import type { FilesChanged } from '../../activities/computer/files-changed';
 import { randomUUID } from 'node:crypto';
@@ -229,6 +230,7 @@ export function fakeActivities(
       publish(taskId, producer, bodies),
   };
   const deps = () => ({ temporal: env().client, config, publisher }) as never;
+  const logger = pino({ enabled: false });
   const sessions = () => createSessionActivities(deps());
   return {
     async joinSession(input: { taskId: string; account: string; session: string }) {
@@ -301,6 +303,9 @@ export function fakeActivities(
     },
     async publishEnd(input: PublishEndInput) {
       record(input.taskId, 'publishEnd');
+      // The run's slot goes back as the real activity gives it back.
+      if (input.releaseSlot)
+        await releaseSlot({ temporal: env().client, logger }, input.releaseSlot.account, input.taskId);
       publish(input.taskId, input.producer ?? 'end', input.events);
     },
     async modelTurn(input: ModelTurnInput): Promise<ModelTurnOutput> {

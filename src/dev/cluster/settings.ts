@@ -62,7 +62,9 @@ export function workerSettings(
         MODEL_BASE: 'scripted-base',
         MODEL_MAX: 'scripted-max',
       };
-  return { ...shared, ...model, WORKER_BUILD_ID: w.buildId, WORKER_METRICS_PORT: String(w.metricsPort) };
+  // glibc's malloc arenas, as npm start's worker has them (src/dev/launcher/stack.ts).
+  const arenas = { MALLOC_ARENA_MAX: shared.MALLOC_ARENA_MAX ?? '2' };
+  return { ...shared, ...arenas, ...model, WORKER_BUILD_ID: w.buildId, WORKER_METRICS_PORT: String(w.metricsPort) };
 }
 
 /** A gateway's settings (compose: the gateway service): keys, its port, the workers' metrics it includes. */
