@@ -5,7 +5,6 @@ import {
   CancellationScope,
   condition,
   getExternalWorkflowHandle,
-  patched,
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
@@ -35,9 +34,6 @@ const fallbacks = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '500ms', maximumInterval: '10s' },
 });
-
-/** Runs from before their end activity gave their slot back (Admission.release). */
-export const SLOT_RELEASED_BY_END_PATCH = 'slot-released-by-end';
 
 /** How the run's slot goes back: by its end activity (publishEnd), or, empty, already given back or none held. */
 export interface SlotRelease {
@@ -151,12 +147,13 @@ export class Admission {
    * Gives the turn back and says how the slot goes back: `messages` join the session's thread (a
    * completed run's exchange), and a completed run tells the session which agent has the
    * conversation. The slot is given back by the run's end activity (publishEnd's releaseSlot, which
-   * the answer names), sparing the run a workflow task; runs from before give it back by a signal.
+   * the answer names), sparing the run a workflow task; runs started without slots.releasedByEnd
+   * give it back by a signal.
    */
   async release(messages: ThreadMessage[], handoff?: { agent: string | null }): Promise<SlotRelease> {
     const { taskId, account, session } = this.input;
     const { ownsTurn } = this.input.admission;
-    const byEnd = this.holdsSlot && patched(SLOT_RELEASED_BY_END_PATCH);
+    const byEnd = this.holdsSlot && this.input.admission.slots?.releasedByEnd === true;
     const slot =
       this.holdsSlot && !byEnd ? this.slots.signal(releaseSignal, { taskId }).catch(() => undefined) : undefined;
     // Only runs with handoff agents say which has the conversation: other histories stay as they were.

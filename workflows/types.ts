@@ -157,8 +157,13 @@ export interface TaskAdmission {
   background: boolean;
   /** Wait for the session's turn (default) or fail at once when it is busy (the gateway's reservation). */
   multitask: 'queue' | 'reject';
-  /** Background tasks: the account's running-task limit. */
-  slots?: { limit: number };
+  /**
+   * Background tasks: the account's running-task limit; `releasedByEnd`: the run gives its slot
+   * back from its end activity (publishEnd), not by a signal of its own. Runs started before it
+   * was set signal; said in the input, not by a patch, which would cost every run a marker and a
+   * TemporalChangeVersion upsert.
+   */
+  slots?: { limit: number; releasedByEnd?: true };
   /**
    * The starter (the gateway) puts the run in its session's turn order itself,
    * so the run waits for its turn without signalling the session; it only

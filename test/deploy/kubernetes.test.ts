@@ -77,9 +77,7 @@ test('every variable is one of the configuration schema’s', () => {
     ...variablesOf(container('agent-service-gateway')),
     ...variablesOf(container('agent-service-worker-0-1-0')),
   ];
-  // The C library's, read by the process itself: the worker's malloc arenas (docs/operations.md).
-  const runtime = new Set(['MALLOC_ARENA_MAX']);
-  expect(names.filter((n) => !SCHEMA_VARIABLES.has(n) && !runtime.has(n))).toEqual([]);
+  expect(names.filter((n) => !SCHEMA_VARIABLES.has(n))).toEqual([]);
 });
 
 test.each([

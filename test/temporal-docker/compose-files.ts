@@ -34,7 +34,11 @@ export interface Compose {
 export const compose = parse(read(path.join(DIR, 'docker-compose.yml')), { merge: true }) as Compose;
 export const services = compose.services;
 export const DEFAULTS = envSchema.parse({});
-export const SCHEMA_VARIABLES = new Set(Object.keys(envSchema.shape));
+/**
+ * The variables a service's settings may name: the configuration schema's, and the C library's
+ * that the worker's process reads itself (its malloc arenas; docs/operations.md).
+ */
+export const SCHEMA_VARIABLES = new Set([...Object.keys(envSchema.shape), 'MALLOC_ARENA_MAX']);
 export const APP_SERVICES = ['gateway', 'worker'];
 
 /** Compose variable interpolation: $$, $VAR, ${VAR}, ${VAR:-d}, ${VAR-d}, ${VAR:+r}, ${VAR+r}, ${VAR:?e}, ${VAR?e}. */

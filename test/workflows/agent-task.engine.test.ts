@@ -264,7 +264,9 @@ test('a background run gives its slot back from its end activity: it signals the
       workflowId: `slots:${account}`,
       args: [{ account, limit: 1, holders: {}, waiting: [] }],
     });
-    const i = input('given back', { account, background: true, slots: { limit: 1 } });
+    const given = input('given back', { account, background: true });
+    // As the gateway starts a background run (src/common/tasks/task-input.ts).
+    const i = { ...given, admission: { ...given.admission, slots: { limit: 1, releasedByEnd: true as const } } };
     const h = await startLazyLikeGateway(i);
     expect((await h.result()).output).toBe('echo:given back');
     await waitUntil(

@@ -64,7 +64,9 @@ export function taskInput(config: TaskInputConfig, req: RunRequest, start: TaskS
       background: req.background,
       // "steer" that found no run to steer into, and "interrupt" once the running run is ended, queue as usual.
       multitask: req.multitask === 'reject' ? 'reject' : 'queue',
-      slots: req.background ? { limit: start.maxRunning ?? config.MAX_RUNNING_TASKS_PER_ACCOUNT } : undefined,
+      slots: req.background
+        ? { limit: start.maxRunning ?? config.MAX_RUNNING_TASKS_PER_ACCOUNT, releasedByEnd: true }
+        : undefined,
       ownsTurn: !!start.ownsTurn,
       ...(start.ownsTurn && start.lazySession && { lazySession: true }),
       ...(start.joinsSession && { joinsSession: true }),
