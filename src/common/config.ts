@@ -442,6 +442,12 @@ export const envSchema = z.object({
   DATASTORE_SQLITE_ROOT: z.string().optional(),
   /** A datastore query's time limit, ms: the database cancels the statement past it (a registration may set its own). */
   DATASTORE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(5000),
+  /**
+   * Datastores the worker keeps open at once, of each kind (SQL sources: a PostgreSQL pool or a
+   * SQLite thread each; knowledge bases: an open file each). Past it the least recently used is
+   * closed, once the longest query it could still be running has had its time.
+   */
+  DATASTORE_MAX_OPEN: z.coerce.number().int().min(1).max(10_000).default(64),
   /** Rows a datastore query gives the agent at most; the result says when it was cut (a registration may set its own). */
   DATASTORE_MAX_ROWS: z.coerce.number().int().min(1).max(10_000).default(200),
   /** Largest SQLite upload or document added to a documents datastore, bytes (413 beyond). */

@@ -157,6 +157,7 @@ function datastoreAccess(
       sqliteRoot: config.DATASTORE_SQLITE_ROOT,
       timeoutMs: config.DATASTORE_QUERY_TIMEOUT_MS,
       maxRows: config.DATASTORE_MAX_ROWS,
+      maxOpen: config.DATASTORE_MAX_OPEN,
     },
   });
 }
