@@ -24,11 +24,24 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** A client whose registry of every account answers with no registrations (counting the reads). */
+let reads = 0;
+const client = {
+  workflow: {
+    getHandle: () => ({
+      query: async () => {
+        reads++;
+        return [];
+      },
+    }),
+  },
+};
+
 function access(maxOpen: number): DatastoreAccess {
   // An opener that only counts: what is under test is which sources stay open, not the drivers.
   const open = async (r: DatastoreRecord) => ({ close: async () => void closed.push(r.id) }) as unknown as SqlDatastore;
   return new DatastoreAccess({
-    client: {} as never,
+    client: client as never,
     codec: {} as never,
     policy: {} as never,
     logger: pino({ enabled: false }),
@@ -77,4 +90,14 @@ test('knowledge bases past the bound: the least recently used file is closed, ne
   expect(() => stores[0].search('anything', 1)).toThrow();
   expect(stores[2].search('anything', 1)).toEqual([]);
   await a.close();
+});
+
+test('registrations are kept for at most 1,000 accounts, the oldest read going first', async () => {
+  const a = access(2);
+  for (let i = 0; i < 1500; i++) await a.records(`acct-${i}`);
+  expect(a.held.accounts).toBe(1000);
+  reads = 0;
+  await a.records('acct-1499'); // kept: no read
+  await a.records('acct-0'); // put out by the bound: read again
+  expect(reads).toBe(1);
 });
