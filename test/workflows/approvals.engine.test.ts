@@ -44,7 +44,7 @@ function gatedInput(turns: [string, object][][], rule: Partial<ApprovalRule> = {
  * run's workflow task is out), and they come a quarter second apart: a worker that rebuilds the
  * run for every query and every workflow task would otherwise spend its time on the queries.
  */
-const waiting = (h: WorkflowHandle, n: number) =>
+const waiting = (h: WorkflowHandle, n: number, timeoutMs?: number) =>
   waitUntil(
     `${n} call(s) of ${h.workflowId} waiting`,
     () =>
@@ -52,7 +52,7 @@ const waiting = (h: WorkflowHandle, n: number) =>
         .withDeadline(Date.now() + 5000, () => h.query(approvalsQuery))
         .catch(() => ({ pending: [], decided: [] })),
     (a) => a.pending.length === n,
-    { stepMs: 250 },
+    { stepMs: 250, ...(timeoutMs && { timeoutMs }) },
   );
 
 /**
@@ -194,8 +194,11 @@ test.each([
             workflowTaskTimeout: '60s',
           })
         : await start(i);
-      await waiting(h, 2);
-      await waitUntil('the free call ran', async () => rec.calls[i.taskId].includes('runTool'));
+      // The rebuilding worker's waits get the budget its file's timeout allows (two full suites
+      // on two cores saw it pass 30 s).
+      const budget = rebuilds ? { timeoutMs: 150_000 } : {};
+      await waiting(h, 2, budget.timeoutMs);
+      await waitUntil('the free call ran', async () => rec.calls[i.taskId].includes('runTool'), budget);
       // Decided in reverse order: the second call first, denied; then the first, approved.
       await decide(h, 'call_1_1', 'deny', { reason: 'not that one' });
       expect((await h.query(approvalsQuery)).pending.map((p) => p.tool_call_id)).toEqual(['call_1_0']);

@@ -27,6 +27,17 @@ interface Found {
   decided: ApprovalDecision[];
 }
 
+/**
+ * A task still queued (the status its run caches only moves on from there before any call of its
+ * is gated, and a gated call is cached before its events say so) has no approvals: it is answered
+ * without a query, which a run waiting for its turn answers only once a worker takes it up (on a
+ * loaded worker, past the query's deadline: a 503).
+ */
+const NONE: Found = { pending: [], decided: [] };
+
+const unknownCall = (req: ApprovalRequest) =>
+  new NotFoundError(`no call ${JSON.stringify(req.tool_call_id)} of this task waited for a decision`);
+
 export class ApprovalService {
   constructor(
     private readonly client: Client,
@@ -41,7 +52,7 @@ export class ApprovalService {
   /** The task's gated calls: those waiting for a decision, and those decided. */
   async list(account: Account, taskId: string): Promise<ApprovalsPage> {
     const view = await this.tasks.view(account, taskId);
-    const found = await this.read(taskId);
+    const found = view.status === 'queued' ? NONE : await this.read(taskId);
     return {
       task_id: taskId,
       status: view.status,
@@ -68,6 +79,8 @@ export class ApprovalService {
   async decide(account: Account, taskId: string, req: ApprovalRequest): Promise<ApprovalDecision> {
     const view = await this.tasks.view(account, taskId);
     if (isFinished(view.status)) return this.afterEnd(taskId, req, view.status);
+    // A queued task has made no call yet: no need to ask its run, which may not have started.
+    if (view.status === 'queued') throw unknownCall(req);
     // An input only counts with approve (a denied call runs with nothing).
     const asked: ApprovalRequest = req.decision === 'deny' ? { ...req, input: undefined } : req;
     const found = await this.read(taskId);
@@ -95,8 +108,7 @@ export class ApprovalService {
     const found = await this.read(taskId).catch(() => undefined);
     const first = found?.decided.find((d) => d.tool_call_id === req.tool_call_id);
     if (first && first.decision === req.decision) return first;
-    if (found && !first)
-      throw new NotFoundError(`no call ${JSON.stringify(req.tool_call_id)} of this task waited for a decision`);
+    if (found && !first) throw unknownCall(req);
     if (first)
       throw new ConflictError(`call ${req.tool_call_id} was already decided: ${first.decision}`, { decided: first });
     throw new ConflictError(`the task is already ${status}; it takes no decisions`, {
