@@ -2,6 +2,7 @@
 // temporal-docker/docker-compose.yml gives them (test/temporal-docker/compose.test.ts holds the two
 // to the same variables), plus what only a process on a shared machine needs (its own ports).
 import path from 'node:path';
+import { WORKER_MALLOC_ARENAS } from '../launcher/stack';
 
 export interface ClusterAddresses {
   temporalAddress: string;
@@ -62,8 +63,8 @@ export function workerSettings(
         MODEL_BASE: 'scripted-base',
         MODEL_MAX: 'scripted-max',
       };
-  // glibc's malloc arenas, as npm start's worker has them (src/dev/launcher/stack.ts).
-  const arenas = { MALLOC_ARENA_MAX: shared.MALLOC_ARENA_MAX ?? '2' };
+  // glibc's malloc arenas, as npm start's worker has them.
+  const arenas = { MALLOC_ARENA_MAX: shared.MALLOC_ARENA_MAX ?? WORKER_MALLOC_ARENAS };
   return { ...shared, ...arenas, ...model, WORKER_BUILD_ID: w.buildId, WORKER_METRICS_PORT: String(w.metricsPort) };
 }
 

@@ -345,7 +345,7 @@ function ensureComputerCommands(st: Starting, env: NodeJS.ProcessEnv): void {
  * worker held 663 MiB with a V8 heap of 162; with two arenas, 354 MiB (docs/design.md, "The cost
  * of a run"), at the same CPU per task.
  */
-const WORKER_MALLOC_ARENAS = '2';
+export const WORKER_MALLOC_ARENAS = '2';
 
 /** The worker, then the gateway once the worker is ready; each can be started again (restarters). */
 async function startWorkerAndGateway(
