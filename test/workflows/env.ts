@@ -56,6 +56,11 @@ export async function worker(
  * A worker that keeps at most `cached` runs in memory, so runs are rebuilt from their history
  * mid-flight (0: at every workflow task, as a worker started afresh does), and on which a
  * nondeterminism fails the run at once instead of its task retrying.
+ *
+ * Past `cached` workflows, SDK core evicts a run even while its task is being worked on; if that
+ * task then resolves local activities (an approval's or a run's end relay), core drops the task's
+ * completion ("... This is an SDK bug.") and the engine waits out the task's timeout. So a test
+ * with `cached` 0 keeps other workflows (a session's) off the queue while it runs what it rebuilds.
  */
 export function replayingWorker(
   env: TestWorkflowEnvironment,
