@@ -184,8 +184,9 @@ measures, prints a table, stops everything.
                          fresh context (nothing cached): its first paint,
                          and sign-in until the tasks list shows; its size (20)
   --cost-runs N          one-turn background tasks per burst of the cost
-                         phase, and as many runs of its floor (a bare
-                         workflow, one activity calling the model)     (300)
+                         phase, and as many runs of the floor burst after
+                         each (bare workflows, one activity calling the
+                         model)                                        (300)
   --cost-bursts N        bursts (10 for the soak's memory line)          (3)
   --cost-clients N       clients submitting a burst (all at once)       (300)
   --cost-settle-s N      after the last burst, wait N s and read memory
