@@ -149,12 +149,16 @@ test('asks and releases arriving together replay at every workflow task (a worke
         ...ids.slice(0, 2).map((taskId) => slots.signal(releaseSignal, { taskId })),
       ]);
     }
+    // Each read gets 5 s and one that goes unanswered counts as "not yet": a worker that keeps no
+    // run evicts it after every task, and SDK core can lose a query task that arrives, beside the
+    // next workflow task, while it evicts (its buffer hands on the workflow task only; seen on a
+    // loaded machine: the query went unanswered for good).
     const q = await waitUntil(
       'every slot given back',
-      () => slots.query(slotsQuery),
-      (v) => v.running.length === 0 && v.waiting.length === 0,
+      () => env.client.connection.withDeadline(Date.now() + 5000, () => slots.query(slotsQuery)).catch(() => undefined),
+      (v) => v !== undefined && v.running.length === 0 && v.waiting.length === 0,
     );
-    expect(q.running).toEqual([]);
+    expect(q?.running).toEqual([]);
     // Still running: a nondeterminism would have failed it (the replaying worker fails runs on one).
     expect((await slots.describe()).status.name).toBe('RUNNING');
     await slots.terminate('test over');
