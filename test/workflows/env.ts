@@ -61,6 +61,8 @@ export async function worker(
  * task then resolves local activities (an approval's or a run's end relay), core drops the task's
  * completion ("... This is an SDK bug.") and the engine waits out the task's timeout. So a test
  * with `cached` 0 keeps other workflows (a session's) off the queue while it runs what it rebuilds.
+ * Core can also lose a query task that comes in beside the next workflow task while it evicts: a
+ * query of a running run on such a worker needs a deadline, and to be asked again.
  */
 export function replayingWorker(
   env: TestWorkflowEnvironment,
